@@ -1,0 +1,2 @@
+export { services } from './services.ts';
+export { uniqueName } from './names.ts';
