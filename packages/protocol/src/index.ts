@@ -1,1 +1,11 @@
-export const PACKAGE = '@tributary/protocol';
+export {
+  TributaryError,
+  defineErrorCatalogue,
+  errorFrom,
+  isTributaryError,
+  toErrorData,
+  type ErrorCatalogue,
+  type ErrorContext,
+  type ErrorData,
+  type ErrorSpec,
+} from './errors.ts';

@@ -1,1 +1,1 @@
-export const PACKAGE = '@tributary/table';
+export {};
