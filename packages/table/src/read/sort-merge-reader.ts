@@ -1,0 +1,156 @@
+/**
+ * Merge-on-read for primary-key tables with the `deduplicate` merge engine: a k-way merge of the
+ * sorted runs of one section, mirroring Paimon's
+ * org.apache.paimon.mergetree.compact.SortMergeReaderWithMinHeap, DeduplicateMergeFunction and
+ * DropDeleteReader.
+ *
+ *   run 0 ─┐
+ *   run 1 ─┼─► min-heap by (key, user sequence, _SEQUENCE_NUMBER) ─► last record per key ─► drop -U/-D
+ *   run k ─┘
+ *
+ * Memory is one record per run plus the records of the current key. Pure: no I/O; the runs are
+ * async iterables supplied by the caller.
+ */
+import type { InternalRow } from '../spec/types.ts';
+
+/** RowKind bytes as Paimon stores them in `_VALUE_KIND` (org.apache.paimon.types.RowKind). */
+export const RowKind = { INSERT: 0, UPDATE_BEFORE: 1, UPDATE_AFTER: 2, DELETE: 3 } as const;
+export type RowKindByte = (typeof RowKind)[keyof typeof RowKind];
+
+/** -U and -D retract a key (RowKind.isRetract). */
+export function isRetract(kind: number): boolean {
+  return kind === RowKind.UPDATE_BEFORE || kind === RowKind.DELETE;
+}
+
+/** One record of a primary-key data file (org.apache.paimon.KeyValue). */
+export interface KeyValue {
+  readonly key: InternalRow;
+  readonly sequenceNumber: bigint;
+  readonly valueKind: number;
+  /** All table columns, in table order. */
+  readonly value: InternalRow;
+}
+
+/** How records are ordered: the key comparator and, with `sequence.field`, the user sequence. */
+export interface KeyValueOrder {
+  readonly compareKey: (a: InternalRow, b: InternalRow) => number;
+  /** Compares two records' `sequence.field` values (UserDefinedSeqComparator); absent without one. */
+  readonly compareUserSequence?: (a: KeyValue, b: KeyValue) => number;
+}
+
+/** The total order of SortMergeReaderWithMinHeap: key, then user sequence, then _SEQUENCE_NUMBER. */
+export function compareKeyValues(order: KeyValueOrder, a: KeyValue, b: KeyValue): number {
+  const byKey = order.compareKey(a.key, b.key);
+  if (byKey !== 0) return byKey;
+  const byUser = order.compareUserSequence?.(a, b) ?? 0;
+  if (byUser !== 0) return byUser;
+  return a.sequenceNumber < b.sequenceNumber ? -1 : a.sequenceNumber > b.sequenceNumber ? 1 : 0;
+}
+
+export interface DeduplicateOptions {
+  /** `ignore-delete`: retract records are skipped instead of removing the key. */
+  readonly ignoreDelete?: boolean;
+}
+
+interface HeapEntry {
+  readonly iterator: AsyncIterator<KeyValue>;
+  current: KeyValue;
+}
+
+/**
+ * Merges sorted runs and yields, per key, the record that wins under deduplicate, unless that
+ * record is a retraction. Each run must be sorted by key with unique keys, as Paimon data files are.
+ */
+export async function* mergeDeduplicate(
+  runs: readonly AsyncIterable<KeyValue>[],
+  order: KeyValueOrder,
+  options: DeduplicateOptions = {},
+): AsyncGenerator<KeyValue> {
+  const compare = (a: HeapEntry, b: HeapEntry): number => compareKeyValues(order, a.current, b.current);
+  const heap = new MinHeap<HeapEntry>(compare);
+  for (const run of runs) {
+    const iterator = run[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    if (first.done !== true) heap.push({ iterator, current: first.value });
+  }
+  let winner: KeyValue | undefined;
+  for (let top = heap.peek(); top !== undefined; top = heap.peek()) {
+    const record = top.current;
+    if (winner !== undefined && order.compareKey(winner.key, record.key) !== 0) {
+      if (!isRetract(winner.valueKind)) yield winner;
+      winner = undefined;
+    }
+    if (!(options.ignoreDelete === true && isRetract(record.valueKind))) winner = record;
+    const next = await top.iterator.next();
+    if (next.done === true) heap.pop();
+    else {
+      top.current = next.value;
+      heap.siftDownTop();
+    }
+  }
+  if (winner !== undefined && !isRetract(winner.valueKind)) yield winner;
+}
+
+/** A binary min-heap; small on purpose (the heap holds one entry per sorted run). */
+export class MinHeap<T> {
+  private readonly items: T[] = [];
+  private readonly compare: (a: T, b: T) => number;
+
+  constructor(compare: (a: T, b: T) => number) {
+    this.compare = compare;
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  peek(): T | undefined {
+    return this.items[0];
+  }
+
+  push(item: T): void {
+    const items = this.items;
+    items.push(item);
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (this.compare(items[i] as T, items[parent] as T) >= 0) break;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  pop(): T | undefined {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length > 0 && last !== undefined) {
+      items[0] = last;
+      this.siftDownTop();
+    }
+    return top;
+  }
+
+  /** Restores the heap after the top entry's value grew. */
+  siftDownTop(): void {
+    const items = this.items;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let smallest = i;
+      if (left < items.length && this.compare(items[left] as T, items[smallest] as T) < 0) smallest = left;
+      if (right < items.length && this.compare(items[right] as T, items[smallest] as T) < 0) smallest = right;
+      if (smallest === i) return;
+      this.swap(i, smallest);
+      i = smallest;
+    }
+  }
+
+  private swap(i: number, j: number): void {
+    const items = this.items;
+    const a = items[i] as T;
+    items[i] = items[j] as T;
+    items[j] = a;
+  }
+}
