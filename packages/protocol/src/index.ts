@@ -9,3 +9,17 @@ export {
   type ErrorData,
   type ErrorSpec,
 } from './errors.ts';
+export {
+  ErrorDataSchema,
+  ShardAttempt,
+  ShardId,
+  SYNC_QUEUES,
+  SyncCommitJob,
+  SyncId,
+  SyncShardJob,
+  SyncShardResult,
+  SyncTableRef,
+  stagedBlobKey,
+  syncRedisKeys,
+  syncStagingPrefix,
+} from './sync-schemas.ts';

@@ -1,0 +1,96 @@
+/**
+ * What the coordinator and the workers of a sync agree on without importing each other: the
+ * payload of a `write-shard` job, what an attempt reports, the names of the Redis keys both touch,
+ * and where a shard attempt stages its blob. Pure: names and schemas, no I/O.
+ *
+ * A sync's Redis keys, under a deployment prefix (tests use their own prefix):
+ *   <prefix>:sync:<id>            hash  version, phase, json (the sync record; CAS on version)
+ *   <prefix>:sync:<id>:accepted   hash  shardId → attemptId (HSETNX: the first finished attempt wins)
+ *   <prefix>:sync:<id>:attempts   hash  shardId/attemptId → ShardAttempt JSON (progress, for the API)
+ */
+import { z } from 'zod';
+
+export const SYNC_QUEUES = { writeShard: 'write-shard', commit: 'commit' } as const;
+
+export function syncRedisKeys(prefix: string, syncId: string) {
+  const record = `${prefix}:sync:${syncId}`;
+  return { record, accepted: `${record}:accepted`, attempts: `${record}:attempts` } as const;
+}
+
+/** `<syncId>/<shardId>/<attemptId>.blob` under `<warehouse>/.tributary/syncs/`. */
+export function stagedBlobKey(syncId: string, shardId: string, attemptId: string): string {
+  return `${syncStagingPrefix(syncId)}${shardId}/${attemptId}.blob`;
+}
+
+/** Every object a sync stages outside its table lives under this prefix of the warehouse. */
+export function syncStagingPrefix(syncId: string): string {
+  return `.tributary/syncs/${syncId}/`;
+}
+
+/** Ids go into object keys and Redis keys: keep them to a safe alphabet. */
+export const SyncId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$/);
+export const ShardId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/);
+
+export const SyncTableRef = z.object({
+  database: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/),
+  table: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/),
+});
+
+/** The data of one `write-shard` job: a pointer to work, never the data itself. */
+export const SyncShardJob = z.object({
+  syncId: SyncId,
+  shardId: ShardId,
+  /** The Redis key prefix of the deployment that owns the sync. */
+  keyPrefix: z.string().min(1),
+  warehouse: z.string().min(1),
+  table: SyncTableRef,
+  schemaId: z.number().int().nonnegative(),
+  commitUser: z.string().min(1),
+  /** The source as planned (kind and options) and this shard's part of it. */
+  source: z.record(z.string(), z.unknown()),
+  shard: z.record(z.string(), z.unknown()),
+});
+export type SyncShardJob = z.infer<typeof SyncShardJob>;
+
+/** What a finished attempt returns (and records in `:attempts`). */
+export const SyncShardResult = z.object({
+  syncId: SyncId,
+  shardId: ShardId,
+  attemptId: z.string().min(1),
+  blobKey: z.string().min(1),
+  /** CRC32C of the whole blob. */
+  checksum: z.number().int().nonnegative(),
+  rows: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  /** Whether this attempt is the one the sync accepted for its shard. */
+  accepted: z.boolean(),
+});
+export type SyncShardResult = z.infer<typeof SyncShardResult>;
+
+export const ErrorDataSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  retryable: z.boolean(),
+  context: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+});
+
+/** One execution of a shard job, as the worker reports it. */
+export const ShardAttempt = z.object({
+  shardId: ShardId,
+  attemptId: z.string(),
+  status: z.enum(['running', 'succeeded', 'failed']),
+  /** Whether this attempt's result was accepted (only for succeeded attempts). */
+  accepted: z.boolean().optional(),
+  startedAt: z.string(),
+  finishedAt: z.string().optional(),
+  rows: z.number().int().nonnegative().optional(),
+  bytes: z.number().int().nonnegative().optional(),
+  blobKey: z.string().optional(),
+  checksum: z.number().int().nonnegative().optional(),
+  error: ErrorDataSchema.optional(),
+});
+export type ShardAttempt = z.infer<typeof ShardAttempt>;
+
+/** The parent job of a sync's flow: it commits or aborts once every shard job has finished. */
+export const SyncCommitJob = z.object({ syncId: SyncId, keyPrefix: z.string().min(1) });
+export type SyncCommitJob = z.infer<typeof SyncCommitJob>;
