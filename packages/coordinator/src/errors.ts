@@ -1,0 +1,40 @@
+/**
+ * The coordinator's error codes. REST maps them to HTTP statuses in one place (http/problem.ts);
+ * a sync's abort reason carries one of these codes, or a code from the worker or the table.
+ */
+import { defineErrorCatalogue } from '@tributary/protocol';
+
+export const coordinatorErrors = defineErrorCatalogue({
+  SYNC_NOT_FOUND: { retryable: false, summary: 'No sync with this id exists.' },
+  SYNC_ILLEGAL_TRANSITION: {
+    retryable: false,
+    summary: 'The sync is in a state that does not allow this step (for example aborting a committed sync).',
+  },
+  SYNC_VERSION_CONFLICT: {
+    retryable: true,
+    summary: 'Another process changed the sync record at the same time; re-read it and try again.',
+  },
+  SYNC_COMMIT_IN_PROGRESS: {
+    retryable: false,
+    summary: 'The sync has started its commit; it can no longer be aborted and will end COMMITTED or with a reason.',
+  },
+  SYNC_SHARD_FAILED: { retryable: false, summary: 'A shard failed for good, so the sync was aborted.' },
+  SYNC_SHARD_MISSING: {
+    retryable: false,
+    summary: 'A planned shard has no accepted attempt at commit time, so the sync was aborted.',
+  },
+  SYNC_ABORT_REQUESTED: { retryable: false, summary: 'The sync was aborted on request.' },
+  SYNC_COMMIT_ABANDONED: {
+    retryable: false,
+    summary: 'The commit gave up and no snapshot carries the sync\u2019s identity; staged files are kept for GC.',
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    retryable: false,
+    summary: 'The Idempotency-Key was already used with a different request body.',
+  },
+  TABLE_NOT_FOUND: { retryable: false, summary: 'No table with this database and name exists.' },
+  TABLE_ALREADY_EXISTS: { retryable: false, summary: 'A table with this database and name already exists.' },
+  REQUEST_INVALID: { retryable: false, summary: 'The request body, query or parameters do not match the schema.' },
+});
+
+export type CoordinatorErrorCode = keyof typeof coordinatorErrors;

@@ -1,0 +1,55 @@
+/**
+ * The zod form of the sync record (sync/state.ts): checks what the store reads back from Redis and
+ * describes the REST responses. The types in state.ts are the source of truth; the `satisfies`
+ * checks below keep the two in step.
+ */
+import { z } from 'zod';
+import { ErrorDataSchema, SyncTableRef } from '@tributary/protocol';
+import type { SyncPlan, SyncRecord } from './state.ts';
+import { SYNC_PHASES } from './state.ts';
+
+export const SyncPhaseSchema = z.enum(SYNC_PHASES);
+
+const AcceptedAttemptSchema = z.object({
+  attemptId: z.string(),
+  blobKey: z.string(),
+  checksum: z.number().int(),
+  rows: z.number().int(),
+  bytes: z.number().int(),
+});
+const Accepted = z.record(z.string(), AcceptedAttemptSchema);
+
+export const SyncPlanSchema = z.object({
+  table: SyncTableRef,
+  mode: z.enum(['append', 'upsert', 'overwrite']),
+  source: z.record(z.string(), z.unknown()),
+  shards: z.array(z.object({ id: z.string(), spec: z.record(z.string(), z.unknown()) })),
+  baseSnapshotId: z.number().int().nullable(),
+  schemaId: z.number().int(),
+  commitUser: z.string(),
+  commitIdentifier: z.string(),
+});
+
+export const SyncStateSchema = z.discriminatedUnion('phase', [
+  z.object({ phase: z.literal('PLANNED') }),
+  z.object({ phase: z.literal('PREPARING') }),
+  z.object({ phase: z.literal('COMMITTING'), accepted: Accepted }),
+  z.object({ phase: z.literal('COMMITTED'), accepted: Accepted, snapshotId: z.number().int() }),
+  z.object({ phase: z.literal('ABORTING'), reason: ErrorDataSchema, deleteStaged: z.boolean() }),
+  z.object({ phase: z.literal('ABORTED'), reason: ErrorDataSchema, stagedDeleted: z.boolean() }),
+]);
+
+export const SyncRecordSchema = z.object({
+  id: z.string(),
+  version: z.number().int().nonnegative(),
+  plan: SyncPlanSchema,
+  state: SyncStateSchema,
+  timings: z.partialRecord(SyncPhaseSchema, z.string()),
+});
+
+// Compile-time: what the schema parses is assignable to the domain types.
+export type ParsedRecord = z.infer<typeof SyncRecordSchema>;
+const _recordCheck = (r: ParsedRecord): SyncRecord => r;
+const _planCheck = (p: z.infer<typeof SyncPlanSchema>): SyncPlan => p;
+void _recordCheck;
+void _planCheck;

@@ -1,0 +1,190 @@
+/**
+ * The life of one sync: a pure state machine. The store persists every transition (compare-and-set
+ * on `version`) before the coordinator performs its effects, so a restarted coordinator resumes
+ * from the recorded state.
+ *
+ *   PLANNED ──start──► PREPARING ──beginCommit──► COMMITTING ──committed──► COMMITTED
+ *      │                   │                          │   ▲
+ *      │ abort             │ abort, shard NO vote,    │   └─ committed (a snapshot with our
+ *      │                   │ bad blob                 │      identity was found after a crash)
+ *      ▼                   ▼                          │ abandonCommit (no snapshot carries our
+ *   ABORTING ◄─────────────┴──────────────────────────┘  identity; staged files are KEPT)
+ *      │ cleaned
+ *      ▼
+ *   ABORTED
+ *
+ * Why this shape (coordinator-anchors.md, section d):
+ * - The plan (exact shard ids, pinned base snapshot, commit identity) exists from PLANNED on, so
+ *   completeness is "every planned id has one accepted attempt", never a count or a listing.
+ * - Blobs are loaded and verified while still PREPARING; COMMITTING means "a snapshot may be
+ *   published at any moment". From then on the outcome can be unknown, and Paimon's own incidents
+ *   (#7232, #9269) say: delete nothing until the table proves the outcome. So an abort from
+ *   COMMITTING keeps every staged file (`deleteStaged: false`); a plain abort request is refused.
+ * - `accepted` (one attempt per shard) is frozen into COMMITTING; a late or zombie attempt can
+ *   never change what the commit publishes.
+ */
+import type { ErrorData } from '@tributary/protocol';
+
+export const SYNC_PHASES = ['PLANNED', 'PREPARING', 'COMMITTING', 'COMMITTED', 'ABORTING', 'ABORTED'] as const;
+export type SyncPhase = (typeof SYNC_PHASES)[number];
+export const TERMINAL_PHASES: readonly SyncPhase[] = ['COMMITTED', 'ABORTED'];
+
+export interface TableRef {
+  readonly database: string;
+  readonly table: string;
+}
+
+/** One shard of the plan: a stable id and the source's description of it (plain JSON). */
+export interface PlannedShard {
+  readonly id: string;
+  readonly spec: Readonly<Record<string, unknown>>;
+}
+
+export interface SyncPlan {
+  readonly table: TableRef;
+  readonly mode: 'append' | 'upsert' | 'overwrite';
+  readonly source: Readonly<Record<string, unknown>>;
+  readonly shards: readonly PlannedShard[];
+  /** The table's latest snapshot when the sync was planned (null: the table had none). */
+  readonly baseSnapshotId: number | null;
+  readonly schemaId: number;
+  /** Derived from the sync id: never shared between syncs (paimon#9667, fluss#4396). */
+  readonly commitUser: string;
+  /** Paimon's commitIdentifier (a Java long), as a decimal string. */
+  readonly commitIdentifier: string;
+}
+
+/** The attempt of a shard whose result the commit will publish. */
+export interface AcceptedAttempt {
+  readonly attemptId: string;
+  readonly blobKey: string;
+  readonly checksum: number;
+  readonly rows: number;
+  readonly bytes: number;
+}
+
+export type SyncState =
+  | { readonly phase: 'PLANNED' }
+  | { readonly phase: 'PREPARING' }
+  | { readonly phase: 'COMMITTING'; readonly accepted: Readonly<Record<string, AcceptedAttempt>> }
+  | {
+      readonly phase: 'COMMITTED';
+      readonly accepted: Readonly<Record<string, AcceptedAttempt>>;
+      readonly snapshotId: number;
+    }
+  | { readonly phase: 'ABORTING'; readonly reason: ErrorData; readonly deleteStaged: boolean }
+  | { readonly phase: 'ABORTED'; readonly reason: ErrorData; readonly stagedDeleted: boolean };
+
+export interface SyncRecord {
+  readonly id: string;
+  /** Incremented by every persisted transition; the store's compare-and-set compares it. */
+  readonly version: number;
+  readonly plan: SyncPlan;
+  readonly state: SyncState;
+  /** ISO time at which each phase was entered. */
+  readonly timings: Readonly<Partial<Record<SyncPhase, string>>>;
+}
+
+export type SyncEvent =
+  | { readonly type: 'start' }
+  | { readonly type: 'beginCommit'; readonly accepted: Readonly<Record<string, AcceptedAttempt>> }
+  | { readonly type: 'committed'; readonly snapshotId: number }
+  | { readonly type: 'abort'; readonly reason: ErrorData }
+  | { readonly type: 'abandonCommit'; readonly reason: ErrorData }
+  | { readonly type: 'cleaned' };
+
+/** The outcome of applying an event: a new record, nothing to do, or a refusal with a code. */
+export type Transition =
+  | { readonly kind: 'changed'; readonly record: SyncRecord }
+  | { readonly kind: 'unchanged'; readonly record: SyncRecord }
+  | {
+      readonly kind: 'rejected';
+      readonly code: 'SYNC_ILLEGAL_TRANSITION' | 'SYNC_COMMIT_IN_PROGRESS';
+      readonly message: string;
+    };
+
+export function newSyncRecord(id: string, plan: SyncPlan, at: string): SyncRecord {
+  return { id, version: 0, plan, state: { phase: 'PLANNED' }, timings: { PLANNED: at } };
+}
+
+export function isTerminal(phase: SyncPhase): boolean {
+  return TERMINAL_PHASES.includes(phase);
+}
+
+/** Applies `event` to `record` at time `at`. Pure: persisting the result is the caller's job. */
+export function transition(record: SyncRecord, event: SyncEvent, at: string): Transition {
+  const next = nextState(record, event);
+  if (next === 'unchanged') return { kind: 'unchanged', record };
+  if ('kind' in next) return next;
+  const timings = next.phase === record.state.phase ? record.timings : { ...record.timings, [next.phase]: at };
+  return { kind: 'changed', record: { ...record, version: record.version + 1, state: next, timings } };
+}
+
+type Next = SyncState | 'unchanged' | Extract<Transition, { kind: 'rejected' }>;
+
+function nextState(record: SyncRecord, event: SyncEvent): Next {
+  const state = record.state;
+  switch (event.type) {
+    case 'start':
+      if (state.phase === 'PLANNED') return { phase: 'PREPARING' };
+      return state.phase === 'PREPARING' ? 'unchanged' : illegal(state.phase, event.type);
+    case 'beginCommit':
+      return beginCommit(record, event.accepted);
+    case 'committed':
+      if (state.phase === 'COMMITTING') {
+        return { phase: 'COMMITTED', accepted: state.accepted, snapshotId: event.snapshotId };
+      }
+      if (state.phase === 'COMMITTED' && state.snapshotId === event.snapshotId) return 'unchanged';
+      return illegal(state.phase, event.type);
+    case 'abort':
+      return abort(state, event.reason);
+    case 'abandonCommit':
+      if (state.phase === 'COMMITTING') return { phase: 'ABORTING', reason: event.reason, deleteStaged: false };
+      return illegal(state.phase, event.type);
+    case 'cleaned':
+      if (state.phase === 'ABORTING') {
+        return { phase: 'ABORTED', reason: state.reason, stagedDeleted: state.deleteStaged };
+      }
+      return state.phase === 'ABORTED' ? 'unchanged' : illegal(state.phase, event.type);
+  }
+}
+
+function beginCommit(record: SyncRecord, accepted: Readonly<Record<string, AcceptedAttempt>>): Next {
+  const phase = record.state.phase;
+  if (phase === 'COMMITTING' || phase === 'COMMITTED') return 'unchanged';
+  if (phase !== 'PREPARING') return illegal(phase, 'beginCommit');
+  const planned = record.plan.shards.map((s) => s.id);
+  const missing = planned.filter((id) => accepted[id] === undefined);
+  const extra = Object.keys(accepted).filter((id) => !planned.includes(id));
+  if (missing.length > 0 || extra.length > 0) {
+    return {
+      kind: 'rejected',
+      code: 'SYNC_ILLEGAL_TRANSITION',
+      message: `commit needs exactly the planned shards: missing [${missing.join(', ')}], unplanned [${extra.join(', ')}]`,
+    };
+  }
+  return { phase: 'COMMITTING', accepted };
+}
+
+function abort(state: SyncState, reason: ErrorData): Next {
+  switch (state.phase) {
+    case 'PLANNED':
+    case 'PREPARING':
+      return { phase: 'ABORTING', reason, deleteStaged: true };
+    case 'ABORTING':
+    case 'ABORTED':
+      return 'unchanged';
+    case 'COMMITTING':
+      return {
+        kind: 'rejected',
+        code: 'SYNC_COMMIT_IN_PROGRESS',
+        message: 'the commit has started; the sync ends when the table shows its outcome',
+      };
+    case 'COMMITTED':
+      return illegal(state.phase, 'abort');
+  }
+}
+
+function illegal(phase: SyncPhase, event: SyncEvent['type']): Extract<Transition, { kind: 'rejected' }> {
+  return { kind: 'rejected', code: 'SYNC_ILLEGAL_TRANSITION', message: `cannot ${event} a sync in ${phase}` };
+}

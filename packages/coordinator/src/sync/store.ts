@@ -1,0 +1,165 @@
+/**
+ * SyncStore: the durable sync records, in Redis (key layout in @tributary/protocol sync-schemas).
+ *
+ * Every transition is written with a compare-and-set on the record's `version` (a Lua script, so
+ * the check and the write are one step): two coordinators, or a coordinator and an abort request,
+ * can never both move a sync from the same state. The `phase` field beside the JSON lets the
+ * worker's accept script refuse attempts once a sync left PREPARING, without parsing JSON.
+ *
+ * Besides the records: `<prefix>:syncs` (sorted set by creation time, for listing),
+ * `<prefix>:syncs:active` (set of non-terminal ids, for resuming after a restart) and
+ * `<prefix>:idempotency:<key>` (request hash and sync id of a POST /v1/syncs).
+ */
+import type { Redis } from 'ioredis';
+import { ShardAttempt, errorFrom, syncRedisKeys } from '@tributary/protocol';
+import { coordinatorErrors } from '../errors.ts';
+import { SyncRecordSchema } from './record-schema.ts';
+import { isTerminal, transition, type SyncEvent, type SyncPhase, type SyncRecord } from './state.ts';
+
+// KEYS: record, index, active. ARGV: expected version (-1: must not exist), new version, json,
+// phase, created score, sync id, terminal (1/0).
+const CAS_SCRIPT = `
+local current = redis.call('HGET', KEYS[1], 'version')
+if ARGV[1] == '-1' then
+  if current then return 0 end
+elseif current ~= ARGV[1] then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'json', ARGV[3], 'phase', ARGV[4])
+if ARGV[1] == '-1' then redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6]) end
+if ARGV[7] == '1' then redis.call('SREM', KEYS[3], ARGV[6]) else redis.call('SADD', KEYS[3], ARGV[6]) end
+return 1
+`;
+
+export interface ListFilter {
+  readonly phase?: SyncPhase;
+  readonly database?: string;
+  readonly table?: string;
+  readonly limit: number;
+}
+
+export class SyncStore {
+  readonly #redis: Redis;
+  readonly #prefix: string;
+
+  constructor(redis: Redis, prefix: string) {
+    this.#redis = redis;
+    this.#prefix = prefix;
+  }
+
+  get prefix(): string {
+    return this.#prefix;
+  }
+
+  /** Persists a new record (version 0); false if a sync with this id exists already. */
+  async create(record: SyncRecord, createdAtMs: number): Promise<boolean> {
+    return this.#write(record, -1, createdAtMs);
+  }
+
+  async get(syncId: string): Promise<SyncRecord | undefined> {
+    const json = await this.#redis.hget(syncRedisKeys(this.#prefix, syncId).record, 'json');
+    return json === null ? undefined : SyncRecordSchema.parse(JSON.parse(json));
+  }
+
+  async require(syncId: string): Promise<SyncRecord> {
+    const record = await this.get(syncId);
+    if (record === undefined) throw errorFrom(coordinatorErrors, 'SYNC_NOT_FOUND', `no sync ${syncId}`, { syncId });
+    return record;
+  }
+
+  /**
+   * Applies `event` to the stored record and persists the result; re-reads and re-applies when
+   * another writer got there first. Throws the transition's refusal as a typed error.
+   */
+  async apply(syncId: string, event: SyncEvent, now: () => Date = () => new Date()): Promise<SyncRecord> {
+    for (let round = 0; round < 20; round++) {
+      const current = await this.require(syncId);
+      const result = transition(current, event, now().toISOString());
+      if (result.kind === 'unchanged') return current;
+      if (result.kind === 'rejected') {
+        throw errorFrom(coordinatorErrors, result.code, result.message, { syncId, phase: current.state.phase, event: event.type });
+      }
+      if (await this.#write(result.record, current.version, 0)) return result.record;
+    }
+    throw errorFrom(coordinatorErrors, 'SYNC_VERSION_CONFLICT', `sync ${syncId} kept changing under ${event.type}`, { syncId });
+  }
+
+  /** The attempt each shard has accepted so far (shardId → attemptId). */
+  async acceptedAttempts(syncId: string): Promise<Record<string, string>> {
+    return this.#redis.hgetall(syncRedisKeys(this.#prefix, syncId).accepted);
+  }
+
+  /** Every reported attempt of every shard, oldest first per shard. */
+  async attempts(syncId: string): Promise<ShardAttempt[]> {
+    const raw = await this.#redis.hvals(syncRedisKeys(this.#prefix, syncId).attempts);
+    return raw
+      .map((json) => ShardAttempt.parse(JSON.parse(json)))
+      .sort((a, b) => a.shardId.localeCompare(b.shardId) || a.startedAt.localeCompare(b.startedAt));
+  }
+
+  /** Ids of the syncs that have not reached COMMITTED or ABORTED. */
+  async activeIds(): Promise<string[]> {
+    return this.#redis.smembers(`${this.#prefix}:syncs:active`);
+  }
+
+  /** Newest first, filtered by phase and table. */
+  async list(filter: ListFilter): Promise<SyncRecord[]> {
+    const found: SyncRecord[] = [];
+    const page = 200;
+    for (let start = 0; found.length < filter.limit; start += page) {
+      const ids = await this.#redis.zrevrange(`${this.#prefix}:syncs`, start, start + page - 1);
+      if (ids.length === 0) break;
+      for (const id of ids) {
+        const record = await this.get(id);
+        if (record !== undefined && matches(record, filter)) found.push(record);
+        if (found.length === filter.limit) break;
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Claims an Idempotency-Key for a request: returns the sync id already bound to it (or undefined
+   * if this call bound `syncId`). A key reused with another request body is refused.
+   */
+  async claimIdempotencyKey(key: string, requestHash: string, syncId: string): Promise<string | undefined> {
+    const redisKey = `${this.#prefix}:idempotency:${key}`;
+    const value = JSON.stringify({ requestHash, syncId });
+    const set = await this.#redis.set(redisKey, value, 'EX', 7 * 24 * 3600, 'NX');
+    if (set === 'OK') return undefined;
+    const existing = await this.#redis.get(redisKey);
+    const bound = existing === null ? undefined : (JSON.parse(existing) as { requestHash: string; syncId: string });
+    if (bound === undefined) return this.claimIdempotencyKey(key, requestHash, syncId);
+    if (bound.requestHash !== requestHash) {
+      throw errorFrom(coordinatorErrors, 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request', {
+        syncId: bound.syncId,
+      });
+    }
+    return bound.syncId;
+  }
+
+  async #write(record: SyncRecord, expectedVersion: number, createdAtMs: number): Promise<boolean> {
+    const keys = syncRedisKeys(this.#prefix, record.id);
+    const result = await this.#redis.eval(
+      CAS_SCRIPT,
+      3,
+      keys.record,
+      `${this.#prefix}:syncs`,
+      `${this.#prefix}:syncs:active`,
+      String(expectedVersion),
+      String(record.version),
+      JSON.stringify(record),
+      record.state.phase,
+      String(createdAtMs),
+      record.id,
+      isTerminal(record.state.phase) ? '1' : '0',
+    );
+    return result === 1;
+  }
+}
+
+function matches(record: SyncRecord, filter: ListFilter): boolean {
+  if (filter.phase !== undefined && record.state.phase !== filter.phase) return false;
+  if (filter.database !== undefined && record.plan.table.database !== filter.database) return false;
+  return filter.table === undefined || record.plan.table.table === filter.table;
+}

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { services, uniqueName } from '@tributary/testkit';
+import { isTributaryError, syncRedisKeys } from '@tributary/protocol';
+import { SyncStore } from '../../../src/sync/store.ts';
+import { newSyncRecord, type SyncPlan } from '../../../src/sync/state.ts';
+
+const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
+after(() => redis.quit());
+
+const plan: SyncPlan = {
+  table: { database: 'db', table: 'orders' },
+  mode: 'append',
+  source: { kind: 'generator' },
+  shards: [{ id: 's0', spec: {} }],
+  baseSnapshotId: null,
+  schemaId: 0,
+  commitUser: 'tributary-sync-a',
+  commitIdentifier: '1',
+};
+const reason = { code: 'SYNC_ABORT_REQUESTED', message: 'stop', retryable: false, context: {} };
+
+describe('SyncStore on Redis', () => {
+  test('create persists once; a second create with the same id is refused', async () => {
+    const store = new SyncStore(redis, uniqueName('store'));
+    const record = newSyncRecord('a', plan, new Date().toISOString());
+    assert.equal(await store.create(record, Date.now()), true);
+    assert.equal(await store.create(record, Date.now()), false);
+    assert.deepEqual(await store.get('a'), record);
+    assert.deepEqual(await store.activeIds(), ['a']);
+    assert.equal(await redis.hget(syncRedisKeys(store.prefix, 'a').record, 'phase'), 'PLANNED');
+  });
+
+  test('concurrent transitions from one state: exactly one wins, the other sees the new state', async () => {
+    const store = new SyncStore(redis, uniqueName('store'));
+    await store.create(newSyncRecord('a', plan, 't'), Date.now());
+    await store.apply('a', { type: 'start' });
+    // Ten racing aborts and ten racing commit starts from PREPARING.
+    const accepted = { s0: { attemptId: 'x', blobKey: 'k', checksum: 1, rows: 1, bytes: 1 } };
+    const results = await Promise.allSettled([
+      ...Array.from({ length: 10 }, () => store.apply('a', { type: 'abort', reason })),
+      ...Array.from({ length: 10 }, () => store.apply('a', { type: 'beginCommit', accepted })),
+    ]);
+    const final = await store.require('a');
+    assert.equal(final.version, 2, 'exactly one transition out of PREPARING was persisted');
+    if (final.state.phase === 'ABORTING') {
+      // every beginCommit was refused as illegal
+      assert.equal(results.slice(10).every((r) => r.status === 'rejected'), true);
+    } else {
+      assert.equal(final.state.phase, 'COMMITTING');
+      for (const r of results.slice(0, 10)) {
+        assert.equal(r.status, 'rejected');
+        assert.ok(r.status === 'rejected' && isTributaryError(r.reason) && r.reason.code === 'SYNC_COMMIT_IN_PROGRESS');
+      }
+    }
+  });
+
+  test('terminal syncs leave the active set; list filters by phase and table', async () => {
+    const store = new SyncStore(redis, uniqueName('store'));
+    await store.create(newSyncRecord('a', plan, 't'), 1);
+    await store.create(newSyncRecord('b', { ...plan, table: { database: 'db', table: 'other' } }, 't'), 2);
+    await store.apply('a', { type: 'abort', reason });
+    await store.apply('a', { type: 'cleaned' });
+    assert.deepEqual(await store.activeIds(), ['b']);
+    assert.deepEqual((await store.list({ limit: 10 })).map((r) => r.id), ['b', 'a']);
+    assert.deepEqual((await store.list({ limit: 10, phase: 'ABORTED' })).map((r) => r.id), ['a']);
+    assert.deepEqual((await store.list({ limit: 10, table: 'other' })).map((r) => r.id), ['b']);
+  });
+
+  test('an Idempotency-Key binds one sync; reuse with another body is refused', async () => {
+    const store = new SyncStore(redis, uniqueName('store'));
+    assert.equal(await store.claimIdempotencyKey('k', 'h1', 'sync-1'), undefined);
+    assert.equal(await store.claimIdempotencyKey('k', 'h1', 'sync-2'), 'sync-1');
+    await assert.rejects(store.claimIdempotencyKey('k', 'h2', 'sync-3'), (e) => isTributaryError(e) && e.code === 'IDEMPOTENCY_KEY_REUSED');
+  });
+});

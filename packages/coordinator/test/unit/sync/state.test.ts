@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  SYNC_PHASES,
+  newSyncRecord,
+  transition,
+  type AcceptedAttempt,
+  type SyncEvent,
+  type SyncPhase,
+  type SyncPlan,
+  type SyncRecord,
+  type SyncState,
+} from '../../../src/sync/state.ts';
+
+const plan: SyncPlan = {
+  table: { database: 'db', table: 'orders' },
+  mode: 'append',
+  source: { kind: 'generator' },
+  shards: [
+    { id: 's0', spec: {} },
+    { id: 's1', spec: {} },
+  ],
+  baseSnapshotId: null,
+  schemaId: 0,
+  commitUser: 'tributary-sync-x',
+  commitIdentifier: '1',
+};
+
+const attempt = (id: string): AcceptedAttempt => ({ attemptId: id, blobKey: `k/${id}`, checksum: 1, rows: 2, bytes: 3 });
+const both = { s0: attempt('a'), s1: attempt('b') };
+const reason = { code: 'SYNC_ABORT_REQUESTED', message: 'stop', retryable: false, context: {} };
+
+const states: Record<SyncPhase, SyncState> = {
+  PLANNED: { phase: 'PLANNED' },
+  PREPARING: { phase: 'PREPARING' },
+  COMMITTING: { phase: 'COMMITTING', accepted: both },
+  COMMITTED: { phase: 'COMMITTED', accepted: both, snapshotId: 7 },
+  ABORTING: { phase: 'ABORTING', reason, deleteStaged: true },
+  ABORTED: { phase: 'ABORTED', reason, stagedDeleted: true },
+};
+
+function recordIn(phase: SyncPhase): SyncRecord {
+  return { ...newSyncRecord('x', plan, 't0'), version: 3, state: states[phase] };
+}
+
+// Every (phase, event) pair: 'unchanged', 'rejected' or the phase it leads to.
+type Expect = SyncPhase | 'unchanged' | 'rejected' | 'in-progress';
+type EventName = 'start' | 'beginCommit' | 'committed' | 'abort' | 'abandonCommit' | 'cleaned';
+const events: Record<EventName, SyncEvent> = {
+  start: { type: 'start' },
+  beginCommit: { type: 'beginCommit', accepted: both },
+  committed: { type: 'committed', snapshotId: 7 },
+  abort: { type: 'abort', reason },
+  abandonCommit: { type: 'abandonCommit', reason },
+  cleaned: { type: 'cleaned' },
+};
+const table: Record<SyncPhase, Record<EventName, Expect>> = {
+  PLANNED: { start: 'PREPARING', beginCommit: 'rejected', committed: 'rejected', abort: 'ABORTING', abandonCommit: 'rejected', cleaned: 'rejected' },
+  PREPARING: { start: 'unchanged', beginCommit: 'COMMITTING', committed: 'rejected', abort: 'ABORTING', abandonCommit: 'rejected', cleaned: 'rejected' },
+  COMMITTING: { start: 'rejected', beginCommit: 'unchanged', committed: 'COMMITTED', abort: 'in-progress', abandonCommit: 'ABORTING', cleaned: 'rejected' },
+  COMMITTED: { start: 'rejected', beginCommit: 'unchanged', committed: 'unchanged', abort: 'rejected', abandonCommit: 'rejected', cleaned: 'rejected' },
+  ABORTING: { start: 'rejected', beginCommit: 'rejected', committed: 'rejected', abort: 'unchanged', abandonCommit: 'rejected', cleaned: 'ABORTED' },
+  ABORTED: { start: 'rejected', beginCommit: 'rejected', committed: 'rejected', abort: 'unchanged', abandonCommit: 'rejected', cleaned: 'unchanged' },
+};
+
+describe('sync state machine', () => {
+  for (const phase of SYNC_PHASES) {
+    for (const name of Object.keys(events) as EventName[]) {
+      const event = events[name];
+      const expected = table[phase][name];
+      test(`${phase} + ${name} → ${expected}`, () => {
+        const before = recordIn(phase);
+        const result = transition(before, event, 't1');
+        if (expected === 'unchanged') {
+          assert.equal(result.kind, 'unchanged');
+        } else if (expected === 'rejected' || expected === 'in-progress') {
+          assert.equal(result.kind, 'rejected');
+          if (result.kind === 'rejected') {
+            assert.equal(result.code, expected === 'rejected' ? 'SYNC_ILLEGAL_TRANSITION' : 'SYNC_COMMIT_IN_PROGRESS');
+          }
+        } else {
+          assert.equal(result.kind, 'changed');
+          assert.equal(result.record.state.phase, expected);
+          assert.equal(result.record.version, before.version + 1);
+          assert.equal(result.record.timings[expected], 't1');
+        }
+      });
+    }
+  }
+
+  test('beginCommit refuses a missing or an unplanned shard', () => {
+    const preparing = recordIn('PREPARING');
+    const missing = transition(preparing, { type: 'beginCommit', accepted: { s0: attempt('a') } }, 't');
+    assert.equal(missing.kind, 'rejected');
+    assert.match(missing.kind === 'rejected' ? missing.message : '', /missing \[s1\]/);
+    const extra = transition(preparing, { type: 'beginCommit', accepted: { ...both, s9: attempt('z') } }, 't');
+    assert.equal(extra.kind, 'rejected');
+    assert.match(extra.kind === 'rejected' ? extra.message : '', /unplanned \[s9\]/);
+  });
+
+  test('an abort before the commit deletes staged files; an abandoned commit keeps them', () => {
+    const aborting = transition(recordIn('PREPARING'), { type: 'abort', reason }, 't');
+    assert.deepEqual(aborting.kind === 'changed' && aborting.record.state, { phase: 'ABORTING', reason, deleteStaged: true });
+    const abandoned = transition(recordIn('COMMITTING'), { type: 'abandonCommit', reason }, 't');
+    assert.ok(abandoned.kind === 'changed');
+    const aborted = transition(abandoned.record, { type: 'cleaned' }, 't');
+    assert.deepEqual(aborted.kind === 'changed' && aborted.record.state, { phase: 'ABORTED', reason, stagedDeleted: false });
+  });
+
+  test('COMMITTED keeps the accepted attempts frozen at beginCommit', () => {
+    const done = transition(recordIn('COMMITTING'), { type: 'committed', snapshotId: 9 }, 't');
+    assert.ok(done.kind === 'changed' && done.record.state.phase === 'COMMITTED');
+    assert.deepEqual(done.record.state.accepted, both);
+    assert.equal(done.record.state.snapshotId, 9);
+  });
+
+  test('committed with another snapshot id than the recorded one is refused', () => {
+    assert.equal(transition(recordIn('COMMITTED'), { type: 'committed', snapshotId: 8 }, 't').kind, 'rejected');
+  });
+});
