@@ -23,3 +23,11 @@ export {
   syncRedisKeys,
   syncStagingPrefix,
 } from './sync-schemas.ts';
+export {
+  FilesSourceSpec,
+  GeneratorSourceSpec,
+  SyncSourceSpec,
+  generatorShardId,
+  planGeneratorShards,
+  type GeneratorShard,
+} from './sync-sources.ts';
