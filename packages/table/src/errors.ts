@@ -1,0 +1,140 @@
+/**
+ * The table library's error codes. Code branches on `code`, never on the message; each entry says
+ * whether the same operation may succeed if tried again unchanged.
+ */
+import { defineErrorCatalogue } from '@tributary/protocol';
+
+export const tableErrors = defineErrorCatalogue({
+  // io/: the ObjectStore contract (see io/object-store.ts).
+  OBJECT_NOT_FOUND: {
+    retryable: false,
+    summary: 'The object does not exist in the store (a missing table file, a wrong warehouse path).',
+  },
+  OBJECT_ALREADY_EXISTS: {
+    retryable: false,
+    summary:
+      'A put-if-absent found the key taken: another writer published it first. Re-read and decide again.',
+  },
+  OBJECT_RANGE_INVALID: {
+    retryable: false,
+    summary: 'A ranged read started past the end of the object, or its offset or length is not a non-negative integer.',
+  },
+  OBJECT_KEY_INVALID: {
+    retryable: false,
+    summary: "An object key is not a relative '/'-separated path (empty, absolute, '.', '..' or empty segments).",
+  },
+  STORAGE_URI_INVALID: {
+    retryable: false,
+    summary: "A warehouse URI is neither 'file:///absolute/path' nor 's3://bucket/prefix'.",
+  },
+  STORAGE_UNAVAILABLE: {
+    retryable: true,
+    summary: 'The storage did not answer or asked us to slow down (network error, throttling, 5xx). Retry later.',
+  },
+  STORAGE_ACCESS_DENIED: {
+    retryable: false,
+    summary: 'The storage refused the credentials or the permission (S3 403, EACCES). Fix the configuration.',
+  },
+  STORAGE_BUCKET_NOT_FOUND: {
+    retryable: false,
+    summary: 'The configured bucket does not exist. Create it or fix the warehouse URI.',
+  },
+  STORAGE_REQUEST_FAILED: {
+    retryable: false,
+    summary: 'The storage rejected a request for another reason; the context carries its code and status.',
+  },
+  // spec/: pure codecs of Paimon's on-disk structures.
+  UNSUPPORTED_TYPE: {
+    retryable: false,
+    summary: 'A column type Tributary does not read or write (nested ARRAY/MAP/ROW/MULTISET, VARIANT, BLOB, ...).',
+  },
+  DATA_TYPE_INVALID: {
+    retryable: false,
+    summary: "A type string is not valid Paimon type syntax, or its length/precision/scale is out of range.",
+  },
+  ROW_VALUE_INVALID: {
+    retryable: false,
+    summary: 'A value does not fit its column type (wrong JS type, out of range, precision overflow, bad UTF-16).',
+  },
+  BINARY_ROW_INVALID: {
+    retryable: false,
+    summary: 'Bytes are not a well-formed Paimon BinaryRow for the expected types (length, arity, offsets, UTF-8).',
+  },
+  SCHEMA_INVALID: {
+    retryable: false,
+    summary: 'A schema file or schema definition is malformed or inconsistent (missing field, unknown key column).',
+  },
+  TABLE_UNSUPPORTED: {
+    retryable: false,
+    summary:
+      'The table uses a feature Tributary does not write correctly (dynamic or postpone bucket on a primary-key table, deletion vectors, merge engine, changelog producer, file format, bucket function, row tracking).',
+  },
+  SNAPSHOT_INVALID: {
+    retryable: false,
+    summary: 'A snapshot file is malformed: not JSON, a missing required field, a wrong type or an unknown enum value.',
+  },
+  PARTITION_VALUE_UNSUPPORTED: {
+    retryable: false,
+    summary: 'A partition value cannot be turned into a directory name the way Paimon does (e.g. BINARY partition keys).',
+  },
+  PARTITION_PATH_INVALID: {
+    retryable: false,
+    summary: "A partition directory path does not match the table's partition keys ('k=v/' segments in key order).",
+  },
+  // spec/: Avro manifests (manifest list, manifest entries, index manifest).
+  AVRO_CORRUPT: {
+    retryable: false,
+    summary: 'Bytes are not a well-formed Avro object container file (magic, header, block, sync marker, varint, UTF-8).',
+  },
+  AVRO_CODEC_UNSUPPORTED: {
+    retryable: false,
+    summary: "An Avro file uses a compression codec Tributary cannot read (it reads null, deflate, snappy, zstandard).",
+  },
+  AVRO_SCHEMA_INVALID: {
+    retryable: false,
+    summary: 'The Avro schema in a file header is not valid Avro schema JSON.',
+  },
+  AVRO_VALUE_INVALID: {
+    retryable: false,
+    summary: 'A value to encode does not fit its Avro type (e.g. a number where a 64-bit bigint is required).',
+  },
+  MANIFEST_VERSION_UNSUPPORTED: {
+    retryable: false,
+    summary: 'A manifest record has a _VERSION Tributary does not read (Paimon writes 2; 1 means the table must be recreated).',
+  },
+  MANIFEST_RECORD_INVALID: {
+    retryable: false,
+    summary: 'A manifest record lacks a required field or has a field of the wrong type or value (e.g. an unknown _KIND).',
+  },
+  MANIFEST_ENTRY_CONFLICT: {
+    retryable: false,
+    summary: 'Merging manifest entries found a file added twice (FileEntry.mergeEntries): the manifests are inconsistent.',
+  },
+  // format/: Parquet data files (see format/parquet-writer.ts, format/parquet-reader.ts).
+  DATA_FILE_NULL_IN_REQUIRED: {
+    retryable: false,
+    summary: 'A null value reached a NOT NULL column (or a primary-key column) of a data file. Fix the source rows or the schema.',
+  },
+  DATA_FILE_OPTION_INVALID: {
+    retryable: false,
+    summary: 'A data file writer option is out of range (target file size, row group size, compression).',
+  },
+  DATA_FILE_TYPE_UNSUPPORTED: {
+    retryable: false,
+    summary: 'A column type cannot be written to or read from a Paimon Parquet data file by Tributary.',
+  },
+  PARQUET_FILE_INVALID: {
+    retryable: false,
+    summary: 'A data file is not valid Parquet (bad magic, truncated footer, undecodable pages).',
+  },
+  PARQUET_COLUMN_MISSING: {
+    retryable: false,
+    summary: 'A NOT NULL column of the table is absent from a Parquet data file, so its rows cannot be read.',
+  },
+  PARQUET_TYPE_MISMATCH: {
+    retryable: false,
+    summary: "A Parquet column's physical type cannot hold the table column's type (the file does not belong to this schema).",
+  },
+});
+
+export type TableErrorCode = keyof typeof tableErrors;
