@@ -135,6 +135,44 @@ export const tableErrors = defineErrorCatalogue({
     retryable: false,
     summary: "A Parquet column's physical type cannot hold the table column's type (the file does not belong to this schema).",
   },
+  // write/, read/ and the table API: catalog, commit, scan.
+  TABLE_ALREADY_EXISTS: {
+    retryable: false,
+    summary: 'createTable found schema/schema-0 already there: the table exists. Open it instead.',
+  },
+  TABLE_NOT_FOUND: {
+    retryable: false,
+    summary: 'openTable found no schema file under <db>.db/<table>/schema/: the table does not exist in this warehouse.',
+  },
+  TABLE_OPTION_INVALID: {
+    retryable: false,
+    summary: 'A table or write option has a value Tributary cannot parse (a memory size, a count, a retry limit).',
+  },
+  SNAPSHOT_NOT_FOUND: {
+    retryable: false,
+    summary: 'The requested snapshot does not exist (never written, or expired). Time travel only reaches live snapshots.',
+  },
+  COMMIT_CONFLICT: {
+    retryable: false,
+    summary:
+      'A concurrent commit made this one invalid: a file to delete is no longer live, a file would be added twice, or a partition would mix bucket counts.',
+  },
+  COMMIT_RETRIES_EXHAUSTED: {
+    retryable: true,
+    summary: 'Other writers kept winning the next snapshot id for every attempt (commit.max-retries). Retry the commit with the same identity.',
+  },
+  WRITE_ROW_INVALID: {
+    retryable: false,
+    summary: 'A row given to the table writer does not fit the table (wrong arity, unknown row kind, a retract row in an append table).',
+  },
+  WRITE_CLOSED: {
+    retryable: false,
+    summary: 'The table writer was used after prepareCommit or abort: a writer commits once (BatchTableWrite).',
+  },
+  SCAN_FILTER_INVALID: {
+    retryable: false,
+    summary: 'A scan filter names a column that is not a partition key, or a bucket the table does not have.',
+  },
 });
 
 export type TableErrorCode = keyof typeof tableErrors;

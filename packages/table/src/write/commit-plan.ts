@@ -1,0 +1,184 @@
+/**
+ * The pure decisions of a commit, separated from its I/O (write/file-store-commit.ts):
+ *
+ *   CommitMessages ──► delta entries (ADD new files, DELETE deleted files)
+ *                  ──► + OVERWRITE: DELETE every live file of the overwritten partitions
+ *                  ──► conflict check against the live entries of the latest snapshot
+ *                  ──► record counts for the new snapshot
+ *
+ * Mirrors org.apache.paimon.operation.FileStoreCommitImpl (tryCommitOnce, tryOverwrite) and
+ * org.apache.paimon.operation.commit.ConflictDetection (checkConflicts, checkBucketKeepSame).
+ * Everything here works on plain values and is tested from case tables.
+ */
+import { errorFrom } from '@tributary/protocol';
+import { tableErrors } from '../errors.ts';
+
+export type CommitKind = 'APPEND' | 'OVERWRITE';
+
+/** The fields of a data file this module looks at (a subset of spec/data-file-meta.ts DataFileMeta). */
+export interface PlanFile {
+  readonly fileName: string;
+  readonly rowCount: bigint | number;
+  readonly maxSequenceNumber: bigint | number;
+}
+
+/** The fields of a manifest entry this module looks at (a subset of spec/manifest-entry.ts ManifestEntry). */
+export interface PlanEntry<F extends PlanFile = PlanFile> {
+  readonly kind: 'ADD' | 'DELETE';
+  /** Arity-prefixed BinaryRow bytes; compared byte for byte as Java does. */
+  readonly partition: Uint8Array;
+  readonly bucket: number;
+  readonly totalBuckets: number;
+  readonly file: F;
+}
+
+/**
+ * The plain value a writer hands to the committer for one (partition, bucket)
+ * (org.apache.paimon.table.sink.CommitMessageImpl with its DataIncrement).
+ */
+export interface CommitMessage<F extends PlanFile = PlanFile> {
+  /** Arity-prefixed BinaryRow of the partition values. */
+  readonly partition: Uint8Array;
+  readonly bucket: number;
+  /** N for fixed-bucket tables, -1 for bucket-unaware append tables. */
+  readonly totalBuckets: number;
+  readonly newFiles: readonly F[];
+  readonly deletedFiles: readonly F[];
+  readonly changelogFiles: readonly F[];
+}
+
+/** FileEntry.Identifier as a string key; supplied by spec/manifest-entry.ts (entryIdentifier). */
+export type IdentifyEntry<E> = (entry: E) => string;
+
+export function partitionKey(partition: Uint8Array): string {
+  return Buffer.from(partition.buffer, partition.byteOffset, partition.byteLength).toString('hex');
+}
+
+export function bucketKey(partition: Uint8Array, bucket: number): string {
+  return `${partitionKey(partition)}/${bucket}`;
+}
+
+/** The data increment of the messages as manifest entries: ADDs first, then DELETEs, per message. */
+export function deltaEntries<F extends PlanFile>(messages: readonly CommitMessage<F>[]): PlanEntry<F>[] {
+  const entries: PlanEntry<F>[] = [];
+  for (const m of messages) {
+    const at = { partition: m.partition, bucket: m.bucket, totalBuckets: m.totalBuckets };
+    for (const file of m.newFiles) entries.push({ kind: 'ADD', ...at, file });
+    for (const file of m.deletedFiles) entries.push({ kind: 'DELETE', ...at, file });
+  }
+  return entries;
+}
+
+/** The changelog files of the messages as ADD entries (they go to the changelog manifest list). */
+export function changelogEntries<F extends PlanFile>(messages: readonly CommitMessage<F>[]): PlanEntry<F>[] {
+  return messages.flatMap((m) =>
+    m.changelogFiles.map((file) => ({ kind: 'ADD' as const, partition: m.partition, bucket: m.bucket, totalBuckets: m.totalBuckets, file })),
+  );
+}
+
+/**
+ * OVERWRITE (FileStoreCommitImpl.tryOverwrite): a DELETE for every live file in the overwritten
+ * partitions, copying the live entry's fields so its identity matches byte for byte.
+ * `partitions` undefined overwrites the whole table.
+ */
+export function overwriteDeletes<E extends PlanEntry>(live: readonly E[], partitions: readonly Uint8Array[] | undefined): E[] {
+  const wanted = partitions === undefined ? undefined : new Set(partitions.map(partitionKey));
+  return live
+    .filter((e) => e.kind === 'ADD' && (wanted === undefined || wanted.has(partitionKey(e.partition))))
+    .map((e) => ({ ...e, kind: 'DELETE' as const }));
+}
+
+/** The partitions a delta touches, as keys of partitionKey(). */
+export function changedPartitions(delta: readonly PlanEntry[]): Set<string> {
+  return new Set(delta.map((e) => partitionKey(e.partition)));
+}
+
+/**
+ * ConflictDetection.checkConflicts for what Tributary commits (level-0 files only, so the LSM
+ * key-range check has nothing to find):
+ * - merging the live entries with the delta must not add a file twice;
+ * - every file the delta deletes must still be live ("File deletion conflicts");
+ * - unless OVERWRITE, all files of a partition keep one `_TOTAL_BUCKETS` (checkBucketKeepSame).
+ * `live` holds the merged ADD entries of the latest snapshot (at least those of the changed partitions).
+ */
+export function checkCommitConflicts<E extends PlanEntry>(
+  live: readonly E[],
+  delta: readonly E[],
+  kind: CommitKind,
+  identify: IdentifyEntry<E>,
+): void {
+  const merged = new Map<string, E>();
+  for (const e of live) merged.set(identify(e), e);
+  for (const e of delta) {
+    const id = identify(e);
+    if (e.kind === 'ADD') {
+      if (merged.has(id)) throw conflict(`file ${e.file.fileName} is already in the table`, e);
+      merged.set(id, e);
+    } else {
+      if (!merged.has(id)) throw conflict(`file ${e.file.fileName} to delete is no longer live (deleted by a concurrent commit)`, e);
+      merged.delete(id);
+    }
+  }
+  if (kind !== 'OVERWRITE') checkBucketKeepSame(merged.values());
+}
+
+function checkBucketKeepSame(entries: Iterable<PlanEntry>): void {
+  const totals = new Map<string, number>();
+  for (const e of entries) {
+    if (e.totalBuckets <= 0) continue;
+    const key = partitionKey(e.partition);
+    const seen = totals.get(key);
+    if (seen === undefined) totals.set(key, e.totalBuckets);
+    else if (seen !== e.totalBuckets) {
+      throw conflict(`total buckets of a partition changed from ${seen} to ${e.totalBuckets}; only OVERWRITE may rescale`, e);
+    }
+  }
+}
+
+function conflict(message: string, e: PlanEntry): Error {
+  return errorFrom(tableErrors, 'COMMIT_CONFLICT', message, {
+    fileName: e.file.fileName,
+    partition: partitionKey(e.partition),
+    bucket: e.bucket,
+  });
+}
+
+/** deltaRecordCount: rows of added files minus rows of deleted files (FileStoreCommitImpl.recordCount*). */
+export function deltaRecordCount(delta: readonly PlanEntry[]): bigint {
+  let count = 0n;
+  for (const e of delta) count += e.kind === 'ADD' ? BigInt(e.file.rowCount) : -BigInt(e.file.rowCount);
+  return count;
+}
+
+/** Sum of the rows of the changelog files, or null when there are none (Snapshot.changelogRecordCount). */
+export function changelogRecordCount(changelog: readonly PlanEntry[]): bigint | null {
+  if (changelog.length === 0) return null;
+  return changelog.reduce((sum, e) => sum + BigInt(e.file.rowCount), 0n);
+}
+
+/**
+ * The highest `_MAX_SEQUENCE_NUMBER` per (partition, bucket) among live files, keyed by bucketKey().
+ * A primary-key writer continues from here + 1 (MergeTreeWriter via DataFileMeta.getMaxSequenceNumber).
+ */
+export function maxSequenceNumbers(live: Iterable<PlanEntry>): Map<string, bigint> {
+  const max = new Map<string, bigint>();
+  for (const e of live) {
+    if (e.kind !== 'ADD') continue;
+    const key = bucketKey(e.partition, e.bucket);
+    const seq = BigInt(e.file.maxSequenceNumber);
+    const seen = max.get(key);
+    if (seen === undefined || seq > seen) max.set(key, seq);
+  }
+  return max;
+}
+
+/** The commit identity written into every snapshot (Snapshot.commitUser / commitIdentifier). */
+export interface CommitIdentity {
+  readonly commitUser: string;
+  readonly commitIdentifier: bigint;
+}
+
+/** Does a snapshot carry this identity? (the check of FileStoreCommitImpl's retry loop, #5771) */
+export function hasIdentity(snapshot: { readonly commitUser: string; readonly commitIdentifier: bigint }, identity: CommitIdentity): boolean {
+  return snapshot.commitUser === identity.commitUser && snapshot.commitIdentifier === identity.commitIdentifier;
+}

@@ -1,0 +1,92 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  checkCommitConflicts,
+  deltaEntries,
+  deltaRecordCount,
+  hasIdentity,
+  maxSequenceNumbers,
+  overwriteDeletes,
+  bucketKey,
+  type CommitKind,
+  type PlanEntry,
+  type PlanFile,
+} from '../../../src/write/commit-plan.ts';
+import { isTributaryError } from '@tributary/protocol';
+
+const P1 = Uint8Array.of(0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0);
+const P2 = Uint8Array.of(0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0);
+const f = (fileName: string, rowCount = 10, maxSequenceNumber = 0): PlanFile => ({ fileName, rowCount: BigInt(rowCount), maxSequenceNumber: BigInt(maxSequenceNumber) });
+const add = (name: string, partition = P1, bucket = 0, totalBuckets = 2, rows = 10): PlanEntry => ({ kind: 'ADD', partition, bucket, totalBuckets, file: f(name, rows) });
+const del = (e: PlanEntry): PlanEntry => ({ ...e, kind: 'DELETE' });
+const identify = (e: PlanEntry): string => `${Buffer.from(e.partition).toString('hex')}|${e.bucket}|${e.file.fileName}`;
+
+function conflictCode(fn: () => void): string | undefined {
+  try {
+    fn();
+    return undefined;
+  } catch (e) {
+    assert.ok(isTributaryError(e), String(e));
+    return e.code;
+  }
+}
+
+test('checkCommitConflicts from a case table (ConflictDetection)', () => {
+  const a = add('a');
+  const b = add('b', P1, 1);
+  const cases: { name: string; live: PlanEntry[]; delta: PlanEntry[]; kind?: CommitKind; want?: string }[] = [
+    { name: 'pure append', live: [a], delta: [add('c')] },
+    { name: 'delete a live file', live: [a, b], delta: [del(a)] },
+    { name: 'delete a file someone else deleted', live: [b], delta: [del(a)], want: 'COMMIT_CONFLICT' },
+    { name: 'delete twice in one delta', live: [a], delta: [del(a), del(a)], want: 'COMMIT_CONFLICT' },
+    { name: 'add a file already in the table', live: [a], delta: [add('a')], want: 'COMMIT_CONFLICT' },
+    { name: 'same name in another bucket is another file', live: [a], delta: [add('a', P1, 1)] },
+    { name: 'total buckets change in a partition', live: [a], delta: [add('c', P1, 0, 4)], want: 'COMMIT_CONFLICT' },
+    { name: 'total buckets differ across partitions', live: [a], delta: [add('c', P2, 0, 4)] },
+    { name: 'bucket-unaware entries are not checked', live: [add('x', P1, 0, -1)], delta: [add('c', P1, 0, 2)] },
+    { name: 'overwrite may rescale', live: [a], delta: [del(a), add('c', P1, 0, 4)], kind: 'OVERWRITE' },
+    { name: 'rescale without deleting the old files', live: [a], delta: [add('c', P1, 0, 4)], kind: 'APPEND', want: 'COMMIT_CONFLICT' },
+  ];
+  for (const c of cases) {
+    assert.equal(conflictCode(() => checkCommitConflicts(c.live, c.delta, c.kind ?? 'APPEND', identify)), c.want, c.name);
+  }
+});
+
+test('overwriteDeletes deletes the live files of the given partitions only', () => {
+  const live = [add('a', P1), add('b', P2), add('c', P1, 1)];
+  const names = (es: PlanEntry[]) => es.map((e) => `${e.kind}:${e.file.fileName}`);
+  assert.deepEqual(names(overwriteDeletes(live, [P1])), ['DELETE:a', 'DELETE:c']);
+  assert.deepEqual(names(overwriteDeletes(live, [Uint8Array.from(P2)])), ['DELETE:b']);
+  assert.deepEqual(names(overwriteDeletes(live, [])), []);
+  assert.deepEqual(names(overwriteDeletes(live, undefined)), ['DELETE:a', 'DELETE:b', 'DELETE:c']);
+  // the DELETE copies the live entry so its identity matches
+  const [d] = overwriteDeletes(live, [P1]);
+  assert.equal(d?.partition, live[0]?.partition);
+});
+
+test('deltaEntries and deltaRecordCount', () => {
+  const msgs = [
+    { partition: P1, bucket: 0, totalBuckets: 2, newFiles: [f('n1', 5), f('n2', 7)], deletedFiles: [f('old', 3)], changelogFiles: [] },
+    { partition: P2, bucket: 1, totalBuckets: 2, newFiles: [f('n3', 1)], deletedFiles: [], changelogFiles: [] },
+  ];
+  const delta = deltaEntries(msgs);
+  assert.deepEqual(delta.map((e) => `${e.kind}:${e.file.fileName}:${e.bucket}`), ['ADD:n1:0', 'ADD:n2:0', 'DELETE:old:0', 'ADD:n3:1']);
+  assert.equal(deltaRecordCount(delta), 5n + 7n - 3n + 1n);
+  assert.equal(deltaRecordCount([]), 0n);
+});
+
+test('maxSequenceNumbers per (partition, bucket)', () => {
+  const e = (p: Uint8Array, bucket: number, seq: number): PlanEntry => ({ kind: 'ADD', partition: p, bucket, totalBuckets: 2, file: f(`s${seq}`, 1, seq) });
+  const max = maxSequenceNumbers([e(P1, 0, 4), e(P1, 0, 9), e(P1, 1, 2), e(P2, 0, 7)]);
+  assert.equal(max.get(bucketKey(P1, 0)), 9n);
+  assert.equal(max.get(bucketKey(P1, 1)), 2n);
+  assert.equal(max.get(bucketKey(P2, 0)), 7n);
+  assert.equal(max.get(bucketKey(P2, 1)), undefined);
+});
+
+test('hasIdentity needs both user and identifier', () => {
+  const id = { commitUser: 'sync-1', commitIdentifier: 9223372036854775807n };
+  assert.equal(hasIdentity({ commitUser: 'sync-1', commitIdentifier: 9223372036854775807n }, id), true);
+  assert.equal(hasIdentity({ commitUser: 'sync-1', commitIdentifier: 9223372036854775806n }, id), false);
+  assert.equal(hasIdentity({ commitUser: 'sync-2', commitIdentifier: 9223372036854775807n }, id), false);
+});
