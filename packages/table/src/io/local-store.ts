@@ -1,0 +1,240 @@
+/**
+ * ObjectStore on a local (POSIX) file system: one file per object under a root directory.
+ *
+ * Mirrors Paimon's `org.apache.paimon.fs.local.LocalFileIO`, with one deliberate difference: Java
+ * publishes with `Files.move(ATOMIC_MOVE)` after an in-JVM lock and an exists check, which is not
+ * atomic across processes (POSIX rename overwrites). Here `putIfAbsent` writes a temporary file in
+ * full and then `link()`s it to the final name; `link` fails with EEXIST if the name is taken, so
+ * exactly one of any number of racing processes wins and a partial object is never visible.
+ *
+ * Temporary files are `.<name>.<uuid>.tmp` in the target's directory (Java's naming), so a rename
+ * or link never crosses a file system, and listings skip them.
+ */
+import { randomUUID } from 'node:crypto';
+import { constants, type Dirent } from 'node:fs';
+import { link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { errorFrom, isTributaryError, type TributaryError } from '@tributary/protocol';
+import { tableErrors } from '../errors.ts';
+import { checkKey, checkPrefix, checkRange, compareKeys, isTempName, rangePastEnd } from './object-key.ts';
+import type { ObjectBody, ObjectMeta, ObjectStore } from './object-store.ts';
+
+/** How many deletes `deleteMany` runs at once. */
+const DELETE_CONCURRENCY = 32;
+
+export class LocalObjectStore implements ObjectStore {
+  readonly uri: string;
+  readonly #root: string;
+
+  /** @param root an absolute directory; it is created on the first write if missing. */
+  constructor(root: string) {
+    if (!root.startsWith(sep)) {
+      throw errorFrom(tableErrors, 'STORAGE_URI_INVALID', `local store root must be absolute: ${root}`, { root });
+    }
+    this.#root = root.length > 1 && root.endsWith(sep) ? root.slice(0, -1) : root;
+    this.uri = pathToFileURL(this.#root).href;
+  }
+
+  async get(key: string): Promise<Uint8Array> {
+    const path = this.#path(key);
+    try {
+      return new Uint8Array(await readFile(path));
+    } catch (error) {
+      throw fsError(error, 'get', key);
+    }
+  }
+
+  async getRange(key: string, offset: number, length: number): Promise<Uint8Array> {
+    const path = this.#path(key);
+    checkRange(key, offset, length);
+    try {
+      const file = await open(path, 'r');
+      try {
+        const { size } = await file.stat();
+        if (offset > size) throw rangePastEnd(key, offset, size);
+        const buffer = Buffer.alloc(Math.min(length, size - offset));
+        let filled = 0;
+        while (filled < buffer.length) {
+          const { bytesRead } = await file.read(buffer, filled, buffer.length - filled, offset + filled);
+          if (bytesRead === 0) break; // truncated behind our back; our own puts replace, never truncate
+          filled += bytesRead;
+        }
+        return new Uint8Array(buffer.buffer, buffer.byteOffset, filled);
+      } finally {
+        await file.close();
+      }
+    } catch (error) {
+      throw fsError(error, 'getRange', key);
+    }
+  }
+
+  async stat(key: string): Promise<ObjectMeta | null> {
+    const path = this.#path(key);
+    try {
+      const s = await stat(path);
+      return s.isFile() ? { key, size: s.size, lastModified: s.mtime } : null;
+    } catch (error) {
+      if (errnoOf(error) === 'ENOENT' || errnoOf(error) === 'ENOTDIR') return null;
+      throw fsError(error, 'stat', key);
+    }
+  }
+
+  async put(key: string, body: ObjectBody): Promise<void> {
+    const path = this.#path(key);
+    const temp = await this.#writeTemp(path, key, body);
+    try {
+      await rename(temp, path);
+    } catch (error) {
+      await removeQuietly(temp);
+      throw fsError(error, 'put', key);
+    }
+  }
+
+  async putIfAbsent(key: string, body: ObjectBody): Promise<void> {
+    const path = this.#path(key);
+    const temp = await this.#writeTemp(path, key, body);
+    try {
+      await link(temp, path);
+    } catch (error) {
+      if (errnoOf(error) === 'EEXIST') {
+        throw errorFrom(tableErrors, 'OBJECT_ALREADY_EXISTS', `object already exists: ${key}`, { key, store: this.uri });
+      }
+      throw fsError(error, 'putIfAbsent', key);
+    } finally {
+      await removeQuietly(temp);
+    }
+  }
+
+  async *list(prefix: string): AsyncIterable<ObjectMeta> {
+    checkPrefix(prefix);
+    yield* this.#walk('', prefix);
+  }
+
+  async delete(key: string): Promise<void> {
+    const path = this.#path(key);
+    try {
+      await unlink(path);
+    } catch (error) {
+      const code = errnoOf(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return;
+      throw fsError(error, 'delete', key);
+    }
+  }
+
+  async deleteMany(keys: Iterable<string>): Promise<void> {
+    const pending = [...keys];
+    for (const key of pending) checkKey(key);
+    const worker = async (): Promise<void> => {
+      for (let key = pending.pop(); key !== undefined; key = pending.pop()) await this.delete(key);
+    };
+    await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, pending.length) }, worker));
+  }
+
+  #path(key: string): string {
+    checkKey(key);
+    return join(this.#root, ...key.split('/'));
+  }
+
+  /**
+   * Writes the whole body to a fresh temporary file beside `path` and flushes it to disk, so that a
+   * rename or link after a crash never leaves an empty or partial object behind (the classic
+   * rename-without-fsync data loss on ext4). Returns the temporary file's path.
+   */
+  async #writeTemp(path: string, key: string, body: ObjectBody): Promise<string> {
+    const dir = dirname(path);
+    const temp = join(dir, `.${path.slice(dir.length + 1)}.${randomUUID()}.tmp`);
+    try {
+      await mkdir(dir, { recursive: true });
+      const file = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+      try {
+        if (body instanceof Uint8Array) {
+          await file.writeFile(body);
+        } else {
+          for await (const chunk of body as AsyncIterable<Uint8Array>) await file.write(chunk);
+        }
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      return temp;
+    } catch (error) {
+      await removeQuietly(temp);
+      throw fsError(error, 'put', key);
+    }
+  }
+
+  /**
+   * Yields the objects under directory `dir` (a key prefix ending in '/', or '' for the root) whose
+   * keys start with `prefix`, in key order. Entries sort as their keys do: a directory `a` as `a/`,
+   * so that `a.b` (0x2E) comes before everything in `a/` (0x2F), as on S3.
+   */
+  async *#walk(dir: string, prefix: string): AsyncGenerator<ObjectMeta> {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(join(this.#root, ...dir.split('/').filter((s) => s !== '')), { withFileTypes: true });
+    } catch (error) {
+      const code = errnoOf(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return;
+      throw fsError(error, 'list', dir);
+    }
+    const named = entries
+      .filter((e) => (e.isFile() && !isTempName(e.name)) || e.isDirectory())
+      .map((e) => ({ entry: e, sortKey: dir + e.name + (e.isDirectory() ? '/' : '') }))
+      .sort((a, b) => compareKeys(a.sortKey, b.sortKey));
+    for (const { entry, sortKey } of named) {
+      if (entry.isDirectory()) {
+        if (sortKey.startsWith(prefix) || prefix.startsWith(sortKey)) yield* this.#walk(sortKey, prefix);
+      } else if (sortKey.startsWith(prefix)) {
+        const meta = await this.stat(sortKey).catch(() => null);
+        if (meta !== null) yield meta; // null: deleted since readdir
+      }
+    }
+  }
+}
+
+function errnoOf(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') {
+    return error.code;
+  }
+  return undefined;
+}
+
+async function removeQuietly(path: string): Promise<void> {
+  await unlink(path).catch(() => undefined);
+}
+
+const READS = new Set(['get', 'getRange', 'stat', 'list']);
+
+/** Translates a Node file-system error into the store's typed errors; typed errors pass through. */
+function fsError(error: unknown, op: string, key: string): TributaryError {
+  if (isTributaryError(error)) return error;
+  const errno = errnoOf(error) ?? 'UNKNOWN';
+  const context = { key, op, errno };
+  const message = `${op} ${key}: ${error instanceof Error ? error.message : String(error)}`;
+  const options = { cause: error };
+  switch (errno) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+    case 'EISDIR':
+      // On a read the object is missing. On a write a path segment is both a file and a directory
+      // (`a` and `a/b`), which S3 allows and a file system does not; Paimon's layout never does it.
+      return READS.has(op)
+        ? errorFrom(tableErrors, 'OBJECT_NOT_FOUND', `object not found: ${key}`, context, options)
+        : errorFrom(tableErrors, 'STORAGE_REQUEST_FAILED', `${message} (a key and a key prefix clash)`, context, options);
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+      return errorFrom(tableErrors, 'STORAGE_ACCESS_DENIED', message, context, options);
+    case 'EMFILE':
+    case 'ENFILE':
+    case 'EAGAIN':
+    case 'EBUSY':
+    case 'EIO':
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return errorFrom(tableErrors, 'STORAGE_UNAVAILABLE', message, context, options);
+    default:
+      return errorFrom(tableErrors, 'STORAGE_REQUEST_FAILED', message, context, options);
+  }
+}

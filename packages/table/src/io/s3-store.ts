@@ -1,0 +1,244 @@
+/**
+ * ObjectStore on S3 or an S3-compatible store (MinIO), rooted at `s3://bucket/prefix`.
+ *
+ * Plays the part of Paimon's `org.apache.paimon.s3.S3FileIO`, which publishes a snapshot with a
+ * temp file, a copy and an exists check; that is racy, so Java needs a catalog lock. Here
+ * `putIfAbsent` sends `If-None-Match: *` on the PUT (and on CompleteMultipartUpload for a large
+ * body), which S3 and MinIO evaluate atomically: 412 PreconditionFailed or 409
+ * ConditionalRequestConflict for the losers, turned into OBJECT_ALREADY_EXISTS in this file and
+ * nowhere else. It is safe only if every committer to a table does the same.
+ */
+import {
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { Readable } from 'node:stream';
+import { errorFrom } from '@tributary/protocol';
+import { tableErrors } from '../errors.ts';
+import { checkKey, checkPrefix, checkRange, isValidKey, rangePastEnd } from './object-key.ts';
+import type { ObjectBody, ObjectMeta, ObjectStore } from './object-store.ts';
+import { isInvalidRange, isMissingObject, isPreconditionFailure, s3Error } from './s3-errors.ts';
+
+/** S3's smallest part (all but the last); also our default part size is a multiple of it. */
+const MIN_PART_SIZE = 5 * 1024 * 1024;
+/** DeleteObjects takes at most 1,000 keys per request. */
+const DELETE_BATCH = 1000;
+
+/** How to reach the service; shared by every store opened on it (see open-object-store.ts). */
+export interface S3ConnectionOptions {
+  /** e.g. `http://127.0.0.1:9100` for MinIO; omit for AWS. */
+  readonly endpoint?: string;
+  /** Default `us-east-1`. */
+  readonly region?: string;
+  /** Static credentials; omit to use the SDK's default chain (environment, profile, instance role). */
+  readonly accessKeyId?: string;
+  readonly secretAccessKey?: string;
+  /** Path-style URLs (`endpoint/bucket/key`), which MinIO needs. Default: true when `endpoint` is set. */
+  readonly forcePathStyle?: boolean;
+  /** Bodies larger than this go up as a multipart upload with parts of this size. Default 8 MiB, min 5 MiB. */
+  readonly partSize?: number;
+  /** How many parts of one upload are in flight at once. Default 4 (memory ≈ partSize × queueSize). */
+  readonly queueSize?: number;
+  /** A client to use instead of building one from the fields above (its own settings then apply). */
+  readonly client?: S3Client;
+}
+
+export interface S3StoreOptions extends S3ConnectionOptions {
+  readonly bucket: string;
+  /** Key prefix of the store's root inside the bucket, without leading or trailing '/'. */
+  readonly prefix?: string;
+}
+
+export class S3ObjectStore implements ObjectStore {
+  readonly uri: string;
+  readonly bucket: string;
+  readonly #root: string;
+  readonly #client: S3Client;
+  readonly #partSize: number;
+  readonly #queueSize: number;
+
+  constructor(options: S3StoreOptions) {
+    const prefix = (options.prefix ?? '').replace(/^\/+|\/+$/g, '');
+    if (options.bucket === '' || (prefix !== '' && !isValidKey(prefix))) {
+      throw errorFrom(tableErrors, 'STORAGE_URI_INVALID', `invalid S3 location: s3://${options.bucket}/${prefix}`, {
+        bucket: options.bucket,
+        prefix,
+      });
+    }
+    this.bucket = options.bucket;
+    this.#root = prefix === '' ? '' : `${prefix}/`;
+    this.uri = `s3://${options.bucket}/${prefix}`;
+    this.#client = options.client ?? makeClient(options);
+    this.#partSize = Math.max(MIN_PART_SIZE, options.partSize ?? 8 * 1024 * 1024);
+    this.#queueSize = Math.max(1, options.queueSize ?? 4);
+  }
+
+  async get(key: string): Promise<Uint8Array> {
+    const Key = this.#key(key);
+    try {
+      const out = await this.#client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
+      return out.Body === undefined ? new Uint8Array(0) : await out.Body.transformToByteArray();
+    } catch (error) {
+      throw s3Error(error, 'get', this.bucket, Key);
+    }
+  }
+
+  async getRange(key: string, offset: number, length: number): Promise<Uint8Array> {
+    const Key = this.#key(key);
+    checkRange(key, offset, length);
+    if (length > 0) {
+      try {
+        const Range = `bytes=${offset}-${offset + length - 1}`;
+        const out = await this.#client.send(new GetObjectCommand({ Bucket: this.bucket, Key, Range }));
+        return out.Body === undefined ? new Uint8Array(0) : await out.Body.transformToByteArray();
+      } catch (error) {
+        if (!isInvalidRange(error)) throw s3Error(error, 'getRange', this.bucket, Key);
+      }
+    }
+    // An empty range, or S3's 416 (the range starts at or past the end, also for any range of an
+    // empty object): the contract gives an empty result exactly when offset === size.
+    const meta = await this.stat(key);
+    if (meta === null) throw errorFrom(tableErrors, 'OBJECT_NOT_FOUND', `object not found: ${this.uri}/${key}`, { key });
+    if (offset > meta.size) throw rangePastEnd(key, offset, meta.size);
+    return new Uint8Array(0);
+  }
+
+  async stat(key: string): Promise<ObjectMeta | null> {
+    const Key = this.#key(key);
+    try {
+      const out = await this.#client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }));
+      return { key, size: out.ContentLength ?? 0, lastModified: out.LastModified ?? new Date(0) };
+    } catch (error) {
+      if (isMissingObject(error)) return null;
+      throw s3Error(error, 'stat', this.bucket, Key);
+    }
+  }
+
+  async put(key: string, body: ObjectBody): Promise<void> {
+    const Key = this.#key(key);
+    try {
+      await this.#upload(Key, body, false);
+    } catch (error) {
+      throw s3Error(error, 'put', this.bucket, Key);
+    }
+  }
+
+  async putIfAbsent(key: string, body: ObjectBody): Promise<void> {
+    const Key = this.#key(key);
+    try {
+      await this.#upload(Key, body, true);
+    } catch (error) {
+      if (isPreconditionFailure(error)) {
+        throw errorFrom(tableErrors, 'OBJECT_ALREADY_EXISTS', `object already exists: ${this.uri}/${key}`, {
+          key,
+          store: this.uri,
+        });
+      }
+      throw s3Error(error, 'putIfAbsent', this.bucket, Key);
+    }
+  }
+
+  async *list(prefix: string): AsyncIterable<ObjectMeta> {
+    checkPrefix(prefix);
+    const Prefix = this.#root + prefix;
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await this.#client
+        .send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix, ContinuationToken }))
+        .catch((error: unknown) => {
+          throw s3Error(error, 'list', this.bucket, Prefix);
+        });
+      for (const object of page.Contents ?? []) {
+        if (object.Key === undefined) continue;
+        const key = object.Key.slice(this.#root.length);
+        yield { key, size: object.Size ?? 0, lastModified: object.LastModified ?? new Date(0) };
+      }
+      ContinuationToken = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken !== undefined);
+  }
+
+  async delete(key: string): Promise<void> {
+    const Key = this.#key(key);
+    try {
+      // S3 answers 204 for a missing key too, which is the idempotence the contract promises.
+      await this.#client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key }));
+    } catch (error) {
+      if (isMissingObject(error)) return;
+      throw s3Error(error, 'delete', this.bucket, Key);
+    }
+  }
+
+  async deleteMany(keys: Iterable<string>): Promise<void> {
+    const all = [...keys].map((key) => this.#key(key));
+    for (let start = 0; start < all.length; start += DELETE_BATCH) {
+      const Objects = all.slice(start, start + DELETE_BATCH).map((Key) => ({ Key }));
+      const out = await this.#client
+        .send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects, Quiet: true } }))
+        .catch((error: unknown) => {
+          throw s3Error(error, 'deleteMany', this.bucket, Objects[0]?.Key ?? '');
+        });
+      const failed = (out.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
+      const first = failed[0];
+      if (first !== undefined) {
+        // A per-key failure has no HTTP status of its own; classify it by its S3 code.
+        throw s3Error(
+          { name: first.Code ?? 'Error', message: `${failed.length} of ${Objects.length} deletes failed: ${first.Message ?? ''}` },
+          'deleteMany',
+          this.bucket,
+          first.Key ?? '',
+        );
+      }
+    }
+  }
+
+  /** Releases the client's sockets (only needed when the store built the client). */
+  destroy(): void {
+    this.#client.destroy();
+  }
+
+  #key(key: string): string {
+    checkKey(key);
+    return this.#root + key;
+  }
+
+  /**
+   * A body that fits in one part goes up as a single PutObject; anything larger, or a stream of
+   * unknown length, through lib-storage's `Upload`, which buffers one part at a time, starts a
+   * multipart upload only once the body exceeds a part, passes `IfNoneMatch` on to PutObject or
+   * CompleteMultipartUpload, and aborts the multipart upload if anything fails, body included.
+   */
+  async #upload(Key: string, body: ObjectBody, ifAbsent: boolean): Promise<void> {
+    const IfNoneMatch = ifAbsent ? '*' : undefined;
+    if (body instanceof Uint8Array && body.byteLength <= this.#partSize) {
+      await this.#client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: body, IfNoneMatch }));
+      return;
+    }
+    const Body = body instanceof Uint8Array || body instanceof Readable ? body : Readable.from(body);
+    const upload = new Upload({
+      client: this.#client,
+      params: { Bucket: this.bucket, Key, Body, IfNoneMatch },
+      partSize: this.#partSize,
+      queueSize: this.#queueSize,
+    });
+    await upload.done();
+  }
+}
+
+function makeClient(options: S3ConnectionOptions): S3Client {
+  const credentials =
+    options.accessKeyId !== undefined && options.secretAccessKey !== undefined
+      ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
+      : undefined;
+  return new S3Client({
+    region: options.region ?? 'us-east-1',
+    endpoint: options.endpoint,
+    forcePathStyle: options.forcePathStyle ?? options.endpoint !== undefined,
+    credentials,
+  });
+}

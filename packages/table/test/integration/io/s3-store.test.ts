@@ -1,0 +1,126 @@
+/**
+ * The shared ObjectStore contract against the real MinIO started by infra/ (S3 path-style,
+ * conditional writes), plus the S3-only behaviour: error mapping and URI opening.
+ */
+import assert from 'node:assert/strict';
+import { CreateBucketCommand, HeadObjectCommand, ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
+import { after, before, test } from 'node:test';
+import { services, uniqueName } from '@tributary/testkit';
+import { openObjectStore, S3ObjectStore, type ObjectStore, type S3ConnectionOptions } from '@tributary/table';
+import { objectStoreContract } from '../../support/object-store-contract.ts';
+
+const MiB = 1024 * 1024;
+const { bucket, endpoint, region, accessKeyId, secretAccessKey } = services.s3;
+const connection: S3ConnectionOptions = { endpoint, region, accessKeyId, secretAccessKey, partSize: 5 * MiB };
+
+function rawClient(): S3Client {
+  return new S3Client({ endpoint, region, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
+}
+
+/** Creates the shared test bucket if it is missing, so this file does not depend on infra's order. */
+async function ensureBucket(): Promise<void> {
+  const client = rawClient();
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  } catch (error) {
+    const name = (error as { name?: unknown }).name;
+    if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw error;
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Removes everything a store wrote under its prefix, then closes its client. */
+async function cleanup(store: ObjectStore): Promise<void> {
+  const s3 = store as S3ObjectStore;
+  const keys: string[] = [];
+  for await (const meta of s3.list('')) keys.push(meta.key);
+  await s3.deleteMany(keys);
+  s3.destroy();
+}
+
+objectStoreContract(
+  'S3ObjectStore on MinIO',
+  async () => {
+    await ensureBucket();
+    return new S3ObjectStore({ ...connection, bucket, prefix: `${uniqueName('object-store')}/warehouse` });
+  },
+  { cleanup },
+);
+
+let store: S3ObjectStore;
+before(async () => {
+  await ensureBucket();
+  store = new S3ObjectStore({ ...connection, bucket, prefix: uniqueName('object-store') });
+});
+after(async () => {
+  await cleanup(store);
+});
+
+test('openObjectStore opens s3:// and s3a:// URIs on the given connection', async () => {
+  const prefix = uniqueName('object-store');
+  for (const scheme of ['s3', 's3a']) {
+    const opened = openObjectStore(`${scheme}://${bucket}/${prefix}/`, connection);
+    assert.ok(opened instanceof S3ObjectStore);
+    assert.equal(opened.uri, `s3://${bucket}/${prefix}`);
+    await opened.put(`${scheme}-key`, new Uint8Array([1]));
+    opened.destroy();
+  }
+  const root = new S3ObjectStore({ ...connection, bucket, prefix });
+  const keys: string[] = [];
+  for await (const meta of root.list('')) keys.push(meta.key);
+  assert.deepEqual(keys, ['s3-key', 's3a-key']);
+  await root.deleteMany(keys);
+  root.destroy();
+});
+
+test('wrong credentials give STORAGE_ACCESS_DENIED, not retryable', async () => {
+  const denied = new S3ObjectStore({ ...connection, secretAccessKey: 'wrong-secret', bucket });
+  try {
+    await assert.rejects(denied.get('any/key'), { code: 'STORAGE_ACCESS_DENIED', retryable: false });
+    await assert.rejects(denied.put('any/key', new Uint8Array([1])), { code: 'STORAGE_ACCESS_DENIED' });
+  } finally {
+    denied.destroy();
+  }
+});
+
+test('a missing bucket gives STORAGE_BUCKET_NOT_FOUND', async () => {
+  const missing = new S3ObjectStore({ ...connection, bucket: uniqueName('no-such-bucket') });
+  try {
+    await assert.rejects(missing.get('k'), { code: 'STORAGE_BUCKET_NOT_FOUND', retryable: false });
+    await assert.rejects(missing.put('k', new Uint8Array([1])), { code: 'STORAGE_BUCKET_NOT_FOUND' });
+  } finally {
+    missing.destroy();
+  }
+});
+
+test('an unreachable endpoint gives STORAGE_UNAVAILABLE, retryable', async () => {
+  // Port 9 (discard) on loopback: nothing listens, the connection is refused at once.
+  const offline = new S3ObjectStore({ ...connection, endpoint: 'http://127.0.0.1:9', bucket });
+  try {
+    await assert.rejects(offline.stat('k'), { code: 'STORAGE_UNAVAILABLE', retryable: true });
+  } finally {
+    offline.destroy();
+  }
+});
+
+test('a large body goes up in parts of the configured size; a failed one leaves no upload behind', async () => {
+  const prefix = uniqueName('mpu');
+  const key = `${prefix}/big`;
+  await store.put(key, new Uint8Array(16 * MiB));
+  // A multipart object's ETag ends in -<parts>: 16 MiB in 5 MiB parts is 4 parts.
+  const raw = rawClient();
+  try {
+    const head = await raw.send(new HeadObjectCommand({ Bucket: bucket, Key: `${store.uri.slice(`s3://${bucket}/`.length)}/${key}` }));
+    assert.match(head.ETag ?? '', /-4"$/);
+    async function* failing(): AsyncGenerator<Uint8Array> {
+      yield new Uint8Array(11 * MiB);
+      throw new Error('source broke');
+    }
+    await assert.rejects(store.put(`${prefix}/failed`, failing()));
+    const uploads = await raw.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: store.uri.slice(`s3://${bucket}/`.length) }));
+    assert.deepEqual(uploads.Uploads ?? [], []);
+  } finally {
+    raw.destroy();
+  }
+});
