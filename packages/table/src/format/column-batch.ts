@@ -1,0 +1,290 @@
+/**
+ * A batch of rows held column by column: the unit the write path moves (source → partition and
+ * bucket split → key sort → Parquet encoder) and the read path returns. It plays the role of
+ * Paimon's columnar batch (org.apache.paimon.data.columnar.ColumnarRow / VectorizedColumnBatch):
+ * typed arrays where the type allows, so the encoder and the statistics read whole columns
+ * instead of row objects.
+ *
+ * Storage per type (values are the internal values of spec/types.ts):
+ *
+ *   BOOLEAN                              bool     Uint8Array (0 / 1)
+ *   TINYINT, SMALLINT, INT, DATE, TIME   int32    Int32Array
+ *   BIGINT, DECIMAL(p ≤ 18)              int64    BigInt64Array (decimals: the unscaled value)
+ *   FLOAT                                float32  Float32Array
+ *   DOUBLE                               float64  Float64Array
+ *   DECIMAL(p > 18)                      bigint   bigint[] (unscaled)
+ *   CHAR, VARCHAR                        string   string[]
+ *   BINARY, VARBINARY                    binary   Uint8Array[]
+ *   TIMESTAMP, TIMESTAMP_LTZ             timestamp  millis Float64Array + nanoOfMillis Int32Array
+ *
+ * `validity` is undefined when every row is non-null; otherwise validity[i] is 1 for a value and 0
+ * for null. The value slot of a null row holds a placeholder (0, '', empty bytes) and means nothing.
+ */
+import type { DataType, InternalRow, InternalValue, RowType, Timestamp } from '../spec/types.ts';
+
+export type ColumnData =
+  | { readonly kind: 'bool'; readonly values: Uint8Array }
+  | { readonly kind: 'int32'; readonly values: Int32Array }
+  | { readonly kind: 'int64'; readonly values: BigInt64Array }
+  | { readonly kind: 'float32'; readonly values: Float32Array }
+  | { readonly kind: 'float64'; readonly values: Float64Array }
+  | { readonly kind: 'bigint'; readonly values: bigint[] }
+  | { readonly kind: 'string'; readonly values: string[] }
+  | { readonly kind: 'binary'; readonly values: Uint8Array[] }
+  | { readonly kind: 'timestamp'; readonly millis: Float64Array; readonly nanos: Int32Array };
+
+export type ColumnKind = ColumnData['kind'];
+
+export type Column = ColumnData & {
+  /** undefined: no nulls. Otherwise 1 = value, 0 = null, one byte per row. */
+  readonly validity: Uint8Array | undefined;
+};
+
+export interface ColumnBatch {
+  readonly rowType: RowType;
+  readonly length: number;
+  readonly columns: readonly Column[];
+}
+
+/** Which storage a column of this type uses. */
+export function columnKindOf(type: DataType): ColumnKind {
+  switch (type.root) {
+    case 'BOOLEAN':
+      return 'bool';
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT':
+    case 'DATE':
+    case 'TIME':
+      return 'int32';
+    case 'BIGINT':
+      return 'int64';
+    case 'DECIMAL':
+      return type.precision <= 18 ? 'int64' : 'bigint';
+    case 'FLOAT':
+      return 'float32';
+    case 'DOUBLE':
+      return 'float64';
+    case 'CHAR':
+    case 'VARCHAR':
+      return 'string';
+    case 'BINARY':
+    case 'VARBINARY':
+      return 'binary';
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
+      return 'timestamp';
+  }
+}
+
+const EMPTY_BYTES = new Uint8Array(0);
+
+/** An all-placeholder column of `length` rows, to be filled in place. */
+export function allocateColumn(type: DataType, length: number, validity?: Uint8Array): Column {
+  const base = { validity };
+  switch (columnKindOf(type)) {
+    case 'bool':
+      return { ...base, kind: 'bool', values: new Uint8Array(length) };
+    case 'int32':
+      return { ...base, kind: 'int32', values: new Int32Array(length) };
+    case 'int64':
+      return { ...base, kind: 'int64', values: new BigInt64Array(length) };
+    case 'float32':
+      return { ...base, kind: 'float32', values: new Float32Array(length) };
+    case 'float64':
+      return { ...base, kind: 'float64', values: new Float64Array(length) };
+    case 'bigint':
+      return { ...base, kind: 'bigint', values: new Array<bigint>(length).fill(0n) };
+    case 'string':
+      return { ...base, kind: 'string', values: new Array<string>(length).fill('') };
+    case 'binary':
+      return { ...base, kind: 'binary', values: new Array<Uint8Array>(length).fill(EMPTY_BYTES) };
+    case 'timestamp':
+      return { ...base, kind: 'timestamp', millis: new Float64Array(length), nanos: new Int32Array(length) };
+  }
+}
+
+export function isNullAt(column: Column, row: number): boolean {
+  return column.validity !== undefined && column.validity[row] === 0;
+}
+
+/** The internal value at `row` (null for a null row). For tests, errors and small paths. */
+export function valueAt(column: Column, row: number): InternalValue {
+  if (isNullAt(column, row)) return null;
+  switch (column.kind) {
+    case 'bool':
+      return column.values[row] === 1;
+    case 'timestamp':
+      return { epochMillis: column.millis[row] ?? 0, nanoOfMillis: column.nanos[row] ?? 0 };
+    default:
+      return column.values[row] ?? null;
+  }
+}
+
+/** Writes `value` into a column allocated by allocateColumn; the caller vouches for its type. */
+function setValue(column: Column, row: number, value: InternalValue): void {
+  switch (column.kind) {
+    case 'bool':
+      column.values[row] = value === true ? 1 : 0;
+      return;
+    case 'int32':
+    case 'float32':
+    case 'float64':
+      column.values[row] = value as number;
+      return;
+    case 'int64':
+    case 'bigint':
+      column.values[row] = value as bigint;
+      return;
+    case 'string':
+      column.values[row] = value as string;
+      return;
+    case 'binary':
+      column.values[row] = value as Uint8Array;
+      return;
+    case 'timestamp': {
+      const ts = value as Timestamp;
+      column.millis[row] = ts.epochMillis;
+      column.nanos[row] = ts.nanoOfMillis;
+      return;
+    }
+  }
+}
+
+/** Builds a batch from rows (field order). Values must already be the internal values of their type. */
+export function batchFromRows(rowType: RowType, rows: readonly InternalRow[]): ColumnBatch {
+  const length = rows.length;
+  const columns = rowType.fields.map((field, f) => {
+    let validity: Uint8Array | undefined;
+    for (let r = 0; r < length; r++) {
+      if ((rows[r]?.[f] ?? null) === null) {
+        validity ??= new Uint8Array(length).fill(1);
+        validity[r] = 0;
+      }
+    }
+    const column = allocateColumn(field.type, length, validity);
+    for (let r = 0; r < length; r++) {
+      const value = rows[r]?.[f] ?? null;
+      if (value !== null) setValue(column, r, value);
+    }
+    return column;
+  });
+  return { rowType, length, columns };
+}
+
+/** The rows of a batch, in order. */
+export function rowsFromBatch(batch: ColumnBatch): InternalValue[][] {
+  const rows: InternalValue[][] = [];
+  for (let r = 0; r < batch.length; r++) rows.push(batch.columns.map((column) => valueAt(column, r)));
+  return rows;
+}
+
+/** A new column holding the rows `indices` of `column`, in that order (select and permute). */
+export function takeColumn(column: Column, indices: ArrayLike<number>): Column {
+  const n = indices.length;
+  let validity: Uint8Array | undefined;
+  if (column.validity !== undefined) {
+    const source = column.validity;
+    validity = new Uint8Array(n);
+    let nulls = 0;
+    for (let i = 0; i < n; i++) {
+      const v = source[indices[i] as number] as number;
+      validity[i] = v;
+      nulls += 1 - v;
+    }
+    if (nulls === 0) validity = undefined;
+  }
+  switch (column.kind) {
+    case 'timestamp': {
+      const millis = new Float64Array(n);
+      const nanos = new Int32Array(n);
+      for (let i = 0; i < n; i++) {
+        const j = indices[i] as number;
+        millis[i] = column.millis[j] as number;
+        nanos[i] = column.nanos[j] as number;
+      }
+      return { kind: 'timestamp', millis, nanos, validity };
+    }
+    case 'bool':
+      return { kind: 'bool', values: gather(column.values, new Uint8Array(n), indices), validity };
+    case 'int32':
+      return { kind: 'int32', values: gather(column.values, new Int32Array(n), indices), validity };
+    case 'int64':
+      return { kind: 'int64', values: gather(column.values, new BigInt64Array(n), indices), validity };
+    case 'float32':
+      return { kind: 'float32', values: gather(column.values, new Float32Array(n), indices), validity };
+    case 'float64':
+      return { kind: 'float64', values: gather(column.values, new Float64Array(n), indices), validity };
+    case 'bigint':
+      return { kind: 'bigint', values: gather(column.values, new Array<bigint>(n), indices), validity };
+    case 'string':
+      return { kind: 'string', values: gather(column.values, new Array<string>(n), indices), validity };
+    case 'binary':
+      return { kind: 'binary', values: gather(column.values, new Array<Uint8Array>(n), indices), validity };
+  }
+}
+
+interface Indexed<T> {
+  [index: number]: T;
+  readonly length: number;
+}
+
+function gather<T, A extends Indexed<T>>(source: Indexed<T>, target: A, indices: ArrayLike<number>): A {
+  for (let i = 0; i < indices.length; i++) target[i] = source[indices[i] as number] as T;
+  return target;
+}
+
+/** A new batch of the rows `indices` of `batch`, in that order (partition/bucket split, key sort). */
+export function takeRows(batch: ColumnBatch, indices: ArrayLike<number>): ColumnBatch {
+  return { rowType: batch.rowType, length: indices.length, columns: batch.columns.map((c) => takeColumn(c, indices)) };
+}
+
+/** Rows [start, end) of a batch. Typed arrays are views (no copy); arrays are copied. */
+export function sliceBatch(batch: ColumnBatch, start: number, end: number): ColumnBatch {
+  if (start === 0 && end === batch.length) return batch;
+  const columns = batch.columns.map((column): Column => {
+    const validity = column.validity?.subarray(start, end);
+    switch (column.kind) {
+      case 'timestamp':
+        return { kind: 'timestamp', millis: column.millis.subarray(start, end), nanos: column.nanos.subarray(start, end), validity };
+      case 'bool':
+        return { kind: 'bool', values: column.values.subarray(start, end), validity };
+      case 'int32':
+        return { kind: 'int32', values: column.values.subarray(start, end), validity };
+      case 'int64':
+        return { kind: 'int64', values: column.values.subarray(start, end), validity };
+      case 'float32':
+        return { kind: 'float32', values: column.values.subarray(start, end), validity };
+      case 'float64':
+        return { kind: 'float64', values: column.values.subarray(start, end), validity };
+      case 'bigint':
+        return { kind: 'bigint', values: column.values.slice(start, end), validity };
+      case 'string':
+        return { kind: 'string', values: column.values.slice(start, end), validity };
+      case 'binary':
+        return { kind: 'binary', values: column.values.slice(start, end), validity };
+    }
+  });
+  return { rowType: batch.rowType, length: end - start, columns };
+}
+
+/** Row indices grouped by a per-row group id (e.g. bucket): ids[i] in [0, groups). Stable order. */
+export function groupRows(ids: ArrayLike<number>, groups: number): Int32Array[] {
+  const counts = new Int32Array(groups);
+  for (let i = 0; i < ids.length; i++) counts[ids[i] as number]! += 1;
+  const out = Array.from(counts, (count) => new Int32Array(count));
+  const fill = new Int32Array(groups);
+  for (let i = 0; i < ids.length; i++) {
+    const g = ids[i] as number;
+    (out[g] as Int32Array)[fill[g]!++] = i;
+  }
+  return out;
+}
+
+/** Concatenates batches of one row type (small paths and tests). */
+export function concatBatches(rowType: RowType, batches: readonly ColumnBatch[]): ColumnBatch {
+  const length = batches.reduce((n, b) => n + b.length, 0);
+  const rows: InternalValue[][] = [];
+  for (const batch of batches) rows.push(...rowsFromBatch(batch));
+  return length === 0 ? { rowType, length: 0, columns: rowType.fields.map((f) => allocateColumn(f.type, 0)) } : batchFromRows(rowType, rows);
+}
