@@ -38,10 +38,10 @@ export const SyncSourceSpec = z.discriminatedUnion('kind', [GeneratorSourceSpec,
 export type SyncSourceSpec = z.infer<typeof SyncSourceSpec>;
 
 /** One generator shard: its index among `count`. */
-export interface GeneratorShard {
+export type GeneratorShard = {
   readonly index: number;
   readonly count: number;
-}
+};
 
 export function generatorShardId(index: number): string {
   return `shard-${String(index).padStart(5, '0')}`;

@@ -1,0 +1,24 @@
+/**
+ * The worker's error codes. A shard job that throws a non-retryable one fails for good
+ * (BullMQ UnrecoverableError) and votes NO for its sync; a retryable one is retried with backoff.
+ */
+import { defineErrorCatalogue } from '@tributary/protocol';
+
+export const workerErrors = defineErrorCatalogue({
+  SOURCE_ROW_INVALID: {
+    retryable: false,
+    summary: 'A source row has a value that cannot be converted to its column (context: shard, position, column).',
+  },
+  SOURCE_SCHEMA_MISMATCH: {
+    retryable: false,
+    summary: 'The source has no column for a non-nullable table column, or the names do not match the table.',
+  },
+  SOURCE_SPEC_INVALID: { retryable: false, summary: 'The source or shard description in the job is not valid.' },
+  SYNC_NOT_ACCEPTING: {
+    retryable: false,
+    summary: 'The sync left PREPARING (aborted or committing) while this shard ran; the attempt stopped.',
+  },
+  SHARD_JOB_INVALID: { retryable: false, summary: 'The write-shard job data does not match its schema.' },
+});
+
+export type WorkerErrorCode = keyof typeof workerErrors;
