@@ -6,6 +6,14 @@ source "$(dirname "$0")/lib.sh"
 PORT="${TRIBUTARY_POSTGRES_PORT:-5440}"
 DIR="$DATA/postgres"
 SOCKDIR="$RUN/postgres"
+# Run as root, the server runs as `postgres`, which must be able to reach its directories. When the
+# repository sits under a private home (a 0700 /root, say) it cannot, so the cluster then lives in a
+# directory of its own under /var/tmp, one per data directory.
+if [[ $(id -u) -eq 0 ]] && id postgres >/dev/null 2>&1 && ! runuser -u postgres -- test -x "$DATA"; then
+  private="/var/tmp/tributary-postgres-$(printf '%s' "$DATA" | md5sum | cut -c1-12)"
+  DIR="$private/data"
+  SOCKDIR="$private/run"
+fi
 USER_NAME="${TRIBUTARY_POSTGRES_USER:-tributary}"
 PASSWORD="${TRIBUTARY_POSTGRES_PASSWORD:-tributary}"
 
@@ -24,6 +32,7 @@ start() {
   local bin; bin=$(pg_bin)
   mkdir -p "$DIR" "$SOCKDIR"
   [[ $(id -u) -eq 0 ]] && chown postgres:postgres "$DIR" "$SOCKDIR" && chmod 700 "$DIR"
+  [[ $DIR == "$DATA/postgres" ]] || log "postgres cannot reach $DATA; its cluster lives in $(dirname "$DIR")"
   if ping; then log "postgres already running on 127.0.0.1:$PORT"; else
     if [[ ! -f $DIR/PG_VERSION ]]; then
       log "initialising a PostgreSQL cluster in $DIR"
