@@ -54,6 +54,8 @@ export interface DataField {
   readonly name: string;
   readonly type: DataType;
   readonly description?: string;
+  /** Java's `defaultValue` (a SQL literal as text), kept so a schema read and re-written is unchanged. */
+  readonly defaultValue?: string;
 }
 
 /** org.apache.paimon.types.RowType: the fields of a table or of a key. */
