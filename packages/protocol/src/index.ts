@@ -3,31 +3,38 @@ export {
   defineErrorCatalogue,
   errorFrom,
   isTributaryError,
+  protocolError,
+  protocolErrors,
   toErrorData,
   type ErrorCatalogue,
   type ErrorContext,
   type ErrorData,
   type ErrorSpec,
+  type ProtocolErrorCode,
 } from './errors.ts';
 export {
-  ErrorDataSchema,
-  ShardAttempt,
-  ShardId,
-  SYNC_QUEUES,
-  SyncCommitJob,
-  SyncId,
-  SyncShardJob,
-  SyncShardResult,
-  SyncTableRef,
-  stagedBlobKey,
-  syncRedisKeys,
-  syncStagingPrefix,
-} from './sync-schemas.ts';
+  EMPTY_COMPACT_INCREMENT,
+  EMPTY_DATA_INCREMENT,
+  FileSource,
+  fileEntryCount,
+  splitCommitMessage,
+  type CommitMessage,
+  type CompactIncrement,
+  type DataIncrement,
+  type DeletionVectorMeta,
+  type FileMeta,
+  type GlobalIndexMeta,
+  type IndexFileMeta,
+  type SimpleStats,
+} from './commit-message.ts';
+export { decodeCommitMessage, encodeCommitMessage } from './commit-message-codec.ts';
+export { PAIMON_COMMIT_MESSAGE_VERSION, type BlobExpectation, type BlobHeader } from './blob-header.ts';
 export {
-  FilesSourceSpec,
-  GeneratorSourceSpec,
-  SyncSourceSpec,
-  generatorShardId,
-  planGeneratorShards,
-  type GeneratorShard,
-} from './sync-sources.ts';
+  BLOB_MAGIC,
+  DEFAULT_BLOB_LIMITS,
+  ENVELOPE_VERSION,
+  READABLE_ENVELOPE_VERSIONS,
+  type BlobLimits,
+} from './envelope.ts';
+export { decodeBlob, encodeBlob, type DecodedBlob } from './blob.ts';
+export { decodeBlobStream, encodeBlobStream, type BlobStream, type EncodeStreamOptions } from './blob-stream.ts';

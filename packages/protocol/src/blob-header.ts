@@ -1,0 +1,123 @@
+/**
+ * The blob header: who wrote the blob and for what. The coordinator compares it with the sync's
+ * plan before it trusts a single file entry (coordinator-anchors, S3A `PendingSet.validate()`:
+ * check every identifying field, strictly).
+ *
+ * No Paimon counterpart: Paimon's CommitMessageSerializer keeps its version outside the bytes,
+ * which is exactly what this header and the envelope around it fix.
+ */
+import { tributary } from './generated/commit-message.js';
+import { protocolError } from './errors.ts';
+import { fromLong, toLong } from './int64.ts';
+import { type Fail, checkString, failWith, isInt32 } from './checks.ts';
+
+/** The Paimon CommitMessageSerializer version whose DataFileMeta field set the messages carry. */
+export const PAIMON_COMMIT_MESSAGE_VERSION = 13;
+
+export interface BlobHeader {
+  readonly syncId: string;
+  readonly shardId: string;
+  /** The BullMQ attempt that wrote the blob (1 for the first). */
+  readonly attempt: number;
+  /** The table's path inside the warehouse, e.g. "db.db/orders". */
+  readonly tablePath: string;
+  readonly schemaId: bigint;
+  /** `PAIMON_COMMIT_MESSAGE_VERSION` of the writer. */
+  readonly paimonFormatVersion: number;
+  /** The Tributary release that wrote the blob. */
+  readonly tributaryVersion: string;
+  /** When the blob was written, epoch millis (UTC). */
+  readonly creationTimeMillis: bigint;
+  /** Totals over the blob's new data files. */
+  readonly rowCount: bigint;
+  readonly byteCount: bigint;
+  readonly fileCount: bigint;
+}
+
+/** What the coordinator knows from its plan; `decodeBlob` refuses a blob that disagrees. */
+export interface BlobExpectation {
+  readonly syncId: string;
+  readonly shardId: string;
+  readonly tablePath: string;
+  readonly schemaId: bigint;
+  /** The accepted attempt, when the caller has already chosen one. */
+  readonly attempt?: number;
+}
+
+export function encodeBlobHeader(header: BlobHeader): Uint8Array {
+  checkHeader(header, failWith('BLOB_VALUE_OUT_OF_RANGE', { part: 'header' }));
+  return tributary.protocol.BlobHeader.encode({
+    syncId: header.syncId,
+    shardId: header.shardId,
+    attempt: header.attempt,
+    tablePath: header.tablePath,
+    schemaId: toLong(header.schemaId, 'schemaId'),
+    paimonFormatVersion: header.paimonFormatVersion,
+    tributaryVersion: header.tributaryVersion,
+    creationTimeMillis: toLong(header.creationTimeMillis, 'creationTimeMillis'),
+    rowCount: toLong(header.rowCount, 'rowCount'),
+    byteCount: toLong(header.byteCount, 'byteCount'),
+    fileCount: toLong(header.fileCount, 'fileCount'),
+  }).finish();
+}
+
+export function decodeBlobHeader(bytes: Uint8Array): BlobHeader {
+  let w: tributary.protocol.BlobHeader;
+  try {
+    w = tributary.protocol.BlobHeader.decode(bytes);
+  } catch (cause) {
+    throw protocolError('BLOB_HEADER_INVALID', 'the blob header is not a valid protobuf BlobHeader', {
+      reason: cause instanceof Error ? cause.message : String(cause),
+    }, { cause });
+  }
+  const header: BlobHeader = {
+    syncId: w.syncId,
+    shardId: w.shardId,
+    attempt: w.attempt,
+    tablePath: w.tablePath,
+    schemaId: fromLong(w.schemaId),
+    paimonFormatVersion: w.paimonFormatVersion,
+    tributaryVersion: w.tributaryVersion,
+    creationTimeMillis: fromLong(w.creationTimeMillis),
+    rowCount: fromLong(w.rowCount),
+    byteCount: fromLong(w.byteCount),
+    fileCount: fromLong(w.fileCount),
+  };
+  checkHeader(header, failWith('BLOB_HEADER_INVALID'));
+  return header;
+}
+
+function checkHeader(h: BlobHeader, fail: Fail): void {
+  checkString(h.syncId, 'syncId', fail, true);
+  checkString(h.shardId, 'shardId', fail, true);
+  checkString(h.tablePath, 'tablePath', fail, true);
+  checkString(h.tributaryVersion, 'tributaryVersion', fail, false);
+  if (!isInt32(h.attempt, 1)) fail('attempt', 'not a positive int32');
+  if (!isInt32(h.paimonFormatVersion, 1)) fail('paimonFormatVersion', 'not a positive int32');
+  for (const field of ['schemaId', 'rowCount', 'byteCount', 'fileCount', 'creationTimeMillis'] as const) {
+    const value = h[field];
+    if (typeof value !== 'bigint' || value < 0n || BigInt.asIntN(64, value) !== value) {
+      fail(field, 'not a non-negative int64 bigint');
+    }
+  }
+}
+
+/** Throws BLOB_HEADER_MISMATCH naming the first field that differs from the plan. */
+export function checkExpectation(header: BlobHeader, expect: BlobExpectation): void {
+  const pairs: [string, unknown, unknown][] = [
+    ['syncId', expect.syncId, header.syncId],
+    ['shardId', expect.shardId, header.shardId],
+    ['tablePath', expect.tablePath, header.tablePath],
+    ['schemaId', expect.schemaId, header.schemaId],
+  ];
+  if (expect.attempt !== undefined) pairs.push(['attempt', expect.attempt, header.attempt]);
+  for (const [field, expected, actual] of pairs) {
+    if (expected !== actual) {
+      throw protocolError('BLOB_HEADER_MISMATCH', `blob ${field} is ${String(actual)}, expected ${String(expected)}`, {
+        field,
+        expected: String(expected),
+        actual: String(actual),
+      });
+    }
+  }
+}

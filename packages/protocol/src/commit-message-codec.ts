@@ -1,0 +1,372 @@
+/**
+ * CommitMessage ↔ protobuf (proto/commit_message.proto): the one place where the wire shape
+ * meets the domain shape (commit-message.ts). Both directions run the same domain checks, so
+ * `encodeCommitMessage` refuses exactly what `decodeCommitMessage` would reject, and every
+ * accepted message round-trips exactly.
+ *
+ * Mirrors what Paimon's `CommitMessageSerializer` carries (version 13), in protobuf instead of
+ * nested BinaryRows; the envelope (blob.ts) carries the version *inside* the bytes, which Paimon's
+ * serializer does not.
+ */
+import type Long from 'long';
+import { tributary } from './generated/commit-message.js';
+import { protocolError } from './errors.ts';
+import { fromLong, toLong } from './int64.ts';
+import { type Fail, checkBinaryRow, checkString, failWith, isInt32 } from './checks.ts';
+import type {
+  CommitMessage,
+  CompactIncrement,
+  DataIncrement,
+  DeletionVectorMeta,
+  FileMeta,
+  GlobalIndexMeta,
+  IndexFileMeta,
+  SimpleStats,
+} from './commit-message.ts';
+
+const wire = tributary.protocol;
+type W = typeof wire;
+type Props<K extends keyof W> = W[K] extends { encode(m: infer P, ...rest: never[]): unknown } ? P : never;
+
+/** Encodes one message. Throws BLOB_VALUE_OUT_OF_RANGE for a value outside its domain. */
+export function encodeCommitMessage(message: CommitMessage): Uint8Array {
+  return wire.CommitMessage.encode(commitMessageToWire(message, failWith('BLOB_VALUE_OUT_OF_RANGE'))).finish();
+}
+
+/** Decodes one message. Throws BLOB_MESSAGE_INVALID for bytes that are not a valid message. */
+export function decodeCommitMessage(bytes: Uint8Array, index = 0): CommitMessage {
+  let decoded: tributary.protocol.CommitMessage;
+  try {
+    decoded = wire.CommitMessage.decode(bytes);
+  } catch (cause) {
+    // protobufjs throws plain Errors (index out of range, invalid wire type, bad UTF-8, depth).
+    throw protocolError('BLOB_MESSAGE_INVALID', `message ${index} is not a valid protobuf CommitMessage`, {
+      index,
+      reason: cause instanceof Error ? cause.message : String(cause),
+    }, { cause });
+  }
+  return commitMessageFromWire(decoded, failWith('BLOB_MESSAGE_INVALID', { index }));
+}
+
+// --- domain → wire ---------------------------------------------------------------------------
+
+function commitMessageToWire(m: CommitMessage, fail: Fail): Props<'CommitMessage'> {
+  checkBinaryRow(m.partition, 'partition', fail);
+  checkIntField(m.bucket, 'bucket', fail);
+  if (m.totalBuckets !== null) checkIntField(m.totalBuckets, 'totalBuckets', fail);
+  const d = m.dataIncrement;
+  const c = m.compactIncrement;
+  return {
+    partition: m.partition,
+    bucket: m.bucket,
+    totalBuckets: m.totalBuckets,
+    dataIncrement: {
+      newFiles: filesToWire(d.newFiles, 'dataIncrement.newFiles', fail),
+      deletedFiles: filesToWire(d.deletedFiles, 'dataIncrement.deletedFiles', fail),
+      changelogFiles: filesToWire(d.changelogFiles, 'dataIncrement.changelogFiles', fail),
+      newIndexFiles: indexFilesToWire(d.newIndexFiles, 'dataIncrement.newIndexFiles', fail),
+      deletedIndexFiles: indexFilesToWire(d.deletedIndexFiles, 'dataIncrement.deletedIndexFiles', fail),
+    },
+    compactIncrement: {
+      compactBefore: filesToWire(c.compactBefore, 'compactIncrement.compactBefore', fail),
+      compactAfter: filesToWire(c.compactAfter, 'compactIncrement.compactAfter', fail),
+      changelogFiles: filesToWire(c.changelogFiles, 'compactIncrement.changelogFiles', fail),
+      newIndexFiles: indexFilesToWire(c.newIndexFiles, 'compactIncrement.newIndexFiles', fail),
+      deletedIndexFiles: indexFilesToWire(c.deletedIndexFiles, 'compactIncrement.deletedIndexFiles', fail),
+    },
+  };
+}
+
+function filesToWire(files: readonly FileMeta[], path: string, fail: Fail): Props<'DataFileMeta'>[] {
+  return files.map((f, i) => fileToWire(f, `${path}[${i}]`, fail));
+}
+
+function fileToWire(f: FileMeta, path: string, fail: Fail): Props<'DataFileMeta'> {
+  checkFileMeta(f, path, fail);
+  return {
+    fileName: f.fileName,
+    fileSize: long(f.fileSize, path, 'fileSize', fail),
+    rowCount: long(f.rowCount, path, 'rowCount', fail),
+    minKey: f.minKey,
+    maxKey: f.maxKey,
+    keyStats: statsToWire(f.keyStats, `${path}.keyStats`, fail),
+    valueStats: statsToWire(f.valueStats, `${path}.valueStats`, fail),
+    minSequenceNumber: long(f.minSequenceNumber, path, 'minSequenceNumber', fail),
+    maxSequenceNumber: long(f.maxSequenceNumber, path, 'maxSequenceNumber', fail),
+    schemaId: long(f.schemaId, path, 'schemaId', fail),
+    level: f.level,
+    extraFiles: [...f.extraFiles],
+    creationTimeMillis: nullableLong(f.creationTimeMillis, path, 'creationTimeMillis', fail),
+    deleteRowCount: nullableLong(f.deleteRowCount, path, 'deleteRowCount', fail),
+    embeddedIndex: f.embeddedIndex,
+    fileSource: f.fileSource,
+    valueStatsCols: f.valueStatsCols === null ? undefined : { values: [...f.valueStatsCols] },
+    externalPath: f.externalPath,
+    firstRowId: nullableLong(f.firstRowId, path, 'firstRowId', fail),
+    writeCols: f.writeCols === null ? undefined : { values: [...f.writeCols] },
+    writeColsSequences:
+      f.writeColsSequences === null
+        ? undefined
+        : { values: f.writeColsSequences.map((v, i) => long(v, path, `writeColsSequences[${i}]`, fail)) },
+  };
+}
+
+function statsToWire(s: SimpleStats, path: string, fail: Fail): Props<'SimpleStats'> {
+  checkStats(s, path, fail);
+  if (s.nullCounts === null) return { minValues: s.minValues, maxValues: s.maxValues };
+  const values: Long[] = [];
+  const nullIndexes: number[] = [];
+  s.nullCounts.forEach((v, i) => {
+    if (v === null) nullIndexes.push(i);
+    values.push(long(v ?? 0n, path, `nullCounts[${i}]`, fail));
+  });
+  return { minValues: s.minValues, maxValues: s.maxValues, nullCounts: { values, nullIndexes } };
+}
+
+function indexFilesToWire(files: readonly IndexFileMeta[], path: string, fail: Fail): Props<'IndexFileMeta'>[] {
+  return files.map((f, i) => indexFileToWire(f, `${path}[${i}]`, fail));
+}
+
+function indexFileToWire(f: IndexFileMeta, path: string, fail: Fail): Props<'IndexFileMeta'> {
+  checkIndexFileMeta(f, path, fail);
+  const g = f.globalIndex;
+  return {
+    indexType: f.indexType,
+    fileName: f.fileName,
+    fileSize: long(f.fileSize, path, 'fileSize', fail),
+    rowCount: long(f.rowCount, path, 'rowCount', fail),
+    deletionVectorRanges:
+      f.deletionVectorRanges === null
+        ? undefined
+        : {
+            values: f.deletionVectorRanges.map((r, i) => ({
+              dataFileName: r.dataFileName,
+              offset: r.offset,
+              length: r.length,
+              cardinality: nullableLong(r.cardinality, path, `deletionVectorRanges[${i}].cardinality`, fail),
+            })),
+          },
+    externalPath: f.externalPath,
+    globalIndex:
+      g === null
+        ? undefined
+        : {
+            rowRangeStart: long(g.rowRangeStart, path, 'globalIndex.rowRangeStart', fail),
+            rowRangeEnd: long(g.rowRangeEnd, path, 'globalIndex.rowRangeEnd', fail),
+            indexFieldId: g.indexFieldId,
+            extraFieldIds: g.extraFieldIds === null ? undefined : { values: [...g.extraFieldIds] },
+            indexMeta: g.indexMeta,
+            sourceMeta: g.sourceMeta,
+          },
+  };
+}
+
+function long(value: bigint, path: string, field: string, fail: Fail): Long {
+  if (typeof value !== 'bigint' || BigInt.asIntN(64, value) !== value) fail(`${path}.${field}`, 'not an int64 bigint');
+  return toLong(value, field);
+}
+
+function nullableLong(value: bigint | null, path: string, field: string, fail: Fail): Long | null {
+  return value === null ? null : long(value, path, field, fail);
+}
+
+// --- wire → domain ---------------------------------------------------------------------------
+
+type WireFile = tributary.protocol.DataFileMeta;
+type WireIndexFile = tributary.protocol.IndexFileMeta;
+
+function commitMessageFromWire(w: tributary.protocol.CommitMessage, fail: Fail): CommitMessage {
+  const d = (w.dataIncrement as tributary.protocol.DataIncrement | null) ?? new wire.DataIncrement();
+  const c = (w.compactIncrement as tributary.protocol.CompactIncrement | null) ?? new wire.CompactIncrement();
+  const dataIncrement: DataIncrement = {
+    newFiles: filesFromWire(d.newFiles, 'dataIncrement.newFiles', fail),
+    deletedFiles: filesFromWire(d.deletedFiles, 'dataIncrement.deletedFiles', fail),
+    changelogFiles: filesFromWire(d.changelogFiles, 'dataIncrement.changelogFiles', fail),
+    newIndexFiles: indexFilesFromWire(d.newIndexFiles, 'dataIncrement.newIndexFiles', fail),
+    deletedIndexFiles: indexFilesFromWire(d.deletedIndexFiles, 'dataIncrement.deletedIndexFiles', fail),
+  };
+  const compactIncrement: CompactIncrement = {
+    compactBefore: filesFromWire(c.compactBefore, 'compactIncrement.compactBefore', fail),
+    compactAfter: filesFromWire(c.compactAfter, 'compactIncrement.compactAfter', fail),
+    changelogFiles: filesFromWire(c.changelogFiles, 'compactIncrement.changelogFiles', fail),
+    newIndexFiles: indexFilesFromWire(c.newIndexFiles, 'compactIncrement.newIndexFiles', fail),
+    deletedIndexFiles: indexFilesFromWire(c.deletedIndexFiles, 'compactIncrement.deletedIndexFiles', fail),
+  };
+  const message: CommitMessage = {
+    partition: copy(w.partition),
+    bucket: w.bucket,
+    totalBuckets: w.totalBuckets ?? null,
+    dataIncrement,
+    compactIncrement,
+  };
+  checkBinaryRow(message.partition, 'partition', fail);
+  return message;
+}
+
+function filesFromWire(files: WireFile[], path: string, fail: Fail): FileMeta[] {
+  return files.map((f, i) => fileFromWire(f, `${path}[${i}]`, fail));
+}
+
+function fileFromWire(w: WireFile, path: string, fail: Fail): FileMeta {
+  const file: FileMeta = {
+    fileName: w.fileName,
+    fileSize: fromLong(w.fileSize),
+    rowCount: fromLong(w.rowCount),
+    minKey: copy(w.minKey),
+    maxKey: copy(w.maxKey),
+    keyStats: statsFromWire(w.keyStats as tributary.protocol.SimpleStats | null, `${path}.keyStats`, fail),
+    valueStats: statsFromWire(w.valueStats as tributary.protocol.SimpleStats | null, `${path}.valueStats`, fail),
+    minSequenceNumber: fromLong(w.minSequenceNumber),
+    maxSequenceNumber: fromLong(w.maxSequenceNumber),
+    schemaId: fromLong(w.schemaId),
+    level: w.level,
+    extraFiles: [...w.extraFiles],
+    creationTimeMillis: nullableFromLong(w.creationTimeMillis),
+    deleteRowCount: nullableFromLong(w.deleteRowCount),
+    embeddedIndex: w.embeddedIndex === null ? null : copy(w.embeddedIndex),
+    fileSource: w.fileSource as FileMeta['fileSource'],
+    valueStatsCols: listOrNull(w.valueStatsCols as tributary.protocol.StringList | null),
+    externalPath: w.externalPath ?? null,
+    firstRowId: nullableFromLong(w.firstRowId),
+    writeCols: listOrNull(w.writeCols as tributary.protocol.StringList | null),
+    writeColsSequences: longsOrNull(w.writeColsSequences as tributary.protocol.LongList | null),
+  };
+  checkFileMeta(file, path, fail);
+  return file;
+}
+
+function statsFromWire(w: tributary.protocol.SimpleStats | null, path: string, fail: Fail): SimpleStats {
+  if (w === null) return fail(path, 'missing');
+  const stats: SimpleStats = {
+    minValues: copy(w.minValues),
+    maxValues: copy(w.maxValues),
+    nullCounts: nullCountsFromWire(w.nullCounts as tributary.protocol.NullCounts | null, path, fail),
+  };
+  checkStats(stats, path, fail);
+  return stats;
+}
+
+function nullCountsFromWire(w: tributary.protocol.NullCounts | null, path: string, fail: Fail): (bigint | null)[] | null {
+  if (w === null) return null;
+  const counts: (bigint | null)[] = w.values.map((v) => fromLong(v));
+  let previous = -1;
+  for (const i of w.nullIndexes) {
+    if (i <= previous || i >= counts.length || counts[i] !== 0n) fail(`${path}.nullCounts`, 'bad null index');
+    counts[i] = null;
+    previous = i;
+  }
+  return counts;
+}
+
+function indexFilesFromWire(files: WireIndexFile[], path: string, fail: Fail): IndexFileMeta[] {
+  return files.map((f, i) => indexFileFromWire(f, `${path}[${i}]`, fail));
+}
+
+function indexFileFromWire(w: WireIndexFile, path: string, fail: Fail): IndexFileMeta {
+  const ranges = w.deletionVectorRanges as tributary.protocol.DeletionVectorRanges | null;
+  const g = w.globalIndex as tributary.protocol.GlobalIndexMeta | null;
+  const file: IndexFileMeta = {
+    indexType: w.indexType,
+    fileName: w.fileName,
+    fileSize: fromLong(w.fileSize),
+    rowCount: fromLong(w.rowCount),
+    deletionVectorRanges:
+      ranges === null
+        ? null
+        : ranges.values.map(
+            (r): DeletionVectorMeta => ({
+              dataFileName: r.dataFileName,
+              offset: r.offset,
+              length: r.length,
+              cardinality: nullableFromLong(r.cardinality),
+            }),
+          ),
+    externalPath: w.externalPath ?? null,
+    globalIndex: g === null ? null : globalIndexFromWire(g),
+  };
+  checkIndexFileMeta(file, path, fail);
+  return file;
+}
+
+function globalIndexFromWire(g: tributary.protocol.GlobalIndexMeta): GlobalIndexMeta {
+  const extra = g.extraFieldIds as tributary.protocol.IntList | null;
+  return {
+    rowRangeStart: fromLong(g.rowRangeStart),
+    rowRangeEnd: fromLong(g.rowRangeEnd),
+    indexFieldId: g.indexFieldId,
+    extraFieldIds: extra === null ? null : [...extra.values],
+    indexMeta: g.indexMeta === null ? null : copy(g.indexMeta),
+    sourceMeta: g.sourceMeta === null ? null : copy(g.sourceMeta),
+  };
+}
+
+/** protobufjs hands out views into the blob; a copy lets the blob's buffer go. */
+function copy(bytes: Uint8Array): Uint8Array {
+  return Uint8Array.prototype.slice.call(bytes);
+}
+
+function nullableFromLong(value: Long | number | null): bigint | null {
+  return value === null ? null : fromLong(value);
+}
+
+function listOrNull(w: tributary.protocol.StringList | null): string[] | null {
+  return w === null ? null : [...w.values];
+}
+
+function longsOrNull(w: tributary.protocol.LongList | null): bigint[] | null {
+  return w === null ? null : w.values.map((v) => fromLong(v));
+}
+
+// --- domain checks (both directions) ---------------------------------------------------------
+
+function checkIntField(value: number, path: string, fail: Fail, min?: number): void {
+  if (!isInt32(value, min)) fail(path, `not an int32${min === undefined ? '' : ` >= ${min}`}`);
+}
+
+function checkNonNegative(value: bigint | null, path: string, fail: Fail): void {
+  if (value !== null && !(typeof value === 'bigint' && value >= 0n)) fail(path, 'must be a non-negative bigint');
+}
+
+function checkFileMeta(f: FileMeta, path: string, fail: Fail): void {
+  checkString(f.fileName, `${path}.fileName`, fail, true);
+  checkNonNegative(f.fileSize, `${path}.fileSize`, fail);
+  checkNonNegative(f.rowCount, `${path}.rowCount`, fail);
+  checkBinaryRow(f.minKey, `${path}.minKey`, fail);
+  checkBinaryRow(f.maxKey, `${path}.maxKey`, fail);
+  checkNonNegative(f.schemaId, `${path}.schemaId`, fail);
+  checkIntField(f.level, `${path}.level`, fail, 0);
+  f.extraFiles.forEach((s, i) => checkString(s, `${path}.extraFiles[${i}]`, fail, true));
+  checkNonNegative(f.deleteRowCount, `${path}.deleteRowCount`, fail);
+  if (f.deleteRowCount !== null && f.deleteRowCount > f.rowCount) fail(`${path}.deleteRowCount`, 'exceeds rowCount');
+  if (f.fileSource !== null && f.fileSource !== 0 && f.fileSource !== 1) fail(`${path}.fileSource`, 'not 0 or 1');
+  f.valueStatsCols?.forEach((s, i) => checkString(s, `${path}.valueStatsCols[${i}]`, fail, true));
+  if (f.externalPath !== null) checkString(f.externalPath, `${path}.externalPath`, fail, true);
+  checkNonNegative(f.firstRowId, `${path}.firstRowId`, fail);
+  f.writeCols?.forEach((s, i) => checkString(s, `${path}.writeCols[${i}]`, fail, true));
+}
+
+function checkStats(s: SimpleStats, path: string, fail: Fail): void {
+  checkBinaryRow(s.minValues, `${path}.minValues`, fail);
+  checkBinaryRow(s.maxValues, `${path}.maxValues`, fail);
+  s.nullCounts?.forEach((v, i) => checkNonNegative(v, `${path}.nullCounts[${i}]`, fail));
+}
+
+function checkIndexFileMeta(f: IndexFileMeta, path: string, fail: Fail): void {
+  checkString(f.indexType, `${path}.indexType`, fail, true);
+  checkString(f.fileName, `${path}.fileName`, fail, true);
+  checkNonNegative(f.fileSize, `${path}.fileSize`, fail);
+  checkNonNegative(f.rowCount, `${path}.rowCount`, fail);
+  if (f.externalPath !== null) checkString(f.externalPath, `${path}.externalPath`, fail, true);
+  f.deletionVectorRanges?.forEach((r, i) => {
+    const at = `${path}.deletionVectorRanges[${i}]`;
+    checkString(r.dataFileName, `${at}.dataFileName`, fail, true);
+    checkIntField(r.offset, `${at}.offset`, fail, 0);
+    checkIntField(r.length, `${at}.length`, fail, 0);
+    checkNonNegative(r.cardinality, `${at}.cardinality`, fail);
+  });
+  const g = f.globalIndex;
+  if (g !== null) {
+    checkIntField(g.indexFieldId, `${path}.globalIndex.indexFieldId`, fail);
+    g.extraFieldIds?.forEach((id, i) => checkIntField(id, `${path}.globalIndex.extraFieldIds[${i}]`, fail));
+  }
+}
