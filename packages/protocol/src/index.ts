@@ -38,3 +38,25 @@ export {
 } from './envelope.ts';
 export { decodeBlob, encodeBlob, type DecodedBlob } from './blob.ts';
 export { decodeBlobStream, encodeBlobStream, type BlobStream, type EncodeStreamOptions } from './blob-stream.ts';
+export {
+  ErrorDataSchema,
+  ShardAttempt,
+  ShardId,
+  SYNC_QUEUES,
+  SyncCommitJob,
+  SyncId,
+  SyncShardJob,
+  SyncShardResult,
+  SyncTableRef,
+  stagedBlobKey,
+  syncRedisKeys,
+  syncStagingPrefix,
+} from './sync-schemas.ts';
+export {
+  FilesSourceSpec,
+  GeneratorSourceSpec,
+  SyncSourceSpec,
+  generatorShardId,
+  planGeneratorShards,
+  type GeneratorShard,
+} from './sync-sources.ts';
