@@ -1,0 +1,91 @@
+/**
+ * Manifest files (`manifest/manifest-<uuid>-<n>`): Avro object container files of manifest
+ * entries, each adding or deleting one data file in one partition and bucket.
+ * Mirrors Java `org.apache.paimon.manifest.ManifestEntry` (its `SCHEMA`), `ManifestEntrySerializer`
+ * (`_VERSION` = 2 first, via `VersionedObjectSerializer`) and `FileKind`.
+ *
+ * Paimon master's `ManifestAvroReader` reads the six top-level fields by position with fixed
+ * types, so we write exactly `_VERSION, _KIND, _PARTITION, _BUCKET, _TOTAL_BUCKETS, _FILE`.
+ */
+
+import { errorFrom } from '@tributary/protocol';
+import { tableErrors } from '../errors.ts';
+import type { AvroSchema } from './avro.ts';
+import { readAvroFile, writeAvroFile, type AvroWriteOptions } from './avro-container.ts';
+import { dataFileMetaFromAvro, dataFileMetaSchema, dataFileMetaToAvro, type DataFileMeta } from './data-file-meta.ts';
+import {
+  AVRO_ROOT_NAME, AVRO_ROOT_NAMESPACE, asRecord, checkVersion, requiredBytes, requiredField, requiredInt,
+} from './manifest-avro.ts';
+
+/** `ManifestEntrySerializer.getVersion()`. */
+export const MANIFEST_ENTRY_VERSION = 2;
+
+/** Java `FileKind`: byte 0 = ADD, 1 = DELETE. */
+export type FileKind = 'ADD' | 'DELETE';
+
+export interface ManifestEntry {
+  readonly kind: FileKind;
+  /** Arity-prefixed BinaryRow of the partition values (arity 0 for an unpartitioned table). */
+  readonly partition: Uint8Array;
+  readonly bucket: number;
+  /** The table's bucket count when written: N for fixed buckets, -1 for bucket-unaware tables. */
+  readonly totalBuckets: number;
+  readonly file: DataFileMeta;
+}
+
+/** The Avro schema Java writes for a manifest file (`AvroSchemaConverter` on `MANIFEST_ROW_TYPE`). */
+export const MANIFEST_ENTRY_SCHEMA: AvroSchema = {
+  type: 'record',
+  name: AVRO_ROOT_NAME,
+  namespace: AVRO_ROOT_NAMESPACE,
+  fields: [
+    requiredField('_VERSION', 'int'),
+    requiredField('_KIND', 'int'),
+    requiredField('_PARTITION', 'bytes'),
+    requiredField('_BUCKET', 'int'),
+    requiredField('_TOTAL_BUCKETS', 'int'),
+    requiredField('_FILE', dataFileMetaSchema(`${AVRO_ROOT_NAME}__FILE`)),
+  ],
+};
+
+const KINDS: readonly FileKind[] = ['ADD', 'DELETE'];
+
+/** Encodes a manifest file: zstandard level 1 by default, as Paimon's `manifest.compression=zstd`. */
+export function encodeManifestFile(entries: Iterable<ManifestEntry>, options?: AvroWriteOptions): Uint8Array {
+  const records = Array.from(entries, (entry) => ({
+    _VERSION: MANIFEST_ENTRY_VERSION,
+    _KIND: KINDS.indexOf(entry.kind),
+    _PARTITION: entry.partition,
+    _BUCKET: entry.bucket,
+    _TOTAL_BUCKETS: entry.totalBuckets,
+    _FILE: dataFileMetaToAvro(entry.file),
+  }));
+  return writeAvroFile(MANIFEST_ENTRY_SCHEMA, records, options);
+}
+
+/**
+ * Decodes a manifest file written by Paimon Java, pypaimon or us, with the writer's schema from
+ * its header: older files without the newer nullable fields read them as null.
+ */
+export function decodeManifestFile(bytes: Uint8Array): ManifestEntry[] {
+  return readAvroFile(bytes).records.map((value, i) => {
+    const path = `manifest entry ${i}`;
+    const record = asRecord(value, path);
+    checkVersion(record, MANIFEST_ENTRY_VERSION, path);
+    return {
+      kind: fileKindFromAvro(requiredInt(record, '_KIND', path), path),
+      partition: requiredBytes(record, '_PARTITION', path),
+      bucket: requiredInt(record, '_BUCKET', path),
+      totalBuckets: requiredInt(record, '_TOTAL_BUCKETS', path),
+      file: dataFileMetaFromAvro(record['_FILE'], `${path}._FILE`),
+    };
+  });
+}
+
+function fileKindFromAvro(value: number, path: string): FileKind {
+  const kind = KINDS[value];
+  if (kind === undefined) {
+    throw errorFrom(tableErrors, 'MANIFEST_RECORD_INVALID', `${path}._KIND: unknown file kind ${value}`, { path });
+  }
+  return kind;
+}
