@@ -18,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { errorFrom, isTributaryError, type TributaryError } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 import { checkKey, checkPrefix, checkRange, compareKeys, isTempName, rangePastEnd } from './object-key.ts';
+import { watchBody } from './object-body.ts';
 import type { ObjectBody, ObjectMeta, ObjectStore } from './object-store.ts';
 
 /** How many deletes `deleteMany` runs at once. */
@@ -131,6 +132,9 @@ export class LocalObjectStore implements ObjectStore {
     await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, pending.length) }, worker));
   }
 
+  /** Nothing to release: every call opens and closes its own files. */
+  async close(): Promise<void> {}
+
   #path(key: string): string {
     checkKey(key);
     return join(this.#root, ...key.split('/'));
@@ -144,14 +148,15 @@ export class LocalObjectStore implements ObjectStore {
   async #writeTemp(path: string, key: string, body: ObjectBody): Promise<string> {
     const dir = dirname(path);
     const temp = join(dir, `.${path.slice(dir.length + 1)}.${randomUUID()}.tmp`);
+    const watched = body instanceof Uint8Array ? undefined : watchBody(body);
     try {
       await mkdir(dir, { recursive: true });
       const file = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
       try {
-        if (body instanceof Uint8Array) {
-          await file.writeFile(body);
+        if (watched === undefined) {
+          await file.writeFile(body as Uint8Array);
         } else {
-          for await (const chunk of body as AsyncIterable<Uint8Array>) await file.write(chunk);
+          for await (const chunk of watched.chunks) await file.write(chunk);
         }
         await file.sync();
       } finally {
@@ -160,7 +165,8 @@ export class LocalObjectStore implements ObjectStore {
       return temp;
     } catch (error) {
       await removeQuietly(temp);
-      throw fsError(error, 'put', key);
+      const own = watched?.failure();
+      throw own !== undefined ? own.error : fsError(error, 'put', key);
     }
   }
 

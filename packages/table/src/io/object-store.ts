@@ -64,7 +64,8 @@ export interface ObjectStore {
    * new one, never a part: the local store writes a temporary file and renames it, S3 makes an
    * object visible only when its single PUT or its multipart upload completes. A large body is
    * streamed in parts (the S3 part size is configurable), so memory stays bounded by the part size.
-   * If the body fails midway, `put` rejects and nothing is written.
+   * If the body fails midway, `put` rejects with the body's own error, unchanged, and nothing is
+   * written (an unfinished S3 multipart upload is aborted).
    */
   put(key: string, body: ObjectBody): Promise<void>;
 
@@ -77,6 +78,7 @@ export interface ObjectStore {
    * S3 request whose response was lost and that the SDK retried can report OBJECT_ALREADY_EXISTS
    * although the first try wrote the object. The commit protocol covers this by looking for its
    * own commit identity in the snapshot that is there.
+   * A body that fails midway rejects with its own error, as in `put`.
    * @throws OBJECT_ALREADY_EXISTS if an object exists at `key` (or another conditional write of the
    *   same key was in flight: S3 409 ConditionalRequestConflict).
    */
@@ -98,4 +100,7 @@ export interface ObjectStore {
    * failure some of the objects may already be gone, and retrying is safe.
    */
   deleteMany(keys: Iterable<string>): Promise<void>;
+
+  /** Releases connections (S3 sockets); the store must not be used afterwards. */
+  close(): Promise<void>;
 }

@@ -22,6 +22,7 @@ import { Readable } from 'node:stream';
 import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 import { checkKey, checkPrefix, checkRange, isValidKey, rangePastEnd } from './object-key.ts';
+import { watchBody } from './object-body.ts';
 import type { ObjectBody, ObjectMeta, ObjectStore } from './object-store.ts';
 import { isInvalidRange, isMissingObject, isPreconditionFailure, s3Error } from './s3-errors.ts';
 
@@ -122,18 +123,23 @@ export class S3ObjectStore implements ObjectStore {
 
   async put(key: string, body: ObjectBody): Promise<void> {
     const Key = this.#key(key);
+    const watched = body instanceof Uint8Array ? undefined : watchBody(body);
     try {
-      await this.#upload(Key, body, false);
+      await this.#upload(Key, watched?.chunks ?? body, false);
     } catch (error) {
-      throw s3Error(error, 'put', this.bucket, Key);
+      const own = watched?.failure();
+      throw own !== undefined ? own.error : s3Error(error, 'put', this.bucket, Key);
     }
   }
 
   async putIfAbsent(key: string, body: ObjectBody): Promise<void> {
     const Key = this.#key(key);
+    const watched = body instanceof Uint8Array ? undefined : watchBody(body);
     try {
-      await this.#upload(Key, body, true);
+      await this.#upload(Key, watched?.chunks ?? body, true);
     } catch (error) {
+      const own = watched?.failure();
+      if (own !== undefined) throw own.error;
       if (isPreconditionFailure(error)) {
         throw errorFrom(tableErrors, 'OBJECT_ALREADY_EXISTS', `object already exists: ${this.uri}/${key}`, {
           key,
@@ -197,8 +203,8 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  /** Releases the client's sockets (only needed when the store built the client). */
-  destroy(): void {
+  /** Closes the client's sockets; also a client passed in the options, which the store then owns. */
+  async close(): Promise<void> {
     this.#client.destroy();
   }
 

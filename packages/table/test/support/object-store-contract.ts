@@ -52,6 +52,13 @@ export function objectStoreContract(
       assertSameBytes(await store.get(asReadable), body);
     });
 
+    test('put of an empty stream writes an empty object', async () => {
+      const k = key('empty-stream');
+      await store.put(k, chunked(new Uint8Array(0), 1));
+      assert.equal((await store.get(k)).length, 0);
+      assert.equal((await store.stat(k))?.size, 0);
+    });
+
     test('put replaces an existing object', async () => {
       const k = key('replaced');
       await store.put(k, bytes('first version, longer'));
@@ -157,6 +164,7 @@ export function objectStoreContract(
         code: 'OBJECT_ALREADY_EXISTS',
         retryable: false,
       });
+      await assert.rejects(store.putIfAbsent(k, chunked(bytes('streamed, one part'), 4)), { code: 'OBJECT_ALREADY_EXISTS' });
       await assert.rejects(store.putIfAbsent(k, chunked(new Uint8Array(randomBytes(11 * MiB)), MiB)), {
         code: 'OBJECT_ALREADY_EXISTS',
       });
@@ -212,8 +220,14 @@ export function objectStoreContract(
         yield new Uint8Array(randomBytes(6 * MiB));
         throw new Error('source broke');
       }
-      await assert.rejects(store.put(`${base}/put`, failing()));
-      await assert.rejects(store.putIfAbsent(`${base}/put-if-absent`, failing()));
+      async function* failingSmall(): AsyncGenerator<Uint8Array> {
+        yield bytes('a little');
+        throw new Error('small source broke');
+      }
+      // The caller gets its own error back, not a storage error: its code and retryability are its own.
+      await assert.rejects(store.put(`${base}/put`, failing()), { message: 'source broke' });
+      await assert.rejects(store.putIfAbsent(`${base}/put-if-absent`, failing()), { message: 'source broke' });
+      await assert.rejects(store.put(`${base}/small`, Readable.from(failingSmall())), { message: 'small source broke' });
       assert.deepEqual(await collect(store.list(`${base}/`)), []);
       await store.putIfAbsent(`${base}/put-if-absent`, bytes('later'));
       assert.equal(text(await store.get(`${base}/put-if-absent`)), 'later');

@@ -32,11 +32,10 @@ async function ensureBucket(): Promise<void> {
 
 /** Removes everything a store wrote under its prefix, then closes its client. */
 async function cleanup(store: ObjectStore): Promise<void> {
-  const s3 = store as S3ObjectStore;
   const keys: string[] = [];
-  for await (const meta of s3.list('')) keys.push(meta.key);
-  await s3.deleteMany(keys);
-  s3.destroy();
+  for await (const meta of store.list('')) keys.push(meta.key);
+  await store.deleteMany(keys);
+  await store.close();
 }
 
 objectStoreContract(
@@ -64,14 +63,14 @@ test('openObjectStore opens s3:// and s3a:// URIs on the given connection', asyn
     assert.ok(opened instanceof S3ObjectStore);
     assert.equal(opened.uri, `s3://${bucket}/${prefix}`);
     await opened.put(`${scheme}-key`, new Uint8Array([1]));
-    opened.destroy();
+    await opened.close();
   }
   const root = new S3ObjectStore({ ...connection, bucket, prefix });
   const keys: string[] = [];
   for await (const meta of root.list('')) keys.push(meta.key);
   assert.deepEqual(keys, ['s3-key', 's3a-key']);
   await root.deleteMany(keys);
-  root.destroy();
+  await root.close();
 });
 
 test('wrong credentials give STORAGE_ACCESS_DENIED, not retryable', async () => {
@@ -80,7 +79,7 @@ test('wrong credentials give STORAGE_ACCESS_DENIED, not retryable', async () => 
     await assert.rejects(denied.get('any/key'), { code: 'STORAGE_ACCESS_DENIED', retryable: false });
     await assert.rejects(denied.put('any/key', new Uint8Array([1])), { code: 'STORAGE_ACCESS_DENIED' });
   } finally {
-    denied.destroy();
+    await denied.close();
   }
 });
 
@@ -90,7 +89,7 @@ test('a missing bucket gives STORAGE_BUCKET_NOT_FOUND', async () => {
     await assert.rejects(missing.get('k'), { code: 'STORAGE_BUCKET_NOT_FOUND', retryable: false });
     await assert.rejects(missing.put('k', new Uint8Array([1])), { code: 'STORAGE_BUCKET_NOT_FOUND' });
   } finally {
-    missing.destroy();
+    await missing.close();
   }
 });
 
@@ -100,7 +99,7 @@ test('an unreachable endpoint gives STORAGE_UNAVAILABLE, retryable', async () =>
   try {
     await assert.rejects(offline.stat('k'), { code: 'STORAGE_UNAVAILABLE', retryable: true });
   } finally {
-    offline.destroy();
+    await offline.close();
   }
 });
 
