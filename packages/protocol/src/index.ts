@@ -60,3 +60,5 @@ export {
   planGeneratorShards,
   type GeneratorShard,
 } from './sync-sources.ts';
+export { Identifier, StringMap, SyncMode, parsePayload } from './schemas/common.ts';
+export { ColumnSpec, CreateTableRequest, ProblemDetails, StartSyncRequest, SyncOptions } from './schemas/rest.ts';

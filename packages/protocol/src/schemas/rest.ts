@@ -1,0 +1,97 @@
+/**
+ * Bodies of the coordinator's REST API (`/v1/tables`, `/v1/syncs`) and its error body. The
+ * coordinator registers these with fastify-type-provider-zod, so they also make the OpenAPI
+ * document. A sync's source is the same `SyncSourceSpec` the planner and the worker use
+ * (../sync-sources.ts); job payloads and results are in ../sync-schemas.ts.
+ */
+import { z } from 'zod';
+import { SyncTableRef } from '../sync-schemas.ts';
+import { SyncSourceSpec } from '../sync-sources.ts';
+import { Identifier, StringMap, SyncMode } from './common.ts';
+
+/**
+ * One column. `type` is a Paimon type string as in schema JSON ("BIGINT NOT NULL",
+ * "VARCHAR(32)", "DECIMAL(10, 2)", "TIMESTAMP(3)"); @tributary/table parses it, so an unknown
+ * type is refused there with its own code.
+ */
+export const ColumnSpec = z.strictObject({
+  name: Identifier,
+  type: z.string().min(1).max(512),
+  description: z.string().max(4096).optional(),
+});
+export type ColumnSpec = z.infer<typeof ColumnSpec>;
+
+/**
+ * `POST /v1/tables`. `bucket`: -1 (unaware) for append tables, N ≥ 1 fixed buckets; a
+ * primary-key table needs fixed buckets (dynamic and postpone buckets are refused in v1,
+ * architecture.md "Format scope").
+ */
+export const CreateTableRequest = z
+  .strictObject({
+    database: Identifier,
+    name: Identifier,
+    columns: z.array(ColumnSpec).min(1).max(4096),
+    partitionKeys: z.array(Identifier).default([]),
+    primaryKeys: z.array(Identifier).default([]),
+    bucket: z.number().int().min(-1).max(65_536).refine((b) => b !== 0, 'bucket is -1 or at least 1').default(-1),
+    options: StringMap.default({}),
+    comment: z.string().max(4096).optional(),
+  })
+  .superRefine((t, ctx) => {
+    const names = new Set<string>();
+    t.columns.forEach((c, i) => {
+      if (names.has(c.name)) ctx.addIssue({ code: 'custom', path: ['columns', i, 'name'], message: `duplicate column ${c.name}` });
+      names.add(c.name);
+    });
+    for (const key of ['partitionKeys', 'primaryKeys'] as const) {
+      t[key].forEach((k, i) => {
+        if (!names.has(k)) ctx.addIssue({ code: 'custom', path: [key, i], message: `unknown column ${k}` });
+      });
+    }
+    if (t.primaryKeys.length > 0) {
+      if (t.bucket < 1) ctx.addIssue({ code: 'custom', path: ['bucket'], message: 'a primary-key table needs fixed buckets (bucket >= 1)' });
+      // Paimon: the primary key must contain every partition field.
+      t.partitionKeys.forEach((k, i) => {
+        if (!t.primaryKeys.includes(k)) {
+          ctx.addIssue({ code: 'custom', path: ['partitionKeys', i], message: `partition key ${k} is not in the primary key` });
+        }
+      });
+    }
+  });
+export type CreateTableRequest = z.infer<typeof CreateTableRequest>;
+
+/** Per-sync settings; every field has a default. */
+export const SyncOptions = z.strictObject({
+  /** Attempts per shard before it votes NO (BullMQ `attempts`). */
+  maxAttempts: z.number().int().min(1).max(100).default(3),
+  /** Abort the sync if PREPARE has not finished after this long. */
+  prepareTimeoutMs: z.number().int().min(1_000).max(7 * 24 * 3600 * 1000).optional(),
+  /** Properties written into the snapshot's `properties` (the sync id is always added). */
+  snapshotProperties: StringMap.default({}),
+});
+export type SyncOptions = z.infer<typeof SyncOptions>;
+
+/** `POST /v1/syncs`. */
+export const StartSyncRequest = z.strictObject({
+  table: SyncTableRef,
+  source: SyncSourceSpec,
+  mode: SyncMode.default('append'),
+  options: SyncOptions.default({ maxAttempts: 3, snapshotProperties: {} }),
+});
+export type StartSyncRequest = z.infer<typeof StartSyncRequest>;
+
+/**
+ * An error answer, `application/problem+json` (RFC 9457), with Tributary's stable `code` and
+ * `retryable` flag as extension members (errors.ts `ErrorData`).
+ */
+export const ProblemDetails = z.looseObject({
+  type: z.string().default('about:blank'),
+  title: z.string(),
+  status: z.number().int().min(400).max(599),
+  detail: z.string().optional(),
+  instance: z.string().optional(),
+  code: z.string().min(1),
+  retryable: z.boolean(),
+  context: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
+});
+export type ProblemDetails = z.infer<typeof ProblemDetails>;

@@ -1,0 +1,76 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  CreateTableRequest,
+  ProblemDetails,
+  StartSyncRequest,
+  isTributaryError,
+  parsePayload,
+  toErrorData,
+} from '@tributary/protocol';
+
+const orders = {
+  database: 'shop',
+  name: 'orders',
+  columns: [
+    { name: 'order_id', type: 'BIGINT NOT NULL' },
+    { name: 'dt', type: 'STRING NOT NULL' },
+    { name: 'amount', type: 'DECIMAL(10, 2)' },
+  ],
+  partitionKeys: ['dt'],
+  primaryKeys: ['order_id', 'dt'],
+  bucket: 4,
+};
+
+test('CreateTableRequest fills defaults and accepts a partitioned primary-key table', () => {
+  const parsed = CreateTableRequest.parse(orders);
+  assert.deepEqual(parsed.options, {});
+  assert.equal(parsed.bucket, 4);
+  const append = CreateTableRequest.parse({ database: 'shop', name: 'events', columns: [{ name: 'id', type: 'INT' }] });
+  assert.equal(append.bucket, -1);
+  assert.deepEqual(append.primaryKeys, []);
+});
+
+test('CreateTableRequest refuses what Paimon or v1 would refuse, naming the field', () => {
+  const cases: [string, unknown, string][] = [
+    ['unknown partition key', { ...orders, partitionKeys: ['day'] }, 'partitionKeys.0'],
+    ['partition key outside the primary key', { ...orders, primaryKeys: ['order_id'] }, 'partitionKeys.0'],
+    ['primary key on a dynamic-bucket table', { ...orders, bucket: -1 }, 'bucket'],
+    ['bucket 0', { ...orders, bucket: 0 }, 'bucket'],
+    ['duplicate column', { ...orders, columns: [...orders.columns, { name: 'dt', type: 'INT' }] }, 'columns.3.name'],
+    ['bad identifier', { ...orders, name: 'orders; drop' }, 'name'],
+    ['unknown field', { ...orders, colour: 'red' }, ''],
+  ];
+  for (const [what, body, path] of cases) {
+    assert.throws(
+      () => parsePayload(CreateTableRequest, body, 'create-table request'),
+      (e: unknown) => isTributaryError(e) && e.code === 'PAYLOAD_INVALID' && e.context['path'] === path,
+      what,
+    );
+  }
+});
+
+test('StartSyncRequest takes the sync source union and fills the options', () => {
+  const parsed = StartSyncRequest.parse({
+    table: { database: 'shop', table: 'orders' },
+    source: { kind: 'generator', seed: 7, shards: 8, rowsPerShard: 1000 },
+  });
+  assert.equal(parsed.mode, 'append');
+  assert.equal(parsed.options.maxAttempts, 3);
+  assert.equal(parsed.source.kind, 'generator');
+  const files = StartSyncRequest.parse({
+    table: { database: 'shop', table: 'orders' },
+    source: { kind: 'files', format: 'ndjson', uris: ['s3://bucket/in/part-*'] },
+    mode: 'upsert',
+  });
+  assert.equal(files.source.kind === 'files' ? files.source.filesPerShard : 0, 1);
+  assert.equal(StartSyncRequest.safeParse({ table: { database: 'shop', table: 'orders' }, source: { kind: 'mysql' } }).success, false);
+});
+
+test('ProblemDetails describes a TributaryError as problem+json', () => {
+  const data = toErrorData(new Error('boom'));
+  const body = ProblemDetails.parse({ title: 'Internal error', status: 500, ...data });
+  assert.equal(body.type, 'about:blank');
+  assert.equal(body.code, 'INTERNAL');
+  assert.equal(ProblemDetails.safeParse({ title: 'x', status: 200, code: 'X', retryable: false }).success, false);
+});
