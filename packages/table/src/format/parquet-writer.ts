@@ -276,6 +276,11 @@ export class DataFileWriter {
     }
   }
 
+  /** Ends the open file now; the next write starts a new one (the end of a sorted run). */
+  async roll(): Promise<void> {
+    await this.#closeCurrent();
+  }
+
   /** Closes the open file and returns every file written, in order. */
   async close(): Promise<DataFileResult[]> {
     await this.#closeCurrent();

@@ -1,0 +1,249 @@
+/**
+ * Primary-key data files: the key-value layout, one sorted run with unique keys, and the file
+ * facts the manifest needs. Mirrors org.apache.paimon.KeyValue (createKeyValueFields),
+ * org.apache.paimon.table.SpecialFields, org.apache.paimon.io.KeyValueDataFileWriter and the
+ * write buffer of org.apache.paimon.mergetree.MergeTreeWriter with DeduplicateMergeFunction.
+ *
+ * Columns, in order: `_KEY_<pk>` per trimmed primary-key field (field id + 1073741823),
+ * `_SEQUENCE_NUMBER` BIGINT NOT NULL (id 2147483646), `_VALUE_KIND` TINYINT NOT NULL (id 2147483645),
+ * then every table column. Rows are sorted by key (field by field, nulls first, strings by unsigned
+ * UTF-8 bytes, binaries by unsigned bytes, numbers numerically) and each key appears once: the
+ * record with the highest (sequence.field…, sequence number) wins, whatever its kind, so a trailing
+ * delete stays a delete row and counts in `_DELETE_ROW_COUNT`.
+ */
+import { errorFrom } from '@tributary/protocol';
+import { tableErrors } from '../errors.ts';
+import type { DataField, InternalRow, RowType } from '../spec/types.ts';
+import { isNullAt, takeRows, type Column, type ColumnBatch } from './column-batch.ts';
+import { compareBytes, compareJavaDouble, compareUtf8, type ColumnStats } from './column-stats.ts';
+import { DataFileWriter, type DataFileResult, type DataFileWriterOptions } from './parquet-writer.ts';
+
+/** SpecialFields.KEY_FIELD_ID_START = Integer.MAX_VALUE / 2. */
+export const KEY_FIELD_ID_START = 1073741823;
+export const KEY_FIELD_PREFIX = '_KEY_';
+export const SEQUENCE_NUMBER_FIELD: DataField = { id: 2147483646, name: '_SEQUENCE_NUMBER', type: { root: 'BIGINT', nullable: false } };
+export const VALUE_KIND_FIELD: DataField = { id: 2147483645, name: '_VALUE_KIND', type: { root: 'TINYINT', nullable: false } };
+
+/** org.apache.paimon.types.RowKind bytes. -U and -D are retractions. */
+export const RowKind = { INSERT: 0, UPDATE_BEFORE: 1, UPDATE_AFTER: 2, DELETE: 3 } as const;
+export type RowKindByte = (typeof RowKind)[keyof typeof RowKind];
+
+export function isRetract(kind: number): boolean {
+  return kind === RowKind.UPDATE_BEFORE || kind === RowKind.DELETE;
+}
+
+function fieldIndex(rowType: RowType, name: string): number {
+  const i = rowType.fields.findIndex((f) => f.name === name);
+  if (i < 0) throw new RangeError(`no field '${name}' in the row type`);
+  return i;
+}
+
+/** The file row type of a primary-key table: keys, sequence number, value kind, table columns. */
+export function keyValueRowType(tableRowType: RowType, trimmedPrimaryKeys: readonly string[]): RowType {
+  const keys = trimmedPrimaryKeys.map((name) => {
+    const field = tableRowType.fields[fieldIndex(tableRowType, name)] as DataField;
+    return { id: KEY_FIELD_ID_START + field.id, name: KEY_FIELD_PREFIX + field.name, type: field.type };
+  });
+  return { fields: [...keys, SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD, ...tableRowType.fields] };
+}
+
+type RowCompare = (a: number, b: number) => number;
+
+/** Ascending order of two rows of one column, nulls first (Paimon's generated RecordComparator). */
+export function columnComparator(column: Column): RowCompare {
+  const values = valueComparator(column);
+  const validity = column.validity;
+  if (validity === undefined) return values;
+  return (a, b) => {
+    const na = validity[a] === 0;
+    const nb = validity[b] === 0;
+    if (na || nb) return na === nb ? 0 : na ? -1 : 1;
+    return values(a, b);
+  };
+}
+
+function valueComparator(column: Column): RowCompare {
+  switch (column.kind) {
+    case 'bool':
+    case 'int32': {
+      const v = column.values;
+      return (a, b) => (v[a] as number) - (v[b] as number);
+    }
+    case 'int64':
+    case 'bigint': {
+      const v = column.values;
+      return (a, b) => {
+        const x = v[a] as bigint;
+        const y = v[b] as bigint;
+        return x < y ? -1 : x > y ? 1 : 0;
+      };
+    }
+    case 'float32':
+    case 'float64': {
+      const v = column.values;
+      return (a, b) => compareJavaDouble(v[a] as number, v[b] as number);
+    }
+    case 'string': {
+      const v = column.values;
+      return (a, b) => compareUtf8(v[a] as string, v[b] as string);
+    }
+    case 'binary': {
+      const v = column.values;
+      return (a, b) => compareBytes(v[a] as Uint8Array, v[b] as Uint8Array);
+    }
+    case 'timestamp': {
+      const { millis, nanos } = column;
+      return (a, b) => (millis[a] as number) - (millis[b] as number) || (nanos[a] as number) - (nanos[b] as number);
+    }
+  }
+}
+
+/** Field-by-field comparison of rows over the given columns. */
+export function rowsComparator(columns: readonly Column[]): RowCompare {
+  const compares = columns.map(columnComparator);
+  if (compares.length === 1) return compares[0] as RowCompare;
+  return (a, b) => {
+    for (const compare of compares) {
+      const c = compare(a, b);
+      if (c !== 0) return c;
+    }
+    return 0;
+  };
+}
+
+export interface SortedRunInput {
+  readonly tableRowType: RowType;
+  /** Primary keys minus partition keys (TableSchema.trimmedPrimaryKeys). */
+  readonly trimmedPrimaryKeys: readonly string[];
+  /** Paimon's `sequence.field` (possibly several); empty or absent: only the sequence number orders. */
+  readonly sequenceFields?: readonly string[];
+  /** Rows of one (partition, bucket), in arrival order, of tableRowType. */
+  readonly batch: ColumnBatch;
+  /** RowKind byte per row; absent: all +I. */
+  readonly rowKinds?: Uint8Array;
+  /** Sequence number of the first row; row i gets first + i (MergeTreeWriter.newSequenceNumber). */
+  readonly firstSequenceNumber: bigint;
+}
+
+/**
+ * Sorts rows by key and keeps one record per key (deduplicate merge engine), returning the batch in
+ * key-value layout. The record kept for a key is the greatest by (sequence fields, sequence number).
+ */
+export function sortedRun(input: SortedRunInput): ColumnBatch {
+  const { batch, tableRowType } = input;
+  const keyColumns = input.trimmedPrimaryKeys.map((name) => batch.columns[fieldIndex(tableRowType, name)] as Column);
+  const seqColumns = (input.sequenceFields ?? []).map((name) => batch.columns[fieldIndex(tableRowType, name)] as Column);
+  const byKey = rowsComparator(keyColumns);
+  const bySequence = seqColumns.length > 0 ? rowsComparator(seqColumns) : () => 0;
+  const order = new Int32Array(batch.length);
+  for (let i = 0; i < order.length; i++) order[i] = i;
+  order.sort((a, b) => byKey(a, b) || bySequence(a, b) || a - b);
+  const kept: number[] = [];
+  for (let i = 0; i < order.length; i++) {
+    const row = order[i] as number;
+    const next = order[i + 1];
+    if (next === undefined || byKey(row, next) !== 0) kept.push(row);
+  }
+  return keyValueBatch(input, keyColumns.length, Int32Array.from(kept));
+}
+
+function keyValueBatch(input: SortedRunInput, keyCount: number, rows: Int32Array): ColumnBatch {
+  const values = takeRows(input.batch, rows);
+  const sequence = new BigInt64Array(rows.length);
+  const kinds = new Int32Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i] as number;
+    sequence[i] = input.firstSequenceNumber + BigInt(row);
+    kinds[i] = input.rowKinds?.[row] ?? RowKind.INSERT;
+  }
+  const keys = input.trimmedPrimaryKeys.map((name) => values.columns[fieldIndex(input.tableRowType, name)] as Column);
+  if (keys.length !== keyCount) throw new Error('unreachable');
+  return {
+    rowType: keyValueRowType(input.tableRowType, input.trimmedPrimaryKeys),
+    length: rows.length,
+    columns: [
+      ...keys,
+      { kind: 'int64', values: sequence, validity: undefined },
+      { kind: 'int32', values: kinds, validity: undefined },
+      ...values.columns,
+    ],
+  };
+}
+
+/** What a primary-key data file adds to DataFileResult (DataFileMeta's key and sequence fields). */
+export interface KeyValueFileResult extends DataFileResult {
+  readonly minKey: InternalRow;
+  readonly maxKey: InternalRow;
+  readonly keyStats: readonly ColumnStats[];
+  /** Stats of the table columns (the value fields), in table order. */
+  readonly valueStats: readonly ColumnStats[];
+  readonly minSequenceNumber: bigint;
+  readonly maxSequenceNumber: bigint;
+  /** Rows with kind -U or -D: DataFileMeta._DELETE_ROW_COUNT, exact. */
+  readonly deleteRowCount: number;
+}
+
+export type KeyValueFileWriterOptions = Omit<DataFileWriterOptions, 'rowType' | 'onRowGroup'> & {
+  readonly tableRowType: RowType;
+  readonly trimmedPrimaryKeys: readonly string[];
+};
+
+/**
+ * Writes sorted runs (from sortedRun) of one (partition, bucket) into primary-key data files. Each
+ * run ends its last file, so no file mixes two runs and keys stay unique and sorted within a file.
+ */
+export class KeyValueFileWriter {
+  readonly #keyCount: number;
+  readonly #files: DataFileWriter;
+  readonly #deletes: number[] = [];
+
+  constructor(options: KeyValueFileWriterOptions) {
+    this.#keyCount = options.trimmedPrimaryKeys.length;
+    const rowType = keyValueRowType(options.tableRowType, options.trimmedPrimaryKeys);
+    const kindIndex = this.#keyCount + 1;
+    this.#files = new DataFileWriter({
+      ...options,
+      rowType,
+      onRowGroup: (rows, fileIndex) => {
+        const kinds = rows.columns[kindIndex] as Column & { kind: 'int32' };
+        let n = 0;
+        for (let i = 0; i < rows.length; i++) if (isRetract(kinds.values[i] as number)) n++;
+        this.#deletes[fileIndex] = (this.#deletes[fileIndex] ?? 0) + n;
+      },
+    });
+  }
+
+  async writeRun(run: ColumnBatch): Promise<void> {
+    for (const column of run.columns.slice(0, this.#keyCount)) {
+      for (let i = 0; i < run.length; i++) {
+        if (isNullAt(column, i)) throw errorFrom(tableErrors, 'DATA_FILE_NULL_IN_REQUIRED', 'null primary-key value', { row: i });
+      }
+    }
+    await this.#files.write(run);
+    await this.#files.roll();
+  }
+
+  async close(): Promise<KeyValueFileResult[]> {
+    const files = await this.#files.close();
+    return files.map((file, index) => this.#result(file, index));
+  }
+
+  async abort(reason: unknown): Promise<void> {
+    await this.#files.abort(reason);
+  }
+
+  #result(file: DataFileResult, index: number): KeyValueFileResult {
+    const k = this.#keyCount;
+    const seq = file.stats[k] as ColumnStats;
+    return {
+      ...file,
+      minKey: file.firstRow.slice(0, k),
+      maxKey: file.lastRow.slice(0, k),
+      keyStats: file.stats.slice(0, k),
+      valueStats: file.stats.slice(k + 2),
+      minSequenceNumber: seq.min as bigint,
+      maxSequenceNumber: seq.max as bigint,
+      deleteRowCount: this.#deletes[index] ?? 0,
+    };
+  }
+}
