@@ -30,3 +30,50 @@ export {
 } from './spec/binary-row.ts';
 export { bucketOf, bucketOfHash, fmix32, murmurHashBinaryRow, murmurHashBytes } from './spec/bucket.ts';
 export { formatDataType, parseDataType, parseDataTypeString } from './spec/data-type-json.ts';
+export {
+  allocateColumn,
+  batchFromRows,
+  columnKindOf,
+  concatBatches,
+  groupRows,
+  isNullAt,
+  rowsFromBatch,
+  sliceBatch,
+  takeColumn,
+  takeRows,
+  valueAt,
+  type Column,
+  type ColumnBatch,
+  type ColumnData,
+  type ColumnKind,
+} from './format/column-batch.ts';
+export { columnStats, compareBytes, compareJavaDouble, compareUtf8, mergeStats, type ColumnStats } from './format/column-stats.ts';
+export { decimalByteLength, parquetElement, parquetSchema, timestampEncoding, PARQUET_ROOT_NAME } from './format/parquet-schema.ts';
+export {
+  DataFileWriter,
+  ParquetFileEncoder,
+  memorySink,
+  type DataFileResult,
+  type DataFileWriterOptions,
+  type FileSink,
+  type ParquetCompression,
+  type ParquetEncodeOptions,
+} from './format/parquet-writer.ts';
+export { ParquetDataFileReader, byteSourceFromBytes, readDataFile, type ByteSource } from './format/parquet-reader.ts';
+export {
+  KEY_FIELD_ID_START,
+  KEY_FIELD_PREFIX,
+  KeyValueFileWriter,
+  RowKind,
+  SEQUENCE_NUMBER_FIELD,
+  VALUE_KIND_FIELD,
+  columnComparator,
+  isRetract,
+  keyValueRowType,
+  rowsComparator,
+  sortedRun,
+  type KeyValueFileResult,
+  type KeyValueFileWriterOptions,
+  type RowKindByte,
+  type SortedRunInput,
+} from './format/key-value.ts';
