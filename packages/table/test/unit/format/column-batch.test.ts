@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { RowType } from '../../../src/spec/types.ts';
+import { batchFromRows, concatBatches, groupRows, rowsFromBatch, sliceBatch, takeRows } from '../../../src/format/column-batch.ts';
+
+const rowType: RowType = {
+  fields: [
+    { id: 0, name: 'b', type: { root: 'BOOLEAN', nullable: true } },
+    { id: 1, name: 'i', type: { root: 'INT', nullable: true } },
+    { id: 2, name: 'l', type: { root: 'BIGINT', nullable: false } },
+    { id: 3, name: 'dec', type: { root: 'DECIMAL', precision: 30, scale: 2, nullable: true } },
+    { id: 4, name: 's', type: { root: 'VARCHAR', length: 9, nullable: true } },
+    { id: 5, name: 'bin', type: { root: 'VARBINARY', length: 9, nullable: true } },
+    { id: 6, name: 'ts', type: { root: 'TIMESTAMP', precision: 9, nullable: true } },
+    { id: 7, name: 'f', type: { root: 'FLOAT', nullable: true } },
+  ],
+};
+const rows = [
+  [true, 1, 10n, -5n, 'a', new Uint8Array([1]), { epochMillis: -5, nanoOfMillis: 7 }, 1.5],
+  [null, null, 20n, null, null, null, null, null],
+  [false, -3, 30n, 10n ** 29n, '', new Uint8Array(0), { epochMillis: 0, nanoOfMillis: 0 }, -0.25],
+];
+
+test('rows → columns → rows is the identity, nulls included', () => {
+  const batch = batchFromRows(rowType, rows);
+  assert.equal(batch.columns[0]?.kind, 'bool');
+  assert.equal(batch.columns[2]?.kind, 'int64');
+  assert.equal(batch.columns[2]?.validity, undefined, 'no validity when a column has no nulls');
+  assert.deepEqual([...(batch.columns[1]?.validity ?? [])], [1, 0, 1]);
+  assert.deepEqual(rowsFromBatch(batch), rows);
+});
+
+test('takeRows selects and permutes; a selection without nulls drops the validity', () => {
+  const batch = batchFromRows(rowType, rows);
+  assert.deepEqual(rowsFromBatch(takeRows(batch, [2, 0, 2])), [rows[2], rows[0], rows[2]]);
+  assert.equal(takeRows(batch, [0, 2]).columns[1]?.validity, undefined);
+  assert.deepEqual(rowsFromBatch(sliceBatch(batch, 1, 3)), rows.slice(1));
+  assert.deepEqual(rowsFromBatch(concatBatches(rowType, [sliceBatch(batch, 2, 3), sliceBatch(batch, 0, 2)])), [rows[2], rows[0], rows[1]]);
+});
+
+test('groupRows splits row indices by group id, keeping order', () => {
+  assert.deepEqual(groupRows([2, 0, 2, 1, 0], 3).map((g) => [...g]), [[1, 4], [3], [0, 2]]);
+});
