@@ -114,7 +114,7 @@ function walkFrames(
   return { envelopeVersion, header, messages };
 }
 
-/** Reads length-prefixed frames, keeping room for the CRC trailer. */
+/** Reads length-prefixed frames from a whole blob. */
 class FrameCursor {
   readonly bytes: Uint8Array;
   at: number;
@@ -131,14 +131,14 @@ class FrameCursor {
     return value;
   }
 
-  /** BLOB_LENGTH_OUT_OF_RANGE when `length` more bytes plus the trailer do not fit. */
+  /** BLOB_LENGTH_OUT_OF_RANGE when a length prefix points past the end of the input. */
   fits(what: string, length: number): void {
-    const left = this.bytes.length - this.at - CRC_BYTES;
+    const left = this.bytes.length - this.at;
     if (length > left) {
-      throw protocolError('BLOB_LENGTH_OUT_OF_RANGE', `${what} needs ${length} bytes, ${Math.max(left, 0)} are left`, {
+      throw protocolError('BLOB_LENGTH_OUT_OF_RANGE', `${what} needs ${length} bytes, ${left} are left`, {
         what,
         value: length,
-        remaining: Math.max(left, 0),
+        remaining: left,
         offset: this.at,
       });
     }
