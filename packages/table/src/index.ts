@@ -77,3 +77,32 @@ export {
   type RowKindByte,
   type SortedRunInput,
 } from './format/key-value.ts';
+
+// The table API (table.ts, write/, read/): create or open a table, write, commit, read.
+export {
+  Table,
+  createTable,
+  newTableSchema,
+  openTable,
+  tablePath,
+  type ColumnDefinition,
+  type SchemaDefinition,
+  type TableCommit,
+  type TableIdentifier,
+} from './table.ts';
+export { TableWrite, type TableWriteOptions } from './write/table-write.ts';
+export { FileStoreCommit, type CommitRequest, type CommitResult, type FileStoreCommitOptions } from './write/file-store-commit.ts';
+export {
+  checkCommitConflicts,
+  deltaEntries,
+  overwriteDeletes,
+  partitionKey,
+  type CommitIdentity,
+  type CommitKind as TableCommitKind,
+  type CommitMessage,
+} from './write/commit-plan.ts';
+export { encodePartitionRow, partitionPathOptions, RowRouter, type BucketTarget } from './write/row-routing.ts';
+export { TableRead, type TableReadOptions } from './read/table-read.ts';
+export { FileStoreScan, type PartitionSpec, type ScanFilter } from './read/file-store-scan.ts';
+export { SnapshotManager } from './read/snapshot-manager.ts';
+export { mergeDeduplicate, type KeyValue, type KeyValueOrder } from './read/sort-merge-reader.ts';

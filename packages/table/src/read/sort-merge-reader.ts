@@ -11,16 +11,8 @@
  * Memory is one record per run plus the records of the current key. Pure: no I/O; the runs are
  * async iterables supplied by the caller.
  */
+import { isRetract } from '../format/key-value.ts';
 import type { InternalRow } from '../spec/types.ts';
-
-/** RowKind bytes as Paimon stores them in `_VALUE_KIND` (org.apache.paimon.types.RowKind). */
-export const RowKind = { INSERT: 0, UPDATE_BEFORE: 1, UPDATE_AFTER: 2, DELETE: 3 } as const;
-export type RowKindByte = (typeof RowKind)[keyof typeof RowKind];
-
-/** -U and -D retract a key (RowKind.isRetract). */
-export function isRetract(kind: number): boolean {
-  return kind === RowKind.UPDATE_BEFORE || kind === RowKind.DELETE;
-}
 
 /** One record of a primary-key data file (org.apache.paimon.KeyValue). */
 export interface KeyValue {

@@ -13,6 +13,8 @@
  * `manifest.full-compaction-threshold-size`) is not done: it only makes metadata smaller, readers
  * never need it. Pure: the caller reads and writes the manifests.
  */
+import { errorFrom } from '@tributary/protocol';
+import { tableErrors } from '../errors.ts';
 
 export interface ManifestMergeOptions {
   /** `manifest.target-file-size`, bytes (default 8 MB). */
@@ -71,6 +73,8 @@ const UNITS: Readonly<Record<string, number>> = {
 export function parseMemorySize(text: string): number {
   const match = /^\s*(\d+)\s*([a-zA-Z]*)\s*$/.exec(text);
   const unit = UNITS[(match?.[2] ?? '').toLowerCase() || 'b'];
-  if (match === null || unit === undefined) throw new RangeError(`not a memory size: '${text}'`);
+  if (match === null || unit === undefined) {
+    throw errorFrom(tableErrors, 'TABLE_OPTION_INVALID', `'${text}' is not a memory size (e.g. '8 mb')`, { value: text });
+  }
   return Number(match[1]) * unit;
 }

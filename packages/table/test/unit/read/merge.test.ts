@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { intervalPartition } from '../../../src/read/interval-partition.ts';
 import { splitForBatch } from '../../../src/read/merge-tree-split.ts';
-import { mergeDeduplicate, MinHeap, RowKind, type KeyValue, type KeyValueOrder } from '../../../src/read/sort-merge-reader.ts';
+import { mergeDeduplicate, MinHeap, type KeyValue, type KeyValueOrder } from '../../../src/read/sort-merge-reader.ts';
+import { RowKind } from '../../../src/format/key-value.ts';
 import type { InternalRow } from '../../../src/spec/types.ts';
 
 const num = (a: number, b: number): number => a - b;

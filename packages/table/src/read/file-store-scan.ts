@@ -1,0 +1,141 @@
+/**
+ * Scan planning: snapshot → manifest lists → manifests → the live data files, mirroring
+ * org.apache.paimon.operation.AbstractFileStoreScan (readManifests, readAndMergeFileEntries) and
+ * ManifestsReader.
+ *
+ *   snapshot ─► base list + delta list ─► prune manifests by partition stats and bucket range
+ *            ─► read entries in list order ─► filter partition / bucket ─► FileEntry.mergeEntries ─► ADDs
+ *
+ * Memory is the file metadata of the matching manifests (entries, not rows).
+ */
+import type { ObjectStore } from '../io/object-store.ts';
+import { compareInternal } from '../format/column-stats.ts';
+import { decodeBinaryRow } from '../spec/binary-row.ts';
+import { mergeEntries } from '../spec/file-entry.ts';
+import { decodeManifestFile, type ManifestEntry } from '../spec/manifest-entry.ts';
+import { decodeManifestList, type ManifestFileMeta } from '../spec/manifest-file-meta.ts';
+import type { Snapshot } from '../spec/snapshot.ts';
+import type { DataField, InternalValue } from '../spec/types.ts';
+import { errorFrom } from '@tributary/protocol';
+import { tableErrors } from '../errors.ts';
+import { partitionKey } from '../write/commit-plan.ts';
+
+/** Partition values by partition-key name. */
+export type PartitionSpec = Readonly<Record<string, InternalValue>>;
+
+export interface ScanFilter {
+  /**
+   * Equality on some partition keys (internal values: DATE as epoch days, BIGINT as bigint, ...),
+   * or a predicate over all partition values. Equality also skips whole manifests by their
+   * partition statistics.
+   */
+  readonly partition?: PartitionSpec | ((partition: PartitionSpec) => boolean);
+  /** Only these buckets. */
+  readonly buckets?: readonly number[];
+}
+
+export class FileStoreScan {
+  readonly store: ObjectStore;
+  readonly tablePath: string;
+  readonly partitionFields: readonly DataField[];
+
+  constructor(store: ObjectStore, tablePath: string, partitionFields: readonly DataField[]) {
+    this.store = store;
+    this.tablePath = tablePath;
+    this.partitionFields = partitionFields;
+  }
+
+  manifestKey(fileName: string): string {
+    return `${this.tablePath}/manifest/${fileName}`;
+  }
+
+  async readManifestList(fileName: string): Promise<ManifestFileMeta[]> {
+    return decodeManifestList(await this.store.get(this.manifestKey(fileName)));
+  }
+
+  async readManifest(fileName: string): Promise<ManifestEntry[]> {
+    return decodeManifestFile(await this.store.get(this.manifestKey(fileName)));
+  }
+
+  /** The manifests of a snapshot's data (base, then delta), in the order their entries merge. */
+  async dataManifests(snapshot: Snapshot): Promise<ManifestFileMeta[]> {
+    const base = await this.readManifestList(snapshot.baseManifestList);
+    const delta = await this.readManifestList(snapshot.deltaManifestList);
+    return [...base, ...delta];
+  }
+
+  /** The live files of a snapshot that match the filter, as merged ADD entries. */
+  async plan(snapshot: Snapshot | null, filter: ScanFilter = {}): Promise<ManifestEntry[]> {
+    if (snapshot === null) return [];
+    const matches = this.entryFilter(filter);
+    const entries: ManifestEntry[] = [];
+    for (const meta of await this.dataManifests(snapshot)) {
+      if (!this.mayContain(meta, filter)) continue;
+      for (const entry of await this.readManifest(meta.fileName)) if (matches(entry)) entries.push(entry);
+    }
+    // A DELETE left over after merging lost its ADD to the filters; it removes nothing we read.
+    return mergeEntries(entries).filter((e) => e.kind === 'ADD');
+  }
+
+  /** Decodes a partition row into values by name. */
+  partitionSpec(partition: Uint8Array): PartitionSpec {
+    const values = decodeBinaryRow(partition, this.partitionFields.map((f) => f.type));
+    return Object.fromEntries(this.partitionFields.map((f, i) => [f.name, values[i] ?? null]));
+  }
+
+  private entryFilter(filter: ScanFilter): (entry: ManifestEntry) => boolean {
+    const buckets = filter.buckets === undefined ? undefined : new Set(filter.buckets);
+    const predicate = this.partitionPredicate(filter.partition);
+    const cache = new Map<string, boolean>();
+    return (entry) => {
+      if (buckets !== undefined && !buckets.has(entry.bucket)) return false;
+      if (predicate === undefined) return true;
+      const key = partitionKey(entry.partition);
+      let keep = cache.get(key);
+      if (keep === undefined) cache.set(key, (keep = predicate(this.partitionSpec(entry.partition))));
+      return keep;
+    };
+  }
+
+  private partitionPredicate(filter: ScanFilter['partition']): ((p: PartitionSpec) => boolean) | undefined {
+    if (filter === undefined || typeof filter === 'function') return filter;
+    for (const name of Object.keys(filter)) {
+      if (!this.partitionFields.some((f) => f.name === name)) {
+        throw errorFrom(tableErrors, 'SCAN_FILTER_INVALID', `'${name}' is not a partition key of ${this.tablePath}`, { column: name });
+      }
+    }
+    return (p) => Object.entries(filter).every(([name, want]) => valuesEqual(p[name] ?? null, want));
+  }
+
+  /** ManifestsReader: skip a manifest whose bucket range or partition stats exclude the filter. */
+  private mayContain(meta: ManifestFileMeta, filter: ScanFilter): boolean {
+    if (filter.buckets !== undefined && meta.minBucket !== null && meta.maxBucket !== null) {
+      const { minBucket, maxBucket } = meta;
+      if (!filter.buckets.some((b) => b >= minBucket && b <= maxBucket)) return false;
+    }
+    const spec = filter.partition;
+    if (spec === undefined || typeof spec === 'function') return true;
+    const types = this.partitionFields.map((f) => f.type);
+    let mins: InternalValue[];
+    let maxs: InternalValue[];
+    try {
+      mins = decodeBinaryRow(meta.partitionStats.minValues, types);
+      maxs = decodeBinaryRow(meta.partitionStats.maxValues, types);
+    } catch {
+      return true; // stats of another arity (e.g. an older partition spec): unknown, keep
+    }
+    return this.partitionFields.every((field, i) => {
+      if (!(field.name in spec)) return true;
+      const want = spec[field.name] ?? null;
+      const min = mins[i] ?? null;
+      const max = maxs[i] ?? null;
+      if (want === null || min === null || max === null) return true;
+      return compareInternal(want, min) >= 0 && compareInternal(want, max) <= 0;
+    });
+  }
+}
+
+function valuesEqual(a: InternalValue, b: InternalValue): boolean {
+  if (a === null || b === null) return a === b;
+  return compareInternal(a, b) === 0;
+}

@@ -1,0 +1,211 @@
+/**
+ * The table API that ties spec/, io/, write/ and read/ together, over a filesystem-catalog
+ * warehouse (org.apache.paimon.catalog.FileSystemCatalog layout):
+ *
+ *   <warehouse>/<db>.db/<table>/schema/schema-0   snapshot/…   manifest/…   <k=v>/bucket-N/data-….parquet
+ *
+ *   const table = await createTable(store, { database, name, schema })   // or openTable(store, db, name)
+ *   const write = await table.newWrite({ writerId })                      // workers, in parallel
+ *   await write.write(batch); const messages = await write.prepareCommit()
+ *   await table.newCommit(commitUser).commit(messages, { identifier })    // one committer
+ *   for await (const row of table.newRead({ snapshotId }).rows()) …       // any time
+ */
+import { errorFrom, isTributaryError } from '@tributary/protocol';
+import { tableErrors } from './errors.ts';
+import type { ObjectStore } from './io/object-store.ts';
+import { parseDataTypeString } from './spec/data-type-json.ts';
+import {
+  SCHEMA_VERSION, bucketCount, decodeTableSchema, encodeTableSchema, partitionFields, validateTableSchema, type TableSchema,
+} from './spec/table-schema.ts';
+import type { Snapshot } from './spec/snapshot.ts';
+import type { DataType, InternalValue } from './spec/types.ts';
+import { encodePartitionRow } from './write/row-routing.ts';
+import { FileStoreCommit, type CommitRequest, type CommitResult } from './write/file-store-commit.ts';
+import type { CommitMessage } from './write/commit-plan.ts';
+import type { DataFileMeta } from './spec/data-file-meta.ts';
+import { manifestMergeOptions } from './write/manifest-merge.ts';
+import { TableWrite, type TableWriteOptions } from './write/table-write.ts';
+import { SnapshotManager } from './read/snapshot-manager.ts';
+import { TableRead, type TableReadOptions } from './read/table-read.ts';
+
+/** A column of a table to create: the type as a DataType or as Paimon type text ('DECIMAL(18, 2)'). */
+export interface ColumnDefinition {
+  readonly name: string;
+  readonly type: DataType | string;
+  readonly description?: string;
+}
+
+/** What createTable needs (org.apache.paimon.schema.Schema): field ids are assigned 0, 1, 2, … */
+export interface SchemaDefinition {
+  readonly fields: readonly ColumnDefinition[];
+  readonly partitionKeys?: readonly string[];
+  readonly primaryKeys?: readonly string[];
+  readonly options?: Readonly<Record<string, string>>;
+  readonly comment?: string;
+}
+
+export interface TableIdentifier {
+  readonly database: string;
+  readonly name: string;
+}
+
+/** `<db>.db/<table>`: the table's key prefix in the warehouse store. */
+export function tablePath(id: TableIdentifier): string {
+  for (const part of [id.database, id.name]) {
+    if (part === '' || part.includes('/') || part === '.' || part === '..') {
+      throw errorFrom(tableErrors, 'SCHEMA_INVALID', `'${part}' is not a valid database or table name`, { name: part });
+    }
+  }
+  return `${id.database}.db/${id.name}`;
+}
+
+/** Builds schema-0 as Java's SchemaManager.createTable does (PK fields NOT NULL, explicit bucket and file.format). */
+export function newTableSchema(definition: SchemaDefinition, timeMillis: number): TableSchema {
+  const primaryKeys = definition.primaryKeys ?? [];
+  const fields = definition.fields.map((f, id) => {
+    const parsed = typeof f.type === 'string' ? parseDataTypeString(f.type) : f.type;
+    const type = primaryKeys.includes(f.name) ? { ...parsed, nullable: false } : parsed;
+    return { id, name: f.name, type, ...(f.description !== undefined ? { description: f.description } : {}) };
+  });
+  const options = { bucket: '-1', 'file.format': 'parquet', ...definition.options };
+  return {
+    version: SCHEMA_VERSION,
+    id: 0,
+    fields,
+    highestFieldId: fields.length - 1,
+    partitionKeys: definition.partitionKeys ?? [],
+    primaryKeys,
+    options,
+    ...(definition.comment !== undefined ? { comment: definition.comment } : {}),
+    timeMillis,
+  };
+}
+
+/**
+ * Creates a table: writes `schema/schema-0` with put-if-absent, after refusing what Tributary
+ * does not write correctly (validateTableSchema).
+ * @throws TABLE_ALREADY_EXISTS, TABLE_UNSUPPORTED, SCHEMA_INVALID
+ */
+export async function createTable(
+  store: ObjectStore,
+  request: TableIdentifier & { readonly schema: SchemaDefinition },
+): Promise<Table> {
+  const schema = newTableSchema(request.schema, Date.now());
+  validateTableSchema(schema);
+  const path = tablePath(request);
+  try {
+    await store.putIfAbsent(`${path}/schema/schema-0`, new TextEncoder().encode(encodeTableSchema(schema)));
+  } catch (error) {
+    if (isTributaryError(error) && error.code === 'OBJECT_ALREADY_EXISTS') {
+      throw errorFrom(tableErrors, 'TABLE_ALREADY_EXISTS', `table ${request.database}.${request.name} already exists`, { table: path });
+    }
+    throw error;
+  }
+  return new Table(store, request, schema);
+}
+
+/** Opens a table with its latest schema. @throws TABLE_NOT_FOUND */
+export async function openTable(store: ObjectStore, database: string, name: string): Promise<Table> {
+  const path = tablePath({ database, name });
+  let latest: number | null = null;
+  for await (const meta of store.list(`${path}/schema/schema-`)) {
+    const suffix = meta.key.slice(meta.key.lastIndexOf('schema-') + 'schema-'.length);
+    if (/^\d+$/.test(suffix) && (latest === null || Number(suffix) > latest)) latest = Number(suffix);
+  }
+  if (latest === null) {
+    throw errorFrom(tableErrors, 'TABLE_NOT_FOUND', `table ${database}.${name} does not exist in ${store.uri}`, { table: path });
+  }
+  const schema = decodeTableSchema(new TextDecoder().decode(await store.get(`${path}/schema/schema-${latest}`)));
+  return new Table(store, { database, name }, schema);
+}
+
+/** The committer of one commit user (org.apache.paimon.table.sink.TableCommitImpl). */
+export interface TableCommit {
+  commit(messages: readonly CommitMessage<DataFileMeta>[], request?: CommitRequest): Promise<CommitResult>;
+}
+
+export class Table {
+  readonly store: ObjectStore;
+  readonly database: string;
+  readonly name: string;
+  /** `<db>.db/<table>` inside the store. */
+  readonly path: string;
+  readonly schema: TableSchema;
+  readonly snapshots: SnapshotManager;
+
+  constructor(store: ObjectStore, id: TableIdentifier, schema: TableSchema) {
+    this.store = store;
+    this.database = id.database;
+    this.name = id.name;
+    this.path = tablePath(id);
+    this.schema = schema;
+    this.snapshots = new SnapshotManager(store, this.path);
+  }
+
+  latestSnapshot(): Promise<Snapshot | null> {
+    return this.snapshots.latestSnapshot();
+  }
+
+  snapshot(id: number): Promise<Snapshot> {
+    return this.snapshots.snapshot(id);
+  }
+
+  /** A writer for one worker; see TableWriteOptions (writerId makes file names unique). */
+  newWrite(options: TableWriteOptions = {}): Promise<TableWrite> {
+    return TableWrite.open(this.store, this.path, this.schema, options);
+  }
+
+  /** A committer; commitUser + identifier is the commit identity that makes retries safe. */
+  newCommit(commitUser: string): TableCommit {
+    const o = this.schema.options;
+    const commit = new FileStoreCommit({
+      store: this.store,
+      tablePath: this.path,
+      commitUser,
+      schemaId: this.schema.id,
+      partitionFields: partitionFields(this.schema),
+      maxRetries: intOption(o, 'commit.max-retries', 10),
+      minRetryWaitMs: durationOption(o, 'commit.min-retry-wait', 10),
+      maxRetryWaitMs: durationOption(o, 'commit.max-retry-wait', 10_000),
+      manifestMerge: manifestMergeOptions(o),
+    });
+    return { commit: (messages, request) => commit.commit(messages, request) };
+  }
+
+  /** Reads the rows of a snapshot (the latest by default). */
+  newRead(options: TableReadOptions = {}): TableRead {
+    return new TableRead(this.store, this.path, this.schema, options);
+  }
+
+  /** The arity-prefixed partition row of these partition values (for overwritePartitions). */
+  partitionRow(values: Readonly<Record<string, InternalValue>>): Uint8Array {
+    const fields = partitionFields(this.schema);
+    return encodePartitionRow(fields.map((f) => values[f.name] ?? null), fields.map((f) => f.type));
+  }
+
+  get bucketCount(): number {
+    return bucketCount(this.schema);
+  }
+}
+
+function intOption(options: Readonly<Record<string, string>>, key: string, fallback: number): number {
+  const text = options[key];
+  if (text === undefined) return fallback;
+  const n = Number(text.trim());
+  if (!Number.isSafeInteger(n) || n < 0) {
+    throw errorFrom(tableErrors, 'TABLE_OPTION_INVALID', `${key} = '${text}' is not a non-negative integer`, { option: key });
+  }
+  return n;
+}
+
+/** Paimon durations: '10 ms', '10s', '1 min'; a bare number is milliseconds. */
+function durationOption(options: Readonly<Record<string, string>>, key: string, fallbackMs: number): number {
+  const text = options[key];
+  if (text === undefined) return fallbackMs;
+  const match = /^\s*(\d+)\s*(ms|s|min|m|h)?\s*$/i.exec(text);
+  if (match === null) {
+    throw errorFrom(tableErrors, 'TABLE_OPTION_INVALID', `${key} = '${text}' is not a duration`, { option: key });
+  }
+  const unit = { ms: 1, s: 1000, min: 60_000, m: 60_000, h: 3_600_000 }[(match[2] ?? 'ms').toLowerCase() as 'ms'];
+  return Number(match[1]) * unit;
+}

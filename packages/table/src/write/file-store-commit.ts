@@ -1,0 +1,234 @@
+/**
+ * Commits CommitMessages as one new snapshot, mirroring
+ * org.apache.paimon.operation.FileStoreCommitImpl (commit, overwrite, tryCommit, tryCommitOnce).
+ *
+ *   ┌──────────► read latest snapshot L (id N, or none)
+ *   │            identity already in a snapshot after the base? ──yes──► done (no second commit)
+ *   │            delta = ADD new files, DELETE deleted files (+ OVERWRITE: DELETE live files of the partitions)
+ *   │            conflict check against L's live files (commit-plan.ts)
+ *   │            write delta manifests; base list = minor-compacted L.base + L.delta; delta list
+ *   │            put-if-absent snapshot/snapshot-(N+1)
+ *   │              ├─ ok ─────────────────► rewrite LATEST (best effort) ──► done
+ *   │              ├─ ALREADY_EXISTS ─────► is it ours (lost response)? yes ► done
+ *   └─ backoff ◄───┴─ other error ────────► is it ours? yes ► done, no ► retry if retryable, else throw
+ *
+ * Manifests of a failed attempt are left behind unreferenced (garbage collection removes them
+ * later); nothing is ever deleted while the outcome is unknown.
+ */
+import { randomUUID } from 'node:crypto';
+import { errorFrom, isTributaryError } from '@tributary/protocol';
+import { tableErrors } from '../errors.ts';
+import type { ObjectStore } from '../io/object-store.ts';
+import { mergeEntries } from '../spec/file-entry.ts';
+import type { DataFileMeta } from '../spec/data-file-meta.ts';
+import type { ManifestEntry } from '../spec/manifest-entry.ts';
+import type { ManifestFileMeta } from '../spec/manifest-file-meta.ts';
+import { BATCH_COMMIT_IDENTIFIER, SNAPSHOT_VERSION, encodeSnapshot, type Snapshot } from '../spec/snapshot.ts';
+import type { DataType } from '../spec/types.ts';
+import { entryIdentifier } from '../spec/file-entry.ts';
+import { FileStoreScan } from '../read/file-store-scan.ts';
+import { SnapshotManager } from '../read/snapshot-manager.ts';
+import {
+  changedPartitions, changelogEntries, changelogRecordCount, checkCommitConflicts, deltaEntries, deltaRecordCount,
+  hasIdentity, overwriteDeletes, partitionKey, type CommitIdentity, type CommitKind, type CommitMessage,
+} from './commit-plan.ts';
+import { planMinorCompaction, type ManifestMergeOptions } from './manifest-merge.ts';
+import { writeManifestList, writeManifests, type ManifestWriterContext } from './manifest-writer.ts';
+
+export interface FileStoreCommitOptions {
+  readonly store: ObjectStore;
+  readonly tablePath: string;
+  readonly commitUser: string;
+  readonly schemaId: number;
+  readonly partitionFields: readonly { readonly name: string; readonly type: DataType }[];
+  /** `commit.max-retries` (default 10). */
+  readonly maxRetries: number;
+  /** `commit.min-retry-wait` / `commit.max-retry-wait` in ms (defaults 10 ms and 10 s). */
+  readonly minRetryWaitMs: number;
+  readonly maxRetryWaitMs: number;
+  readonly manifestMerge: ManifestMergeOptions;
+  /** Wall clock for Snapshot.timeMillis (injectable for tests). */
+  readonly clock?: () => number;
+}
+
+export interface CommitRequest {
+  /** Snapshot.commitIdentifier; a batch load uses BATCH_COMMIT_IDENTIFIER with a unique commitUser. */
+  readonly identifier?: bigint;
+  readonly kind?: CommitKind;
+  /** OVERWRITE only: arity-prefixed partition rows to replace; undefined replaces the whole table. */
+  readonly overwritePartitions?: readonly Uint8Array[];
+  /**
+   * The snapshot the writers read from (the pinned snapshot). The identity search looks at the
+   * snapshots after it; without it, it walks back to the first missing snapshot.
+   */
+  readonly baseSnapshotId?: number;
+  /** Snapshot.properties. */
+  readonly properties?: Readonly<Record<string, string>>;
+  /** Snapshot.watermark of this commit; the snapshot keeps max(previous, this). */
+  readonly watermark?: bigint;
+}
+
+export interface CommitResult {
+  readonly snapshotId: number;
+  /** True when a snapshot with this identity already existed: nothing new was committed. */
+  readonly alreadyCommitted: boolean;
+  readonly attempts: number;
+}
+
+type Attempt = { readonly done: CommitResult } | { readonly retry: unknown };
+
+export class FileStoreCommit {
+  readonly #o: FileStoreCommitOptions;
+  readonly #snapshots: SnapshotManager;
+  readonly #scan: FileStoreScan;
+
+  constructor(options: FileStoreCommitOptions) {
+    this.#o = options;
+    this.#snapshots = new SnapshotManager(options.store, options.tablePath);
+    this.#scan = new FileStoreScan(options.store, options.tablePath, options.partitionFields.map((f, i) => ({ id: i, ...f })));
+  }
+
+  async commit(messages: readonly CommitMessage<DataFileMeta>[], request: CommitRequest = {}): Promise<CommitResult> {
+    const identity: CommitIdentity = { commitUser: this.#o.commitUser, commitIdentifier: request.identifier ?? BATCH_COMMIT_IDENTIFIER };
+    let lastFailure: unknown;
+    for (let attempt = 1; attempt <= this.#o.maxRetries + 1; attempt++) {
+      const found = await this.#snapshots.findCommitted(identity, request.baseSnapshotId ?? 0);
+      if (found !== null) return { snapshotId: Number(found.id), alreadyCommitted: true, attempts: attempt };
+      const outcome = await this.#tryCommitOnce(messages, request, identity, attempt);
+      if ('done' in outcome) return outcome.done;
+      lastFailure = outcome.retry;
+      await sleep(this.#backoff(attempt));
+    }
+    throw errorFrom(
+      tableErrors,
+      'COMMIT_RETRIES_EXHAUSTED',
+      `commit of ${this.#o.tablePath} by ${identity.commitUser} failed after ${this.#o.maxRetries + 1} attempts: ${String(lastFailure)}`,
+      { table: this.#o.tablePath, commitUser: identity.commitUser, commitIdentifier: identity.commitIdentifier },
+      { cause: lastFailure },
+    );
+  }
+
+  async #tryCommitOnce(
+    messages: readonly CommitMessage<DataFileMeta>[],
+    request: CommitRequest,
+    identity: CommitIdentity,
+    attempt: number,
+  ): Promise<Attempt> {
+    const latest = await this.#snapshots.latestSnapshot();
+    const kind = request.kind ?? 'APPEND';
+    const delta = await this.#delta(latest, messages, request, kind);
+    const changelog = changelogEntries(messages) as ManifestEntry[];
+    const snapshot = await this.#writeMetadata(latest, delta, changelog, request, identity, kind);
+    const id = Number(snapshot.id);
+    try {
+      await this.#o.store.putIfAbsent(this.#snapshots.snapshotKey(id), new TextEncoder().encode(encodeSnapshot(snapshot)));
+    } catch (error) {
+      // The response may be lost although our write landed (S3 retries): look before deciding.
+      const there = await this.#snapshots.tryGetSnapshot(id).catch(() => null);
+      if (there !== null && hasIdentity(there, identity)) return { done: { snapshotId: id, alreadyCommitted: false, attempts: attempt } };
+      if (isTributaryError(error) && (error.code === 'OBJECT_ALREADY_EXISTS' || error.retryable)) return { retry: error };
+      throw error;
+    }
+    await this.#snapshots.commitLatestHint(id);
+    return { done: { snapshotId: id, alreadyCommitted: false, attempts: attempt } };
+  }
+
+  /** The delta entries, checked against the live files of the partitions they touch. */
+  async #delta(
+    latest: Snapshot | null,
+    messages: readonly CommitMessage<DataFileMeta>[],
+    request: CommitRequest,
+    kind: CommitKind,
+  ): Promise<ManifestEntry[]> {
+    const written = deltaEntries(messages) as ManifestEntry[];
+    const touched = changedPartitions(written);
+    const overwriteAll = kind === 'OVERWRITE' && request.overwritePartitions === undefined;
+    const wanted = new Set([...touched, ...(request.overwritePartitions ?? []).map(partitionKey)]);
+    const live = (await this.#scan.plan(latest)).filter((e) => overwriteAll || wanted.has(partitionKey(e.partition)));
+    const delta = kind === 'OVERWRITE' ? [...overwriteDeletes(live, request.overwritePartitions), ...written] : written;
+    checkCommitConflicts(live, delta, kind, entryIdentifier);
+    return delta;
+  }
+
+  async #writeMetadata(
+    latest: Snapshot | null,
+    delta: readonly ManifestEntry[],
+    changelog: readonly ManifestEntry[],
+    request: CommitRequest,
+    identity: CommitIdentity,
+    kind: CommitKind,
+  ): Promise<Snapshot> {
+    const uuid = randomUUID();
+    let counter = 0;
+    const ctx: ManifestWriterContext = {
+      store: this.#o.store,
+      tablePath: this.#o.tablePath,
+      partitionTypes: this.#o.partitionFields.map((f) => f.type),
+      schemaId: this.#o.schemaId,
+      newName: (prefix) => `${prefix}${uuid}-${counter++}`,
+    };
+    const previous = latest === null ? [] : await this.#scan.dataManifests(latest);
+    const base = await writeManifestList(ctx, await this.#mergeBase(ctx, previous));
+    const deltaList = await writeManifestList(ctx, await writeManifests(ctx, delta));
+    const changelogList = changelog.length === 0 ? null : await writeManifestList(ctx, await writeManifests(ctx, changelog));
+    const deltaCount = deltaRecordCount(delta);
+    const watermark = maxWatermark(latest?.watermark ?? null, request.watermark ?? null);
+    return {
+      version: SNAPSHOT_VERSION,
+      uuid: randomUUID(),
+      id: BigInt(latest === null ? 1 : Number(latest.id) + 1),
+      schemaId: BigInt(this.#o.schemaId),
+      baseManifestList: base.fileName,
+      baseManifestListSize: BigInt(base.size),
+      deltaManifestList: deltaList.fileName,
+      deltaManifestListSize: BigInt(deltaList.size),
+      changelogManifestList: changelogList?.fileName ?? null,
+      changelogManifestListSize: changelogList === null ? null : BigInt(changelogList.size),
+      indexManifest: latest?.indexManifest ?? null,
+      commitUser: identity.commitUser,
+      writerVersion: null,
+      commitIdentifier: identity.commitIdentifier,
+      commitKind: kind,
+      timeMillis: BigInt((this.#o.clock ?? Date.now)()),
+      totalRecordCount: (latest?.totalRecordCount ?? 0n) + deltaCount,
+      deltaRecordCount: deltaCount,
+      changelogRecordCount: changelogRecordCount(changelog),
+      watermark,
+      statistics: null,
+      properties: request.properties === undefined ? null : new Map(Object.entries(request.properties)),
+      nextRowId: latest?.nextRowId ?? 0n,
+      // Left out: older Java readers fail on an unknown enum value, and the field is optional.
+      operation: null,
+    };
+  }
+
+  /** Base list = previous base + previous delta, minor-compacted (ManifestFileMerger). */
+  async #mergeBase(ctx: ManifestWriterContext, previous: readonly ManifestFileMeta[]): Promise<ManifestFileMeta[]> {
+    const result: ManifestFileMeta[] = [];
+    for (const step of planMinorCompaction(previous, (m) => Number(m.fileSize), this.#o.manifestMerge)) {
+      if ('keep' in step) {
+        result.push(step.keep);
+        continue;
+      }
+      const entries: ManifestEntry[] = [];
+      for (const meta of step.merge) entries.push(...(await this.#scan.readManifest(meta.fileName)));
+      result.push(...(await writeManifests(ctx, mergeEntries(entries))));
+    }
+    return result;
+  }
+
+  #backoff(attempt: number): number {
+    const exp = Math.min(this.#o.maxRetryWaitMs, this.#o.minRetryWaitMs * 2 ** (attempt - 1));
+    return exp / 2 + Math.random() * (exp / 2);
+  }
+}
+
+function maxWatermark(a: bigint | null, b: bigint | null): bigint | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a > b ? a : b;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

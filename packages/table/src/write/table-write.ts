@@ -1,0 +1,285 @@
+/**
+ * Writes rows into data files of one table, for one worker, mirroring
+ * org.apache.paimon.table.sink.TableWriteImpl over AppendFileStoreWrite / KeyValueFileStoreWrite:
+ *
+ *   write(batch, rowKinds) ─► RowRouter: (partition, bucket) per row
+ *                          ─► buffer per bucket ──(bufferRows, or maxBufferedRows over all)──► flush
+ *        flush, append table: DataFileWriter (rolling files)
+ *        flush, primary key:  sortedRun (sort by key, deduplicate, _SEQUENCE_NUMBER, _VALUE_KIND) ─► KeyValueFileWriter
+ *   prepareCommit() ─► close every file ─► CommitMessage per (partition, bucket)
+ *
+ * Nothing is visible until a committer commits the messages. Each flush of a primary-key bucket
+ * is its own sorted run (one or more level-0 files); readers merge the runs. Sequence numbers of a
+ * primary-key bucket continue from the highest `_MAX_SEQUENCE_NUMBER` of that bucket in the base
+ * snapshot (MergeTreeWriter), so later writes win over earlier ones. Two writers on one bucket at
+ * the same time would produce overlapping sequence numbers: Paimon assumes one writer per bucket.
+ */
+import { randomUUID } from 'node:crypto';
+import { errorFrom } from '@tributary/protocol';
+import { tableErrors } from '../errors.ts';
+import type { ObjectStore } from '../io/object-store.ts';
+import { batchFromRows, concatBatches, takeRows, type ColumnBatch } from '../format/column-batch.ts';
+import { KeyValueFileWriter, RowKind, isRetract, sortedRun } from '../format/key-value.ts';
+import { DataFileWriter, type DataFileResult } from '../format/parquet-writer.ts';
+import type { DataFileMeta } from '../spec/data-file-meta.ts';
+import { bucketCount, fieldsByName, trimmedPrimaryKeys, validateTableSchema, type TableSchema } from '../spec/table-schema.ts';
+import type { InternalRow, RowType } from '../spec/types.ts';
+import { FileStoreScan } from '../read/file-store-scan.ts';
+import { SnapshotManager } from '../read/snapshot-manager.ts';
+import { bucketKey, maxSequenceNumbers, type CommitMessage } from './commit-plan.ts';
+import { appendFileMeta, keyValueFileMeta, localCreationTime, type FileMetaContext } from './data-file-metas.ts';
+import { parseMemorySize } from './manifest-merge.ts';
+import { objectStoreSink } from './object-sink.ts';
+import { RowRouter, type BucketTarget } from './row-routing.ts';
+
+export interface TableWriteOptions {
+  /**
+   * Goes into every data file name (`data-<writerId>-<n>.parquet`), so it must be unique per
+   * writer: the sync uses (sync, shard, attempt). Default: a random UUID.
+   */
+  readonly writerId?: string;
+  /**
+   * The snapshot whose files give primary-key buckets their next sequence number (the sync's
+   * pinned snapshot). Default: the latest snapshot when the writer opens; null: an empty table.
+   */
+  readonly baseSnapshotId?: number | null;
+  /** Rows buffered per (partition, bucket) before they are flushed to files (default 100 000). */
+  readonly bufferRows?: number;
+  /** Rows buffered over all buckets before the largest buffer is flushed (default 400 000). */
+  readonly maxBufferedRows?: number;
+  /** Overrides the table's `target-file-size` (bytes). */
+  readonly targetFileSize?: number;
+}
+
+interface BucketWriter {
+  readonly target: BucketTarget;
+  pending: ColumnBatch[];
+  pendingKinds: Uint8Array[];
+  pendingRows: number;
+  nextSequence: bigint;
+  readonly firstSequence: bigint;
+  readonly append: DataFileWriter | undefined;
+  readonly keyValue: KeyValueFileWriter | undefined;
+}
+
+export class TableWrite {
+  readonly #store: ObjectStore;
+  readonly #tablePath: string;
+  readonly #schema: TableSchema;
+  readonly #rowType: RowType;
+  readonly #router: RowRouter;
+  readonly #primaryKeys: readonly string[];
+  readonly #sequenceFields: readonly string[];
+  readonly #restored: ReadonlyMap<string, bigint>;
+  readonly #writerId: string;
+  readonly #bufferRows: number;
+  readonly #maxBufferedRows: number;
+  readonly #targetFileSize: number;
+  readonly #buckets = new Map<string, BucketWriter>();
+  #buffered = 0;
+  #closed = false;
+
+  private constructor(store: ObjectStore, tablePath: string, schema: TableSchema, restored: ReadonlyMap<string, bigint>, options: TableWriteOptions) {
+    this.#store = store;
+    this.#tablePath = tablePath;
+    this.#schema = schema;
+    this.#rowType = { fields: schema.fields };
+    this.#router = new RowRouter(schema);
+    this.#primaryKeys = trimmedPrimaryKeys(schema);
+    const sequence = schema.options['sequence.field'];
+    this.#sequenceFields = sequence === undefined || sequence.trim() === '' ? [] : sequence.split(',').map((s) => s.trim());
+    this.#restored = restored;
+    this.#writerId = options.writerId ?? randomUUID();
+    this.#bufferRows = options.bufferRows ?? 100_000;
+    this.#maxBufferedRows = options.maxBufferedRows ?? 400_000;
+    const target = schema.options['target-file-size'];
+    const fallback = this.#primaryKeys.length > 0 ? 128 * 1024 * 1024 : 256 * 1024 * 1024;
+    this.#targetFileSize = options.targetFileSize ?? (target === undefined ? fallback : parseMemorySize(target));
+  }
+
+  /** Opens a writer; refuses tables Tributary does not write correctly (validateTableSchema). */
+  static async open(store: ObjectStore, tablePath: string, schema: TableSchema, options: TableWriteOptions = {}): Promise<TableWrite> {
+    validateTableSchema(schema);
+    const producer = (schema.options['changelog-producer'] ?? 'none').trim().toLowerCase();
+    if (producer !== 'none') {
+      throw errorFrom(tableErrors, 'TABLE_UNSUPPORTED', `writing with changelog-producer = '${producer}' is not implemented`, {
+        option: 'changelog-producer',
+        value: producer,
+      });
+    }
+    const restored = await restoreSequenceNumbers(store, tablePath, schema, options.baseSnapshotId);
+    return new TableWrite(store, tablePath, schema, restored, options);
+  }
+
+  get rowType(): RowType {
+    return this.#rowType;
+  }
+
+  /**
+   * Writes a batch of table rows (the table's row type). `rowKinds` gives each row's RowKind byte
+   * (+I 0, -U 1, +U 2, -D 3; default +I); retractions only exist in primary-key tables.
+   */
+  async write(batch: ColumnBatch, rowKinds?: Uint8Array): Promise<void> {
+    this.#checkOpen();
+    this.#checkBatch(batch, rowKinds);
+    for (const { target, rows } of this.#router.route(batch)) {
+      const bucket = this.#bucket(target);
+      const indices = Int32Array.from(rows);
+      bucket.pending.push(rows.length === batch.length ? batch : takeRows(batch, indices));
+      if (rowKinds !== undefined) bucket.pendingKinds.push(Uint8Array.from(indices, (i) => rowKinds[i] as number));
+      else bucket.pendingKinds.push(new Uint8Array(rows.length));
+      bucket.pendingRows += rows.length;
+      this.#buffered += rows.length;
+      if (bucket.pendingRows >= this.#bufferRows) await this.#flush(bucket);
+    }
+    while (this.#buffered > this.#maxBufferedRows) await this.#flush(this.#largestBuffer());
+  }
+
+  /** Convenience for tests and small loads: rows as arrays of internal values. */
+  async writeRows(rows: readonly InternalRow[], rowKinds?: readonly number[]): Promise<void> {
+    await this.write(batchFromRows(this.#rowType, rows), rowKinds === undefined ? undefined : Uint8Array.from(rowKinds));
+  }
+
+  /** Flushes and closes every file; returns one CommitMessage per (partition, bucket) written. Once. */
+  async prepareCommit(): Promise<CommitMessage<DataFileMeta>[]> {
+    this.#checkOpen();
+    this.#closed = true;
+    const ctx: FileMetaContext = { schemaId: this.#schema.id, creationTime: localCreationTime(new Date()) };
+    const messages: CommitMessage<DataFileMeta>[] = [];
+    for (const bucket of this.#buckets.values()) {
+      await this.#flush(bucket);
+      const newFiles = await this.#closeBucket(bucket, ctx);
+      if (newFiles.length === 0) continue;
+      const { partition, bucket: b, totalBuckets } = bucket.target;
+      messages.push({ partition, bucket: b, totalBuckets, newFiles, deletedFiles: [], changelogFiles: [] });
+    }
+    return messages;
+  }
+
+  /** Abandons the open files (already closed files stay as orphans for garbage collection). */
+  async abort(): Promise<void> {
+    this.#closed = true;
+    for (const bucket of this.#buckets.values()) {
+      await bucket.append?.abort(new Error('write aborted'));
+      await bucket.keyValue?.abort(new Error('write aborted'));
+    }
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw errorFrom(tableErrors, 'WRITE_CLOSED', 'this TableWrite was already committed or aborted', { writerId: this.#writerId });
+  }
+
+  #checkBatch(batch: ColumnBatch, rowKinds: Uint8Array | undefined): void {
+    if (batch.columns.length !== this.#rowType.fields.length) {
+      throw errorFrom(tableErrors, 'WRITE_ROW_INVALID', `batch has ${batch.columns.length} columns, the table ${this.#rowType.fields.length}`, {});
+    }
+    if (rowKinds === undefined) return;
+    if (rowKinds.length !== batch.length) throw errorFrom(tableErrors, 'WRITE_ROW_INVALID', 'one row kind per row is required', {});
+    for (let i = 0; i < rowKinds.length; i++) {
+      const kind = rowKinds[i] as number;
+      if (kind > RowKind.DELETE) throw errorFrom(tableErrors, 'WRITE_ROW_INVALID', `unknown row kind ${kind}`, { row: i });
+      if (this.#primaryKeys.length === 0 && isRetract(kind)) {
+        throw errorFrom(tableErrors, 'WRITE_ROW_INVALID', 'an append table takes no -U/-D rows (it has no key to retract)', { row: i });
+      }
+    }
+  }
+
+  #bucket(target: BucketTarget): BucketWriter {
+    let bucket = this.#buckets.get(target.key);
+    if (bucket !== undefined) return bucket;
+    const dir = `${this.#tablePath}/${target.partitionPath}bucket-${target.bucket}`;
+    const options = {
+      uuid: this.#writerId,
+      targetFileSize: this.#targetFileSize,
+      openSink: (fileName: string) => objectStoreSink(this.#store, `${dir}/${fileName}`),
+    };
+    const pk = this.#primaryKeys.length > 0;
+    const first = (this.#restored.get(target.key) ?? -1n) + 1n;
+    bucket = {
+      target,
+      pending: [],
+      pendingKinds: [],
+      pendingRows: 0,
+      nextSequence: first,
+      firstSequence: first,
+      append: pk ? undefined : new DataFileWriter({ ...options, rowType: this.#rowType }),
+      keyValue: pk ? new KeyValueFileWriter({ ...options, tableRowType: this.#rowType, trimmedPrimaryKeys: this.#primaryKeys }) : undefined,
+    };
+    this.#buckets.set(target.key, bucket);
+    return bucket;
+  }
+
+  #largestBuffer(): BucketWriter {
+    let largest: BucketWriter | undefined;
+    for (const b of this.#buckets.values()) if (largest === undefined || b.pendingRows > largest.pendingRows) largest = b;
+    return largest as BucketWriter;
+  }
+
+  async #flush(bucket: BucketWriter): Promise<void> {
+    if (bucket.pendingRows === 0) return;
+    const batch = concatBatches(this.#rowType, bucket.pending);
+    const kinds = concatKinds(bucket.pendingKinds, bucket.pendingRows);
+    this.#buffered -= bucket.pendingRows;
+    bucket.pending = [];
+    bucket.pendingKinds = [];
+    bucket.pendingRows = 0;
+    if (bucket.append !== undefined) {
+      await bucket.append.write(batch);
+      return;
+    }
+    const run = sortedRun({
+      tableRowType: this.#rowType,
+      trimmedPrimaryKeys: this.#primaryKeys,
+      sequenceFields: this.#sequenceFields,
+      batch,
+      rowKinds: kinds,
+      firstSequenceNumber: bucket.nextSequence,
+    });
+    bucket.nextSequence += BigInt(batch.length);
+    await (bucket.keyValue as KeyValueFileWriter).writeRun(run);
+  }
+
+  async #closeBucket(bucket: BucketWriter, ctx: FileMetaContext): Promise<DataFileMeta[]> {
+    const valueTypes = this.#rowType.fields.map((f) => f.type);
+    if (bucket.append !== undefined) {
+      let next = bucket.firstSequence;
+      return (await bucket.append.close()).map((file: DataFileResult) => {
+        const meta = appendFileMeta(file, valueTypes, next, ctx);
+        next += BigInt(file.rowCount);
+        return meta;
+      });
+    }
+    const keyTypes = fieldsByName(this.#schema, this.#primaryKeys).map((f) => f.type);
+    const files = await (bucket.keyValue as KeyValueFileWriter).close();
+    return files.map((file) => keyValueFileMeta(file, keyTypes, valueTypes, ctx));
+  }
+}
+
+function concatKinds(parts: readonly Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+/**
+ * The highest sequence number per (partition, bucket) in the base snapshot, for primary-key and
+ * fixed-bucket append tables. Bucket-unaware append tables start every file at 0, as Java does.
+ */
+async function restoreSequenceNumbers(
+  store: ObjectStore,
+  tablePath: string,
+  schema: TableSchema,
+  baseSnapshotId: number | null | undefined,
+): Promise<ReadonlyMap<string, bigint>> {
+  if (bucketCount(schema) <= 0 || baseSnapshotId === null) return new Map();
+  const snapshots = new SnapshotManager(store, tablePath);
+  const snapshot = baseSnapshotId === undefined ? await snapshots.latestSnapshot() : await snapshots.snapshot(baseSnapshotId);
+  const scan = new FileStoreScan(store, tablePath, fieldsByName(schema, schema.partitionKeys));
+  return maxSequenceNumbers(await scan.plan(snapshot));
+}
+
+export { bucketKey };
