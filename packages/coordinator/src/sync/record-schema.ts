@@ -28,6 +28,7 @@ export const SyncPlanSchema = z.object({
   schemaId: z.number().int(),
   commitUser: z.string(),
   commitIdentifier: z.string(),
+  options: z.object({ maxAttempts: z.number().int().min(1), snapshotProperties: z.record(z.string(), z.string()) }),
 });
 
 export const SyncStateSchema = z.discriminatedUnion('phase', [

@@ -52,6 +52,14 @@ export interface SyncPlan {
   readonly commitUser: string;
   /** Paimon's commitIdentifier (a Java long), as a decimal string. */
   readonly commitIdentifier: string;
+  readonly options: SyncPlanOptions;
+}
+
+export interface SyncPlanOptions {
+  /** Executions per shard job before the shard votes NO. */
+  readonly maxAttempts: number;
+  /** Written into the snapshot's properties, beside the sync id. */
+  readonly snapshotProperties: Readonly<Record<string, string>>;
 }
 
 /** The attempt of a shard whose result the commit will publish. */

@@ -18,6 +18,7 @@ const plan: SyncPlan = {
   schemaId: 0,
   commitUser: 'tributary-sync-a',
   commitIdentifier: '1',
+  options: { maxAttempts: 3, snapshotProperties: {} },
 };
 const reason = { code: 'SYNC_ABORT_REQUESTED', message: 'stop', retryable: false, context: {} };
 

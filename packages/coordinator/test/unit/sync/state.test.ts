@@ -24,6 +24,7 @@ const plan: SyncPlan = {
   schemaId: 0,
   commitUser: 'tributary-sync-x',
   commitIdentifier: '1',
+  options: { maxAttempts: 3, snapshotProperties: {} },
 };
 
 const attempt = (id: string): AcceptedAttempt => ({ attemptId: id, blobKey: `k/${id}`, checksum: 1, rows: 2, bytes: 3 });

@@ -1,0 +1,87 @@
+/**
+ * /v1/syncs: start (202 + id; Idempotency-Key), inspect, list, abort.
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { StartSyncRequest } from '@tributary/protocol';
+import type { SyncService } from '../sync/service.ts';
+import type { SyncStore } from '../sync/store.ts';
+import { ProblemSchema } from './problem.ts';
+import {
+  AbortBody,
+  ListSyncsQuery,
+  StartSyncHeaders,
+  StartSyncResponse,
+  SyncParams,
+  SyncResponse,
+  SyncSummary,
+} from './schemas.ts';
+import { syncView } from './sync-view.ts';
+import { z } from 'zod';
+
+export interface SyncRouteDeps {
+  readonly syncs: SyncService;
+  readonly store: SyncStore;
+}
+
+export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { syncs, store }) => {
+  app.post(
+    '/v1/syncs',
+    {
+      schema: {
+        summary: 'Start a sync: plan it, persist the plan, enqueue one job per shard',
+        body: StartSyncRequest,
+        headers: StartSyncHeaders,
+        response: { 202: StartSyncResponse, 400: ProblemSchema, 404: ProblemSchema, 422: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      const { record, created } = await syncs.start(request.body, request.headers['idempotency-key']);
+      return reply.status(202).header('location', `/v1/syncs/${record.id}`).send({ id: record.id, phase: record.state.phase, created });
+    },
+  );
+
+  app.get(
+    '/v1/syncs/:id',
+    { schema: { summary: 'A sync: state, plan, per-shard attempts, snapshot, phase timings', params: SyncParams, response: { 200: SyncResponse, 404: ProblemSchema } } },
+    async (request) => {
+      const record = await syncs.get(request.params.id);
+      const [attempts, accepted] = await Promise.all([store.attempts(record.id), store.acceptedAttempts(record.id)]);
+      return syncView(record, attempts, accepted);
+    },
+  );
+
+  app.get(
+    '/v1/syncs',
+    { schema: { summary: 'List syncs, newest first', querystring: ListSyncsQuery, response: { 200: z.object({ syncs: z.array(SyncSummary) }) } } },
+    async (request) => {
+      const { state, database, table, limit } = request.query;
+      const records = await store.list({ phase: state, database, table, limit });
+      return {
+        syncs: records.map((r) => ({
+          id: r.id,
+          phase: r.state.phase,
+          table: r.plan.table,
+          shards: r.plan.shards.length,
+          snapshotId: r.state.phase === 'COMMITTED' ? r.state.snapshotId : null,
+          timings: r.timings,
+        })),
+      };
+    },
+  );
+
+  app.post(
+    '/v1/syncs/:id/abort',
+    {
+      schema: {
+        summary: 'Abort a sync that has not started its commit',
+        params: SyncParams,
+        body: AbortBody,
+        response: { 202: StartSyncResponse.omit({ created: true }), 404: ProblemSchema, 409: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      const record = await syncs.abort(request.params.id, request.body?.reason ?? 'aborted on request');
+      return reply.status(202).send({ id: record.id, phase: record.state.phase });
+    },
+  );
+};

@@ -1,0 +1,129 @@
+/**
+ * Drives one sync from wherever its record says it is to a terminal state. Runs as the flow's
+ * parent `commit` job (after every shard job finished), and again for each non-terminal sync when
+ * a coordinator starts. Every step is safe to repeat: each transition is persisted before its
+ * effect, and each effect is idempotent (the publish finds its own identity; deleting is idempotent).
+ *
+ *   PREPARING  ─ every planned shard accepted and every blob verifies? ─ yes ─► COMMITTING
+ *              └─ no ─► ABORTING (reason: the shard's own error, or the blob's BLOB_* error)
+ *   COMMITTING ─ a snapshot with our identity exists? ─ yes ─► COMMITTED
+ *              └─ no ─► publish (put-if-absent; the table retries conflicts) ─► COMMITTED
+ *                 a non-retryable failure, and still no snapshot with our identity ─► ABORTING, files kept
+ *   ABORTING   ─ delete staged files (only if the commit never started) ─► ABORTED
+ */
+import { errorFrom, isTributaryError, toErrorData, type ErrorData } from '@tributary/protocol';
+import { coordinatorErrors } from '../errors.ts';
+import type { CoordinatorTables, CommitIdentity } from '../table-port.ts';
+import { deleteStaged, loadAcceptedBlobs } from './staging.ts';
+import type { SyncRecord } from './state.ts';
+import type { SyncStore } from './store.ts';
+
+export interface CommitterDeps {
+  readonly store: SyncStore;
+  readonly tables: CoordinatorTables;
+  readonly warehouse: string;
+  readonly log?: (message: string) => void;
+}
+
+export class SyncCommitter {
+  readonly #deps: CommitterDeps;
+
+  constructor(deps: CommitterDeps) {
+    this.#deps = deps;
+  }
+
+  /** Moves the sync as far as it can go now; returns the record it leaves. */
+  async drive(syncId: string): Promise<SyncRecord> {
+    let record = await this.#deps.store.require(syncId);
+    for (let step = 0; step < 8; step++) {
+      const next = await this.#step(record);
+      if (next === undefined) return record;
+      record = next;
+    }
+    return record;
+  }
+
+  async #step(record: SyncRecord): Promise<SyncRecord | undefined> {
+    switch (record.state.phase) {
+      case 'PLANNED':
+      case 'COMMITTED':
+      case 'ABORTED':
+        return undefined;
+      case 'PREPARING':
+        return this.#prepareCommit(record);
+      case 'COMMITTING':
+        return this.#publish(record);
+      case 'ABORTING':
+        return this.#cleanUp(record, record.state.deleteStaged);
+    }
+  }
+
+  async #prepareCommit(record: SyncRecord): Promise<SyncRecord> {
+    const { store, tables } = this.#deps;
+    const attempts = await store.acceptedAttempts(record.id);
+    const missing = record.plan.shards.filter((s) => attempts[s.id] === undefined);
+    if (missing.length > 0) {
+      return store.apply(record.id, { type: 'abort', reason: await this.#shardFailure(record.id, missing.map((s) => s.id)) });
+    }
+    let loaded;
+    try {
+      loaded = await loadAcceptedBlobs(tables.warehouseStore(this.#deps.warehouse), record, tables.tablePath(record.plan.table), attempts);
+    } catch (error) {
+      if (isTributaryError(error) && error.retryable) throw error;
+      return store.apply(record.id, { type: 'abort', reason: toErrorData(error) });
+    }
+    return store.apply(record.id, { type: 'beginCommit', accepted: loaded.accepted });
+  }
+
+  /** The reason to give for the first shard without an accepted attempt: its last failure. */
+  async #shardFailure(syncId: string, shardIds: readonly string[]): Promise<ErrorData> {
+    const attempts = await this.#deps.store.attempts(syncId);
+    for (const shardId of shardIds) {
+      const failed = attempts.filter((a) => a.shardId === shardId && a.error !== undefined && a.error.code !== 'SYNC_NOT_ACCEPTING');
+      const last = failed[failed.length - 1];
+      if (last?.error !== undefined) return { ...last.error, context: { ...last.error.context, shard: shardId } };
+    }
+    return toErrorData(
+      errorFrom(coordinatorErrors, 'SYNC_SHARD_MISSING', `no accepted attempt for shard(s) ${shardIds.slice(0, 5).join(', ')}`, {
+        shard: shardIds[0],
+        missing: shardIds.length,
+      }),
+    );
+  }
+
+  async #publish(record: SyncRecord): Promise<SyncRecord> {
+    const { store, tables, warehouse } = this.#deps;
+    if (record.state.phase !== 'COMMITTING') return record;
+    const identity: CommitIdentity = { commitUser: record.plan.commitUser, commitIdentifier: BigInt(record.plan.commitIdentifier) };
+    const ref = record.plan.table;
+    const found = await tables.findCommitted(warehouse, ref, identity, record.plan.baseSnapshotId);
+    if (found !== undefined) return store.apply(record.id, { type: 'committed', snapshotId: found });
+    const attempts = Object.fromEntries(Object.entries(record.state.accepted).map(([shard, a]) => [shard, a.attemptId]));
+    try {
+      const { messages } = await loadAcceptedBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(ref), attempts);
+      const snapshotId = await tables.publish(warehouse, ref, {
+        messages,
+        identity,
+        kind: record.plan.mode === 'overwrite' ? 'OVERWRITE' : 'APPEND',
+        baseSnapshotId: record.plan.baseSnapshotId,
+        properties: { ...record.plan.options.snapshotProperties, 'tributary.sync-id': record.id, 'tributary.shards': String(record.plan.shards.length) },
+      });
+      return await store.apply(record.id, { type: 'committed', snapshotId });
+    } catch (error) {
+      // Unknown outcome until the table says otherwise: look for our identity before giving up.
+      const landed = await tables.findCommitted(warehouse, ref, identity, record.plan.baseSnapshotId);
+      if (landed !== undefined) return store.apply(record.id, { type: 'committed', snapshotId: landed });
+      if (!isTributaryError(error) || error.retryable) throw error; // the commit job retries with backoff
+      this.#deps.log?.(`sync ${record.id}: commit abandoned: ${error.message}`);
+      return store.apply(record.id, { type: 'abandonCommit', reason: toErrorData(error) });
+    }
+  }
+
+  async #cleanUp(record: SyncRecord, deleteFiles: boolean): Promise<SyncRecord> {
+    if (deleteFiles) {
+      const { tables, warehouse } = this.#deps;
+      await deleteStaged(tables.warehouseStore(warehouse), record.id, tables.tablePath(record.plan.table));
+    }
+    return this.#deps.store.apply(record.id, { type: 'cleaned' });
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * The BullMQ flow of a sync: a parent `commit` job with one `write-shard` child per planned shard.
+ *
+ * - Children use `ignoreDependencyOnFailure`: the parent runs once every child has finished, failed
+ *   or not, and decides commit or abort having seen every outcome (without an on-failure option a
+ *   failed child leaves the parent waiting forever; ts-ecosystem.md section 3).
+ * - Job ids are derived from the sync and shard ids, so enqueueing the same flow again (a
+ *   coordinator that crashed between persisting the plan and enqueueing, then resumed) adds nothing.
+ * - Jobs carry pointers (sync id, shard spec), never data (the Kafka 1 MB lesson).
+ */
+import { FlowProducer, Queue, type ConnectionOptions } from 'bullmq';
+import { SYNC_QUEUES, type SyncCommitJob, type SyncShardJob } from '@tributary/protocol';
+import type { SyncRecord } from './state.ts';
+
+export interface FlowOptions {
+  readonly connection: ConnectionOptions;
+  /** The BullMQ key prefix; the sync records use the same prefix. */
+  readonly prefix: string;
+  readonly warehouse: string;
+  readonly shardBackoffMs: number;
+  readonly commitAttempts: number;
+}
+
+export const commitJobId = (syncId: string): string => `commit-${syncId}`;
+export const shardJobId = (syncId: string, shardId: string): string => `shard-${syncId}-${shardId}`;
+
+export class SyncFlows {
+  readonly #options: FlowOptions;
+  readonly #producer: FlowProducer;
+  readonly commitQueue: Queue;
+  readonly shardQueue: Queue;
+
+  constructor(options: FlowOptions) {
+    this.#options = options;
+    const { connection, prefix } = options;
+    this.#producer = new FlowProducer({ connection, prefix });
+    this.commitQueue = new Queue(SYNC_QUEUES.commit, { connection, prefix });
+    this.shardQueue = new Queue(SYNC_QUEUES.writeShard, { connection, prefix });
+  }
+
+  async enqueue(record: SyncRecord): Promise<void> {
+    const { prefix, warehouse, shardBackoffMs, commitAttempts } = this.#options;
+    const plan = record.plan;
+    const commitData: SyncCommitJob = { syncId: record.id, keyPrefix: prefix };
+    await this.#producer.add({
+      name: 'commit',
+      queueName: SYNC_QUEUES.commit,
+      data: commitData,
+      opts: { jobId: commitJobId(record.id), attempts: commitAttempts, backoff: { type: 'exponential', delay: 500, jitter: 0.2 } },
+      children: plan.shards.map((shard) => {
+        const data: SyncShardJob = {
+          syncId: record.id,
+          shardId: shard.id,
+          keyPrefix: prefix,
+          warehouse,
+          table: plan.table,
+          schemaId: plan.schemaId,
+          commitUser: plan.commitUser,
+          source: plan.source,
+          shard: shard.spec,
+        };
+        return {
+          name: 'write-shard',
+          queueName: SYNC_QUEUES.writeShard,
+          data,
+          opts: {
+            jobId: shardJobId(record.id, shard.id),
+            // Transient failures retry; deterministic ones (UnrecoverableError) fail at once.
+            attempts: plan.options.maxAttempts,
+            backoff: { type: 'exponential', delay: shardBackoffMs, jitter: 0.2 },
+            ignoreDependencyOnFailure: true,
+            removeOnComplete: { age: 7 * 24 * 3600 },
+          },
+        };
+      }),
+    });
+  }
+
+  /** Whether the flow's parent job still exists and has not finished. */
+  async parentPending(syncId: string): Promise<boolean> {
+    const job = await this.commitQueue.getJob(commitJobId(syncId));
+    if (job === undefined) return false;
+    const state = await job.getState();
+    return state !== 'completed' && state !== 'failed' && state !== 'unknown';
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.#producer.close(), this.commitQueue.close(), this.shardQueue.close()]);
+  }
+}

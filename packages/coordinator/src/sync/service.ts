@@ -1,0 +1,135 @@
+/**
+ * The operations the REST API offers on syncs, and the resume that runs when a coordinator starts.
+ *
+ * Start = PLAN: validate, resolve the source into exact shard ids, pin the table's latest snapshot
+ * and schema, derive the commit identity from the sync id, persist the record (PLANNED), and only
+ * then enqueue the flow and record PREPARING. A crash between any two of these steps is repaired
+ * by `resume` (the flow's job ids are deterministic, so enqueueing twice adds nothing).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { errorFrom, planGeneratorShards, type StartSyncRequest, type SyncSourceSpec } from '@tributary/protocol';
+import { coordinatorErrors } from '../errors.ts';
+import type { CoordinatorTables } from '../table-port.ts';
+import type { SyncCommitter } from './committer.ts';
+import type { SyncFlows } from './flow.ts';
+import { isTerminal, newSyncRecord, type PlannedShard, type SyncPlan, type SyncRecord } from './state.ts';
+import type { SyncStore } from './store.ts';
+
+/** Paimon's BatchWriteBuilder.COMMIT_IDENTIFIER (Long.MAX_VALUE): one batch commit per commit user. */
+export const BATCH_COMMIT_IDENTIFIER = '9223372036854775807';
+
+export interface SyncServiceDeps {
+  readonly store: SyncStore;
+  readonly flows: SyncFlows;
+  readonly committer: SyncCommitter;
+  readonly tables: CoordinatorTables;
+  readonly warehouse: string;
+  readonly log?: (message: string) => void;
+}
+
+export class SyncService {
+  readonly #deps: SyncServiceDeps;
+
+  constructor(deps: SyncServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /** Plans, persists and enqueues a sync; with an idempotency key, a repeated request returns the first sync. */
+  async start(request: StartSyncRequest, idempotencyKey?: string): Promise<{ record: SyncRecord; created: boolean }> {
+    const { store } = this.#deps;
+    let syncId = `sync-${randomUUID()}`;
+    if (idempotencyKey !== undefined) {
+      const bound = await store.claimIdempotencyKey(idempotencyKey, requestHash(request), syncId);
+      if (bound !== undefined) {
+        const existing = await store.get(bound);
+        if (existing !== undefined) return { record: existing, created: false };
+        syncId = bound; // the first request crashed before persisting its plan: plan it now, under its id
+      }
+    }
+    const plan = await this.#plan(syncId, request);
+    const record = newSyncRecord(syncId, plan, new Date().toISOString());
+    if (!(await store.create(record, Date.now()))) return { record: await store.require(syncId), created: false };
+    return { record: await this.#enqueue(record), created: true };
+  }
+
+  async #plan(syncId: string, request: StartSyncRequest): Promise<SyncPlan> {
+    const info = await this.#deps.tables.describeTable(this.#deps.warehouse, request.table);
+    if (info === undefined) {
+      throw errorFrom(coordinatorErrors, 'TABLE_NOT_FOUND', `table ${request.table.database}.${request.table.table} does not exist`, {
+        ...request.table,
+      });
+    }
+    if (request.mode === 'upsert' && info.primaryKeys.length === 0) {
+      throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', 'mode upsert needs a table with a primary key', { ...request.table });
+    }
+    return {
+      table: request.table,
+      mode: request.mode,
+      source: { ...request.source },
+      shards: planShards(request.source),
+      baseSnapshotId: info.latestSnapshotId,
+      schemaId: info.schemaId,
+      commitUser: `tributary-${syncId}`,
+      commitIdentifier: BATCH_COMMIT_IDENTIFIER,
+      options: { maxAttempts: request.options.maxAttempts, snapshotProperties: { ...request.options.snapshotProperties } },
+    };
+  }
+
+  async #enqueue(record: SyncRecord): Promise<SyncRecord> {
+    await this.#deps.flows.enqueue(record);
+    return this.#deps.store.apply(record.id, { type: 'start' });
+  }
+
+  async get(syncId: string): Promise<SyncRecord> {
+    return this.#deps.store.require(syncId);
+  }
+
+  /**
+   * Aborts a sync that has not started its commit. Running shards see the new phase and stop; the
+   * flow's parent deletes the staged files once every shard job has finished. Without a pending
+   * parent (a sync that never got its flow) the committer cleans up at once.
+   */
+  async abort(syncId: string, message: string): Promise<SyncRecord> {
+    const reason = errorFrom(coordinatorErrors, 'SYNC_ABORT_REQUESTED', message, { syncId });
+    const record = await this.#deps.store.apply(syncId, {
+      type: 'abort',
+      reason: { code: reason.code, message: reason.message, retryable: false, context: { syncId } },
+    });
+    if (!isTerminal(record.state.phase) && !(await this.#deps.flows.parentPending(syncId))) {
+      return this.#deps.committer.drive(syncId);
+    }
+    return record;
+  }
+
+  /** Resumes every non-terminal sync from its recorded state (run when a coordinator starts). */
+  async resume(): Promise<number> {
+    const { store, flows, committer } = this.#deps;
+    let resumed = 0;
+    for (const id of await store.activeIds()) {
+      const record = await store.get(id);
+      if (record === undefined || isTerminal(record.state.phase)) continue;
+      resumed++;
+      this.#deps.log?.(`resuming sync ${id} from ${record.state.phase}`);
+      if (record.state.phase === 'PLANNED') {
+        await this.#enqueue(record);
+      } else if (!(await flows.parentPending(id))) {
+        await committer.drive(id);
+      }
+      // Otherwise the flow's parent job is still pending: it will drive the sync when it runs.
+    }
+    return resumed;
+  }
+}
+
+function planShards(source: SyncSourceSpec): PlannedShard[] {
+  switch (source.kind) {
+    case 'generator':
+      return planGeneratorShards(source).map(({ id, spec }) => ({ id, spec: { ...spec } }));
+    case 'files':
+      throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', 'the files source is not implemented yet', { kind: source.kind });
+  }
+}
+
+function requestHash(request: StartSyncRequest): string {
+  return createHash('sha256').update(JSON.stringify(request)).digest('hex');
+}

@@ -1,0 +1,68 @@
+/**
+ * The staged side of a sync: loading and verifying the accepted blobs, and removing everything a
+ * sync staged when it aborts before its commit started.
+ *
+ * Verification is strict (architecture invariant 5): each blob must decode (magic, versions,
+ * framing, CRC32C) and carry exactly the planned sync, shard, table path, schema id and the
+ * accepted attempt number. A blob copied from another sync or shard, or from a losing attempt,
+ * is refused with a typed BLOB_* error naming the field.
+ */
+import { crc32c } from '@node-rs/crc32';
+import { decodeBlob, stagedBlobKey, syncStagingPrefix, type CommitMessage } from '@tributary/protocol';
+import type { ObjectStore } from '@tributary/table';
+import type { AcceptedAttempt, SyncRecord } from './state.ts';
+
+export interface LoadedShards {
+  readonly accepted: Record<string, AcceptedAttempt>;
+  readonly messages: CommitMessage[];
+}
+
+/** Loads one blob per planned shard, the attempt `attempts[shardId]`, verified against the plan. */
+export async function loadAcceptedBlobs(
+  store: ObjectStore,
+  record: SyncRecord,
+  tablePath: string,
+  attempts: Readonly<Record<string, string>>,
+): Promise<LoadedShards> {
+  const accepted: Record<string, AcceptedAttempt> = {};
+  const messages: CommitMessage[] = [];
+  for (const shard of record.plan.shards) {
+    const attemptId = attempts[shard.id];
+    if (attemptId === undefined) throw new Error(`shard ${shard.id} has no accepted attempt`);
+    const blobKey = stagedBlobKey(record.id, shard.id, attemptId);
+    const bytes = await store.get(blobKey);
+    const blob = decodeBlob(bytes, {
+      syncId: record.id,
+      shardId: shard.id,
+      tablePath,
+      schemaId: BigInt(record.plan.schemaId),
+      attempt: Number(attemptId),
+    });
+    accepted[shard.id] = {
+      attemptId,
+      blobKey,
+      checksum: crc32c(bytes),
+      rows: Number(blob.header.rowCount),
+      bytes: Number(blob.header.byteCount),
+    };
+    for (const message of blob.messages) messages.push(message);
+  }
+  return { accepted, messages };
+}
+
+/**
+ * Deletes every object the sync staged: its blobs (under .tributary/syncs/<id>/) and every data
+ * file inside the table whose name carries the sync id (workers name them
+ * `data-<syncId>-<shard>-a<attempt>-…`, so a half-written attempt that never produced a blob is
+ * found too). Only for a sync whose commit never started: nothing of it can be referenced.
+ */
+export async function deleteStaged(store: ObjectStore, syncId: string, tablePath: string): Promise<number> {
+  const keys: string[] = [];
+  for await (const object of store.list(syncStagingPrefix(syncId))) keys.push(object.key);
+  const marker = `/data-${syncId}-`;
+  for await (const object of store.list(`${tablePath}/`)) {
+    if (object.key.includes(marker)) keys.push(object.key);
+  }
+  await store.deleteMany(keys);
+  return keys.length;
+}

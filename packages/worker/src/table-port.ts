@@ -1,0 +1,34 @@
+/**
+ * What a shard job needs from the table library: open the table at its pinned schema, write rows
+ * into data files whose names carry the attempt, and hand back the CommitMessages (plain values,
+ * as Paimon's `BatchTableWrite.prepareCommit`). Kept to this small interface so the processor
+ * reads as the protocol it runs; table-adapter.ts implements it with @tributary/table.
+ */
+import type { CommitMessage } from '@tributary/protocol';
+import type { InternalRow, ObjectStore, RowType } from '@tributary/table';
+
+export interface ShardWriteOptions {
+  readonly warehouse: string;
+  readonly database: string;
+  readonly table: string;
+  readonly schemaId: number;
+  /** Every data file of the attempt starts with this, so two attempts never collide and an abort can find them. */
+  readonly fileNamePrefix: string;
+}
+
+export interface ShardWrite {
+  readonly rowType: RowType;
+  /** The table's path inside the warehouse ("db.db/orders"); goes into the blob header. */
+  readonly tablePath: string;
+  write(rows: readonly InternalRow[]): Promise<void>;
+  /** Closes the data files; the messages name every file written. Called once. */
+  prepareCommit(): Promise<CommitMessage[]>;
+  /** Best effort: deletes what this write has produced so far. */
+  abort(): Promise<void>;
+}
+
+export interface TablePort {
+  openShardWrite(options: ShardWriteOptions): Promise<ShardWrite>;
+  /** The store rooted at the warehouse, where blobs are staged. */
+  warehouseStore(warehouse: string): ObjectStore;
+}
