@@ -3,9 +3,11 @@
  * temporary files and the hard-link publish.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { LocalObjectStore, openObjectStore, type ObjectMeta } from '@tributary/table';
@@ -66,5 +68,45 @@ test('openObjectStore opens file:// URIs and refuses what it cannot open', async
   assert.deepEqual([...(await store.get('via-uri'))], [7]);
   for (const bad of ['not a uri', 'hdfs://nn/warehouse', 'file://host/path', 's3:///no-bucket', 's3://b/p?x=1']) {
     assert.throws(() => openObjectStore(bad), { code: 'STORAGE_URI_INVALID' }, bad);
+  }
+});
+
+test('4 processes racing putIfAbsent over 300 keys: every key has exactly one winner (link is atomic across processes)', async () => {
+  // Paimon Java's local rename is only safe within one JVM; the link publish must hold across
+  // processes. The processes start together (a stdin barrier) and walk the same keys, so they collide.
+  const storeModule = new URL('../../../src/io/local-store.ts', import.meta.url).href;
+  const script = `
+    const { LocalObjectStore } = await import(${JSON.stringify(storeModule)});
+    const store = new LocalObjectStore(process.argv[1]);
+    const me = process.argv[2];
+    process.stdout.write('ready\\n');
+    await new Promise((resolve) => process.stdin.once('data', resolve));
+    process.stdin.pause();
+    const won = [];
+    // Each process walks the keys in its own random order; in one shared order the first process
+    // stays a step ahead and wins every key, which would test nothing.
+    const order = Array.from({ length: 300 }, (_, i) => i).sort(() => Math.random() - 0.5);
+    for (const i of order) {
+      try {
+        await store.putIfAbsent('race/snapshot-' + i, new TextEncoder().encode(me));
+        won.push(i);
+      } catch (error) {
+        if (error.code !== 'OBJECT_ALREADY_EXISTS') throw error;
+      }
+    }
+    process.stdout.write(JSON.stringify(won) + '\\n');`;
+  const writers = ['p0', 'p1', 'p2', 'p3'];
+  const children = writers.map((me) => spawn(process.execPath, ['--input-type=module', '-e', script, root, me]));
+  const lines = children.map((child) => createInterface({ input: child.stdout })[Symbol.asyncIterator]());
+  await Promise.all(lines.map((it) => it.next()));
+  for (const child of children) child.stdin.end('go\n');
+  const wins = await Promise.all(lines.map(async (it) => JSON.parse(String((await it.next()).value)) as number[]));
+  assert.deepEqual(
+    wins.flat().sort((a, b) => a - b),
+    Array.from({ length: 300 }, (_, i) => i),
+  );
+  assert.ok(wins.filter((won) => won.length > 0).length > 1, `one process won everything: ${wins.map((w) => w.length).join(',')}`);
+  for (const [w, won] of wins.entries()) {
+    for (const i of won) assert.equal(new TextDecoder().decode(await store.get(`race/snapshot-${i}`)), writers[w]);
   }
 });
