@@ -5,7 +5,7 @@
  *   message paimon_schema                      (root name)
  *   nullable → OPTIONAL, NOT NULL → REQUIRED; every column carries field_id = the Paimon field id
  *   BOOLEAN            BOOLEAN
- *   TINYINT/SMALLINT   INT32 + INTEGER(8/16, signed)
+ *   TINYINT/SMALLINT   INT32 + INTEGER(8/16, signed) (written as the equivalent converted INT_8/INT_16)
  *   INT / BIGINT       INT32 / INT64
  *   FLOAT / DOUBLE     FLOAT / DOUBLE
  *   DECIMAL(p, s)      p ≤ 9 INT32, p ≤ 18 INT64, else FIXED_LEN_BYTE_ARRAY(minBytes(p)); + DECIMAL(p, s)
@@ -52,9 +52,12 @@ function physicalAndLogical(type: DataType): Omit<SchemaElement, 'name'> {
     case 'BOOLEAN':
       return { type: 'BOOLEAN' };
     case 'TINYINT':
-      return { type: 'INT32', converted_type: 'INT_8', logical_type: { type: 'INTEGER', bitWidth: 8, isSigned: true } };
+      // Java writes intType(8, true), i.e. converted INT_8 plus LogicalType INTEGER(8, signed). We write
+      // the converted type only: hyparquet-writer encodes IntType.bitWidth as a thrift i32 where the
+      // spec says i8, which pyarrow rejects. Readers derive INTEGER(8, signed) from INT_8 (Parquet spec).
+      return { type: 'INT32', converted_type: 'INT_8' };
     case 'SMALLINT':
-      return { type: 'INT32', converted_type: 'INT_16', logical_type: { type: 'INTEGER', bitWidth: 16, isSigned: true } };
+      return { type: 'INT32', converted_type: 'INT_16' };
     case 'INT':
       return { type: 'INT32' };
     case 'BIGINT':
