@@ -1,2 +1,26 @@
 export { services } from './services.ts';
 export { uniqueName } from './names.ts';
+export {
+  pypaimon,
+  paimonJava,
+  canonicalRows,
+  normaliseValue,
+  encodeValue,
+  decodeValue,
+  typeRoot,
+  oraclePaths,
+  OracleError,
+} from './oracles.ts';
+export type {
+  Oracle,
+  OracleOp,
+  OracleResult,
+  OracleField,
+  OracleRow,
+  OracleValue,
+  OracleTimestamp,
+  ReadResult,
+  RowKindShort,
+  TableDefinition,
+  TableRef,
+} from './oracles.ts';
