@@ -106,3 +106,54 @@ export { TableRead, type TableReadOptions } from './read/table-read.ts';
 export { FileStoreScan, type PartitionSpec, type ScanFilter } from './read/file-store-scan.ts';
 export { SnapshotManager } from './read/snapshot-manager.ts';
 export { mergeDeduplicate, type KeyValue, type KeyValueOrder } from './read/sort-merge-reader.ts';
+
+// spec/: pure codecs of Paimon's schema, snapshot, partition paths, stats and key order.
+export {
+  SCHEMA_VERSION,
+  bucketCount,
+  bucketKeys,
+  decodeTableSchema,
+  encodeTableSchema,
+  fieldsByName,
+  partitionFields,
+  tableOption,
+  trimmedPrimaryKeys,
+  validateTableSchema,
+  type TableSchema,
+} from './spec/table-schema.ts';
+export {
+  BATCH_COMMIT_IDENTIFIER,
+  COMMIT_KINDS,
+  SNAPSHOT_OPERATIONS,
+  SNAPSHOT_VERSION,
+  decodeSnapshot,
+  encodeSnapshot,
+  snapshotsEqual,
+  type CommitKind,
+  type Snapshot,
+  type SnapshotOperation,
+} from './spec/snapshot.ts';
+export {
+  DEFAULT_PARTITION_NAME,
+  escapePathName,
+  parsePartitionPath,
+  partitionPath,
+  partitionValueText,
+  unescapePathName,
+  type PartitionPathOptions,
+} from './spec/partition-path.ts';
+export {
+  DEFAULT_STATS_MODE,
+  EMPTY_STATS,
+  FULL_STATS,
+  applyStatsMode,
+  parseStatsMode,
+  simpleStats,
+  statsModesFor,
+  truncateMax,
+  truncateMin,
+  type SimpleColStats,
+  type SimpleStats,
+  type StatsMode,
+} from './spec/simple-stats.ts';
+export { compareKeys, compareValues, keyComparator, type KeyComparator } from './spec/key-comparator.ts';

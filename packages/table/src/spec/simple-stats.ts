@@ -89,14 +89,15 @@ export function statsModesFor(options: Readonly<Record<string, string>>, fieldNa
   });
 }
 
-export interface ColumnStats {
+/** org.apache.paimon.format.SimpleColStats: one column's min, max and null count. */
+export interface SimpleColStats {
   readonly min: InternalValue;
   readonly max: InternalValue;
   readonly nullCount: bigint | null;
 }
 
 /** SimpleColStatsCollector.convert for one column: what the stats mode keeps of the exact stats. */
-export function applyStatsMode(stats: ColumnStats, mode: StatsMode): ColumnStats {
+export function applyStatsMode(stats: SimpleColStats, mode: StatsMode): SimpleColStats {
   switch (mode.kind) {
     case 'none':
       return { min: null, max: null, nullCount: null };
