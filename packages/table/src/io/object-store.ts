@@ -50,7 +50,9 @@ export interface ObjectStore {
   /**
    * Reads `length` bytes starting at `offset` (what a Parquet reader needs for the footer and the
    * column chunks). A range that runs past the end is cut at the end, so the result may be shorter
-   * than `length`; `offset === size` gives an empty array.
+   * than `length`; `offset === size` gives an empty array. Each call reads one version of the
+   * object; two calls around a `put` of the same key may read different versions (Paimon writes
+   * every file once, except the LATEST hint, which is read whole).
    * @throws OBJECT_NOT_FOUND if there is no object at `key`.
    * @throws OBJECT_RANGE_INVALID if `offset > size`, or `offset`/`length` are not non-negative integers.
    */

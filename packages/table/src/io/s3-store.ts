@@ -97,7 +97,9 @@ export class S3ObjectStore implements ObjectStore {
       try {
         const Range = `bytes=${offset}-${offset + length - 1}`;
         const out = await this.#client.send(new GetObjectCommand({ Bucket: this.bucket, Key, Range }));
-        return out.Body === undefined ? new Uint8Array(0) : await out.Body.transformToByteArray();
+        const body = out.Body === undefined ? new Uint8Array(0) : await out.Body.transformToByteArray();
+        // A store that ignores Range answers 200 with the whole object (no Content-Range).
+        return out.ContentRange === undefined ? body.subarray(offset, offset + length) : body;
       } catch (error) {
         if (!isInvalidRange(error)) throw s3Error(error, 'getRange', this.bucket, Key);
       }
