@@ -1,0 +1,256 @@
+/**
+ * The table API end to end (create, write, commit, read) as one suite, run against every
+ * ObjectStore: the local disk and MinIO. Each test creates its own table under a unique name.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { isTributaryError } from '@tributary/protocol';
+import { uniqueName } from '@tributary/testkit';
+import { FileStoreScan, createTable, openTable, type InternalRow, type ObjectStore, type SchemaDefinition, type Table } from '@tributary/table';
+
+const D = 3; // -D
+const UB = 1; // -U
+const UA = 2; // +U
+
+/** A canonical, order-free form of rows for comparison. */
+export function canonical(rows: readonly InternalRow[]): string[] {
+  return rows.map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))).sort();
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+    return undefined;
+  } catch (error) {
+    assert.ok(isTributaryError(error), String(error));
+    return error.code;
+  }
+}
+
+async function writeAndCommit(
+  table: Table,
+  rows: InternalRow[],
+  kinds?: number[],
+  commit: { user?: string; identifier?: bigint; overwrite?: Uint8Array[] | 'all' } = {},
+): Promise<number> {
+  const write = await table.newWrite({ writerId: uniqueName('w') });
+  await write.writeRows(rows, kinds);
+  const messages = await write.prepareCommit();
+  const result = await table.newCommit(commit.user ?? uniqueName('user')).commit(messages, {
+    ...(commit.identifier !== undefined ? { identifier: commit.identifier } : {}),
+    ...(commit.overwrite !== undefined
+      ? { kind: 'OVERWRITE' as const, ...(commit.overwrite === 'all' ? {} : { overwritePartitions: commit.overwrite }) }
+      : {}),
+  });
+  return result.snapshotId;
+}
+
+async function readAll(table: Table, snapshotId?: number): Promise<string[]> {
+  return canonical(await table.newRead(snapshotId === undefined ? {} : { snapshotId }).toArray());
+}
+
+const ORDERS: SchemaDefinition = {
+  fields: [
+    { name: 'id', type: 'BIGINT' },
+    { name: 'dt', type: 'DATE' },
+    { name: 'status', type: 'STRING' },
+    { name: 'amount', type: 'DECIMAL(18, 2)' },
+    { name: 'ts', type: 'TIMESTAMP(3)' },
+  ],
+};
+const ts = (ms: number) => ({ epochMillis: ms, nanoOfMillis: 0 });
+
+export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, release: (store: ObjectStore) => Promise<void>): void {
+  describe(`table API: ${name}`, () => {
+    let store: ObjectStore;
+    test.before(async () => {
+      store = await makeStore();
+    });
+    test.after(async () => {
+      await release(store);
+    });
+    const newTable = (schema: SchemaDefinition) => createTable(store, { database: 'db', name: uniqueName('t'), schema });
+
+    test('catalog: create, open, refuse a second create and unsupported tables', async () => {
+      const table = await newTable({ ...ORDERS, partitionKeys: ['dt'] });
+      const opened = await openTable(store, 'db', table.name);
+      assert.deepEqual(opened.schema, table.schema);
+      assert.equal(opened.schema.options['bucket'], '-1');
+      assert.equal(opened.schema.options['file.format'], 'parquet');
+      assert.equal(await codeOf(createTable(store, { database: 'db', name: table.name, schema: ORDERS })), 'TABLE_ALREADY_EXISTS');
+      assert.equal(await codeOf(openTable(store, 'db', uniqueName('missing'))), 'TABLE_NOT_FOUND');
+      const pkDynamic = { ...ORDERS, primaryKeys: ['id'] };
+      assert.equal(await codeOf(newTable(pkDynamic)), 'TABLE_UNSUPPORTED');
+      assert.equal(await codeOf(newTable({ ...pkDynamic, options: { bucket: '2', 'merge-engine': 'first-row' } })), 'TABLE_UNSUPPORTED');
+      assert.equal(await codeOf(newTable({ ...pkDynamic, options: { bucket: '2', 'deletion-vectors.enabled': 'true' } })), 'TABLE_UNSUPPORTED');
+      assert.equal(await table.latestSnapshot(), null);
+      assert.deepEqual(await table.newRead().toArray(), []);
+    });
+
+    test('append table, partitioned, bucket-unaware: commits, overwrite, time travel', async () => {
+      const table = await newTable({ ...ORDERS, partitionKeys: ['dt'] });
+      const first: InternalRow[] = [
+        [1n, 19723, 'new', 1050n, ts(1704067200000)],
+        [2n, 19724, 'paid', -1n, ts(-1000)],
+        [3n, 19723, null, null, null],
+      ];
+      const second: InternalRow[] = [[4n, 19725, 'héllo wörld €', 99999n, ts(0)], [1n, 19723, 'new', 1050n, ts(1704067200000)]];
+      const s1 = await writeAndCommit(table, first);
+      const s2 = await writeAndCommit(table, second);
+      assert.deepEqual([s1, s2], [1, 2]);
+      assert.deepEqual(await readAll(table), canonical([...first, ...second]));
+      // overwrite one partition: its old rows go, the others stay
+      const replacement: InternalRow[] = [[9n, 19723, 'replaced', 1n, ts(5)]];
+      const s3 = await writeAndCommit(table, replacement, undefined, { overwrite: [table.partitionRow({ dt: 19723 })] });
+      assert.equal(s3, 3);
+      assert.deepEqual(await readAll(table), canonical([first[1] as InternalRow, second[0] as InternalRow, ...replacement]));
+      assert.deepEqual(await readAll(table, 1), canonical(first));
+      assert.deepEqual(await readAll(table, 2), canonical([...first, ...second]));
+      const snapshot = await table.snapshot(3);
+      assert.equal(snapshot.commitKind, 'OVERWRITE');
+      assert.equal(snapshot.totalRecordCount, 3n);
+      assert.equal(snapshot.deltaRecordCount, 1n - 3n);
+      // partition pruning
+      assert.deepEqual(canonical(await table.newRead({ partitionFilter: { dt: 19724 } }).toArray()), canonical([first[1] as InternalRow]));
+      assert.equal(await codeOf(table.newRead({ snapshotId: 99 }).toArray()), 'SNAPSHOT_NOT_FOUND');
+      assert.equal(await codeOf(table.newRead({ partitionFilter: { status: 'x' } }).toArray()), 'SCAN_FILTER_INVALID');
+    });
+
+    test('append table, fixed buckets, and an overwrite of the whole table', async () => {
+      const table = await newTable({ ...ORDERS, options: { bucket: '3', 'bucket-key': 'id' } });
+      const rows: InternalRow[] = Array.from({ length: 50 }, (_, i) => [BigInt(i), 19723 + (i % 3), `s${i}`, BigInt(i * 100), ts(i)]);
+      await writeAndCommit(table, rows);
+      assert.deepEqual(await readAll(table), canonical(rows));
+      const buckets = new Set((await table.newRead().plan()).map((e) => e.bucket));
+      assert.deepEqual([...buckets].sort(), [0, 1, 2]);
+      for (const e of await table.newRead().plan()) assert.equal(e.totalBuckets, 3);
+      const only = await table.newRead({ buckets: [1] }).toArray();
+      assert.ok(only.length > 0 && only.length < rows.length);
+      await writeAndCommit(table, rows.slice(0, 5), undefined, { overwrite: 'all' });
+      assert.deepEqual(await readAll(table), canonical(rows.slice(0, 5)));
+      assert.equal(await codeOf(writeAndCommit(table, [[1n, 1, 'x', 1n, ts(1)]], [D])), 'WRITE_ROW_INVALID');
+    });
+
+    test('primary-key table: inserts, updates, deletes across commits; time travel', async () => {
+      const table = await newTable({ ...ORDERS, partitionKeys: ['dt'], primaryKeys: ['id', 'dt'], options: { bucket: '4' } });
+      const v1: InternalRow[] = Array.from({ length: 40 }, (_, i) => [BigInt(i), 19723 + (i % 2), 'new', BigInt(i), ts(i)]);
+      await writeAndCommit(table, v1);
+      // update even ids, delete ids divisible by 5, insert 40..44; a key written twice in one batch keeps the last
+      const updates = v1.filter((r) => (r[0] as bigint) % 2n === 0n).map((r) => [r[0], r[1], 'paid', r[3], r[4]] as InternalRow);
+      const deletes = v1.filter((r) => (r[0] as bigint) % 5n === 0n);
+      const inserts: InternalRow[] = Array.from({ length: 5 }, (_, i) => [BigInt(40 + i), 19723, 'new', 0n, ts(0)]);
+      const twice: InternalRow[] = [[41n, 19723, 'first', 0n, ts(0)], [41n, 19723, 'second', 0n, ts(0)]];
+      const rows = [...updates, ...deletes, ...inserts, ...twice];
+      const kinds = [...updates.map(() => UA), ...deletes.map(() => D), ...inserts.map(() => 0), 0, 0];
+      await writeAndCommit(table, rows, kinds);
+      const expected = new Map<bigint, InternalRow>();
+      for (const r of v1) expected.set(r[0] as bigint, r);
+      for (const r of updates) expected.set(r[0] as bigint, r);
+      for (const r of deletes) expected.delete(r[0] as bigint);
+      for (const r of [...inserts, ...twice]) expected.set(r[0] as bigint, r);
+      assert.deepEqual(await readAll(table), canonical([...expected.values()]));
+      assert.deepEqual(await readAll(table, 1), canonical(v1));
+      // a -U alone retracts; a +I after a delete brings the key back
+      await writeAndCommit(table, [[1n, 19724, 'x', 1n, ts(1)], [0n, 19723, 'back', 0n, ts(0)]], [UB, 0]);
+      expected.delete(1n);
+      expected.set(0n, [0n, 19723, 'back', 0n, ts(0)]);
+      assert.deepEqual(await readAll(table), canonical([...expected.values()]));
+      // files record their deletes exactly, and sequence numbers only grow per bucket
+      const files = await table.newRead().plan();
+      assert.ok(files.some((e) => (e.file.deleteRowCount ?? 0n) > 0n));
+      const snapshot = await table.latestSnapshot();
+      assert.equal(snapshot?.id, 3n);
+    });
+
+    test('primary-key table: many flushes per bucket (bounded buffers) still merge to the latest rows', async () => {
+      const table = await newTable({ ...ORDERS, primaryKeys: ['id'], options: { bucket: '2' } });
+      const write = await table.newWrite({ writerId: uniqueName('w'), bufferRows: 7, maxBufferedRows: 10 });
+      const expected = new Map<bigint, InternalRow>();
+      for (let round = 0; round < 6; round++) {
+        const rows: InternalRow[] = Array.from({ length: 20 }, (_, i) => [BigInt((i * 7 + round) % 25), 19723, `r${round}`, BigInt(i), ts(round)]);
+        await write.writeRows(rows);
+        for (const r of rows) expected.set(r[0] as bigint, r);
+      }
+      const messages = await write.prepareCommit();
+      assert.ok(messages.some((m) => m.newFiles.length > 2), 'several level-0 files in one bucket');
+      await table.newCommit(uniqueName('u')).commit(messages);
+      assert.deepEqual(await readAll(table), canonical([...expected.values()]));
+      assert.equal(await codeOf(write.writeRows([])), 'WRITE_CLOSED');
+    });
+
+    test('primary-key table with sequence.field: the higher field value wins, not the later write', async () => {
+      const table = await newTable({ ...ORDERS, primaryKeys: ['id'], options: { bucket: '1', 'sequence.field': 'ts' } });
+      await writeAndCommit(table, [[1n, 1, 'newer', 1n, ts(100)], [2n, 1, 'old', 1n, ts(1)]]);
+      await writeAndCommit(table, [[1n, 1, 'stale', 1n, ts(50)], [2n, 1, 'fresh', 1n, ts(2)]]);
+      assert.deepEqual(await readAll(table), canonical([[1n, 1, 'newer', 1n, ts(100)], [2n, 1, 'fresh', 1n, ts(2)]]));
+    });
+
+    test('commit race: concurrent commits land with linear snapshot ids and no lost rows', async () => {
+      const table = await newTable({ ...ORDERS, partitionKeys: ['dt'], options: { 'commit.max-retries': '40', 'commit.min-retry-wait': '5 ms', 'commit.max-retry-wait': '200 ms' } });
+      const n = 8;
+      const batches = Array.from({ length: n }, (_, k) => Array.from({ length: 10 }, (_, i): InternalRow => [BigInt(k * 100 + i), 19723 + k, `k${k}`, 1n, ts(k)]));
+      const prepared = await Promise.all(batches.map(async (rows) => {
+        const write = await table.newWrite({ writerId: uniqueName('w') });
+        await write.writeRows(rows);
+        return write.prepareCommit();
+      }));
+      const results = await Promise.all(prepared.map((messages, k) => table.newCommit(`racer-${k}`).commit(messages, { identifier: BigInt(k) })));
+      assert.deepEqual(results.map((r) => r.snapshotId).sort((a, b) => a - b), Array.from({ length: n }, (_, i) => i + 1));
+      assert.ok(results.some((r) => r.attempts > 1), 'at least one commit lost a race and retried');
+      assert.deepEqual(await readAll(table), canonical(batches.flat()));
+      const latest = await table.latestSnapshot();
+      assert.equal(latest?.totalRecordCount, BigInt(n * 10));
+      for (let id = 1; id <= n; id++) assert.equal((await table.snapshot(id)).id, BigInt(id));
+    });
+
+    test('a retried commit with the same identity does not commit twice', async () => {
+      const table = await newTable(ORDERS);
+      const write = await table.newWrite({ writerId: uniqueName('w') });
+      await write.writeRows([[1n, 1, 'a', 1n, ts(1)]]);
+      const messages = await write.prepareCommit();
+      const first = await table.newCommit('sync-42').commit(messages, { identifier: 7n });
+      await writeAndCommit(table, [[2n, 1, 'other', 1n, ts(1)]]);
+      const again = await table.newCommit('sync-42').commit(messages, { identifier: 7n });
+      assert.deepEqual(again, { snapshotId: first.snapshotId, alreadyCommitted: true, attempts: 1 });
+      const bounded = await table.newCommit('sync-42').commit(messages, { identifier: 7n, baseSnapshotId: 0 });
+      assert.equal(bounded.alreadyCommitted, true);
+      assert.equal((await table.latestSnapshot())?.id, 2n);
+      assert.deepEqual(await readAll(table), canonical([[1n, 1, 'a', 1n, ts(1)], [2n, 1, 'other', 1n, ts(1)]]));
+      // another identifier of the same user is a new commit (and here a conflict: the files are already in)
+      assert.equal(await codeOf(table.newCommit('sync-42').commit(messages, { identifier: 8n })), 'COMMIT_CONFLICT');
+    });
+
+    test('deleting a file that is no longer live is a conflict', async () => {
+      const table = await newTable(ORDERS);
+      await writeAndCommit(table, [[1n, 1, 'a', 1n, ts(1)]]);
+      const [entry] = await table.newRead().plan();
+      assert.ok(entry);
+      const removal = [{ partition: entry.partition, bucket: entry.bucket, totalBuckets: entry.totalBuckets, newFiles: [], deletedFiles: [entry.file], changelogFiles: [] }];
+      await table.newCommit(uniqueName('u')).commit(removal);
+      assert.deepEqual(await readAll(table), []);
+      assert.equal(await codeOf(table.newCommit(uniqueName('u')).commit(removal)), 'COMMIT_CONFLICT');
+    });
+
+    test('manifest merging keeps every row; a stale LATEST hint is not trusted', async () => {
+      const table = await newTable({ ...ORDERS, partitionKeys: ['dt'], options: { 'manifest.merge-min-count': '3' } });
+      const all: InternalRow[] = [];
+      for (let i = 0; i < 7; i++) {
+        const rows: InternalRow[] = [[BigInt(i), 19723 + (i % 2), `c${i}`, 1n, ts(i)]];
+        all.push(...rows);
+        await writeAndCommit(table, rows, undefined, i === 4 ? { overwrite: [table.partitionRow({ dt: 19723 })] } : {});
+        if (i === 4) all.splice(0, all.length, ...all.filter((r) => r[1] !== 19723 || r[0] === 4n));
+      }
+      assert.deepEqual(await readAll(table), canonical(all));
+      // 7 commits wrote 7 delta manifests; with merge-min-count 3 the base list was compacted
+      const latest = await table.latestSnapshot();
+      assert.ok(latest);
+      const manifests = await new FileStoreScan(store, table.path, []).dataManifests(latest);
+      assert.ok(manifests.length < 7, `base + delta hold ${manifests.length} manifests`);
+      await store.put(`${table.path}/snapshot/LATEST`, new TextEncoder().encode('3'));
+      assert.equal((await table.latestSnapshot())?.id, 7n);
+      await store.delete(`${table.path}/snapshot/LATEST`);
+      assert.equal((await table.latestSnapshot())?.id, 7n);
+      assert.deepEqual(await readAll(table), canonical(all));
+    });
+  });
+}
