@@ -300,9 +300,12 @@ function globalIndexFromWire(g: tributary.protocol.GlobalIndexMeta): GlobalIndex
   };
 }
 
-/** protobufjs hands out views into the blob; a copy lets the blob's buffer go. */
+/**
+ * protobufjs hands out views into the blob (Node Buffers when it read a Buffer); a plain
+ * Uint8Array copy lets the blob's memory go and keeps decoded values of one type.
+ */
 function copy(bytes: Uint8Array): Uint8Array {
-  return Uint8Array.prototype.slice.call(bytes);
+  return new Uint8Array(bytes);
 }
 
 function nullableFromLong(value: Long | number | null): bigint | null {

@@ -45,6 +45,8 @@ export const SyncShardJob = z.object({
   warehouse: z.string().min(1),
   table: SyncTableRef,
   schemaId: z.number().int().nonnegative(),
+  /** The snapshot the sync pinned when it planned (null: the table was empty). */
+  baseSnapshotId: z.number().int().nonnegative().nullable(),
   commitUser: z.string().min(1),
   /** The source as planned (kind and options) and this shard's part of it. */
   source: z.record(z.string(), z.unknown()),

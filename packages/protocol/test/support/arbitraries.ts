@@ -34,9 +34,14 @@ export const binaryRow = fc
     return out;
   });
 
+/** Records with an ordinary prototype, as the decoder builds them (deepStrictEqual compares prototypes). */
+function record<T>(model: { [K in keyof T]: fc.Arbitrary<T[K]> }): fc.Arbitrary<T> {
+  return fc.record(model, { noNullPrototype: true });
+}
+
 const nullable = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | null> => fc.option(arb, { nil: null });
 
-export const simpleStats: fc.Arbitrary<SimpleStats> = fc.record({
+export const simpleStats: fc.Arbitrary<SimpleStats> = record({
   minValues: binaryRow,
   maxValues: binaryRow,
   nullCounts: nullable(fc.array(nullable(nonNegativeInt64), { maxLength: 4 })),
@@ -69,20 +74,20 @@ export const fileMeta: fc.Arbitrary<FileMeta> = fc
   // _DELETE_ROW_COUNT counts rows of the file: never more than _ROW_COUNT.
   .map((f) => ({ ...f, deleteRowCount: f.deleteRowCount === null ? null : f.deleteRowCount % (f.rowCount + 1n) }));
 
-export const indexFileMeta: fc.Arbitrary<IndexFileMeta> = fc.record({
+export const indexFileMeta: fc.Arbitrary<IndexFileMeta> = record({
   indexType: name,
   fileName: name,
   fileSize: nonNegativeInt64,
   rowCount: nonNegativeInt64,
   deletionVectorRanges: nullable(
     fc.array(
-      fc.record({ dataFileName: name, offset: nonNegativeInt32, length: nonNegativeInt32, cardinality: nullable(nonNegativeInt64) }),
+      record({ dataFileName: name, offset: nonNegativeInt32, length: nonNegativeInt32, cardinality: nullable(nonNegativeInt64) }),
       { maxLength: 2 },
     ),
   ),
   externalPath: nullable(name),
   globalIndex: nullable(
-    fc.record({
+    record({
       rowRangeStart: int64,
       rowRangeEnd: int64,
       indexFieldId: int32,
@@ -96,18 +101,18 @@ export const indexFileMeta: fc.Arbitrary<IndexFileMeta> = fc.record({
 const files = fc.array(fileMeta, { maxLength: 3 });
 const indexFiles = fc.array(indexFileMeta, { maxLength: 2 });
 
-export const commitMessage: fc.Arbitrary<CommitMessage> = fc.record({
+export const commitMessage: fc.Arbitrary<CommitMessage> = record({
   partition: binaryRow,
   bucket: int32,
   totalBuckets: nullable(int32),
-  dataIncrement: fc.record({
+  dataIncrement: record({
     newFiles: files,
     deletedFiles: files,
     changelogFiles: files,
     newIndexFiles: indexFiles,
     deletedIndexFiles: indexFiles,
   }),
-  compactIncrement: fc.record({
+  compactIncrement: record({
     compactBefore: files,
     compactAfter: files,
     changelogFiles: files,
@@ -116,7 +121,7 @@ export const commitMessage: fc.Arbitrary<CommitMessage> = fc.record({
   }),
 });
 
-export const blobHeader: fc.Arbitrary<BlobHeader> = fc.record({
+export const blobHeader: fc.Arbitrary<BlobHeader> = record({
   syncId: name,
   shardId: name,
   attempt: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
