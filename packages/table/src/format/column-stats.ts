@@ -11,6 +11,7 @@
  *   unsigned bytes; timestamps by (millis, nanos); booleans false < true.
  */
 import type { InternalValue } from '../spec/types.ts';
+import { compareBytes, compareJavaDouble, compareUtf8 } from '../spec/key-comparator.ts';
 import { isNullAt, valueAt, type Column } from './column-batch.ts';
 
 export interface ColumnStats {
@@ -19,48 +20,8 @@ export interface ColumnStats {
   readonly nullCount: number;
 }
 
-/** Java's Double.compare: -0.0 < 0.0 and NaN greater than everything, NaN equal to NaN. */
-export function compareJavaDouble(a: number, b: number): number {
-  if (a < b) return -1;
-  if (a > b) return 1;
-  if (a === b) {
-    if (a !== 0) return 0;
-    const negA = Object.is(a, -0);
-    const negB = Object.is(b, -0);
-    return negA === negB ? 0 : negA ? -1 : 1;
-  }
-  const nanA = Number.isNaN(a);
-  const nanB = Number.isNaN(b);
-  return nanA === nanB ? 0 : nanA ? 1 : -1;
-}
-
-/** Unsigned lexicographic byte order. */
-export function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const d = (a[i] as number) - (b[i] as number);
-    if (d !== 0) return d;
-  }
-  return a.length - b.length;
-}
-
-/**
- * Strings in UTF-8 byte order, which is code point order. JS `<` compares UTF-16 code units and
- * puts U+E000..U+FFFF after supplementary characters; this walks code points instead.
- */
-export function compareUtf8(a: string, b: string): number {
-  if (a === b) return 0;
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  if (i === n) return a.length - b.length;
-  const ca = a.charCodeAt(i);
-  const cb = b.charCodeAt(i);
-  // A surrogate (0xD800..0xDFFF) starts a code point above U+FFFF, so it ranks above U+E000..U+FFFF.
-  const ra = ca >= 0xd800 && ca <= 0xdfff ? ca + 0x2000 : ca >= 0xe000 ? ca - 0x800 : ca;
-  const rb = cb >= 0xd800 && cb <= 0xdfff ? cb + 0x2000 : cb >= 0xe000 ? cb - 0x800 : cb;
-  return ra - rb;
-}
+// One definition of Paimon's value order, shared with the key comparator (spec/key-comparator.ts).
+export { compareBytes, compareJavaDouble, compareUtf8 };
 
 /** Min, max and null count of one column over rows [0, length). */
 export function columnStats(column: Column, length: number): ColumnStats {

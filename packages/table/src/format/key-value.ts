@@ -15,7 +15,9 @@ import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 import type { DataField, InternalRow, RowType } from '../spec/types.ts';
 import { isNullAt, takeRows, type Column, type ColumnBatch } from './column-batch.ts';
-import { compareBytes, compareJavaDouble, compareUtf8, type ColumnStats } from './column-stats.ts';
+import { compareBytes, compareJavaDouble, compareUtf8 } from '../spec/key-comparator.ts';
+import type { ColumnStats } from './column-stats.ts';
+import { bigInt64FromNumbers, safeNumbersOf } from './parquet-values.ts';
 import { DataFileWriter, type DataFileResult, type DataFileWriterOptions } from './parquet-writer.ts';
 
 /** SpecialFields.KEY_FIELD_ID_START = Integer.MAX_VALUE / 2. */
@@ -69,15 +71,14 @@ function valueComparator(column: Column): RowCompare {
       const v = column.values;
       return (a, b) => (v[a] as number) - (v[b] as number);
     }
-    case 'int64':
-    case 'bigint': {
-      const v = column.values;
-      return (a, b) => {
-        const x = v[a] as bigint;
-        const y = v[b] as bigint;
-        return x < y ? -1 : x > y ? 1 : 0;
-      };
+    case 'int64': {
+      // Reading a BigInt64Array allocates a BigInt per access; compare exact doubles when all fit.
+      const numbers = safeNumbersOf(column.values);
+      if (numbers) return (a, b) => (numbers[a] as number) - (numbers[b] as number);
+      return bigintComparator(column.values);
     }
+    case 'bigint':
+      return bigintComparator(column.values);
     case 'float32':
     case 'float64': {
       const v = column.values;
@@ -96,6 +97,14 @@ function valueComparator(column: Column): RowCompare {
       return (a, b) => (millis[a] as number) - (millis[b] as number) || (nanos[a] as number) - (nanos[b] as number);
     }
   }
+}
+
+function bigintComparator(v: ArrayLike<bigint>): RowCompare {
+  return (a, b) => {
+    const x = v[a] as bigint;
+    const y = v[b] as bigint;
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
 }
 
 /** Field-by-field comparison of rows over the given columns. */
@@ -149,13 +158,9 @@ export function sortedRun(input: SortedRunInput): ColumnBatch {
 
 function keyValueBatch(input: SortedRunInput, keyCount: number, rows: Int32Array): ColumnBatch {
   const values = takeRows(input.batch, rows);
-  const sequence = new BigInt64Array(rows.length);
+  const sequence = sequenceNumbers(input.firstSequenceNumber, rows);
   const kinds = new Int32Array(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i] as number;
-    sequence[i] = input.firstSequenceNumber + BigInt(row);
-    kinds[i] = input.rowKinds?.[row] ?? RowKind.INSERT;
-  }
+  for (let i = 0; i < rows.length; i++) kinds[i] = input.rowKinds?.[rows[i] as number] ?? RowKind.INSERT;
   const keys = input.trimmedPrimaryKeys.map((name) => values.columns[fieldIndex(input.tableRowType, name)] as Column);
   if (keys.length !== keyCount) throw new Error('unreachable');
   return {
@@ -168,6 +173,16 @@ function keyValueBatch(input: SortedRunInput, keyCount: number, rows: Int32Array
       ...values.columns,
     ],
   };
+}
+
+/** first + row for each kept row; without a BigInt per row while the numbers stay below 2^53. */
+function sequenceNumbers(first: bigint, rows: Int32Array): BigInt64Array {
+  // Row indices are below 2^31, so first + row stays an exact double while first < 2^53 - 2^31.
+  if (first >= 0n && first < 2n ** 53n - 2n ** 31n) {
+    const base = Number(first);
+    return bigInt64FromNumbers(Float64Array.from(rows, (row) => base + row));
+  }
+  return BigInt64Array.from(rows, (row) => first + BigInt(row));
 }
 
 /** What a primary-key data file adds to DataFileResult (DataFileMeta's key and sequence fields). */

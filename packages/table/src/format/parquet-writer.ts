@@ -23,7 +23,7 @@ import type { DataType, InternalRow, RowType } from '../spec/types.ts';
 import { sliceBatch, valueAt, type Column, type ColumnBatch } from './column-batch.ts';
 import { columnStats, mergeStats, type ColumnStats } from './column-stats.ts';
 import { decimalByteLength, parquetSchema, timestampEncoding, type SchemaElement } from './parquet-schema.ts';
-import { decimalToFixedBytes, timestampToInt96, timestampToMicros } from './parquet-values.ts';
+import { bigInt64FromNumbers, decimalToFixedBytes, timestampToInt96, timestampToMicros } from './parquet-values.ts';
 
 /** Where one file's bytes go, in order. `write` is awaited before more is encoded (back-pressure). */
 export interface FileSink {
@@ -179,12 +179,12 @@ function timestampValues(type: DataType, column: Extract<Column, { kind: 'timest
   const precision = type.root === 'TIMESTAMP' || type.root === 'TIMESTAMP_LTZ' ? type.precision : 3;
   const { millis, nanos } = column;
   switch (timestampEncoding(precision)) {
-    case 'MILLIS': {
-      const out = new BigInt64Array(length);
-      for (let i = 0; i < length; i++) out[i] = BigInt(millis[i] as number);
-      return out;
-    }
+    case 'MILLIS':
+      return bigInt64FromNumbers(millis, length);
     case 'MICROS': {
+      const micros = new Float64Array(length);
+      for (let i = 0; i < length; i++) micros[i] = (millis[i] as number) * 1000 + Math.floor((nanos[i] as number) / 1000);
+      if (micros.every(Number.isSafeInteger)) return bigInt64FromNumbers(micros);
       const out = new BigInt64Array(length);
       for (let i = 0; i < length; i++) out[i] = timestampToMicros(millis[i] as number, nanos[i] as number);
       return out;
