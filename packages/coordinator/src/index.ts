@@ -1,1 +1,15 @@
-export const PACKAGE = '@tributary/coordinator';
+export { buildApp, type AppDeps } from './app.ts';
+export { coordinatorErrors, type CoordinatorErrorCode } from './errors.ts';
+export { startCoordinator, type Coordinator, type CoordinatorConfig } from './runtime.ts';
+export { SyncService, BATCH_COMMIT_IDENTIFIER } from './sync/service.ts';
+export { SyncStore } from './sync/store.ts';
+export {
+  SYNC_PHASES,
+  isTerminal,
+  transition,
+  type SyncEvent,
+  type SyncPhase,
+  type SyncPlan,
+  type SyncRecord,
+  type SyncState,
+} from './sync/state.ts';

@@ -12,8 +12,12 @@ export interface ShardWriteOptions {
   readonly database: string;
   readonly table: string;
   readonly schemaId: number;
-  /** Every data file of the attempt starts with this, so two attempts never collide and an abort can find them. */
-  readonly fileNamePrefix: string;
+  readonly baseSnapshotId: number | null;
+  /**
+   * Goes into every data file name (`data-<writerId>-<n>.parquet`): (sync, shard, attempt), so two
+   * attempts never collide and an abort finds every file of a sync by its name.
+   */
+  readonly writerId: string;
 }
 
 export interface ShardWrite {

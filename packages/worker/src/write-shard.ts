@@ -74,7 +74,8 @@ async function runAttempt(deps: WriteShardDeps, ledger: AttemptLedger, data: Syn
     database: data.table.database,
     table: data.table.table,
     schemaId: data.schemaId,
-    fileNamePrefix: `data-${data.syncId}-${data.shardId}-a${attempt}-`,
+    baseSnapshotId: data.baseSnapshotId,
+    writerId: `${data.syncId}-${data.shardId}-a${attempt}`,
   });
   let messages: CommitMessage[];
   let rows = 0;

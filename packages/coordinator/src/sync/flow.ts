@@ -55,6 +55,7 @@ export class SyncFlows {
           warehouse,
           table: plan.table,
           schemaId: plan.schemaId,
+          baseSnapshotId: plan.baseSnapshotId,
           commitUser: plan.commitUser,
           source: plan.source,
           shard: shard.spec,

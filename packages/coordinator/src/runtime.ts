@@ -1,0 +1,84 @@
+/**
+ * Assembles a running coordinator: the sync store, the flows, the committer as the `commit`
+ * queue's processor, the HTTP app; then resumes every non-terminal sync. server.ts and the tests
+ * start it; nothing here reads the environment (config.ts does).
+ */
+import { Worker, type ConnectionOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { FastifyInstance } from 'fastify';
+import { SYNC_QUEUES, SyncCommitJob, parsePayload } from '@tributary/protocol';
+import type { S3ConnectionOptions } from '@tributary/table';
+import { buildApp } from './app.ts';
+import { SyncCommitter } from './sync/committer.ts';
+import { SyncFlows } from './sync/flow.ts';
+import { SyncService } from './sync/service.ts';
+import { SyncStore } from './sync/store.ts';
+import { coordinatorTables } from './table-adapter.ts';
+import type { CoordinatorTables } from './table-port.ts';
+
+export interface CoordinatorConfig {
+  readonly redis: { readonly host: string; readonly port: number };
+  /** Key prefix of the sync records and of the BullMQ queues. */
+  readonly prefix: string;
+  /** `s3://bucket/prefix` or `file:///path`. */
+  readonly warehouse: string;
+  readonly s3?: S3ConnectionOptions;
+  /** BullMQ lock of the commit job; a crashed coordinator's commit is re-run after about this long. */
+  readonly lockDurationMs?: number;
+  readonly stalledIntervalMs?: number;
+  readonly log?: (message: string) => void;
+}
+
+export interface Coordinator {
+  readonly app: FastifyInstance;
+  readonly syncs: SyncService;
+  readonly store: SyncStore;
+  readonly tables: CoordinatorTables;
+  close(): Promise<void>;
+}
+
+export async function startCoordinator(config: CoordinatorConfig): Promise<Coordinator> {
+  const connection: ConnectionOptions = { ...config.redis, maxRetriesPerRequest: null };
+  const redis = new Redis({ ...config.redis, maxRetriesPerRequest: null });
+  const store = new SyncStore(redis, config.prefix);
+  const tables = coordinatorTables(config.s3);
+  const flows = new SyncFlows({
+    connection,
+    prefix: config.prefix,
+    warehouse: config.warehouse,
+    shardBackoffMs: 1000,
+    commitAttempts: 25,
+  });
+  const committer = new SyncCommitter({ store, tables, warehouse: config.warehouse, log: config.log });
+  const syncs = new SyncService({ store, flows, committer, tables, warehouse: config.warehouse, log: config.log });
+  const commitWorker = new Worker(
+    SYNC_QUEUES.commit,
+    async (job) => {
+      const { syncId } = parsePayload(SyncCommitJob, job.data, 'commit job');
+      const record = await committer.drive(syncId);
+      return { syncId, phase: record.state.phase };
+    },
+    {
+      connection,
+      prefix: config.prefix,
+      concurrency: 4,
+      lockDuration: config.lockDurationMs ?? 30_000,
+      stalledInterval: config.stalledIntervalMs ?? 30_000,
+    },
+  );
+  commitWorker.on('failed', (job, error) => config.log?.(`commit job ${job?.id ?? '?'} failed: ${error.message}`));
+  await syncs.resume();
+  const app = await buildApp({ syncs, store, tables, warehouse: config.warehouse, queues: [flows.commitQueue, flows.shardQueue] });
+  return {
+    app,
+    syncs,
+    store,
+    tables,
+    async close() {
+      await app.close();
+      await commitWorker.close();
+      await flows.close();
+      await redis.quit();
+    },
+  };
+}

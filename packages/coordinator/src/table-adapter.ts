@@ -1,0 +1,144 @@
+/**
+ * CoordinatorTables over @tributary/table, and the conversion of the protocol's CommitMessages
+ * (what blobs carry: Paimon's CommitMessageImpl shape) back into the table's own messages.
+ */
+import { FileSource, errorFrom, isTributaryError, type CommitMessage, type FileMeta } from '@tributary/protocol';
+import {
+  FileStoreScan,
+  createTable,
+  openObjectStore,
+  openTable,
+  tablePath,
+  type ObjectStore,
+  type S3ConnectionOptions,
+  type Table,
+  type TableWrite,
+} from '@tributary/table';
+import { coordinatorErrors } from './errors.ts';
+import type { CommitIdentity, CoordinatorTables, PublishRequest, TableDefinition, TableInfo } from './table-port.ts';
+import type { TableRef } from './sync/state.ts';
+
+type TableMessage = Awaited<ReturnType<TableWrite['prepareCommit']>>[number];
+type TableFile = TableMessage['newFiles'][number];
+
+export function coordinatorTables(s3: S3ConnectionOptions = {}): CoordinatorTables {
+  const stores = new Map<string, ObjectStore>();
+  const storeOf = (warehouse: string): ObjectStore => {
+    let store = stores.get(warehouse);
+    if (store === undefined) {
+      store = openObjectStore(warehouse, s3);
+      stores.set(warehouse, store);
+    }
+    return store;
+  };
+  const open = async (warehouse: string, ref: TableRef): Promise<Table | undefined> => {
+    try {
+      return await openTable(storeOf(warehouse), ref.database, ref.table);
+    } catch (error) {
+      if (isTributaryError(error) && error.code === 'TABLE_NOT_FOUND') return undefined;
+      throw error;
+    }
+  };
+  const require = async (warehouse: string, ref: TableRef): Promise<Table> => {
+    const table = await open(warehouse, ref);
+    if (table === undefined) {
+      throw errorFrom(coordinatorErrors, 'TABLE_NOT_FOUND', `table ${ref.database}.${ref.table} does not exist`, { ...ref });
+    }
+    return table;
+  };
+  return {
+    warehouseStore: storeOf,
+    tablePath: (ref) => tablePath({ database: ref.database, name: ref.table }),
+    async createTable(warehouse: string, ref: TableRef, definition: TableDefinition): Promise<TableInfo> {
+      const schema = {
+        fields: definition.columns,
+        partitionKeys: definition.partitionKeys,
+        primaryKeys: definition.primaryKeys,
+        options: definition.options,
+      };
+      return describe(await createTable(storeOf(warehouse), { database: ref.database, name: ref.table, schema }));
+    },
+    async describeTable(warehouse: string, ref: TableRef): Promise<TableInfo | undefined> {
+      const table = await open(warehouse, ref);
+      return table === undefined ? undefined : describe(table);
+    },
+    async publish(warehouse: string, ref: TableRef, request: PublishRequest): Promise<number> {
+      const table = await require(warehouse, ref);
+      const result = await table.newCommit(request.identity.commitUser).commit(request.messages.map(toTableMessage), {
+        identifier: request.identity.commitIdentifier,
+        kind: request.kind,
+        ...(request.baseSnapshotId === null ? {} : { baseSnapshotId: request.baseSnapshotId }),
+        properties: request.properties,
+      });
+      return result.snapshotId;
+    },
+    async findCommitted(warehouse: string, ref: TableRef, identity: CommitIdentity, afterSnapshotId: number | null): Promise<number | undefined> {
+      const table = await require(warehouse, ref);
+      const snapshot = await table.snapshots.findCommitted(identity, afterSnapshotId ?? 0);
+      return snapshot === null ? undefined : Number(snapshot.id);
+    },
+  };
+}
+
+async function describe(table: Table): Promise<TableInfo> {
+  const schema = table.schema;
+  const snapshot = await table.latestSnapshot();
+  const partitionFields = schema.fields.filter((f) => schema.partitionKeys.includes(f.name));
+  const files = snapshot === null ? [] : await new FileStoreScan(table.store, table.path, partitionFields).plan(snapshot);
+  return {
+    database: table.database,
+    table: table.name,
+    schemaId: schema.id,
+    columns: schema.fields.map((f) => ({ name: f.name, type: f.type, ...(f.description === undefined ? {} : { description: f.description }) })),
+    partitionKeys: schema.partitionKeys,
+    primaryKeys: schema.primaryKeys,
+    options: schema.options,
+    latestSnapshotId: snapshot === null ? null : Number(snapshot.id),
+    fileCount: files.length,
+    rowCount: snapshot === null ? 0 : Number(snapshot.totalRecordCount),
+  };
+}
+
+export function toTableMessage(message: CommitMessage): TableMessage {
+  const d = message.dataIncrement;
+  const c = message.compactIncrement;
+  const unsupported = d.newIndexFiles.length + d.deletedIndexFiles.length + c.compactBefore.length + c.compactAfter.length + c.changelogFiles.length;
+  if (unsupported > 0) {
+    throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', 'a sync blob carries index or compaction files, which a sync never writes', {});
+  }
+  return {
+    partition: message.partition,
+    bucket: message.bucket,
+    totalBuckets: message.totalBuckets ?? -1,
+    newFiles: d.newFiles.map(toTableFile),
+    deletedFiles: d.deletedFiles.map(toTableFile),
+    changelogFiles: d.changelogFiles.map(toTableFile),
+  };
+}
+
+function toTableFile(f: FileMeta): TableFile {
+  const stats = (s: FileMeta['keyStats']) => ({ minValues: s.minValues, maxValues: s.maxValues, nullCounts: s.nullCounts ?? [] });
+  return {
+    fileName: f.fileName,
+    fileSize: f.fileSize,
+    rowCount: f.rowCount,
+    minKey: f.minKey,
+    maxKey: f.maxKey,
+    keyStats: stats(f.keyStats),
+    valueStats: stats(f.valueStats),
+    minSequenceNumber: f.minSequenceNumber,
+    maxSequenceNumber: f.maxSequenceNumber,
+    schemaId: f.schemaId,
+    level: f.level,
+    extraFiles: f.extraFiles,
+    creationTime: f.creationTimeMillis === null ? null : Number(f.creationTimeMillis),
+    deleteRowCount: f.deleteRowCount,
+    embeddedIndex: f.embeddedIndex,
+    fileSource: f.fileSource === null ? null : f.fileSource === FileSource.APPEND ? 'APPEND' : 'COMPACT',
+    valueStatsCols: f.valueStatsCols,
+    externalPath: f.externalPath,
+    firstRowId: f.firstRowId,
+    writeCols: f.writeCols,
+    writeColsSequences: f.writeColsSequences,
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * A running shard worker: a BullMQ Worker on the `write-shard` queue with the write-shard processor.
+ */
+import { Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { SYNC_QUEUES } from '@tributary/protocol';
+import type { S3ConnectionOptions } from '@tributary/table';
+import { tablePort } from './table-adapter.ts';
+import { writeShardProcessor } from './write-shard.ts';
+
+export interface WorkerConfig {
+  readonly redis: { readonly host: string; readonly port: number };
+  /** The deployment's key prefix (the coordinator's). */
+  readonly prefix: string;
+  readonly s3?: S3ConnectionOptions;
+  /** Shard jobs run at once in this process. */
+  readonly concurrency?: number;
+  /** BullMQ lock; a killed worker's shard is re-run after about lockDuration + stalledInterval. */
+  readonly lockDurationMs?: number;
+  readonly stalledIntervalMs?: number;
+  readonly log?: (message: string) => void;
+}
+
+export interface ShardWorker {
+  readonly worker: Worker;
+  close(): Promise<void>;
+}
+
+export function startShardWorker(config: WorkerConfig): ShardWorker {
+  const redis = new Redis({ ...config.redis, maxRetriesPerRequest: null });
+  const worker = new Worker(SYNC_QUEUES.writeShard, writeShardProcessor({ redis, tables: tablePort(config.s3) }), {
+    connection: { ...config.redis, maxRetriesPerRequest: null },
+    prefix: config.prefix,
+    concurrency: config.concurrency ?? 1,
+    lockDuration: config.lockDurationMs ?? 30_000,
+    stalledInterval: config.stalledIntervalMs ?? 30_000,
+  });
+  worker.on('failed', (job, error) => config.log?.(`shard job ${job?.id ?? '?'} failed (attempt ${job?.attemptsMade ?? '?'}): ${error.message}`));
+  return {
+    worker,
+    async close() {
+      await worker.close();
+      await redis.quit();
+    },
+  };
+}

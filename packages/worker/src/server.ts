@@ -1,0 +1,34 @@
+/**
+ * Starts a shard worker process. Configuration from the environment:
+ *   TRIBUTARY_REDIS_HOST / TRIBUTARY_REDIS_PORT  Redis (default 127.0.0.1:6390)
+ *   TRIBUTARY_PREFIX                           key prefix, the coordinator's (default tributary)
+ *   TRIBUTARY_S3_ENDPOINT, _REGION, _ACCESS_KEY, _SECRET_KEY   S3 (default: the local MinIO)
+ *   TRIBUTARY_WORKER_CONCURRENCY               shard jobs at once (default 1)
+ *   TRIBUTARY_LOCK_MS / TRIBUTARY_STALLED_MS   BullMQ lock and stall check (default 30000)
+ * Prints one JSON line `{"worker": "ready"}` on stdout when ready.
+ */
+import { startShardWorker } from './runtime.ts';
+
+const env = process.env;
+const shardWorker = startShardWorker({
+  redis: { host: env.TRIBUTARY_REDIS_HOST ?? '127.0.0.1', port: Number(env.TRIBUTARY_REDIS_PORT ?? 6390) },
+  prefix: env.TRIBUTARY_PREFIX ?? 'tributary',
+  s3: {
+    endpoint: env.TRIBUTARY_S3_ENDPOINT ?? 'http://127.0.0.1:9100',
+    region: env.TRIBUTARY_S3_REGION ?? 'us-east-1',
+    accessKeyId: env.TRIBUTARY_S3_ACCESS_KEY ?? 'tributary',
+    secretAccessKey: env.TRIBUTARY_S3_SECRET_KEY ?? 'tributary-secret',
+  },
+  concurrency: Number(env.TRIBUTARY_WORKER_CONCURRENCY ?? 1),
+  lockDurationMs: Number(env.TRIBUTARY_LOCK_MS ?? 30_000),
+  stalledIntervalMs: Number(env.TRIBUTARY_STALLED_MS ?? 30_000),
+  log: (message) => console.error(`[worker ${process.pid}] ${message}`),
+});
+await shardWorker.worker.waitUntilReady();
+console.log(JSON.stringify({ worker: 'ready', pid: process.pid }));
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void shardWorker.close().then(() => process.exit(0));
+  });
+}

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { ChildProcess } from 'node:child_process';
+import type { Coordinator } from '@tributary/coordinator';
+import { GENERATOR_COLUMNS, generatorRow, rowConverter } from '@tributary/worker';
+import { openTable } from '@tributary/table';
+import {
+  createOrdersTable,
+  generatorSource,
+  inProcessCoordinator,
+  listKeys,
+  readRows,
+  spawnWorker,
+  stop,
+  syncEnv,
+  waitForPhase,
+} from './harness.ts';
+
+const SHARDS = 8;
+const ROWS = 500;
+
+describe('a sharded sync, end to end (2 worker processes, real Redis and MinIO)', () => {
+  const e = syncEnv('happy');
+  let coordinator: Coordinator;
+  const workers: ChildProcess[] = [];
+
+  before(async () => {
+    coordinator = await inProcessCoordinator(e);
+    workers.push(...(await Promise.all([spawnWorker(e), spawnWorker(e)])));
+  });
+  after(async () => {
+    await Promise.all(workers.map((w) => stop(w)));
+    await coordinator.close();
+  });
+
+  test('8 generated shards commit as one snapshot with exactly the source rows', async () => {
+    await createOrdersTable(coordinator, 'shop', 'orders');
+    const started = await coordinator.app.inject({
+      method: 'POST',
+      url: '/v1/syncs',
+      headers: { 'idempotency-key': 'happy-1' },
+      payload: { table: { database: 'shop', table: 'orders' }, source: generatorSource(SHARDS, ROWS) },
+    });
+    assert.equal(started.statusCode, 202, started.body);
+    const { id } = started.json<{ id: string }>();
+
+    const again = await coordinator.app.inject({
+      method: 'POST',
+      url: '/v1/syncs',
+      headers: { 'idempotency-key': 'happy-1' },
+      payload: { table: { database: 'shop', table: 'orders' }, source: generatorSource(SHARDS, ROWS) },
+    });
+    assert.equal(again.json<{ id: string }>().id, id, 'the same Idempotency-Key starts nothing new');
+
+    const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 90_000);
+    assert.equal(done.state.phase, 'COMMITTED', JSON.stringify(done.state));
+
+    const table = await openTable(e.store, 'shop', 'orders');
+    const latest = await table.latestSnapshot();
+    assert.equal(Number(latest?.id), done.state.phase === 'COMMITTED' ? done.state.snapshotId : -1);
+    assert.equal(Number(latest?.id), 1, 'exactly one snapshot');
+    assert.equal(latest?.commitUser, done.plan.commitUser);
+
+    const convert = rowConverter('expected', GENERATOR_COLUMNS, { fields: table.schema.fields });
+    const expected = Array.from({ length: SHARDS * ROWS }, (_, i) => convert(generatorRow(42, i + 1), i));
+    const rows = (await readRows(e, 'shop', 'orders')).sort((a, b) => Number((a[0] as bigint) - (b[0] as bigint)));
+    assert.equal(rows.length, SHARDS * ROWS);
+    assert.deepEqual(rows, expected);
+
+    const view = await coordinator.app.inject({ method: 'GET', url: `/v1/syncs/${id}` });
+    const body = view.json<{ phase: string; snapshotId: number; shards: { rows: number; acceptedAttempt: string }[] }>();
+    assert.equal(body.phase, 'COMMITTED');
+    assert.equal(body.snapshotId, 1);
+    assert.equal(body.shards.length, SHARDS);
+    assert.ok(body.shards.every((s) => s.rows === ROWS && s.acceptedAttempt !== null));
+    assert.equal((await listKeys(e, `.tributary/syncs/${id}/`)).length, SHARDS, 'one blob per shard attempt');
+
+    const list = await coordinator.app.inject({ method: 'GET', url: '/v1/syncs?state=COMMITTED&table=orders' });
+    assert.deepEqual(list.json<{ syncs: { id: string }[] }>().syncs.map((s) => s.id), [id]);
+    const described = await coordinator.app.inject({ method: 'GET', url: '/v1/tables/shop/orders' });
+    assert.equal(described.json<{ rowCount: number }>().rowCount, SHARDS * ROWS);
+  });
+
+  test('docs and dashboard are served', async () => {
+    const docs = await coordinator.app.inject({ method: 'GET', url: '/docs/json' });
+    assert.equal(docs.statusCode, 200);
+    assert.ok('/v1/syncs' in docs.json<{ paths: Record<string, unknown> }>().paths);
+    const board = await coordinator.app.inject({ method: 'GET', url: '/admin/queues' });
+    assert.equal(board.statusCode, 200);
+    const missing = await coordinator.app.inject({ method: 'GET', url: '/v1/syncs/sync-nope' });
+    assert.equal(missing.statusCode, 404);
+    assert.equal(missing.headers['content-type'], 'application/problem+json; charset=utf-8');
+    assert.equal(missing.json<{ code: string }>().code, 'SYNC_NOT_FOUND');
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * What every sync test needs: its own key prefix and warehouse (so tests run in parallel), a
+ * coordinator (in this process, or as a child process that a test can SIGKILL), shard workers as
+ * child processes, the orders table, and waiting for a sync to reach a phase.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { services, uniqueName } from '@tributary/testkit';
+import { startCoordinator, type Coordinator, type SyncRecord } from '@tributary/coordinator';
+import { openObjectStore, openTable, type InternalRow, type ObjectStore } from '@tributary/table';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+export const ORDERS_COLUMNS = [
+  { name: 'order_id', type: 'BIGINT NOT NULL' },
+  { name: 'customer_id', type: 'INT NOT NULL' },
+  { name: 'store_id', type: 'INT NOT NULL' },
+  { name: 'amount', type: 'DECIMAL(12, 2)' },
+  { name: 'status', type: 'VARCHAR(16)' },
+  { name: 'order_date', type: 'DATE' },
+  { name: 'created_at', type: 'TIMESTAMP(3)' },
+];
+
+export const s3 = {
+  endpoint: services.s3.endpoint,
+  region: services.s3.region,
+  accessKeyId: services.s3.accessKeyId,
+  secretAccessKey: services.s3.secretAccessKey,
+};
+
+/** Short BullMQ locks so a killed process's job is re-run within seconds. */
+export const FAST_LOCKS = { lockDurationMs: 3000, stalledIntervalMs: 1000 };
+
+export interface SyncEnv {
+  readonly prefix: string;
+  readonly warehouse: string;
+  readonly store: ObjectStore;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+export function syncEnv(name: string): SyncEnv {
+  const prefix = uniqueName(`t-${name}`);
+  const warehouse = `s3://${services.s3.bucket}/${prefix}`;
+  return {
+    prefix,
+    warehouse,
+    store: openObjectStore(warehouse, s3),
+    env: {
+      ...process.env,
+      TRIBUTARY_PREFIX: prefix,
+      TRIBUTARY_WAREHOUSE: warehouse,
+      TRIBUTARY_REDIS_HOST: services.redis.host,
+      TRIBUTARY_REDIS_PORT: String(services.redis.port),
+      TRIBUTARY_S3_ENDPOINT: services.s3.endpoint,
+      TRIBUTARY_S3_BUCKET: services.s3.bucket,
+      TRIBUTARY_LOCK_MS: String(FAST_LOCKS.lockDurationMs),
+      TRIBUTARY_STALLED_MS: String(FAST_LOCKS.stalledIntervalMs),
+    },
+  };
+}
+
+export function inProcessCoordinator(e: SyncEnv): Promise<Coordinator> {
+  return startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, ...FAST_LOCKS });
+}
+
+/** Starts a process and resolves once it printed its ready line. */
+async function spawnReady(script: string, env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [script], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+  let out = '';
+  const started = new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes(ready)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}: ${err}`)));
+  });
+  await started;
+  return child;
+}
+
+export function spawnWorker(e: SyncEnv, extra: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
+  return spawnReady('packages/worker/src/server.ts', { ...e.env, ...extra }, '"worker":"ready"');
+}
+
+export function spawnCoordinator(e: SyncEnv, port: number, extra: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
+  return spawnReady('packages/coordinator/src/server.ts', { ...e.env, TRIBUTARY_PORT: String(port), ...extra }, '"listening"');
+}
+
+export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill(signal);
+  await exited;
+}
+
+export async function createOrdersTable(c: Coordinator, database: string, name: string, extra: Record<string, unknown> = {}): Promise<void> {
+  const response = await c.app.inject({ method: 'POST', url: '/v1/tables', payload: { database, name, columns: ORDERS_COLUMNS, ...extra } });
+  if (response.statusCode !== 201) throw new Error(`create table: ${response.statusCode} ${response.body}`);
+}
+
+export async function waitForPhase(
+  read: () => Promise<SyncRecord>,
+  phases: readonly string[],
+  timeoutMs = 60_000,
+): Promise<SyncRecord> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const record = await read();
+    if (phases.includes(record.state.phase)) return record;
+    if (Date.now() > deadline) throw new Error(`sync ${record.id} still ${record.state.phase} after ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+export async function readRows(e: SyncEnv, database: string, table: string): Promise<InternalRow[]> {
+  const t = await openTable(e.store, database, table);
+  const rows: InternalRow[] = [];
+  for await (const row of t.newRead()) rows.push(row);
+  return rows;
+}
+
+/** Every object under a prefix of the warehouse. */
+export async function listKeys(e: SyncEnv, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const o of e.store.list(prefix)) keys.push(o.key);
+  return keys;
+}
+
+export function generatorSource(shards: number, rowsPerShard: number, extra: Record<string, unknown> = {}) {
+  return { kind: 'generator', seed: 42, shards, rowsPerShard, batchRows: Math.max(1, Math.min(1000, rowsPerShard)), ...extra };
+}
