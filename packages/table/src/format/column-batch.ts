@@ -281,10 +281,62 @@ export function groupRows(ids: ArrayLike<number>, groups: number): Int32Array[] 
   return out;
 }
 
-/** Concatenates batches of one row type (small paths and tests). */
+/** Concatenates batches of one row type, column by column (typed arrays are copied with `set`). */
 export function concatBatches(rowType: RowType, batches: readonly ColumnBatch[]): ColumnBatch {
+  if (batches.length === 1 && batches[0]?.rowType === rowType) return batches[0];
   const length = batches.reduce((n, b) => n + b.length, 0);
-  const rows: InternalValue[][] = [];
-  for (const batch of batches) rows.push(...rowsFromBatch(batch));
-  return length === 0 ? { rowType, length: 0, columns: rowType.fields.map((f) => allocateColumn(f.type, 0)) } : batchFromRows(rowType, rows);
+  const columns = rowType.fields.map((field, f) => concatColumns(field.type, batches.map((b) => b.columns[f] as Column), batches, length));
+  return { rowType, length, columns };
+}
+
+function concatColumns(type: DataType, parts: readonly Column[], batches: readonly ColumnBatch[], length: number): Column {
+  let validity: Uint8Array | undefined;
+  if (parts.some((p) => p.validity !== undefined)) {
+    validity = new Uint8Array(length).fill(1);
+    let at = 0;
+    parts.forEach((p, i) => {
+      if (p.validity) validity?.set(p.validity.subarray(0, batches[i]?.length), at);
+      at += batches[i]?.length ?? 0;
+    });
+  }
+  const out = allocateColumn(type, length, validity);
+  let at = 0;
+  parts.forEach((part, i) => {
+    const n = batches[i]?.length ?? 0;
+    copyInto(out, part, at, n);
+    at += n;
+  });
+  return out;
+}
+
+/** Copies rows [0, n) of `from` into `to` at `at`; both columns have the same kind. */
+function copyInto(to: Column, from: Column, at: number, n: number): void {
+  const mismatch = (): never => {
+    throw new TypeError(`concatBatches: column kinds differ (${to.kind}, ${from.kind})`);
+  };
+  switch (to.kind) {
+    case 'timestamp':
+      if (from.kind !== 'timestamp') return mismatch();
+      to.millis.set(from.millis.subarray(0, n), at);
+      to.nanos.set(from.nanos.subarray(0, n), at);
+      return;
+    case 'bool':
+    case 'int32':
+    case 'int64':
+    case 'float32':
+    case 'float64':
+      if (from.kind !== to.kind) return mismatch();
+      // Same kind ⇒ same typed array type.
+      (to.values as Uint8Array).set((from.values as Uint8Array).subarray(0, n), at);
+      return;
+    case 'bigint':
+    case 'string':
+    case 'binary': {
+      if (from.kind !== to.kind) return mismatch();
+      const target = to.values as unknown[];
+      const source = from.values as readonly unknown[];
+      for (let i = 0; i < n; i++) target[at + i] = source[i];
+      return;
+    }
+  }
 }
