@@ -75,7 +75,8 @@ export interface CommitResult {
   readonly attempts: number;
 }
 
-type Attempt = { readonly done: CommitResult } | { readonly retry: unknown };
+/** `builtOn`: the id of the snapshot the failed attempt read as latest (0 for none). */
+type Attempt = { readonly done: CommitResult } | { readonly retry: unknown; readonly builtOn: number };
 
 export class FileStoreCommit {
   readonly #o: FileStoreCommitOptions;
@@ -91,12 +92,16 @@ export class FileStoreCommit {
   async commit(messages: readonly CommitMessage<DataFileMeta>[], request: CommitRequest = {}): Promise<CommitResult> {
     const identity: CommitIdentity = { commitUser: this.#o.commitUser, commitIdentifier: request.identifier ?? BATCH_COMMIT_IDENTIFIER };
     let lastFailure: unknown;
+    // Our snapshot can only follow the base; after a failed attempt, only the snapshots after the
+    // one that attempt built on are new to us.
+    let searchAfter = request.baseSnapshotId ?? 0;
     for (let attempt = 1; attempt <= this.#o.maxRetries + 1; attempt++) {
-      const found = await this.#snapshots.findCommitted(identity, request.baseSnapshotId ?? 0);
+      const found = await this.#snapshots.findCommitted(identity, searchAfter);
       if (found !== null) return { snapshotId: Number(found.id), alreadyCommitted: true, attempts: attempt };
       const outcome = await this.#tryCommitOnce(messages, request, identity, attempt);
       if ('done' in outcome) return outcome.done;
       lastFailure = outcome.retry;
+      searchAfter = Math.max(searchAfter, outcome.builtOn);
       await sleep(this.#backoff(attempt));
     }
     throw errorFrom(
@@ -126,7 +131,9 @@ export class FileStoreCommit {
       // The response may be lost although our write landed (S3 retries): look before deciding.
       const there = await this.#snapshots.tryGetSnapshot(id).catch(() => null);
       if (there !== null && hasIdentity(there, identity)) return { done: { snapshotId: id, alreadyCommitted: false, attempts: attempt } };
-      if (isTributaryError(error) && (error.code === 'OBJECT_ALREADY_EXISTS' || error.retryable)) return { retry: error };
+      if (isTributaryError(error) && (error.code === 'OBJECT_ALREADY_EXISTS' || error.retryable)) {
+        return { retry: error, builtOn: id - 1 };
+      }
       throw error;
     }
     await this.#snapshots.commitLatestHint(id);

@@ -8,12 +8,12 @@
  *   (`bucket = -1`): bucket 0 with totalBuckets -1.
  */
 import { valueAt, type ColumnBatch } from '../format/column-batch.ts';
-import { bucketOf } from '../spec/bucket.ts';
-import { encodeBinaryRow, serializeBinaryRow } from '../spec/binary-row.ts';
+import { serializeBinaryRow } from '../spec/binary-row.ts';
+import { assignBuckets } from './bucket-assigner.ts';
 import { partitionPath, type PartitionPathOptions } from '../spec/partition-path.ts';
 import { bucketCount, bucketKeys, partitionFields, type TableSchema } from '../spec/table-schema.ts';
 import type { DataField, DataType, InternalRow, InternalValue } from '../spec/types.ts';
-import { bucketKey } from './commit-plan.ts';
+import { partitionKey } from './commit-plan.ts';
 
 /** The arity-prefixed BinaryRow of partition values (`_PARTITION`). */
 export function encodePartitionRow(values: InternalRow, types: readonly DataType[]): Uint8Array {
@@ -49,6 +49,13 @@ export interface RoutedRows {
   readonly rows: number[];
 }
 
+/** A JSON form of internal values that keeps distinct values distinct (one type per column). */
+function valueKeyReplacer(_key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  return value;
+}
+
 export class RowRouter {
   readonly #schema: TableSchema;
   readonly #partition: readonly DataField[];
@@ -57,6 +64,7 @@ export class RowRouter {
   readonly #bucketTypes: readonly DataType[];
   readonly #buckets: number;
   readonly #targets = new Map<string, BucketTarget>();
+  readonly #partitions = new Map<string, { readonly bytes: Uint8Array; readonly hex: string }>();
 
   constructor(schema: TableSchema) {
     this.#schema = schema;
@@ -72,23 +80,39 @@ export class RowRouter {
   /** Groups the rows of a batch (of the table's row type) by target, in first-seen order. */
   route(batch: ColumnBatch): RoutedRows[] {
     const groups = new Map<string, RoutedRows>();
-    const partitionTypes = this.#partition.map((f) => f.type);
+    const columns = this.#partitionIndex.map((i) => batch.columns[i] as ColumnBatch['columns'][number]);
+    const buckets = this.#buckets > 0 ? assignBuckets(batch, this.#bucketIndex, this.#bucketTypes, this.#buckets) : undefined;
+    let previousKey = '';
+    let previous: { readonly bytes: Uint8Array; readonly hex: string } | undefined;
     for (let row = 0; row < batch.length; row++) {
-      const values = this.#partitionIndex.map((i) => valueAt(batch.columns[i] as ColumnBatch['columns'][number], row));
-      const partition = encodePartitionRow(values, partitionTypes);
-      const bucket = this.#bucketOf(batch, row);
-      const key = bucketKey(partition, bucket);
+      const values = columns.map((c) => valueAt(c, row));
+      const cacheKey = values.length === 0 ? '' : JSON.stringify(values, valueKeyReplacer);
+      // Rows of one partition usually come together: skip the cache lookup for a repeat.
+      const partition = previous !== undefined && cacheKey === previousKey ? previous : this.#partitionOf(cacheKey, values);
+      previous = partition;
+      previousKey = cacheKey;
+      const bucket = buckets === undefined ? 0 : (buckets[row] as number);
+      const key = `${partition.hex}/${bucket}`;
       let group = groups.get(key);
-      if (group === undefined) groups.set(key, (group = { target: this.#target(key, partition, values, bucket), rows: [] }));
+      if (group === undefined) groups.set(key, (group = { target: this.#target(key, partition.bytes, values, bucket), rows: [] }));
       group.rows.push(row);
     }
     return [...groups.values()];
   }
 
-  #bucketOf(batch: ColumnBatch, row: number): number {
-    if (this.#buckets <= 0) return 0;
-    const values: InternalValue[] = this.#bucketIndex.map((i) => valueAt(batch.columns[i] as ColumnBatch['columns'][number], row));
-    return bucketOf(encodeBinaryRow(values, this.#bucketTypes), this.#buckets);
+  /**
+   * The partition row of these values, cached by a string form of the values: encoding a BinaryRow
+   * per row would dominate the write path, and a table has few partitions per batch.
+   */
+  #partitionOf(cacheKey: string, values: InternalRow): { readonly bytes: Uint8Array; readonly hex: string } {
+    let partition = this.#partitions.get(cacheKey);
+    if (partition === undefined) {
+      const bytes = encodePartitionRow(values, this.#partition.map((f) => f.type));
+      partition = { bytes, hex: partitionKey(bytes) };
+      if (this.#partitions.size > 100_000) this.#partitions.clear();
+      this.#partitions.set(cacheKey, partition);
+    }
+    return partition;
   }
 
   #target(key: string, partition: Uint8Array, values: InternalRow, bucket: number): BucketTarget {

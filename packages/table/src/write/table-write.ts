@@ -90,6 +90,11 @@ export class TableWrite {
     this.#sequenceFields = sequence === undefined || sequence.trim() === '' ? [] : sequence.split(',').map((s) => s.trim());
     this.#restored = restored;
     this.#writerId = options.writerId ?? randomUUID();
+    if (!/^[A-Za-z0-9._-]{1,200}$/.test(this.#writerId)) {
+      throw errorFrom(tableErrors, 'TABLE_OPTION_INVALID', `writerId '${this.#writerId}' must be 1-200 of [A-Za-z0-9._-] (it goes into file names)`, {
+        writerId: this.#writerId,
+      });
+    }
     this.#bufferRows = options.bufferRows ?? 100_000;
     this.#maxBufferedRows = options.maxBufferedRows ?? 400_000;
     const target = schema.options['target-file-size'];

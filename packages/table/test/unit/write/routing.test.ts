@@ -1,0 +1,101 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { batchFromRows } from '../../../src/format/column-batch.ts';
+import { decodeBinaryRow, encodeBinaryRow, serializeBinaryRow } from '../../../src/spec/binary-row.ts';
+import { bucketOf } from '../../../src/spec/bucket.ts';
+import type { DataType, InternalRow } from '../../../src/spec/types.ts';
+import { assignBuckets, hasFastBucketPath } from '../../../src/write/bucket-assigner.ts';
+import { RowRouter } from '../../../src/write/row-routing.ts';
+import { partitionStats } from '../../../src/write/manifest-writer.ts';
+import { simpleStatsOf } from '../../../src/write/data-file-metas.ts';
+import { newTableSchema } from '../../../src/table.ts';
+
+const INT: DataType = { root: 'INT', nullable: true };
+const BIGINT: DataType = { root: 'BIGINT', nullable: true };
+const STRING: DataType = { root: 'VARCHAR', nullable: true, length: 2147483647 };
+const field = (name: string, type: DataType, id: number) => ({ id, name, type });
+
+function buckets(types: DataType[], rows: InternalRow[], n: number): number[] {
+  const rowType = { fields: types.map((t, i) => field(`f${i}`, t, i)) };
+  return [...assignBuckets(batchFromRows(rowType, rows), types.map((_, i) => i), types, n)];
+}
+
+test('assignBuckets matches the reference vectors (paimon-format.md §5)', () => {
+  // value, N=2, N=4, N=10, N=16
+  const cases: { type: DataType; value: InternalRow[number]; want: number[] }[] = [
+    { type: INT, value: 5, want: [0, 0, 6, 4] },
+    { type: INT, value: -1, want: [1, 3, 7, 3] },
+    { type: INT, value: null, want: [0, 0, 4, 0] },
+    { type: BIGINT, value: 42n, want: [1, 1, 7, 5] },
+    { type: BIGINT, value: 1234567890123n, want: [0, 0, 6, 12] },
+    { type: STRING, value: 'abc', want: [1, 3, 9, 3] },
+    { type: STRING, value: 'abcdefgh', want: [0, 2, 8, 2] },
+    { type: { root: 'DATE', nullable: true }, value: 19723, want: [1, 1, 5, 5] },
+  ];
+  for (const c of cases) {
+    assert.deepEqual([2, 4, 10, 16].map((n) => buckets([c.type], [[c.value]], n)[0]), c.want, `${c.type.root} ${String(c.value)}`);
+  }
+  // a composite key (INT 1, STRING '2024-01-01', BIGINT 42): N=16 → 12
+  assert.deepEqual(buckets([INT, STRING, BIGINT], [[1, '2024-01-01', 42n]], 16), [12]);
+});
+
+test('the typed-array bucket path agrees with encodeBinaryRow on random keys with nulls', () => {
+  const types = [BIGINT, INT, { root: 'DATE', nullable: true } as DataType];
+  assert.equal(hasFastBucketPath(types), true);
+  assert.equal(hasFastBucketPath([STRING]), false);
+  let seed = 7;
+  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) | 0);
+  const rows: InternalRow[] = Array.from({ length: 500 }, () => [
+    next() % 5 === 0 ? null : BigInt(next()) * 4096n,
+    next() % 7 === 0 ? null : next(),
+    next() % 3 === 0 ? null : next() % 40000,
+  ]);
+  const fast = buckets(types, rows, 16);
+  const slow = rows.map((r) => bucketOf(encodeBinaryRow(r, types), 16));
+  assert.deepEqual(fast, slow);
+  assert.ok(new Set(fast).size > 8, 'keys spread over the buckets');
+});
+
+test('RowRouter: partition rows, directories and buckets per row', () => {
+  const schema = newTableSchema({
+    fields: [{ name: 'id', type: 'BIGINT' }, { name: 'dt', type: 'DATE' }, { name: 's', type: 'STRING' }],
+    partitionKeys: ['dt', 's'],
+    primaryKeys: ['id', 'dt', 's'],
+    options: { bucket: '4' },
+  }, 0);
+  const router = new RowRouter(schema);
+  const rows: InternalRow[] = [[42n, 19723, 'a/b'], [1n, 19723, 'a/b'], [42n, 19724, ''], [43n, 19723, 'a/b']];
+  const routed = router.route(batchFromRows({ fields: schema.fields }, rows));
+  const shape = routed.map((g) => `${g.target.partitionPath}bucket-${g.target.bucket}:${g.rows.join(',')}`);
+  assert.ok(shape.includes('dt=19723/s=a%2Fb/bucket-1:0'), shape.join(' '));
+  assert.ok(shape.includes('dt=19724/s=__DEFAULT_PARTITION__/bucket-1:2'), shape.join(' '));
+  const types = schema.fields.slice(1).map((f) => f.type);
+  for (const g of routed) {
+    assert.deepEqual(decodeBinaryRow(g.target.partition, types), g.target.partitionValues);
+    assert.equal(g.target.totalBuckets, 4);
+  }
+  assert.equal(routed.reduce((n, g) => n + g.rows.length, 0), rows.length);
+});
+
+test('partitionStats: exact min, max and null counts over the entries', () => {
+  const types = [INT, STRING];
+  const entry = (values: InternalRow) => ({ partition: newRow(values, types) }) as unknown as Parameters<typeof partitionStats>[0][number];
+  const stats = partitionStats([entry([3, 'b']), entry([1, null]), entry([2, 'a'])], types);
+  assert.deepEqual(decodeBinaryRow(stats.minValues, types), [1, 'a']);
+  assert.deepEqual(decodeBinaryRow(stats.maxValues, types), [3, 'b']);
+  assert.deepEqual(stats.nullCounts, [0n, 1n]);
+  const empty = partitionStats([], []);
+  assert.equal(empty.minValues.length, 12);
+});
+
+test('simpleStatsOf truncates long strings safely (min cut, max unknown)', () => {
+  const long = 'x'.repeat(20);
+  const stats = simpleStatsOf([{ min: long, max: long, nullCount: 2 }, { min: 1, max: 9, nullCount: 0 }], [STRING, INT]);
+  assert.deepEqual(decodeBinaryRow(stats.minValues, [STRING, INT]), ['x'.repeat(16), 1]);
+  assert.deepEqual(decodeBinaryRow(stats.maxValues, [STRING, INT]), [null, 9]);
+  assert.deepEqual(stats.nullCounts, [2n, 0n]);
+});
+
+function newRow(values: InternalRow, types: DataType[]): Uint8Array {
+  return serializeBinaryRow(values, types);
+}
