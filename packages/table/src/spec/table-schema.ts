@@ -58,7 +58,11 @@ function fieldNode(f: DataField): JsonNode {
   return node;
 }
 
-/** SchemaSerializer.serialize, pretty-printed as JsonSerdeUtil.toJson does. */
+/**
+ * SchemaSerializer.serialize, pretty-printed as JsonSerdeUtil.toJson does. Options keep the
+ * caller's order, as Java's file written at table creation does; Java re-prints a schema it has
+ * read in java.util.HashMap order, which readers do not care about (options are a map).
+ */
 export function encodeTableSchema(s: TableSchema): string {
   const node = new Map<string, JsonNode>([
     ['version', s.version],
