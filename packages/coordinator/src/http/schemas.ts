@@ -26,7 +26,7 @@ export const StartSyncHeaders = z.object({
 
 export const SyncParams = z.object({ id: z.string().min(1).max(100) });
 
-export const AbortBody = z.object({ reason: z.string().max(1000).optional() }).optional();
+export const AbortBody = z.object({ reason: z.string().max(1000).optional() }).nullish();
 
 export const ShardView = z.object({
   id: z.string(),
