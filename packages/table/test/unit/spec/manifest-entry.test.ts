@@ -55,11 +55,14 @@ test('every write codec decodes back', () => {
 });
 
 /** MANIFEST_ENTRY_SCHEMA with `_FILE` cut to the fields before `firstDropped`, as an older writer wrote it. */
+type RecordSchema = Extract<AvroSchema, { type: 'record' }>;
+const ENTRY_ROOT = MANIFEST_ENTRY_SCHEMA as RecordSchema;
+
 function olderEntrySchema(firstDropped: string): AvroSchema {
-  const root = MANIFEST_ENTRY_SCHEMA as { fields: readonly AvroField[] };
-  const fileField = root.fields[5] as { type: { fields: readonly AvroField[] } };
-  const cut = fileField.type.fields.findIndex((f) => f.name === firstDropped);
-  return { ...root, fields: [...root.fields.slice(0, 5), { name: '_FILE', type: { ...fileField.type, fields: fileField.type.fields.slice(0, cut) } }] } as AvroSchema;
+  const fileType = (ENTRY_ROOT.fields[5] as AvroField).type as RecordSchema;
+  const cut = fileType.fields.findIndex((f) => f.name === firstDropped);
+  const file: AvroField = { name: '_FILE', type: { ...fileType, fields: fileType.fields.slice(0, cut) } };
+  return { ...ENTRY_ROOT, fields: [...ENTRY_ROOT.fields.slice(0, 5), file] };
 }
 
 function rawEntry(file: Record<string, unknown>, extra: Record<string, unknown> = {}): AvroRecord {
@@ -92,8 +95,7 @@ test('files from older writers (no _EXTERNAL_PATH, _FIRST_ROW_ID, _WRITE_COLS...
 });
 
 test('a top-level field a newer writer added is ignored (nested ones: see the pypaimon vectors)', () => {
-  const root = MANIFEST_ENTRY_SCHEMA as { fields: readonly AvroField[] };
-  const newer = { ...root, fields: [...root.fields, { name: '_FUTURE', type: ['null', 'string'], default: null }] } as AvroSchema;
+  const newer: AvroSchema = { ...ENTRY_ROOT, fields: [...ENTRY_ROOT.fields, { name: '_FUTURE', type: ['null', 'string'], default: null }] };
   const records = SAMPLE_ENTRIES.map((e) => ({ ...encodedRecord(e), _FUTURE: 'x' }));
   assert.deepStrictEqual(decodeManifestFile(writeAvroFile(newer, records)), SAMPLE_ENTRIES);
 });
