@@ -4,6 +4,7 @@ export {
   pypaimon,
   paimonJava,
   canonicalRows,
+  readResults,
   normaliseValue,
   encodeValue,
   decodeValue,
