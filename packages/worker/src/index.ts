@@ -5,3 +5,5 @@ export { GeneratorSource, GENERATOR_COLUMNS, generatorRow } from './sources/gene
 export { openSource } from './sources/open-source.ts';
 export type { Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceValue } from './sources/source.ts';
 export { rowConverter, type RowConverter } from './convert.ts';
+export { tablePort } from './table-adapter.ts';
+export type { ShardWrite, ShardWriteOptions, TablePort } from './table-port.ts';

@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { SYNC_QUEUES } from '@tributary/protocol';
 import type { S3ConnectionOptions } from '@tributary/table';
 import { tablePort } from './table-adapter.ts';
+import type { TablePort } from './table-port.ts';
 import { writeShardProcessor } from './write-shard.ts';
 
 export interface WorkerConfig {
@@ -19,6 +20,8 @@ export interface WorkerConfig {
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
   readonly log?: (message: string) => void;
+  /** The table library; default @tributary/table (tests wrap it to inject storage faults). */
+  readonly tables?: TablePort;
 }
 
 export interface ShardWorker {
@@ -28,7 +31,7 @@ export interface ShardWorker {
 
 export function startShardWorker(config: WorkerConfig): ShardWorker {
   const redis = new Redis({ ...config.redis, maxRetriesPerRequest: null });
-  const worker = new Worker(SYNC_QUEUES.writeShard, writeShardProcessor({ redis, tables: tablePort(config.s3) }), {
+  const worker = new Worker(SYNC_QUEUES.writeShard, writeShardProcessor({ redis, tables: config.tables ?? tablePort(config.s3) }), {
     connection: { ...config.redis, maxRetriesPerRequest: null },
     prefix: config.prefix,
     concurrency: config.concurrency ?? 1,
