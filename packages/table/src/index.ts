@@ -157,3 +157,23 @@ export {
   type StatsMode,
 } from './spec/simple-stats.ts';
 export { compareKeys, compareValues, keyComparator, type KeyComparator } from './spec/key-comparator.ts';
+
+// spec/: Avro manifests (manifest files, manifest lists, data file meta) and FileEntry's merge.
+export { localCreationTime, type DataFileMeta, type FileSource } from './spec/data-file-meta.ts';
+export {
+  MANIFEST_ENTRY_SCHEMA,
+  MANIFEST_ENTRY_VERSION,
+  decodeManifestFile,
+  encodeManifestFile,
+  type FileKind,
+  type ManifestEntry,
+} from './spec/manifest-entry.ts';
+export {
+  MANIFEST_FILE_META_SCHEMA,
+  MANIFEST_FILE_META_VERSION,
+  decodeManifestList,
+  encodeManifestList,
+  type ManifestFileMeta,
+} from './spec/manifest-file-meta.ts';
+export { entryIdentifier, mergeEntries } from './spec/file-entry.ts';
+export type { AvroWriteCodec, AvroWriteOptions } from './spec/avro-container.ts';

@@ -12,8 +12,9 @@ import type { AvroRecord, AvroSchema, AvroValue } from './avro.ts';
 import {
   asRecord, nullableField, optionalBytes, optionalInt, optionalLong, optionalLongs, optionalString, optionalStrings,
   requiredBytes, requiredField, requiredInt, requiredLong, requiredString, simpleStatsFromAvro,
-  simpleStatsSchema, simpleStatsToAvro, type SimpleStats,
+  simpleStatsSchema, simpleStatsToAvro,
 } from './manifest-avro.ts';
+import type { SimpleStats } from './simple-stats.ts';
 import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 

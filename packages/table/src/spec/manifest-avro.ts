@@ -10,21 +10,14 @@ import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 import type { AvroField, AvroRecord, AvroSchema, AvroValue } from './avro.ts';
 import { isRecord } from './avro-binary.ts';
+import type { SimpleStats } from './simple-stats.ts';
 
 /** Java's top-level Avro record name (`AvroSchemaConverter.convertToSchema`). */
 export const AVRO_ROOT_NAMESPACE = 'org.apache.paimon.avro.generated';
 export const AVRO_ROOT_NAME = 'record';
 
-/**
- * Column statistics of a file or manifest (Java `org.apache.paimon.stats.SimpleStats`): min and
- * max values as arity-prefixed BinaryRows, and one null count per column (null = unknown).
- * Same shape as `SimpleStats` in simple-stats.ts.
- */
-export interface SimpleStats {
-  readonly minValues: Uint8Array;
-  readonly maxValues: Uint8Array;
-  readonly nullCounts: readonly (bigint | null)[];
-}
+// Re-exported for modules that took SimpleStats from here before simple-stats.ts existed.
+export type { SimpleStats };
 
 /** A NOT NULL field: the bare type, no default. */
 export function requiredField(name: string, type: AvroSchema): AvroField {

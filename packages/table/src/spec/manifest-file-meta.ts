@@ -10,8 +10,8 @@ import { readAvroFile, writeAvroFile, type AvroWriteOptions } from './avro-conta
 import {
   AVRO_ROOT_NAME, AVRO_ROOT_NAMESPACE, asRecord, checkVersion, nullableField, optionalInt, optionalLong,
   requiredField, requiredLong, requiredString, simpleStatsFromAvro, simpleStatsSchema, simpleStatsToAvro,
-  type SimpleStats,
 } from './manifest-avro.ts';
+import type { SimpleStats } from './simple-stats.ts';
 
 /** `ManifestFileMetaSerializer.getVersion()`. */
 export const MANIFEST_FILE_META_VERSION = 2;

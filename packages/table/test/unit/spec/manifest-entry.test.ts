@@ -6,7 +6,7 @@ import { writeAvroFile } from '../../../src/spec/avro-container.ts';
 import { localCreationTime, type DataFileMeta } from '../../../src/spec/data-file-meta.ts';
 import { decodeManifestFile, encodeManifestFile, MANIFEST_ENTRY_SCHEMA, type ManifestEntry } from '../../../src/spec/manifest-entry.ts';
 import { decodeManifestList, encodeManifestList, type ManifestFileMeta } from '../../../src/spec/manifest-file-meta.ts';
-import type { SimpleStats } from '../../../src/spec/manifest-avro.ts';
+import type { SimpleStats } from '../../../src/spec/simple-stats.ts';
 import { FULL_FILE, SAMPLE_ENTRIES, SPARSE_FILE } from './manifest-fixtures.ts';
 
 const long = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });

@@ -8,7 +8,7 @@
 import type { DataFileMeta } from '../../../src/spec/data-file-meta.ts';
 import type { ManifestEntry } from '../../../src/spec/manifest-entry.ts';
 import type { ManifestFileMeta } from '../../../src/spec/manifest-file-meta.ts';
-import type { SimpleStats } from '../../../src/spec/manifest-avro.ts';
+import type { SimpleStats } from '../../../src/spec/simple-stats.ts';
 
 const fromHex = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
 const hex = (b: Uint8Array | null): string => (b === null ? 'null' : Buffer.from(b).toString('hex'));
