@@ -130,7 +130,10 @@ export class FileStoreCommit {
     } catch (error) {
       // The response may be lost although our write landed (S3 retries): look before deciding.
       const there = await this.#snapshots.tryGetSnapshot(id).catch(() => null);
-      if (there !== null && hasIdentity(there, identity)) return { done: { snapshotId: id, alreadyCommitted: false, attempts: attempt } };
+      if (there !== null && hasIdentity(there, identity)) {
+        await this.#snapshots.commitLatestHint(id);
+        return { done: { snapshotId: id, alreadyCommitted: false, attempts: attempt } };
+      }
       if (isTributaryError(error) && (error.code === 'OBJECT_ALREADY_EXISTS' || error.retryable)) {
         return { retry: error, builtOn: id - 1 };
       }

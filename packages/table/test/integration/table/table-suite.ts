@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isTributaryError } from '@tributary/protocol';
+import { errorFrom, isTributaryError } from '@tributary/protocol';
 import { uniqueName } from '@tributary/testkit';
-import { FileStoreScan, createTable, openTable, type InternalRow, type ObjectStore, type SchemaDefinition, type Table } from '@tributary/table';
+import { FileStoreScan, createTable, openTable, tableErrors, type InternalRow, type ObjectStore, type SchemaDefinition, type Table } from '@tributary/table';
 
 const D = 3; // -D
 const UB = 1; // -U
@@ -231,6 +231,58 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       assert.equal(await codeOf(table.newCommit(uniqueName('u')).commit(removal)), 'COMMIT_CONFLICT');
     });
 
+    test('an unknown publish outcome is resolved by the identity: lost acknowledgement and failed request', async () => {
+      const table = await newTable(ORDERS);
+      const write = await table.newWrite({ writerId: uniqueName('w') });
+      await write.writeRows([[1n, 1, 'a', 1n, ts(1)]]);
+      const messages = await write.prepareCommit();
+      // The snapshot lands but the answer is lost (a timeout after the write).
+      const lostAck = faultyStore(store, { afterWrite: 1 });
+      const reopened = await openTable(lostAck, 'db', table.name);
+      const first = await reopened.newCommit('sync-lost-ack').commit(messages, { identifier: 1n });
+      assert.equal(first.snapshotId, 1);
+      assert.equal(lostAck.faults(), 1);
+      assert.equal((await table.latestSnapshot())?.id, 1n);
+      // The request fails before anything is written: the next attempt publishes.
+      const write2 = await table.newWrite({ writerId: uniqueName('w') });
+      await write2.writeRows([[2n, 1, 'b', 1n, ts(1)]]);
+      const failing = faultyStore(store, { beforeWrite: 2 });
+      const second = await (await openTable(failing, 'db', table.name)).newCommit('sync-failed').commit(await write2.prepareCommit(), { identifier: 1n });
+      assert.deepEqual([second.snapshotId, second.attempts, failing.faults()], [2, 3, 2]);
+      assert.deepEqual(await readAll(table), canonical([[1n, 1, 'a', 1n, ts(1)], [2n, 1, 'b', 1n, ts(1)]]));
+    });
+
+    test('primary-key table against a model: random upserts and deletes over many commits, every snapshot', async () => {
+      const table = await newTable({ ...ORDERS, partitionKeys: ['dt'], primaryKeys: ['id', 'dt'], options: { bucket: '3' } });
+      const model = new Map<string, InternalRow>();
+      const history: string[][] = [];
+      let seed = 12345;
+      const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+      for (let commit = 0; commit < 6; commit++) {
+        const write = await table.newWrite({ writerId: uniqueName('w'), bufferRows: 1 + rand(20), maxBufferedRows: 25 });
+        for (let batch = 0; batch < 3; batch++) {
+          const rows: InternalRow[] = [];
+          const kinds: number[] = [];
+          for (let i = 0; i < 15; i++) {
+            const id = BigInt(rand(30));
+            const dt = 19723 + rand(2);
+            const kind = [0, UA, D, UB][rand(4)] as number;
+            const row: InternalRow = [id, dt, `c${commit}b${batch}i${i}`, BigInt(rand(1000)), ts(rand(5000))];
+            rows.push(row);
+            kinds.push(kind);
+            const key = `${id}/${dt}`;
+            if (kind === D || kind === UB) model.delete(key);
+            else model.set(key, row);
+          }
+          await write.writeRows(rows, kinds);
+        }
+        await table.newCommit(uniqueName('u')).commit(await write.prepareCommit());
+        history.push(canonical([...model.values()]));
+        assert.deepEqual(await readAll(table), history[commit], `after commit ${commit + 1}`);
+      }
+      for (let id = 1; id <= history.length; id++) assert.deepEqual(await readAll(table, id), history[id - 1], `snapshot ${id}`);
+    });
+
     test('manifest merging keeps every row; a stale LATEST hint is not trusted', async () => {
       const table = await newTable({ ...ORDERS, partitionKeys: ['dt'], options: { 'manifest.merge-min-count': '3' } });
       const all: InternalRow[] = [];
@@ -253,4 +305,40 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       assert.deepEqual(await readAll(table), canonical(all));
     });
   });
+}
+
+/**
+ * Wraps a real store and makes its snapshot publishes fail: `beforeWrite` times without writing,
+ * or `afterWrite` times after the write landed (a lost acknowledgement).
+ */
+function faultyStore(inner: ObjectStore, plan: { beforeWrite?: number; afterWrite?: number }): ObjectStore & { faults(): number } {
+  let before = plan.beforeWrite ?? 0;
+  let after = plan.afterWrite ?? 0;
+  let faults = 0;
+  const unavailable = () => errorFrom(tableErrors, 'STORAGE_UNAVAILABLE', 'injected fault', {});
+  return {
+    uri: inner.uri,
+    get: (key) => inner.get(key),
+    getRange: (key, offset, length) => inner.getRange(key, offset, length),
+    stat: (key) => inner.stat(key),
+    put: (key, body) => inner.put(key, body),
+    list: (prefix) => inner.list(prefix),
+    delete: (key) => inner.delete(key),
+    deleteMany: (keys) => inner.deleteMany(keys),
+    close: () => Promise.resolve(),
+    async putIfAbsent(key, body) {
+      if (key.includes('/snapshot/snapshot-') && before > 0) {
+        before--;
+        faults++;
+        throw unavailable();
+      }
+      await inner.putIfAbsent(key, body);
+      if (key.includes('/snapshot/snapshot-') && after > 0) {
+        after--;
+        faults++;
+        throw unavailable();
+      }
+    },
+    faults: () => faults,
+  };
 }
