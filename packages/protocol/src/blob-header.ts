@@ -10,6 +10,7 @@ import { tributary } from './generated/commit-message.js';
 import { protocolError } from './errors.ts';
 import { fromLong, toLong } from './int64.ts';
 import { type Fail, checkString, failWith, isInt32 } from './checks.ts';
+import { strictReader } from './commit-message-codec.ts';
 
 /** The Paimon CommitMessageSerializer version whose DataFileMeta field set the messages carry. */
 export const PAIMON_COMMIT_MESSAGE_VERSION = 13;
@@ -64,11 +65,17 @@ export function encodeBlobHeader(header: BlobHeader): Uint8Array {
 export function decodeBlobHeader(bytes: Uint8Array): BlobHeader {
   let w: tributary.protocol.BlobHeader;
   try {
-    w = tributary.protocol.BlobHeader.decode(bytes);
+    w = tributary.protocol.BlobHeader.decode(strictReader(bytes));
   } catch (cause) {
     throw protocolError('BLOB_HEADER_INVALID', 'the blob header is not a valid protobuf BlobHeader', {
       reason: cause instanceof Error ? cause.message : String(cause),
     }, { cause });
+  }
+  if (w.$unknowns !== undefined && w.$unknowns.length > 0) {
+    // Same rule as for messages (commit-message-codec.ts `known`): no field we do not understand.
+    throw protocolError('BLOB_HEADER_INVALID', 'the blob header has unknown protobuf fields', {
+      unknownFields: w.$unknowns.length,
+    });
   }
   const header: BlobHeader = {
     syncId: w.syncId,

@@ -9,6 +9,7 @@
  * serializer does not.
  */
 import type Long from 'long';
+import protobuf from 'protobufjs/minimal.js';
 import { tributary } from './generated/commit-message.js';
 import { protocolError } from './errors.ts';
 import { fromLong, toLong } from './int64.ts';
@@ -37,7 +38,7 @@ export function encodeCommitMessage(message: CommitMessage): Uint8Array {
 export function decodeCommitMessage(bytes: Uint8Array, index = 0): CommitMessage {
   let decoded: tributary.protocol.CommitMessage;
   try {
-    decoded = wire.CommitMessage.decode(bytes);
+    decoded = wire.CommitMessage.decode(strictReader(bytes));
   } catch (cause) {
     // protobufjs throws plain Errors (index out of range, invalid wire type, bad UTF-8, depth).
     throw protocolError('BLOB_MESSAGE_INVALID', `message ${index} is not a valid protobuf CommitMessage`, {
@@ -178,6 +179,9 @@ type WireIndexFile = tributary.protocol.IndexFileMeta;
 function commitMessageFromWire(w: tributary.protocol.CommitMessage, fail: Fail): CommitMessage {
   const d = (w.dataIncrement as tributary.protocol.DataIncrement | null) ?? new wire.DataIncrement();
   const c = (w.compactIncrement as tributary.protocol.CompactIncrement | null) ?? new wire.CompactIncrement();
+  known(w, 'message', fail);
+  known(d, 'dataIncrement', fail);
+  known(c, 'compactIncrement', fail);
   const dataIncrement: DataIncrement = {
     newFiles: filesFromWire(d.newFiles, 'dataIncrement.newFiles', fail),
     deletedFiles: filesFromWire(d.deletedFiles, 'dataIncrement.deletedFiles', fail),
@@ -208,6 +212,7 @@ function filesFromWire(files: WireFile[], path: string, fail: Fail): FileMeta[] 
 }
 
 function fileFromWire(w: WireFile, path: string, fail: Fail): FileMeta {
+  known(w, path, fail);
   const file: FileMeta = {
     fileName: w.fileName,
     fileSize: fromLong(w.fileSize),
@@ -225,11 +230,11 @@ function fileFromWire(w: WireFile, path: string, fail: Fail): FileMeta {
     deleteRowCount: nullableFromLong(w.deleteRowCount),
     embeddedIndex: w.embeddedIndex === null ? null : copy(w.embeddedIndex),
     fileSource: w.fileSource as FileMeta['fileSource'],
-    valueStatsCols: listOrNull(w.valueStatsCols as tributary.protocol.StringList | null),
+    valueStatsCols: listOrNull(w.valueStatsCols as tributary.protocol.StringList | null, `${path}.valueStatsCols`, fail),
     externalPath: w.externalPath ?? null,
     firstRowId: nullableFromLong(w.firstRowId),
-    writeCols: listOrNull(w.writeCols as tributary.protocol.StringList | null),
-    writeColsSequences: longsOrNull(w.writeColsSequences as tributary.protocol.LongList | null),
+    writeCols: listOrNull(w.writeCols as tributary.protocol.StringList | null, `${path}.writeCols`, fail),
+    writeColsSequences: longsOrNull(w.writeColsSequences as tributary.protocol.LongList | null, `${path}.writeColsSequences`, fail),
   };
   checkFileMeta(file, path, fail);
   return file;
@@ -237,6 +242,7 @@ function fileFromWire(w: WireFile, path: string, fail: Fail): FileMeta {
 
 function statsFromWire(w: tributary.protocol.SimpleStats | null, path: string, fail: Fail): SimpleStats {
   if (w === null) return fail(path, 'missing');
+  known(w, path, fail);
   const stats: SimpleStats = {
     minValues: copy(w.minValues),
     maxValues: copy(w.maxValues),
@@ -248,6 +254,7 @@ function statsFromWire(w: tributary.protocol.SimpleStats | null, path: string, f
 
 function nullCountsFromWire(w: tributary.protocol.NullCounts | null, path: string, fail: Fail): (bigint | null)[] | null {
   if (w === null) return null;
+  known(w, `${path}.nullCounts`, fail);
   const counts: (bigint | null)[] = w.values.map((v) => fromLong(v));
   let previous = -1;
   for (const i of w.nullIndexes) {
@@ -265,6 +272,11 @@ function indexFilesFromWire(files: WireIndexFile[], path: string, fail: Fail): I
 function indexFileFromWire(w: WireIndexFile, path: string, fail: Fail): IndexFileMeta {
   const ranges = w.deletionVectorRanges as tributary.protocol.DeletionVectorRanges | null;
   const g = w.globalIndex as tributary.protocol.GlobalIndexMeta | null;
+  known(w, path, fail);
+  if (ranges !== null) {
+    known(ranges, `${path}.deletionVectorRanges`, fail);
+    ranges.values.forEach((r, i) => known(r, `${path}.deletionVectorRanges[${i}]`, fail));
+  }
   const file: IndexFileMeta = {
     indexType: w.indexType,
     fileName: w.fileName,
@@ -282,14 +294,16 @@ function indexFileFromWire(w: WireIndexFile, path: string, fail: Fail): IndexFil
             }),
           ),
     externalPath: w.externalPath ?? null,
-    globalIndex: g === null ? null : globalIndexFromWire(g),
+    globalIndex: g === null ? null : globalIndexFromWire(g, `${path}.globalIndex`, fail),
   };
   checkIndexFileMeta(file, path, fail);
   return file;
 }
 
-function globalIndexFromWire(g: tributary.protocol.GlobalIndexMeta): GlobalIndexMeta {
+function globalIndexFromWire(g: tributary.protocol.GlobalIndexMeta, path: string, fail: Fail): GlobalIndexMeta {
   const extra = g.extraFieldIds as tributary.protocol.IntList | null;
+  known(g, path, fail);
+  if (extra !== null) known(extra, `${path}.extraFieldIds`, fail);
   return {
     rowRangeStart: fromLong(g.rowRangeStart),
     rowRangeEnd: fromLong(g.rowRangeEnd),
@@ -312,12 +326,36 @@ function nullableFromLong(value: Long | number | null): bigint | null {
   return value === null ? null : fromLong(value);
 }
 
-function listOrNull(w: tributary.protocol.StringList | null): string[] | null {
-  return w === null ? null : [...w.values];
+function listOrNull(w: tributary.protocol.StringList | null, path: string, fail: Fail): string[] | null {
+  if (w === null) return null;
+  known(w, path, fail);
+  return [...w.values];
 }
 
-function longsOrNull(w: tributary.protocol.LongList | null): bigint[] | null {
-  return w === null ? null : w.values.map((v) => fromLong(v));
+function longsOrNull(w: tributary.protocol.LongList | null, path: string, fail: Fail): bigint[] | null {
+  if (w === null) return null;
+  known(w, path, fail);
+  return w.values.map((v) => fromLong(v));
+}
+
+/**
+ * A reader that keeps unknown fields instead of dropping them (protobufjs' default is to drop),
+ * so that `known` can refuse them. Per reader: the global default is left alone.
+ */
+export function strictReader(bytes: Uint8Array): protobuf.Reader {
+  const reader = protobuf.Reader.create(bytes);
+  reader.discardUnknown = false;
+  return reader;
+}
+
+/**
+ * With `strictReader`, protobufjs keeps fields it does not know (and known fields with the wrong wire type) in
+ * `$unknowns`. Within one envelope version the writer knows exactly our fields, so anything else
+ * is corruption or a writer from the future — either way, not something to commit while silently
+ * dropping what it meant.
+ */
+function known(w: { $unknowns?: Uint8Array[] }, path: string, fail: Fail): void {
+  if (w.$unknowns !== undefined && w.$unknowns.length > 0) fail(path, `${w.$unknowns.length} unknown protobuf field(s)`);
 }
 
 // --- domain checks (both directions) ---------------------------------------------------------
