@@ -5,7 +5,7 @@
  *   message paimon_schema                      (root name)
  *   nullable → OPTIONAL, NOT NULL → REQUIRED; every column carries field_id = the Paimon field id
  *   BOOLEAN            BOOLEAN
- *   TINYINT/SMALLINT   INT32 + INTEGER(8/16, signed) (written as the equivalent converted INT_8/INT_16)
+ *   TINYINT/SMALLINT   INT32 + INTEGER(8/16, signed)
  *   INT / BIGINT       INT32 / INT64
  *   FLOAT / DOUBLE     FLOAT / DOUBLE
  *   DECIMAL(p, s)      p ≤ 9 INT32, p ≤ 18 INT64, else FIXED_LEN_BYTE_ARRAY(minBytes(p)); + DECIMAL(p, s)
@@ -16,11 +16,30 @@
  *   TIMESTAMP(p)       p ≤ 3 INT64 + TIMESTAMP(MILLIS), p ≤ 6 INT64 + TIMESTAMP(MICROS), else INT96;
  *                      isAdjustedToUTC = false for TIMESTAMP, true for TIMESTAMP_LTZ
  */
-import type { ParquetWriter } from 'hyparquet-writer';
+
 import type { DataField, DataType, RowType } from '../spec/types.ts';
 
-/** hyparquet-writer's schema element (it bundles its own hyparquet, whose types differ in identity). */
-export type SchemaElement = ParquetWriter['schema'][number];
+export type PhysicalType = 'BOOLEAN' | 'INT32' | 'INT64' | 'INT96' | 'FLOAT' | 'DOUBLE' | 'BYTE_ARRAY' | 'FIXED_LEN_BYTE_ARRAY';
+
+export type LogicalTypeSpec =
+  | { readonly type: 'STRING' | 'DATE' }
+  | { readonly type: 'DECIMAL'; readonly precision: number; readonly scale: number }
+  | { readonly type: 'INTEGER'; readonly bitWidth: number; readonly isSigned: boolean }
+  | { readonly type: 'TIME' | 'TIMESTAMP'; readonly isAdjustedToUTC: boolean; readonly unit: 'MILLIS' | 'MICROS' | 'NANOS' };
+
+/** parquet.thrift SchemaElement, the fields Paimon's schema uses (field names as in the spec). */
+export interface SchemaElement {
+  readonly name: string;
+  readonly type?: PhysicalType;
+  readonly type_length?: number;
+  readonly repetition_type?: 'REQUIRED' | 'OPTIONAL' | 'REPEATED';
+  readonly num_children?: number;
+  readonly converted_type?: 'UTF8' | 'DECIMAL' | 'DATE' | 'TIME_MILLIS' | 'TIMESTAMP_MILLIS' | 'TIMESTAMP_MICROS' | 'INT_8' | 'INT_16';
+  readonly scale?: number;
+  readonly precision?: number;
+  readonly field_id?: number;
+  readonly logical_type?: LogicalTypeSpec;
+}
 
 export const PARQUET_ROOT_NAME = 'paimon_schema';
 
@@ -52,12 +71,9 @@ function physicalAndLogical(type: DataType): Omit<SchemaElement, 'name'> {
     case 'BOOLEAN':
       return { type: 'BOOLEAN' };
     case 'TINYINT':
-      // Java writes intType(8, true), i.e. converted INT_8 plus LogicalType INTEGER(8, signed). We write
-      // the converted type only: hyparquet-writer encodes IntType.bitWidth as a thrift i32 where the
-      // spec says i8, which pyarrow rejects. Readers derive INTEGER(8, signed) from INT_8 (Parquet spec).
-      return { type: 'INT32', converted_type: 'INT_8' };
+      return { type: 'INT32', converted_type: 'INT_8', logical_type: { type: 'INTEGER', bitWidth: 8, isSigned: true } };
     case 'SMALLINT':
-      return { type: 'INT32', converted_type: 'INT_16' };
+      return { type: 'INT32', converted_type: 'INT_16', logical_type: { type: 'INTEGER', bitWidth: 16, isSigned: true } };
     case 'INT':
       return { type: 'INT32' };
     case 'BIGINT':

@@ -7,23 +7,22 @@
  *                        data-<uuid>-<n>.parquet, and reports per file its size, row count,
  *                        per-column min/max/null count and first/last row.
  *
- * Encoding goes through hyparquet-writer. Two things it cannot say are patched into the footer:
- * INT96 (it has no INT96 writer; INT96's PLAIN bytes are those of FIXED_LEN_BYTE_ARRAY(12), so the
- * pages are written as such and the footer's schema and chunk types then say INT96), and the
- * logical annotations, which the encoder is not shown so that it takes our typed arrays as they
- * are instead of converting every value. Parquet column statistics are off: Paimon's Java reader
- * and pyarrow (pypaimon) treat a chunk without statistics as "may match", while a wrong bound
+ * The layout is that of parquet-mr as Paimon configures it (RowDataParquetBuilder): the schema of
+ * parquet-schema.ts, v1 data pages of about 1 MiB, dictionary pages where they pay, zstd level 1.
+ * Pages are encoded from the typed arrays directly (parquet-pages.ts) and the footer with our own
+ * thrift writer (parquet-footer.ts). Parquet column statistics are not written: Paimon's Java
+ * reader and pyarrow (pypaimon) treat a chunk without statistics as "may match", while a wrong bound
  * would drop rows; the manifest stats come from our own pass (column-stats.ts) instead.
  */
-import { zstdCompressSync, constants as zlibConstants } from 'node:zlib';
-import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
+import { gzipSync, zstdCompressSync, constants as zlibConstants } from 'node:zlib';
 import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
-import type { DataType, InternalRow, RowType } from '../spec/types.ts';
+import type { InternalRow, RowType } from '../spec/types.ts';
 import { sliceBatch, valueAt, type Column, type ColumnBatch } from './column-batch.ts';
 import { columnStats, mergeStats, type ColumnStats } from './column-stats.ts';
-import { decimalByteLength, parquetSchema, timestampEncoding, type SchemaElement } from './parquet-schema.ts';
-import { bigInt64FromNumbers, decimalToFixedBytes, timestampToInt96, timestampToMicros } from './parquet-values.ts';
+import { CODEC, fileMetaData, type RowGroupInfo } from './parquet-footer.ts';
+import { PageCollector, writeColumnChunk, type Compress } from './parquet-pages.ts';
+import { parquetSchema } from './parquet-schema.ts';
 
 /** Where one file's bytes go, in order. `write` is awaited before more is encoded (back-pressure). */
 export interface FileSink {
@@ -33,7 +32,7 @@ export interface FileSink {
   abort?(reason: unknown): Promise<void>;
 }
 
-export type ParquetCompression = 'zstd' | 'snappy' | 'none';
+export type ParquetCompression = 'zstd' | 'gzip' | 'none';
 
 export interface ParquetEncodeOptions {
   /** Paimon's `file.compression`, default zstd. */
@@ -42,31 +41,44 @@ export interface ParquetEncodeOptions {
   readonly zstdLevel?: number;
 }
 
+const MAGIC = new Uint8Array([0x50, 0x41, 0x52, 0x31]); // "PAR1"
+const CREATED_BY = 'tributary version 0.1.0';
+
+function compressor(options: ParquetEncodeOptions): { codec: number; compress: Compress } {
+  switch (options.compression ?? 'zstd') {
+    case 'zstd': {
+      const params = { [zlibConstants.ZSTD_c_compressionLevel]: options.zstdLevel ?? 1 };
+      return { codec: CODEC.ZSTD, compress: (page) => zstdCompressSync(page, { params }) };
+    }
+    case 'gzip':
+      return { codec: CODEC.GZIP, compress: (page) => gzipSync(page) };
+    case 'none':
+      return { codec: CODEC.UNCOMPRESSED, compress: (page) => page };
+  }
+}
+
 /** Writes one Parquet file. Call writeRowGroup per row group, then finish (or abort). */
 export class ParquetFileEncoder {
   readonly #rowType: RowType;
-  readonly #writer: SinkByteWriter;
-  readonly #parquet: ParquetWriter;
+  readonly #sink: FileSink;
+  readonly #codec: number;
+  readonly #compress: Compress;
+  readonly #rowGroups: RowGroupInfo[] = [];
+  #offset = 0;
   #rows = 0;
+  #started = false;
 
   constructor(rowType: RowType, sink: FileSink, options: ParquetEncodeOptions = {}) {
     this.#rowType = rowType;
-    this.#writer = new SinkByteWriter(sink);
-    const compression = options.compression ?? 'zstd';
-    const level = options.zstdLevel ?? 1;
-    this.#parquet = new ParquetWriter({
-      writer: this.#writer,
-      schema: rowType.fields.length === 0 ? parquetSchema(rowType) : encoderSchema(rowType),
-      codec: compression === 'zstd' ? 'ZSTD' : compression === 'snappy' ? 'SNAPPY' : 'UNCOMPRESSED',
-      compressors: { ZSTD: (bytes) => zstdCompressSync(bytes, { params: { [zlibConstants.ZSTD_c_compressionLevel]: level } }) },
-      statistics: false,
-      createdBy: 'tributary (parquet-mr compatible Paimon layout)',
-    });
+    this.#sink = sink;
+    const { codec, compress } = compressor(options);
+    this.#codec = codec;
+    this.#compress = compress;
   }
 
-  /** Bytes handed to the sink or buffered so far: the file size once finished. */
+  /** Bytes handed to the sink so far: the file size once finished. */
   get bytesWritten(): number {
-    return this.#writer.offset;
+    return this.#offset;
   }
 
   get rowCount(): number {
@@ -76,124 +88,51 @@ export class ParquetFileEncoder {
   /** Encodes rows [0, batch.length) as one row group and streams it to the sink. */
   async writeRowGroup(batch: ColumnBatch): Promise<void> {
     if (batch.length === 0) return;
-    const columnData = this.#rowType.fields.map((field, i) => ({
-      name: field.name,
-      data: encoderValues(field.type, batch.columns[i] as Column, batch.length),
-    }));
-    await this.#parquet.write({ columnData, rowGroupSize: batch.length });
+    const out = new PageCollector(this.#offset);
+    if (!this.#started) out.push(MAGIC);
+    const groupStart = out.offset;
+    const columns = this.#rowType.fields.map((field, i) => {
+      const column = batch.columns[i] as Column;
+      if (column.validity !== undefined && !field.type.nullable && column.validity.subarray(0, batch.length).includes(0)) {
+        throw errorFrom(tableErrors, 'DATA_FILE_NULL_IN_REQUIRED', `null value in NOT NULL column '${field.name}'`, { column: field.name });
+      }
+      return writeColumnChunk(out, field, column, batch.length, this.#codec, this.#compress);
+    });
+    await this.#emit(out);
+    this.#started = true;
+    this.#rowGroups.push({ columns, numRows: batch.length, fileOffset: groupStart });
     this.#rows += batch.length;
   }
 
-  /** Writes the footer, flushes and closes the sink. Returns the file size. */
+  /** Writes the footer and closes the sink. Returns the file size. */
   async finish(): Promise<number> {
-    this.#parquet.schema = parquetSchema(this.#rowType);
-    for (const group of this.#parquet.row_groups) {
-      group.columns.forEach((chunk, i) => {
-        const type = this.#rowType.fields[i]?.type;
-        if (chunk.meta_data && type && isInt96(type)) chunk.meta_data.type = 'INT96';
-      });
-    }
-    await this.#parquet.finish();
-    await this.#writer.flush();
-    await this.#writer.sink.close();
-    return this.#writer.offset;
+    const out = new PageCollector(this.#offset);
+    if (!this.#started) out.push(MAGIC);
+    const footer = fileMetaData(parquetSchema(this.#rowType), this.#rowGroups, CREATED_BY);
+    const length = new Uint8Array(4);
+    new DataView(length.buffer).setUint32(0, footer.length, true);
+    out.push(footer);
+    out.push(length);
+    out.push(MAGIC);
+    await this.#emit(out);
+    await this.#sink.close();
+    return this.#offset;
   }
 
   async abort(reason: unknown): Promise<void> {
-    await this.#writer.sink.abort?.(reason);
-  }
-}
-
-/** A ByteWriter whose flush (called by ParquetWriter after each row group) drains into the sink. */
-class SinkByteWriter extends ByteWriter {
-  readonly sink: FileSink;
-
-  constructor(sink: FileSink) {
-    super(1 << 20);
-    this.sink = sink;
+    await this.#sink.abort?.(reason);
   }
 
-  flush(): Promise<void> {
-    if (this.index === 0) return Promise.resolve();
-    const chunk = new Uint8Array(this.buffer.slice(0, this.index));
-    this.index = 0;
-    return this.sink.write(chunk);
-  }
-}
-
-function isInt96(type: DataType): boolean {
-  return (type.root === 'TIMESTAMP' || type.root === 'TIMESTAMP_LTZ') && timestampEncoding(type.precision) === 'INT96';
-}
-
-/** The schema the encoder sees: physical types only (strings keep UTF8 so it encodes them once). */
-function encoderSchema(rowType: RowType): SchemaElement[] {
-  return parquetSchema(rowType).map((element, i): SchemaElement => {
-    if (i === 0) return element;
-    const type = rowType.fields[i - 1]?.type;
-    const physical: SchemaElement = { name: element.name, repetition_type: element.repetition_type, field_id: element.field_id };
-    if (type && isInt96(type)) return { ...physical, type: 'FIXED_LEN_BYTE_ARRAY', type_length: 12 };
-    if (element.converted_type === 'UTF8') return { ...physical, type: 'BYTE_ARRAY', converted_type: 'UTF8' };
-    return { ...physical, type: element.type, type_length: element.type_length };
-  });
-}
-
-type EncoderArray = Int32Array | BigInt64Array | Float32Array | Float64Array | unknown[];
-
-/** The physical values of one column for the encoder: typed arrays when there are no nulls. */
-function encoderValues(type: DataType, column: Column, length: number): EncoderArray {
-  if (column.validity !== undefined && !type.nullable) {
-    throw errorFrom(tableErrors, 'DATA_FILE_NULL_IN_REQUIRED', `null value in NOT NULL column of type ${type.root}`, {});
-  }
-  const values = physicalValues(type, column, length);
-  const validity = column.validity;
-  if (validity === undefined) return values;
-  const out = new Array<unknown>(length);
-  for (let i = 0; i < length; i++) out[i] = validity[i] === 1 ? values[i] : null;
-  return out;
-}
-
-function physicalValues(type: DataType, column: Column, length: number): EncoderArray {
-  switch (column.kind) {
-    case 'bool':
-      return Array.from(column.values.subarray(0, length), (v) => v === 1);
-    case 'int64':
-      if (type.root === 'DECIMAL' && type.precision <= 9) return Int32Array.from(column.values.subarray(0, length), Number);
-      return column.values.subarray(0, length);
-    case 'int32':
-    case 'float32':
-    case 'float64':
-      return column.values.subarray(0, length);
-    case 'string':
-    case 'binary':
-      return column.values.length === length ? column.values : column.values.slice(0, length);
-    case 'bigint': {
-      const width = type.root === 'DECIMAL' ? decimalByteLength(type.precision) : 16;
-      return column.values.slice(0, length).map((v) => decimalToFixedBytes(v, width));
+  /** Hands a row group's pages to the sink as one chunk. */
+  async #emit(out: PageCollector): Promise<void> {
+    const bytes = new Uint8Array(out.offset - this.#offset);
+    let at = 0;
+    for (const chunk of out.chunks) {
+      bytes.set(chunk, at);
+      at += chunk.length;
     }
-    case 'timestamp':
-      return timestampValues(type, column, length);
-  }
-}
-
-function timestampValues(type: DataType, column: Extract<Column, { kind: 'timestamp' }>, length: number): EncoderArray {
-  const precision = type.root === 'TIMESTAMP' || type.root === 'TIMESTAMP_LTZ' ? type.precision : 3;
-  const { millis, nanos } = column;
-  switch (timestampEncoding(precision)) {
-    case 'MILLIS':
-      return bigInt64FromNumbers(millis, length);
-    case 'MICROS': {
-      const micros = new Float64Array(length);
-      for (let i = 0; i < length; i++) micros[i] = (millis[i] as number) * 1000 + Math.floor((nanos[i] as number) / 1000);
-      if (micros.every(Number.isSafeInteger)) return bigInt64FromNumbers(micros);
-      const out = new BigInt64Array(length);
-      for (let i = 0; i < length; i++) out[i] = timestampToMicros(millis[i] as number, nanos[i] as number);
-      return out;
-    }
-    case 'INT96': {
-      const out = new Array<Uint8Array>(length);
-      for (let i = 0; i < length; i++) out[i] = timestampToInt96(millis[i] as number, nanos[i] as number);
-      return out;
-    }
+    this.#offset = out.offset;
+    await this.#sink.write(bytes);
   }
 }
 

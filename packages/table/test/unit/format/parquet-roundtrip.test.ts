@@ -112,9 +112,8 @@ test('the written schema is Paimon\'s ParquetSchemaConverter mapping, element by
   };
   const opt = { repetition_type: 'OPTIONAL' };
   expect('bool', { ...opt, type: 'BOOLEAN', field_id: 0, logical_type: undefined });
-  // INT_8/INT_16 are the converted-type form of INTEGER(8/16, signed) (see parquet-schema.ts).
-  expect('tiny', { ...opt, type: 'INT32', converted_type: 'INT_8' });
-  expect('small', { type: 'INT32', converted_type: 'INT_16' });
+  expect('tiny', { ...opt, type: 'INT32', converted_type: 'INT_8', logical_type: { type: 'INTEGER', bitWidth: 8, isSigned: true } });
+  expect('small', { type: 'INT32', converted_type: 'INT_16', logical_type: { type: 'INTEGER', bitWidth: 16, isSigned: true } });
   expect('int', { type: 'INT32', converted_type: undefined, logical_type: undefined, field_id: 3 });
   expect('big', { type: 'INT64', converted_type: undefined });
   expect('f', { type: 'FLOAT' });
