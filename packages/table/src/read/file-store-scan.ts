@@ -32,6 +32,8 @@ export interface ScanFilter {
   readonly partition?: PartitionSpec | ((partition: PartitionSpec) => boolean);
   /** Only these buckets. */
   readonly buckets?: readonly number[];
+  /** Only these partitions, as arity-prefixed partition rows (the committer's conflict scan). */
+  readonly partitionRows?: readonly Uint8Array[];
 }
 
 export class FileStoreScan {
@@ -85,12 +87,15 @@ export class FileStoreScan {
 
   private entryFilter(filter: ScanFilter): (entry: ManifestEntry) => boolean {
     const buckets = filter.buckets === undefined ? undefined : new Set(filter.buckets);
+    const rows = filter.partitionRows === undefined ? undefined : new Set(filter.partitionRows.map(partitionKey));
     const predicate = this.partitionPredicate(filter.partition);
     const cache = new Map<string, boolean>();
     return (entry) => {
       if (buckets !== undefined && !buckets.has(entry.bucket)) return false;
-      if (predicate === undefined) return true;
+      if (rows === undefined && predicate === undefined) return true;
       const key = partitionKey(entry.partition);
+      if (rows !== undefined && !rows.has(key)) return false;
+      if (predicate === undefined) return true;
       let keep = cache.get(key);
       if (keep === undefined) cache.set(key, (keep = predicate(this.partitionSpec(entry.partition))));
       return keep;
@@ -113,8 +118,8 @@ export class FileStoreScan {
       const { minBucket, maxBucket } = meta;
       if (!filter.buckets.some((b) => b >= minBucket && b <= maxBucket)) return false;
     }
-    const spec = filter.partition;
-    if (spec === undefined || typeof spec === 'function') return true;
+    const spec = typeof filter.partition === 'object' ? filter.partition : undefined;
+    if (spec === undefined && filter.partitionRows === undefined) return true;
     const types = this.partitionFields.map((f) => f.type);
     let mins: InternalValue[];
     let maxs: InternalValue[];
@@ -124,13 +129,19 @@ export class FileStoreScan {
     } catch {
       return true; // stats of another arity (e.g. an older partition spec): unknown, keep
     }
-    return this.partitionFields.every((field, i) => {
-      if (!(field.name in spec)) return true;
-      const want = spec[field.name] ?? null;
-      const min = mins[i] ?? null;
-      const max = maxs[i] ?? null;
-      if (want === null || min === null || max === null) return true;
-      return compareInternal(want, min) >= 0 && compareInternal(want, max) <= 0;
+    const within = (want: (i: number) => InternalValue | undefined): boolean =>
+      this.partitionFields.every((_field, i) => {
+        const value = want(i);
+        const min = mins[i] ?? null;
+        const max = maxs[i] ?? null;
+        if (value === undefined || value === null || min === null || max === null) return true;
+        return compareInternal(value, min) >= 0 && compareInternal(value, max) <= 0;
+      });
+    if (spec !== undefined && !within((i) => spec[(this.partitionFields[i] as DataField).name])) return false;
+    if (filter.partitionRows === undefined) return true;
+    return filter.partitionRows.some((row) => {
+      const values = decodeBinaryRow(row, types);
+      return within((i) => values[i]);
     });
   }
 }

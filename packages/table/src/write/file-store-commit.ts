@@ -29,7 +29,7 @@ import { entryIdentifier } from '../spec/file-entry.ts';
 import { FileStoreScan } from '../read/file-store-scan.ts';
 import { SnapshotManager } from '../read/snapshot-manager.ts';
 import {
-  changedPartitions, changelogEntries, changelogRecordCount, checkCommitConflicts, deltaEntries, deltaRecordCount,
+  changelogEntries, changelogRecordCount, checkCommitConflicts, deltaEntries, deltaRecordCount,
   hasIdentity, overwriteDeletes, partitionKey, type CommitIdentity, type CommitKind, type CommitMessage,
 } from './commit-plan.ts';
 import { planMinorCompaction, type ManifestMergeOptions } from './manifest-merge.ts';
@@ -143,7 +143,12 @@ export class FileStoreCommit {
     return { done: { snapshotId: id, alreadyCommitted: false, attempts: attempt } };
   }
 
-  /** The delta entries, checked against the live files of the partitions they touch. */
+  /**
+   * The delta entries, checked against the live files of the partitions they touch (manifests
+   * pruned by their partition statistics). Java's commit() skips this for a pure append; we do not,
+   * because a file added twice (the same messages committed under a second identity) would make
+   * the table unreadable for every engine (FileEntry.mergeEntries refuses it).
+   */
   async #delta(
     latest: Snapshot | null,
     messages: readonly CommitMessage<DataFileMeta>[],
@@ -151,10 +156,14 @@ export class FileStoreCommit {
     kind: CommitKind,
   ): Promise<ManifestEntry[]> {
     const written = deltaEntries(messages) as ManifestEntry[];
-    const touched = changedPartitions(written);
+    if (latest === null) {
+      checkCommitConflicts([], written, kind, entryIdentifier);
+      return written;
+    }
     const overwriteAll = kind === 'OVERWRITE' && request.overwritePartitions === undefined;
-    const wanted = new Set([...touched, ...(request.overwritePartitions ?? []).map(partitionKey)]);
-    const live = (await this.#scan.plan(latest)).filter((e) => overwriteAll || wanted.has(partitionKey(e.partition)));
+    const partitionRows = new Map<string, Uint8Array>();
+    for (const row of [...written.map((e) => e.partition), ...(request.overwritePartitions ?? [])]) partitionRows.set(partitionKey(row), row);
+    const live = await this.#scan.plan(latest, overwriteAll ? {} : { partitionRows: [...partitionRows.values()] });
     const delta = kind === 'OVERWRITE' ? [...overwriteDeletes(live, request.overwritePartitions), ...written] : written;
     checkCommitConflicts(live, delta, kind, entryIdentifier);
     return delta;
