@@ -1,7 +1,9 @@
 /**
  * `npm run bench:protocol`: encode and decode a CommitMessage blob of 10,000 file entries
  * (100 messages × 100 files), whole-buffer and streamed, and stream one of 100,000 entries.
- * Each phase runs in its own process so its peak RSS is its own; MB/s counts blob bytes.
+ * Each phase runs twice, each time in a fresh process: once timed (a warm-up, then ITERATIONS
+ * runs) for MB/s, and once as a single run for its peak RSS, which is then that one operation's
+ * own (plus the ~100 MB of a Node process with the modules loaded). MB/s counts blob bytes.
  * A benchmark, not a test: it prints numbers and checks only that the decode saw every file.
  */
 import { spawnSync } from 'node:child_process';
@@ -12,6 +14,8 @@ import { EXPECT, header, message } from './sample-files.ts';
 
 const FILES_PER_MESSAGE = 100;
 const ITERATIONS = 10;
+/** Set by the child process: 1 for the memory run, ITERATIONS for the timed run. */
+let iterations = ITERATIONS;
 
 interface PhaseResult {
   readonly phase: string;
@@ -47,15 +51,15 @@ interface Timing {
 }
 
 /** Runs `body` ITERATIONS times after one warm-up; returns wall and CPU seconds per iteration. */
-async function timed(body: () => Promise<void> | void, iterations = ITERATIONS): Promise<Timing> {
-  if (iterations > 1) await body();
+async function timed(body: () => Promise<void> | void, runs = iterations): Promise<Timing> {
+  if (runs > 1) await body();
   const cpu = process.cpuUsage();
   const started = process.hrtime.bigint();
-  for (let i = 0; i < iterations; i++) await body();
+  for (let i = 0; i < runs; i++) await body();
   const used = process.cpuUsage(cpu);
   return {
-    seconds: Number(process.hrtime.bigint() - started) / 1e9 / iterations,
-    cpuSeconds: (used.user + used.system) / 1e6 / iterations,
+    seconds: Number(process.hrtime.bigint() - started) / 1e9 / runs,
+    cpuSeconds: (used.user + used.system) / 1e6 / runs,
   };
 }
 
@@ -137,14 +141,21 @@ function main(): void {
     ['decode-stream', 10_000],
     ['stream-through', 100_000],
   ];
+  const child = (phase: string, files: number, runs: number): PhaseResult => {
+    const args = [fileURLToPath(import.meta.url), phase, String(files), String(runs)];
+    const run = spawnSync(process.execPath, args, { encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`${phase} failed: ${run.stderr}`);
+    return JSON.parse(run.stdout) as PhaseResult;
+  };
   const results: PhaseResult[] = plan.map(([phase, files]) => {
-    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), phase, String(files)], { encoding: 'utf8' });
-    if (child.status !== 0) throw new Error(`${phase} failed: ${child.stderr}`);
-    return JSON.parse(child.stdout) as PhaseResult;
+    const timing = child(phase, files, ITERATIONS);
+    const memory = child(phase, files, 1);
+    return { ...timing, peakRssMb: memory.peakRssMb, baselineRssMb: memory.baselineRssMb };
   });
   const load = loadavg()[0]!.toFixed(1);
   console.log(`node ${process.version}, ${cpus().length} CPUs, load average ${load}; ${ITERATIONS} timed iterations after one warm-up`);
-  console.log('MB = 2^20 bytes of blob; "cpu" columns use the process\'s own CPU time, "wall" the clock');
+  console.log('MB = 2^20 bytes of blob; "cpu" columns use the process\'s own CPU time, "wall" the clock;');
+  console.log('peak RSS is of a process that ran the operation once (its RSS after loading the modules in brackets)');
   console.log('phase            files  blob MB  wall ms  wall MB/s  cpu ms  cpu MB/s  peak RSS MB (at start)');
   for (const r of results) {
     console.log(
@@ -156,9 +167,10 @@ function main(): void {
   }
 }
 
-const [phase, files] = process.argv.slice(2);
+const [phase, files, runs] = process.argv.slice(2);
 if (phase === undefined) {
   main();
 } else {
+  iterations = Number(runs ?? ITERATIONS);
   console.log(JSON.stringify(await runPhase(phase, Number(files))));
 }
