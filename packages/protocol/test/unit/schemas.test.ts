@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { z } from 'zod';
 import {
   CreateTableRequest,
   ProblemDetails,
@@ -73,4 +74,12 @@ test('ProblemDetails describes a TributaryError as problem+json', () => {
   assert.equal(body.type, 'about:blank');
   assert.equal(body.code, 'INTERNAL');
   assert.equal(ProblemDetails.safeParse({ title: 'x', status: 200, code: 'X', retryable: false }).success, false);
+});
+
+test('the REST schemas convert to JSON Schema for the OpenAPI document', () => {
+  for (const [name, schema] of Object.entries({ CreateTableRequest, StartSyncRequest, ProblemDetails })) {
+    const json = z.toJSONSchema(schema, { io: 'input' });
+    assert.equal(json.type, 'object', name);
+    assert.ok(json.properties !== undefined && Object.keys(json.properties).length >= 3, name);
+  }
 });
