@@ -93,8 +93,8 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Row ranges of about PAGE_SIZE encoded bytes each. */
-function pageRanges(column: Column, length: number, dictionary: boolean): [number, number][] {
+/** Row ranges of about PAGE_SIZE encoded bytes each (exported for tests). */
+export function pageRanges(column: Column, length: number, dictionary: boolean): [number, number][] {
   const ranges: [number, number][] = [];
   if (!dictionary && (column.kind === 'string' || column.kind === 'binary')) {
     let s = 0;

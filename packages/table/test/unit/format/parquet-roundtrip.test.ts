@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DataField, DataType, InternalValue, RowType } from '../../../src/spec/types.ts';
-import { batchFromRows, rowsFromBatch, type ColumnBatch } from '../../../src/format/column-batch.ts';
+import { batchFromRows, rowsFromBatch, type Column, type ColumnBatch } from '../../../src/format/column-batch.ts';
+import { pageRanges } from '../../../src/format/parquet-pages.ts';
 import { ParquetFileEncoder, DataFileWriter, memorySink, type FileSink } from '../../../src/format/parquet-writer.ts';
 import { ParquetDataFileReader, byteSourceFromBytes, readDataFile } from '../../../src/format/parquet-reader.ts';
 import { timestampToInt96, timestampFromInt96 } from '../../../src/format/parquet-values.ts';
@@ -225,4 +226,41 @@ test('stats order strings by UTF-8 bytes and floats like Java', async () => {
   assert.ok(Object.is(file?.stats[1]?.min, -0));
   assert.ok(Number.isNaN(file?.stats[1]?.max));
   assert.deepEqual(file?.stats[2], { min: { epochMillis: -1, nanoOfMillis: 4 }, max: { epochMillis: -1, nanoOfMillis: 5 }, nullCount: 1 });
+});
+
+test('big row groups split into several pages; dictionary and plain strings; all-null and sparse-null columns', async () => {
+  const wide: RowType = {
+    fields: [
+      field(0, 'n', t('INT')),
+      field(1, 'low', t('VARCHAR', { length: STRING })),
+      field(2, 'unique', t('VARCHAR', { length: STRING })),
+      field(3, 'none', t('BIGINT')),
+      field(4, 'flag', t('BOOLEAN')),
+      field(5, 'ts', t('TIMESTAMP', { precision: 6 })),
+    ],
+  };
+  const n = 140_000;
+  const rows: InternalValue[][] = Array.from({ length: n }, (_, i): InternalValue[] => [
+    i % 1000 === 7 ? null : i,
+    i % 3 === 0 ? null : (['NEW', 'PAID', 'ü'][i % 3] as string),
+    `unique-${i}-${'x'.repeat(i % 13)}`,
+    null,
+    i % 5 === 0 ? null : i % 2 === 0,
+    { epochMillis: 1_700_000_000_000 + i, nanoOfMillis: (i % 1000) * 1000 },
+  ]);
+  const { bytes, back } = await roundTrip(batchFromRows(wide, rows));
+  assert.deepEqual(back, rows);
+  const reader = await ParquetDataFileReader.open(byteSourceFromBytes(bytes));
+  const chunks = reader.footer.row_groups[0]?.columns ?? [];
+  const encodings = (name: string) => chunks.find((c) => c.meta_data?.path_in_schema[0] === name)?.meta_data?.encodings;
+  assert.deepEqual(encodings('low'), ['PLAIN_DICTIONARY', 'RLE']);
+  assert.deepEqual(encodings('unique'), ['PLAIN', 'RLE']);
+  // Pages of about 1 MiB: the 140k rows of column n (and of the plain strings) span several pages.
+  const batch = batchFromRows(wide, rows);
+  for (const index of [0, 2]) {
+    const ranges = pageRanges(batch.columns[index] as Column, n, false);
+    assert.ok(ranges.length >= 2, `pages of column ${index}: ${ranges.length}`);
+    assert.deepEqual(ranges.flat().filter((_, i) => i % 2 === 0 && i > 0), ranges.slice(0, -1).map((r) => r[1]), 'contiguous');
+    assert.deepEqual([ranges[0]?.[0], ranges.at(-1)?.[1]], [0, n]);
+  }
 });
