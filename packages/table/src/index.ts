@@ -177,3 +177,9 @@ export {
 } from './spec/manifest-file-meta.ts';
 export { entryIdentifier, mergeEntries } from './spec/file-entry.ts';
 export type { AvroWriteCodec, AvroWriteOptions } from './spec/avro-container.ts';
+export {
+  INDEX_MANIFEST_ENTRY_VERSION,
+  decodeIndexManifest,
+  type IndexManifestEntry,
+  type IndexType,
+} from './spec/index-manifest-entry.ts';

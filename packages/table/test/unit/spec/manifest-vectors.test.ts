@@ -1,12 +1,15 @@
 /**
  * Golden vectors (test/vectors/paimon, see its README): manifests written by Paimon Java 1.4.2,
  * by pypaimon 2.1.0 in every codec, and by us. Each comes with Paimon Java's own reading of it
- * (`<name>.dump.txt`); our decoder must read exactly the same values.
+ * (`<name>.dump.txt`); our decoder must read exactly the same values. Plus one index manifest
+ * of a dynamic-bucket table, which we only read (to refuse such tables).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { readAvroFile } from '../../../src/spec/avro-container.ts';
+import type { AvroRecord, AvroSchema } from '../../../src/spec/avro.ts';
+import { readAvroFile, writeAvroFile } from '../../../src/spec/avro-container.ts';
+import { decodeIndexManifest } from '../../../src/spec/index-manifest-entry.ts';
 import { decodeManifestFile, encodeManifestFile, MANIFEST_ENTRY_SCHEMA } from '../../../src/spec/manifest-entry.ts';
 import { decodeManifestList, encodeManifestList, MANIFEST_FILE_META_SCHEMA } from '../../../src/spec/manifest-file-meta.ts';
 import { entryLine, metaLine, SAMPLE_ENTRIES, sampleList } from './manifest-fixtures.ts';
@@ -25,7 +28,8 @@ function decodedLines(dir: string, name: string): string[] {
 }
 
 for (const dir of ['java-1.4.2', 'pypaimon-2.1.0', 'tributary']) {
-  const names = readdirSync(new URL(`${dir}/`, vectors)).filter((f) => f.endsWith('.dump.txt')).map((f) => f.slice(0, -'.dump.txt'.length));
+  const files = readdirSync(new URL(`${dir}/`, vectors));
+  const names = files.filter((f) => f.endsWith('-manifest-list')).map((f) => f.slice(0, -'-manifest-list'.length));
   for (const name of names) {
     test(`${dir}/${name}: we read the same values as Paimon Java`, () => {
       const expected = readFileSync(new URL(`${dir}/${name}.dump.txt`, vectors), 'utf8').trimEnd().split('\n');
@@ -65,4 +69,20 @@ test('re-encoding the fixtures gives the very bytes Paimon Java was shown to rea
   const list = sampleList(manifests.map((bytes, i) => [`manifest-tributary-${i}`, BigInt(bytes.length)]));
   assert.deepStrictEqual(encodeManifestList(list), read('tributary/sample-manifest-list'));
   assert.equal(readAvroFile(manifests[0] as Uint8Array).codec, 'zstandard');
+});
+
+test('java-1.4.2/dynamic-index: index manifest entries read as Paimon Java reads them', () => {
+  const expected = readFileSync(new URL('java-1.4.2/dynamic-index.dump.txt', vectors), 'utf8').trimEnd().split('\n');
+  const lines = decodeIndexManifest(read('java-1.4.2/dynamic-index-manifest')).map((e) =>
+    `INDEX ${e.kind} partition=${Buffer.from(e.partition).toString('hex')} bucket=${e.bucket} type=${e.indexType}`
+    + ` file=${e.fileName} size=${e.fileSize} rows=${e.rowCount} externalPath=${e.externalPath}`);
+  assert.ok(lines.length > 0);
+  assert.deepStrictEqual(lines, expected);
+});
+
+test('an index manifest with a _VERSION other than 1 is refused', () => {
+  const bytes = read('java-1.4.2/dynamic-index-manifest');
+  const file = readAvroFile(bytes);
+  const records = file.records.map((r) => ({ ...(r as AvroRecord), _VERSION: 2 }));
+  assert.throws(() => decodeIndexManifest(writeAvroFile(file.schema as AvroSchema, records)), { code: 'MANIFEST_VERSION_UNSUPPORTED' });
 });

@@ -7,6 +7,8 @@
 //   java MakeJavaVectors.java dump <tableDir> <manifest-list file name>
 //       reads the list and every manifest it names with Paimon's own readers and prints one line
 //       per ManifestFileMeta and per ManifestEntry (the test compares these lines).
+//   java MakeJavaVectors.java dump-index <tableDir> <index manifest file name>
+//       prints one line per IndexManifestEntry.
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
@@ -40,6 +42,8 @@ public class MakeJavaVectors {
     public static void main(String[] args) throws Exception {
         if (args[0].equals("write")) {
             write(args[1]);
+        } else if (args[0].equals("dump-index")) {
+            dumpIndex(args[1], args[2]);
         } else {
             dump(args[1], args[2]);
         }
@@ -99,6 +103,36 @@ public class MakeJavaVectors {
         catalog.createTable(Identifier.create("db", "append"), append, false);
         Table a = catalog.getTable(Identifier.create("db", "append"));
         commit(a, List.of(GenericRow.of(10L, 1.5), GenericRow.of(20L, null)), null);
+
+        // Dynamic bucket (bucket -1 on a primary-key table): Java keeps a HASH index per bucket.
+        Schema dynamic = Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("dt", DataTypes.STRING().notNull())
+                .column("name", DataTypes.STRING())
+                .partitionKeys("dt")
+                .primaryKey("id", "dt")
+                .option("bucket", "-1")
+                .build();
+        catalog.createTable(Identifier.create("db", "dynamic"), dynamic, false);
+        Table d = catalog.getTable(Identifier.create("db", "dynamic"));
+        // The batch API leaves bucket assignment of dynamic tables to the caller.
+        BatchWriteBuilder dwb = d.newBatchWriteBuilder();
+        try (BatchTableWrite w = dwb.newWrite(); BatchTableCommit c = dwb.newCommit()) {
+            w.write(row(1, "2024-01-01", "a"), 0);
+            w.write(row(2, "2024-01-02", "b"), 0);
+            c.commit(w.prepareCommit());
+        }
+    }
+
+    static void dumpIndex(String tableDir, String indexManifest) throws Exception {
+        FileStoreTable table = FileStoreTableFactory.create(LocalFileIO.create(), new Path(tableDir));
+        for (org.apache.paimon.manifest.IndexManifestEntry e :
+                table.store().indexManifestFileFactory().create().read(indexManifest)) {
+            System.out.println("INDEX " + e.kind() + " partition=" + hex(e.partition()) + " bucket=" + e.bucket()
+                    + " type=" + e.indexFile().indexType() + " file=" + e.indexFile().fileName()
+                    + " size=" + e.indexFile().fileSize() + " rows=" + e.indexFile().rowCount()
+                    + " externalPath=" + e.indexFile().externalPath());
+        }
     }
 
     static String hex(BinaryRow row) {

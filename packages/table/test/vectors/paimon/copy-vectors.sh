@@ -20,6 +20,10 @@ copy() { # warehouse table snapshot out-dir name
 copy "$java_wh" pk 3 java-1.4.2 pk-compact
 copy "$java_wh" pk 4 java-1.4.2 pk-overwrite
 copy "$java_wh" append 1 java-1.4.2 append
+dynamic=$java_wh/db.db/dynamic
+index=$(python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['indexManifest'])" "$dynamic/snapshot/snapshot-1")
+cp "$dynamic/manifest/$index" "$here/java-1.4.2/dynamic-index-manifest"
+java -cp "$cp_" "$here/MakeJavaVectors.java" dump-index "$dynamic" "$index" > "$here/java-1.4.2/dynamic-index.dump.txt"
 for codec in zstd deflate snappy null; do
   copy "$py_wh" "pk_$codec" 3 pypaimon-2.1.0 "pk-overwrite-$codec"
 done
