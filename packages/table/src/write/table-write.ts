@@ -49,6 +49,12 @@ export interface TableWriteOptions {
   readonly maxBufferedRows?: number;
   /** Overrides the table's `target-file-size` (bytes). */
   readonly targetFileSize?: number;
+  /**
+   * Append tables keep a bucket's file open between flushes, so it can grow to the target size.
+   * At most this many stay open (default 4); beyond that the least recently flushed one is closed,
+   * because each open file holds an upload buffer (the S3 part size) in memory.
+   */
+  readonly maxOpenFiles?: number;
 }
 
 interface BucketWriter {
@@ -75,7 +81,10 @@ export class TableWrite {
   readonly #bufferRows: number;
   readonly #maxBufferedRows: number;
   readonly #targetFileSize: number;
+  readonly #maxOpenFiles: number;
   readonly #buckets = new Map<string, BucketWriter>();
+  /** Append buckets with an open file, least recently flushed first. */
+  readonly #openFiles = new Set<BucketWriter>();
   #buffered = 0;
   #closed = false;
 
@@ -97,6 +106,7 @@ export class TableWrite {
     }
     this.#bufferRows = options.bufferRows ?? 100_000;
     this.#maxBufferedRows = options.maxBufferedRows ?? 400_000;
+    this.#maxOpenFiles = Math.max(1, options.maxOpenFiles ?? 4);
     const target = schema.options['target-file-size'];
     const fallback = this.#primaryKeys.length > 0 ? 128 * 1024 * 1024 : 256 * 1024 * 1024;
     this.#targetFileSize = options.targetFileSize ?? (target === undefined ? fallback : parseMemorySize(target));
@@ -230,6 +240,13 @@ export class TableWrite {
     bucket.pendingRows = 0;
     if (bucket.append !== undefined) {
       await bucket.append.write(batch);
+      this.#openFiles.delete(bucket);
+      this.#openFiles.add(bucket);
+      for (const oldest of this.#openFiles) {
+        if (this.#openFiles.size <= this.#maxOpenFiles) break;
+        this.#openFiles.delete(oldest);
+        await oldest.append?.roll();
+      }
       return;
     }
     const run = sortedRun({

@@ -178,6 +178,41 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       assert.equal(await codeOf(write.writeRows([])), 'WRITE_CLOSED');
     });
 
+    test('sequence numbers: contiguous per bucket across flushes, continued from the base snapshot', async () => {
+      const table = await newTable({ ...ORDERS, primaryKeys: ['id'], options: { bucket: '1' } });
+      const rowsOf = (from: number, n: number): InternalRow[] => Array.from({ length: n }, (_, i) => [BigInt(from + i), 1, 'x', 1n, ts(i)]);
+      const first = await table.newWrite({ writerId: uniqueName('w'), bufferRows: 10 });
+      for (const [from, n] of [[0, 10], [10, 10], [20, 5]] as const) await first.writeRows(rowsOf(from, n));
+      const m1 = await first.prepareCommit();
+      const ranges = m1.flatMap((m) => m.newFiles.map((f) => [f.minSequenceNumber, f.maxSequenceNumber]));
+      assert.deepEqual(ranges, [[0n, 9n], [10n, 19n], [20n, 24n]]);
+      await table.newCommit(uniqueName('u')).commit(m1);
+      const second = await table.newWrite({ writerId: uniqueName('w') });
+      await second.writeRows(rowsOf(0, 3));
+      const m2 = await second.prepareCommit();
+      assert.deepEqual(m2.flatMap((m) => m.newFiles.map((f) => [f.minSequenceNumber, f.maxSequenceNumber])), [[25n, 27n]]);
+      // a writer pinned to an empty base starts again at 0 (and would lose to the rows above)
+      const pinned = await table.newWrite({ writerId: uniqueName('w'), baseSnapshotId: null });
+      await pinned.writeRows(rowsOf(0, 1));
+      assert.deepEqual((await pinned.prepareCommit()).flatMap((m) => m.newFiles.map((f) => f.minSequenceNumber)), [0n]);
+    });
+
+    test('append table: at most maxOpenFiles files stay open between flushes', async () => {
+      const table = await newTable({ ...ORDERS, partitionKeys: ['dt'] });
+      const write = await table.newWrite({ writerId: uniqueName('w'), bufferRows: 2, maxOpenFiles: 2 });
+      const rows: InternalRow[] = [];
+      for (let round = 0; round < 3; round++) {
+        const batch = [0, 1, 2, 3].flatMap((p) => [0, 1].map((i): InternalRow => [BigInt(round * 100 + p * 10 + i), 19723 + p, 'v', 1n, ts(i)]));
+        rows.push(...batch);
+        await write.writeRows(batch);
+      }
+      const messages = await write.prepareCommit();
+      assert.equal(messages.length, 4);
+      assert.ok(messages.every((m) => m.newFiles.length >= 2), 'files were closed early and new ones opened');
+      await table.newCommit(uniqueName('u')).commit(messages);
+      assert.deepEqual(await readAll(table), canonical(rows));
+    });
+
     test('primary-key table with sequence.field: the higher field value wins, not the later write', async () => {
       const table = await newTable({ ...ORDERS, primaryKeys: ['id'], options: { bucket: '1', 'sequence.field': 'ts' } });
       await writeAndCommit(table, [[1n, 1, 'newer', 1n, ts(100)], [2n, 1, 'old', 1n, ts(1)]]);
