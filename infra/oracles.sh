@@ -46,8 +46,9 @@ java_oracle() {
     return
   fi
   log "oracles: building the Paimon Java runner (mvn package)"
-  (cd "$JAVA_DIR" && mvn --batch-mode --quiet --no-transfer-progress -Dstyle.color=never clean package) \
-    || die "oracles: mvn package in $JAVA_DIR failed"
+  mkdir -p "$REPO/.cache"
+  (cd "$JAVA_DIR" && mvn --batch-mode --no-transfer-progress clean package) >"$REPO/.cache/oracle-mvn.log" 2>&1 \
+    || { tail -40 "$REPO/.cache/oracle-mvn.log" >&2; die "oracles: mvn package in $JAVA_DIR failed (log: .cache/oracle-mvn.log)"; }
   [[ -f $JAR ]] || die "oracles: mvn did not produce $JAR"
   java_class_archive
   printf '%s' "$stamp" >"$JAVA_DIR/target/.build-stamp"

@@ -17,6 +17,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { services } from './services.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -46,11 +47,16 @@ export interface OracleField {
   readonly type: string;
 }
 
-/** Where a table lives: a local warehouse directory, a database and a table name. */
+/**
+ * Where a table lives: a warehouse (a local directory, or `s3://bucket/prefix` on the local MinIO),
+ * a database and a table name. `catalogOptions` go to the oracle's catalog as they are; for an s3://
+ * warehouse the wrappers add the MinIO endpoint and keys of `services.s3` in each oracle's spelling.
+ */
 export interface TableRef {
   readonly warehouse: string;
   readonly database: string;
   readonly table: string;
+  readonly catalogOptions?: Readonly<Record<string, string>>;
 }
 
 export interface TableDefinition {
@@ -119,8 +125,31 @@ export function encodeValue(value: OracleValue): unknown {
   throw new TypeError(`cannot encode ${String(value)} for an oracle`);
 }
 
-function encodeOp(op: OracleOp): unknown {
-  return op.op === 'write' ? { ...op, rows: op.rows.map((row) => row.map(encodeValue)) } : op;
+/** pypaimon reads fs.s3.* (through pyarrow's S3FileSystem); Paimon Java's paimon-s3 reads s3.*. */
+function s3CatalogOptions(oracle: Oracle['name']): Record<string, string> {
+  const s3 = services.s3;
+  return oracle === 'pypaimon'
+    ? {
+        'fs.s3.endpoint': s3.endpoint,
+        'fs.s3.accessKeyId': s3.accessKeyId,
+        'fs.s3.accessKeySecret': s3.secretAccessKey,
+        'fs.s3.region': s3.region,
+      }
+    : {
+        's3.endpoint': s3.endpoint,
+        's3.access-key': s3.accessKeyId,
+        's3.secret-key': s3.secretAccessKey,
+        's3.region': s3.region,
+        's3.path.style.access': 'true',
+      };
+}
+
+function encodeOp(oracle: Oracle['name'], op: OracleOp): unknown {
+  const s3 = op.warehouse.startsWith('s3://') ? s3CatalogOptions(oracle) : {};
+  const catalogOptions = { ...s3, ...op.catalogOptions };
+  return op.op === 'write'
+    ? { ...op, catalogOptions, rows: op.rows.map((row) => row.map(encodeValue)) }
+    : { ...op, catalogOptions };
 }
 
 // ---- values: wire -> in memory -----------------------------------------------------------------
@@ -218,7 +247,9 @@ export function canonicalRows(rows: readonly OracleRow[]): OracleRow[] {
 
 function run(name: Oracle['name'], command: string, args: readonly string[], request: unknown): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+    // No cloud here: keep the AWS SDKs from probing the EC2 metadata service for credentials.
+    const env = { ...process.env, AWS_EC2_METADATA_DISABLED: 'true' };
+    const child = spawn(command, args, { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
@@ -247,7 +278,7 @@ function run(name: Oracle['name'], command: string, args: readonly string[], req
 function makeOracle(name: Oracle['name'], command: () => readonly [string, ...string[]]): Oracle {
   const batch = async (ops: readonly OracleOp[]): Promise<OracleResult[]> => {
     const [program, ...args] = command();
-    const response = (await run(name, program, [...args, 'batch'], { ops: ops.map(encodeOp) })) as { results: unknown[] };
+    const response = (await run(name, program, [...args, 'batch'], { ops: ops.map((op) => encodeOp(name, op)) })) as { results: unknown[] };
     return response.results.map(decodeResult);
   };
   const one = async (op: OracleOp): Promise<OracleResult> => {
