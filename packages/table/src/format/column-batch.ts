@@ -209,8 +209,18 @@ export function takeColumn(column: Column, indices: ArrayLike<number>): Column {
       return { kind: 'bool', values: gather(column.values, new Uint8Array(n), indices), validity };
     case 'int32':
       return { kind: 'int32', values: gather(column.values, new Int32Array(n), indices), validity };
-    case 'int64':
-      return { kind: 'int64', values: gather(column.values, new BigInt64Array(n), indices), validity };
+    case 'int64': {
+      // Copy the two 32-bit words of each value: reading a BigInt64Array element allocates a BigInt.
+      const values = new BigInt64Array(n);
+      const from = new Int32Array(column.values.buffer, column.values.byteOffset, column.values.length * 2);
+      const to = new Int32Array(values.buffer);
+      for (let i = 0; i < n; i++) {
+        const j = (indices[i] as number) * 2;
+        to[2 * i] = from[j] as number;
+        to[2 * i + 1] = from[j + 1] as number;
+      }
+      return { kind: 'int64', values, validity };
+    }
     case 'float32':
       return { kind: 'float32', values: gather(column.values, new Float32Array(n), indices), validity };
     case 'float64':

@@ -13,6 +13,7 @@
 import type { InternalValue } from '../spec/types.ts';
 import { compareBytes, compareJavaDouble, compareUtf8 } from '../spec/key-comparator.ts';
 import { isNullAt, valueAt, type Column } from './column-batch.ts';
+import { safeNumbersOf } from './parquet-values.ts';
 
 export interface ColumnStats {
   readonly min: InternalValue;
@@ -53,10 +54,16 @@ export function columnStats(column: Column, length: number): ColumnStats {
 function rowLess(column: Column): (a: number, b: number) => boolean {
   switch (column.kind) {
     case 'bool':
-    case 'int32':
-    case 'int64': {
+    case 'int32': {
       const v = column.values;
-      return (a, b) => (v[a] as number | bigint) < (v[b] as number | bigint);
+      return (a, b) => (v[a] as number) < (v[b] as number);
+    }
+    case 'int64': {
+      // Compare exact doubles when every value fits (reading a BigInt64Array allocates a BigInt).
+      const numbers = safeNumbersOf(column.values);
+      if (numbers) return (a, b) => (numbers[a] as number) < (numbers[b] as number);
+      const v = column.values;
+      return (a, b) => (v[a] as bigint) < (v[b] as bigint);
     }
     case 'bigint': {
       const v = column.values;

@@ -180,7 +180,9 @@ function sequenceNumbers(first: bigint, rows: Int32Array): BigInt64Array {
   // Row indices are below 2^31, so first + row stays an exact double while first < 2^53 - 2^31.
   if (first >= 0n && first < 2n ** 53n - 2n ** 31n) {
     const base = Number(first);
-    return bigInt64FromNumbers(Float64Array.from(rows, (row) => base + row));
+    const numbers = new Float64Array(rows.length);
+    for (let i = 0; i < rows.length; i++) numbers[i] = base + (rows[i] as number);
+    return bigInt64FromNumbers(numbers);
   }
   return BigInt64Array.from(rows, (row) => first + BigInt(row));
 }
