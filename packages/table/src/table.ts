@@ -19,7 +19,9 @@ import {
 } from './spec/table-schema.ts';
 import type { Snapshot } from './spec/snapshot.ts';
 import type { DataType, InternalValue } from './spec/types.ts';
-import { encodePartitionRow } from './write/row-routing.ts';
+import { encodePartitionRow, partitionPathOptions } from './write/row-routing.ts';
+import { decodeBinaryRow } from './spec/binary-row.ts';
+import { partitionPath } from './spec/partition-path.ts';
 import { FileStoreCommit, type CommitRequest, type CommitResult } from './write/file-store-commit.ts';
 import type { CommitMessage } from './write/commit-plan.ts';
 import type { DataFileMeta } from './spec/data-file-meta.ts';
@@ -122,6 +124,12 @@ export async function openTable(store: ObjectStore, database: string, name: stri
 /** The committer of one commit user (org.apache.paimon.table.sink.TableCommitImpl). */
 export interface TableCommit {
   commit(messages: readonly CommitMessage<DataFileMeta>[], request?: CommitRequest): Promise<CommitResult>;
+  /**
+   * Deletes the data files the messages list (TableCommitImpl.abort). Only for messages that are
+   * known never to have been committed: a commit whose outcome is unknown must be resolved first
+   * (commit again with the same identity: it finds its own snapshot or commits).
+   */
+  abort(messages: readonly CommitMessage<DataFileMeta>[]): Promise<void>;
 }
 
 export class Table {
@@ -169,12 +177,26 @@ export class Table {
       maxRetryWaitMs: durationOption(o, 'commit.max-retry-wait', 10_000),
       manifestMerge: manifestMergeOptions(o),
     });
-    return { commit: (messages, request) => commit.commit(messages, request) };
+    return {
+      commit: (messages, request) => commit.commit(messages, request),
+      abort: (messages) => this.store.deleteMany(this.dataFileKeys(messages)),
+    };
   }
 
   /** Reads the rows of a snapshot (the latest by default). */
   newRead(options: TableReadOptions = {}): TableRead {
     return new TableRead(this.store, this.path, this.schema, options);
+  }
+
+  /** The store keys of the data files the messages add (`<table>/<partition>/bucket-N/<file>`). */
+  dataFileKeys(messages: readonly CommitMessage<DataFileMeta>[]): string[] {
+    const fields = partitionFields(this.schema);
+    const types = fields.map((f) => f.type);
+    const options = partitionPathOptions(this.schema.options);
+    return messages.flatMap((m) => {
+      const dir = fields.length === 0 ? '' : partitionPath(decodeBinaryRow(m.partition, types), fields, options);
+      return [...m.newFiles, ...m.changelogFiles].map((f) => `${this.path}/${dir}bucket-${m.bucket}/${f.fileName}`);
+    });
   }
 
   /** The arity-prefixed partition row of these partition values (for overwritePartitions). */

@@ -255,6 +255,20 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       assert.equal(await codeOf(table.newCommit('sync-42').commit(messages, { identifier: 8n })), 'COMMIT_CONFLICT');
     });
 
+    test('abort deletes the files of uncommitted messages; the table is unchanged', async () => {
+      const table = await newTable({ ...ORDERS, partitionKeys: ['dt'], primaryKeys: ['id', 'dt'], options: { bucket: '2' } });
+      await writeAndCommit(table, [[1n, 19723, 'kept', 1n, ts(1)]]);
+      const write = await table.newWrite({ writerId: uniqueName('w') });
+      await write.writeRows([[2n, 19723, 'a', 1n, ts(1)], [3n, 19724, 'b', 1n, ts(1)]]);
+      const messages = await write.prepareCommit();
+      const keys = table.dataFileKeys(messages);
+      assert.equal(keys.length, messages.reduce((n, m) => n + m.newFiles.length, 0));
+      for (const key of keys) assert.ok(await store.stat(key), key);
+      await table.newCommit(uniqueName('u')).abort(messages);
+      for (const key of keys) assert.equal(await store.stat(key), null, key);
+      assert.deepEqual(await readAll(table), canonical([[1n, 19723, 'kept', 1n, ts(1)]]));
+    });
+
     test('deleting a file that is no longer live is a conflict', async () => {
       const table = await newTable(ORDERS);
       await writeAndCommit(table, [[1n, 1, 'a', 1n, ts(1)]]);
