@@ -196,21 +196,22 @@ describe('compatibility oracles', () => {
 // tests that build on the oracles know to avoid it, and an upgrade that fixes one shows up here.
 describe('known divergences between pypaimon 1.4.2 and Paimon Java 1.4.2', () => {
   const byDate: TableDefinition = {
-    fields: [{ name: 'id', type: 'INT' }, { name: 'dt', type: 'DATE' }],
-    partitionKeys: ['dt'],
+    fields: [{ name: 'id', type: 'INT' }, { name: 'dt', type: 'DATE' }, { name: 's', type: 'STRING' }],
+    partitionKeys: ['dt', 's'],
   };
-  const dated: OracleRow[] = [[1, 19000]];
+  const dated: OracleRow[] = [[1, 19000, 'a/b:c']];
 
-  test('DATE partition directories: Java names them by epoch day, pypaimon by ISO date; neither reads the other', async () => {
+  test('partition directories: Java names a DATE by its epoch day and escapes strings, pypaimon does neither', async () => {
     const dir = await warehouse();
     const [byJava, byPython] = [ref(dir, 'by_java'), ref(dir, 'by_python')];
     await paimonJava.batch([{ op: 'create', ...byJava, ...byDate }, { op: 'write', ...byJava, rows: dated }]);
     await pypaimon.batch([{ op: 'create', ...byPython, ...byDate }, { op: 'write', ...byPython, rows: dated }]);
-    const partitions = async (t: TableRef) =>
-      (await readdir(join(dir, 'compat.db', t.table))).filter((name) => name.startsWith('dt='));
-    // partition.legacy-name defaults to true: Java writes the DATE's int value.
-    assert.deepStrictEqual(await partitions(byJava), ['dt=19000']);
-    assert.deepStrictEqual(await partitions(byPython), ['dt=2022-01-08']);
+    const bucketDirs = async (t: TableRef) =>
+      (await readdir(join(dir, 'compat.db', t.table), { recursive: true })).filter((path) => path.endsWith('bucket-0'));
+    // partition.legacy-name defaults to true: Java writes the DATE's int value (PartitionPathUtils escapes '/' and ':').
+    assert.deepStrictEqual(await bucketDirs(byJava), ['dt=19000/s=a%2Fb%3Ac/bucket-0']);
+    // pypaimon's FileStorePathFactory writes str(value) unescaped: an ISO date, and '/' makes a directory.
+    assert.deepStrictEqual(await bucketDirs(byPython), ['dt=2022-01-08/s=a/b:c/bucket-0']);
     await assert.rejects(paimonJava.read(byPython), /not found/);
     await assert.rejects(pypaimon.read(byJava), /FileNotFoundError/);
   });
