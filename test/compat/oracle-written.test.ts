@@ -1,0 +1,119 @@
+// Tables written by Paimon Java and by pypaimon, read by Tributary (table.newRead()): the same
+// layouts and columns as tributary-written.test.ts. Java writes every row kind, so its primary-key
+// tables carry updates and deletes as -U/+U/-D records; pypaimon writes inserts only, so its
+// updates are re-inserts of a key that `deduplicate` merges. Neither oracle overwrites partitions.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { LocalObjectStore, openTable } from '@tributary/table';
+import { paimonJava, pypaimon, type Oracle, type OracleOp, type OracleRow, type TableRef } from '@tributary/testkit';
+import {
+  ExpectedTable,
+  assertRows,
+  extremeRows,
+  plainRows,
+  tables,
+  timestamp,
+  warehouses,
+  withValues,
+  type Operation,
+  type TableName,
+} from './cases.ts';
+
+const warehouse = warehouses('oracle-written');
+const database = 'compat';
+
+const extremes = extremeRows(1);
+const [maxRow, minRow, nullRow, zeroRow, , plainRow] = extremes as [OracleRow, OracleRow, OracleRow, OracleRow, OracleRow, OracleRow];
+
+/** Java's updates and deletes of a primary-key table. */
+const javaChanges: Operation = {
+  type: 'write',
+  rows: [
+    withValues(maxRow, { s: 'updated max', i64: -5n }),
+    minRow,
+    withValues(zeroRow, { s: 'retracted' }),
+    withValues(plainRow, { s: 'updated plain', ts9: timestamp(-1n, 9) }),
+    ...plainRows(100, 3, 'eu', 'second'),
+    withValues(nullRow, { s: 'first of two in one commit' }),
+    withValues(nullRow, { s: 'second of two in one commit' }),
+  ],
+  kinds: ['+U', '-D', '-U', '+U', '+I', '+I', '+I', '+I', '+U'],
+};
+
+/** pypaimon's updates: inserts of keys that exist. */
+const pythonChanges: Operation = {
+  type: 'write',
+  rows: [withValues(maxRow, { s: 'updated max', i64: -5n }), withValues(plainRow, { s: 'updated plain' }), ...plainRows(100, 3, 'eu', 'second')],
+};
+
+function plans(changes: Operation): Record<Exclude<TableName, 'pkPartitionedPy' | 'pkFlatPy'>, readonly Operation[]> {
+  return {
+    appendUnaware: [{ type: 'write', rows: extremes }, { type: 'write', rows: plainRows(100, 5, 'eu', 'second') }],
+    appendFixed: [{ type: 'write', rows: extremes }, { type: 'write', rows: plainRows(100, 20, 'x', 'second') }],
+    pkPartitioned: [{ type: 'write', rows: [...extremes, ...plainRows(10, 6, 'us', 'first')] }, changes],
+    pkFlat: [
+      { type: 'write', rows: [...extremes, ...plainRows(10, 30, 'any', 'first')] },
+      changes,
+      { type: 'write', rows: plainRows(10, 5, 'any', 'third') },
+    ],
+  };
+}
+
+interface Written {
+  readonly ref: TableRef;
+  readonly expected: ExpectedTable;
+  /** The snapshot id each operation's commit made. */
+  readonly snapshotIds: number[];
+}
+
+/** Creates and writes every table with one oracle call (one JVM start for Java). */
+async function writeAll(oracle: Oracle, changes: Operation): Promise<Written[]> {
+  const dir = await warehouse();
+  const ops: OracleOp[] = [];
+  const written: Written[] = [];
+  for (const [name, operations] of Object.entries(plans(changes)) as [TableName, readonly Operation[]][]) {
+    const ref = { warehouse: dir, database, table: name };
+    const expected = new ExpectedTable(tables[name]);
+    ops.push({ op: 'create', ...ref, ...tables[name] });
+    for (const operation of operations) {
+      assert.equal(operation.type, 'write', 'the oracles do not overwrite');
+      if (operation.type !== 'write') continue;
+      ops.push({ op: 'write', ...ref, rows: operation.rows, ...(operation.kinds ? { kinds: operation.kinds } : {}) });
+      expected.apply(operation);
+    }
+    written.push({ ref, expected, snapshotIds: [] });
+  }
+  const results = await oracle.batch(ops);
+  let next = 0;
+  for (const { snapshotIds, expected } of written) {
+    next++; // create
+    for (let i = 0; i < expected.snapshots.length; i++) {
+      const result = results[next++];
+      assert.ok(result !== undefined && 'snapshotId' in result && typeof result.snapshotId === 'number');
+      snapshotIds.push(result.snapshotId);
+    }
+  }
+  return written;
+}
+
+async function readWithTributary(written: readonly Written[], writer: string): Promise<void> {
+  for (const { ref, expected, snapshotIds } of written) {
+    const table = await openTable(new LocalObjectStore(ref.warehouse), ref.database, ref.table);
+    const what = `Tributary reads ${ref.table} written by ${writer}`;
+    assertRows((await table.newRead().toArray()) as OracleRow[], expected.rows, `${what}: latest snapshot`);
+    for (const [i, rows] of expected.snapshots.entries()) {
+      const snapshotId = snapshotIds[i]!;
+      assertRows((await table.newRead({ snapshotId }).toArray()) as OracleRow[], rows, `${what}: snapshot ${snapshotId}`);
+    }
+  }
+}
+
+describe('tables written by the oracles, read by Tributary', () => {
+  test('Paimon Java: append and primary-key tables with -U/+U/-D row kinds', async () => {
+    await readWithTributary(await writeAll(paimonJava, javaChanges), 'Paimon Java');
+  });
+
+  test('pypaimon: append and primary-key tables with upserts', async () => {
+    await readWithTributary(await writeAll(pypaimon, pythonChanges), 'pypaimon');
+  });
+});
