@@ -14,7 +14,9 @@ export { LocalObjectStore } from './io/local-store.ts';
 export { S3ObjectStore, type S3ConnectionOptions, type S3StoreOptions } from './io/s3-store.ts';
 export { openObjectStore } from './io/open-object-store.ts';
 export {
+  BinaryRowEncoder,
   EMPTY_ROW,
+  binaryRowEncoder,
   bitSetWidthInBytes,
   bytesToUnscaled,
   decodeBinaryRow,

@@ -23,280 +23,38 @@
  */
 import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
+import { binaryRowEncoder, bitSetWidthInBytes, HEADER_BITS, isCompactDecimal, isCompactTimestamp, MAX_INLINE } from './binary-row-writer.ts';
 import type { DataType, InternalRow, InternalValue, Timestamp } from './types.ts';
+
+export {
+  BinaryRowEncoder,
+  binaryRowEncoder,
+  bitSetWidthInBytes,
+  fixedPartSizeInBytes,
+  isCompactDecimal,
+  isCompactTimestamp,
+  unscaledToBytes,
+} from './binary-row-writer.ts';
 
 /** The arity-prefixed empty row (arity 0): 4-byte arity + 8-byte header. */
 export const EMPTY_ROW: Uint8Array = new Uint8Array(12);
 
-const HEADER_BITS = 8;
-const MAX_INLINE = 7;
-const INT64_MIN = -(1n << 63n);
-const INT64_MAX = (1n << 63n) - 1n;
-
-const utf8Encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/** BinaryRow.calculateBitSetWidthInBytes */
-export function bitSetWidthInBytes(arity: number): number {
-  return Math.floor((arity + 63 + HEADER_BITS) / 64) * 8;
-}
-
-/** BinaryRow.calculateFixPartSizeInBytes */
-export function fixedPartSizeInBytes(arity: number): number {
-  return bitSetWidthInBytes(arity) + 8 * arity;
-}
-
-/** DECIMAL with p ≤ 18 lives in the slot as its unscaled long (Decimal.isCompact). */
-export function isCompactDecimal(precision: number): boolean {
-  return precision <= 18;
-}
-
-/** TIMESTAMP with p ≤ 3 lives in the slot as epoch millis (Timestamp.isCompact). */
-export function isCompactTimestamp(precision: number): boolean {
-  return precision <= 3;
-}
-
-function roundToWord(n: number): number {
-  return (n + 7) & ~7;
-}
-
-function invalidValue(message: string, field: number, type: DataType): Error {
-  return errorFrom(tableErrors, 'ROW_VALUE_INVALID', message, { field, type: type.root });
-}
 
 function invalidRow(message: string, context: Record<string, number> = {}): Error {
   return errorFrom(tableErrors, 'BINARY_ROW_INVALID', message, context);
 }
 
 // ---------------------------------------------------------------------------------------------
-// Encoding
+// Encoding (binary-row-writer.ts does the work)
 // ---------------------------------------------------------------------------------------------
-
-/** A value checked against its type and turned into the form the writer puts down. */
-type Prepared =
-  | { readonly kind: 'null'; readonly reserve: number }
-  | { readonly kind: 'bytes'; readonly bytes: Uint8Array }
-  | { readonly kind: 'other'; readonly value: InternalValue; readonly reserve: number };
-
-const LONE_SURROGATE = /\p{Cs}/u;
-
-function isTimestamp(v: InternalValue): v is Timestamp {
-  return typeof v === 'object' && v !== null && !(v instanceof Uint8Array);
-}
-
-function checkInt(v: InternalValue, min: number, max: number, field: number, type: DataType): void {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw invalidValue(`field ${field}: ${type.root} needs an integer in [${min}, ${max}], got ${String(v)}`, field, type);
-  }
-}
-
-function checkTimestamp(v: InternalValue, precision: number, field: number, type: DataType): void {
-  if (!isTimestamp(v) || !Number.isSafeInteger(v.epochMillis)) {
-    throw invalidValue(`field ${field}: ${type.root} needs a Timestamp with integer epochMillis`, field, type);
-  }
-  const nanos = v.nanoOfMillis;
-  if (!Number.isInteger(nanos) || nanos < 0 || nanos > 999_999) {
-    throw invalidValue(`field ${field}: nanoOfMillis ${nanos} is not in [0, 999999]`, field, type);
-  }
-  if (isCompactTimestamp(precision) && nanos !== 0) {
-    // Java would drop the nanoseconds silently; a value finer than its type is a caller bug.
-    throw invalidValue(`field ${field}: TIMESTAMP(${precision}) cannot hold nanoseconds (${nanos})`, field, type);
-  }
-}
-
-/** Checks a non-null value against its type (throws ROW_VALUE_INVALID) and prepares it. */
-function prepare(v: InternalValue, type: DataType, field: number): Prepared {
-  switch (type.root) {
-    case 'BOOLEAN':
-      if (typeof v !== 'boolean') throw invalidValue(`field ${field}: BOOLEAN needs a boolean`, field, type);
-      return { kind: 'other', value: v, reserve: 0 };
-    case 'TINYINT':
-      checkInt(v, -128, 127, field, type);
-      return { kind: 'other', value: v, reserve: 0 };
-    case 'SMALLINT':
-      checkInt(v, -32768, 32767, field, type);
-      return { kind: 'other', value: v, reserve: 0 };
-    case 'INT':
-    case 'DATE':
-    case 'TIME':
-      checkInt(v, -2147483648, 2147483647, field, type);
-      return { kind: 'other', value: v, reserve: 0 };
-    case 'BIGINT':
-      if (typeof v !== 'bigint' || v < INT64_MIN || v > INT64_MAX) {
-        throw invalidValue(`field ${field}: BIGINT needs a bigint in the int64 range`, field, type);
-      }
-      return { kind: 'other', value: v, reserve: 0 };
-    case 'FLOAT':
-    case 'DOUBLE':
-      if (typeof v !== 'number') throw invalidValue(`field ${field}: ${type.root} needs a number`, field, type);
-      return { kind: 'other', value: v, reserve: 0 };
-    case 'DECIMAL': {
-      const limit = 10n ** BigInt(type.precision);
-      if (typeof v !== 'bigint' || v <= -limit || v >= limit) {
-        throw invalidValue(
-          `field ${field}: DECIMAL(${type.precision}, ${type.scale}) needs an unscaled bigint with at most ${type.precision} digits`,
-          field,
-          type,
-        );
-      }
-      return isCompactDecimal(type.precision) ? { kind: 'other', value: v, reserve: 0 } : { kind: 'other', value: v, reserve: 16 };
-    }
-    case 'CHAR':
-    case 'VARCHAR':
-      if (typeof v !== 'string') throw invalidValue(`field ${field}: ${type.root} needs a string`, field, type);
-      if (LONE_SURROGATE.test(v)) throw invalidValue(`field ${field}: string holds a lone UTF-16 surrogate`, field, type);
-      return { kind: 'bytes', bytes: utf8Encoder.encode(v) };
-    case 'BINARY':
-    case 'VARBINARY':
-      if (!(v instanceof Uint8Array)) throw invalidValue(`field ${field}: ${type.root} needs a Uint8Array`, field, type);
-      return { kind: 'bytes', bytes: v };
-    case 'TIMESTAMP':
-    case 'TIMESTAMP_LTZ':
-      checkTimestamp(v, type.precision, field, type);
-      return { kind: 'other', value: v, reserve: isCompactTimestamp(type.precision) ? 0 : 8 };
-  }
-}
-
-function nullReserve(type: DataType): number {
-  if (type.root === 'DECIMAL' && !isCompactDecimal(type.precision)) return 16;
-  if ((type.root === 'TIMESTAMP' || type.root === 'TIMESTAMP_LTZ') && !isCompactTimestamp(type.precision)) return 8;
-  return 0;
-}
-
-function prepareRow(values: InternalRow, types: readonly DataType[]): Prepared[] {
-  if (values.length !== types.length) {
-    throw errorFrom(tableErrors, 'ROW_VALUE_INVALID', `row has ${values.length} values for ${types.length} types`, {
-      values: values.length,
-      types: types.length,
-    });
-  }
-  return types.map((type, i) => {
-    const v = values[i] ?? null;
-    if (v === null) {
-      if (!type.nullable) throw invalidValue(`field ${i}: null in a NOT NULL ${type.root} column`, i, type);
-      return { kind: 'null', reserve: nullReserve(type) };
-    }
-    return prepare(v, type, i);
-  });
-}
-
-function variableSize(p: Prepared): number {
-  if (p.kind === 'bytes') return p.bytes.length > MAX_INLINE ? roundToWord(p.bytes.length) : 0;
-  return p.reserve;
-}
-
-/** BigInteger.toByteArray(): big-endian two's complement, minimal length (0 is one byte). */
-export function unscaledToBytes(v: bigint): Uint8Array {
-  const magnitude = v < 0n ? -v - 1n : v;
-  const bitLength = magnitude === 0n ? 0 : magnitude.toString(2).length;
-  const out = new Uint8Array((bitLength >> 3) + 1);
-  let rest = v;
-  for (let i = out.length - 1; i >= 0; i--) {
-    out[i] = Number(BigInt.asUintN(8, rest));
-    rest >>= 8n;
-  }
-  return out;
-}
-
-function writeSlot(view: DataView, slot: number, p: Prepared, type: DataType): void {
-  if (p.kind !== 'other') return;
-  const v = p.value;
-  switch (type.root) {
-    case 'BOOLEAN':
-      view.setUint8(slot, v === true ? 1 : 0);
-      return;
-    case 'TINYINT':
-      view.setInt8(slot, v as number);
-      return;
-    case 'SMALLINT':
-      view.setInt16(slot, v as number, true);
-      return;
-    case 'INT':
-    case 'DATE':
-    case 'TIME':
-      view.setInt32(slot, v as number, true);
-      return;
-    case 'BIGINT':
-      view.setBigInt64(slot, v as bigint, true);
-      return;
-    case 'FLOAT':
-      view.setFloat32(slot, v as number, true);
-      return;
-    case 'DOUBLE':
-      view.setFloat64(slot, v as number, true);
-      return;
-    case 'DECIMAL':
-      view.setBigInt64(slot, v as bigint, true);
-      return;
-    case 'TIMESTAMP':
-    case 'TIMESTAMP_LTZ':
-      view.setBigInt64(slot, BigInt((v as Timestamp).epochMillis), true);
-      return;
-    default:
-      return;
-  }
-}
-
-/** Writes the variable-part bytes of one field at `cursor`; returns the bytes used. */
-function writeVariable(out: Uint8Array, view: DataView, slot: number, cursor: number, p: Prepared, type: DataType): number {
-  if (p.kind === 'null') {
-    if (p.reserve > 0) view.setUint32(slot + 4, cursor, true);
-    return p.reserve;
-  }
-  if (p.kind === 'bytes') {
-    const len = p.bytes.length;
-    if (len <= MAX_INLINE) {
-      out.set(p.bytes, slot);
-      out[slot + 7] = 0x80 | len;
-      return 0;
-    }
-    out.set(p.bytes, cursor);
-    view.setUint32(slot, len, true);
-    view.setUint32(slot + 4, cursor, true);
-    return roundToWord(len);
-  }
-  if (p.reserve === 0) return 0;
-  if (type.root === 'DECIMAL') {
-    const bytes = unscaledToBytes(p.value as bigint);
-    out.set(bytes, cursor);
-    view.setUint32(slot, bytes.length, true);
-  } else {
-    const ts = p.value as Timestamp;
-    view.setBigInt64(cursor, BigInt(ts.epochMillis), true);
-    view.setUint32(slot, ts.nanoOfMillis, true);
-  }
-  view.setUint32(slot + 4, cursor, true);
-  return p.reserve;
-}
 
 /**
  * The raw row bytes (no arity prefix) of `values` typed by `types`, byte for byte as Java's
  * BinaryRowWriter writes them. `rowKind` is the header byte (0 = +I).
  */
 export function encodeBinaryRow(values: InternalRow, types: readonly DataType[], rowKind = 0): Uint8Array {
-  const prepared = prepareRow(values, types);
-  const arity = types.length;
-  const nullBytes = bitSetWidthInBytes(arity);
-  const fixed = nullBytes + 8 * arity;
-  let size = fixed;
-  for (const p of prepared) size += variableSize(p);
-  const out = new Uint8Array(size);
-  const view = new DataView(out.buffer);
-  out[0] = rowKind;
-  let cursor = fixed;
-  for (let i = 0; i < arity; i++) {
-    const p = prepared[i] as Prepared;
-    const type = types[i] as DataType;
-    const slot = nullBytes + 8 * i;
-    if (p.kind === 'null') {
-      const bit = i + HEADER_BITS;
-      out[bit >> 3] = (out[bit >> 3] as number) | (1 << (bit & 7));
-    } else {
-      writeSlot(view, slot, p, type);
-    }
-    cursor += writeVariable(out, view, slot, cursor, p, type);
-  }
-  return out;
+  return binaryRowEncoder(types).encode(values, rowKind);
 }
 
 /** SerializationUtils.serializeBinaryRow: 4-byte big-endian arity, then the row bytes. */
@@ -309,7 +67,7 @@ export function toArityPrefixed(rowBytes: Uint8Array, arity: number): Uint8Array
 
 /** The arity-prefixed bytes of `values`, as stored in Avro `bytes` fields of manifests. */
 export function serializeBinaryRow(values: InternalRow, types: readonly DataType[]): Uint8Array {
-  return toArityPrefixed(encodeBinaryRow(values, types), types.length);
+  return toArityPrefixed(binaryRowEncoder(types).write(values), types.length);
 }
 
 // ---------------------------------------------------------------------------------------------

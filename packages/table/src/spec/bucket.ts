@@ -35,6 +35,11 @@ export function fmix32(h: number): number {
   return h | 0;
 }
 
+/** The little-endian int32 at `i` (no DataView: this runs once per row on the write path). */
+function wordAt(b: Uint8Array, i: number): number {
+  return (b[i] as number) | ((b[i + 1] as number) << 8) | ((b[i + 2] as number) << 16) | ((b[i + 3] as number) << 24);
+}
+
 /**
  * MurmurHash3_x86_32 with seed 42 over the row bytes read as little-endian 4-byte words, then
  * `h ^= length` and fmix: exactly Java's BinaryRow.hashCode() (rows are 8-byte aligned).
@@ -46,9 +51,8 @@ export function murmurHashBinaryRow(rowBytes: Uint8Array): number {
       length: rowBytes.length,
     });
   }
-  const view = new DataView(rowBytes.buffer, rowBytes.byteOffset, rowBytes.length);
   let h = SEED;
-  for (let i = 0; i < rowBytes.length; i += 4) h = mixH1(h, mixK1(view.getInt32(i, true)));
+  for (let i = 0; i < rowBytes.length; i += 4) h = mixH1(h, mixK1(wordAt(rowBytes, i)));
   return fmix32(h ^ rowBytes.length);
 }
 

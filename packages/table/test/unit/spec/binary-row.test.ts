@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import {
+  BinaryRowEncoder,
   EMPTY_ROW,
+  binaryRowEncoder,
   decodeBinaryRow,
   encodeBinaryRow,
   serializeBinaryRow,
@@ -122,6 +124,28 @@ describe('BinaryRow round trip (fast-check)', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('BinaryRowEncoder reuse', () => {
+  test('a growing buffer keeps every offset right (null reserve after growth)', () => {
+    const ts = types(['DECIMAL(19, 0)', 'DECIMAL(38, 10)', 'DECIMAL(19, 0)']);
+    const row = [9999999999999999999n, 99999999999999999999999999999999999999n, null];
+    const first = hex(new BinaryRowEncoder(ts).encode(row));
+    assert.equal(first.slice(48, 64), '0000000040000000'); // slot 2: size 0, offset 0x40
+    const warm = new BinaryRowEncoder(ts);
+    warm.encode(row);
+    assert.equal(hex(warm.encode(row)), first);
+  });
+  test('write() reuses its buffer; encode() copies', () => {
+    const ts = types(['STRING']);
+    const enc = binaryRowEncoder(ts);
+    assert.equal(binaryRowEncoder(ts), enc);
+    const a = enc.encode(['a long string value']);
+    const view = enc.write(['another long string']);
+    enc.write(['x']);
+    assert.equal(hex(a), hex(encodeBinaryRow(['a long string value'], ts)));
+    assert.notEqual(hex(view), hex(encodeBinaryRow(['another long string'], ts)));
   });
 });
 
