@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { SYNC_QUEUES, SyncCommitJob, parsePayload } from '@tributary/protocol';
 import type { S3ConnectionOptions } from '@tributary/table';
 import { buildApp } from './app.ts';
-import { SyncCommitter } from './sync/committer.ts';
+import { SyncCommitter, type FaultPoint } from './sync/committer.ts';
 import { SyncFlows } from './sync/flow.ts';
 import { SyncService } from './sync/service.ts';
 import { SyncStore } from './sync/store.ts';
@@ -27,6 +27,8 @@ export interface CoordinatorConfig {
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
   readonly log?: (message: string) => void;
+  /** Crash-test hook, see CommitterDeps.faultPoint. */
+  readonly faultPoint?: (point: FaultPoint) => void;
 }
 
 export interface Coordinator {
@@ -49,7 +51,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     shardBackoffMs: 1000,
     commitAttempts: 25,
   });
-  const committer = new SyncCommitter({ store, tables, warehouse: config.warehouse, log: config.log });
+  const committer = new SyncCommitter({ store, tables, warehouse: config.warehouse, log: config.log, faultPoint: config.faultPoint });
   const syncs = new SyncService({ store, flows, committer, tables, warehouse: config.warehouse, log: config.log });
   const commitWorker = new Worker(
     SYNC_QUEUES.commit,

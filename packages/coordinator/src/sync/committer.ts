@@ -23,7 +23,14 @@ export interface CommitterDeps {
   readonly tables: CoordinatorTables;
   readonly warehouse: string;
   readonly log?: (message: string) => void;
+  /**
+   * Fault injection for the crash tests (issue cases 3 and 4): called just before the snapshot is
+   * published and just after, before the outcome is recorded. Production leaves it unset.
+   */
+  readonly faultPoint?: (point: FaultPoint) => void;
 }
+
+export type FaultPoint = 'before-publish' | 'after-publish';
 
 export class SyncCommitter {
   readonly #deps: CommitterDeps;
@@ -101,6 +108,7 @@ export class SyncCommitter {
     const attempts = Object.fromEntries(Object.entries(record.state.accepted).map(([shard, a]) => [shard, a.attemptId]));
     try {
       const { messages } = await loadAcceptedBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(ref), attempts);
+      this.#deps.faultPoint?.('before-publish');
       const snapshotId = await tables.publish(warehouse, ref, {
         messages,
         identity,
@@ -108,6 +116,7 @@ export class SyncCommitter {
         baseSnapshotId: record.plan.baseSnapshotId,
         properties: { ...record.plan.options.snapshotProperties, 'tributary.sync-id': record.id, 'tributary.shards': String(record.plan.shards.length) },
       });
+      this.#deps.faultPoint?.('after-publish');
       return await store.apply(record.id, { type: 'committed', snapshotId });
     } catch (error) {
       // Unknown outcome until the table says otherwise: look for our identity before giving up.
