@@ -10,6 +10,8 @@ import type { AvroNode, AvroRecord, AvroValue } from './avro.ts';
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 const utf8Encoder = new TextEncoder();
 const MAX_UINT64 = (1n << 64n) - 1n;
+/** |v| below 2^51: the zig-zag value 2|v| stays below 2^53. */
+const SAFE_LONG = 1n << 51n;
 
 function corrupt(message: string, offset: number): Error {
   return errorFrom(tableErrors, 'AVRO_CORRUPT', message, { offset });
@@ -22,7 +24,8 @@ export class AvroReader {
   private readonly view: DataView;
 
   constructor(bytes: Uint8Array, offset = 0) {
-    this.bytes = bytes;
+    // A plain Uint8Array view, so that slices handed out are never Node Buffers.
+    this.bytes = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.offset = offset;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
@@ -32,8 +35,23 @@ export class AvroReader {
   }
 
   readLong(): bigint {
-    let result = 0n;
-    let shift = 0n;
+    // Fast path: up to 7 bytes (49 bits) accumulate exactly in a double; one BigInt at the end.
+    let low = 0;
+    let scale = 1;
+    for (let i = 0; i < 7; i++) {
+      if (this.offset >= this.bytes.length) throw corrupt('truncated varint', this.offset);
+      const b = this.bytes[this.offset++] as number;
+      low += (b & 0x7f) * scale;
+      if ((b & 0x80) === 0) return low % 2 === 0 ? BigInt(low / 2) : -BigInt((low + 1) / 2);
+      scale *= 128;
+    }
+    return this.readLongTail(BigInt(low));
+  }
+
+  /** The rest of a varint longer than 7 bytes, with BigInt arithmetic. */
+  private readLongTail(low: bigint): bigint {
+    let result = low;
+    let shift = 49n;
     for (;;) {
       if (this.offset >= this.bytes.length) throw corrupt('truncated varint', this.offset);
       const b = this.bytes[this.offset++] as number;
@@ -75,8 +93,9 @@ export class AvroReader {
     return out;
   }
 
+  /** A view into the input (no copy: small typed-array allocations dominate decoding otherwise). */
   readBytes(): Uint8Array {
-    return new Uint8Array(this.readFixed(this.readLength()));
+    return this.readFixed(this.readLength());
   }
 
   readString(): string {
@@ -124,7 +143,7 @@ export function readDatum(reader: AvroReader, node: AvroNode): AvroValue {
     case 'double': return reader.readDouble();
     case 'bytes': return reader.readBytes();
     case 'string': return reader.readString();
-    case 'fixed': return new Uint8Array(reader.readFixed(node.size));
+    case 'fixed': return reader.readFixed(node.size);
     case 'enum': {
       const symbol = node.symbols[reader.readInt()];
       if (symbol === undefined) throw corrupt('enum index out of range', reader.offset);
@@ -184,6 +203,17 @@ export class AvroWriter {
   }
 
   writeLong(value: bigint): void {
+    if (value > -SAFE_LONG && value < SAFE_LONG) {
+      // Fast path without BigInt arithmetic: the zig-zag value fits a double exactly.
+      const v = Number(value);
+      let z = v >= 0 ? v * 2 : -v * 2 - 1;
+      while (z >= 128) {
+        this.byte((z % 128) | 0x80);
+        z = Math.floor(z / 128);
+      }
+      this.byte(z);
+      return;
+    }
     let n = BigInt.asUintN(64, (value << 1n) ^ (value >> 63n));
     while (n >= 0x80n) {
       this.byte(Number(n & 0x7fn) | 0x80);
@@ -212,8 +242,30 @@ export class AvroWriter {
     this.writeFixed(bytes);
   }
 
+  /**
+   * UTF-8 straight into the buffer behind a one-byte length guess; longer strings (64+ bytes)
+   * are shifted once to make room for their longer length varint.
+   */
   writeString(value: string): void {
-    this.writeBytes(utf8Encoder.encode(value));
+    this.ensure(value.length * 3 + 10);
+    const start = this.length;
+    const { written } = utf8Encoder.encodeInto(value, this.buf.subarray(start + 1));
+    if (written < 64) {
+      this.buf[start] = written * 2;
+      this.length = start + 1 + written;
+      return;
+    }
+    let headerSize = 1;
+    while (written * 2 >= 128 ** headerSize) headerSize++;
+    this.buf.copyWithin(start + headerSize, start + 1, start + 1 + written);
+    let z = written * 2;
+    let at = start;
+    while (z >= 128) {
+      this.buf[at++] = (z % 128) | 0x80;
+      z = Math.floor(z / 128);
+    }
+    this.buf[at] = z;
+    this.length = start + headerSize + written;
   }
 
   writeFloat(value: number): void {

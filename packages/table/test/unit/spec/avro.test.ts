@@ -131,3 +131,28 @@ test('snappy: literals, short and long copies, overlapping copies', () => {
   assert.throws(() => snappyDecompress(Uint8Array.of(5, 0x08, 0x61)), { code: 'AVRO_CORRUPT' });
   assert.throws(() => snappyDecompress(Uint8Array.of(8, 0x00, 0x61, 0x15, 0x05)), { code: 'AVRO_CORRUPT' });
 });
+
+test('strings of every length class (1-byte, 2-byte and 3-byte length varints; multi-byte UTF-8)', () => {
+  for (const s of ['', 'a'.repeat(63), 'a'.repeat(64), 'é'.repeat(32), '😀'.repeat(16), 'x'.repeat(8191), '数'.repeat(3000), 'y'.repeat(70000)]) {
+    const bytes = encode('string', s);
+    assert.equal(decode('string', bytes), s);
+    const expected = new AvroWriter();
+    expected.writeBytes(new TextEncoder().encode(s));
+    assert.deepStrictEqual(bytes, expected.bytes().slice());
+  }
+  fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (s) => decode('string', encode('string', s)) === s));
+});
+
+test('longs at the edges of the double fast path encode like the BigInt path', () => {
+  const edge = 1n << 51n;
+  for (const v of [edge - 1n, edge, edge + 1n, -edge + 1n, -edge, -edge - 1n, (1n << 49n) - 1n, 1n << 49n, -(1n << 49n)]) {
+    const bytes = encode('long', v);
+    assert.equal(decode('long', bytes), v);
+    // Reference zig-zag varint computed with BigInt only.
+    let z = BigInt.asUintN(64, (v << 1n) ^ (v >> 63n));
+    const ref: number[] = [];
+    while (z >= 0x80n) { ref.push(Number(z & 0x7fn) | 0x80); z >>= 7n; }
+    ref.push(Number(z));
+    assert.deepStrictEqual([...bytes], ref);
+  }
+});
