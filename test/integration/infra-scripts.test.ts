@@ -28,22 +28,36 @@ const cases = [
   },
 ] as const;
 
+interface Proc {
+  readonly pid: string;
+  readonly ppid: string;
+  readonly args: string;
+}
+
 /**
  * The processes that belong to a data directory: their command line names it, or they run inside
  * it (redis-server rewrites its command line but works in its --dir).
  */
-function processesUsing(dirs: readonly string[]): string[] {
-  const found: string[] = [];
+function processesUsing(dirs: readonly string[]): Proc[] {
+  const found: Proc[] = [];
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
       const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
       const cwd = readlinkSync(`/proc/${pid}/cwd`);
-      if (dirs.some((dir) => args.includes(dir) || cwd.startsWith(dir))) found.push(`${pid} ${args}`);
+      // /proc/<pid>/stat: "pid (comm) state ppid …"; comm may hold spaces, so split after ')'.
+      const ppid = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[1] ?? '';
+      if (dirs.some((dir) => args.includes(dir) || cwd.startsWith(dir))) found.push({ pid, ppid, args });
     } catch {
       // The process ended while we looked.
     }
   }
-  return found.sort();
+  return found;
+}
+
+/** The servers themselves, without their worker children (PostgreSQL forks a backend per connection). */
+function servers(procs: readonly Proc[]): string[] {
+  const pids = new Set(procs.map((p) => p.pid));
+  return procs.filter((p) => !pids.has(p.ppid)).map((p) => `${p.pid} ${p.args}`).sort();
 }
 
 for (const { name, service, env, mode, dirs } of cases) {
@@ -59,9 +73,9 @@ for (const { name, service, env, mode, dirs } of cases) {
       });
     try {
       run('start');
-      const first = processes();
+      const first = servers(processes());
       run('start');
-      const second = processes();
+      const second = servers(processes());
       assert.ok(first.length >= 1, `${service} runs after the first start`);
       assert.deepEqual(second, first, `the second start changes nothing`);
       assert.match(run('status'), /up on 127\.0\.0\.1/);
@@ -71,7 +85,7 @@ for (const { name, service, env, mode, dirs } of cases) {
     // Servers may take a moment to unwind after their stop command returns.
     const deadline = Date.now() + 10_000;
     while (processes().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    assert.deepEqual(processes(), [], `no ${service} process is left`);
+    assert.deepEqual(processes().map((p) => `${p.pid} ${p.args}`), [], `no ${service} process is left`);
     for (const dir of dirs(data)) rmSync(dir, { recursive: true, force: true });
   });
 }
