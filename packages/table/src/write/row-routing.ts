@@ -7,7 +7,7 @@
  * - bucket: fixed (`bucket = N`): Math.abs(murmur(bucket-key BinaryRow) % N); bucket-unaware append
  *   (`bucket = -1`): bucket 0 with totalBuckets -1.
  */
-import { valueAt, type ColumnBatch } from '../format/column-batch.ts';
+import { valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
 import { serializeBinaryRow } from '../spec/binary-row.ts';
 import { assignBuckets } from './bucket-assigner.ts';
 import { partitionPath, type PartitionPathOptions } from '../spec/partition-path.ts';
@@ -49,11 +49,44 @@ export interface RoutedRows {
   readonly rows: number[];
 }
 
-/** A JSON form of internal values that keeps distinct values distinct (one type per column). */
-function valueKeyReplacer(_key: string, value: unknown): unknown {
-  if (typeof value === 'bigint') return value.toString();
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
-  return value;
+interface CachedPartition {
+  readonly bytes: Uint8Array;
+  readonly hex: string;
+  readonly values: InternalRow;
+  /** Distinct per partition within one route() call. */
+  readonly ordinal: number;
+}
+
+/**
+ * A string per row that is equal exactly when the partition values are equal: one part per column,
+ * joined by '|'; strings are JSON-quoted, so a '|' inside one cannot fake a boundary.
+ */
+function partitionCacheKey(columns: readonly Column[]): (row: number) => string {
+  if (columns.length === 0) return () => '';
+  const parts = columns.map((c): ((row: number) => string) => {
+    const v = c.validity;
+    const isNull = (row: number): boolean => v !== undefined && v[row] === 0;
+    switch (c.kind) {
+      case 'string':
+        return (row) => (isNull(row) ? 'N' : JSON.stringify(c.values[row]));
+      case 'binary':
+        return (row) => (isNull(row) ? 'N' : Buffer.from(c.values[row] as Uint8Array).toString('base64'));
+      case 'timestamp':
+        return (row) => (isNull(row) ? 'N' : `${c.millis[row]}.${c.nanos[row]}`);
+      case 'float32':
+      case 'float64': {
+        const values = c.values;
+        // -0.0 and 0.0 are different BinaryRows (different bits), but String() gives '0' for both.
+        return (row) => (isNull(row) ? 'N' : Object.is(values[row], -0) ? '-0' : String(values[row]));
+      }
+      default: {
+        const values = c.values;
+        return (row) => (isNull(row) ? 'N' : String(values[row]));
+      }
+    }
+  });
+  if (parts.length === 1) return parts[0] as (row: number) => string;
+  return (row) => parts.map((part) => part(row)).join('|');
 }
 
 export class RowRouter {
@@ -64,7 +97,7 @@ export class RowRouter {
   readonly #bucketTypes: readonly DataType[];
   readonly #buckets: number;
   readonly #targets = new Map<string, BucketTarget>();
-  readonly #partitions = new Map<string, { readonly bytes: Uint8Array; readonly hex: string }>();
+  readonly #partitions = new Map<string, CachedPartition>();
 
   constructor(schema: TableSchema) {
     this.#schema = schema;
@@ -79,37 +112,37 @@ export class RowRouter {
 
   /** Groups the rows of a batch (of the table's row type) by target, in first-seen order. */
   route(batch: ColumnBatch): RoutedRows[] {
-    const groups = new Map<string, RoutedRows>();
-    const columns = this.#partitionIndex.map((i) => batch.columns[i] as ColumnBatch['columns'][number]);
+    const columns = this.#partitionIndex.map((i) => batch.columns[i] as Column);
+    const keyOf = partitionCacheKey(columns);
     const buckets = this.#buckets > 0 ? assignBuckets(batch, this.#bucketIndex, this.#bucketTypes, this.#buckets) : undefined;
-    let previousKey = '';
-    let previous: { readonly bytes: Uint8Array; readonly hex: string } | undefined;
+    if (this.#partitions.size > 10_000) this.#partitions.clear();
+    const groups = new Map<number, RoutedRows>();
+    let previousKey: string | undefined;
+    let partition: CachedPartition | undefined;
     for (let row = 0; row < batch.length; row++) {
-      const values = columns.map((c) => valueAt(c, row));
-      const cacheKey = values.length === 0 ? '' : JSON.stringify(values, valueKeyReplacer);
-      // Rows of one partition usually come together: skip the cache lookup for a repeat.
-      const partition = previous !== undefined && cacheKey === previousKey ? previous : this.#partitionOf(cacheKey, values);
-      previous = partition;
+      const cacheKey = keyOf(row);
+      // Rows of one partition usually come together: look the partition up only when it changes.
+      if (partition === undefined || cacheKey !== previousKey) partition = this.#partitionOf(cacheKey, columns, row);
       previousKey = cacheKey;
       const bucket = buckets === undefined ? 0 : (buckets[row] as number);
-      const key = `${partition.hex}/${bucket}`;
-      let group = groups.get(key);
-      if (group === undefined) groups.set(key, (group = { target: this.#target(key, partition.bytes, values, bucket), rows: [] }));
+      const groupKey = partition.ordinal * 2 ** 31 + bucket;
+      let group = groups.get(groupKey);
+      if (group === undefined) {
+        const target = this.#target(`${partition.hex}/${bucket}`, partition.bytes, partition.values, bucket);
+        groups.set(groupKey, (group = { target, rows: [] }));
+      }
       group.rows.push(row);
     }
     return [...groups.values()];
   }
 
-  /**
-   * The partition row of these values, cached by a string form of the values: encoding a BinaryRow
-   * per row would dominate the write path, and a table has few partitions per batch.
-   */
-  #partitionOf(cacheKey: string, values: InternalRow): { readonly bytes: Uint8Array; readonly hex: string } {
+  /** The partition row of a row, cached: encoding a BinaryRow per row would dominate the write path. */
+  #partitionOf(cacheKey: string, columns: readonly Column[], row: number): CachedPartition {
     let partition = this.#partitions.get(cacheKey);
     if (partition === undefined) {
+      const values = columns.map((c) => valueAt(c, row));
       const bytes = encodePartitionRow(values, this.#partition.map((f) => f.type));
-      partition = { bytes, hex: partitionKey(bytes) };
-      if (this.#partitions.size > 100_000) this.#partitions.clear();
+      partition = { bytes, hex: partitionKey(bytes), values, ordinal: this.#partitions.size };
       this.#partitions.set(cacheKey, partition);
     }
     return partition;
