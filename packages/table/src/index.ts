@@ -150,13 +150,16 @@ export {
   FULL_STATS,
   applyStatsMode,
   parseStatsMode,
+  isNoneStats,
   simpleStats,
   statsModesFor,
+  statsToBinary,
   truncateMax,
   truncateMin,
   type SimpleColStats,
   type SimpleStats,
   type StatsMode,
+  type StatsWithColumns,
 } from './spec/simple-stats.ts';
 export { compareKeys, compareValues, keyComparator, type KeyComparator } from './spec/key-comparator.ts';
 

@@ -11,7 +11,7 @@
 import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 import { EMPTY_ROW, serializeBinaryRow } from './binary-row.ts';
-import type { DataType, InternalRow, InternalValue } from './types.ts';
+import type { DataField, DataType, InternalRow, InternalValue } from './types.ts';
 
 export interface SimpleStats {
   /** Arity-prefixed BinaryRow of the minimum per stats column (null = unknown). */
@@ -163,4 +163,41 @@ function codePointPrefix(s: string, length: number): string | undefined {
     count++;
   }
   return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// SimpleStatsConverter: column stats → the manifest's SimpleStats and _VALUE_STATS_COLS
+// ---------------------------------------------------------------------------------------------
+
+/** SimpleColStats.isNone: nothing known (the column's mode is `none`). */
+export function isNoneStats(s: SimpleColStats): boolean {
+  return s.min === null && s.max === null && s.nullCount === null;
+}
+
+export interface StatsWithColumns {
+  /** `_VALUE_STATS_COLS`: null when the stats cover every field, else the covered field names. */
+  readonly statsColumns: string[] | null;
+  readonly stats: SimpleStats;
+}
+
+/**
+ * SimpleStatsConverter.toBinary. Dense store (`metadata.stats-dense-store`, default true) drops
+ * the columns whose stats are none and lists the kept ones; all-mode keeps every column and
+ * returns null columns. `stats[i]` belongs to `fields[i]`; pass them through applyStatsMode first.
+ */
+export function statsToBinary(stats: readonly SimpleColStats[], fields: readonly DataField[], denseStore = true): StatsWithColumns {
+  if (stats.length !== fields.length) {
+    throw errorFrom(tableErrors, 'ROW_VALUE_INVALID', `${stats.length} column stats for ${fields.length} fields`);
+  }
+  const kept = denseStore ? fields.flatMap((f, i) => (isNoneStats(stats[i] as SimpleColStats) ? [] : [i])) : fields.map((_, i) => i);
+  const pick = <T>(get: (s: SimpleColStats) => T): T[] => kept.map((i) => get(stats[i] as SimpleColStats));
+  return {
+    statsColumns: !denseStore || kept.length === fields.length ? null : kept.map((i) => (fields[i] as DataField).name),
+    stats: simpleStats(
+      pick((s) => s.min),
+      pick((s) => s.max),
+      pick((s) => s.nullCount),
+      kept.map((i) => (fields[i] as DataField).type),
+    ),
+  };
 }

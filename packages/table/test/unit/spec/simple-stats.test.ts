@@ -8,6 +8,7 @@ import {
   parseStatsMode,
   simpleStats,
   statsModesFor,
+  statsToBinary,
   truncateMax,
   truncateMin,
 } from '../../../src/spec/simple-stats.ts';
@@ -112,5 +113,44 @@ describe('truncate(16) (TruncateSimpleColStatsCollector)', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('statsToBinary (SimpleStatsConverter)', () => {
+  const fields = [
+    { id: 0, name: 'id', type: parseDataType('BIGINT NOT NULL') },
+    { id: 1, name: 'note', type: parseDataType('STRING NOT NULL') },
+    { id: 2, name: 'n', type: parseDataType('INT') },
+  ];
+  const long = 'x'.repeat(40);
+  test('every column kept: _VALUE_STATS_COLS is null; an unknown max on a NOT NULL column encodes', () => {
+    const modes = statsModesFor({}, fields.map((f) => f.name));
+    const exact = [
+      { min: 1n, max: 9n, nullCount: 0n },
+      { min: long, max: '\u{10FFFF}'.repeat(17), nullCount: 0n },
+      { min: null, max: null, nullCount: 4n },
+    ];
+    const r = statsToBinary(exact.map((s, i) => applyStatsMode(s, modes[i] ?? DEFAULT_STATS_MODE)), fields);
+    assert.equal(r.statsColumns, null);
+    const nullable = fields.map((f) => ({ ...f.type, nullable: true }));
+    assert.deepEqual(decodeBinaryRow(r.stats.minValues, nullable), [1n, null, null]);
+    assert.deepEqual(decodeBinaryRow(r.stats.maxValues, nullable), [9n, null, null]);
+    assert.deepEqual(r.stats.nullCounts, [0n, 0n, 4n]);
+  });
+  test('dense store drops none columns and lists the kept ones; all-mode keeps them', () => {
+    const stats = [{ min: 1n, max: 2n, nullCount: 0n }, { min: null, max: null, nullCount: null }, { min: 5, max: 5, nullCount: 0n }];
+    const dense = statsToBinary(stats, fields);
+    assert.deepEqual(dense.statsColumns, ['id', 'n']);
+    assert.equal(hex(dense.stats.minValues).slice(0, 8), '00000002');
+    assert.deepEqual(dense.stats.nullCounts, [0n, 0n]);
+    const all = statsToBinary(stats, fields, false);
+    assert.equal(all.statsColumns, null);
+    assert.deepEqual(all.stats.nullCounts, [0n, null, 0n]);
+  });
+  test('no columns with stats: empty rows and an empty column list', () => {
+    const none = { min: null, max: null, nullCount: null };
+    const r = statsToBinary([none, none, none], fields);
+    assert.deepEqual(r.statsColumns, []);
+    assert.deepEqual(r.stats, EMPTY_STATS);
   });
 });
