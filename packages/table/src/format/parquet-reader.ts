@@ -89,29 +89,43 @@ export class ParquetDataFileReader {
 
   /** Reads row group `index` as a batch of `rowType` (a projection: any subset of the table's fields). */
   async readRowGroup(index: number, rowType: RowType): Promise<ColumnBatch> {
-    const start = this.#metadata.row_groups.slice(0, index).reduce((n, g) => n + Number(g.num_rows), 0);
-    const group = this.#metadata.row_groups[index];
-    if (!group) throw new RangeError(`row group ${index} of ${this.rowGroupCount}`);
-    const length = Number(group.num_rows);
+    const [start, end] = this.#groupRange(index);
+    return this.readRows(rowType, start, end);
+  }
+
+  /** Rows [start, end) of the file (within one row group is cheapest) as a batch of `rowType`. */
+  async readRows(rowType: RowType, start: number, end: number): Promise<ColumnBatch> {
+    const length = Math.max(0, end - start);
     const present = rowType.fields.filter((f) => this.#leaves.has(f.name));
-    const raw = new Map<string, unknown[]>(present.map((f) => [f.name, new Array<unknown>(length)]));
-    if (present.length > 0 && length > 0) {
-      await this.#decode(present, start, start + length, raw);
-    }
-    const columns = rowType.fields.map((field) => {
-      const values = raw.get(field.name);
-      if (values === undefined) return missingColumn(field, length);
-      return toColumn(field, this.#leaves.get(field.name) as SchemaElement, values, length);
-    });
+    // Values are converted as hyparquet hands each chunk over, straight into the output columns.
+    const filling = new Map(present.map((f) => [f.name, new ColumnFiller(f, this.#leaves.get(f.name) as SchemaElement, length)]));
+    if (present.length > 0 && length > 0) await this.#decode(present, start, end, filling);
+    const columns = rowType.fields.map((field) => filling.get(field.name)?.result() ?? missingColumn(field, length));
     return { rowType, length, columns };
   }
 
-  /** Every row group in order. */
-  async *batches(rowType: RowType): AsyncGenerator<ColumnBatch> {
-    for (let i = 0; i < this.rowGroupCount; i++) yield await this.readRowGroup(i, rowType);
+  /**
+   * Every row in order, in batches of at most `maxRows` where the file lets us cut a row group
+   * cheaply: a group that has an offset index (parquet-mr writes one) is read page range by page
+   * range; a group without one is read whole (ours hold at most 128 Ki rows; pyarrow's up to 1 Mi).
+   */
+  async *batches(rowType: RowType, maxRows = 128 * 1024): AsyncGenerator<ColumnBatch> {
+    for (let i = 0; i < this.rowGroupCount; i++) {
+      const [start, end] = this.#groupRange(i);
+      const indexed = this.#metadata.row_groups[i]?.columns.every((c) => c.offset_index_offset !== undefined) ?? false;
+      const step = indexed ? maxRows : end - start;
+      for (let s = start; s < end; s += step) yield await this.readRows(rowType, s, Math.min(end, s + step));
+    }
   }
 
-  async #decode(fields: readonly DataField[], rowStart: number, rowEnd: number, raw: Map<string, unknown[]>): Promise<void> {
+  #groupRange(index: number): [number, number] {
+    const group = this.#metadata.row_groups[index];
+    if (!group) throw new RangeError(`row group ${index} of ${this.rowGroupCount}`);
+    const start = this.#metadata.row_groups.slice(0, index).reduce((n, g) => n + Number(g.num_rows), 0);
+    return [start, start + Number(group.num_rows)];
+  }
+
+  async #decode(fields: readonly DataField[], rowStart: number, rowEnd: number, filling: Map<string, ColumnFiller>): Promise<void> {
     try {
       await parquetRead({
         file: this.#file,
@@ -120,15 +134,12 @@ export class ParquetDataFileReader {
         rowStart,
         rowEnd,
         utf8: false,
+        useOffsetIndex: true,
         compressors: decompressors,
         onChunk: (chunk) => {
-          const target = raw.get(chunk.columnName);
+          const target = filling.get(chunk.columnName);
           if (!target) return;
-          const data = chunk.columnData;
-          for (let i = 0; i < data.length; i++) {
-            const row = chunk.rowStart + i - rowStart;
-            if (row >= 0 && row < target.length) target[row] = data[i];
-          }
+          target.fill(chunk.columnData, chunk.rowStart - rowStart);
         },
       });
     } catch (cause) {
@@ -177,22 +188,36 @@ function mismatch(field: DataField, element: SchemaElement): never {
 
 const utf8 = new TextDecoder();
 
-/** Converts one column's physical values (null/undefined for nulls) into a Column of the field's type. */
-function toColumn(field: DataField, element: SchemaElement, values: readonly unknown[], length: number): Column {
-  let validity: Uint8Array | undefined;
-  for (let i = 0; i < length; i++) {
-    if (values[i] === null || values[i] === undefined) {
-      validity ??= new Uint8Array(length).fill(1);
-      validity[i] = 0;
+/** Builds one output column from hyparquet's physical values (null/undefined for nulls). */
+class ColumnFiller {
+  readonly #column: Column;
+  readonly #validity: Uint8Array;
+  readonly #set: Setter;
+  #nulls = 0;
+
+  constructor(field: DataField, element: SchemaElement, length: number) {
+    this.#validity = new Uint8Array(length).fill(1);
+    this.#column = allocateColumn(field.type, length, this.#validity);
+    this.#set = valueSetter(field, element, this.#column);
+  }
+
+  /** Values of rows offset, offset + 1, … (rows outside the group are ignored). */
+  fill(values: ArrayLike<unknown>, offset: number): void {
+    const length = this.#validity.length;
+    for (let i = 0; i < values.length; i++) {
+      const row = offset + i;
+      if (row < 0 || row >= length) continue;
+      const v = values[i];
+      if (v === null || v === undefined) {
+        this.#validity[row] = 0;
+        this.#nulls++;
+      } else this.#set(row, v);
     }
   }
-  const column = allocateColumn(field.type, length, validity);
-  const set = valueSetter(field, element, column);
-  for (let i = 0; i < length; i++) {
-    const v = values[i];
-    if (v !== null && v !== undefined) set(i, v);
+
+  result(): Column {
+    return this.#nulls === 0 ? { ...this.#column, validity: undefined } : this.#column;
   }
-  return column;
 }
 
 type Setter = (row: number, value: unknown) => void;
