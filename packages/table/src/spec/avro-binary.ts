@@ -134,51 +134,100 @@ export class AvroReader {
 
 /** Decodes one datum written with `node`. */
 export function readDatum(reader: AvroReader, node: AvroNode): AvroValue {
+  return datumReader(node)(reader);
+}
+
+export type DatumReader = (reader: AvroReader) => AvroValue;
+
+const readers = new WeakMap<AvroNode, DatumReader>();
+
+/**
+ * A decoder for `node`, built once as a tree of closures (no per-value dispatch on the schema),
+ * cached per node. Recursive schemas resolve through a trampoline registered before the build.
+ */
+export function datumReader(node: AvroNode): DatumReader {
+  const cached = readers.get(node);
+  if (cached !== undefined) return cached;
+  let built: DatumReader | undefined;
+  readers.set(node, (reader) => (built as DatumReader)(reader));
+  built = buildReader(node);
+  readers.set(node, built);
+  return built;
+}
+
+function buildReader(node: AvroNode): DatumReader {
   switch (node.kind) {
-    case 'null': return null;
-    case 'boolean': return reader.readFixed(1)[0] !== 0;
-    case 'int': return reader.readInt();
-    case 'long': return reader.readLong();
-    case 'float': return reader.readFloat();
-    case 'double': return reader.readDouble();
-    case 'bytes': return reader.readBytes();
-    case 'string': return reader.readString();
-    case 'fixed': return reader.readFixed(node.size);
-    case 'enum': {
-      const symbol = node.symbols[reader.readInt()];
-      if (symbol === undefined) throw corrupt('enum index out of range', reader.offset);
-      return symbol;
-    }
-    case 'union': {
-      const branch = node.branches[reader.readInt()];
-      if (branch === undefined) throw corrupt('union index out of range', reader.offset);
-      return readDatum(reader, branch);
-    }
+    case 'null': return () => null;
+    case 'boolean': return (r) => r.readFixed(1)[0] !== 0;
+    case 'int': return (r) => r.readInt();
+    case 'long': return (r) => r.readLong();
+    case 'float': return (r) => r.readFloat();
+    case 'double': return (r) => r.readDouble();
+    case 'bytes': return (r) => r.readBytes();
+    case 'string': return (r) => r.readString();
+    case 'fixed': return (r) => r.readFixed(node.size);
+    case 'enum':
+      return (r) => {
+        const symbol = node.symbols[r.readInt()];
+        if (symbol === undefined) throw corrupt('enum index out of range', r.offset);
+        return symbol;
+      };
+    case 'union': return unionReader(node.branches.map(datumReader));
     case 'array': {
-      const out: AvroValue[] = [];
-      for (let n = reader.readBlockCount(); n > 0; n = reader.readBlockCount()) {
-        for (let i = 0; i < n; i++) out.push(readDatum(reader, node.items));
-      }
-      return out;
+      const item = datumReader(node.items);
+      return (r) => {
+        const out: AvroValue[] = [];
+        for (let n = r.readBlockCount(); n > 0; n = r.readBlockCount()) {
+          for (let i = 0; i < n; i++) out.push(item(r));
+        }
+        return out;
+      };
     }
     case 'map': {
-      const out = new Map<string, AvroValue>();
-      for (let n = reader.readBlockCount(); n > 0; n = reader.readBlockCount()) {
-        for (let i = 0; i < n; i++) out.set(reader.readString(), readDatum(reader, node.values));
-      }
-      return out;
+      const value = datumReader(node.values);
+      return (r) => {
+        const out = new Map<string, AvroValue>();
+        for (let n = r.readBlockCount(); n > 0; n = r.readBlockCount()) {
+          for (let i = 0; i < n; i++) out.set(r.readString(), value(r));
+        }
+        return out;
+      };
     }
-    case 'record': {
-      const out: Record<string, AvroValue> = {};
-      for (const field of node.fields) {
-        const value = readDatum(reader, field.node);
-        // A field named "__proto__" (a valid Avro name) must not replace the prototype.
-        if (field.name === '__proto__') Object.defineProperty(out, field.name, { value, enumerable: true, writable: true });
-        else out[field.name] = value;
-      }
-      return out;
-    }
+    case 'record': return recordReader(node.fields);
   }
+}
+
+function unionReader(branches: readonly DatumReader[]): DatumReader {
+  const [first, second] = branches;
+  if (branches.length === 2 && first !== undefined && second !== undefined) {
+    return (r) => {
+      const index = r.readInt();
+      if (index === 0) return first(r);
+      if (index === 1) return second(r);
+      throw corrupt('union index out of range', r.offset);
+    };
+  }
+  return (r) => {
+    const branch = branches[r.readInt()];
+    if (branch === undefined) throw corrupt('union index out of range', r.offset);
+    return branch(r);
+  };
+}
+
+function recordReader(fields: readonly { readonly name: string; readonly node: AvroNode }[]): DatumReader {
+  const names = fields.map((f) => f.name);
+  const fieldReaders = fields.map((f) => datumReader(f.node));
+  // A field named "__proto__" (a valid Avro name) must not replace the prototype.
+  const safe = !names.includes('__proto__');
+  return (r) => {
+    const out: Record<string, AvroValue> = {};
+    for (let i = 0; i < names.length; i++) {
+      const value = (fieldReaders[i] as DatumReader)(r);
+      if (safe) out[names[i] as string] = value;
+      else Object.defineProperty(out, names[i] as string, { value, enumerable: true, writable: true });
+    }
+    return out;
+  };
 }
 
 /** A growable output buffer with Avro's primitive encodings. */

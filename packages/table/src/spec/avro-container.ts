@@ -17,7 +17,7 @@ import { constants, crc32, deflateRawSync, inflateRawSync, zstdCompressSync, zst
 import { errorFrom, isTributaryError } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 import { compileSchema, type AvroNode, type AvroSchema, type AvroValue } from './avro.ts';
-import { AvroReader, AvroWriter, readDatum, writeDatum } from './avro-binary.ts';
+import { AvroReader, AvroWriter, datumReader, writeDatum } from './avro-binary.ts';
 import { snappyDecompress } from './snappy.ts';
 
 const MAGIC = Uint8Array.of(0x4f, 0x62, 0x6a, 0x01); // "Obj" 1
@@ -158,6 +158,7 @@ export function readAvroFile(bytes: Uint8Array): AvroFile {
   const reader = new AvroReader(bytes);
   const { schema, node, codec, metadata, sync } = readHeader(reader);
   const records: AvroValue[] = [];
+  const readRecord = datumReader(node);
   while (reader.remaining > 0) {
     const count = reader.readLong();
     const size = reader.readLength();
@@ -165,7 +166,7 @@ export function readAvroFile(bytes: Uint8Array): AvroFile {
     const marker = reader.readFixed(SYNC_SIZE);
     if (marker.some((b, i) => b !== sync[i])) throw corrupt('sync marker mismatch', { offset: reader.offset });
     const blockReader = new AvroReader(block);
-    for (let i = 0n; i < count; i++) records.push(readDatum(blockReader, node));
+    for (let i = 0n; i < count; i++) records.push(readRecord(blockReader));
     if (blockReader.remaining !== 0) throw corrupt('trailing bytes in an Avro block', { offset: reader.offset });
   }
   return { schema, codec, metadata, records };
