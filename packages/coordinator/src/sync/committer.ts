@@ -11,11 +11,11 @@
  *                 a non-retryable failure, and still no snapshot with our identity ─► ABORTING, files kept
  *   ABORTING   ─ delete staged files (only if the commit never started) ─► ABORTED
  */
-import { errorFrom, isTributaryError, toErrorData, type ErrorData } from '@tributary/protocol';
+import { errorFrom, isTributaryError, toErrorData, type CommitMessage, type ErrorData } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
 import type { CoordinatorTables, CommitIdentity } from '../table-port.ts';
 import { deleteStaged, loadAcceptedBlobs } from './staging.ts';
-import type { SyncRecord } from './state.ts';
+import type { AcceptedAttempt, SyncRecord } from './state.ts';
 import type { SyncStore } from './store.ts';
 
 export interface CommitterDeps {
@@ -34,6 +34,8 @@ export type FaultPoint = 'before-publish' | 'after-publish';
 
 export class SyncCommitter {
   readonly #deps: CommitterDeps;
+  /** Messages verified by #prepareCommit, handed to #publish in the same drive (saves reading every blob twice). */
+  readonly #verified = new Map<string, CommitMessage[]>();
 
   constructor(deps: CommitterDeps) {
     this.#deps = deps;
@@ -79,7 +81,11 @@ export class SyncCommitter {
       if (isTributaryError(error) && error.retryable) throw error;
       return store.apply(record.id, { type: 'abort', reason: toErrorData(error) });
     }
-    return store.apply(record.id, { type: 'beginCommit', accepted: loaded.accepted });
+    const committing = await store.apply(record.id, { type: 'beginCommit', accepted: loaded.accepted });
+    if (committing.state.phase === 'COMMITTING' && sameAttempts(committing.state.accepted, loaded.accepted)) {
+      this.#verified.set(record.id, loaded.messages);
+    }
+    return committing;
   }
 
   /** The reason to give for the first shard without an accepted attempt: its last failure. */
@@ -106,8 +112,10 @@ export class SyncCommitter {
     const found = await tables.findCommitted(warehouse, ref, identity, record.plan.baseSnapshotId);
     if (found !== undefined) return store.apply(record.id, { type: 'committed', snapshotId: found });
     const attempts = Object.fromEntries(Object.entries(record.state.accepted).map(([shard, a]) => [shard, a.attemptId]));
+    const verified = this.#verified.get(record.id);
+    this.#verified.delete(record.id);
     try {
-      const { messages } = await loadAcceptedBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(ref), attempts);
+      const messages = verified ?? (await loadAcceptedBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(ref), attempts)).messages;
       this.#deps.faultPoint?.('before-publish');
       const snapshotId = await tables.publish(warehouse, ref, {
         messages,
@@ -135,4 +143,9 @@ export class SyncCommitter {
     }
     return this.#deps.store.apply(record.id, { type: 'cleaned' });
   }
+}
+
+function sameAttempts(a: Readonly<Record<string, AcceptedAttempt>>, b: Readonly<Record<string, AcceptedAttempt>>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k]?.attemptId === b[k]?.attemptId);
 }

@@ -25,8 +25,7 @@ export async function loadAcceptedBlobs(
   attempts: Readonly<Record<string, string>>,
 ): Promise<LoadedShards> {
   const accepted: Record<string, AcceptedAttempt> = {};
-  const messages: CommitMessage[] = [];
-  for (const shard of record.plan.shards) {
+  const loaded = await mapLimited(record.plan.shards, BLOB_READS_IN_FLIGHT, async (shard) => {
     const attemptId = attempts[shard.id];
     if (attemptId === undefined) throw new Error(`shard ${shard.id} has no accepted attempt`);
     const blobKey = stagedBlobKey(record.id, shard.id, attemptId);
@@ -45,9 +44,25 @@ export async function loadAcceptedBlobs(
       rows: Number(blob.header.rowCount),
       bytes: Number(blob.header.byteCount),
     };
-    for (const message of blob.messages) messages.push(message);
-  }
-  return { accepted, messages };
+    return blob.messages;
+  });
+  return { accepted, messages: loaded.flat() };
+}
+
+/** Blobs are small; reading them one by one would make the commit of 1,000 shards wait on 1,000 round trips. */
+const BLOB_READS_IN_FLIGHT = 16;
+
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
 }
 
 /**
