@@ -107,10 +107,10 @@ export function dataFileMetaToAvro(file: DataFileMeta): AvroRecord {
     _SCHEMA_ID: file.schemaId,
     _LEVEL: file.level,
     _EXTRA_FILES: file.extraFiles,
-    _CREATION_TIME: file.creationTime === null ? null : BigInt(file.creationTime),
+    _CREATION_TIME: creationTimeToAvro(file.creationTime),
     _DELETE_ROW_COUNT: file.deleteRowCount,
     _EMBEDDED_FILE_INDEX: file.embeddedIndex,
-    _FILE_SOURCE: file.fileSource === null ? null : FILE_SOURCES.indexOf(file.fileSource),
+    _FILE_SOURCE: fileSourceToAvro(file.fileSource),
     _VALUE_STATS_COLS: file.valueStatsCols,
     _EXTERNAL_PATH: file.externalPath,
     _FIRST_ROW_ID: file.firstRowId,
@@ -145,6 +145,23 @@ export function dataFileMetaFromAvro(value: AvroValue | undefined, path: string)
     writeCols: optionalStrings(r, '_WRITE_COLS', path),
     writeColsSequences: optionalLongs(r, '_WRITE_COLS_SEQUENCES', path),
   };
+}
+
+function invalidValue(field: string, value: unknown): Error {
+  return errorFrom(tableErrors, 'AVRO_VALUE_INVALID', `DataFileMeta.${field}: invalid value ${String(value)}`, { field });
+}
+
+function creationTimeToAvro(millis: number | null): bigint | null {
+  if (millis === null) return null;
+  if (!Number.isSafeInteger(millis)) throw invalidValue('creationTime', millis);
+  return BigInt(millis);
+}
+
+function fileSourceToAvro(source: FileSource | null): number | null {
+  if (source === null) return null;
+  const index = FILE_SOURCES.indexOf(source);
+  if (index < 0) throw invalidValue('fileSource', source);
+  return index;
 }
 
 function creationTimeFromAvro(millis: bigint | null): number | null {

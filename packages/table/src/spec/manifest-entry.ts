@@ -54,7 +54,7 @@ const KINDS: readonly FileKind[] = ['ADD', 'DELETE'];
 export function encodeManifestFile(entries: Iterable<ManifestEntry>, options?: AvroWriteOptions): Uint8Array {
   const records = Array.from(entries, (entry) => ({
     _VERSION: MANIFEST_ENTRY_VERSION,
-    _KIND: KINDS.indexOf(entry.kind),
+    _KIND: fileKindToAvro(entry.kind),
     _PARTITION: entry.partition,
     _BUCKET: entry.bucket,
     _TOTAL_BUCKETS: entry.totalBuckets,
@@ -80,6 +80,12 @@ export function decodeManifestFile(bytes: Uint8Array): ManifestEntry[] {
       file: dataFileMetaFromAvro(record['_FILE'], `${path}._FILE`),
     };
   });
+}
+
+function fileKindToAvro(kind: FileKind): number {
+  const index = KINDS.indexOf(kind);
+  if (index < 0) throw errorFrom(tableErrors, 'AVRO_VALUE_INVALID', `ManifestEntry.kind: invalid value ${String(kind)}`, {});
+  return index;
 }
 
 function fileKindFromAvro(value: number, path: string): FileKind {

@@ -177,3 +177,15 @@ test('localCreationTime: the wall clock of the writer read as UTC, as Java\'s Lo
   assert.equal(localCreationTime(instant, 480), Date.UTC(2024, 2, 10, 20, 0, 0, 123));
   assert.equal(localCreationTime(instant, -300), Date.UTC(2024, 2, 10, 7, 0, 0, 123));
 });
+
+test('invalid domain values are refused on encode, never written wrongly', () => {
+  const add = SAMPLE_ENTRIES[0] as ManifestEntry;
+  const bad: unknown[] = [
+    { ...add, kind: 'UPSERT' },
+    { ...add, file: { ...add.file, fileSource: 'MERGE' } },
+    { ...add, file: { ...add.file, creationTime: 1.5 } },
+    { ...add, file: { ...add.file, fileSize: 5 } },
+    { ...add, bucket: 2 ** 31 },
+  ];
+  for (const entry of bad) assert.throws(() => encodeManifestFile([entry as ManifestEntry]), { code: 'AVRO_VALUE_INVALID' });
+});
