@@ -26,7 +26,7 @@ import { bucketCount, fieldsByName, trimmedPrimaryKeys, validateTableSchema, typ
 import type { InternalRow, RowType } from '../spec/types.ts';
 import { FileStoreScan } from '../read/file-store-scan.ts';
 import { SnapshotManager } from '../read/snapshot-manager.ts';
-import { bucketKey, maxSequenceNumbers, type CommitMessage } from './commit-plan.ts';
+import { maxSequenceNumbers, type CommitMessage } from './commit-plan.ts';
 import { appendFileMeta, keyValueFileMeta, localCreationTime, type FileMetaContext } from './data-file-metas.ts';
 import { parseMemorySize } from './manifest-merge.ts';
 import { objectStoreSink } from './object-sink.ts';
@@ -82,6 +82,8 @@ export class TableWrite {
   readonly #maxBufferedRows: number;
   readonly #targetFileSize: number;
   readonly #maxOpenFiles: number;
+  /** `ignore-delete`: retractions are dropped on write, as DeduplicateMergeFunction ignores them. */
+  readonly #ignoreDeletes: boolean;
   readonly #buckets = new Map<string, BucketWriter>();
   /** Append buckets with an open file, least recently flushed first. */
   readonly #openFiles = new Set<BucketWriter>();
@@ -107,6 +109,7 @@ export class TableWrite {
     this.#bufferRows = options.bufferRows ?? 100_000;
     this.#maxBufferedRows = options.maxBufferedRows ?? 400_000;
     this.#maxOpenFiles = Math.max(1, options.maxOpenFiles ?? 4);
+    this.#ignoreDeletes = (schema.options['ignore-delete'] ?? '').trim().toLowerCase() === 'true';
     const target = schema.options['target-file-size'];
     const fallback = this.#primaryKeys.length > 0 ? 128 * 1024 * 1024 : 256 * 1024 * 1024;
     this.#targetFileSize = options.targetFileSize ?? (target === undefined ? fallback : parseMemorySize(target));
@@ -134,9 +137,10 @@ export class TableWrite {
    * Writes a batch of table rows (the table's row type). `rowKinds` gives each row's RowKind byte
    * (+I 0, -U 1, +U 2, -D 3; default +I); retractions only exist in primary-key tables.
    */
-  async write(batch: ColumnBatch, rowKinds?: Uint8Array): Promise<void> {
+  async write(input: ColumnBatch, inputKinds?: Uint8Array): Promise<void> {
     this.#checkOpen();
-    this.#checkBatch(batch, rowKinds);
+    this.#checkBatch(input, inputKinds);
+    const { batch, rowKinds } = this.#ignoreDeletes ? withoutRetractions(input, inputKinds) : { batch: input, rowKinds: inputKinds };
     for (const { target, rows } of this.#router.route(batch)) {
       const bucket = this.#bucket(target);
       const indices = Int32Array.from(rows);
@@ -277,6 +281,15 @@ export class TableWrite {
   }
 }
 
+function withoutRetractions(batch: ColumnBatch, kinds: Uint8Array | undefined): { batch: ColumnBatch; rowKinds?: Uint8Array } {
+  if (kinds === undefined) return { batch };
+  const keep: number[] = [];
+  for (let i = 0; i < kinds.length; i++) if (!isRetract(kinds[i] as number)) keep.push(i);
+  if (keep.length === kinds.length) return { batch, rowKinds: kinds };
+  const indices = Int32Array.from(keep);
+  return { batch: takeRows(batch, indices), rowKinds: Uint8Array.from(indices, (i) => kinds[i] as number) };
+}
+
 function concatKinds(parts: readonly Uint8Array[], length: number): Uint8Array {
   const out = new Uint8Array(length);
   let offset = 0;
@@ -304,4 +317,3 @@ async function restoreSequenceNumbers(
   return maxSequenceNumbers(await scan.plan(snapshot));
 }
 
-export { bucketKey };

@@ -220,6 +220,13 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       assert.deepEqual(await readAll(table), canonical([[1n, 1, 'newer', 1n, ts(100)], [2n, 1, 'fresh', 1n, ts(2)]]));
     });
 
+    test('primary-key table with ignore-delete: retractions are ignored on write and on read', async () => {
+      const table = await newTable({ ...ORDERS, primaryKeys: ['id'], options: { bucket: '2', 'ignore-delete': 'true' } });
+      await writeAndCommit(table, [[1n, 1, 'a', 1n, ts(1)], [1n, 1, 'a', 1n, ts(1)], [2n, 1, 'b', 1n, ts(1)]], [0, D, 0]);
+      await writeAndCommit(table, [[2n, 1, 'b', 1n, ts(1)]], [D]);
+      assert.deepEqual(await readAll(table), canonical([[1n, 1, 'a', 1n, ts(1)], [2n, 1, 'b', 1n, ts(1)]]));
+    });
+
     test('commit race: concurrent commits land with linear snapshot ids and no lost rows', async () => {
       const table = await newTable({ ...ORDERS, partitionKeys: ['dt'], options: { 'commit.max-retries': '40', 'commit.min-retry-wait': '5 ms', 'commit.max-retry-wait': '200 ms' } });
       const n = 8;
