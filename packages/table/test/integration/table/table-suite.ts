@@ -339,6 +339,18 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       for (let id = 1; id <= history.length; id++) assert.deepEqual(await readAll(table, id), history[id - 1], `snapshot ${id}`);
     });
 
+    test('partition filters skip manifests by their partition statistics', async () => {
+      const table = await newTable({ ...ORDERS, partitionKeys: ['dt'] });
+      for (let day = 0; day < 4; day++) await writeAndCommit(table, [[BigInt(day), 19723 + day, 'x', 1n, ts(day)]]);
+      const counting = countingStore(store);
+      const view = await openTable(counting, 'db', table.name);
+      assert.deepEqual(canonical(await view.newRead({ partitionFilter: { dt: 19725 } }).toArray()), canonical([[2n, 19725, 'x', 1n, ts(2)]]));
+      const manifests = counting.gets().filter((k) => /\/manifest\/manifest-[^l]/.test(k));
+      assert.equal(manifests.length, 1, manifests.join(' '));
+      const dataFiles = counting.gets().filter((k) => k.endsWith('.parquet'));
+      assert.ok(dataFiles.every((k) => k.includes('/dt=19725/')), dataFiles.join(' '));
+    });
+
     test('manifest merging keeps every row; a stale LATEST hint is not trusted', async () => {
       const table = await newTable({ ...ORDERS, partitionKeys: ['dt'], options: { 'manifest.merge-min-count': '3' } });
       const all: InternalRow[] = [];
@@ -396,5 +408,22 @@ function faultyStore(inner: ObjectStore, plan: { beforeWrite?: number; afterWrit
       }
     },
     faults: () => faults,
+  };
+}
+
+/** Wraps a real store and records the keys it reads. */
+function countingStore(inner: ObjectStore): ObjectStore & { gets(): string[] } {
+  const keys: string[] = [];
+  return {
+    ...faultyStore(inner, {}),
+    get: (key) => {
+      keys.push(key);
+      return inner.get(key);
+    },
+    getRange: (key, offset, length) => {
+      keys.push(key);
+      return inner.getRange(key, offset, length);
+    },
+    gets: () => keys,
   };
 }
