@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Coordinator, SyncRecord } from '@tributary/coordinator';
 import { openTable } from '@tributary/table';
-import { createOrdersTable, generatorSource, inProcessCoordinator, listKeys, spawnWorker, stop, syncEnv, waitForPhase, type SyncEnv } from './harness.ts';
+import { createOrdersTable, generatorSource, inProcessCoordinator, listKeys, pypaimonRead, spawnWorker, stop, syncEnv, waitForPhase, type SyncEnv } from './harness.ts';
 
 async function startSync(c: Coordinator, table: string, source: Record<string, unknown>): Promise<string> {
   const response = await c.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop', table }, source } });
@@ -21,6 +21,7 @@ async function assertNothingStaged(e: SyncEnv, record: SyncRecord, table: string
   const dataFiles = (await listKeys(e, `shop.db/${table}/`)).filter((k) => k.includes(`/data-${record.id}-`));
   assert.deepEqual(dataFiles, [], 'no data file of the sync left');
   assert.equal(await (await openTable(e.store, 'shop', table)).latestSnapshot(), null, 'no snapshot');
+  assert.deepEqual(await pypaimonRead(e, 'shop', table), { snapshotId: null, rows: [] }, 'pypaimon sees no snapshot and no row');
 }
 
 describe('aborts (real Redis and MinIO, 2 worker processes)', () => {

@@ -10,7 +10,7 @@ import type { Coordinator } from '@tributary/coordinator';
 import { startShardWorker, tablePort, type ShardWorker, type TablePort } from '@tributary/worker';
 import type { ObjectBody, ObjectStore } from '@tributary/table';
 import { services } from '@tributary/testkit';
-import { createOrdersTable, generatorSource, inProcessCoordinator, listKeys, s3, syncEnv, waitForPhase, FAST_LOCKS } from './harness.ts';
+import { createOrdersTable, generatorSource, inProcessCoordinator, listKeys, oneTo, pypaimonIds, s3, syncEnv, waitForPhase, FAST_LOCKS } from './harness.ts';
 
 type Swap = (key: string, bytes: Uint8Array) => Uint8Array;
 
@@ -96,6 +96,7 @@ describe('case 8: blobs that must not be committed', () => {
     const table = await coordinator.tables.describeTable(e.warehouse, { database: 'shop', table: 'orders' });
     assert.equal(table?.latestSnapshotId, 1, 'only the first sync committed');
     assert.equal(table?.rowCount, 400);
+    assert.deepEqual(await pypaimonIds(e, 'shop', 'orders'), oneTo(400), 'pypaimon reads only the first sync');
     for (const aborted of [second, third]) {
       assert.deepEqual(await listKeys(e, `.tributary/syncs/${aborted.id}/`), []);
       assert.deepEqual((await listKeys(e, 'shop.db/orders/')).filter((k) => k.includes(`/data-${aborted.id}-`)), []);

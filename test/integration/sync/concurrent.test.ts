@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Coordinator } from '@tributary/coordinator';
 import { GENERATOR_COLUMNS, generatorRow, rowConverter } from '@tributary/worker';
 import { openTable, type InternalRow } from '@tributary/table';
-import { createOrdersTable, generatorSource, inProcessCoordinator, readRows, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
+import { createOrdersTable, generatorSource, inProcessCoordinator, pypaimonRead, readRows, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
 
 const key = (row: InternalRow): string => JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
@@ -62,5 +62,8 @@ describe('case 7: concurrent syncs into one table', () => {
     const actual = (await readRows(e, 'shop', 'orders')).map(key).sort();
     assert.equal(actual.length, 3600);
     assert.deepEqual(actual, expected);
+    const reference = await pypaimonRead(e, 'shop', 'orders');
+    assert.equal(reference.snapshotId, 3);
+    assert.deepEqual(reference.rows.map(key).sort(), expected, 'pypaimon reads every row of the three syncs once');
   });
 });

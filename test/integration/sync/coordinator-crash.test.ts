@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { SyncStore, type SyncRecord } from '@tributary/coordinator';
 import { openTable } from '@tributary/table';
 import { services } from '@tributary/testkit';
-import { ORDERS_COLUMNS, generatorSource, readRows, spawnCoordinator, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
+import { ORDERS_COLUMNS, generatorSource, oneTo, pypaimonIds, readRows, spawnCoordinator, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
 let nextPort = 18_400 + Math.floor(Math.random() * 500) * 2;
@@ -60,7 +60,8 @@ for (const point of ['after-publish', 'before-publish'] as const) {
       assert.equal(Number(latest?.id), 1, 'exactly one snapshot');
       assert.equal(latest?.commitUser, done.plan.commitUser);
       const ids = (await readRows(e, 'shop', 'orders')).map((r) => r[0] as bigint).sort((a, b) => Number(a - b));
-      assert.deepEqual(ids, Array.from({ length: 1000 }, (_, i) => BigInt(i + 1)));
+      assert.deepEqual(ids, oneTo(1000));
+      assert.deepEqual(await pypaimonIds(e, 'shop', 'orders'), oneTo(1000), 'pypaimon reads each row once');
     });
   });
 }

@@ -8,7 +8,9 @@ import {
   createOrdersTable,
   generatorSource,
   inProcessCoordinator,
+  canonicalRows,
   listKeys,
+  pypaimonRead,
   readRows,
   spawnWorker,
   stop,
@@ -66,6 +68,9 @@ describe('a sharded sync, end to end (2 worker processes, real Redis and MinIO)'
     const rows = (await readRows(e, 'shop', 'orders')).sort((a, b) => Number((a[0] as bigint) - (b[0] as bigint)));
     assert.equal(rows.length, SHARDS * ROWS);
     assert.deepEqual(rows, expected);
+    const reference = await pypaimonRead(e, 'shop', 'orders');
+    assert.equal(reference.snapshotId, 1);
+    assert.deepEqual(reference.rows, canonicalRows(expected), 'pypaimon reads exactly the source rows');
 
     const view = await coordinator.app.inject({ method: 'GET', url: `/v1/syncs/${id}` });
     const body = view.json<{ phase: string; snapshotId: number; shards: { rows: number; acceptedAttempt: string }[] }>();

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { services, uniqueName } from '@tributary/testkit';
+import { canonicalRows, pypaimon, services, uniqueName, type OracleRow } from '@tributary/testkit';
 import { startCoordinator, type Coordinator, type SyncRecord } from '@tributary/coordinator';
 import { openObjectStore, openTable, type InternalRow, type ObjectStore } from '@tributary/table';
 
@@ -133,3 +133,19 @@ export async function listKeys(e: SyncEnv, prefix: string): Promise<string[]> {
 export function generatorSource(shards: number, rowsPerShard: number, extra: Record<string, unknown> = {}) {
   return { kind: 'generator', seed: 42, shards, rowsPerShard, batchRows: Math.max(1, Math.min(1000, rowsPerShard)), ...extra };
 }
+
+/** What pypaimon (the reference reader) returns for the table's latest snapshot, in canonical order. */
+export async function pypaimonRead(e: SyncEnv, database: string, table: string): Promise<{ snapshotId: number | null; rows: OracleRow[] }> {
+  const result = await pypaimon.read({ warehouse: e.warehouse, database, table });
+  return { snapshotId: result.snapshotId, rows: canonicalRows(result.rows) };
+}
+
+export { canonicalRows };
+
+/** The order ids pypaimon reads, ascending. */
+export async function pypaimonIds(e: SyncEnv, database: string, table: string): Promise<bigint[]> {
+  const { rows } = await pypaimonRead(e, database, table);
+  return rows.map((r) => r[0] as bigint).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export const oneTo = (n: number): bigint[] => Array.from({ length: n }, (_, i) => BigInt(i + 1));

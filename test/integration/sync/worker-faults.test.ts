@@ -12,7 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Coordinator } from '@tributary/coordinator';
 import { openTable } from '@tributary/table';
-import { createOrdersTable, generatorSource, inProcessCoordinator, readRows, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
+import { createOrdersTable, generatorSource, inProcessCoordinator, oneTo, pypaimonIds, readRows, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
 
 async function startSync(c: Coordinator, table: string, source: Record<string, unknown>): Promise<string> {
   const response = await c.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop', table }, source } });
@@ -31,7 +31,8 @@ async function waitForRunning(c: Coordinator, id: string, count: number): Promis
 async function assertExactIds(e: ReturnType<typeof syncEnv>, table: string, total: number): Promise<void> {
   const ids = (await readRows(e, 'shop', table)).map((r) => r[0] as bigint).sort((a, b) => Number(a - b));
   assert.equal(ids.length, total);
-  assert.deepEqual(ids, Array.from({ length: total }, (_, i) => BigInt(i + 1)), 'each source row exactly once');
+  assert.deepEqual(ids, oneTo(total), 'each source row exactly once');
+  assert.deepEqual(await pypaimonIds(e, 'shop', table), oneTo(total), 'pypaimon reads each source row exactly once');
 }
 
 describe('worker faults (real processes, short BullMQ locks)', () => {
