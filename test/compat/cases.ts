@@ -68,6 +68,7 @@ export const tables = {
   pkFlat: { fields, primaryKeys: ['id'], options: { bucket: '4' } },
   pkPartitionedPy: { fields: pypaimonFields, partitionKeys: ['region'], primaryKeys: ['id', 'region'], options: { bucket: '2' } },
   pkFlatPy: { fields: pypaimonFields, primaryKeys: ['id'], options: { bucket: '4' } },
+  pkSequence: { fields: pypaimonFields, primaryKeys: ['id'], options: { bucket: '2', 'sequence.field': 'i64' } },
 } as const satisfies Record<string, TableDefinition>;
 export type TableName = keyof typeof tables;
 
@@ -193,6 +194,32 @@ export function plainRows(firstId: number, count: number, region: string, tag: s
   );
 }
 
+/**
+ * Commits on a table with `sequence.field = i64`: later records with a smaller i64 lose, also
+ * deletes; within one commit the larger i64 wins whatever the order. `withKinds` false: inserts
+ * only, each key once per commit (for pypaimon).
+ */
+export function sequenceFieldOperations(withKinds: boolean): Operation[] {
+  const base = plainRows(1, 8, 'eu', 'first'); // i64 = id * 1_000_000_007
+  const at = (i: number, i64: bigint, s: string) => withValues(base[i]!, { i64, s });
+  const changes: OracleRow[] = [
+    at(0, 5n, 'smaller i64: loses'),
+    at(1, 9_000_000_000n, 'larger i64: wins'),
+    at(2, 9_000_000_000n, 'larger of two in one commit: wins'),
+    at(2, 8_000_000_000n, 'smaller of two in one commit, written last: loses'),
+    at(3, 4_000_000_028n, 'equal i64, written later: wins'),
+  ];
+  const deletes: OracleRow[] = [at(4, 1n, 'delete with a smaller i64: ignored'), at(5, 9_000_000_000n, 'delete with a larger i64')];
+  return [
+    { type: 'write', rows: base },
+    withKinds
+      ? { type: 'write', rows: [...changes, ...deletes], kinds: [...changes.map(() => '+U' as const), '-D', '-D'] }
+      : // pypaimon 1.4.2 writes both records of a key written twice in one commit into one file,
+        // which no reader merges (keys are unique within a file); its commits carry each key once.
+        { type: 'write', rows: changes.filter((_, i) => i !== 3) },
+  ];
+}
+
 // ---- the model ----------------------------------------------------------------------------------
 
 /** What a commit does, in terms every writer can carry out. */
@@ -203,29 +230,37 @@ export type Operation =
 
 /**
  * The rows of a table after each commit, by Paimon's semantics: an append table keeps every row;
- * a primary-key table (merge engine deduplicate) keeps the last +I/+U of each key and drops a key
- * whose last record is -U or -D.
+ * a primary-key table (merge engine deduplicate) keeps, per key, the last record, or with
+ * `sequence.field` the record with the largest such value (the last of equals); the key is gone
+ * when that record is a -U or -D.
  */
 export class ExpectedTable {
   readonly #primaryKeys: readonly number[] | undefined;
+  readonly #sequenceField: number | undefined;
   readonly #region: number;
-  #rows: OracleRow[] = [];
+  #appended: OracleRow[] = [];
+  readonly #winners = new Map<string, { readonly row: OracleRow; readonly kind: RowKindShort }>();
   readonly snapshots: OracleRow[][] = [];
 
   constructor(definition: TableDefinition) {
     const keys = definition.primaryKeys ?? [];
     const index = (name: string) => definition.fields.findIndex((f) => f.name === name);
     this.#primaryKeys = keys.length > 0 ? keys.map(index) : undefined;
+    const sequenceField = definition.options?.['sequence.field'];
+    this.#sequenceField = sequenceField === undefined ? undefined : index(sequenceField);
     this.#region = index('region');
   }
 
   get rows(): OracleRow[] {
-    return [...this.#rows];
+    if (this.#primaryKeys === undefined) return [...this.#appended];
+    return [...this.#winners.values()].filter((w) => w.kind === '+I' || w.kind === '+U').map((w) => w.row);
   }
 
   apply(operation: Operation): OracleRow[] {
     if (operation.type === 'overwrite') {
-      this.#rows = this.#rows.filter((r) => !operation.regions.includes(r[this.#region] as string));
+      const replaced = (r: OracleRow) => operation.regions.includes(r[this.#region] as string);
+      this.#appended = this.#appended.filter((r) => !replaced(r));
+      for (const [key, winner] of this.#winners) if (replaced(winner.row)) this.#winners.delete(key);
     }
     const kinds = operation.type === 'write' ? operation.kinds : undefined;
     operation.rows.forEach((r, i) => this.#applyRow(r, kinds?.[i] ?? '+I'));
@@ -233,16 +268,22 @@ export class ExpectedTable {
     return this.rows;
   }
 
-  #applyRow(r: OracleRow, kind: RowKindShort): void {
+  #applyRow(row: OracleRow, kind: RowKindShort): void {
     const keys = this.#primaryKeys;
     if (keys === undefined) {
       assert.equal(kind, '+I', 'append tables take inserts only');
-      this.#rows.push(r);
+      this.#appended.push(row);
       return;
     }
-    const key = (x: OracleRow) => JSON.stringify(keys.map((k) => String(x[k])));
-    this.#rows = this.#rows.filter((x) => key(x) !== key(r));
-    if (kind === '+I' || kind === '+U') this.#rows.push(r);
+    const key = JSON.stringify(keys.map((k) => String(row[k])));
+    const current = this.#winners.get(key);
+    const field = this.#sequenceField;
+    if (current !== undefined && field !== undefined) {
+      const [now, was] = [row[field], current.row[field]];
+      assert.ok(typeof now === 'bigint' && typeof was === 'bigint', 'the model orders BIGINT sequence fields only');
+      if (now < was) return;
+    }
+    this.#winners.set(key, { row, kind });
   }
 }
 

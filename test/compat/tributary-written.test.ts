@@ -13,6 +13,7 @@ import {
   extremeRows,
   plainRows,
   projectOperation,
+  sequenceFieldOperations,
   PYPAIMON_PK_UNREADABLE_COLUMNS,
   tables,
   timestamp,
@@ -73,6 +74,7 @@ const plans: Record<TableName, readonly Operation[]> = {
   pkFlat: pkFlatPlan,
   pkPartitionedPy: pkPartitionedPlan,
   pkFlatPy: pkFlatPlan,
+  pkSequence: sequenceFieldOperations(true),
 };
 
 interface Written {
@@ -122,14 +124,14 @@ function checkReads(oracle: string, written: readonly Written[], results: Return
 
 describe('tables written by Tributary', async () => {
   const written = await writeAll();
-  const full = (w: Written) => w.ref.table === 'pkPartitioned' || w.ref.table === 'pkFlat';
+  const named = (...names: TableName[]) => written.filter((w) => names.includes(w.ref.table as TableName));
 
   test('Paimon Java reads every table, at the latest snapshot and at each earlier one', async () => {
     checkReads('Paimon Java', written, readResults(await paimonJava.batch(readOps(written))));
   });
 
   test('pypaimon reads every table, at the latest snapshot and at each earlier one', async () => {
-    const chosen = written.filter((w) => !full(w));
+    const chosen = named('appendUnaware', 'appendFixed', 'pkPartitionedPy', 'pkFlatPy');
     checkReads('pypaimon', chosen, readResults(await pypaimon.batch(readOps(chosen))));
   });
 
@@ -139,7 +141,16 @@ describe('tables written by Tributary', async () => {
       todo: 'pypaimon 1.4.2 cannot concatenate a raw and a merged bucket whose Arrow types differ, and its merge drops nanoseconds (Java-written files too)',
     },
     async () => {
-      const chosen = written.filter(full);
+      const chosen = named('pkPartitioned', 'pkFlat');
+      checkReads('pypaimon', chosen, readResults(await pypaimon.batch(readOps(chosen))));
+    },
+  );
+
+  test(
+    'pypaimon reads a primary-key table with sequence.field',
+    { todo: 'pypaimon 1.4.2 ignores sequence.field when it merges: the last record wins (Java-written tables too)' },
+    async () => {
+      const chosen = named('pkSequence');
       checkReads('pypaimon', chosen, readResults(await pypaimon.batch(readOps(chosen))));
     },
   );
