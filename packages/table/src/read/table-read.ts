@@ -158,11 +158,8 @@ export class TableRead implements AsyncIterable<InternalRow> {
 
   async *#readFile(entry: ManifestEntry, rowType: RowType): AsyncGenerator<ColumnBatch> {
     const key = this.#dataFileKey(entry);
-    const meta = await this.#store.stat(key);
-    if (meta === null) {
-      throw errorFrom(tableErrors, 'OBJECT_NOT_FOUND', `data file ${key} listed in the snapshot is missing`, { key });
-    }
-    const source: ByteSource = { size: meta.size, read: (offset, length) => this.#store.getRange(key, offset, length) };
+    // The manifest records the size (as Java's readers use it), which saves a HEAD per file.
+    const source: ByteSource = { size: Number(entry.file.fileSize), read: (offset, length) => this.#store.getRange(key, offset, length) };
     const reader = await ParquetDataFileReader.open(source);
     yield* reader.batches(rowType);
   }

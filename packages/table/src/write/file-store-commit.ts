@@ -24,7 +24,7 @@ import type { DataFileMeta } from '../spec/data-file-meta.ts';
 import type { ManifestEntry } from '../spec/manifest-entry.ts';
 import type { ManifestFileMeta } from '../spec/manifest-file-meta.ts';
 import { BATCH_COMMIT_IDENTIFIER, SNAPSHOT_VERSION, encodeSnapshot, type Snapshot } from '../spec/snapshot.ts';
-import type { DataType } from '../spec/types.ts';
+import type { DataField } from '../spec/types.ts';
 import { entryIdentifier } from '../spec/file-entry.ts';
 import { FileStoreScan } from '../read/file-store-scan.ts';
 import { SnapshotManager } from '../read/snapshot-manager.ts';
@@ -40,7 +40,7 @@ export interface FileStoreCommitOptions {
   readonly tablePath: string;
   readonly commitUser: string;
   readonly schemaId: number;
-  readonly partitionFields: readonly { readonly name: string; readonly type: DataType }[];
+  readonly partitionFields: readonly DataField[];
   /** `commit.max-retries` (default 10). */
   readonly maxRetries: number;
   /** `commit.min-retry-wait` / `commit.max-retry-wait` in ms (defaults 10 ms and 10 s). */
@@ -86,7 +86,7 @@ export class FileStoreCommit {
   constructor(options: FileStoreCommitOptions) {
     this.#o = options;
     this.#snapshots = new SnapshotManager(options.store, options.tablePath);
-    this.#scan = new FileStoreScan(options.store, options.tablePath, options.partitionFields.map((f, i) => ({ id: i, ...f })));
+    this.#scan = new FileStoreScan(options.store, options.tablePath, options.partitionFields);
   }
 
   async commit(messages: readonly CommitMessage<DataFileMeta>[], request: CommitRequest = {}): Promise<CommitResult> {
@@ -122,7 +122,7 @@ export class FileStoreCommit {
     const latest = await this.#snapshots.latestSnapshot();
     const kind = request.kind ?? 'APPEND';
     const delta = await this.#delta(latest, messages, request, kind);
-    const changelog = changelogEntries(messages) as ManifestEntry[];
+    const changelog: ManifestEntry[] = changelogEntries(messages);
     const snapshot = await this.#writeMetadata(latest, delta, changelog, request, identity, kind);
     const id = Number(snapshot.id);
     try {
@@ -155,7 +155,7 @@ export class FileStoreCommit {
     request: CommitRequest,
     kind: CommitKind,
   ): Promise<ManifestEntry[]> {
-    const written = deltaEntries(messages) as ManifestEntry[];
+    const written: ManifestEntry[] = deltaEntries(messages);
     if (latest === null) {
       checkCommitConflicts([], written, kind, entryIdentifier);
       return written;
