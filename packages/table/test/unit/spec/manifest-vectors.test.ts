@@ -1,6 +1,6 @@
 /**
  * Golden vectors (test/vectors/paimon, see its README): manifests written by Paimon Java 1.4.2,
- * by pypaimon 2.1.0 in every codec, and by us. Each comes with Paimon Java's own reading of it
+ * by pypaimon 2.1.0 in every codec and 1.4.2, and by us. Each comes with Paimon Java's own reading of it
  * (`<name>.dump.txt`); our decoder must read exactly the same values. Plus one index manifest
  * of a dynamic-bucket table, which we only read (to refuse such tables).
  */
@@ -27,7 +27,7 @@ function decodedLines(dir: string, name: string): string[] {
   return lines;
 }
 
-for (const dir of ['java-1.4.2', 'pypaimon-2.1.0', 'tributary']) {
+for (const dir of ['java-1.4.2', 'pypaimon-2.1.0', 'pypaimon-1.4.2', 'tributary']) {
   const files = readdirSync(new URL(`${dir}/`, vectors));
   const names = files.filter((f) => f.endsWith('-manifest-list')).map((f) => f.slice(0, -'-manifest-list'.length));
   for (const name of names) {
