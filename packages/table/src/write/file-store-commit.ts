@@ -98,7 +98,11 @@ export class FileStoreCommit {
     for (let attempt = 1; attempt <= this.#o.maxRetries + 1; attempt++) {
       const found = await this.#snapshots.findCommitted(identity, searchAfter);
       if (found !== null) return { snapshotId: Number(found.id), alreadyCommitted: true, attempts: attempt };
-      const outcome = await this.#tryCommitOnce(messages, request, identity, attempt);
+      const outcome = await this.#tryCommitOnce(messages, request, identity, attempt).catch((error: unknown): Attempt => {
+        // A storage hiccup while reading or writing metadata: the attempt changed nothing visible.
+        if (isTributaryError(error) && error.retryable) return { retry: error, builtOn: searchAfter };
+        throw error;
+      });
       if ('done' in outcome) return outcome.done;
       lastFailure = outcome.retry;
       searchAfter = Math.max(searchAfter, outcome.builtOn);

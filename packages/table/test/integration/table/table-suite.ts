@@ -305,7 +305,13 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       const failing = faultyStore(store, { beforeWrite: 2 });
       const second = await (await openTable(failing, 'db', table.name)).newCommit('sync-failed').commit(await write2.prepareCommit(), { identifier: 1n });
       assert.deepEqual([second.snapshotId, second.attempts, failing.faults()], [2, 3, 2]);
-      assert.deepEqual(await readAll(table), canonical([[1n, 1, 'a', 1n, ts(1)], [2n, 1, 'b', 1n, ts(1)]]));
+      // A manifest write fails (a retryable storage error): the attempt is retried.
+      const write3 = await table.newWrite({ writerId: uniqueName('w') });
+      await write3.writeRows([[3n, 1, 'c', 1n, ts(1)]]);
+      const flaky = faultyStore(store, { manifestPuts: 1 });
+      const third = await (await openTable(flaky, 'db', table.name)).newCommit('sync-flaky').commit(await write3.prepareCommit());
+      assert.deepEqual([third.snapshotId, third.attempts, flaky.faults()], [3, 2, 1]);
+      assert.deepEqual(await readAll(table), canonical([[1n, 1, 'a', 1n, ts(1)], [2n, 1, 'b', 1n, ts(1)], [3n, 1, 'c', 1n, ts(1)]]));
     });
 
     test('primary-key table against a model: random upserts and deletes over many commits, every snapshot', async () => {
@@ -379,9 +385,10 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
  * Wraps a real store and makes its snapshot publishes fail: `beforeWrite` times without writing,
  * or `afterWrite` times after the write landed (a lost acknowledgement).
  */
-function faultyStore(inner: ObjectStore, plan: { beforeWrite?: number; afterWrite?: number }): ObjectStore & { faults(): number } {
+function faultyStore(inner: ObjectStore, plan: { beforeWrite?: number; afterWrite?: number; manifestPuts?: number }): ObjectStore & { faults(): number } {
   let before = plan.beforeWrite ?? 0;
   let after = plan.afterWrite ?? 0;
+  let manifestPuts = plan.manifestPuts ?? 0;
   let faults = 0;
   const unavailable = () => errorFrom(tableErrors, 'STORAGE_UNAVAILABLE', 'injected fault', {});
   return {
@@ -389,7 +396,14 @@ function faultyStore(inner: ObjectStore, plan: { beforeWrite?: number; afterWrit
     get: (key) => inner.get(key),
     getRange: (key, offset, length) => inner.getRange(key, offset, length),
     stat: (key) => inner.stat(key),
-    put: (key, body) => inner.put(key, body),
+    put: (key, body) => {
+      if (key.includes('/manifest/') && manifestPuts > 0) {
+        manifestPuts--;
+        faults++;
+        return Promise.reject(unavailable());
+      }
+      return inner.put(key, body);
+    },
     list: (prefix) => inner.list(prefix),
     delete: (key) => inner.delete(key),
     deleteMany: (keys) => inner.deleteMany(keys),
