@@ -42,6 +42,8 @@ export interface Coordinator {
 export async function startCoordinator(config: CoordinatorConfig): Promise<Coordinator> {
   const connection: ConnectionOptions = { ...config.redis, maxRetriesPerRequest: null };
   const redis = new Redis({ ...config.redis, maxRetriesPerRequest: null });
+  // ioredis reconnects by itself; log instead of an unhandled 'error' event while Redis is away.
+  redis.on('error', (error: Error) => config.log?.(`redis: ${error.message}`));
   const store = new SyncStore(redis, config.prefix);
   const tables = coordinatorTables(config.s3);
   const flows = new SyncFlows({

@@ -31,6 +31,8 @@ export interface ShardWorker {
 
 export function startShardWorker(config: WorkerConfig): ShardWorker {
   const redis = new Redis({ ...config.redis, maxRetriesPerRequest: null });
+  // ioredis reconnects by itself; log instead of an unhandled 'error' event while Redis is away.
+  redis.on('error', (error: Error) => config.log?.(`redis: ${error.message}`));
   const worker = new Worker(SYNC_QUEUES.writeShard, writeShardProcessor({ redis, tables: config.tables ?? tablePort(config.s3) }), {
     connection: { ...config.redis, maxRetriesPerRequest: null },
     prefix: config.prefix,

@@ -1,0 +1,107 @@
+/**
+ * Issue case 9: Redis restarted in the middle of a sync. The test runs its own redis-server (on a
+ * free port, append-only, in a temporary directory) so restarting it disturbs no other test; the
+ * coordinator and the workers are the usual processes. The sync must end COMMITTED or ABORTED with
+ * a reason, never stuck and never half visible.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { SyncStore, type SyncRecord } from '@tributary/coordinator';
+import { openTable } from '@tributary/table';
+import { ORDERS_COLUMNS, generatorSource, oneTo, pypaimonIds, readRows, spawnCoordinator, spawnWorker, stop, syncEnv } from './harness.ts';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}
+
+async function startRedis(port: number, dir: string): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--dir', dir, '--appendonly', 'yes', '--save', '', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
+  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
+  probe.on('error', () => undefined); // refused until the server listens
+  for (let i = 0; i < 100; i++) {
+    try {
+      await probe.connect();
+      await probe.ping();
+      break;
+    } catch {
+      await sleep(50);
+    }
+  }
+  probe.disconnect();
+  return child;
+}
+
+describe('case 9: Redis restarted in the middle of a sync', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tributary-redis-'));
+  let redisPort = 0;
+  let redisProcess: ChildProcess;
+  const processes: ChildProcess[] = [];
+
+  before(async () => {
+    redisPort = await freePort();
+    redisProcess = await startRedis(redisPort, dir);
+  });
+  after(async () => {
+    await Promise.all(processes.map((p) => stop(p)));
+    await stop(redisProcess);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('the sync ends COMMITTED (or ABORTED with a reason), all or nothing', async () => {
+    const e = syncEnv('redis');
+    const env = { TRIBUTARY_REDIS_PORT: String(redisPort) };
+    const port = await freePort();
+    processes.push(await spawnCoordinator(e, port, env));
+    processes.push(...(await Promise.all([spawnWorker(e, env), spawnWorker(e, env)])));
+    const post = (path: string, body: unknown) =>
+      fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    assert.equal((await post('/v1/tables', { database: 'shop', name: 'orders', columns: ORDERS_COLUMNS })).status, 201);
+    const started = await post('/v1/syncs', { table: { database: 'shop', table: 'orders' }, source: generatorSource(6, 3000, { batchRows: 100, faults: { delayMsPerBatch: 30 } }) });
+    assert.equal(started.status, 202);
+    const { id } = (await started.json()) as { id: string };
+
+    await sleep(1500); // shards are running
+    await stop(redisProcess); // SIGTERM: Redis writes its append-only file and exits
+    await sleep(2000);
+    redisProcess = await startRedis(redisPort, dir);
+
+    const redis = new Redis({ host: '127.0.0.1', port: redisPort, maxRetriesPerRequest: null });
+    try {
+      const store = new SyncStore(redis, e.prefix);
+      let record: SyncRecord | undefined;
+      const deadline = Date.now() + 90_000;
+      for (;;) {
+        record = await store.get(id);
+        if (record !== undefined && (record.state.phase === 'COMMITTED' || record.state.phase === 'ABORTED')) break;
+        assert.ok(Date.now() < deadline, `sync stuck in ${record?.state.phase ?? 'no record'}`);
+        await sleep(200);
+      }
+      const table = await openTable(e.store, 'shop', 'orders');
+      if (record.state.phase === 'COMMITTED') {
+        assert.equal(Number((await table.latestSnapshot())?.id), 1);
+        const ids = (await readRows(e, 'shop', 'orders')).map((r) => r[0] as bigint).sort((a, b) => (a < b ? -1 : 1));
+        assert.deepEqual(ids, oneTo(18_000));
+        assert.deepEqual(await pypaimonIds(e, 'shop', 'orders'), oneTo(18_000));
+      } else {
+        assert.ok(record.state.reason.code.length > 0);
+        assert.equal(await table.latestSnapshot(), null, 'an aborted sync is not visible');
+      }
+      console.log(`after a Redis restart the sync ended ${record.state.phase}`);
+    } finally {
+      await redis.quit();
+    }
+  });
+});
