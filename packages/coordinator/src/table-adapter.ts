@@ -67,6 +67,7 @@ export function coordinatorTables(s3: S3ConnectionOptions = {}): CoordinatorTabl
       const result = await table.newCommit(request.identity.commitUser).commit(request.messages.map(toTableMessage), {
         identifier: request.identity.commitIdentifier,
         kind: request.kind,
+        ...(request.overwritePartitions === undefined ? {} : { overwritePartitions: request.overwritePartitions }),
         ...(request.baseSnapshotId === null ? {} : { baseSnapshotId: request.baseSnapshotId }),
         properties: request.properties,
       });

@@ -39,6 +39,8 @@ export interface PublishRequest {
   readonly messages: readonly CommitMessage[];
   readonly identity: CommitIdentity;
   readonly kind: 'APPEND' | 'OVERWRITE';
+  /** OVERWRITE: the partitions (arity-prefixed rows) to replace, those the load touched. */
+  readonly overwritePartitions?: readonly Uint8Array[];
   /** The snapshot the sync planned against; an identity is looked for only after it. */
   readonly baseSnapshotId: number | null;
   /** Snapshot properties to record (sync id, shard count). */

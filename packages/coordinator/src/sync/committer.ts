@@ -121,6 +121,8 @@ export class SyncCommitter {
         messages,
         identity,
         kind: record.plan.mode === 'overwrite' ? 'OVERWRITE' : 'APPEND',
+        // "overwrite" replaces the partitions the load touches, not the whole table.
+        ...(record.plan.mode === 'overwrite' ? { overwritePartitions: touchedPartitions(messages) } : {}),
         baseSnapshotId: record.plan.baseSnapshotId,
         properties: { ...record.plan.options.snapshotProperties, 'tributary.sync-id': record.id, 'tributary.shards': String(record.plan.shards.length) },
       });
@@ -148,4 +150,10 @@ export class SyncCommitter {
 function sameAttempts(a: Readonly<Record<string, AcceptedAttempt>>, b: Readonly<Record<string, AcceptedAttempt>>): boolean {
   const keys = Object.keys(a);
   return keys.length === Object.keys(b).length && keys.every((k) => a[k]?.attemptId === b[k]?.attemptId);
+}
+
+function touchedPartitions(messages: readonly CommitMessage[]): Uint8Array[] {
+  const unique = new Map<string, Uint8Array>();
+  for (const m of messages) unique.set(Buffer.from(m.partition).toString('hex'), m.partition);
+  return [...unique.values()];
 }
