@@ -143,10 +143,7 @@ export function sortedRun(input: SortedRunInput): ColumnBatch {
   const keyColumns = input.trimmedPrimaryKeys.map((name) => batch.columns[fieldIndex(tableRowType, name)] as Column);
   const seqColumns = (input.sequenceFields ?? []).map((name) => batch.columns[fieldIndex(tableRowType, name)] as Column);
   const byKey = rowsComparator(keyColumns);
-  const bySequence = seqColumns.length > 0 ? rowsComparator(seqColumns) : () => 0;
-  const order = new Int32Array(batch.length);
-  for (let i = 0; i < order.length; i++) order[i] = i;
-  order.sort((a, b) => byKey(a, b) || bySequence(a, b) || a - b);
+  const order = (seqColumns.length === 0 ? packedOrder(keyColumns, batch.length) : undefined) ?? comparatorOrder(byKey, seqColumns, batch.length);
   const kept: number[] = [];
   for (let i = 0; i < order.length; i++) {
     const row = order[i] as number;
@@ -154,6 +151,40 @@ export function sortedRun(input: SortedRunInput): ColumnBatch {
     if (next === undefined || byKey(row, next) !== 0) kept.push(row);
   }
   return keyValueBatch(input, keyColumns.length, Int32Array.from(kept));
+}
+
+/** Rows in (key, sequence fields, arrival) order by a comparator sort. */
+function comparatorOrder(byKey: RowCompare, seqColumns: readonly Column[], length: number): Int32Array {
+  const bySequence = seqColumns.length > 0 ? rowsComparator(seqColumns) : () => 0;
+  const order = new Int32Array(length);
+  for (let i = 0; i < length; i++) order[i] = i;
+  return order.sort((a, b) => byKey(a, b) || bySequence(a, b) || a - b);
+}
+
+/**
+ * The same order for the common key — one integer column without nulls — by a native numeric
+ * sort: each row becomes (key - min) * length + row, exact while below 2^53, so sorting those
+ * doubles orders by key and then by arrival. Undefined when the key does not qualify.
+ */
+function packedOrder(keyColumns: readonly Column[], length: number): Int32Array | undefined {
+  const key = keyColumns.length === 1 ? keyColumns[0] : undefined;
+  if (!key || key.validity !== undefined || length === 0) return undefined;
+  const values = key.kind === 'int32' ? key.values : key.kind === 'int64' ? safeNumbersOf(key.values) : undefined;
+  if (!values) return undefined;
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < length; i++) {
+    const v = values[i] as number;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  if ((max - min + 1) * length > Number.MAX_SAFE_INTEGER) return undefined;
+  const packed = new Float64Array(length);
+  for (let i = 0; i < length; i++) packed[i] = ((values[i] as number) - min) * length + i;
+  packed.sort();
+  const order = new Int32Array(length);
+  for (let i = 0; i < length; i++) order[i] = (packed[i] as number) % length;
+  return order;
 }
 
 function keyValueBatch(input: SortedRunInput, keyCount: number, rows: Int32Array): ColumnBatch {

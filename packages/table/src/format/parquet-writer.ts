@@ -249,7 +249,13 @@ export class DataFileWriter {
   }
 
   #observe(file: OpenFile, group: ColumnBatch): void {
-    const stats = group.columns.map((column) => columnStats(column, group.length));
+    // A key-value batch shares each _KEY_ column with its value column: compute those stats once.
+    const seen = new Map<Column, ColumnStats>();
+    const stats = group.columns.map((column) => {
+      const known = seen.get(column) ?? columnStats(column, group.length);
+      seen.set(column, known);
+      return known;
+    });
     file.stats = file.stats === undefined ? stats : file.stats.map((s, i) => mergeStats(s, stats[i] as ColumnStats));
     file.firstRow ??= group.columns.map((c) => valueAt(c, 0));
     file.lastRow = group.columns.map((c) => valueAt(c, group.length - 1));
