@@ -40,7 +40,8 @@ java_oracle() {
   command -v java >/dev/null || die "oracles: java is not installed (JDK 17 or newer)"
   command -v mvn >/dev/null || ensure_debs maven
   mapfile -t sources < <(find "$JAVA_DIR/src" -type f | sort)
-  stamp="$(stamp_of "$JAVA_DIR/pom.xml" "${sources[@]}") $(java -version 2>&1 | head -1)"
+  # This script is in the stamp too: it makes the class archive.
+  stamp="$(stamp_of "$JAVA_DIR/pom.xml" "${sources[@]}" "$REPO/infra/oracles.sh") $(java -version 2>&1 | head -1)"
   if [[ -f $JAR && -f $CDS && -f $JAVA_DIR/target/.build-stamp && $(cat "$JAVA_DIR/target/.build-stamp") == "$stamp" ]]; then
     log "oracles: Paimon Java runner is up to date ($JAR)"
     return
@@ -68,7 +69,8 @@ java_class_archive() {
     {"op": "write", '"$table"', "rows": [[1, "a", "1", "1", "00", 1, '"$ts"', 1.5], [2, "a", null, null, null, null, null, null]]},
     {"op": "write", '"$table"', "rows": [[2, "a", null, null, null, null, null, null]], "kinds": ["-D"]},
     {"op": "read", '"$table"'}, {"op": "read", '"$table"', "snapshotId": 1}]}'
-  java -XX:ArchiveClassesAtExit="$CDS" -Xlog:disable -Xlog:all=warning:stderr -jar "$JAR" batch \
+  # The same flags as test/support/src/oracles.ts starts the runner with.
+  java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:ArchiveClassesAtExit="$CDS" -Xlog:disable -Xlog:all=warning:stderr -jar "$JAR" batch \
     <<<"$request" >"$warehouse.out" 2>&1 || { cat "$warehouse.out" >&2; die "oracles: the Paimon Java runner failed its warm-up run"; }
   rm -rf "$warehouse" "$warehouse.out"
 }
