@@ -61,3 +61,25 @@ test('sortedRun keeps one record per key, in compareKeys order, the greatest (ve
     { numRuns: 300 },
   );
 });
+
+test('sortedRun on one integer key (the packed numeric sort) keeps the last arrival of each key, keys ascending', () => {
+  for (const root of ['INT', 'BIGINT'] as const) {
+    const t1: RowType = { fields: [{ id: 0, name: 'k', type: { root, nullable: false } }, { id: 1, name: 'v', type: { root: 'INT', nullable: false } }] };
+    const keys = root === 'INT'
+      ? fc.integer({ min: -5, max: 5 }).map((k): InternalValue => k)
+      : fc.oneof(fc.bigInt({ min: -5n, max: 5n }), fc.constantFrom(2n ** 62n, -(2n ** 62n), 2n ** 53n - 1n)).map((k): InternalValue => k);
+    fc.assert(
+      fc.property(fc.array(keys, { maxLength: 80 }), (ks) => {
+        const input: InternalValue[][] = ks.map((k, i) => [k, i]);
+        const run = sortedRun({ tableRowType: t1, trimmedPrimaryKeys: ['k'], batch: batchFromRows(t1, input), firstSequenceNumber: 0n });
+        const last = new Map<string, number>();
+        input.forEach(([k], i) => last.set(String(k), i));
+        const expected = [...last.values()]
+          .sort((a, b) => compareKeys([input[a]?.[0] ?? null], [input[b]?.[0] ?? null], [t1.fields[0]?.type as DataType]))
+          .map((i) => [input[i]?.[0], BigInt(i), 0, input[i]?.[0], i]);
+        assert.deepEqual(rowsFromBatch(run), expected);
+      }),
+      { numRuns: 200 },
+    );
+  }
+});
