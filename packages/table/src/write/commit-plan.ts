@@ -12,6 +12,7 @@
  */
 import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
+import { SNAPSHOT_VERSION, type Snapshot } from '../spec/snapshot.ts';
 
 export type CommitKind = 'APPEND' | 'OVERWRITE';
 
@@ -181,4 +182,60 @@ export interface CommitIdentity {
 /** Does a snapshot carry this identity? (the check of FileStoreCommitImpl's retry loop, #5771) */
 export function hasIdentity(snapshot: { readonly commitUser: string; readonly commitIdentifier: bigint }, identity: CommitIdentity): boolean {
   return snapshot.commitUser === identity.commitUser && snapshot.commitIdentifier === identity.commitIdentifier;
+}
+
+/** What the committer wrote for a new snapshot, plus the values it takes from outside (uuid, clock). */
+export interface SnapshotParts {
+  readonly uuid: string;
+  readonly timeMillis: number;
+  /** The table's latest schema id (Java stamps the latest schema, not the files'). */
+  readonly schemaId: number;
+  readonly identity: CommitIdentity;
+  readonly kind: CommitKind;
+  readonly base: { readonly fileName: string; readonly size: number };
+  readonly delta: { readonly fileName: string; readonly size: number };
+  readonly changelog: { readonly fileName: string; readonly size: number } | null;
+  readonly deltaEntries: readonly PlanEntry[];
+  readonly changelogEntries: readonly PlanEntry[];
+  readonly watermark?: bigint;
+  readonly properties?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The next snapshot after `latest` (FileStoreCommitImpl.tryCommitOnce): id + 1, record counts
+ * accumulated, the index manifest and nextRowId carried over, the watermark kept at its maximum.
+ * Statistics are not inherited (Java does so only when their schema is still the latest).
+ */
+export function nextSnapshot(latest: Snapshot | null, parts: SnapshotParts): Snapshot {
+  const delta = deltaRecordCount(parts.deltaEntries);
+  const previousWatermark = latest?.watermark ?? null;
+  const watermark = parts.watermark === undefined ? previousWatermark
+    : previousWatermark === null || parts.watermark > previousWatermark ? parts.watermark : previousWatermark;
+  return {
+    version: SNAPSHOT_VERSION,
+    uuid: parts.uuid,
+    id: (latest?.id ?? 0n) + 1n,
+    schemaId: BigInt(parts.schemaId),
+    baseManifestList: parts.base.fileName,
+    baseManifestListSize: BigInt(parts.base.size),
+    deltaManifestList: parts.delta.fileName,
+    deltaManifestListSize: BigInt(parts.delta.size),
+    changelogManifestList: parts.changelog?.fileName ?? null,
+    changelogManifestListSize: parts.changelog === null ? null : BigInt(parts.changelog.size),
+    indexManifest: latest?.indexManifest ?? null,
+    commitUser: parts.identity.commitUser,
+    writerVersion: null,
+    commitIdentifier: parts.identity.commitIdentifier,
+    commitKind: parts.kind,
+    timeMillis: BigInt(parts.timeMillis),
+    totalRecordCount: (latest?.totalRecordCount ?? 0n) + delta,
+    deltaRecordCount: delta,
+    changelogRecordCount: changelogRecordCount(parts.changelogEntries),
+    watermark,
+    statistics: null,
+    properties: parts.properties === undefined ? null : new Map(Object.entries(parts.properties)),
+    nextRowId: latest?.nextRowId ?? 0n,
+    // Left out: Java before 2.0 fails on an unknown enum value in this optional field.
+    operation: null,
+  };
 }

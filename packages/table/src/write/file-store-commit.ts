@@ -23,14 +23,13 @@ import { mergeEntries } from '../spec/file-entry.ts';
 import type { DataFileMeta } from '../spec/data-file-meta.ts';
 import type { ManifestEntry } from '../spec/manifest-entry.ts';
 import type { ManifestFileMeta } from '../spec/manifest-file-meta.ts';
-import { BATCH_COMMIT_IDENTIFIER, SNAPSHOT_VERSION, encodeSnapshot, type Snapshot } from '../spec/snapshot.ts';
+import { BATCH_COMMIT_IDENTIFIER, encodeSnapshot, type Snapshot } from '../spec/snapshot.ts';
 import type { DataField } from '../spec/types.ts';
 import { entryIdentifier } from '../spec/file-entry.ts';
 import { FileStoreScan } from '../read/file-store-scan.ts';
 import { SnapshotManager } from '../read/snapshot-manager.ts';
 import {
-  changelogEntries, changelogRecordCount, checkCommitConflicts, deltaEntries, deltaRecordCount,
-  hasIdentity, overwriteDeletes, partitionKey, type CommitIdentity, type CommitKind, type CommitMessage,
+  changelogEntries, checkCommitConflicts, deltaEntries, hasIdentity, nextSnapshot, overwriteDeletes, partitionKey, type CommitIdentity, type CommitKind, type CommitMessage,
 } from './commit-plan.ts';
 import { planMinorCompaction, type ManifestMergeOptions } from './manifest-merge.ts';
 import { writeManifestList, writeManifests, type ManifestWriterContext } from './manifest-writer.ts';
@@ -194,35 +193,20 @@ export class FileStoreCommit {
     const base = await writeManifestList(ctx, await this.#mergeBase(ctx, previous));
     const deltaList = await writeManifestList(ctx, await writeManifests(ctx, delta));
     const changelogList = changelog.length === 0 ? null : await writeManifestList(ctx, await writeManifests(ctx, changelog));
-    const deltaCount = deltaRecordCount(delta);
-    const watermark = maxWatermark(latest?.watermark ?? null, request.watermark ?? null);
-    return {
-      version: SNAPSHOT_VERSION,
+    return nextSnapshot(latest, {
       uuid: randomUUID(),
-      id: BigInt(latest === null ? 1 : Number(latest.id) + 1),
-      schemaId: BigInt(this.#o.schemaId),
-      baseManifestList: base.fileName,
-      baseManifestListSize: BigInt(base.size),
-      deltaManifestList: deltaList.fileName,
-      deltaManifestListSize: BigInt(deltaList.size),
-      changelogManifestList: changelogList?.fileName ?? null,
-      changelogManifestListSize: changelogList === null ? null : BigInt(changelogList.size),
-      indexManifest: latest?.indexManifest ?? null,
-      commitUser: identity.commitUser,
-      writerVersion: null,
-      commitIdentifier: identity.commitIdentifier,
-      commitKind: kind,
-      timeMillis: BigInt((this.#o.clock ?? Date.now)()),
-      totalRecordCount: (latest?.totalRecordCount ?? 0n) + deltaCount,
-      deltaRecordCount: deltaCount,
-      changelogRecordCount: changelogRecordCount(changelog),
-      watermark,
-      statistics: null,
-      properties: request.properties === undefined ? null : new Map(Object.entries(request.properties)),
-      nextRowId: latest?.nextRowId ?? 0n,
-      // Left out: older Java readers fail on an unknown enum value, and the field is optional.
-      operation: null,
-    };
+      timeMillis: (this.#o.clock ?? Date.now)(),
+      schemaId: this.#o.schemaId,
+      identity,
+      kind,
+      base,
+      delta: deltaList,
+      changelog: changelogList,
+      deltaEntries: delta,
+      changelogEntries: changelog,
+      ...(request.watermark !== undefined ? { watermark: request.watermark } : {}),
+      ...(request.properties !== undefined ? { properties: request.properties } : {}),
+    });
   }
 
   /** Base list = previous base + previous delta, minor-compacted (ManifestFileMerger). */
@@ -244,12 +228,6 @@ export class FileStoreCommit {
     const exp = Math.min(this.#o.maxRetryWaitMs, this.#o.minRetryWaitMs * 2 ** (attempt - 1));
     return exp / 2 + Math.random() * (exp / 2);
   }
-}
-
-function maxWatermark(a: bigint | null, b: bigint | null): bigint | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  return a > b ? a : b;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -6,6 +6,7 @@ import {
   deltaRecordCount,
   hasIdentity,
   maxSequenceNumbers,
+  nextSnapshot,
   overwriteDeletes,
   bucketKey,
   type CommitKind,
@@ -89,4 +90,50 @@ test('hasIdentity needs both user and identifier', () => {
   assert.equal(hasIdentity({ commitUser: 'sync-1', commitIdentifier: 9223372036854775807n }, id), true);
   assert.equal(hasIdentity({ commitUser: 'sync-1', commitIdentifier: 9223372036854775806n }, id), false);
   assert.equal(hasIdentity({ commitUser: 'sync-2', commitIdentifier: 9223372036854775807n }, id), false);
+});
+
+test('nextSnapshot: ids, counts, carried fields and the watermark (tryCommitOnce)', () => {
+  const parts = {
+    uuid: 'u-1',
+    timeMillis: 1700000000000,
+    schemaId: 2,
+    identity: { commitUser: 'sync-9', commitIdentifier: 9223372036854775807n },
+    kind: 'APPEND' as const,
+    base: { fileName: 'manifest-list-a-0', size: 100 },
+    delta: { fileName: 'manifest-list-a-1', size: 90 },
+    changelog: null,
+    deltaEntries: [add('n', P1, 0, 2, 7), del(add('o', P1, 0, 2, 3))],
+    changelogEntries: [],
+  };
+  const first = nextSnapshot(null, parts);
+  assert.equal(first.id, 1n);
+  assert.equal(first.version, 3);
+  assert.equal(first.schemaId, 2n);
+  assert.equal(first.totalRecordCount, 4n);
+  assert.equal(first.deltaRecordCount, 4n);
+  assert.equal(first.changelogRecordCount, null);
+  assert.equal(first.changelogManifestList, null);
+  assert.equal(first.watermark, null);
+  assert.equal(first.nextRowId, 0n);
+  assert.equal(first.commitIdentifier, 9223372036854775807n);
+  assert.equal(first.timeMillis, 1700000000000n);
+  const carried = { ...first, id: 41n, totalRecordCount: 100n, indexManifest: 'index-manifest-x-0', nextRowId: 5n, watermark: 50n };
+  const cases: { watermark: bigint | undefined; want: bigint }[] = [
+    { watermark: undefined, want: 50n },
+    { watermark: 10n, want: 50n },
+    { watermark: 60n, want: 60n },
+  ];
+  for (const c of cases) {
+    const next = nextSnapshot(carried, { ...parts, kind: 'OVERWRITE', ...(c.watermark === undefined ? {} : { watermark: c.watermark }), properties: { sync: 's1' } });
+    assert.equal(next.id, 42n);
+    assert.equal(next.totalRecordCount, 104n);
+    assert.equal(next.indexManifest, 'index-manifest-x-0');
+    assert.equal(next.nextRowId, 5n);
+    assert.equal(next.commitKind, 'OVERWRITE');
+    assert.equal(next.watermark, c.want);
+    assert.deepEqual([...(next.properties ?? [])], [['sync', 's1']]);
+  }
+  const withChangelog = nextSnapshot(null, { ...parts, changelog: { fileName: 'manifest-list-a-2', size: 5 }, changelogEntries: [add('c', P1, 0, 2, 6)] });
+  assert.equal(withChangelog.changelogRecordCount, 6n);
+  assert.equal(withChangelog.changelogManifestListSize, 5n);
 });
