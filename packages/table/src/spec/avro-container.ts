@@ -17,7 +17,8 @@ import { constants, crc32, deflateRawSync, inflateRawSync, zstdCompressSync, zst
 import { errorFrom, isTributaryError } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 import { compileSchema, type AvroNode, type AvroSchema, type AvroValue } from './avro.ts';
-import { AvroReader, AvroWriter, datumReader, writeDatum } from './avro-binary.ts';
+import { AvroReader, datumReader } from './avro-decoder.ts';
+import { AvroWriter, writeDatum } from './avro-encoder.ts';
 import { snappyDecompress } from './snappy.ts';
 
 const MAGIC = Uint8Array.of(0x4f, 0x62, 0x6a, 0x01); // "Obj" 1

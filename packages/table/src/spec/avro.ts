@@ -1,8 +1,9 @@
 /**
- * Avro binary encoding of single datums (https://avro.apache.org/docs/1.11.1/specification/),
- * driven by a schema given as JSON. Only what Paimon's manifests need, but complete enough to
- * decode any writer schema Paimon Java or pypaimon puts in a file header: we always read with
- * the writer's schema and map fields by name afterwards, as Java's `AvroRowDatumReader` does.
+ * Avro schemas (https://avro.apache.org/docs/1.11.1/specification/) given as JSON, resolved into
+ * `AvroNode` trees, and the JS shape of Avro values; avro-decoder.ts and avro-encoder.ts hold the
+ * binary codec. Only what Paimon's manifests need, but complete enough to decode any writer
+ * schema Paimon Java or pypaimon puts in a file header: we always read with the writer's schema
+ * and map fields by name afterwards, as Java's `AvroRowDatumReader` does.
  *
  * Values: int, float, double → number; long → bigint (64-bit without loss); string → string;
  * bytes and fixed → Uint8Array; enum → symbol string; array → array; map → Map; record → plain
@@ -126,4 +127,9 @@ function compileRecord(obj: Record<string, unknown>, named: Map<string, AvroNode
     node.fields.push({ name: f['name'], node: compile(f['type'], named, ns) });
   }
   return node;
+}
+
+export function isRecord(value: AvroValue | undefined): value is AvroRecord {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    && !(value instanceof Uint8Array) && !(value instanceof Map);
 }

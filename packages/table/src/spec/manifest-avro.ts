@@ -8,8 +8,7 @@
 
 import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
-import type { AvroField, AvroRecord, AvroSchema, AvroValue } from './avro.ts';
-import { isRecord } from './avro-binary.ts';
+import { isRecord, type AvroField, type AvroRecord, type AvroSchema, type AvroValue } from './avro.ts';
 import type { SimpleStats } from './simple-stats.ts';
 
 /** Java's top-level Avro record name (`AvroSchemaConverter.convertToSchema`). */

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { compileSchema, type AvroSchema, type AvroValue } from '../../../src/spec/avro.ts';
-import { AvroReader, AvroWriter, readDatum, writeDatum } from '../../../src/spec/avro-binary.ts';
+import { AvroReader, readDatum } from '../../../src/spec/avro-decoder.ts';
+import { AvroWriter, writeDatum } from '../../../src/spec/avro-encoder.ts';
 import { readAvroFile, writeAvroFile } from '../../../src/spec/avro-container.ts';
 import { snappyDecompress } from '../../../src/spec/snappy.ts';
 
