@@ -1,0 +1,168 @@
+// The metadata of the same commits written by Paimon Java and by Tributary. Readers use it beyond
+// the rows: Java, Flink and Spark skip files by their value and key statistics when a query has a
+// filter, and skip manifests by partition statistics, so wrong statistics lose rows silently even
+// though a full read (the other compat tests) returns them all. The data files' metadata (row
+// counts, keys, statistics, sequence numbers, levels, delete counts) must therefore match Java's,
+// file for file; only names, sizes and creation times may differ.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import {
+  LocalObjectStore,
+  createTable,
+  decodeBinaryRow,
+  decodeManifestFile,
+  decodeManifestList,
+  decodeSnapshot,
+  parseDataTypeString,
+  type DataType,
+  type ManifestEntry,
+  type SimpleStats,
+} from '@tributary/table';
+import { canonicalRows, normaliseValue, paimonJava, type OracleOp, type TableDefinition } from '@tributary/testkit';
+import { extremeRows, fields, plainRows, tributaryCommit, warehouses, withValues, type Operation } from './cases.ts';
+
+const warehouse = warehouses('metadata');
+const database = 'compat';
+
+const extremes = extremeRows(1);
+const cases: readonly { readonly name: string; readonly definition: TableDefinition; readonly operations: readonly Operation[] }[] = [
+  {
+    name: 'append',
+    definition: { fields },
+    operations: [{ type: 'write', rows: [...extremes, ...plainRows(100, 20, 'x', 'plain')] }],
+  },
+  {
+    name: 'append_partitioned',
+    definition: { fields, partitionKeys: ['region'], options: { 'metadata.stats-mode': 'full' } },
+    operations: [{ type: 'write', rows: extremes }, { type: 'write', rows: plainRows(100, 3, 'eu', 'second') }],
+  },
+  {
+    name: 'pk',
+    definition: { fields, primaryKeys: ['id', 'region'], options: { bucket: '1' } },
+    operations: [
+      { type: 'write', rows: [...extremes, ...plainRows(100, 5, 'x', 'plain')] },
+      {
+        type: 'write',
+        rows: [withValues(extremes[0]!, { s: 'updated' }), extremes[1]!, extremes[2]!, ...plainRows(200, 2, 'y', 'new')],
+        kinds: ['+U', '-D', '-U', '+I', '+I'],
+      },
+    ],
+  },
+];
+
+interface FileSummary {
+  readonly snapshot: number;
+  readonly partition: unknown;
+  readonly bucket: number;
+  readonly totalBuckets: number;
+  readonly file: Record<string, unknown>;
+}
+
+function stats(s: SimpleStats, types: readonly DataType[]): unknown {
+  const decode = (bytes: Uint8Array) => canonicalRows([decodeBinaryRow(bytes, types)])[0]!.map(normaliseValue);
+  return { min: decode(s.minValues), max: decode(s.maxValues), nullCounts: s.nullCounts };
+}
+
+/** The comparable part of every file added by each snapshot of a table. */
+async function summarise(dir: string, name: string, definition: TableDefinition, snapshots: number): Promise<FileSummary[]> {
+  const tableDir = join(dir, `${database}.db`, name);
+  const types = definition.fields.map((f) => parseDataTypeString(f.type));
+  const nullable = (t: DataType): DataType => ({ ...t, nullable: true });
+  const keys = (definition.primaryKeys ?? []).map((k) => types[definition.fields.findIndex((f) => f.name === k)]!);
+  const partitions = (definition.partitionKeys ?? []).map((k) => types[definition.fields.findIndex((f) => f.name === k)]!);
+  const summaries: FileSummary[] = [];
+  for (let id = 1; id <= snapshots; id++) {
+    const snapshot = decodeSnapshot(await readFile(join(tableDir, 'snapshot', `snapshot-${id}`)));
+    const manifests = decodeManifestList(await readFile(join(tableDir, 'manifest', snapshot.deltaManifestList)));
+    const entries: ManifestEntry[] = [];
+    for (const manifest of manifests) entries.push(...decodeManifestFile(await readFile(join(tableDir, 'manifest', manifest.fileName))));
+    for (const { kind, partition, bucket, totalBuckets, file } of entries) {
+      assert.equal(kind, 'ADD');
+      const valueTypes = file.valueStatsCols === null ? types : file.valueStatsCols.map((c) => types[definition.fields.findIndex((f) => f.name === c)]!);
+      summaries.push({
+        snapshot: id,
+        partition: decodeBinaryRow(partition, partitions.map(nullable)),
+        bucket,
+        totalBuckets,
+        file: {
+          rowCount: file.rowCount,
+          minKey: keys.length > 0 ? decodeBinaryRow(file.minKey, keys) : [],
+          maxKey: keys.length > 0 ? decodeBinaryRow(file.maxKey, keys) : [],
+          keyStats: stats(file.keyStats, keys),
+          valueStats: stats(file.valueStats, valueTypes.map(nullable)),
+          valueStatsCols: file.valueStatsCols,
+          minSequenceNumber: file.minSequenceNumber,
+          maxSequenceNumber: file.maxSequenceNumber,
+          schemaId: file.schemaId,
+          level: file.level,
+          extraFiles: file.extraFiles,
+          deleteRowCount: file.deleteRowCount,
+          embeddedIndex: file.embeddedIndex,
+          fileSource: file.fileSource,
+        },
+      });
+    }
+  }
+  return summaries.sort((a, b) => JSON.stringify([a.snapshot, a.partition, a.bucket]).localeCompare(JSON.stringify([b.snapshot, b.partition, b.bucket])));
+}
+
+describe('data file metadata: Tributary writes what Paimon Java writes', async () => {
+  const [ours, theirs] = [await warehouse(), await warehouse()];
+  const store = new LocalObjectStore(ours);
+  const ops: OracleOp[] = [];
+  for (const c of cases) {
+    const table = await createTable(store, { database, name: c.name, schema: c.definition });
+    for (const operation of c.operations) await tributaryCommit(table, operation);
+    const ref = { warehouse: theirs, database, table: c.name };
+    ops.push({ op: 'create', ...ref, ...c.definition });
+    for (const o of c.operations) ops.push({ op: 'write', ...ref, rows: o.rows, ...(o.type === 'write' && o.kinds ? { kinds: o.kinds } : {}) });
+  }
+  await paimonJava.batch(ops);
+
+  const withoutValueStats = (files: FileSummary[]) => files.map((f) => ({ ...f, file: { ...f.file, valueStats: undefined } }));
+
+  for (const c of cases) {
+    test(`${c.name}: row counts, keys, key statistics, sequence numbers, levels and delete counts match Java's file for file`, async () => {
+      const java = await summarise(theirs, c.name, c.definition, c.operations.length);
+      const tributary = await summarise(ours, c.name, c.definition, c.operations.length);
+      assert.deepStrictEqual(withoutValueStats(tributary), withoutValueStats(java), `${c.name}: files as Java writes them`);
+    });
+
+    test(
+      `${c.name}: value statistics match Java's`,
+      {
+        todo:
+          'Tributary ignores metadata.stats-mode (a string max longer than 16 becomes null instead of the truncated, ' +
+          'incremented bound; full mode is truncated too) and keeps min/max for BINARY/VARBINARY/BYTES and ' +
+          'TIMESTAMP(7..9) columns, where Java (ParquetSimpleStatsExtractor) writes null',
+      },
+      async () => {
+        const java = await summarise(theirs, c.name, c.definition, c.operations.length);
+        const tributary = await summarise(ours, c.name, c.definition, c.operations.length);
+        if (process.env['DEBUG_STATS'] !== undefined) debugDiff(c.name, c.definition, tributary, java);
+        assert.deepStrictEqual(tributary, java, `${c.name}: value statistics as Java writes them`);
+      },
+    );
+  }
+});
+
+function debugDiff(name: string, definition: TableDefinition, ours: FileSummary[], java: FileSummary[]): void {
+  ours.forEach((o, i) => {
+    const j = java[i]!;
+    for (const key of Object.keys(o.file)) {
+      const [a, b] = [o.file[key], j.file[key]];
+      if (key === 'valueStats' || key === 'keyStats') {
+        const [sa, sb] = [a as { min: unknown[]; max: unknown[]; nullCounts: unknown[] }, b as { min: unknown[]; max: unknown[]; nullCounts: unknown[] }];
+        sa.min.forEach((_, c) => {
+          for (const part of ['min', 'max', 'nullCounts'] as const) {
+            try { assert.deepStrictEqual(sa[part][c], sb[part][c]); } catch { console.log(name, i, key, definition.fields[c]?.name, part, 'ours', sa[part][c], 'java', sb[part][c]); }
+          }
+        });
+      } else {
+        try { assert.deepStrictEqual(a, b); } catch { console.log(name, i, key, 'ours', a, 'java', b); }
+      }
+    }
+  });
+}
