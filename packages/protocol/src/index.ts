@@ -59,6 +59,9 @@ export {
   generatorShardId,
   planGeneratorShards,
   type GeneratorShard,
+  filesShardId,
+  planFileShards,
+  splitObjectUri,
 } from './sync-sources.ts';
 export { Identifier, StringMap, SyncMode, parsePayload } from './schemas/common.ts';
 export { ColumnSpec, CreateTableRequest, ProblemDetails, StartSyncRequest, SyncOptions } from './schemas/rest.ts';

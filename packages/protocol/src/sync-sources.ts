@@ -53,3 +53,29 @@ export function planGeneratorShards(spec: GeneratorSourceSpec): { id: string; sp
     spec: { index, count: spec.shards },
   }));
 }
+
+/**
+ * Splits an object URI into the store root and the key below it: `s3://b/dir/f.csv` →
+ * `{ root: 's3://b/dir', key: 'f.csv' }`. A trailing `*` makes the key a name prefix (a glob of
+ * one kind only: `s3://b/dir/orders-*`), reported as `prefix: true`.
+ */
+export function splitObjectUri(uri: string): { root: string; key: string; prefix: boolean } {
+  const slash = uri.lastIndexOf('/');
+  const root = uri.slice(0, slash);
+  const name = uri.slice(slash + 1);
+  const prefix = name.endsWith('*');
+  return { root, key: prefix ? name.slice(0, -1) : name, prefix };
+}
+
+export function filesShardId(index: number): string {
+  return `files-${String(index).padStart(5, '0')}`;
+}
+
+/** Groups resolved file URIs into shards of `filesPerShard`, in the given order. */
+export function planFileShards(files: readonly string[], filesPerShard: number): { id: string; spec: { files: string[] } }[] {
+  const shards: { id: string; spec: { files: string[] } }[] = [];
+  for (let i = 0; i < files.length; i += filesPerShard) {
+    shards.push({ id: filesShardId(shards.length), spec: { files: files.slice(i, i + filesPerShard) } });
+  }
+  return shards;
+}

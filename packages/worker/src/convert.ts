@@ -59,7 +59,7 @@ const INT_RANGES = { TINYINT: 2 ** 7, SMALLINT: 2 ** 15, INT: 2 ** 31 } as const
 function nonNull(type: DataType): (value: Exclude<SourceValue, null>) => InternalValue {
   switch (type.root) {
     case 'BOOLEAN':
-      return (v) => (typeof v === 'boolean' ? v : unfit(v, 'BOOLEAN'));
+      return (v) => (typeof v === 'boolean' ? v : v === 'true' ? true : v === 'false' ? false : unfit(v, 'BOOLEAN'));
     case 'TINYINT':
     case 'SMALLINT':
     case 'INT': {

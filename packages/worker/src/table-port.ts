@@ -33,6 +33,6 @@ export interface ShardWrite {
 
 export interface TablePort {
   openShardWrite(options: ShardWriteOptions): Promise<ShardWrite>;
-  /** The store rooted at the warehouse, where blobs are staged. */
-  warehouseStore(warehouse: string): ObjectStore;
+  /** The store rooted at a URI: the warehouse (where blobs are staged), or a source file's directory. */
+  warehouseStore(uri: string): ObjectStore;
 }

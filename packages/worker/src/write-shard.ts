@@ -68,7 +68,6 @@ function resultFields(r: SyncShardResult): Partial<ShardAttempt> {
 
 async function runAttempt(deps: WriteShardDeps, ledger: AttemptLedger, data: SyncShardJob, attempt: number, job: Job): Promise<SyncShardResult> {
   await assertAccepting(ledger, data);
-  const source = openSource(data.source);
   const write = await deps.tables.openShardWrite({
     warehouse: data.warehouse,
     database: data.table.database,
@@ -80,6 +79,7 @@ async function runAttempt(deps: WriteShardDeps, ledger: AttemptLedger, data: Syn
   let messages: CommitMessage[];
   let rows = 0;
   try {
+    const source = openSource(data.source, { openStore: (root) => deps.tables.warehouseStore(root), columns: write.rowType.fields.map((f) => f.name) });
     const convert = rowConverter(data.shardId, await source.columns(), write.rowType);
     let lastCheck = Date.now();
     for await (const batch of source.open({ id: data.shardId, spec: data.shard })) {

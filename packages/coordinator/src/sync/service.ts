@@ -7,7 +7,7 @@
  * by `resume` (the flow's job ids are deterministic, so enqueueing twice adds nothing).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { errorFrom, planGeneratorShards, type StartSyncRequest, type SyncSourceSpec } from '@tributary/protocol';
+import { errorFrom, planFileShards, planGeneratorShards, splitObjectUri, type FilesSourceSpec, type StartSyncRequest, type SyncSourceSpec } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
 import type { CoordinatorTables } from '../table-port.ts';
 import type { SyncCommitter } from './committer.ts';
@@ -66,13 +66,40 @@ export class SyncService {
       table: request.table,
       mode: request.mode,
       source: { ...request.source },
-      shards: planShards(request.source),
+      shards: await this.#planShards(request.source),
       baseSnapshotId: info.latestSnapshotId,
       schemaId: info.schemaId,
       commitUser: `tributary-${syncId}`,
       commitIdentifier: BATCH_COMMIT_IDENTIFIER,
       options: { maxAttempts: request.options.maxAttempts, snapshotProperties: { ...request.options.snapshotProperties } },
     };
+  }
+
+  /** The exact shard list: computed for the generator, listed once for files (never re-listed later). */
+  async #planShards(source: SyncSourceSpec): Promise<PlannedShard[]> {
+    switch (source.kind) {
+      case 'generator':
+        return planGeneratorShards(source).map(({ id, spec }) => ({ id, spec: { ...spec } }));
+      case 'files':
+        return planFileShards(await this.#resolveFiles(source), source.filesPerShard).map(({ id, spec }) => ({ id, spec: { files: spec.files } }));
+    }
+  }
+
+  async #resolveFiles(source: FilesSourceSpec): Promise<string[]> {
+    if (source.format === 'parquet') {
+      throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', 'Parquet input files are not supported yet (ndjson, csv)', { format: source.format });
+    }
+    const files: string[] = [];
+    for (const uri of source.uris) {
+      const { root, key, prefix } = splitObjectUri(uri);
+      const store = this.#deps.tables.warehouseStore(root);
+      const found: string[] = [];
+      if (prefix) for await (const o of store.list(key)) found.push(`${root}/${o.key}`);
+      else if ((await store.stat(key)) !== null) found.push(uri);
+      if (found.length === 0) throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', `no source file matches ${uri}`, { uri });
+      files.push(...found);
+    }
+    return files;
   }
 
   async #enqueue(record: SyncRecord): Promise<SyncRecord> {
@@ -121,14 +148,6 @@ export class SyncService {
   }
 }
 
-function planShards(source: SyncSourceSpec): PlannedShard[] {
-  switch (source.kind) {
-    case 'generator':
-      return planGeneratorShards(source).map(({ id, spec }) => ({ id, spec: { ...spec } }));
-    case 'files':
-      throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', 'the files source is not implemented yet', { kind: source.kind });
-  }
-}
 
 function requestHash(request: StartSyncRequest): string {
   return createHash('sha256').update(JSON.stringify(request)).digest('hex');

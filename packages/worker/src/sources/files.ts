@@ -1,0 +1,176 @@
+/**
+ * Files on disk or in S3 (NDJSON or CSV; Parquet is not supported yet), one or more files per
+ * shard. A file is read in ranges of CHUNK_BYTES through the ObjectStore, so memory stays bounded
+ * by one chunk and one batch whatever the file's size.
+ *
+ * Rows come out in the table's column order (`columns` is given by the caller, the table's names):
+ * NDJSON objects are projected by key (a missing key is null); CSV files carry a header row whose
+ * names are matched the same way, and every CSV value is a string (the converter parses it; an
+ * empty field is null).
+ */
+import { FilesSourceSpec, errorFrom, planFileShards, splitObjectUri } from '@tributary/protocol';
+import type { ObjectStore } from '@tributary/table';
+import { workerErrors } from '../errors.ts';
+import type { PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceValue } from './source.ts';
+
+const CHUNK_BYTES = 1 << 20;
+const BATCH_ROWS = 10_000;
+
+export type OpenStore = (root: string) => ObjectStore;
+
+export class FilesSource implements Source {
+  readonly kind = 'files';
+  readonly #spec: FilesSourceSpec;
+  readonly #openStore: OpenStore;
+  readonly #columns: readonly string[];
+
+  constructor(spec: unknown, openStore: OpenStore, columns: readonly string[]) {
+    const parsed = FilesSourceSpec.safeParse(spec);
+    if (!parsed.success) throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `files source: ${parsed.error.message}`);
+    if (parsed.data.format === 'parquet') {
+      throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', 'files source: Parquet input is not supported yet (use ndjson or csv)');
+    }
+    this.#spec = parsed.data;
+    this.#openStore = openStore;
+    this.#columns = columns;
+  }
+
+  columns(): Promise<readonly SourceColumn[]> {
+    return Promise.resolve(this.#columns.map((name) => ({ name, sourceType: `${this.#spec.format} field` })));
+  }
+
+  async plan(): Promise<readonly PlannedSourceShard[]> {
+    const files: string[] = [];
+    for (const uri of this.#spec.uris) {
+      const { root, key, prefix } = splitObjectUri(uri);
+      if (!prefix) files.push(uri);
+      else for await (const o of this.#openStore(root).list(key)) files.push(`${root}/${o.key}`);
+    }
+    return planFileShards(files, this.#spec.filesPerShard).map(({ id, spec }) => ({ id, spec: { files: spec.files } }));
+  }
+
+  async *open(shard: PlannedSourceShard, from?: SourcePosition): AsyncIterable<SourceBatch> {
+    const files = shard.spec.files;
+    if (!Array.isArray(files) || !files.every((f): f is string => typeof f === 'string')) {
+      throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `files shard ${shard.id}: no file list`, { shard: shard.id });
+    }
+    const skip = typeof from === 'number' ? from : 0;
+    let position = 0;
+    let rows: SourceRow[] = [];
+    let first = 0;
+    for (const uri of files) {
+      for await (const row of this.#rows(uri)) {
+        if (position++ < skip) continue;
+        if (rows.length === 0) first = position - 1;
+        rows.push(row);
+        if (rows.length === BATCH_ROWS) {
+          yield { rows, firstRowPosition: first, end: position };
+          rows = [];
+        }
+      }
+    }
+    if (rows.length > 0) yield { rows, firstRowPosition: first, end: position };
+  }
+
+  async *#rows(uri: string): AsyncIterable<SourceRow> {
+    const { root, key } = splitObjectUri(uri);
+    const text = chunks(this.#openStore(root), key, uri);
+    if (this.#spec.format === 'ndjson') {
+      let line = 0;
+      for await (const record of splitLines(text)) {
+        line++;
+        if (record.trim() === '') continue;
+        yield this.#project(parseJsonLine(record, uri, line));
+      }
+      return;
+    }
+    let header: string[] | undefined;
+    for await (const fields of csvRecords(text)) {
+      if (header === undefined) header = fields;
+      else yield this.#columns.map((c) => csvValue(fields[header?.indexOf(c) ?? -1]));
+    }
+  }
+
+  #project(object: Readonly<Record<string, unknown>>): SourceRow {
+    return this.#columns.map((c) => jsonValue(object[c]));
+  }
+}
+
+async function* chunks(store: ObjectStore, key: string, uri: string): AsyncIterable<string> {
+  const meta = await store.stat(key);
+  if (meta === null) throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `source file ${uri} does not exist`, { uri });
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  for (let offset = 0; offset < meta.size; offset += CHUNK_BYTES) {
+    yield decoder.decode(await store.getRange(key, offset, CHUNK_BYTES), { stream: true });
+  }
+  yield decoder.decode();
+}
+
+async function* splitLines(text: AsyncIterable<string>): AsyncIterable<string> {
+  let carry = '';
+  for await (const chunk of text) {
+    const parts = (carry + chunk).split('\n');
+    carry = parts.pop() ?? '';
+    for (const part of parts) yield part.endsWith('\r') ? part.slice(0, -1) : part;
+  }
+  if (carry !== '') yield carry;
+}
+
+function parseJsonLine(line: string, uri: string, lineNumber: number): Readonly<Record<string, unknown>> {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    value = undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw errorFrom(workerErrors, 'SOURCE_ROW_INVALID', `${uri} line ${lineNumber}: not a JSON object`, { uri, line: lineNumber });
+  }
+  return value as Record<string, unknown>;
+}
+
+function jsonValue(value: unknown): SourceValue {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  return JSON.stringify(value); // nested values reach a string column as JSON text, or fail conversion
+}
+
+function csvValue(field: string | undefined): SourceValue {
+  return field === undefined || field === '' ? null : field;
+}
+
+/** RFC 4180 records: quoted fields may hold commas, doubled quotes and line breaks. */
+async function* csvRecords(text: AsyncIterable<string>): AsyncIterable<string[]> {
+  let fields: string[] = [];
+  let field = '';
+  let quoted = false;
+  let afterQuote = false;
+  for await (const chunk of text) {
+    for (const ch of chunk) {
+      if (quoted) {
+        if (ch === '"') {
+          quoted = false;
+          afterQuote = true;
+        } else field += ch;
+      } else if (ch === '"') {
+        if (afterQuote) field += '"'; // a doubled quote inside a quoted field
+        quoted = true;
+        afterQuote = false;
+      } else if (ch === ',') {
+        fields.push(field);
+        field = '';
+        afterQuote = false;
+      } else if (ch === '\n') {
+        fields.push(field.endsWith('\r') ? field.slice(0, -1) : field);
+        yield fields;
+        fields = [];
+        field = '';
+        afterQuote = false;
+      } else {
+        field += ch;
+        afterQuote = false;
+      }
+    }
+  }
+  if (field !== '' || fields.length > 0) yield [...fields, field];
+}
