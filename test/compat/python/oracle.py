@@ -34,10 +34,7 @@ import traceback
 import pyarrow as pa
 
 from pypaimon import CatalogFactory, Schema
-from pypaimon.manifest.manifest_list_manager import ManifestListManager
-from pypaimon.read.scanner.file_scanner import FileScanner
 from pypaimon.schema.data_types import AtomicType, DataField, PyarrowFieldParser
-from pypaimon.snapshot.snapshot_manager import SnapshotManager
 
 UNIT_NANOS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 NOT_NULL = re.compile(r"\s+NOT\s+NULL")
@@ -66,8 +63,8 @@ def atomic_type(type_string):
 
 
 def canonical_type(data_type):
-    """The type as Java writes it: pypaimon 1.4 keeps ' NOT NULL' inside the name of a parameterised
-    type it read from a schema file and then appends it again ('DECIMAL(18, 2) NOT NULL NOT NULL')."""
+    """The type as Java writes it, with one ' NOT NULL' at most (pypaimon 1.4 kept it inside the name
+    of a parameterised type it read from a schema file and then appended it again)."""
     base = NOT_NULL.sub("", str(data_type).upper()).strip()
     return base if data_type.nullable else base + " NOT NULL"
 
@@ -195,7 +192,8 @@ def op_write(request):
     kinds = request.get("kinds") or []
     refused = sorted({kind for kind in kinds if kind != "+I"})
     if refused:
-        raise OracleError(f"pypaimon writes inserts only (+I); it cannot write row kinds {refused}")
+        # pypaimon takes other kinds only from a 'rowkind.field' column of the table itself.
+        raise OracleError(f"pypaimon writes inserts only (+I) here; it cannot write row kinds {refused}")
     arrow_schema = PyarrowFieldParser.from_paimon_schema(table.fields)
     for row in rows:
         if len(row) != len(table.fields):
@@ -213,22 +211,19 @@ def op_write(request):
     finally:
         write.close()
         commit.close()
-    latest = SnapshotManager(table).get_latest_snapshot()
+    latest = table.snapshot_manager().get_latest_snapshot()
     return {"snapshotId": latest.id if latest else None}
 
 
 def op_read(request):
     table = table_of(request)
-    builder = table.new_read_builder()
-    scan = builder.new_scan()
     snapshot_id = request.get("snapshotId")
     if snapshot_id is not None:
-        # pypaimon 1.4 has no scan.snapshot-id; plan the scan from that snapshot's manifests instead.
-        snapshot = SnapshotManager(table).get_snapshot_by_id(int(snapshot_id))
-        if snapshot is None:
+        if table.snapshot_manager().get_snapshot_by_id(int(snapshot_id)) is None:
             raise OracleError(f"snapshot {snapshot_id} does not exist")
-        manifests = ManifestListManager(table)
-        scan.file_scanner = FileScanner(table, lambda: (manifests.read_all(snapshot), snapshot))
+        table = table.copy({"scan.snapshot-id": str(int(snapshot_id))})
+    builder = table.new_read_builder()
+    scan = builder.new_scan()
     plan = scan.plan()
     arrow_table = builder.new_read().to_arrow(plan.splits())
     columns = [
