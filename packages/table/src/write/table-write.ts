@@ -89,6 +89,8 @@ export class TableWrite {
   readonly #openFiles = new Set<BucketWriter>();
   #buffered = 0;
   #closed = false;
+  /** The previous write call: calls run one after another even if the caller does not await them. */
+  #tail: Promise<void> = Promise.resolve();
 
   private constructor(store: ObjectStore, tablePath: string, schema: TableSchema, restored: ReadonlyMap<string, bigint>, options: TableWriteOptions) {
     this.#store = store;
@@ -137,7 +139,13 @@ export class TableWrite {
    * Writes a batch of table rows (the table's row type). `rowKinds` gives each row's RowKind byte
    * (+I 0, -U 1, +U 2, -D 3; default +I); retractions only exist in primary-key tables.
    */
-  async write(input: ColumnBatch, inputKinds?: Uint8Array): Promise<void> {
+  write(input: ColumnBatch, inputKinds?: Uint8Array): Promise<void> {
+    const run = this.#tail.then(() => this.#write(input, inputKinds));
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
+  async #write(input: ColumnBatch, inputKinds?: Uint8Array): Promise<void> {
     this.#checkOpen();
     this.#checkBatch(input, inputKinds);
     const { batch, rowKinds } = this.#ignoreDeletes ? withoutRetractions(input, inputKinds) : { batch: input, rowKinds: inputKinds };
@@ -161,6 +169,7 @@ export class TableWrite {
 
   /** Flushes and closes every file; returns one CommitMessage per (partition, bucket) written. Once. */
   async prepareCommit(): Promise<CommitMessage<DataFileMeta>[]> {
+    await this.#tail;
     this.#checkOpen();
     this.#closed = true;
     const ctx: FileMetaContext = { schemaId: this.#schema.id, creationTime: localCreationTime(new Date()) };

@@ -213,6 +213,18 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       assert.deepEqual(await readAll(table), canonical(rows));
     });
 
+    test('writes that are not awaited still run in order', async () => {
+      const table = await newTable({ ...ORDERS, primaryKeys: ['id'], options: { bucket: '2' } });
+      const write = await table.newWrite({ writerId: uniqueName('w'), bufferRows: 3 });
+      const calls = [0, 1, 2, 3].map((v) => write.writeRows([[1n, 1, `v${v}`, 1n, ts(v)], [BigInt(10 + v), 1, 'x', 1n, ts(v)]]));
+      const messages = await write.prepareCommit();
+      await Promise.all(calls);
+      await table.newCommit(uniqueName('u')).commit(messages);
+      const rows = await readAll(table);
+      assert.equal(rows.length, 5);
+      assert.ok(rows.some((r) => r.includes('"v3"')), rows.join(' '));
+    });
+
     test('primary-key table with sequence.field: the higher field value wins, not the later write', async () => {
       const table = await newTable({ ...ORDERS, primaryKeys: ['id'], options: { bucket: '1', 'sequence.field': 'ts' } });
       await writeAndCommit(table, [[1n, 1, 'newer', 1n, ts(100)], [2n, 1, 'old', 1n, ts(1)]]);
