@@ -331,3 +331,43 @@ export async function tributaryCommit(table: Table, operation: Operation): Promi
   assert.equal(result.alreadyCommitted, false, 'a new commit');
   return result.snapshotId;
 }
+
+/**
+ * Many rows with most columns filled from a seeded generator: repeated strings (dictionary pages),
+ * distinct ones, nulls every seventh value, negative and large numbers. Deterministic per seed.
+ */
+export function bulkRows(firstId: number, count: number, region: (i: number) => string, seed = 1): OracleRow[] {
+  let state = BigInt(seed) * 6364136223846793005n + 1442695040888963407n;
+  const next = (): bigint => {
+    state = (state * 6364136223846793005n + 1442695040888963407n) & 0xffff_ffff_ffff_ffffn;
+    return state;
+  };
+  const signed = (bits: number) => BigInt.asIntN(bits, next() >> BigInt(64 - bits));
+  return Array.from({ length: count }, (_, i) => {
+    const id = firstId + i;
+    const maybe = <T>(k: number, value: T): T | null => ((id + k) % 7 === 0 ? null : value);
+    return row(id, region(i), {
+      b: maybe(1, (next() & 1n) === 1n),
+      i8: maybe(2, Number(signed(8))),
+      i16: maybe(3, Number(signed(16))),
+      i32: maybe(4, Number(signed(32))),
+      i64: maybe(5, signed(64)),
+      f32: maybe(6, Math.fround(Number(signed(32)) / 1024)),
+      f64: maybe(0, Number(signed(53)) / 3),
+      d9: maybe(1, signed(28) % 1_000_000_000n),
+      d18: maybe(2, signed(60) % 1_000_000_000_000_000_000n),
+      d38: maybe(3, signed(64) * signed(64)),
+      c: maybe(4, `c${String(id % 1000).padStart(4, '0')}`),
+      vc: maybe(5, `k${id % 50}`),
+      s: maybe(6, `row ${id} ${'é😀'.repeat(id % 5)} ${next().toString(36)}`),
+      vb: maybe(0, new Uint8Array([id & 255, (id >> 8) & 255, 7])),
+      by: maybe(1, new Uint8Array(Number(next() % 40n)).fill(id & 255)),
+      dt: maybe(2, Number(signed(20))),
+      tm3: maybe(3, Number(next() % 86_400_000n)),
+      ts3: maybe(4, timestamp(signed(62), 3)),
+      ts6: maybe(5, timestamp(signed(62), 6)),
+      ts9: maybe(6, timestamp(signed(62), 9)),
+      ltz6: maybe(0, timestamp(signed(62), 6)),
+    });
+  });
+}
