@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 
 const targets = {
-  unit: ['packages/*/test/unit/**/*.test.ts', 'test/support/test/**/*.test.ts'],
+  unit: ['packages/*/test/unit/**/*.test.ts', 'test/support/test/**/*.test.ts', 'test/unit/**/*.test.ts'],
   integration: ['packages/*/test/integration/**/*.test.ts', 'test/integration/**/*.test.ts'],
   compat: ['test/compat/**/*.test.ts'],
 };

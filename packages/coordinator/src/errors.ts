@@ -32,8 +32,6 @@ export const coordinatorErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'The Idempotency-Key was already used with a different request body.',
   },
-  TABLE_NOT_FOUND: { retryable: false, summary: 'No table with this database and name exists.' },
-  TABLE_ALREADY_EXISTS: { retryable: false, summary: 'A table with this database and name already exists.' },
   REQUEST_INVALID: { retryable: false, summary: 'The request body, query or parameters do not match the schema.' },
 });
 

@@ -12,6 +12,7 @@ import {
   type ObjectStore,
   type S3ConnectionOptions,
   type Table,
+  tableErrors,
   type TableWrite,
 } from '@tributary/table';
 import { coordinatorErrors } from './errors.ts';
@@ -42,7 +43,7 @@ export function coordinatorTables(s3: S3ConnectionOptions = {}): CoordinatorTabl
   const require = async (warehouse: string, ref: TableRef): Promise<Table> => {
     const table = await open(warehouse, ref);
     if (table === undefined) {
-      throw errorFrom(coordinatorErrors, 'TABLE_NOT_FOUND', `table ${ref.database}.${ref.table} does not exist`, { ...ref });
+      throw errorFrom(tableErrors, 'TABLE_NOT_FOUND', `table ${ref.database}.${ref.table} does not exist`, { ...ref });
     }
     return table;
   };

@@ -3,7 +3,7 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CreateTableRequest, errorFrom } from '@tributary/protocol';
-import { formatDataType, parseDataTypeString } from '@tributary/table';
+import { formatDataType, parseDataTypeString, tableErrors } from '@tributary/table';
 import { coordinatorErrors } from '../errors.ts';
 import type { CoordinatorTables, TableInfo } from '../table-port.ts';
 import { ProblemSchema } from './problem.ts';
@@ -39,7 +39,7 @@ export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { 
     async (request) => {
       const info = await tables.describeTable(warehouse, request.params);
       if (info === undefined) {
-        throw errorFrom(coordinatorErrors, 'TABLE_NOT_FOUND', `table ${request.params.database}.${request.params.table} does not exist`, {
+        throw errorFrom(tableErrors, 'TABLE_NOT_FOUND', `table ${request.params.database}.${request.params.table} does not exist`, {
           ...request.params,
         });
       }

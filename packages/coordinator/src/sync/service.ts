@@ -6,6 +6,7 @@
  * then enqueue the flow and record PREPARING. A crash between any two of these steps is repaired
  * by `resume` (the flow's job ids are deterministic, so enqueueing twice adds nothing).
  */
+import { tableErrors } from '@tributary/table';
 import { createHash, randomUUID } from 'node:crypto';
 import { errorFrom, planFileShards, planGeneratorShards, splitObjectUri, type FilesSourceSpec, type StartSyncRequest, type SyncSourceSpec } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
@@ -55,7 +56,7 @@ export class SyncService {
   async #plan(syncId: string, request: StartSyncRequest): Promise<SyncPlan> {
     const info = await this.#deps.tables.describeTable(this.#deps.warehouse, request.table);
     if (info === undefined) {
-      throw errorFrom(coordinatorErrors, 'TABLE_NOT_FOUND', `table ${request.table.database}.${request.table.table} does not exist`, {
+      throw errorFrom(tableErrors, 'TABLE_NOT_FOUND', `table ${request.table.database}.${request.table.table} does not exist`, {
         ...request.table,
       });
     }
