@@ -19,17 +19,25 @@ import { randomUUID } from 'node:crypto';
 import { errorFrom, isTributaryError } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 import type { ObjectStore } from '../io/object-store.ts';
-import { mergeEntries } from '../spec/file-entry.ts';
+import { entryIdentifier, mergeEntries } from '../spec/file-entry.ts';
 import type { DataFileMeta } from '../spec/data-file-meta.ts';
 import type { ManifestEntry } from '../spec/manifest-entry.ts';
 import type { ManifestFileMeta } from '../spec/manifest-file-meta.ts';
 import { BATCH_COMMIT_IDENTIFIER, encodeSnapshot, type Snapshot } from '../spec/snapshot.ts';
 import type { DataField } from '../spec/types.ts';
-import { entryIdentifier } from '../spec/file-entry.ts';
 import { FileStoreScan } from '../read/file-store-scan.ts';
 import { SnapshotManager } from '../read/snapshot-manager.ts';
 import {
-  changelogEntries, checkCommitConflicts, deltaEntries, hasIdentity, nextSnapshot, overwriteDeletes, partitionKey, type CommitIdentity, type CommitKind, type CommitMessage,
+  changelogEntries,
+  checkCommitConflicts,
+  deltaEntries,
+  hasIdentity,
+  nextSnapshot,
+  overwriteDeletes,
+  partitionKey,
+  type CommitIdentity,
+  type CommitKind,
+  type CommitMessage,
 } from './commit-plan.ts';
 import { planMinorCompaction, type ManifestMergeOptions } from './manifest-merge.ts';
 import { writeManifestList, writeManifests, type ManifestWriterContext } from './manifest-writer.ts';
@@ -95,9 +103,7 @@ export class FileStoreCommit {
     // one that attempt built on are new to us.
     let searchAfter = request.baseSnapshotId ?? 0;
     for (let attempt = 1; attempt <= this.#o.maxRetries + 1; attempt++) {
-      const found = await this.#snapshots.findCommitted(identity, searchAfter);
-      if (found !== null) return { snapshotId: Number(found.id), alreadyCommitted: true, attempts: attempt };
-      const outcome = await this.#tryCommitOnce(messages, request, identity, attempt).catch((error: unknown): Attempt => {
+      const outcome = await this.#attempt(messages, request, identity, attempt, searchAfter).catch((error: unknown): Attempt => {
         // A storage hiccup while reading or writing metadata: the attempt changed nothing visible.
         if (isTributaryError(error) && error.retryable) return { retry: error, builtOn: searchAfter };
         throw error;
@@ -114,6 +120,19 @@ export class FileStoreCommit {
       { table: this.#o.tablePath, commitUser: identity.commitUser, commitIdentifier: identity.commitIdentifier },
       { cause: lastFailure },
     );
+  }
+
+  /** One attempt: stop if the identity is already committed, else try to publish. */
+  async #attempt(
+    messages: readonly CommitMessage<DataFileMeta>[],
+    request: CommitRequest,
+    identity: CommitIdentity,
+    attempt: number,
+    searchAfter: number,
+  ): Promise<Attempt> {
+    const found = await this.#snapshots.findCommitted(identity, searchAfter);
+    if (found !== null) return { done: { snapshotId: Number(found.id), alreadyCommitted: true, attempts: attempt } };
+    return this.#tryCommitOnce(messages, request, identity, attempt);
   }
 
   async #tryCommitOnce(
