@@ -19,7 +19,7 @@ import { ParquetDataFileReader, type ByteSource } from '../format/parquet-reader
 import { decodeBinaryRow } from '../spec/binary-row.ts';
 import type { ManifestEntry } from '../spec/manifest-entry.ts';
 import { partitionPath } from '../spec/partition-path.ts';
-import { fieldsByName, partitionFields, trimmedPrimaryKeys, type TableSchema } from '../spec/table-schema.ts';
+import { decodeTableSchema, fieldsByName, partitionFields, trimmedPrimaryKeys, type TableSchema } from '../spec/table-schema.ts';
 import type { DataField, InternalRow, InternalValue, RowType } from '../spec/types.ts';
 import { FileStoreScan, type ScanFilter } from './file-store-scan.ts';
 import { splitForBatch, type SplitFile } from './merge-tree-split.ts';
@@ -38,6 +38,11 @@ export interface TableReadOptions {
   readonly batchRows?: number;
 }
 
+/** Ids of _SEQUENCE_NUMBER, _VALUE_KIND and the like (SpecialFields): never renamed. */
+const SYSTEM_FIELD_ID_START = 2147483645;
+/** A name no Parquet column has, so a column added after the file was written reads as null. */
+const ABSENT_COLUMN_PREFIX = '\u0000absent-field-';
+
 interface PlannedFile extends SplitFile<InternalRow> {
   readonly entry: ManifestEntry;
 }
@@ -49,6 +54,7 @@ export class TableRead implements AsyncIterable<InternalRow> {
   readonly #options: TableReadOptions;
   readonly #rowType: RowType;
   readonly #partition: readonly DataField[];
+  readonly #schemas = new Map<number, Promise<TableSchema>>();
 
   constructor(store: ObjectStore, tablePath: string, schema: TableSchema, options: TableReadOptions = {}) {
     this.#store = store;
@@ -161,7 +167,35 @@ export class TableRead implements AsyncIterable<InternalRow> {
     // The manifest records the size (as Java's readers use it), which saves a HEAD per file.
     const source: ByteSource = { size: Number(entry.file.fileSize), read: (offset, length) => this.#store.getRange(key, offset, length) };
     const reader = await ParquetDataFileReader.open(source);
-    yield* reader.batches(rowType);
+    const fileRowType = await this.#fileRowType(entry, rowType);
+    for await (const batch of reader.batches(fileRowType)) yield fileRowType === rowType ? batch : { ...batch, rowType };
+  }
+
+  /**
+   * Schema evolution: a file written under an older schema names its columns as that schema did.
+   * Fields are matched by id (as Java's SchemaEvolutionUtil does): a renamed column is read under
+   * its old name, a column added later reads as null.
+   */
+  async #fileRowType(entry: ManifestEntry, rowType: RowType): Promise<RowType> {
+    const schemaId = Number(entry.file.schemaId);
+    if (schemaId === this.#schema.id) return rowType;
+    const old = await this.#schemaOf(schemaId);
+    return {
+      fields: rowType.fields.map((field) => {
+        if (field.id >= SYSTEM_FIELD_ID_START) return field;
+        const before = old.fields.find((f) => f.id === field.id);
+        return { ...field, name: before?.name ?? `${ABSENT_COLUMN_PREFIX}${field.id}` };
+      }),
+    };
+  }
+
+  #schemaOf(id: number): Promise<TableSchema> {
+    let schema = this.#schemas.get(id);
+    if (schema === undefined) {
+      schema = this.#store.get(`${this.#tablePath}/schema/schema-${id}`).then((bytes) => decodeTableSchema(new TextDecoder().decode(bytes)));
+      this.#schemas.set(id, schema);
+    }
+    return schema;
   }
 
   /** root / partition path / bucket-N / file name (DataFilePathFactory); the path is computed, not stored. */

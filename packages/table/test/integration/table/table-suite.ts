@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { errorFrom, isTributaryError } from '@tributary/protocol';
 import { uniqueName } from '@tributary/testkit';
-import { FileStoreScan, createTable, openTable, tableErrors, type InternalRow, type ObjectStore, type SchemaDefinition, type Table } from '@tributary/table';
+import { FileStoreScan, createTable, encodeTableSchema, openTable, tableErrors, type InternalRow, type ObjectStore, type SchemaDefinition, type Table } from '@tributary/table';
 
 const D = 3; // -D
 const UB = 1; // -U
@@ -367,6 +367,23 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       assert.equal(manifests.length, 1, manifests.join(' '));
       const dataFiles = counting.gets().filter((k) => k.endsWith('.parquet'));
       assert.ok(dataFiles.every((k) => k.includes('/dt=19725/')), dataFiles.join(' '));
+    });
+
+    test('schema evolution: old files are read by field id (a renamed column, a column added later)', async () => {
+      const table = await newTable({ ...ORDERS, primaryKeys: ['id'], options: { bucket: '1' } });
+      await writeAndCommit(table, [[1n, 1, 'old-name', 1n, ts(1)], [2n, 1, 'kept', 2n, ts(2)]]);
+      // schema-1 as an ALTER TABLE would write it: 'status' renamed to 'state', a nullable 'note' added
+      const fields = [
+        ...table.schema.fields.map((f) => (f.name === 'status' ? { ...f, name: 'state' } : f)),
+        { id: 5, name: 'note', type: { root: 'VARCHAR', nullable: true, length: 2147483647 } as const },
+      ];
+      const evolved = { ...table.schema, id: 1, fields, highestFieldId: 5 };
+      await store.putIfAbsent(`${table.path}/schema/schema-1`, new TextEncoder().encode(encodeTableSchema(evolved)));
+      const reopened = await openTable(store, 'db', table.name);
+      assert.equal(reopened.schema.id, 1);
+      assert.deepEqual(await readAll(reopened), canonical([[1n, 1, 'old-name', 1n, ts(1), null], [2n, 1, 'kept', 2n, ts(2), null]]));
+      await writeAndCommit(reopened, [[1n, 1, 'new', 3n, ts(3), 'n']]);
+      assert.deepEqual(await readAll(reopened), canonical([[1n, 1, 'new', 3n, ts(3), 'n'], [2n, 1, 'kept', 2n, ts(2), null]]));
     });
 
     test('manifest merging keeps every row; a stale LATEST hint is not trusted', async () => {
