@@ -3,27 +3,50 @@
  * part of org.apache.paimon.io.DataFileMeta.forAppend (append tables) and
  * KeyValueDataFileWriter.result (primary-key tables).
  *
- * Value statistics cover every table column (`_VALUE_STATS_COLS` = null, Java's dense form when
- * all columns have stats). Strings and binaries follow `truncate(16)`'s guarantee in the safe
- * direction: a longer min is cut to 16 characters (still a lower bound), a longer max becomes null
- * (unknown), which readers treat as "may match".
+ * Value statistics follow the table's stats modes (`metadata.stats-mode`, default truncate(16), and
+ * `fields.<f>.stats-mode`) and `metadata.stats-dense-store`, as Java's SimpleStatsConverter does:
+ * a column whose mode is `none` is left out and named in `_VALUE_STATS_COLS`. Key statistics are
+ * always "all mode" (exact), as KeyValueDataFileWriter writes them.
  */
 import type { ColumnStats } from '../format/column-stats.ts';
 import type { DataFileResult } from '../format/parquet-writer.ts';
 import type { KeyValueFileResult } from '../format/key-value.ts';
 import { EMPTY_ROW, serializeBinaryRow } from '../spec/binary-row.ts';
 import type { DataFileMeta } from '../spec/data-file-meta.ts';
-import type { SimpleStats } from '../spec/manifest-avro.ts';
-import type { DataType, InternalValue } from '../spec/types.ts';
-
-const TRUNCATE_LENGTH = 16;
-
-export const EMPTY_STATS: SimpleStats = { minValues: EMPTY_ROW, maxValues: EMPTY_ROW, nullCounts: [] };
+import {
+  EMPTY_STATS,
+  applyStatsMode,
+  simpleStats,
+  statsModesFor,
+  statsToBinary,
+  type SimpleColStats,
+  type SimpleStats,
+  type StatsMode,
+} from '../spec/simple-stats.ts';
+import type { DataField, DataType } from '../spec/types.ts';
 
 export interface FileMetaContext {
   readonly schemaId: number;
   /** `_CREATION_TIME`: local wall-clock millis "as if UTC" (see localCreationTime). */
   readonly creationTime: number;
+  /** How value statistics are kept: see valueStatsOptions. */
+  readonly valueStats: ValueStatsOptions;
+}
+
+export interface ValueStatsOptions {
+  readonly fields: readonly DataField[];
+  readonly modes: readonly StatsMode[];
+  /** `metadata.stats-dense-store` (default true). */
+  readonly denseStore: boolean;
+}
+
+/** The value-stats settings of a table with these fields and options. */
+export function valueStatsOptions(fields: readonly DataField[], options: Readonly<Record<string, string>>): ValueStatsOptions {
+  return {
+    fields,
+    modes: statsModesFor(options, fields.map((f) => f.name)),
+    denseStore: (options['metadata.stats-dense-store'] ?? 'true') !== 'false',
+  };
 }
 
 /** Java's Timestamp.fromLocalDateTime(LocalDateTime.now()): the local wall clock read as UTC. */
@@ -31,26 +54,18 @@ export function localCreationTime(now: Date): number {
   return now.getTime() - now.getTimezoneOffset() * 60_000;
 }
 
-function truncateMin(v: InternalValue): InternalValue {
-  if (typeof v === 'string') return [...v].length > TRUNCATE_LENGTH ? [...v].slice(0, TRUNCATE_LENGTH).join('') : v;
-  if (v instanceof Uint8Array) return v.length > TRUNCATE_LENGTH ? v.slice(0, TRUNCATE_LENGTH) : v;
-  return v;
+const colStats = (s: ColumnStats): SimpleColStats => ({ min: s.min, max: s.max, nullCount: BigInt(s.nullCount) });
+
+/** `_VALUE_STATS` and `_VALUE_STATS_COLS` of one file. */
+export function valueStatsOf(stats: readonly ColumnStats[], options: ValueStatsOptions): { stats: SimpleStats; statsColumns: string[] | null } {
+  const kept = stats.map((s, i) => applyStatsMode(colStats(s), options.modes[i] ?? { kind: 'full' }));
+  return statsToBinary(kept, options.fields, options.denseStore);
 }
 
-function truncateMax(v: InternalValue): InternalValue {
-  if (typeof v === 'string') return [...v].length > TRUNCATE_LENGTH ? null : v;
-  if (v instanceof Uint8Array) return v.length > TRUNCATE_LENGTH ? null : v;
-  return v;
-}
-
-/** SimpleStats of columns of these types. */
-export function simpleStatsOf(stats: readonly ColumnStats[], types: readonly DataType[]): SimpleStats {
+/** `_KEY_STATS`: exact ("all mode") min, max and null counts of the key columns. */
+export function keyStatsOf(stats: readonly ColumnStats[], types: readonly DataType[]): SimpleStats {
   if (types.length === 0) return EMPTY_STATS;
-  return {
-    minValues: serializeBinaryRow(stats.map((s) => truncateMin(s.min)), types),
-    maxValues: serializeBinaryRow(stats.map((s) => truncateMax(s.max)), types),
-    nullCounts: stats.map((s) => BigInt(s.nullCount)),
-  };
+  return simpleStats(stats.map((s) => s.min), stats.map((s) => s.max), stats.map((s) => BigInt(s.nullCount)), types);
 }
 
 function baseMeta(file: DataFileResult, ctx: FileMetaContext): Omit<DataFileMeta, 'minKey' | 'maxKey' | 'keyStats' | 'valueStats' | 'minSequenceNumber' | 'maxSequenceNumber' | 'deleteRowCount'> {
@@ -73,13 +88,15 @@ function baseMeta(file: DataFileResult, ctx: FileMetaContext): Omit<DataFileMeta
 }
 
 /** DataFileMeta.forAppend: empty keys, sequence numbers [first, first + rows - 1], no deletes. */
-export function appendFileMeta(file: DataFileResult, valueTypes: readonly DataType[], firstSequence: bigint, ctx: FileMetaContext): DataFileMeta {
+export function appendFileMeta(file: DataFileResult, firstSequence: bigint, ctx: FileMetaContext): DataFileMeta {
+  const value = valueStatsOf(file.stats, ctx.valueStats);
   return {
     ...baseMeta(file, ctx),
     minKey: EMPTY_ROW,
     maxKey: EMPTY_ROW,
     keyStats: EMPTY_STATS,
-    valueStats: simpleStatsOf(file.stats, valueTypes),
+    valueStats: value.stats,
+    valueStatsCols: value.statsColumns,
     minSequenceNumber: firstSequence,
     maxSequenceNumber: firstSequence + BigInt(file.rowCount) - 1n,
     deleteRowCount: 0n,
@@ -87,18 +104,15 @@ export function appendFileMeta(file: DataFileResult, valueTypes: readonly DataTy
 }
 
 /** KeyValueDataFileWriter.result: min/max key rows, key stats ("all" mode), exact delete count. */
-export function keyValueFileMeta(
-  file: KeyValueFileResult,
-  keyTypes: readonly DataType[],
-  valueTypes: readonly DataType[],
-  ctx: FileMetaContext,
-): DataFileMeta {
+export function keyValueFileMeta(file: KeyValueFileResult, keyTypes: readonly DataType[], ctx: FileMetaContext): DataFileMeta {
+  const value = valueStatsOf(file.valueStats, ctx.valueStats);
   return {
     ...baseMeta(file, ctx),
     minKey: serializeBinaryRow(file.minKey, keyTypes),
     maxKey: serializeBinaryRow(file.maxKey, keyTypes),
-    keyStats: simpleStatsOf(file.keyStats, keyTypes),
-    valueStats: simpleStatsOf(file.valueStats, valueTypes),
+    keyStats: keyStatsOf(file.keyStats, keyTypes),
+    valueStats: value.stats,
+    valueStatsCols: value.statsColumns,
     minSequenceNumber: file.minSequenceNumber,
     maxSequenceNumber: file.maxSequenceNumber,
     deleteRowCount: BigInt(file.deleteRowCount),

@@ -27,7 +27,7 @@ import type { InternalRow, RowType } from '../spec/types.ts';
 import { FileStoreScan } from '../read/file-store-scan.ts';
 import { SnapshotManager } from '../read/snapshot-manager.ts';
 import { maxSequenceNumbers, type CommitMessage } from './commit-plan.ts';
-import { appendFileMeta, keyValueFileMeta, localCreationTime, type FileMetaContext } from './data-file-metas.ts';
+import { appendFileMeta, keyValueFileMeta, localCreationTime, valueStatsOptions, type FileMetaContext } from './data-file-metas.ts';
 import { parseMemorySize } from './manifest-merge.ts';
 import { objectStoreSink } from './object-sink.ts';
 import { RowRouter, type BucketTarget } from './row-routing.ts';
@@ -172,7 +172,11 @@ export class TableWrite {
     await this.#tail;
     this.#checkOpen();
     this.#closed = true;
-    const ctx: FileMetaContext = { schemaId: this.#schema.id, creationTime: localCreationTime(new Date()) };
+    const ctx: FileMetaContext = {
+      schemaId: this.#schema.id,
+      creationTime: localCreationTime(new Date()),
+      valueStats: valueStatsOptions(this.#rowType.fields, this.#schema.options),
+    };
     const messages: CommitMessage<DataFileMeta>[] = [];
     for (const bucket of this.#buckets.values()) {
       await this.#flush(bucket);
@@ -275,18 +279,17 @@ export class TableWrite {
   }
 
   async #closeBucket(bucket: BucketWriter, ctx: FileMetaContext): Promise<DataFileMeta[]> {
-    const valueTypes = this.#rowType.fields.map((f) => f.type);
     if (bucket.append !== undefined) {
       let next = bucket.firstSequence;
       return (await bucket.append.close()).map((file: DataFileResult) => {
-        const meta = appendFileMeta(file, valueTypes, next, ctx);
+        const meta = appendFileMeta(file, next, ctx);
         next += BigInt(file.rowCount);
         return meta;
       });
     }
     const keyTypes = fieldsByName(this.#schema, this.#primaryKeys).map((f) => f.type);
     const files = await (bucket.keyValue as KeyValueFileWriter).close();
-    return files.map((file) => keyValueFileMeta(file, keyTypes, valueTypes, ctx));
+    return files.map((file) => keyValueFileMeta(file, keyTypes, ctx));
   }
 }
 

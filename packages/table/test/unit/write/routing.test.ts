@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { batchFromRows } from '../../../src/format/column-batch.ts';
 import { decodeBinaryRow, encodeBinaryRow, serializeBinaryRow } from '../../../src/spec/binary-row.ts';
 import { bucketOf } from '../../../src/spec/bucket.ts';
-import type { DataType, InternalRow } from '../../../src/spec/types.ts';
+import { MAX_LENGTH, type DataType, type InternalRow } from '../../../src/spec/types.ts';
 import { assignBuckets, hasFastBucketPath } from '../../../src/write/bucket-assigner.ts';
 import { RowRouter } from '../../../src/write/row-routing.ts';
 import { partitionStats } from '../../../src/write/manifest-writer.ts';
-import { simpleStatsOf } from '../../../src/write/data-file-metas.ts';
+import { keyStatsOf, valueStatsOf, valueStatsOptions } from '../../../src/write/data-file-metas.ts';
 import { newTableSchema } from '../../../src/table.ts';
 
 const INT: DataType = { root: 'INT', nullable: true };
@@ -88,12 +88,43 @@ test('partitionStats: exact min, max and null counts over the entries', () => {
   assert.equal(empty.minValues.length, 12);
 });
 
-test('simpleStatsOf truncates long strings safely (min cut, max unknown)', () => {
+test('value stats follow truncate(16) as Java does: min cut, max cut and bumped, NOT NULL columns allowed', () => {
   const long = 'x'.repeat(20);
-  const stats = simpleStatsOf([{ min: long, max: long, nullCount: 2 }, { min: 1, max: 9, nullCount: 0 }], [STRING, INT]);
-  assert.deepEqual(decodeBinaryRow(stats.minValues, [STRING, INT]), ['x'.repeat(16), 1]);
-  assert.deepEqual(decodeBinaryRow(stats.maxValues, [STRING, INT]), [null, 9]);
-  assert.deepEqual(stats.nullCounts, [2n, 0n]);
+  const fields = [
+    { id: 0, name: 's', type: { root: 'VARCHAR', length: MAX_LENGTH, nullable: false } },
+    { id: 1, name: 'i', type: INT },
+  ] as const;
+  const { stats, statsColumns } = valueStatsOf(
+    [{ min: long, max: long, nullCount: 0 }, { min: 1, max: 9, nullCount: 0 }],
+    valueStatsOptions(fields, {}),
+  );
+  const nullable = [STRING, INT];
+  assert.deepEqual(decodeBinaryRow(stats.minValues, nullable), ['x'.repeat(16), 1]);
+  assert.deepEqual(decodeBinaryRow(stats.maxValues, nullable), [`${'x'.repeat(15)}y`, 9]);
+  assert.deepEqual(stats.nullCounts, [0n, 0n]);
+  assert.equal(statsColumns, null, 'every column has stats: the dense form names none');
+});
+
+test('a column with stats-mode none is left out and the kept ones are named (dense store)', () => {
+  const fields = [
+    { id: 0, name: 's', type: STRING },
+    { id: 1, name: 'i', type: INT },
+  ] as const;
+  const { stats, statsColumns } = valueStatsOf(
+    [{ min: 'a', max: 'b', nullCount: 1 }, { min: 1, max: 9, nullCount: 0 }],
+    valueStatsOptions(fields, { 'fields.s.stats-mode': 'none' }),
+  );
+  assert.deepEqual(statsColumns, ['i']);
+  assert.deepEqual(decodeBinaryRow(stats.minValues, [INT]), [1]);
+  assert.deepEqual(decodeBinaryRow(stats.maxValues, [INT]), [9]);
+});
+
+test('key stats are exact, however long the key', () => {
+  const long = 'k'.repeat(40);
+  const keyType = { root: 'VARCHAR', length: MAX_LENGTH, nullable: false } as const;
+  const stats = keyStatsOf([{ min: long, max: `${long}z`, nullCount: 0 }], [keyType]);
+  assert.deepEqual(decodeBinaryRow(stats.minValues, [STRING]), [long]);
+  assert.deepEqual(decodeBinaryRow(stats.maxValues, [STRING]), [`${long}z`]);
 });
 
 function newRow(values: InternalRow, types: DataType[]): Uint8Array {
