@@ -36,6 +36,23 @@ export interface ScanFilter {
   readonly partitionRows?: readonly Uint8Array[];
 }
 
+/** Manifests read at once (Java's `scan.manifest.parallelism` defaults to the CPU count). */
+const MANIFEST_READ_PARALLELISM = 8;
+
+/** fn over every item with at most `limit` calls in flight; results in the items' order. */
+export async function mapInOrder<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
 export class FileStoreScan {
   readonly store: ObjectStore;
   readonly tablePath: string;
@@ -70,11 +87,12 @@ export class FileStoreScan {
   async plan(snapshot: Snapshot | null, filter: ScanFilter = {}): Promise<ManifestEntry[]> {
     if (snapshot === null) return [];
     const matches = this.entryFilter(filter);
-    const entries: ManifestEntry[] = [];
-    for (const meta of await this.dataManifests(snapshot)) {
-      if (!this.mayContain(meta, filter)) continue;
-      for (const entry of await this.readManifest(meta.fileName)) if (matches(entry)) entries.push(entry);
-    }
+    const manifests = (await this.dataManifests(snapshot)).filter((meta) => this.mayContain(meta, filter));
+    // Read in parallel (object stores answer each GET slowly), merge in manifest order.
+    const read = await mapInOrder(manifests, MANIFEST_READ_PARALLELISM, async (meta) =>
+      (await this.readManifest(meta.fileName)).filter(matches),
+    );
+    const entries = read.flat();
     // A DELETE left over after merging lost its ADD to the filters; it removes nothing we read.
     return mergeEntries(entries).filter((e) => e.kind === 'ADD');
   }
