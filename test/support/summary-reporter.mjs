@@ -1,4 +1,5 @@
-// A node:test reporter that ends the run with one plain line: "N passed, N failed, N skipped".
+// A node:test reporter that ends the run with one plain line: "N passed, N failed, N skipped"
+// (skipped counts skipped and todo tests).
 export default async function* summary(source) {
   let passed = 0;
   let failed = 0;
@@ -7,8 +8,9 @@ export default async function* summary(source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     // Count tests, not the suites or files that hold them.
     if (event.data.details?.type === 'suite' || event.data.file === undefined) continue;
-    if (event.type === 'test:fail') failed++;
-    else if (event.data.skip || event.data.todo) skipped++;
+    // A todo test may fail without failing the run (node counts it as todo, not fail).
+    if (event.data.skip || event.data.todo) skipped++;
+    else if (event.type === 'test:fail') failed++;
     else passed++;
   }
   yield `\n${passed} passed, ${failed} failed, ${skipped} skipped\n`;
