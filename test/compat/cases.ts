@@ -48,16 +48,12 @@ export type FieldName = (typeof fields)[number]['name'];
 const fieldIndex = new Map<string, number>(fields.map((f, i) => [f.name, i]));
 
 /**
- * Columns pypaimon 1.4.2 mis-reads in primary-key tables, whoever wrote the files (Paimon Java's
- * files too; pypaimon-divergences.test.ts pins both):
- * - it reads a bucket of one file without retractions in the file's own Arrow types and a merged
- *   bucket in the table's, then cannot concatenate the two where they differ: TIMESTAMP(0) and
- *   TIMESTAMP_LTZ(0) (Parquet has no seconds unit: millis vs seconds), TIMESTAMP_LTZ(9) (INT96
- *   carries no UTC flag);
- * - its merge drops the nanoseconds of TIMESTAMP(7..9) (microseconds remain).
- * The primary-key tables pypaimon reads leave these columns out; its append tables keep them.
+ * Columns pypaimon 2.1.0 mis-reads in primary-key tables, whoever wrote the files (Paimon Java's
+ * too): when it merges a bucket of several files it drops the nanoseconds of TIMESTAMP(7..9) and
+ * TIMESTAMP_LTZ(7..9), keeping microseconds. The primary-key tables pypaimon reads leave these
+ * columns out; its append tables keep them.
  */
-export const PYPAIMON_PK_UNREADABLE_COLUMNS: readonly FieldName[] = ['ts0', 'ltz0', 'ltz9', 'ts7', 'ts9'];
+export const PYPAIMON_PK_UNREADABLE_COLUMNS: readonly FieldName[] = ['ts7', 'ts9', 'ltz9'];
 const pypaimonFields = fields.filter((f) => !PYPAIMON_PK_UNREADABLE_COLUMNS.includes(f.name));
 
 /** Tables of every layout the issue names; PK fields become NOT NULL as Java makes them. */
@@ -214,9 +210,7 @@ export function sequenceFieldOperations(withKinds: boolean): Operation[] {
     { type: 'write', rows: base },
     withKinds
       ? { type: 'write', rows: [...changes, ...deletes], kinds: [...changes.map(() => '+U' as const), '-D', '-D'] }
-      : // pypaimon 1.4.2 writes both records of a key written twice in one commit into one file,
-        // which no reader merges (keys are unique within a file); its commits carry each key once.
-        { type: 'write', rows: changes.filter((_, i) => i !== 3) },
+      : { type: 'write', rows: changes },
   ];
 }
 

@@ -2,9 +2,7 @@
 // spaces, 4-byte UTF-8), empty strings and nulls (both `__DEFAULT_PARTITION__`), and partition keys
 // of many types, with Paimon's legacy names (the default: DATE as epoch days) and with
 // `partition.legacy-name = false` (ISO dates). Tributary writes them for Java and pypaimon to read;
-// Java and pypaimon write them for Tributary to read. pypaimon 1.4.2 names DATE directories by ISO
-// date whatever the option says and does not escape values (oracles.test.ts), so it takes part in
-// the ISO-named table only.
+// Java and pypaimon write them for Tributary to read.
 import { describe, test } from 'node:test';
 import { LocalObjectStore, createTable, openTable } from '@tributary/table';
 import { paimonJava, pypaimon, readResults, type Oracle, type OracleOp, type OracleRow, type TableDefinition } from '@tributary/testkit';
@@ -49,7 +47,6 @@ interface Case {
   readonly name: string;
   readonly definition: TableDefinition;
   readonly operations: readonly Operation[];
-  readonly pypaimon: boolean;
 }
 
 const cases: readonly Case[] = [
@@ -57,14 +54,11 @@ const cases: readonly Case[] = [
     name: 'escaped',
     definition: escaped,
     operations: [{ type: 'write', rows: escapedRows('first', 0) }, { type: 'write', rows: escapedRows('second', 100) }],
-    // pypaimon 1.4.2 does not escape partition values (oracles.test.ts): 'a/b' is two directories.
-    pypaimon: false,
   },
   {
     name: 'typed_legacy',
     definition: typedLegacy,
     operations: [{ type: 'write', rows: typedRows('first', 0) }, { type: 'write', rows: typedRows('second', 10) }],
-    pypaimon: false,
   },
   {
     name: 'typed_iso_pk',
@@ -74,7 +68,6 @@ const cases: readonly Case[] = [
       { type: 'write', rows: typedRows('first', 0).slice(0, 3) },
       { type: 'write', rows: [...typedRows('updated', 0).slice(0, 2), ...typedRows('second', 10).slice(0, 3)] },
     ],
-    pypaimon: true,
   },
 ];
 
@@ -139,7 +132,7 @@ describe('partition directories', async () => {
     await exchange(paimonJava, ours, cases);
   });
 
-  test('pypaimon reads Tributary\'s partitions and Tributary reads pypaimon\'s (ISO dates, nothing to escape)', async () => {
-    await exchange(pypaimon, ours, cases.filter((c) => c.pypaimon));
+  test('pypaimon reads Tributary\'s partitions and Tributary reads pypaimon\'s', async () => {
+    await exchange(pypaimon, ours, cases);
   });
 });
