@@ -12,7 +12,7 @@
 import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 import type { ObjectStore } from '../io/object-store.ts';
-import { batchFromRows, rowsFromBatch, type ColumnBatch } from '../format/column-batch.ts';
+import { batchFromRows, valueAt, type ColumnBatch } from '../format/column-batch.ts';
 import { compareInternal } from '../format/column-stats.ts';
 import { SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD } from '../format/key-value.ts';
 import { ParquetDataFileReader, type ByteSource } from '../format/parquet-reader.ts';
@@ -85,7 +85,7 @@ export class TableRead implements AsyncIterable<InternalRow> {
   }
 
   async *rows(): AsyncGenerator<InternalRow> {
-    for await (const batch of this.batches()) yield* rowsFromBatch(batch);
+    for await (const batch of this.batches()) yield* rowsOf(batch);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<InternalRow> {
@@ -141,7 +141,7 @@ export class TableRead implements AsyncIterable<InternalRow> {
     const keyIndex = keyFields.map((k) => this.#schema.fields.findIndex((f) => f.name === k.name));
     for (const entry of run) {
       for await (const batch of this.#readFile(entry, rowType)) {
-        for (const row of rowsFromBatch(batch)) {
+        for (const row of rowsOf(batch)) {
           const value = row.slice(2);
           yield { key: keyIndex.map((i) => value[i] ?? null), sequenceNumber: row[0] as bigint, valueKind: row[1] as number, value };
         }
@@ -247,6 +247,11 @@ function groupByBucket(entries: readonly ManifestEntry[]): ManifestEntry[][] {
     else group.push(e);
   }
   return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, g]) => g);
+}
+
+/** The rows of a batch one at a time (a row group can be large; rows are made as they are used). */
+function* rowsOf(batch: ColumnBatch): Generator<InternalRow> {
+  for (let i = 0; i < batch.length; i++) yield batch.columns.map((column) => valueAt(column, i));
 }
 
 function compareNullsFirst(a: InternalValue, b: InternalValue): number {
