@@ -109,6 +109,9 @@ export class FileStoreScan {
     const predicate = this.partitionPredicate(filter.partition);
     const cache = new Map<string, boolean>();
     return (entry) => {
+      // Postpone-bucket files (bucket -2) are invisible to batch reads until Java compacts them
+      // into real buckets (ManifestsReader's onlyReadRealBuckets).
+      if (entry.bucket < 0) return false;
       if (buckets !== undefined && !buckets.has(entry.bucket)) return false;
       if (rows === undefined && predicate === undefined) return true;
       const key = partitionKey(entry.partition);
@@ -132,6 +135,7 @@ export class FileStoreScan {
 
   /** ManifestsReader: skip a manifest whose bucket range or partition stats exclude the filter. */
   private mayContain(meta: ManifestFileMeta, filter: ScanFilter): boolean {
+    if (meta.maxBucket !== null && meta.maxBucket < 0) return false;
     if (filter.buckets !== undefined && meta.minBucket !== null && meta.maxBucket !== null) {
       const { minBucket, maxBucket } = meta;
       if (!filter.buckets.some((b) => b >= minBucket && b <= maxBucket)) return false;
