@@ -1,4 +1,5 @@
-// One table, three writers in turn: Tributary commits, then Paimon Java, then Tributary again. The
+// One table, three writers in turn: Tributary commits, then Paimon Java, then Tributary again (and
+// then pypaimon and Tributary once more). The
 // primary-key table's later commits update keys the other writer wrote, so a writer that did not
 // continue the bucket's sequence numbers from the files before it would lose its updates to older
 // records. After each turn, and at every snapshot, the table reads the same in all three.
@@ -32,7 +33,7 @@ const pkDefinition = tables.pkPartitionedPy;
 const appendDefinition = tables.appendUnaware;
 
 /** Who commits what, in order. */
-const turns: readonly { readonly writer: 'tributary' | 'java'; readonly pk: Operation; readonly append: Operation }[] = [
+const turns: readonly { readonly writer: 'tributary' | 'java' | 'pypaimon'; readonly pk: Operation; readonly append: Operation }[] = [
   {
     writer: 'tributary',
     pk: { type: 'write', rows: [...extremes, ...plainRows(10, 4, 'us', 'first')] },
@@ -65,12 +66,30 @@ const turns: readonly { readonly writer: 'tributary' | 'java'; readonly pk: Oper
     },
     append: { type: 'write', rows: plainRows(200, 2, 'us', 'tributary') },
   },
+  {
+    writer: 'pypaimon',
+    // pypaimon writes inserts only: it re-inserts keys Tributary and Java wrote, and adds one.
+    pk: {
+      type: 'write',
+      rows: [withValues(javaRow!, { s: 'pypaimon upserted java row' }), withValues(newKey!, { s: 'pypaimon upserted' }), ...plainRows(600, 2, 'eu', 'pypaimon')],
+    },
+    append: { type: 'write', rows: plainRows(300, 2, 'eu', 'pypaimon') },
+  },
+  {
+    writer: 'tributary',
+    pk: {
+      type: 'write',
+      rows: [withValues(newKey!, { s: 'tributary after pypaimon' }), plainRows(600, 1, 'eu', 'pypaimon')[0]!],
+      kinds: ['+U', '-D'],
+    },
+    append: { type: 'write', rows: plainRows(400, 1, 'us', 'tributary') },
+  },
 ];
 
 const pkExpected = new ExpectedTable(pkDefinition);
 const appendExpected = new ExpectedTable(appendDefinition);
 
-function javaWrite(ref: TableRef, operation: Operation): OracleOp {
+function oracleWrite(ref: TableRef, operation: Operation): OracleOp {
   assert.equal(operation.type, 'write');
   return { op: 'write', ...ref, rows: operation.rows, ...(operation.type === 'write' && operation.kinds ? { kinds: operation.kinds } : {}) };
 }
@@ -105,7 +124,7 @@ async function tributaryReads(pk: Table, append: Table): Promise<ReadResult[]> {
   return results;
 }
 
-describe('interleaved commits: Tributary, then Paimon Java, then Tributary', () => {
+describe('interleaved commits: Tributary, Paimon Java, Tributary, pypaimon, Tributary', () => {
   test('a primary-key table and an append table stay readable by all three with the right rows', async () => {
     const dir = await warehouse();
     const store = new LocalObjectStore(dir);
@@ -123,14 +142,15 @@ describe('interleaved commits: Tributary, then Paimon Java, then Tributary', () 
         assert.equal(await tributaryCommit(append, appendOp), i + 1);
         continue;
       }
-      // Java writes, then reads what it and Tributary wrote so far, in one JVM.
-      const results = await paimonJava.batch([
-        javaWrite(refs.pk, pkOp),
-        javaWrite(refs.append, appendOp),
+      // The oracle writes, then reads what all wrote so far, in one process.
+      const oracle = turn.writer === 'java' ? paimonJava : pypaimon;
+      const results = await oracle.batch([
+        oracleWrite(refs.pk, pkOp),
+        oracleWrite(refs.append, appendOp),
         ...readOps(refs.pk, refs.append, i + 1),
       ]);
-      assert.deepStrictEqual(results.slice(0, 2), [{ snapshotId: i + 1 }, { snapshotId: i + 1 }], 'Java makes one snapshot per commit');
-      checkReads(`Paimon Java after its turn ${i + 1}`, readResults(results));
+      assert.deepStrictEqual(results.slice(0, 2), [{ snapshotId: i + 1 }, { snapshotId: i + 1 }], `${oracle.name} makes one snapshot per commit`);
+      checkReads(`${oracle.name} after its turn ${i + 1}`, readResults(results));
     }
 
     checkReads('Tributary', await tributaryReads(pk, append));
