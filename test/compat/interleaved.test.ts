@@ -1,8 +1,8 @@
-// One table, three writers in turn: Tributary commits, then Paimon Java, then Tributary again (and
-// then pypaimon and Tributary once more). The
-// primary-key table's later commits update keys the other writer wrote, so a writer that did not
-// continue the bucket's sequence numbers from the files before it would lose its updates to older
-// records. After each turn, and at every snapshot, the table reads the same in all three.
+// One table, three writers in turn: Tributary commits, then Paimon Java, then Tributary again, then
+// pypaimon and Tributary once more. The primary-key table's later commits update keys another
+// writer wrote, so a writer that did not continue the bucket's sequence numbers from the files
+// before it would lose its updates to older records. After each turn, and at every snapshot, the
+// table reads the same in all three.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { LocalObjectStore, createTable, type Table } from '@tributary/table';
