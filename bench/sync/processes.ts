@@ -1,0 +1,120 @@
+/**
+ * The bench's side of Tributary's processes: starts a coordinator and shard workers as child
+ * processes (as scripts/demo.ts does), calls the REST API, reads a process's peak RSS, stops them.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface Deployment {
+  /** Key prefix of the syncs and queues in Redis. */
+  readonly prefix: string;
+  readonly warehouse: string;
+}
+
+/** A started process and what its ready line said. */
+export interface Started {
+  readonly child: ChildProcess;
+  readonly ready: Record<string, unknown>;
+}
+
+/** Starts one of Tributary's processes and waits for its ready line (one JSON object on stdout). */
+export async function startProcess(script: string, env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = []): Promise<Started> {
+  const child = spawn(process.execPath, [...nodeArgs, script], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stderr?.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-4000)));
+  let out = '';
+  const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    const onData = (d: Buffer): void => {
+      out += d.toString();
+      const newline = out.indexOf('\n');
+      if (newline < 0) return;
+      child.stdout?.off('data', onData);
+      child.stdout?.resume();
+      resolve(JSON.parse(out.slice(0, newline)) as Record<string, unknown>);
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${String(code)} before it was ready:\n${log}`)));
+  });
+  child.on('exit', (code, signal) => {
+    if (code !== 0 && signal === null) console.error(`${script} (pid ${child.pid}) exited with ${String(code)}:\n${log}`);
+  });
+  return { child, ready };
+}
+
+export function deploymentEnv(d: Deployment, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, TRIBUTARY_PREFIX: d.prefix, TRIBUTARY_WAREHOUSE: d.warehouse, ...extra };
+}
+
+export interface Cluster {
+  readonly base: string;
+  readonly coordinator: ChildProcess;
+  readonly workers: readonly ChildProcess[];
+  /** Peak RSS of the coordinator process (VmHWM) in MB, read before it is stopped. */
+  stop(): Promise<{ coordinatorPeakRssMb: number }>;
+}
+
+export interface ClusterOptions {
+  readonly workers: number;
+  readonly workerConcurrency: number;
+  /** Node flags of the coordinator process (e.g. --cpu-prof). */
+  readonly coordinatorNodeArgs?: readonly string[];
+}
+
+/** A coordinator and `workers` shard worker processes on one deployment. */
+export async function startCluster(d: Deployment, options: ClusterOptions): Promise<Cluster> {
+  const coordinator = await startProcess('packages/coordinator/src/server.ts', deploymentEnv(d, { TRIBUTARY_PORT: '0' }), options.coordinatorNodeArgs);
+  const workerEnv = deploymentEnv(d, { TRIBUTARY_WORKER_CONCURRENCY: String(options.workerConcurrency) });
+  const workers = await Promise.all(Array.from({ length: options.workers }, () => startProcess('packages/worker/src/server.ts', workerEnv)));
+  const all = [coordinator.child, ...workers.map((w) => w.child)];
+  return {
+    base: String(coordinator.ready.listening),
+    coordinator: coordinator.child,
+    workers: workers.map((w) => w.child),
+    async stop() {
+      const coordinatorPeakRssMb = peakRssMb(coordinator.child.pid ?? -1);
+      await Promise.all(all.map((c) => stopProcess(c)));
+      return { coordinatorPeakRssMb };
+    },
+  };
+}
+
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** VmHWM of /proc/<pid>/status: the process's peak resident set, in MB. */
+export function peakRssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmHWM:'));
+  return Number(/(\d+)/.exec(line ?? '')?.[1] ?? NaN) / 1024;
+}
+
+export async function call<T>(base: string, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path} → ${response.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+/** The S3 connection of the services, from the same variables the coordinator and workers read. */
+export function s3Options() {
+  const env = process.env;
+  return {
+    endpoint: env.TRIBUTARY_S3_ENDPOINT ?? 'http://127.0.0.1:9100',
+    region: env.TRIBUTARY_S3_REGION ?? 'us-east-1',
+    accessKeyId: env.TRIBUTARY_S3_ACCESS_KEY ?? 'tributary',
+    secretAccessKey: env.TRIBUTARY_S3_SECRET_KEY ?? 'tributary-secret',
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * The benchmark's results and the table it prints: every number measured, the ratios, and the
+ * targets of issue 5 (coordination under 10% of end-to-end time; commit under 2 s at 1,000 shards,
+ * growing linearly).
+ */
+import type { SyncMeasurement } from './sync-run.ts';
+import type { BaselineMeasurement } from './table-only.ts';
+
+export interface EndToEndResult extends SyncMeasurement {
+  readonly snapshotRows: number;
+  readonly coordinatorPeakRssMb?: number;
+}
+
+export interface TinyResult extends SyncMeasurement {
+  readonly snapshotRows: number;
+  readonly coordinatorPeakRssMb: number;
+  /** Start of the coordinator and workers → stopped: how long this size took. */
+  readonly wallMs: number;
+}
+
+export interface Results {
+  readonly run: string;
+  readonly warehouse: string;
+  readonly shards: number;
+  readonly rowsPerShard: number;
+  readonly workers: number;
+  endToEnd?: EndToEndResult;
+  tableOnly?: BaselineMeasurement & { readonly snapshotRows: number };
+  readonly tiny: TinyResult[];
+}
+
+const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+const n = (x: number): string => Math.round(x).toLocaleString('en');
+const ok = (pass: boolean): string => (pass ? 'met' : 'MISSED');
+
+function rows(table: readonly (readonly string[])[]): string {
+  const widths = table[0]?.map((_, c) => Math.max(...table.map((r) => (r[c] ?? '').length))) ?? [];
+  return table.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join('  ')).join('\n');
+}
+
+function phases(p: Readonly<Record<string, number>>): string {
+  return ['PLANNED', 'PREPARING', 'COMMITTING', 'ABORTING']
+    .filter((k) => p[k] !== undefined)
+    .map((k) => `${k} ${n(p[k] ?? 0)} ms`)
+    .join(', ');
+}
+
+export function printResults(r: Results): void {
+  const total = r.shards * r.rowsPerShard;
+  console.log(`\n=== Sync benchmark ${r.run}: ${r.shards} shards × ${n(r.rowsPerShard)} rows = ${n(total)} rows, ${r.workers} worker processes ===\n`);
+  const e = r.endToEnd;
+  const b = r.tableOnly;
+  const table: string[][] = [['', 'time', 'rows/s', 'rows in snapshot', 'notes']];
+  if (e !== undefined) {
+    table.push(['end to end (POST → COMMITTED)', s(e.endToEndMs), n(e.rows / (e.endToEndMs / 1000)), n(e.snapshotRows), `${e.retries} retries`]);
+    table.push(['  POST → snapshot visible', s(e.postToVisibleMs), '', '', '']);
+  }
+  if (b !== undefined) {
+    table.push(['table only (write + one commit)', s(b.totalMs), n(b.rows / (b.totalMs / 1000)), n(b.snapshotRows), `writers ${b.writerMs.map((w) => s(w)).join(', ')}; commit ${n(b.commitMs)} ms`]);
+  }
+  console.log(rows(table));
+  if (e !== undefined) {
+    console.log(`\nphases: ${phases(e.phaseDurationsMs)}`);
+    console.log(`commit latency (last shard finished → snapshot seen by a reader): ${n(e.commitLatencyMs)} ms (to the snapshot's own time: ${n(e.commitLatencySnapshotMs)} ms)`);
+    if (e.coordinatorPeakRssMb !== undefined) console.log(`coordinator peak RSS: ${e.coordinatorPeakRssMb.toFixed(0)} MB`);
+  }
+  if (e !== undefined && b !== undefined) {
+    const cost = (e.endToEndMs - b.totalMs) / e.endToEndMs;
+    console.log(`cost of coordination = (end to end − table only) / end to end = ${(cost * 100).toFixed(1)}%  (target < 10%: ${ok(cost < 0.1)})`);
+    console.log(`end-to-end rate / table-only rate = ${(b.totalMs / e.endToEndMs).toFixed(3)}`);
+  }
+  if (r.tiny.length > 0) printTiny(r.tiny);
+}
+
+function printTiny(tiny: readonly TinyResult[]): void {
+  console.log('\ncommit latency vs shard count (tiny shards):');
+  const table: string[][] = [
+    ['shards', 'commit latency', 'to snapshot time', 'COMMITTING', 'PREPARING', 'POST → COMMITTED', 'per 1,000 shards', 'coord. peak RSS', 'size took'],
+  ];
+  for (const t of tiny) {
+    table.push([
+      n(t.shards),
+      `${n(t.commitLatencyMs)} ms`,
+      `${n(t.commitLatencySnapshotMs)} ms`,
+      `${n(t.phaseDurationsMs.COMMITTING ?? NaN)} ms`,
+      `${n(t.phaseDurationsMs.PREPARING ?? NaN)} ms`,
+      s(t.endToEndMs),
+      `${n((t.commitLatencyMs / t.shards) * 1000)} ms`,
+      `${t.coordinatorPeakRssMb.toFixed(0)} MB`,
+      s(t.wallMs),
+    ]);
+  }
+  console.log(rows(table));
+  for (let i = 1; i < tiny.length; i++) {
+    const [a, c] = [tiny[i - 1], tiny[i]];
+    if (a === undefined || c === undefined) continue;
+    console.log(`  ${n(a.shards)} → ${n(c.shards)} shards (×${(c.shards / a.shards).toFixed(0)}): commit latency ×${(c.commitLatencyMs / a.commitLatencyMs).toFixed(1)}`);
+  }
+  const at1000 = tiny.find((t) => t.shards === 1000);
+  if (at1000 !== undefined) console.log(`commit latency at 1,000 shards: ${n(at1000.commitLatencyMs)} ms (target < 2 s: ${ok(at1000.commitLatencyMs < 2000)})`);
+  const bad = tiny.filter((t) => t.snapshotRows !== t.rows);
+  if (bad.length > 0) console.log(`ROW COUNT MISMATCH at ${bad.map((t) => t.shards).join(', ')} shards`);
+}

@@ -1,0 +1,141 @@
+/**
+ * `npm run bench:sync`: what coordination costs, in one run on the local services (see README.md).
+ *
+ *   1. end to end: N shards × M generated rows through the REST API, a coordinator and W worker
+ *      processes, into a primary-key table on S3 (MinIO): rows/s, phases, commit latency;
+ *   2. table-only: the same rows written by W processes with the table API alone, one commit;
+ *   3. commit latency of syncs of many tiny shards (10 … 10,000), with the coordinator's peak RSS.
+ *
+ * Flags (environment in brackets): --shards 8, --rows-per-shard 1000000 [TRIBUTARY_BENCH_ROWS_PER_SHARD],
+ * --workers 2, --tiny 10,100,1000,10000 [TRIBUTARY_BENCH_TINY] ('' skips part 3), --tiny-rows 5,
+ * --tiny-concurrency 8, --parts e2e,table,tiny, --cpu-prof-dir <dir> (profiles the coordinator of
+ * each tiny size), --keep (leaves the warehouse and the Redis keys).
+ */
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { openObjectStore, openTable, type ObjectStore } from '@tributary/table';
+import { generatorSpec } from './orders.ts';
+import { s3Options, startCluster, type Deployment } from './processes.ts';
+import { printResults, type Results, type TinyResult } from './report.ts';
+import { createOrdersTable, measureSync } from './sync-run.ts';
+import { measureTableOnly } from './table-only.ts';
+
+const env = process.env;
+const { values } = parseArgs({
+  options: {
+    shards: { type: 'string', default: '8' },
+    'rows-per-shard': { type: 'string', default: env.TRIBUTARY_BENCH_ROWS_PER_SHARD ?? '1000000' },
+    workers: { type: 'string', default: '2' },
+    tiny: { type: 'string', default: env.TRIBUTARY_BENCH_TINY ?? '10,100,1000,10000' },
+    'tiny-rows': { type: 'string', default: '5' },
+    'tiny-concurrency': { type: 'string', default: '8' },
+    parts: { type: 'string', default: 'e2e,table,tiny' },
+    'cpu-prof-dir': { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const shards = Number(values.shards);
+const rowsPerShard = Number(values['rows-per-shard']);
+const workers = Number(values.workers);
+const tinySizes = values.tiny.split(',').filter((s) => s.trim() !== '').map(Number);
+const parts = new Set(values.parts.split(','));
+const bucket = env.TRIBUTARY_S3_BUCKET ?? 'tributary';
+const run = new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14);
+const warehouse = `s3://${bucket}/bench-sync/${run}`;
+const database = 'bench';
+const progress = (line: string): void => console.log(line);
+
+async function endToEnd(store: ObjectStore, results: Results): Promise<void> {
+  const deployment: Deployment = { prefix: `bench-sync-${run}`, warehouse };
+  console.log(`end to end: ${shards} shards × ${rowsPerShard.toLocaleString('en')} rows, ${workers} workers`);
+  const cluster = await startCluster(deployment, { workers, workerConcurrency: 1 });
+  try {
+    await createOrdersTable(cluster.base, database, 'orders_sync');
+    const sync = await measureSync(cluster.base, store, database, 'orders_sync', generatorSpec(shards, rowsPerShard), {
+      pollMs: 100,
+      timeoutMs: 3_600_000,
+      progress,
+    });
+    results.endToEnd = { ...sync, snapshotRows: await snapshotRows(store, 'orders_sync') };
+  } finally {
+    const { coordinatorPeakRssMb } = await cluster.stop();
+    if (results.endToEnd !== undefined) results.endToEnd = { ...results.endToEnd, coordinatorPeakRssMb };
+  }
+}
+
+async function tableOnly(store: ObjectStore, results: Results): Promise<void> {
+  console.log(`table only: the same rows by ${workers} processes with the table API, one commit`);
+  const baseline = await measureTableOnly(store, warehouse, database, 'orders_table_only', generatorSpec(shards, rowsPerShard), workers);
+  results.tableOnly = { ...baseline, snapshotRows: await snapshotRows(store, 'orders_table_only') };
+}
+
+async function tiny(store: ObjectStore, size: number, results: Results): Promise<void> {
+  const deployment: Deployment = { prefix: `bench-sync-${run}-t${size}`, warehouse };
+  const name = `tiny_${size}`;
+  const tinyRows = Number(values['tiny-rows']);
+  console.log(`tiny shards: ${size.toLocaleString('en')} × ${tinyRows} rows`);
+  const started = Date.now();
+  const profile = values['cpu-prof-dir'];
+  const cluster = await startCluster(deployment, {
+    workers,
+    workerConcurrency: Number(values['tiny-concurrency']),
+    coordinatorNodeArgs: profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=coordinator-${size}-shards.cpuprofile`],
+  });
+  let sync;
+  try {
+    await createOrdersTable(cluster.base, database, name);
+    sync = await measureSync(cluster.base, store, database, name, generatorSpec(size, tinyRows), { pollMs: 250, timeoutMs: 3_600_000, progress });
+  } finally {
+    const { coordinatorPeakRssMb } = await cluster.stop();
+    if (sync !== undefined) {
+      const entry: TinyResult = { ...sync, coordinatorPeakRssMb, snapshotRows: await snapshotRows(store, name), wallMs: Date.now() - started };
+      results.tiny.push(entry);
+    }
+  }
+}
+
+async function snapshotRows(store: ObjectStore, name: string): Promise<number> {
+  const latest = await (await openTable(store, database, name)).latestSnapshot();
+  return Number(latest?.totalRecordCount ?? -1);
+}
+
+async function cleanUp(store: ObjectStore): Promise<void> {
+  const keys: string[] = [];
+  for await (const o of store.list('')) keys.push(o.key);
+  await store.deleteMany(keys);
+  const redis = new Redis({ host: env.TRIBUTARY_REDIS_HOST ?? '127.0.0.1', port: Number(env.TRIBUTARY_REDIS_PORT ?? 6390) });
+  try {
+    let cursor = '0';
+    do {
+      const [next, found] = await redis.scan(cursor, 'MATCH', `bench-sync-${run}*`, 'COUNT', 1000);
+      if (found.length > 0) await redis.unlink(...found);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    await redis.quit();
+  }
+  console.log(`removed ${keys.length} objects under ${warehouse} and the run's Redis keys`);
+}
+
+async function main(): Promise<number> {
+  console.log(`Tributary sync benchmark ${run}, warehouse ${warehouse}\n`);
+  const store = openObjectStore(warehouse, s3Options());
+  const results: Results = { run, warehouse, shards, rowsPerShard, workers, tiny: [] };
+  try {
+    if (parts.has('e2e')) await endToEnd(store, results);
+    if (parts.has('table')) await tableOnly(store, results);
+    if (parts.has('tiny')) for (const size of tinySizes) await tiny(store, size, results);
+    printResults(results);
+    return 0;
+  } finally {
+    if (!values.keep) await cleanUp(store);
+  }
+}
+
+let code = 1;
+try {
+  code = await main();
+} catch (error) {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+}
+process.exit(code);
