@@ -3,10 +3,10 @@
  * queue's processor, the HTTP app; then resumes every non-terminal sync. server.ts and the tests
  * start it; nothing here reads the environment (config.ts does).
  */
-import { Worker, type ConnectionOptions } from 'bullmq';
+import { QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
-import { SYNC_QUEUES, SyncCommitJob, parsePayload } from '@tributary/protocol';
+import { SYNC_QUEUES, SyncCommitJob, SyncShardResult, parsePayload } from '@tributary/protocol';
 import type { S3ConnectionOptions } from '@tributary/table';
 import { buildApp } from './app.ts';
 import { SyncCommitter, type FaultPoint } from './sync/committer.ts';
@@ -71,6 +71,14 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     },
   );
   commitWorker.on('failed', (job, error) => config.log?.(`commit job ${job?.id ?? '?'} failed: ${error.message}`));
+  // Verify each accepted blob as its shard finishes, so the commit does not start with N reads.
+  const shardEvents = new QueueEvents(SYNC_QUEUES.writeShard, { connection, prefix: config.prefix });
+  shardEvents.on('completed', ({ returnvalue }) => {
+    const parsed = SyncShardResult.safeParse(typeof returnvalue === 'string' ? safeJson(returnvalue) : returnvalue);
+    if (parsed.success && parsed.data.accepted) {
+      committer.prefetch(parsed.data.syncId, parsed.data.shardId, parsed.data.attemptId);
+    }
+  });
   await syncs.resume();
   const app = await buildApp({ syncs, store, tables, warehouse: config.warehouse, queues: [flows.commitQueue, flows.shardQueue] });
   return {
@@ -81,8 +89,17 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     async close() {
       await app.close();
       await commitWorker.close();
+      await shardEvents.close();
       await flows.close();
       await redis.quit();
     },
   };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

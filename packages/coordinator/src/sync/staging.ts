@@ -23,30 +23,44 @@ export async function loadAcceptedBlobs(
   record: SyncRecord,
   tablePath: string,
   attempts: Readonly<Record<string, string>>,
+  verified?: ReadonlyMap<string, VerifiedShard>,
 ): Promise<LoadedShards> {
   const accepted: Record<string, AcceptedAttempt> = {};
   const loaded = await mapLimited(record.plan.shards, BLOB_READS_IN_FLIGHT, async (shard) => {
     const attemptId = attempts[shard.id];
     if (attemptId === undefined) throw new Error(`shard ${shard.id} has no accepted attempt`);
-    const blobKey = stagedBlobKey(record.id, shard.id, attemptId);
-    const bytes = await store.get(blobKey);
-    const blob = decodeBlob(bytes, {
-      syncId: record.id,
-      shardId: shard.id,
-      tablePath,
-      schemaId: BigInt(record.plan.schemaId),
-      attempt: Number(attemptId),
-    });
-    accepted[shard.id] = {
-      attemptId,
-      blobKey,
-      checksum: crc32c(bytes),
-      rows: Number(blob.header.rowCount),
-      bytes: Number(blob.header.byteCount),
-    };
-    return blob.messages;
+    const known = verified?.get(shard.id);
+    const one = known?.attempt.attemptId === attemptId ? known : await loadShardBlob(store, record, tablePath, shard.id, attemptId);
+    accepted[shard.id] = one.attempt;
+    return one.messages;
   });
   return { accepted, messages: loaded.flat() };
+}
+
+/** One shard attempt's blob, verified against the plan. */
+export interface VerifiedShard {
+  readonly attempt: AcceptedAttempt;
+  readonly messages: CommitMessage[];
+}
+
+export async function loadShardBlob(
+  store: ObjectStore,
+  record: SyncRecord,
+  tablePath: string,
+  shardId: string,
+  attemptId: string,
+): Promise<VerifiedShard> {
+  const blobKey = stagedBlobKey(record.id, shardId, attemptId);
+  const bytes = await store.get(blobKey);
+  const blob = decodeBlob(bytes, {
+    syncId: record.id,
+    shardId,
+    tablePath,
+    schemaId: BigInt(record.plan.schemaId),
+    attempt: Number(attemptId),
+  });
+  const attempt = { attemptId, blobKey, checksum: crc32c(bytes), rows: Number(blob.header.rowCount), bytes: Number(blob.header.byteCount) };
+  return { attempt, messages: blob.messages };
 }
 
 /** Blobs are small; reading them one by one would make the commit of 1,000 shards wait on 1,000 round trips. */
