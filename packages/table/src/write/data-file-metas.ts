@@ -54,11 +54,22 @@ export function localCreationTime(now: Date): number {
   return now.getTime() - now.getTimezoneOffset() * 60_000;
 }
 
-const colStats = (s: ColumnStats): SimpleColStats => ({ min: s.min, max: s.max, nullCount: BigInt(s.nullCount) });
+/**
+ * A column's stats as Java's ParquetSimpleStatsExtractor.toFieldStats reports them: it maps no
+ * Parquet statistics for BINARY/VARBINARY (its default branch) nor for TIMESTAMP(7..9) (INT96),
+ * so their min and max are unknown and only the null count is kept.
+ */
+function colStats(s: ColumnStats, type: DataType | undefined): SimpleColStats {
+  const nullCount = BigInt(s.nullCount);
+  const unmapped =
+    type !== undefined &&
+    (type.root === 'BINARY' || type.root === 'VARBINARY' || ((type.root === 'TIMESTAMP' || type.root === 'TIMESTAMP_LTZ') && type.precision > 6));
+  return unmapped ? { min: null, max: null, nullCount } : { min: s.min, max: s.max, nullCount };
+}
 
 /** `_VALUE_STATS` and `_VALUE_STATS_COLS` of one file. */
 export function valueStatsOf(stats: readonly ColumnStats[], options: ValueStatsOptions): { stats: SimpleStats; statsColumns: string[] | null } {
-  const kept = stats.map((s, i) => applyStatsMode(colStats(s), options.modes[i] ?? { kind: 'full' }));
+  const kept = stats.map((s, i) => applyStatsMode(colStats(s, options.fields[i]?.type), options.modes[i] ?? { kind: 'full' }));
   return statsToBinary(kept, options.fields, options.denseStore);
 }
 
