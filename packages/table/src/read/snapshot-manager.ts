@@ -55,10 +55,14 @@ export class SnapshotManager {
     return (await this.store.stat(this.snapshotKey(id))) !== null;
   }
 
-  /** HintFileUtils.findLatest: the hint if nothing follows it, else the highest listed id; null if none. */
+  /**
+   * HintFileUtils.findLatest: the hint if nothing follows it, else the highest listed id; null if
+   * none. Unlike Java we also check that the hinted snapshot exists (a hint left ahead by a rollback
+   * or an expiry would otherwise name a missing snapshot).
+   */
   async latestSnapshotId(): Promise<number | null> {
     const hint = await this.readHint();
-    if (hint !== null && hint > 0 && !(await this.exists(hint + 1))) return hint;
+    if (hint !== null && hint > 0 && !(await this.exists(hint + 1)) && (await this.exists(hint))) return hint;
     return this.maxListedId();
   }
 

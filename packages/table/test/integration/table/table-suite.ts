@@ -405,6 +405,8 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       assert.equal((await table.latestSnapshot())?.id, 7n);
       await store.delete(`${table.path}/snapshot/LATEST`);
       assert.equal((await table.latestSnapshot())?.id, 7n);
+      await store.put(`${table.path}/snapshot/LATEST`, new TextEncoder().encode('12'));
+      assert.equal((await table.latestSnapshot())?.id, 7n);
       assert.deepEqual(await readAll(table), canonical(all));
     });
   });
