@@ -24,6 +24,10 @@ export const coordinatorErrors = defineErrorCatalogue({
     summary: 'A planned shard has no accepted attempt at commit time, so the sync was aborted.',
   },
   SYNC_ABORT_REQUESTED: { retryable: false, summary: 'The sync was aborted on request.' },
+  SYNC_PREPARE_TIMEOUT: {
+    retryable: false,
+    summary: 'The shards did not all finish within the sync\u2019s prepareTimeoutMs (are workers running?), so it was aborted.',
+  },
   SYNC_COMMIT_ABANDONED: {
     retryable: false,
     summary: 'The commit gave up and no snapshot carries the sync\u2019s identity; staged files are kept for GC.',

@@ -10,7 +10,7 @@ import { SYNC_QUEUES, SyncCommitJob, SyncShardResult, parsePayload } from '@trib
 import type { S3ConnectionOptions } from '@tributary/table';
 import { buildApp } from './app.ts';
 import { SyncCommitter, type FaultPoint } from './sync/committer.ts';
-import { SyncFlows } from './sync/flow.ts';
+import { PREPARE_TIMEOUT_JOB, SyncFlows } from './sync/flow.ts';
 import { SyncService } from './sync/service.ts';
 import { SyncStore } from './sync/store.ts';
 import { coordinatorTables } from './table-adapter.ts';
@@ -59,7 +59,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     SYNC_QUEUES.commit,
     async (job) => {
       const { syncId } = parsePayload(SyncCommitJob, job.data, 'commit job');
-      const record = await committer.drive(syncId);
+      const record = job.name === PREPARE_TIMEOUT_JOB ? await syncs.timeOut(syncId) : await committer.drive(syncId);
       return { syncId, phase: record.state.phase };
     },
     {

@@ -83,3 +83,27 @@ describe('aborts (real Redis and MinIO, 2 worker processes)', () => {
     assert.equal(again.statusCode, 202, again.body);
   });
 });
+
+describe('prepare timeout (no worker is running)', () => {
+  const e = syncEnv('timeout');
+  let coordinator: Coordinator;
+  before(async () => {
+    coordinator = await inProcessCoordinator(e);
+  });
+  after(() => coordinator.close());
+
+  test('a sync nobody works on ends ABORTED with SYNC_PREPARE_TIMEOUT instead of waiting for ever', async () => {
+    await createOrdersTable(coordinator, 'shop', 'idle');
+    const response = await coordinator.app.inject({
+      method: 'POST',
+      url: '/v1/syncs',
+      payload: { table: { database: 'shop', table: 'idle' }, source: generatorSource(4, 100), options: { prepareTimeoutMs: 1500 } },
+    });
+    assert.equal(response.statusCode, 202, response.body);
+    const id = response.json<{ id: string }>().id;
+    const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 20_000);
+    assert.ok(done.state.phase === 'ABORTED', done.state.phase);
+    assert.equal(done.state.reason.code, 'SYNC_PREPARE_TIMEOUT');
+    await assertNothingStaged(e, done, 'idle');
+  });
+});

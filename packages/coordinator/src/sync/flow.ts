@@ -22,6 +22,8 @@ export interface FlowOptions {
 }
 
 export const commitJobId = (syncId: string): string => `commit-${syncId}`;
+export const timeoutJobId = (syncId: string): string => `timeout-${syncId}`;
+export const PREPARE_TIMEOUT_JOB = 'prepare-timeout';
 export const shardJobId = (syncId: string, shardId: string): string => `shard-${syncId}-${shardId}`;
 
 export class SyncFlows {
@@ -75,6 +77,23 @@ export class SyncFlows {
         };
       }),
     });
+  }
+
+  /** A delayed job on the commit queue that aborts the sync if it is still preparing by then. */
+  async scheduleTimeout(record: SyncRecord): Promise<void> {
+    const delay = record.plan.options.prepareTimeoutMs;
+    if (delay === undefined) return;
+    const data: SyncCommitJob = { syncId: record.id, keyPrefix: this.#options.prefix };
+    await this.commitQueue.add(PREPARE_TIMEOUT_JOB, data, { jobId: timeoutJobId(record.id), delay, removeOnComplete: true });
+  }
+
+  /** Whether any shard job of the sync is running now. */
+  async anyShardActive(record: SyncRecord): Promise<boolean> {
+    for (const shard of record.plan.shards) {
+      const job = await this.shardQueue.getJob(shardJobId(record.id, shard.id));
+      if (job !== undefined && (await job.getState()) === 'active') return true;
+    }
+    return false;
   }
 
   /** Whether the flow's parent job still exists and has not finished. */

@@ -28,7 +28,11 @@ export const SyncPlanSchema = z.object({
   schemaId: z.number().int(),
   commitUser: z.string(),
   commitIdentifier: z.string(),
-  options: z.object({ maxAttempts: z.number().int().min(1), snapshotProperties: z.record(z.string(), z.string()) }),
+  options: z.object({
+    maxAttempts: z.number().int().min(1),
+    snapshotProperties: z.record(z.string(), z.string()),
+    prepareTimeoutMs: z.number().int().positive().optional(),
+  }),
 });
 
 export const SyncStateSchema = z.discriminatedUnion('phase', [

@@ -72,7 +72,11 @@ export class SyncService {
       schemaId: info.schemaId,
       commitUser: `tributary-${syncId}`,
       commitIdentifier: BATCH_COMMIT_IDENTIFIER,
-      options: { maxAttempts: request.options.maxAttempts, snapshotProperties: { ...request.options.snapshotProperties } },
+      options: {
+        maxAttempts: request.options.maxAttempts,
+        snapshotProperties: { ...request.options.snapshotProperties },
+        ...(request.options.prepareTimeoutMs === undefined ? {} : { prepareTimeoutMs: request.options.prepareTimeoutMs }),
+      },
     };
   }
 
@@ -105,6 +109,7 @@ export class SyncService {
 
   async #enqueue(record: SyncRecord): Promise<SyncRecord> {
     await this.#deps.flows.enqueue(record);
+    await this.#deps.flows.scheduleTimeout(record);
     return this.#deps.store.apply(record.id, { type: 'start' });
   }
 
@@ -127,6 +132,26 @@ export class SyncService {
       return this.#deps.committer.drive(syncId);
     }
     return record;
+  }
+
+  /**
+   * The prepare timeout fired: abort a sync that is still preparing. Staged files are removed at
+   * once when no shard job is running (for example no worker is up); otherwise the flow's parent
+   * removes them when the running shards have stopped.
+   */
+  async timeOut(syncId: string): Promise<SyncRecord> {
+    const record = await this.#deps.store.require(syncId);
+    if (record.state.phase !== 'PLANNED' && record.state.phase !== 'PREPARING') return record;
+    const timeoutMs = record.plan.options.prepareTimeoutMs ?? 0;
+    const error = errorFrom(coordinatorErrors, 'SYNC_PREPARE_TIMEOUT', `the shards did not finish within ${timeoutMs} ms`, { syncId, timeoutMs });
+    const aborting = await this.#deps.store.apply(syncId, {
+      type: 'abort',
+      reason: { code: error.code, message: error.message, retryable: false, context: { syncId, timeoutMs } },
+    });
+    if (aborting.state.phase === 'ABORTING' && !(await this.#deps.flows.anyShardActive(aborting))) {
+      return this.#deps.committer.drive(syncId);
+    }
+    return aborting;
   }
 
   /** Resumes every non-terminal sync from its recorded state (run when a coordinator starts). */

@@ -60,6 +60,8 @@ export interface SyncPlanOptions {
   readonly maxAttempts: number;
   /** Written into the snapshot's properties, beside the sync id. */
   readonly snapshotProperties: Readonly<Record<string, string>>;
+  /** Abort if PREPARE has not finished after this long (unset: wait for ever). */
+  readonly prepareTimeoutMs?: number;
 }
 
 /** The attempt of a shard whose result the commit will publish. */
