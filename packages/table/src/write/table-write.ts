@@ -14,7 +14,7 @@
  * snapshot (MergeTreeWriter), so later writes win over earlier ones. Two writers on one bucket at
  * the same time would produce overlapping sequence numbers: Paimon assumes one writer per bucket.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 import type { ObjectStore } from '../io/object-store.ts';
@@ -35,7 +35,8 @@ import { RowRouter, type BucketTarget } from './row-routing.ts';
 export interface TableWriteOptions {
   /**
    * Goes into every data file name (`data-<writerId>-<n>.parquet`), so it must be unique per
-   * writer: the sync uses (sync, shard, attempt). Default: a random UUID.
+   * writer: the sync uses (sync, shard, attempt). Default: a random UUID. Characters other than
+   * [A-Za-z0-9._-] are replaced and a hash of the whole id is appended, so ids stay distinct.
    */
   readonly writerId?: string;
   /**
@@ -102,12 +103,7 @@ export class TableWrite {
     const sequence = schema.options['sequence.field'];
     this.#sequenceFields = sequence === undefined || sequence.trim() === '' ? [] : sequence.split(',').map((s) => s.trim());
     this.#restored = restored;
-    this.#writerId = options.writerId ?? randomUUID();
-    if (!/^[A-Za-z0-9._-]{1,200}$/.test(this.#writerId)) {
-      throw errorFrom(tableErrors, 'TABLE_OPTION_INVALID', `writerId '${this.#writerId}' must be 1-200 of [A-Za-z0-9._-] (it goes into file names)`, {
-        writerId: this.#writerId,
-      });
-    }
+    this.#writerId = fileNameSafe(options.writerId ?? randomUUID());
     this.#bufferRows = options.bufferRows ?? 100_000;
     this.#maxBufferedRows = options.maxBufferedRows ?? 400_000;
     this.#maxOpenFiles = Math.max(1, options.maxOpenFiles ?? 4);
@@ -291,6 +287,14 @@ export class TableWrite {
     const files = await (bucket.keyValue as KeyValueFileWriter).close();
     return files.map((file) => keyValueFileMeta(file, keyTypes, ctx));
   }
+}
+
+/** The id as a file-name component: safe characters only, distinct ids stay distinct. */
+export function fileNameSafe(id: string): string {
+  if (/^[A-Za-z0-9._-]{1,100}$/.test(id)) return id;
+  const hash = createHash('sha256').update(id).digest('hex').slice(0, 16);
+  // Never empty: a name starting `data--` would look like Java's postpone-bucket files.
+  return `${id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80) || 'w'}-${hash}`;
 }
 
 function withoutRetractions(batch: ColumnBatch, kinds: Uint8Array | undefined): { batch: ColumnBatch; rowKinds?: Uint8Array } {

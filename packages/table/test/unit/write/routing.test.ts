@@ -9,6 +9,7 @@ import { RowRouter } from '../../../src/write/row-routing.ts';
 import { partitionStats } from '../../../src/write/manifest-writer.ts';
 import { keyStatsOf, valueStatsOf, valueStatsOptions } from '../../../src/write/data-file-metas.ts';
 import { newTableSchema } from '../../../src/table.ts';
+import { fileNameSafe } from '../../../src/write/table-write.ts';
 
 const INT: DataType = { root: 'INT', nullable: true };
 const BIGINT: DataType = { root: 'BIGINT', nullable: true };
@@ -143,4 +144,14 @@ test('RowRouter: partitions that print alike stay apart (separators in strings, 
   assert.deepEqual(routed.map((g) => g.rows), [[0, 5], [1], [2], [3], [4]]);
   const types = schema.fields.slice(1).map((f) => f.type);
   for (const g of routed) assert.deepEqual(decodeBinaryRow(g.target.partition, types), rows[g.rows[0] as number]?.slice(1));
+});
+
+test('fileNameSafe keeps safe ids and makes any other id safe and still distinct', () => {
+  assert.equal(fileNameSafe('sync1-db_00.orders_00-a1'), 'sync1-db_00.orders_00-a1');
+  const a = fileNameSafe('sync1-s3://bucket/a b.csv-a1');
+  const b = fileNameSafe('sync1-s3://bucket/a_b.csv-a1');
+  assert.match(a, /^[A-Za-z0-9._-]+$/);
+  assert.notEqual(a, b);
+  assert.ok(fileNameSafe('x'.repeat(500)).length <= 97);
+  assert.match(fileNameSafe(''), /^w-[0-9a-f]{16}$/);
 });
