@@ -6,7 +6,7 @@
  * Value statistics follow the table's stats modes (`metadata.stats-mode`, default truncate(16), and
  * `fields.<f>.stats-mode`) and `metadata.stats-dense-store`, as Java's SimpleStatsConverter does:
  * a column whose mode is `none` is left out and named in `_VALUE_STATS_COLS`. Key statistics are
- * always "all mode" (exact), as KeyValueDataFileWriter writes them.
+ * always "all mode" (untruncated), as KeyValueDataFileWriter writes them.
  */
 import type { ColumnStats } from '../format/column-stats.ts';
 import type { DataFileResult } from '../format/parquet-writer.ts';
@@ -73,10 +73,12 @@ export function valueStatsOf(stats: readonly ColumnStats[], options: ValueStatsO
   return statsToBinary(kept, options.fields, options.denseStore);
 }
 
-/** `_KEY_STATS`: exact ("all mode") min, max and null counts of the key columns. */
+/** `_KEY_STATS`: "all mode" (untruncated) min, max and null counts of the key columns. */
 export function keyStatsOf(stats: readonly ColumnStats[], types: readonly DataType[]): SimpleStats {
   if (types.length === 0) return EMPTY_STATS;
-  return simpleStats(stats.map((s) => s.min), stats.map((s) => s.max), stats.map((s) => BigInt(s.nullCount)), types);
+  // Java takes key stats from the same Parquet extractor: unmapped key types have no min/max either.
+  const cols = stats.map((s, i) => colStats(s, types[i]));
+  return simpleStats(cols.map((c) => c.min), cols.map((c) => c.max), cols.map((c) => c.nullCount), types);
 }
 
 function baseMeta(file: DataFileResult, ctx: FileMetaContext): Omit<DataFileMeta, 'minKey' | 'maxKey' | 'keyStats' | 'valueStats' | 'minSequenceNumber' | 'maxSequenceNumber' | 'deleteRowCount'> {

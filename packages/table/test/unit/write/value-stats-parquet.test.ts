@@ -1,10 +1,10 @@
 // Value stats of columns whose Parquet statistics Java does not map (ParquetSimpleStatsExtractor):
-// BINARY/VARBINARY and TIMESTAMP(7..9) keep their null count only, as in the files Java writes.
+// BINARY/VARBINARY and TIMESTAMP(7..9) keep their null count only, in value and key stats alike.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeBinaryRow } from '../../../src/spec/binary-row.ts';
 import { MAX_LENGTH, type DataType } from '../../../src/spec/types.ts';
-import { valueStatsOf, valueStatsOptions } from '../../../src/write/data-file-metas.ts';
+import { keyStatsOf, valueStatsOf, valueStatsOptions } from '../../../src/write/data-file-metas.ts';
 
 const types: DataType[] = [
   { root: 'VARBINARY', length: MAX_LENGTH, nullable: true },
@@ -34,3 +34,17 @@ for (const mode of ['truncate(16)', 'full']) {
     assert.deepEqual(stats.nullCounts, [1n, 0n, 2n, 0n, 3n, 4n]);
   });
 }
+
+test('key stats of BINARY and TIMESTAMP(9) keys have no min/max either; other keys stay untruncated', () => {
+  const keyTypes: DataType[] = [
+    { root: 'VARBINARY', length: MAX_LENGTH, nullable: false },
+    { root: 'TIMESTAMP', precision: 9, nullable: false },
+    { root: 'VARCHAR', length: MAX_LENGTH, nullable: false },
+  ];
+  const long = 'k'.repeat(40);
+  const stats = keyStatsOf([columns[0]!, columns[2]!, { min: long, max: `${long}z`, nullCount: 0 }], keyTypes);
+  const nullable = keyTypes.map((t) => ({ ...t, nullable: true }));
+  assert.deepEqual(decodeBinaryRow(stats.minValues, nullable), [null, null, long]);
+  assert.deepEqual(decodeBinaryRow(stats.maxValues, nullable), [null, null, `${long}z`]);
+  assert.deepEqual(stats.nullCounts, [1n, 2n, 0n]);
+});
