@@ -3,7 +3,8 @@
 // filter, and skip manifests by partition statistics, so wrong statistics lose rows silently even
 // though a full read (the other compat tests) returns them all. The data files' metadata (row
 // counts, keys, statistics, sequence numbers, levels, delete counts) must therefore match Java's,
-// file for file; only names, sizes and creation times may differ.
+// file for file, and so must the snapshots' counts and the delta manifests' partition statistics
+// and bucket/level ranges; only names, sizes, users and times may differ.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -127,6 +128,44 @@ async function summarise(dir: string, name: string, definition: TableDefinition,
   return summaries.sort((a, b) => JSON.stringify([a.snapshot, a.partition, a.bucket]).localeCompare(JSON.stringify([b.snapshot, b.partition, b.bucket])));
 }
 
+/** The comparable part of each snapshot and of its delta manifest list. */
+async function snapshotSummaries(dir: string, name: string, definition: TableDefinition, snapshots: number): Promise<unknown[]> {
+  const tableDir = join(dir, `${database}.db`, name);
+  const types = (definition.partitionKeys ?? []).map((k) => ({ ...parseDataTypeString(definition.fields.find((f) => f.name === k)!.type), nullable: true }));
+  const summaries: unknown[] = [];
+  for (let id = 1; id <= snapshots; id++) {
+    const snapshot = decodeSnapshot(await readFile(join(tableDir, 'snapshot', `snapshot-${id}`)));
+    const manifests = decodeManifestList(await readFile(join(tableDir, 'manifest', snapshot.deltaManifestList)));
+    summaries.push({
+      version: snapshot.version,
+      id: snapshot.id,
+      schemaId: snapshot.schemaId,
+      commitIdentifier: snapshot.commitIdentifier,
+      commitKind: snapshot.commitKind,
+      totalRecordCount: snapshot.totalRecordCount,
+      deltaRecordCount: snapshot.deltaRecordCount,
+      changelogRecordCount: snapshot.changelogRecordCount,
+      changelogManifestList: snapshot.changelogManifestList,
+      indexManifest: snapshot.indexManifest,
+      watermark: snapshot.watermark,
+      nextRowId: snapshot.nextRowId,
+      deltaManifests: manifests.map((m) => ({
+        numAddedFiles: m.numAddedFiles,
+        numDeletedFiles: m.numDeletedFiles,
+        partitionStats: stats(m.partitionStats, types),
+        schemaId: m.schemaId,
+        minBucket: m.minBucket,
+        maxBucket: m.maxBucket,
+        minLevel: m.minLevel,
+        maxLevel: m.maxLevel,
+        minRowId: m.minRowId,
+        maxRowId: m.maxRowId,
+      })),
+    });
+  }
+  return summaries;
+}
+
 describe('data file metadata: Tributary writes what Paimon Java writes', async () => {
   const [ours, theirs] = [await warehouse(), await warehouse()];
   const store = new LocalObjectStore(ours);
@@ -145,6 +184,12 @@ describe('data file metadata: Tributary writes what Paimon Java writes', async (
       const java = await summarise(theirs, c.name, c.definition, c.operations.length);
       const tributary = await summarise(ours, c.name, c.definition, c.operations.length);
       assert.deepStrictEqual(tributary, java, `${c.name}: files as Java writes them`);
+    });
+
+    test(`${c.name}: snapshots and their delta manifest lists match Java's`, async () => {
+      const java = await snapshotSummaries(theirs, c.name, c.definition, c.operations.length);
+      const tributary = await snapshotSummaries(ours, c.name, c.definition, c.operations.length);
+      assert.deepStrictEqual(tributary, java, `${c.name}: snapshots as Java writes them`);
     });
   }
 });
