@@ -10,7 +10,7 @@ import {
   type CommitMessage,
   type FileMeta,
 } from '@tributary/protocol';
-import { openObjectStore, openTable, type ObjectStore, type S3ConnectionOptions, type TableWrite } from '@tributary/table';
+import { openObjectStore, openTable, type ObjectStore, type S3ConnectionOptions, type Table, type TableWrite } from '@tributary/table';
 import { workerErrors } from './errors.ts';
 import type { ShardWrite, ShardWriteOptions, TablePort } from './table-port.ts';
 
@@ -28,10 +28,24 @@ export function tablePort(s3: S3ConnectionOptions = {}): TablePort {
     }
     return store;
   };
+  // A schema file never changes once written, so a table opened at the planned schema id can be
+  // reused by every later shard of that schema (saves a LIST and a GET per shard job).
+  const tables = new Map<string, Table>();
+  const tableAt = async (options: ShardWriteOptions): Promise<Table> => {
+    const key = `${options.warehouse}\u0000${options.database}\u0000${options.table}\u0000${options.schemaId}`;
+    const cached = tables.get(key);
+    if (cached !== undefined) return cached;
+    const table = await openTable(storeOf(options.warehouse), options.database, options.table);
+    if (table.schema.id === options.schemaId) {
+      if (tables.size >= 256) tables.clear();
+      tables.set(key, table);
+    }
+    return table;
+  };
   return {
     warehouseStore: storeOf,
     async openShardWrite(options: ShardWriteOptions): Promise<ShardWrite> {
-      const table = await openTable(storeOf(options.warehouse), options.database, options.table);
+      const table = await tableAt(options);
       if (table.schema.id !== options.schemaId) {
         throw errorFrom(workerErrors, 'SOURCE_SCHEMA_MISMATCH', `table ${table.path} is at schema ${table.schema.id}, the sync planned ${options.schemaId}`, {
           table: table.path,
