@@ -120,7 +120,7 @@ async function exchange(oracle: Oracle, ours: string, chosen: readonly Case[]): 
   await checkTributaryReads(oracle.name, theirs, chosen);
 }
 
-describe('partition directories', async () => {
+describe('partition directories', { concurrency: true }, async () => {
   const ours = await warehouse();
   const store = new LocalObjectStore(ours);
   for (const c of cases) {

@@ -33,7 +33,7 @@ const operations: readonly Operation[] = [
   },
 ].map((o) => projectOperation(o as Operation, definition));
 
-describe('tables on MinIO (s3://)', () => {
+describe('tables on MinIO (s3://)', { concurrency: true }, () => {
   test('Tributary writes a primary-key table; Paimon Java and pypaimon read it, also at snapshot 1', async () => {
     const table = await createTable(store(), { database, name: 'by_tributary', schema: definition });
     const expected = new ExpectedTable(definition);

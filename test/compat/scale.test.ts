@@ -104,7 +104,7 @@ function writes(dir: string, c: Case): OracleOp[] {
   ];
 }
 
-describe('at scale and with Java-only machinery', async () => {
+describe('at scale and with Java-only machinery', { concurrency: true }, async () => {
   const ours = await warehouse();
   const store = new LocalObjectStore(ours);
   for (const c of tributaryCases) {
