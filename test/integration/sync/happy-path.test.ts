@@ -80,10 +80,42 @@ describe('a sharded sync, end to end (2 worker processes, real Redis and MinIO)'
     assert.ok(body.shards.every((s) => s.rows === ROWS && s.acceptedAttempt !== null));
     assert.equal((await listKeys(e, `.tributary/syncs/${id}/`)).length, SHARDS, 'one blob per shard attempt');
 
+    const abortCommitted = await coordinator.app.inject({ method: 'POST', url: `/v1/syncs/${id}/abort` });
+    assert.equal(abortCommitted.statusCode, 409);
+    assert.equal(abortCommitted.json<{ code: string }>().code, 'SYNC_ILLEGAL_TRANSITION');
+    const reused = await coordinator.app.inject({
+      method: 'POST',
+      url: '/v1/syncs',
+      headers: { 'idempotency-key': 'happy-1' },
+      payload: { table: { database: 'shop', table: 'orders' }, source: generatorSource(SHARDS, ROWS + 1) },
+    });
+    assert.equal(reused.statusCode, 422);
+    assert.equal(reused.json<{ code: string }>().code, 'IDEMPOTENCY_KEY_REUSED');
+
     const list = await coordinator.app.inject({ method: 'GET', url: '/v1/syncs?state=COMMITTED&table=orders' });
     assert.deepEqual(list.json<{ syncs: { id: string }[] }>().syncs.map((s) => s.id), [id]);
     const described = await coordinator.app.inject({ method: 'GET', url: '/v1/tables/shop/orders' });
     assert.equal(described.json<{ rowCount: number }>().rowCount, SHARDS * ROWS);
+  });
+
+  test('bad requests get problem+json with stable codes', async () => {
+    const invalid = await coordinator.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop' }, source: { kind: 'nope' } } });
+    assert.equal(invalid.statusCode, 400);
+    assert.equal(invalid.headers['content-type'], 'application/problem+json; charset=utf-8');
+    assert.equal(invalid.json<{ code: string }>().code, 'REQUEST_INVALID');
+    const noTable = await coordinator.app.inject({
+      method: 'POST',
+      url: '/v1/syncs',
+      payload: { table: { database: 'shop', table: 'missing' }, source: generatorSource(1, 1) },
+    });
+    assert.equal(noTable.statusCode, 404);
+    assert.equal(noTable.json<{ code: string }>().code, 'TABLE_NOT_FOUND');
+    const badType = await coordinator.app.inject({
+      method: 'POST',
+      url: '/v1/tables',
+      payload: { database: 'shop', name: 'bad', columns: [{ name: 'x', type: 'NOT A TYPE' }] },
+    });
+    assert.equal(badType.statusCode, 400, badType.body);
   });
 
   test('docs and dashboard are served', async () => {
