@@ -18,7 +18,6 @@ export const coordinatorErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'The sync has started its commit; it can no longer be aborted and will end COMMITTED or with a reason.',
   },
-  SYNC_SHARD_FAILED: { retryable: false, summary: 'A shard failed for good, so the sync was aborted.' },
   SYNC_SHARD_MISSING: {
     retryable: false,
     summary: 'A planned shard has no accepted attempt at commit time, so the sync was aborted.',

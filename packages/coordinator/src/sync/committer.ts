@@ -185,7 +185,8 @@ export class SyncCommitter {
       if (landed !== undefined) return store.apply(record.id, { type: 'committed', snapshotId: landed });
       if (!isTributaryError(error) || error.retryable) throw error; // the commit job retries with backoff
       this.#deps.log?.(`sync ${record.id}: commit abandoned: ${error.message}`);
-      return store.apply(record.id, { type: 'abandonCommit', reason: toErrorData(error) });
+      const reason = errorFrom(coordinatorErrors, 'SYNC_COMMIT_ABANDONED', `commit failed for good: ${error.message}`, { cause: error.code });
+      return store.apply(record.id, { type: 'abandonCommit', reason: toErrorData(reason) });
     }
   }
 
