@@ -90,7 +90,10 @@ export class SyncCommitter {
     const { store, tables, warehouse } = this.#deps;
     try {
       const record = await store.get(syncId);
-      if (record?.state.phase !== 'PREPARING') return;
+      if (record?.state.phase !== 'PREPARING') {
+        this.#prefetched.delete(syncId); // another coordinator drove it on: drop what we held
+        return;
+      }
       if ((await store.acceptedAttempts(syncId))[shardId] !== attemptId) return;
       const shard = await loadShardBlob(tables.warehouseStore(warehouse), record, tables.tablePath(record.plan.table), shardId, attemptId);
       const bySync = this.#prefetched.get(syncId) ?? new Map<string, VerifiedShard>();
