@@ -199,6 +199,7 @@ async function main(): Promise<void> {
         const peerReport = lastJson(stdout) as PeerReport;
         const verified = await verify(peer, warehouse, peerReport, expected);
         results.push({ ...peerReport, wallSeconds: seconds, verified });
+        console.error(`bench: ${peer} ${table}: ${num(rows / peerReport.writeSeconds)} rows/s, ${mb(peerReport.peakRssBytes)} peak RSS, ${verified}`);
       }
     }
   } finally {

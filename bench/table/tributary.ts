@@ -3,7 +3,7 @@
  * generates the rows chunk by chunk straight into ColumnBatches (never all rows at once), writes
  * them with TableWrite.write and commits one snapshot. Prints one JSON line (see run.ts).
  *
- *   node bench/table/tributary.ts --warehouse <dir> --table append|pk --rows N [--chunk N]
+ *   node bench/table/tributary.ts --warehouse <dir> --table append|pk --rows N [--chunk N] [--max-buffered-rows N]
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -43,6 +43,8 @@ async function main(): Promise<void> {
       table: { type: 'string' },
       rows: { type: 'string', default: '2000000' },
       chunk: { type: 'string', default: '100000' },
+      // TableWriteOptions.maxBufferedRows; default: the library's.
+      'max-buffered-rows': { type: 'string' },
     },
   });
   const kind = values.table as TableKind;
@@ -61,7 +63,8 @@ async function main(): Promise<void> {
   let generateCpuMicros = 0;
   const writeStart = performance.now();
   const writeCpuStart = cpuMicros();
-  const write = await table.newWrite({ writerId: 'bench', baseSnapshotId: null });
+  const maxBuffered = values['max-buffered-rows'];
+  const write = await table.newWrite({ writerId: 'bench', baseSnapshotId: null, ...(maxBuffered !== undefined ? { maxBufferedRows: Number(maxBuffered) } : {}) });
   const rowType = write.rowType;
   for (let from = 0; from < rows; from += chunk) {
     const t0 = performance.now();
