@@ -43,13 +43,53 @@ const typedIso: TableDefinition = {
   options: { bucket: '2', 'partition.legacy-name': 'false' },
 };
 
+// Floating-point, decimal and time partition values, whose directory names are Java's toString():
+// '1.0E7', '1.0E-4', '-0.0', 'NaN', '4.9E-324', plain decimals, TIME as milliseconds.
+const numericFields = [
+  { name: 'id', type: 'INT' },
+  { name: 'f', type: 'FLOAT' },
+  { name: 'd', type: 'DOUBLE' },
+  { name: 'dec', type: 'DECIMAL(20, 5)' },
+  { name: 't', type: 'TIME(3)' },
+  { name: 'ts', type: 'TIMESTAMP(6)' },
+  { name: 's', type: 'STRING' },
+];
+const floats = [1e7, 0.001, 1e-4, -0, 0, Number.NaN, Number.NEGATIVE_INFINITY, 123456.7, 3.4028234663852886e38, 1.401298464324817e-45].map(Math.fround);
+const doubles = [0.30000000000000004, 1e21, 1e-7, 100, 5e-324, -0, Number.NaN, Number.POSITIVE_INFINITY, 1234567, 12345678.9];
+const decimals = [-1n, 0n, 10n ** 19n, -(10n ** 20n) + 1n, 12345n];
+const times = [0, 1, 86_399_999, 45_296_789];
+const stamps = [timestamp(-1n, 6), timestamp(1_700_000_000_123_456_000n, 6), timestamp(0n, 6), timestamp(-62_135_596_800_000_000_000n, 6)];
+const numericRows = (tag: string, offset: number): OracleRow[] =>
+  floats.map((f, i) => [offset + i, f, doubles[i]!, decimals[i % decimals.length]!, times[i % times.length]!, stamps[i % stamps.length]!, `${tag} ${i}`]);
+const finite = (r: OracleRow) => Number.isFinite(r[1]) && Number.isFinite(r[2]);
+const numericLegacy: TableDefinition = { fields: numericFields, partitionKeys: ['f', 'd', 'dec', 't', 'ts'] };
+const numericIso: TableDefinition = { ...numericLegacy, options: { 'partition.legacy-name': 'false' } };
+
 interface Case {
   readonly name: string;
   readonly definition: TableDefinition;
   readonly operations: readonly Operation[];
+  /** False where pypaimon names the directories differently from Java (see its todo test). */
+  readonly pypaimon?: false;
 }
 
 const cases: readonly Case[] = [
+  {
+    name: 'numeric_legacy',
+    definition: numericLegacy,
+    operations: [{ type: 'write', rows: numericRows('first', 0).filter(finite) }, { type: 'write', rows: numericRows('second', 100).slice(0, 4) }],
+  },
+  {
+    name: 'numeric_iso',
+    definition: numericIso,
+    operations: [{ type: 'write', rows: numericRows('first', 0).filter(finite) }, { type: 'write', rows: numericRows('second', 100).slice(0, 4) }],
+  },
+  {
+    name: 'non_finite',
+    definition: numericLegacy,
+    operations: [{ type: 'write', rows: numericRows('first', 0).filter((r) => !finite(r)) }, { type: 'write', rows: numericRows('second', 100).slice(0, 4) }],
+    pypaimon: false,
+  },
   {
     name: 'escaped',
     definition: escaped,
@@ -133,6 +173,14 @@ describe('partition directories', { concurrency: true }, async () => {
   });
 
   test('pypaimon reads Tributary\'s partitions and Tributary reads pypaimon\'s', async () => {
-    await exchange(pypaimon, ours, cases);
+    await exchange(pypaimon, ours, cases.filter((c) => c.pypaimon !== false));
   });
+
+  test(
+    'pypaimon reads partitions named by NaN and infinite floats',
+    { todo: "pypaimon 2.1.0 names them by Python's str() ('nan', '-inf'), Java by Float/Double.toString ('NaN', '-Infinity')" },
+    async () => {
+      await exchange(pypaimon, ours, cases.filter((c) => c.pypaimon === false));
+    },
+  );
 });
