@@ -15,6 +15,7 @@ import {
   spawnWorker,
   stop,
   syncEnv,
+  waitForObject,
   waitForPhase,
 } from './harness.ts';
 
@@ -78,7 +79,10 @@ describe('a sharded sync, end to end (2 worker processes, real Redis and MinIO)'
     assert.equal(body.snapshotId, 1);
     assert.equal(body.shards.length, SHARDS);
     assert.ok(body.shards.every((s) => s.rows === ROWS && s.acceptedAttempt !== null));
-    assert.equal((await listKeys(e, `.tributary/syncs/${id}/`)).length, SHARDS, 'one blob per shard attempt');
+    assert.equal((await listKeys(e, `.tributary/syncs/${id}/`)).filter((k) => k.endsWith('.blob')).length, SHARDS, 'one blob per shard attempt');
+    const outcome = await waitForObject(e, `.tributary/syncs/${id}/outcome.json`);
+    const summary = JSON.parse(new TextDecoder().decode(outcome)) as { state: { phase: string; snapshotId: number } };
+    assert.deepEqual([summary.state.phase, summary.state.snapshotId], ['COMMITTED', 1], 'the outcome summary is written beside the blobs');
 
     const abortCommitted = await coordinator.app.inject({ method: 'POST', url: `/v1/syncs/${id}/abort` });
     assert.equal(abortCommitted.statusCode, 409);

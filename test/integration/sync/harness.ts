@@ -149,3 +149,13 @@ export async function pypaimonIds(e: SyncEnv, database: string, table: string): 
 }
 
 export const oneTo = (n: number): bigint[] => Array.from({ length: n }, (_, i) => BigInt(i + 1));
+
+/** An object's bytes once it exists (written after a state change a test already saw). */
+export async function waitForObject(e: SyncEnv, key: string, timeoutMs = 10_000): Promise<Uint8Array> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if ((await e.store.stat(key)) !== null) return e.store.get(key);
+    if (Date.now() > deadline) throw new Error(`${key} was not written within ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}

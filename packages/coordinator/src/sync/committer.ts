@@ -14,8 +14,8 @@
 import { errorFrom, isTributaryError, toErrorData, type CommitMessage, type ErrorData } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
 import type { CoordinatorTables, CommitIdentity } from '../table-port.ts';
-import { deleteStaged, loadAcceptedBlobs, loadShardBlob, type VerifiedShard } from './staging.ts';
-import type { AcceptedAttempt, SyncRecord } from './state.ts';
+import { deleteStaged, loadAcceptedBlobs, loadShardBlob, writeOutcome, type VerifiedShard } from './staging.ts';
+import { isTerminal, type AcceptedAttempt, type SyncRecord } from './state.ts';
 import type { SyncStore } from './store.ts';
 
 export interface CommitterDeps {
@@ -52,15 +52,26 @@ export class SyncCommitter {
   /** Moves the sync as far as it can go now; returns the record it leaves. */
   async drive(syncId: string): Promise<SyncRecord> {
     let record = await this.#deps.store.require(syncId);
+    const wasTerminal = isTerminal(record.state.phase);
     try {
       for (let step = 0; step < 8; step++) {
         const next = await this.#step(record);
-        if (next === undefined) return record;
+        if (next === undefined) break;
         record = next;
       }
-      return record;
     } finally {
       if (record.state.phase !== 'PREPARING') this.#prefetched.delete(syncId);
+    }
+    if (!wasTerminal && isTerminal(record.state.phase)) await this.#writeOutcome(record);
+    return record;
+  }
+
+  /** The sync's summary beside its staged files, written even on failure (coordinator-anchors d.10). */
+  async #writeOutcome(record: SyncRecord): Promise<void> {
+    try {
+      await writeOutcome(this.#deps.tables.warehouseStore(this.#deps.warehouse), record);
+    } catch (error) {
+      this.#deps.log?.(`sync ${record.id}: outcome.json not written: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 

@@ -95,3 +95,13 @@ export async function deleteStaged(store: ObjectStore, syncId: string, tablePath
   await store.deleteMany(keys);
   return keys.length;
 }
+
+/** Where a finished sync's summary lives: `.tributary/syncs/<syncId>/outcome.json`. */
+export function outcomeKey(syncId: string): string {
+  return `${syncStagingPrefix(syncId)}outcome.json`;
+}
+
+/** The final record (plan, state with snapshot id or reason, timings) as JSON, for operators and audits. */
+export async function writeOutcome(store: ObjectStore, record: SyncRecord): Promise<void> {
+  await store.put(outcomeKey(record.id), new TextEncoder().encode(`${JSON.stringify(record, null, 2)}\n`));
+}
