@@ -219,8 +219,8 @@ export function sequenceFieldOperations(withKinds: boolean): Operation[] {
 /** What a commit does, in terms every writer can carry out. */
 export type Operation =
   | { readonly type: 'write'; readonly rows: readonly OracleRow[]; readonly kinds?: readonly RowKindShort[] }
-  /** Replaces the rows of the partitions (`region` values) with `rows`; Tributary only. */
-  | { readonly type: 'overwrite'; readonly regions: readonly string[]; readonly rows: readonly OracleRow[] };
+  /** Replaces the rows of the partitions (`region` values), or of the whole table, with `rows`; Tributary only. */
+  | { readonly type: 'overwrite'; readonly regions?: readonly string[]; readonly rows: readonly OracleRow[] };
 
 /**
  * The rows of a table after each commit, by Paimon's semantics: an append table keeps every row;
@@ -252,7 +252,8 @@ export class ExpectedTable {
 
   apply(operation: Operation): OracleRow[] {
     if (operation.type === 'overwrite') {
-      const replaced = (r: OracleRow) => operation.regions.includes(r[this.#region] as string);
+      const { regions } = operation;
+      const replaced = (r: OracleRow) => regions === undefined || regions.includes(r[this.#region] as string);
       this.#appended = this.#appended.filter((r) => !replaced(r));
       for (const [key, winner] of this.#winners) if (replaced(winner.row)) this.#winners.delete(key);
     }
@@ -318,9 +319,11 @@ export async function tributaryCommit(table: Table, operation: Operation): Promi
   const messages = await write.prepareCommit();
   const result = await table.newCommit(`tributary-compat-${randomUUID()}`).commit(
     messages,
-    operation.type === 'overwrite'
-      ? { kind: 'OVERWRITE', overwritePartitions: operation.regions.map((region) => table.partitionRow({ region })) }
-      : {},
+    operation.type !== 'overwrite'
+      ? {}
+      : operation.regions === undefined
+        ? { kind: 'OVERWRITE' }
+        : { kind: 'OVERWRITE', overwritePartitions: operation.regions.map((region) => table.partitionRow({ region })) },
   );
   assert.equal(result.alreadyCommitted, false, 'a new commit');
   return result.snapshotId;

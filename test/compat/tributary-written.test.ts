@@ -56,6 +56,8 @@ const pkFlatPlan: readonly Operation[] = [
   { type: 'write', rows: [...extremes, ...plainRows(10, 30, 'any', 'first')] },
   pkChanges,
   { type: 'write', rows: [...plainRows(10, 5, 'any', 'third'), plainRows(20, 1, 'any', 'x')[0]!], kinds: ['+U', '+U', '+U', '+U', '+U', '-D'] },
+  { type: 'overwrite', rows: [...plainRows(10, 3, 'any', 'whole table overwritten'), zeroRow] },
+  { type: 'write', rows: [withValues(zeroRow, { s: 'after overwrite' }), maxRow], kinds: ['+U', '+I'] },
 ];
 
 /** Each table's commits, in order. */
@@ -69,6 +71,8 @@ const plans: Record<TableName, readonly Operation[]> = {
   appendFixed: [
     { type: 'write', rows: extremes },
     { type: 'write', rows: plainRows(100, 20, 'x', 'second') },
+    { type: 'overwrite', rows: plainRows(500, 4, 'x', 'whole table overwritten') },
+    { type: 'write', rows: extremes.slice(0, 2) },
   ],
   pkPartitioned: pkPartitionedPlan,
   pkFlat: pkFlatPlan,
