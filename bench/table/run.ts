@@ -52,6 +52,7 @@ interface Result extends PeerReport {
 
 interface Output {
   readonly stdout: string;
+  readonly stderr: string;
   readonly seconds: number;
 }
 
@@ -65,7 +66,7 @@ function run(command: string, args: readonly string[], cwd = root): Promise<Outp
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) => {
-      if (code === 0) resolve({ stdout, seconds: (performance.now() - start) / 1000 });
+      if (code === 0) resolve({ stdout, stderr, seconds: (performance.now() - start) / 1000 });
       else reject(new Error(`${command} ${args.join(' ')} exited with ${code}\n${stderr.slice(-4000)}`));
     });
   });
@@ -82,8 +83,8 @@ async function buildJavaPeer(): Promise<void> {
   const sources = [join(javaDir, 'pom.xml'), ...(await listFiles(join(javaDir, 'src')))].sort();
   const hash = createHash('sha256');
   for (const file of sources) hash.update(file.slice(javaDir.length)).update(await readFile(file));
-  const jdk = await run('java', ['-XshowSettings:properties', '-version']).catch(() => ({ stdout: '' }));
-  hash.update(jdk.stdout);
+  // `java -version` answers on stderr.
+  hash.update((await run('java', ['-version'])).stderr);
   const stamp = hash.digest('hex');
   const stampFile = join(javaDir, 'target', '.build-stamp');
   if (existsSync(javaJar) && existsSync(stampFile) && (await readFile(stampFile, 'utf8')) === stamp) return;
