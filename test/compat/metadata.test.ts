@@ -22,7 +22,7 @@ import {
   type SimpleStats,
 } from '@tributary/table';
 import { canonicalRows, normaliseValue, paimonJava, type OracleOp, type TableDefinition } from '@tributary/testkit';
-import { extremeRows, fields, plainRows, timestamp, tributaryCommit, warehouses, withValues, type Operation } from './cases.ts';
+import { bulkRows, extremeRows, fields, plainRows, timestamp, tributaryCommit, warehouses, withValues, type Operation } from './cases.ts';
 
 const warehouse = warehouses('metadata');
 const database = 'compat';
@@ -49,6 +49,20 @@ const cases: readonly { readonly name: string; readonly definition: TableDefinit
         rows: [withValues(extremes[0]!, { s: 'updated' }), extremes[1]!, extremes[2]!, ...plainRows(200, 2, 'y', 'new')],
         kinds: ['+U', '-D', '-U', '+I', '+I'],
       },
+    ],
+  },
+  {
+    // Bucket assignment: the same rows must land in the same buckets as Java puts them, or Java's
+    // bucket pruning (a filter on the bucket key) and later Java writers would miss them.
+    name: 'append_bucket_key',
+    definition: { fields, options: { bucket: '3', 'bucket-key': 'd38,s,ts6,dt' } },
+    operations: [{ type: 'write', rows: [...extremes, ...bulkRows(100, 300, () => 'x', 3)] }],
+  },
+  {
+    name: 'pk_bucket_key',
+    definition: { fields, partitionKeys: ['region'], primaryKeys: ['id', 'region', 'i64'], options: { bucket: '4', 'bucket-key': 'id,i64' } },
+    operations: [
+      { type: 'write', rows: bulkRows(1, 400, (i) => (i % 2 ? 'eu' : 'us'), 5).map((r) => (r[6] === null ? withValues(r, { i64: 0n }) : r)) },
     ],
   },
   {
@@ -90,7 +104,9 @@ async function summarise(dir: string, name: string, definition: TableDefinition,
   const tableDir = join(dir, `${database}.db`, name);
   const types = definition.fields.map((f) => parseDataTypeString(f.type));
   const nullable = (t: DataType): DataType => ({ ...t, nullable: true });
-  const keys = (definition.primaryKeys ?? []).map((k) => types[definition.fields.findIndex((f) => f.name === k)]!);
+  // Key rows hold the trimmed primary key: the partition keys left out (TableSchema.trimmedPrimaryKeys).
+  const trimmed = (definition.primaryKeys ?? []).filter((k) => !(definition.partitionKeys ?? []).includes(k));
+  const keys = trimmed.map((k) => types[definition.fields.findIndex((f) => f.name === k)]!);
   const partitions = (definition.partitionKeys ?? []).map((k) => types[definition.fields.findIndex((f) => f.name === k)]!);
   const summaries: FileSummary[] = [];
   for (let id = 1; id <= snapshots; id++) {
