@@ -27,15 +27,16 @@ const typedFields = [
   { name: 'big', type: 'BIGINT' },
   { name: 'dec', type: 'DECIMAL(10, 2)' },
   { name: 'ts', type: 'TIMESTAMP(3)' },
+  { name: 'ltz', type: 'TIMESTAMP(6) WITH LOCAL TIME ZONE' },
   { name: 's', type: 'STRING' },
 ];
 const typedRows = (tag: string, offset: number): OracleRow[] => [
-  [offset, 19723, true, -9223372036854775808n, -12345n, timestamp(-1_000_000n, 3), `${tag} a`],
-  [offset + 1, -1, false, 0n, 0n, timestamp(1_704_067_200_123_000_000n, 3), `${tag} b`],
-  [offset + 2, -719162, null, 9223372036854775807n, 9999999999n, timestamp(0n, 3), `${tag} c`],
-  [offset + 3, null, true, null, null, null, `${tag} d`],
+  [offset, 19723, true, -9223372036854775808n, -12345n, timestamp(-1_000_000n, 3), timestamp(-1_000n, 6), `${tag} a`],
+  [offset + 1, -1, false, 0n, 0n, timestamp(1_704_067_200_123_000_000n, 3), timestamp(1_704_067_200_123_456_000n, 6), `${tag} b`],
+  [offset + 2, -719162, null, 9223372036854775807n, 9999999999n, timestamp(0n, 3), timestamp(0n, 6), `${tag} c`],
+  [offset + 3, null, true, null, null, null, null, `${tag} d`],
 ];
-const typedLegacy: TableDefinition = { fields: typedFields, partitionKeys: ['dt', 'flag', 'big', 'dec', 'ts'] };
+const typedLegacy: TableDefinition = { fields: typedFields, partitionKeys: ['dt', 'flag', 'big', 'dec', 'ts', 'ltz'] };
 const typedIso: TableDefinition = {
   fields: typedFields,
   partitionKeys: ['dt', 'big'],
