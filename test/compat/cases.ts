@@ -65,6 +65,8 @@ export const tables = {
   pkPartitionedPy: { fields: pypaimonFields, partitionKeys: ['region'], primaryKeys: ['id', 'region'], options: { bucket: '2' } },
   pkFlatPy: { fields: pypaimonFields, primaryKeys: ['id'], options: { bucket: '4' } },
   pkSequence: { fields: pypaimonFields, primaryKeys: ['id'], options: { bucket: '2', 'sequence.field': 'i64' } },
+  /** Every column NOT NULL: Parquet REQUIRED columns. */
+  notNull: { fields: fields.map((f) => ({ name: f.name, type: `${f.type} NOT NULL` })), options: { bucket: '2', 'bucket-key': 'id' } },
 } as const satisfies Record<string, TableDefinition>;
 export type TableName = keyof typeof tables;
 
@@ -178,6 +180,11 @@ export function extremeRows(firstId = 1): OracleRow[] {
     row(firstId + 4, 'eu', specialFloats),
     row(firstId + 5, 'us', { i32: 7, s: 'plain', d9: 12550n, dt: 19723, ts3: timestamp(1_704_067_200_000_000_000n, 3) }),
   ];
+}
+
+/** Rows with a value in every column (for NOT NULL tables). */
+export function fullRows(firstId: number): OracleRow[] {
+  return [row(firstId, 'eu', maxima), row(firstId + 1, 'us', minima), row(firstId + 2, '', nearZero)];
 }
 
 /** Ordinary rows, for commits after the first. */

@@ -11,6 +11,7 @@ import {
   ExpectedTable,
   assertRows,
   extremeRows,
+  fullRows,
   plainRows,
   projectOperation,
   sequenceFieldOperations,
@@ -60,6 +61,7 @@ function plans(changes: Operation, withKinds: boolean): Record<Exclude<TableName
       { type: 'write', rows: plainRows(10, 5, 'any', 'third') },
     ],
     pkSequence: sequenceFieldOperations(withKinds),
+    notNull: [{ type: 'write', rows: fullRows(1).slice(0, 2) }, { type: 'write', rows: fullRows(10) }],
   };
 }
 

@@ -11,6 +11,7 @@ import {
   ExpectedTable,
   assertRows,
   extremeRows,
+  fullRows,
   plainRows,
   projectOperation,
   sequenceFieldOperations,
@@ -79,6 +80,7 @@ const plans: Record<TableName, readonly Operation[]> = {
   pkPartitionedPy: pkPartitionedPlan,
   pkFlatPy: pkFlatPlan,
   pkSequence: sequenceFieldOperations(true),
+  notNull: [{ type: 'write', rows: fullRows(1).slice(0, 2) }, { type: 'write', rows: fullRows(10) }],
 };
 
 interface Written {
@@ -138,7 +140,7 @@ describe('tables written by Tributary', { concurrency: true }, async () => {
   });
 
   test('pypaimon reads every table, at the latest snapshot and at each earlier one', async () => {
-    const chosen = named('appendUnaware', 'appendFixed', 'pkPartitionedPy', 'pkFlatPy', 'pkSequence', 'empty');
+    const chosen = named('appendUnaware', 'appendFixed', 'pkPartitionedPy', 'pkFlatPy', 'pkSequence', 'notNull', 'empty');
     checkReads('pypaimon', chosen, readResults(await pypaimon.batch(readOps(chosen))));
   });
 
