@@ -24,6 +24,9 @@ export interface Results {
   readonly shards: number;
   readonly rowsPerShard: number;
   readonly workers: number;
+  /** CPU model and count, and the 1-minute load average as each part started (other work on the machine skews the numbers). */
+  readonly machine: string;
+  readonly load: Record<string, number>;
   endToEnd?: EndToEndResult;
   tableOnly?: BaselineMeasurement & { readonly snapshotRows: number };
   readonly tiny: TinyResult[];
@@ -47,7 +50,9 @@ function phases(p: Readonly<Record<string, number>>): string {
 
 export function printResults(r: Results): void {
   const total = r.shards * r.rowsPerShard;
-  console.log(`\n=== Sync benchmark ${r.run}: ${r.shards} shards × ${n(r.rowsPerShard)} rows = ${n(total)} rows, ${r.workers} worker processes ===\n`);
+  console.log(`\n=== Sync benchmark ${r.run}: ${r.shards} shards × ${n(r.rowsPerShard)} rows = ${n(total)} rows, ${r.workers} worker processes ===`);
+  const load = Object.entries(r.load).map(([part, l]) => `${part} ${l.toFixed(1)}`).join(', ');
+  console.log(`machine: ${r.machine}; 1-min load average at the start of each part: ${load}\n`);
   const e = r.endToEnd;
   const b = r.tableOnly;
   const table: string[][] = [['', 'time', 'rows/s', 'rows in snapshot', 'notes']];
