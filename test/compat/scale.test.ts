@@ -90,6 +90,12 @@ const javaCases: readonly Case[] = ([
     operations: [{ type: 'write', rows: bulk.slice(0, 2000) } as Operation],
   })),
   {
+    // Java writes changelog files and a changelog manifest list; a batch read ignores them.
+    name: 'changelog_input',
+    definition: { ...tables.pkFlat, options: { bucket: '2', 'changelog-producer': 'input' } },
+    operations: [{ type: 'write', rows: pkBulk.slice(0, 500) }, churn(pkBulk.slice(0, 500), 'second')],
+  },
+  {
     name: 'java_many_commits',
     definition: { ...tables.pkFlat, options: { bucket: '2', 'manifest.merge-min-count': '2', 'manifest.target-file-size': '4 kb' } },
     operations: Array.from({ length: 8 }, (_, n): Operation => (n === 0 ? { type: 'write', rows: plainRows(1, 40, 'x', 'c0') } : churn(plainRows(1 + n, 30, 'x', `c${n}`), `c${n}`))),
@@ -130,7 +136,7 @@ describe('at scale and with Java-only machinery', { concurrency: true }, async (
     tributaryCases.forEach((c, i) => assertRows(results[i]!.rows, run(c).rows, `pypaimon reads ${c.name}`));
   });
 
-  test('Tributary reads Java\'s bulk, compacted, every-codec and manifest-merged tables; Java reads a Tributary commit on top of its compaction', async () => {
+  test('Tributary reads Java\'s bulk, compacted, every-codec, changelog and manifest-merged tables; Java reads a Tributary commit on top of its compaction', async () => {
     const theirs = await warehouse();
     await paimonJava.batch(javaCases.flatMap((c) => writes(theirs, c)));
     const theirStore = new LocalObjectStore(theirs);
@@ -138,6 +144,8 @@ describe('at scale and with Java-only machinery', { concurrency: true }, async (
       const table = await openTable(theirStore, database, c.name);
       assertRows((await table.newRead().toArray()) as OracleRow[], run(c).rows, `Tributary reads ${c.name} written by Java`);
     }
+    const changelog = await (await openTable(theirStore, database, 'changelog_input')).latestSnapshot();
+    assert.ok(changelog?.changelogManifestList, 'Java wrote a changelog manifest list');
     // The compaction happened: some live file is above level 0.
     const compacted = await openTable(theirStore, database, 'compacted');
     const levels = (await compacted.newRead().plan()).map((entry) => entry.file.level);
