@@ -4,6 +4,7 @@
 // (level > 0 files, DELETE entries, COMPACT snapshots) followed by a Tributary commit on top.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { isTributaryError } from '@tributary/protocol';
 import { LocalObjectStore, createTable, decodeManifestList, openTable } from '@tributary/table';
 import { paimonJava, pypaimon, readResults, type OracleOp, type OracleRow, type TableDefinition } from '@tributary/testkit';
 import {
@@ -144,8 +145,11 @@ describe('at scale and with Java-only machinery', { concurrency: true }, async (
       const table = await openTable(theirStore, database, c.name);
       assertRows((await table.newRead().toArray()) as OracleRow[], run(c).rows, `Tributary reads ${c.name} written by Java`);
     }
-    const changelog = await (await openTable(theirStore, database, 'changelog_input')).latestSnapshot();
-    assert.ok(changelog?.changelogManifestList, 'Java wrote a changelog manifest list');
+    const changelogTable = await openTable(theirStore, database, 'changelog_input');
+    assert.ok((await changelogTable.latestSnapshot())?.changelogManifestList, 'Java wrote a changelog manifest list');
+    // Tributary writes no changelog files, so it refuses to write such a table rather than hide
+    // its commits from streaming readers.
+    await assert.rejects(changelogTable.newWrite(), (error: unknown) => isTributaryError(error) && error.code === 'TABLE_UNSUPPORTED');
     // The compaction happened: some live file is above level 0.
     const compacted = await openTable(theirStore, database, 'compacted');
     const levels = (await compacted.newRead().plan()).map((entry) => entry.file.level);
