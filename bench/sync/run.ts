@@ -9,7 +9,7 @@
  * Flags (environment in brackets): --shards 8, --rows-per-shard 1000000 [TRIBUTARY_BENCH_ROWS_PER_SHARD],
  * --workers 2, --tiny 10,100,1000 [TRIBUTARY_BENCH_TINY] ('' skips part 3; add 10000 for the largest size,
  * which takes over ten minutes on a small machine), --tiny-rows 5,
- * --tiny-concurrency 8, --parts e2e,table,tiny, --cpu-prof-dir <dir> (profiles the coordinator of
+ * --tiny-concurrency 8, --parts e2e,table,tiny (run in this order), --cpu-prof-dir <dir> (profiles the coordinator of
  * each tiny size), --keep (leaves the warehouse and the Redis keys).
  */
 import { cpus, loadavg } from 'node:os';
@@ -40,7 +40,7 @@ const shards = Number(values.shards);
 const rowsPerShard = Number(values['rows-per-shard']);
 const workers = Number(values.workers);
 const tinySizes = values.tiny.split(',').filter((s) => s.trim() !== '').map(Number);
-const parts = new Set(values.parts.split(','));
+const parts = values.parts.split(',').filter((p) => p !== '');
 const bucket = env.TRIBUTARY_S3_BUCKET ?? 'tributary';
 const run = new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14);
 const warehouse = `s3://${bucket}/bench-sync/${run}`;
@@ -131,18 +131,21 @@ async function main(): Promise<number> {
     results.load[name] = loadavg()[0] ?? NaN;
   };
   try {
-    if (parts.has('e2e')) {
-      part('end to end');
-      await endToEnd(store, results);
-    }
-    if (parts.has('table')) {
-      part('table only');
-      await tableOnly(store, results);
-    }
-    if (parts.has('tiny')) {
-      for (const size of tinySizes) {
-        part(`${size} shards`);
-        await tiny(store, size, results);
+    // In the order given, so the two halves of the ratio can be swapped to see the drift of a busy machine.
+    for (const name of parts) {
+      if (name === 'e2e') {
+        part('end to end');
+        await endToEnd(store, results);
+      } else if (name === 'table') {
+        part('table only');
+        await tableOnly(store, results);
+      } else if (name === 'tiny') {
+        for (const size of tinySizes) {
+          part(`${size} shards`);
+          await tiny(store, size, results);
+        }
+      } else {
+        throw new Error(`unknown part ${name}: e2e, table or tiny`);
       }
     }
     printResults(results);
