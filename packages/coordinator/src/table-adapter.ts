@@ -1,26 +1,22 @@
 /**
- * CoordinatorTables over @tributary/table, and the conversion of the protocol's CommitMessages
- * (what blobs carry: Paimon's CommitMessageImpl shape) back into the table's own messages.
+ * CoordinatorTables over @tributary/table. The messages decoded from blobs (the protocol's shape)
+ * become the table's own with fromProtocolCommitMessage.
  */
-import { FileSource, errorFrom, isTributaryError, type CommitMessage, type FileMeta } from '@tributary/protocol';
+import { errorFrom, isTributaryError } from '@tributary/protocol';
 import {
   FileStoreScan,
   createTable,
+  fromProtocolCommitMessage,
   openObjectStore,
   openTable,
+  tableErrors,
   tablePath,
   type ObjectStore,
   type S3ConnectionOptions,
   type Table,
-  tableErrors,
-  type TableWrite,
 } from '@tributary/table';
-import { coordinatorErrors } from './errors.ts';
 import type { CommitIdentity, CoordinatorTables, PublishRequest, TableDefinition, TableInfo } from './table-port.ts';
 import type { TableRef } from './sync/state.ts';
-
-type TableMessage = Awaited<ReturnType<TableWrite['prepareCommit']>>[number];
-type TableFile = TableMessage['newFiles'][number];
 
 export function coordinatorTables(s3: S3ConnectionOptions = {}): CoordinatorTables {
   const stores = new Map<string, ObjectStore>();
@@ -65,7 +61,7 @@ export function coordinatorTables(s3: S3ConnectionOptions = {}): CoordinatorTabl
     },
     async publish(warehouse: string, ref: TableRef, request: PublishRequest): Promise<number> {
       const table = await require(warehouse, ref);
-      const result = await table.newCommit(request.identity.commitUser).commit(request.messages.map(toTableMessage), {
+      const result = await table.newCommit(request.identity.commitUser).commit(request.messages.map(fromProtocolCommitMessage), {
         identifier: request.identity.commitIdentifier,
         kind: request.kind,
         ...(request.overwritePartitions === undefined ? {} : { overwritePartitions: request.overwritePartitions }),
@@ -98,49 +94,5 @@ async function describe(table: Table): Promise<TableInfo> {
     latestSnapshotId: snapshot === null ? null : Number(snapshot.id),
     fileCount: files.length,
     rowCount: snapshot === null ? 0 : Number(snapshot.totalRecordCount),
-  };
-}
-
-export function toTableMessage(message: CommitMessage): TableMessage {
-  const d = message.dataIncrement;
-  const c = message.compactIncrement;
-  const unsupported = d.newIndexFiles.length + d.deletedIndexFiles.length + c.compactBefore.length + c.compactAfter.length + c.changelogFiles.length;
-  if (unsupported > 0) {
-    throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', 'a sync blob carries index or compaction files, which a sync never writes', {});
-  }
-  return {
-    partition: message.partition,
-    bucket: message.bucket,
-    totalBuckets: message.totalBuckets ?? -1,
-    newFiles: d.newFiles.map(toTableFile),
-    deletedFiles: d.deletedFiles.map(toTableFile),
-    changelogFiles: d.changelogFiles.map(toTableFile),
-  };
-}
-
-function toTableFile(f: FileMeta): TableFile {
-  const stats = (s: FileMeta['keyStats']) => ({ minValues: s.minValues, maxValues: s.maxValues, nullCounts: s.nullCounts ?? [] });
-  return {
-    fileName: f.fileName,
-    fileSize: f.fileSize,
-    rowCount: f.rowCount,
-    minKey: f.minKey,
-    maxKey: f.maxKey,
-    keyStats: stats(f.keyStats),
-    valueStats: stats(f.valueStats),
-    minSequenceNumber: f.minSequenceNumber,
-    maxSequenceNumber: f.maxSequenceNumber,
-    schemaId: f.schemaId,
-    level: f.level,
-    extraFiles: f.extraFiles,
-    creationTime: f.creationTimeMillis === null ? null : Number(f.creationTimeMillis),
-    deleteRowCount: f.deleteRowCount,
-    embeddedIndex: f.embeddedIndex,
-    fileSource: f.fileSource === null ? null : f.fileSource === FileSource.APPEND ? 'APPEND' : 'COMPACT',
-    valueStatsCols: f.valueStatsCols,
-    externalPath: f.externalPath,
-    firstRowId: f.firstRowId,
-    writeCols: f.writeCols,
-    writeColsSequences: f.writeColsSequences,
   };
 }

@@ -157,6 +157,10 @@ export const tableErrors = defineErrorCatalogue({
     summary:
       'A concurrent commit made this one invalid: a file to delete is no longer live, a file would be added twice, or a partition would mix bucket counts.',
   },
+  COMMIT_MESSAGE_UNSUPPORTED: {
+    retryable: false,
+    summary: 'A commit message carries index files or compaction output, which a Tributary load never writes.',
+  },
   COMMIT_RETRIES_EXHAUSTED: {
     retryable: true,
     summary: 'Other writers kept winning the next snapshot id for every attempt (commit.max-retries). Retry the commit with the same identity.',

@@ -3,20 +3,10 @@
  * table's CommitMessages (write/commit-plan.ts, DataFileMeta) to the protocol's domain shape
  * (Paimon's CommitMessageImpl with its DataIncrement), which is what a blob carries.
  */
-import {
-  EMPTY_COMPACT_INCREMENT,
-  FileSource,
-  errorFrom,
-  type CommitMessage,
-  type FileMeta,
-} from '@tributary/protocol';
-import { openObjectStore, openTable, type ObjectStore, type S3ConnectionOptions, type Table, type TableWrite } from '@tributary/table';
+import { errorFrom } from '@tributary/protocol';
+import { openObjectStore, openTable, toProtocolCommitMessage, type ObjectStore, type S3ConnectionOptions, type Table } from '@tributary/table';
 import { workerErrors } from './errors.ts';
 import type { ShardWrite, ShardWriteOptions, TablePort } from './table-port.ts';
-
-/** What TableWrite.prepareCommit returns, and its DataFileMeta (not exported by name). */
-type TableMessage = Awaited<ReturnType<TableWrite['prepareCommit']>>[number];
-type TableFile = TableMessage['newFiles'][number];
 
 export function tablePort(s3: S3ConnectionOptions = {}): TablePort {
   const stores = new Map<string, ObjectStore>();
@@ -56,51 +46,9 @@ export function tablePort(s3: S3ConnectionOptions = {}): TablePort {
         rowType: { fields: table.schema.fields },
         tablePath: table.path,
         write: (rows) => write.writeRows(rows),
-        prepareCommit: async () => (await write.prepareCommit()).map(toProtocolMessage),
+        prepareCommit: async () => (await write.prepareCommit()).map(toProtocolCommitMessage),
         abort: () => write.abort(),
       };
     },
-  };
-}
-
-export function toProtocolMessage(message: TableMessage): CommitMessage {
-  return {
-    partition: message.partition,
-    bucket: message.bucket,
-    totalBuckets: message.totalBuckets,
-    dataIncrement: {
-      newFiles: message.newFiles.map(toFileMeta),
-      deletedFiles: message.deletedFiles.map(toFileMeta),
-      changelogFiles: message.changelogFiles.map(toFileMeta),
-      newIndexFiles: [],
-      deletedIndexFiles: [],
-    },
-    compactIncrement: EMPTY_COMPACT_INCREMENT,
-  };
-}
-
-function toFileMeta(f: TableFile): FileMeta {
-  return {
-    fileName: f.fileName,
-    fileSize: f.fileSize,
-    rowCount: f.rowCount,
-    minKey: f.minKey,
-    maxKey: f.maxKey,
-    keyStats: f.keyStats,
-    valueStats: f.valueStats,
-    minSequenceNumber: f.minSequenceNumber,
-    maxSequenceNumber: f.maxSequenceNumber,
-    schemaId: f.schemaId,
-    level: f.level,
-    extraFiles: f.extraFiles,
-    creationTimeMillis: f.creationTime === null ? null : BigInt(f.creationTime),
-    deleteRowCount: f.deleteRowCount,
-    embeddedIndex: f.embeddedIndex,
-    fileSource: f.fileSource === null ? null : FileSource[f.fileSource],
-    valueStatsCols: f.valueStatsCols,
-    externalPath: f.externalPath,
-    firstRowId: f.firstRowId,
-    writeCols: f.writeCols,
-    writeColsSequences: f.writeColsSequences,
   };
 }
