@@ -4,7 +4,8 @@
  *   1. starts a coordinator and two shard workers as separate processes;
  *   2. creates a primary-key Paimon table through the REST API;
  *   3. starts a sync of 8 generated shards (POST /v1/syncs) and shows its progress;
- *   4. when it has committed, prints the snapshot id and reads the table back.
+ *   4. when it has committed, prints the snapshot id and reads the table back, with Tributary's
+ *      reader and with pypaimon.
  *
  * Settings (environment): TRIBUTARY_DEMO_SHARDS (8), TRIBUTARY_DEMO_ROWS_PER_SHARD (25000),
  * TRIBUTARY_DEMO_WORKERS (2), and the service variables of the README. Each run writes a fresh
@@ -12,9 +13,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openObjectStore, openTable } from '@tributary/table';
+import { oraclePaths, pypaimon } from '@tributary/testkit';
 
 const env = process.env;
 const shards = Number(env.TRIBUTARY_DEMO_SHARDS ?? 8);
@@ -136,7 +139,14 @@ async function main(): Promise<number> {
   for await (const batch of table.newRead().batches()) read += batch.length;
   console.log(`GET /v1/tables/shop/orders: ${described.rowCount.toLocaleString('en')} rows in ${described.fileCount} files`);
   console.log(`read back from snapshot ${view.snapshotId}: ${read.toLocaleString('en')} rows (expected ${(shards * rowsPerShard).toLocaleString('en')})`);
-  return read === shards * rowsPerShard ? 0 : 1;
+  let ok = read === shards * rowsPerShard;
+  // The table is real Paimon: pypaimon (installed by infra/up.sh) reads it too.
+  if (existsSync(oraclePaths.python)) {
+    const byPypaimon = await pypaimon.read({ warehouse, database: 'shop', table: 'orders' });
+    console.log(`read by pypaimon from snapshot ${byPypaimon.snapshotId}: ${byPypaimon.rows.length.toLocaleString('en')} rows`);
+    ok &&= byPypaimon.rows.length === read;
+  }
+  return ok ? 0 : 1;
 }
 
 async function shutdown(): Promise<void> {
