@@ -5,7 +5,7 @@
  * Never a silent truncation or a wrong value.
  */
 import { errorFrom } from '@tributary/protocol';
-import type { DataType, InternalRow, InternalValue, RowType } from '@tributary/table';
+import type { DataType, InternalRow, InternalValue, RowType, Timestamp } from '@tributary/table';
 import { workerErrors } from './errors.ts';
 import type { SourceColumn, SourceRow, SourceValue } from './sources/source.ts';
 
@@ -14,7 +14,13 @@ type Convert = (value: SourceValue) => InternalValue;
 /** Thrown inside a converter; the row converter adds shard, position and column. */
 class Unfit extends Error {}
 
-export type RowConverter = (row: SourceRow, position: number) => InternalRow;
+/** Where a row comes from when the source knows its file: the file's URI and the row's index in it (from 0). */
+export interface RowOrigin {
+  readonly uri: string;
+  readonly row: number;
+}
+
+export type RowConverter = (row: SourceRow, position: number, origin?: RowOrigin) => InternalRow;
 
 export function rowConverter(shardId: string, source: readonly SourceColumn[], table: RowType): RowConverter {
   const plan = table.fields.map((field) => {
@@ -27,17 +33,19 @@ export function rowConverter(shardId: string, source: readonly SourceColumn[], t
     }
     return { index, name: field.name, convert: converterFor(field.type) };
   });
-  return (row, position) =>
+  return (row, position, origin) =>
     plan.map(({ index, name, convert }) => {
       const value = index < 0 ? null : (row[index] ?? null);
       try {
         return convert(value);
       } catch (error) {
         if (!(error instanceof Unfit)) throw error;
-        throw errorFrom(workerErrors, 'SOURCE_ROW_INVALID', `shard ${shardId}, row ${position}, column ${name}: ${error.message}`, {
+        const where = origin ? `, file ${origin.uri} row ${origin.row}` : '';
+        throw errorFrom(workerErrors, 'SOURCE_ROW_INVALID', `shard ${shardId}, row ${position}${where}, column ${name}: ${error.message}`, {
           shard: shardId,
           position,
           column: name,
+          ...(origin ? { file: origin.uri, fileRow: origin.row } : {}),
         });
       }
     });
@@ -105,11 +113,27 @@ function nonNull(type: DataType): (value: Exclude<SourceValue, null>) => Interna
       return (v) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < 86_400_000 ? v : unfit(v, 'TIME'));
     case 'TIMESTAMP':
     case 'TIMESTAMP_LTZ':
-      return (v) => {
-        const ms = v instanceof Date ? v.getTime() : typeof v === 'string' ? Date.parse(v.endsWith('Z') || v.includes('+') ? v : `${v}Z`) : NaN;
-        return Number.isNaN(ms) ? unfit(v, type.root) : { epochMillis: ms, nanoOfMillis: 0 };
-      };
+      return timestamp(type.root, type.precision);
   }
+}
+
+const MAX_EPOCH_MILLIS = 8.64e15; // the range of a JS Date: years -271821 to 275760
+
+/** Exact instants (`Timestamp`) are cut to the column's precision toward the past, as Paimon's writers store them. */
+function timestamp(root: string, precision: number): (value: Exclude<SourceValue, null>) => Timestamp {
+  const unit = 10 ** Math.max(0, 9 - Math.max(precision, 3));
+  return (v) => {
+    if (isTimestamp(v)) {
+      if (!Number.isInteger(v.epochMillis) || Math.abs(v.epochMillis) > MAX_EPOCH_MILLIS) throw new Unfit(`${v.epochMillis} ms since 1970 is out of range for ${root}`);
+      return { epochMillis: v.epochMillis, nanoOfMillis: precision <= 3 ? 0 : v.nanoOfMillis - (v.nanoOfMillis % unit) };
+    }
+    const ms = v instanceof Date ? v.getTime() : typeof v === 'string' ? Date.parse(v.endsWith('Z') || v.includes('+') ? v : `${v}Z`) : NaN;
+    return Number.isNaN(ms) ? unfit(v, root) : { epochMillis: ms, nanoOfMillis: 0 };
+  };
+}
+
+function isTimestamp(v: Exclude<SourceValue, null>): v is Timestamp {
+  return typeof v === 'object' && !(v instanceof Date) && !(v instanceof Uint8Array);
 }
 
 function decimal(precision: number, scale: number): (value: Exclude<SourceValue, null>) => bigint {
@@ -129,6 +153,11 @@ function decimal(precision: number, scale: number): (value: Exclude<SourceValue,
 }
 
 function unfit(value: Exclude<SourceValue, null>, type: string): never {
-  const shown = value instanceof Uint8Array ? `${value.length} bytes` : value instanceof Date ? value.toISOString() : JSON.stringify(typeof value === 'bigint' ? value.toString() : value);
+  const shown =
+    value instanceof Uint8Array
+      ? `${value.length} bytes`
+      : value instanceof Date
+        ? (Number.isNaN(value.getTime()) ? 'an invalid date' : value.toISOString())
+        : JSON.stringify(typeof value === 'bigint' ? value.toString() : value);
   throw new Unfit(`${shown} (${typeof value}) cannot be converted to ${type}`);
 }

@@ -83,7 +83,8 @@ async function runAttempt(deps: WriteShardDeps, ledger: AttemptLedger, data: Syn
     const convert = rowConverter(data.shardId, await source.columns(), write.rowType);
     let lastCheck = Date.now();
     for await (const batch of source.open({ id: data.shardId, spec: data.shard })) {
-      await write.write(batch.rows.map((row, i) => convert(row, batch.firstRowPosition + i)));
+      const file = batch.file;
+      await write.write(batch.rows.map((row, i) => convert(row, batch.firstRowPosition + i, file && { uri: file.uri, row: file.firstRow + i })));
       rows += batch.rows.length;
       if (Date.now() - lastCheck >= (deps.phaseCheckMs ?? 500)) {
         await assertAccepting(ledger, data);

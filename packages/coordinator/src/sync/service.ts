@@ -91,9 +91,6 @@ export class SyncService {
   }
 
   async #resolveFiles(source: FilesSourceSpec): Promise<string[]> {
-    if (source.format === 'parquet') {
-      throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', 'Parquet input files are not supported yet (ndjson, csv)', { format: source.format });
-    }
     const files: string[] = [];
     for (const uri of source.uris) {
       const { root, key, prefix } = splitObjectUri(uri);

@@ -1,7 +1,9 @@
 /**
- * Files on disk or in S3 (NDJSON or CSV; Parquet is not supported yet), one or more files per
- * shard. A file is read in ranges of CHUNK_BYTES through the ObjectStore, so memory stays bounded
- * by one chunk and one batch whatever the file's size.
+ * Files on disk or in S3 (NDJSON, CSV or Parquet), one or more files per shard. A text file is read
+ * in ranges of CHUNK_BYTES through the ObjectStore, so memory stays bounded by one chunk and one
+ * batch whatever the file's size; a Parquet file (parquet.ts) by one row group of the projected
+ * columns. A Parquet shard's position is `{file, row}` (the file's index in the shard, the next row
+ * in it); a text shard's is the count of rows read.
  *
  * Rows come out in the table's column order (`columns` is given by the caller, the table's names):
  * NDJSON objects are projected by key (a missing key is null); CSV files carry a header row whose
@@ -11,6 +13,7 @@
 import { FilesSourceSpec, errorFrom, planFileShards, splitObjectUri } from '@tributary/protocol';
 import type { ObjectStore } from '@tributary/table';
 import { workerErrors } from '../errors.ts';
+import { openParquetFile } from './parquet.ts';
 import type { PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceValue } from './source.ts';
 
 const CHUNK_BYTES = 1 << 20;
@@ -27,9 +30,6 @@ export class FilesSource implements Source {
   constructor(spec: unknown, openStore: OpenStore, columns: readonly string[]) {
     const parsed = FilesSourceSpec.safeParse(spec);
     if (!parsed.success) throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `files source: ${parsed.error.message}`);
-    if (parsed.data.format === 'parquet') {
-      throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', 'files source: Parquet input is not supported yet (use ndjson or csv)');
-    }
     this.#spec = parsed.data;
     this.#openStore = openStore;
     this.#columns = columns;
@@ -54,6 +54,10 @@ export class FilesSource implements Source {
     if (!Array.isArray(files) || !files.every((f): f is string => typeof f === 'string')) {
       throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `files shard ${shard.id}: no file list`, { shard: shard.id });
     }
+    if (this.#spec.format === 'parquet') {
+      yield* this.#parquet(files, from);
+      return;
+    }
     const skip = typeof from === 'number' ? from : 0;
     let position = 0;
     let rows: SourceRow[] = [];
@@ -70,6 +74,30 @@ export class FilesSource implements Source {
       }
     }
     if (rows.length > 0) yield { rows, firstRowPosition: first, end: position };
+  }
+
+  /** Row group by row group; resumes at `{file, row}`. Batches never span two files. */
+  async *#parquet(files: readonly string[], from?: SourcePosition): AsyncIterable<SourceBatch> {
+    const start = parquetPosition(from);
+    let position = 0;
+    for (const [index, uri] of files.entries()) {
+      if (index < start.file) {
+        position += (await this.#openParquet(uri)).rowCount; // keeps shard positions stable across a resume
+        continue;
+      }
+      const file = await this.#openParquet(uri);
+      const fromRow = index === start.file ? start.row : 0;
+      position += Math.min(fromRow, file.rowCount);
+      for await (const { firstRow, rows } of file.batches(fromRow, BATCH_ROWS)) {
+        yield { rows, firstRowPosition: position, end: { file: index, row: firstRow + rows.length }, file: { uri, firstRow } };
+        position += rows.length;
+      }
+    }
+  }
+
+  #openParquet(uri: string): ReturnType<typeof openParquetFile> {
+    const { root, key } = splitObjectUri(uri);
+    return openParquetFile(this.#openStore(root), key, uri, this.#columns);
   }
 
   async *#rows(uri: string): AsyncIterable<SourceRow> {
@@ -94,6 +122,12 @@ export class FilesSource implements Source {
   #project(object: Readonly<Record<string, unknown>>): SourceRow {
     return this.#columns.map((c) => jsonValue(object[c]));
   }
+}
+
+function parquetPosition(from: SourcePosition | undefined): { file: number; row: number } {
+  if (from === undefined) return { file: 0, row: 0 };
+  if (typeof from === 'object' && typeof from.file === 'number' && typeof from.row === 'number') return { file: from.file, row: from.row };
+  throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `a Parquet shard resumes at {file, row}, not ${JSON.stringify(from)}`);
 }
 
 async function* chunks(store: ObjectStore, key: string, uri: string): AsyncIterable<string> {

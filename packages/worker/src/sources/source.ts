@@ -13,8 +13,13 @@
  *   generator: the row index). A batch is the unit of memory: a worker holds one at a time.
  */
 
-/** A value as a source yields it, before conversion to the table type. */
-export type SourceValue = string | number | bigint | boolean | Date | Uint8Array | null;
+import type { Timestamp } from '@tributary/table';
+
+/**
+ * A value as a source yields it, before conversion to the table type. A `Timestamp` (epoch millis
+ * + nanos of the milli) is an exact instant finer than a Date (Parquet MICROS/NANOS, INT96).
+ */
+export type SourceValue = string | number | bigint | boolean | Date | Uint8Array | Timestamp | null;
 
 export type SourceRow = readonly SourceValue[];
 
@@ -33,6 +38,8 @@ export interface SourceBatch {
   readonly firstRowPosition: number;
   /** Where to resume after this batch. */
   readonly end: SourcePosition;
+  /** When every row of the batch comes from one file: its URI and the file's row index of the first row (for error messages). */
+  readonly file?: { readonly uri: string; readonly firstRow: number };
 }
 
 export interface PlannedSourceShard {

@@ -1,0 +1,121 @@
+/**
+ * The files source over Parquet files written by pyarrow on a local disk: the same logical rows in
+ * different physical encodings (timestamps as millis, micros and INT96; decimals as INT64 and
+ * fixed bytes; snappy, zstd, gzip; small and whole-file row groups; data page v2) convert to
+ * exactly the same table values; resuming at a {file, row} position; typed refusals.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { isTributaryError } from '@tributary/protocol';
+import { openObjectStore, parseDataTypeString, type InternalRow, type RowType } from '@tributary/table';
+import { rowConverter } from '../../src/convert.ts';
+import { FilesSource } from '../../src/sources/files.ts';
+import type { SourceBatch, SourcePosition } from '../../src/sources/source.ts';
+import { PYARROW_COLUMN_NAMES, PYARROW_TABLE_COLUMNS, pyarrowRow, writePyarrowFiles, type PyarrowFileSpec } from '../support/pyarrow-files.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'tributary-parquet-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const root = pathToFileURL(dir).href;
+
+const TABLE: RowType = { fields: PYARROW_TABLE_COLUMNS.map((c, id) => ({ id, name: c.name, type: parseDataTypeString(c.type) })) };
+
+const FILES: readonly PyarrowFileSpec[] = [
+  { path: join(dir, 'in', 'p-0.parquet'), start: 0, count: 1000, ts_unit: 'ms', decimal_int: true, compression: 'snappy', row_group: 300 },
+  { path: join(dir, 'in', 'p-1.parquet'), start: 1000, count: 1500, ts_unit: 'us', compression: 'zstd', drop: ['note'] },
+  {
+    path: join(dir, 'in', 'p-2.parquet'),
+    start: 2500,
+    count: 500,
+    ts_unit: 'int96',
+    compression: 'gzip',
+    row_group: 128,
+    rename: { name: 'Name' },
+    extra: true,
+    data_page_version: '2.0',
+    dictionary: false,
+  },
+];
+
+function source(uris: string[], filesPerShard = 3): FilesSource {
+  return new FilesSource({ kind: 'files', format: 'parquet', uris, filesPerShard }, (r) => openObjectStore(r), PYARROW_COLUMN_NAMES);
+}
+
+async function convertAll(s: FilesSource, from?: SourcePosition): Promise<{ rows: InternalRow[]; batches: SourceBatch[] }> {
+  const convert = rowConverter('test', await s.columns(), TABLE);
+  const rows: InternalRow[] = [];
+  const batches: SourceBatch[] = [];
+  for (const shard of await s.plan()) {
+    for await (const batch of s.open(shard, from)) {
+      batches.push(batch);
+      rows.push(...batch.rows.map((r, i) => convert(r, batch.firstRowPosition + i, batch.file && { uri: batch.file.uri, row: batch.file.firstRow + i })));
+    }
+  }
+  return { rows, batches };
+}
+
+const expected = (from: number, to: number): InternalRow[] =>
+  Array.from({ length: to - from }, (_, k) => pyarrowRow(from + k, from + k >= 1000 && from + k < 2500 ? ['note'] : []));
+
+describe('files source: Parquet written by pyarrow', () => {
+  before(() => {
+    mkdirSync(join(dir, 'in'));
+    mkdirSync(join(dir, 'bad'));
+    writePyarrowFiles(FILES);
+  });
+
+  test('three encodings of the same logical rows read back as exactly the same table values', async () => {
+    const { rows, batches } = await convertAll(source([`${root}/in/p-*`]));
+    assert.deepEqual(rows, expected(0, 3000));
+    // Batches follow row groups and never span files; positions are {file, row}.
+    assert.deepEqual(batches.slice(0, 5).map((b) => b.end), [{ file: 0, row: 300 }, { file: 0, row: 600 }, { file: 0, row: 900 }, { file: 0, row: 1000 }, { file: 1, row: 1500 }]);
+    assert.deepEqual(batches.map((b) => b.firstRowPosition).slice(0, 5), [0, 300, 600, 900, 1000]);
+    assert.equal(batches[4]?.file?.uri, `${root}/in/p-1.parquet`);
+  });
+
+  test('resuming at {file, row} yields exactly the rest, with the same shard positions', async () => {
+    const { rows, batches } = await convertAll(source([`${root}/in/p-*`]), { file: 1, row: 700 });
+    assert.deepEqual(rows, expected(1700, 3000));
+    assert.equal(batches[0]?.firstRowPosition, 1700);
+    assert.equal(batches[0]?.file?.firstRow, 700);
+  });
+
+  test('one file per shard plans one shard per file', async () => {
+    const shards = await source([`${root}/in/p-*`], 1).plan();
+    assert.deepEqual(shards.map((s) => s.spec.files), FILES.map((f) => [`${root}/in/${f.path.split('/').pop() ?? ''}`]));
+  });
+
+  test('a value that does not fit is SOURCE_ROW_INVALID naming the file, the row and the column', async () => {
+    writePyarrowFiles([{ path: join(dir, 'bad', 'overflow.parquet'), start: 0, count: 50, ts_unit: 'us', overflow_row: 41 }]);
+    await assert.rejects(convertAll(source([`${root}/bad/overflow.parquet`])), (e) => {
+      assert.ok(isTributaryError(e));
+      assert.equal(e.code, 'SOURCE_ROW_INVALID');
+      assert.equal(e.retryable, false);
+      assert.deepEqual({ file: e.context.file, fileRow: e.context.fileRow, column: e.context.column }, { file: `${root}/bad/overflow.parquet`, fileRow: 41, column: 'amount' });
+      assert.match(e.message, /overflow\.parquet row 41, column amount: 10000000000\.00 does not fit DECIMAL\(12, 2\)/);
+      return true;
+    });
+  });
+
+  test('a file without a NOT NULL column fails on its first row naming the file and column', async () => {
+    writePyarrowFiles([{ path: join(dir, 'bad', 'no-id.parquet'), start: 0, count: 5, ts_unit: 'us', drop: ['id'] }]);
+    await assert.rejects(convertAll(source([`${root}/bad/no-id.parquet`])), (e) => {
+      assert.ok(isTributaryError(e));
+      assert.equal(e.code, 'SOURCE_ROW_INVALID');
+      assert.deepEqual({ file: e.context.file, fileRow: e.context.fileRow, column: e.context.column }, { file: `${root}/bad/no-id.parquet`, fileRow: 0, column: 'id' });
+      return true;
+    });
+  });
+
+  test('a nested column the table wants and a file that is not Parquet are typed refusals', async () => {
+    writePyarrowFiles([{ path: join(dir, 'bad', 'nested.parquet'), start: 0, count: 5, ts_unit: 'us', extra: true }]);
+    const nested = new FilesSource({ kind: 'files', format: 'parquet', uris: [`${root}/bad/nested.parquet`] }, (r) => openObjectStore(r), ['id', 'extra']);
+    await assert.rejects(convertAll(nested), (e) => isTributaryError(e) && e.code === 'SOURCE_SCHEMA_MISMATCH' && e.context.column === 'extra');
+    const store = openObjectStore(`${root}/bad`);
+    await store.put('text.parquet', new TextEncoder().encode('{"id": 1}\n'));
+    await assert.rejects(convertAll(source([`${root}/bad/text.parquet`])), (e) => isTributaryError(e) && e.code === 'PARQUET_FILE_INVALID');
+  });
+});
