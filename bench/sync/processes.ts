@@ -62,13 +62,17 @@ export interface ClusterOptions {
   readonly workerConcurrency: number;
   /** Node flags of the coordinator process (e.g. --cpu-prof). */
   readonly coordinatorNodeArgs?: readonly string[];
+  /** Node flags of each worker process, given its index. */
+  readonly workerNodeArgs?: (index: number) => readonly string[];
 }
 
 /** A coordinator and `workers` shard worker processes on one deployment. */
 export async function startCluster(d: Deployment, options: ClusterOptions): Promise<Cluster> {
   const coordinator = await startProcess('packages/coordinator/src/server.ts', deploymentEnv(d, { TRIBUTARY_PORT: '0' }), options.coordinatorNodeArgs);
   const workerEnv = deploymentEnv(d, { TRIBUTARY_WORKER_CONCURRENCY: String(options.workerConcurrency) });
-  const workers = await Promise.all(Array.from({ length: options.workers }, () => startProcess('packages/worker/src/server.ts', workerEnv)));
+  const workers = await Promise.all(
+    Array.from({ length: options.workers }, (_, i) => startProcess('packages/worker/src/server.ts', workerEnv, options.workerNodeArgs?.(i))),
+  );
   const all = [coordinator.child, ...workers.map((w) => w.child)];
   return {
     base: String(coordinator.ready.listening),

@@ -57,9 +57,12 @@ export async function measureTableOnly(
   name: string,
   source: GeneratorSpec,
   processes: number,
+  nodeArgs: (index: number) => readonly string[] = () => [],
 ): Promise<BaselineMeasurement> {
   await createBaselineTable(store, database, name);
-  const children = Array.from({ length: processes }, () => fork(writerScript, [], { serialization: 'advanced', stdio: 'inherit' }));
+  const children = Array.from({ length: processes }, (_, i) =>
+    fork(writerScript, [], { serialization: 'advanced', stdio: 'inherit', execArgv: [...process.execArgv, ...nodeArgs(i)] }),
+  );
   try {
     await Promise.all(
       children.map((child, p) => {
