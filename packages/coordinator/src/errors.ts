@@ -36,6 +36,18 @@ export const coordinatorErrors = defineErrorCatalogue({
     summary: 'The Idempotency-Key was already used with a different request body.',
   },
   REQUEST_INVALID: { retryable: false, summary: 'The request body, query or parameters do not match the schema.' },
+  MYSQL_SOURCE_UNAVAILABLE: {
+    retryable: true,
+    summary: 'The MySQL source could not be reached, or its connection broke, while the sync was planned; nothing was enqueued.',
+  },
+  MYSQL_SOURCE_INVALID: {
+    retryable: false,
+    summary: 'The MySQL source cannot be planned: no table matches, a table has no primary key, a name is unsupported, or a query was refused.',
+  },
+  MYSQL_SCHEMA_MISMATCH: {
+    retryable: false,
+    summary: 'A physical MySQL table lacks a column of the target table, has an extra one, or has a type that does not fit (context: database, table, column).',
+  },
 });
 
 export type CoordinatorErrorCode = keyof typeof coordinatorErrors;

@@ -63,5 +63,20 @@ export {
   planFileShards,
   splitObjectUri,
 } from './sync-sources.ts';
+export {
+  MysqlKeyKind,
+  MysqlShard,
+  MysqlSourceSpec,
+  isShardSafeName,
+  keyCondition,
+  keyValueText,
+  mysqlPassword,
+  mysqlShardId,
+  nameMatcher,
+  quoteIdentifier,
+  shardSelect,
+  type NamePattern,
+  type SqlFragment,
+} from './sources/mysql.ts';
 export { Identifier, StringMap, SyncMode, parsePayload } from './schemas/common.ts';
 export { ColumnSpec, CreateTableRequest, ProblemDetails, StartSyncRequest, SyncOptions } from './schemas/rest.ts';

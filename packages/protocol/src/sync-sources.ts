@@ -5,6 +5,7 @@
  * the coordinator; the generator plans from its options alone, here.
  */
 import { z } from 'zod';
+import { MysqlSourceSpec } from './sources/mysql.ts';
 
 /** The deterministic orders generator: shard i of N yields order ids i·rowsPerShard+1 … (i+1)·rowsPerShard. */
 export const GeneratorSourceSpec = z.object({
@@ -34,7 +35,7 @@ export const FilesSourceSpec = z.object({
 });
 export type FilesSourceSpec = z.infer<typeof FilesSourceSpec>;
 
-export const SyncSourceSpec = z.discriminatedUnion('kind', [GeneratorSourceSpec, FilesSourceSpec]);
+export const SyncSourceSpec = z.discriminatedUnion('kind', [GeneratorSourceSpec, FilesSourceSpec, MysqlSourceSpec]);
 export type SyncSourceSpec = z.infer<typeof SyncSourceSpec>;
 
 /** One generator shard: its index among `count`. */

@@ -10,9 +10,10 @@ import { tableErrors } from '@tributary/table';
 import { createHash, randomUUID } from 'node:crypto';
 import { errorFrom, planFileShards, planGeneratorShards, splitObjectUri, type FilesSourceSpec, type StartSyncRequest, type SyncSourceSpec } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
-import type { CoordinatorTables } from '../table-port.ts';
+import type { ColumnSpec, CoordinatorTables } from '../table-port.ts';
 import type { SyncCommitter } from './committer.ts';
 import type { SyncFlows } from './flow.ts';
+import { planMysqlShards } from './mysql-planner.ts';
 import { isTerminal, newSyncRecord, type PlannedShard, type SyncPlan, type SyncRecord } from './state.ts';
 import type { SyncStore } from './store.ts';
 
@@ -67,7 +68,7 @@ export class SyncService {
       table: request.table,
       mode: request.mode,
       source: { ...request.source },
-      shards: await this.#planShards(request.source),
+      shards: await this.#planShards(request.source, info.columns),
       baseSnapshotId: info.latestSnapshotId,
       schemaId: info.schemaId,
       commitUser: `tributary-${syncId}`,
@@ -80,13 +81,15 @@ export class SyncService {
     };
   }
 
-  /** The exact shard list: computed for the generator, listed once for files (never re-listed later). */
-  async #planShards(source: SyncSourceSpec): Promise<PlannedShard[]> {
+  /** The exact shard list: computed for the generator, listed once for files and MySQL tables (never re-listed later). */
+  async #planShards(source: SyncSourceSpec, columns: readonly ColumnSpec[]): Promise<PlannedShard[]> {
     switch (source.kind) {
       case 'generator':
         return planGeneratorShards(source).map(({ id, spec }) => ({ id, spec: { ...spec } }));
       case 'files':
         return planFileShards(await this.#resolveFiles(source), source.filesPerShard).map(({ id, spec }) => ({ id, spec: { files: spec.files } }));
+      case 'mysql':
+        return planMysqlShards(source, columns);
     }
   }
 

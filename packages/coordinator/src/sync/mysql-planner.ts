@@ -1,0 +1,221 @@
+/**
+ * Plans a MySQL 分库分表 source into exact shards, over one connection:
+ *
+ *   list (database, table) pairs matching the patterns   information_schema.TABLES
+ *   → check each table's columns against the target       information_schema.COLUMNS (mysql-columns.ts)
+ *   → find each table's primary key                       information_schema.STATISTICS
+ *   → with splitRows, cut each table at every splitRows-th key (keyset, on the primary-key index)
+ *   → shards sorted by (database, table, part)
+ *
+ * The first table whose columns do not match stops the plan with MYSQL_SCHEMA_MISMATCH naming it and
+ * the column, before anything is persisted or enqueued.
+ */
+import {
+  errorFrom,
+  isShardSafeName,
+  isTributaryError,
+  keyCondition,
+  keyValueText,
+  mysqlPassword,
+  mysqlShardId,
+  nameMatcher,
+  quoteIdentifier,
+  type MysqlShard,
+  type MysqlSourceSpec,
+} from '@tributary/protocol';
+import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
+import { coordinatorErrors } from '../errors.ts';
+import type { ColumnSpec } from '../table-port.ts';
+import { incompatibility, keyKind, type MysqlColumn } from './mysql-columns.ts';
+import type { PlannedShard } from './state.ts';
+
+const SYSTEM_SCHEMAS = new Set(['information_schema', 'mysql', 'performance_schema', 'sys']);
+
+interface PhysicalTable {
+  readonly database: string;
+  readonly table: string;
+}
+
+export async function planMysqlShards(spec: MysqlSourceSpec, target: readonly ColumnSpec[], env: NodeJS.ProcessEnv = process.env): Promise<PlannedShard[]> {
+  const password = mysqlPassword(spec, env);
+  if (password === undefined) {
+    const name = typeof spec.password === 'string' ? '' : spec.password.env;
+    throw errorFrom(coordinatorErrors, 'MYSQL_SOURCE_INVALID', `the MySQL password variable ${name} is not set on the coordinator`, { variable: name });
+  }
+  const connection = await connect(spec, password);
+  try {
+    const tables = await listTables(connection, spec);
+    const shards: PlannedShard[] = [];
+    for (const t of tables) shards.push(...(await planTable(connection, spec, target, t)));
+    return shards;
+  } catch (error) {
+    throw asPlanError(error, spec);
+  } finally {
+    connection.destroy();
+  }
+}
+
+async function connect(spec: MysqlSourceSpec, password: string): Promise<Connection> {
+  try {
+    const connection = await createConnection({
+      host: spec.host,
+      port: spec.port,
+      user: spec.user,
+      password,
+      connectTimeout: 10_000,
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+      dateStrings: true,
+      rowsAsArray: true,
+    });
+    await connection.query("SET time_zone = '+00:00'");
+    return connection;
+  } catch (error) {
+    throw asPlanError(error, spec);
+  }
+}
+
+async function listTables(connection: Connection, spec: MysqlSourceSpec): Promise<PhysicalTable[]> {
+  const [rows] = await connection.query<RowDataPacket[]>(
+    "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE'",
+  );
+  const database = nameMatcher(spec.databases);
+  const table = nameMatcher(spec.tables);
+  const found = rows
+    .map((r) => ({ database: String(r[0]), table: String(r[1]) }))
+    .filter((t) => !SYSTEM_SCHEMAS.has(t.database.toLowerCase()) && database(t.database) && table(t.table))
+    .sort((a, b) => compare(a.database, b.database) || compare(a.table, b.table));
+  if (found.length === 0) {
+    throw errorFrom(coordinatorErrors, 'MYSQL_SOURCE_INVALID', `no MySQL table matches databases ${JSON.stringify(spec.databases)} and tables ${JSON.stringify(spec.tables)}`);
+  }
+  for (const t of found) {
+    if (!isShardSafeName(t.database) || !isShardSafeName(t.table)) {
+      throw errorFrom(coordinatorErrors, 'MYSQL_SOURCE_INVALID', `${t.database}.${t.table}: only names of ASCII letters, digits and _ (up to 56) are supported`, { ...t });
+    }
+  }
+  return found;
+}
+
+async function planTable(connection: Connection, spec: MysqlSourceSpec, target: readonly ColumnSpec[], t: PhysicalTable): Promise<PlannedShard[]> {
+  const columns = await readColumns(connection, t);
+  const read = checkColumns(t, columns, target, spec.columns);
+  const key = await primaryKey(connection, t, columns);
+  const booleans = read.filter((name) => target.find((c) => c.name === name)?.type.root === 'BOOLEAN' && columns.get(name)?.dataType === 'tinyint');
+  const base: MysqlShard = { database: t.database, table: t.table, key, ...(booleans.length > 0 ? { booleans } : {}) };
+  if (spec.splitRows === undefined) return [{ id: mysqlShardId(t.database, t.table), spec: base }];
+  const cuts = await splitPoints(connection, base, spec.splitRows);
+  return splitRanges(cuts).map((range, part) => ({ id: mysqlShardId(t.database, t.table, part), spec: { ...base, ...range } }));
+}
+
+async function readColumns(connection: Connection, t: PhysicalTable): Promise<Map<string, MysqlColumn>> {
+  const [rows] = await connection.query<RowDataPacket[]>(
+    `SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, NUMERIC_PRECISION, NUMERIC_SCALE, CHARACTER_MAXIMUM_LENGTH, DATETIME_PRECISION
+       FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`,
+    [t.database, t.table],
+  );
+  const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+  return new Map(
+    rows.map((r) => [
+      String(r[0]),
+      {
+        name: String(r[0]),
+        dataType: String(r[1]).toLowerCase(),
+        columnType: String(r[2]).toLowerCase(),
+        numericPrecision: num(r[3]),
+        numericScale: num(r[4]),
+        characterMaximumLength: num(r[5]),
+        datetimePrecision: num(r[6]),
+      },
+    ]),
+  );
+}
+
+/**
+ * The columns to read, after checking them: without an explicit list, the physical table must have
+ * exactly the target's columns; with one, it must have those. Each read column must fit its target
+ * column, and a NOT NULL target column must be read.
+ */
+export function checkColumns(t: PhysicalTable, columns: ReadonlyMap<string, MysqlColumn>, target: readonly ColumnSpec[], explicit?: readonly string[]): string[] {
+  const read = [...(explicit ?? target.map((c) => c.name))];
+  const mismatch = (column: string, why: string): never => {
+    throw errorFrom(coordinatorErrors, 'MYSQL_SCHEMA_MISMATCH', `${t.database}.${t.table}, column ${column}: ${why}`, { ...t, column });
+  };
+  for (const name of read) {
+    const paimon = target.find((c) => c.name === name);
+    const mysql = columns.get(name);
+    if (paimon === undefined) mismatch(name, 'the target table has no such column');
+    else if (mysql === undefined) mismatch(name, 'the MySQL table has no such column');
+    else {
+      const why = incompatibility(mysql, paimon.type);
+      if (why !== undefined) mismatch(name, why);
+    }
+  }
+  if (explicit === undefined) {
+    for (const name of columns.keys()) if (!read.includes(name)) mismatch(name, 'the target table has no such column (name the columns to read to skip it)');
+  }
+  for (const c of target) if (!c.type.nullable && !read.includes(c.name)) mismatch(c.name, 'the target column is NOT NULL but is not read');
+  return read;
+}
+
+async function primaryKey(connection: Connection, t: PhysicalTable, columns: ReadonlyMap<string, MysqlColumn>): Promise<MysqlShard['key']> {
+  const [rows] = await connection.query<RowDataPacket[]>(
+    "SELECT COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX",
+    [t.database, t.table],
+  );
+  if (rows.length === 0) {
+    throw errorFrom(coordinatorErrors, 'MYSQL_SOURCE_INVALID', `${t.database}.${t.table} has no primary key: a shard is read in primary-key order`, { ...t });
+  }
+  return rows.map((r) => {
+    const name = String(r[0]);
+    const column = columns.get(name);
+    const kind = column === undefined ? undefined : keyKind(column);
+    if (kind === undefined) {
+      throw errorFrom(coordinatorErrors, 'MYSQL_SOURCE_INVALID', `${t.database}.${t.table}: primary-key column ${name} (${column?.columnType ?? '?'}) is not an integer, decimal, string, temporal or binary column`, { ...t, column: name });
+    }
+    return { name, kind };
+  });
+}
+
+/** The first key of every splitRows-th row after the first: one index range scan of splitRows rows per cut. */
+async function splitPoints(connection: Connection, shard: MysqlShard, splitRows: number): Promise<string[][]> {
+  const cuts: string[][] = [];
+  const keyList = shard.key.map((k) => quoteIdentifier(k.name)).join(', ');
+  const from = `${quoteIdentifier(shard.database)}.${quoteIdentifier(shard.table)}`;
+  for (;;) {
+    const last = cuts.at(-1);
+    const where = last === undefined ? undefined : keyCondition(shard.key, last, '>=');
+    const [rows] = await connection.query<RowDataPacket[]>(
+      `SELECT ${keyList} FROM ${from}${where === undefined ? '' : ` WHERE ${where.sql}`} ORDER BY ${keyList} LIMIT 1 OFFSET ${splitRows}`,
+      [...(where?.params ?? [])],
+    );
+    const row = rows[0];
+    if (row === undefined) return cuts;
+    cuts.push(shard.key.map((_, i) => keyValueText(row[i])));
+  }
+}
+
+/** Cut points → consecutive ranges [from, to): the first open below, the last open above. */
+export function splitRanges(cuts: readonly (readonly string[])[]): { from?: string[]; to?: string[] }[] {
+  return Array.from({ length: cuts.length + 1 }, (_, i) => {
+    const from = cuts[i - 1];
+    const to = cuts[i];
+    return { ...(from === undefined ? {} : { from: [...from] }), ...(to === undefined ? {} : { to: [...to] }) };
+  });
+}
+
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'PROTOCOL_CONNECTION_LOST']);
+
+/** mysql2's errors as typed ones; never with the password (mysql2 does not put it in messages). */
+function asPlanError(error: unknown, spec: MysqlSourceSpec): unknown {
+  if (!(error instanceof Error) || isTributaryError(error)) return error;
+  const code = 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN';
+  const where = `MySQL at ${spec.host}:${spec.port}`;
+  if (UNREACHABLE.has(code) || ('fatal' in error && error.fatal === true && !('sqlState' in error && error.sqlState))) {
+    return errorFrom(coordinatorErrors, 'MYSQL_SOURCE_UNAVAILABLE', `${where} failed while planning: ${code} ${error.message}`, { host: spec.host, port: spec.port, mysqlCode: code }, { cause: error });
+  }
+  return errorFrom(coordinatorErrors, 'MYSQL_SOURCE_INVALID', `${where} refused the plan's query: ${code} ${error.message}`, { host: spec.host, port: spec.port, mysqlCode: code }, { cause: error });
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

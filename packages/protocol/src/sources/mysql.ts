@@ -1,0 +1,171 @@
+/**
+ * The MySQL 分库分表 source: many databases × many tables with the same columns that together form
+ * one logical table. The coordinator lists the matching (database, table) pairs once and plans one
+ * shard per physical table, or one per primary-key range of `splitRows` rows; the worker reads a
+ * shard in primary-key order. What both sides must agree on lives here, pure: the spec, the shard
+ * description, the shard ids, name patterns, and the SQL that selects a shard's rows.
+ */
+import { z } from 'zod';
+
+/** A LIKE pattern (`shop_%`: `%` any run, `_` one character, `\` escapes) or an exact list. */
+const NamePattern = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
+export type NamePattern = z.infer<typeof NamePattern>;
+
+export const MysqlSourceSpec = z.object({
+  kind: z.literal('mysql'),
+  host: z.string().min(1),
+  port: z.number().int().min(1).max(65_535).default(3306),
+  user: z.string().min(1),
+  /**
+   * The password, or `{ env: NAME }`: the coordinator and every worker read it from their own
+   * environment. Prefer the reference: an inline password is stored with the plan and the jobs.
+   */
+  password: z.union([z.string(), z.object({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/) })]),
+  databases: NamePattern,
+  tables: NamePattern,
+  /** The columns to read (default: the target table's columns, which every physical table must have exactly). */
+  columns: z.array(z.string().min(1)).min(1).optional(),
+  /** At most this many rows per shard: a bigger table is split into primary-key ranges. */
+  splitRows: z.number().int().min(1).optional(),
+  /** Rows per batch the worker hands to the writer (the unit of memory). */
+  batchRows: z.number().int().min(1).max(1_000_000).default(10_000),
+});
+export type MysqlSourceSpec = z.infer<typeof MysqlSourceSpec>;
+
+/**
+ * How a key value is written in SQL and kept in JSON: `number` (integers, DECIMAL) as a validated
+ * literal, so a BIGINT is never compared as a double; `string` (CHAR, VARCHAR, DATE, DATETIME) as a
+ * bound parameter, compared in the column's collation as ORDER BY sorts it; `bytes` (BINARY,
+ * VARBINARY) as hex.
+ */
+export const MysqlKeyKind = z.enum(['number', 'string', 'bytes']);
+export type MysqlKeyKind = z.infer<typeof MysqlKeyKind>;
+
+export const MysqlShard = z.object({
+  database: z.string().min(1),
+  table: z.string().min(1),
+  /** The primary key, in index order: the read order, and what ranges and resume points are made of. */
+  key: z.array(z.object({ name: z.string().min(1), kind: MysqlKeyKind })).min(1),
+  /** First key of the range (inclusive); absent: from the table's start. */
+  from: z.array(z.string()).optional(),
+  /** First key after the range (exclusive); absent: to the table's end. */
+  to: z.array(z.string()).optional(),
+  /** TINYINT columns read as BOOLEAN (0 → false, 1 → true, anything else refused). */
+  booleans: z.array(z.string()).optional(),
+});
+export type MysqlShard = z.infer<typeof MysqlShard>;
+
+/** The password a spec names, from the environment given; undefined when the variable is not set. */
+export function mysqlPassword(spec: Pick<MysqlSourceSpec, 'password'>, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  return typeof spec.password === 'string' ? spec.password : env[spec.password.env];
+}
+
+/**
+ * `<database>.<table>`, or `<database>.<table>.p<part>` when split: '.' sorts before every
+ * character allowed in a name, so sorting the ids sorts by (database, table, part).
+ */
+export function mysqlShardId(database: string, table: string, part?: number): string {
+  const base = `${database}.${table}`;
+  return part === undefined ? base : `${base}.p${String(part).padStart(5, '0')}`;
+}
+
+/** The names a shard id can carry: ASCII letters, digits and `_` (ShardId's alphabet, less `.` and `-`). */
+export function isShardSafeName(name: string): boolean {
+  return /^[A-Za-z0-9_]{1,56}$/.test(name);
+}
+
+/** Matches names against a LIKE pattern (case-sensitive, as database and table names are on Linux) or a list. */
+export function nameMatcher(pattern: NamePattern): (name: string) => boolean {
+  if (Array.isArray(pattern)) {
+    const names = new Set(pattern);
+    return (name) => names.has(name);
+  }
+  const regex = likeRegExp(pattern);
+  return (name) => regex.test(name);
+}
+
+function likeRegExp(pattern: string): RegExp {
+  let source = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i] ?? '';
+    if (ch === '\\' && i + 1 < pattern.length) source += escapeRegExp(pattern[++i] ?? '');
+    else if (ch === '%') source += '[\\s\\S]*';
+    else if (ch === '_') source += '[\\s\\S]';
+    else source += escapeRegExp(ch);
+  }
+  return new RegExp(`^${source}$`, 'u');
+}
+
+function escapeRegExp(ch: string): string {
+  return ch.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
+
+/** A MySQL identifier in backquotes. */
+export function quoteIdentifier(name: string): string {
+  return `\`${name.replaceAll('`', '``')}\``;
+}
+
+export interface SqlFragment {
+  readonly sql: string;
+  readonly params: readonly string[];
+}
+
+/**
+ * `key <op> values` in lexicographic order over a composite key, written as ORs of equalities so
+ * that MySQL and MariaDB use the primary-key index (a row constructor `(a, b) > (?, ?)` is not a
+ * range scan on every version).
+ */
+export function keyCondition(key: MysqlShard['key'], values: readonly string[], op: '>' | '>=' | '<'): SqlFragment {
+  if (values.length !== key.length) throw new RangeError(`a key of ${key.length} columns needs ${key.length} values, not ${values.length}`);
+  const strict = op === '>=' ? '>' : op;
+  const alternatives: SqlFragment[] = key.map((_, i) => {
+    const parts = key.slice(0, i + 1).map((column, j) => {
+      const last = j === i;
+      const operator = !last ? '=' : i === key.length - 1 ? op : strict;
+      return literal(column, values[j] ?? '', operator);
+    });
+    return { sql: parts.map((p) => p.sql).join(' AND '), params: parts.flatMap((p) => p.params) };
+  });
+  return {
+    sql: alternatives.length === 1 ? (alternatives[0]?.sql ?? '') : alternatives.map((a) => `(${a.sql})`).join(' OR '),
+    params: alternatives.flatMap((a) => a.params),
+  };
+}
+
+function literal(column: MysqlShard['key'][number], value: string, operator: string): SqlFragment {
+  const name = quoteIdentifier(column.name);
+  switch (column.kind) {
+    case 'number':
+      if (!/^-?\d+(\.\d+)?$/.test(value)) throw new RangeError(`${JSON.stringify(value)} is not a number key value`);
+      return { sql: `${name} ${operator} ${value}`, params: [] };
+    case 'bytes':
+      if (!/^([0-9a-f]{2})*$/.test(value)) throw new RangeError(`${JSON.stringify(value)} is not a hex key value`);
+      return { sql: `${name} ${operator} X'${value}'`, params: [] };
+    case 'string':
+      return { sql: `${name} ${operator} ?`, params: [value] };
+  }
+}
+
+/**
+ * The query that reads a shard's rows in primary-key order: its range, and only the rows after
+ * `after` (the key of the last row already read) when resuming.
+ */
+export function shardSelect(shard: MysqlShard, columns: readonly string[], after?: readonly string[]): SqlFragment {
+  const conditions: SqlFragment[] = [];
+  if (shard.from !== undefined) conditions.push(keyCondition(shard.key, shard.from, '>='));
+  if (after !== undefined) conditions.push(keyCondition(shard.key, after, '>'));
+  if (shard.to !== undefined) conditions.push(keyCondition(shard.key, shard.to, '<'));
+  const where = conditions.length === 0 ? '' : ` WHERE ${conditions.map((c) => `(${c.sql})`).join(' AND ')}`;
+  const order = shard.key.map((k) => quoteIdentifier(k.name)).join(', ');
+  return {
+    sql: `SELECT ${columns.map(quoteIdentifier).join(', ')} FROM ${quoteIdentifier(shard.database)}.${quoteIdentifier(shard.table)}${where} ORDER BY ${order}`,
+    params: conditions.flatMap((c) => c.params),
+  };
+}
+
+/** The text form of a key value as MySQL returned it (strings as they are, bytes as hex). */
+export function keyValueText(value: unknown): string {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('hex');
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') return String(value);
+  throw new RangeError(`a primary-key value cannot be ${value === null ? 'NULL' : typeof value}`);
+}
