@@ -81,7 +81,7 @@ for spec in json.loads(sys.argv[1]):
         compression=spec.get("compression", "snappy"),
         row_group_size=spec.get("row_group", 1_000_000),
         use_deprecated_int96_timestamps=spec["ts_unit"] == "int96",
-        coerce_timestamps=None if spec["ts_unit"] == "int96" else spec["ts_unit"] if spec["ts_unit"] != "ms" else None,
+        version="2.6",  # keeps each unit as declared (NANOS included)
         store_decimal_as_integer=spec.get("decimal_int", False),
         data_page_version=spec.get("data_page_version", "1.0"),
         use_dictionary=spec.get("dictionary", True),
