@@ -17,6 +17,8 @@ import type { CoordinatorTables } from './table-port.ts';
 import { registerProblemHandler } from './http/problem.ts';
 import { syncRoutes } from './http/sync-routes.ts';
 import { tableRoutes } from './http/table-routes.ts';
+import { scheduleRoutes } from './http/schedule-routes.ts';
+import type { ScheduleService } from './schedule/service.ts';
 
 export interface AppDeps {
   readonly syncs: SyncService;
@@ -25,6 +27,8 @@ export interface AppDeps {
   readonly warehouse: string;
   /** Shown on the dashboard. */
   readonly queues: readonly Queue[];
+  /** /v1/schedules is served when given. */
+  readonly schedules?: ScheduleService;
 }
 
 export async function buildApp(deps: AppDeps, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
@@ -39,6 +43,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean } = {}
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   await app.register(tableRoutes, { tables: deps.tables, warehouse: deps.warehouse });
   await app.register(syncRoutes, { syncs: deps.syncs, store: deps.store });
+  if (deps.schedules !== undefined) await app.register(scheduleRoutes, { schedules: deps.schedules });
   const board = new FastifyAdapter();
   board.setBasePath('/admin/queues');
   createBullBoard({ queues: deps.queues.map((q) => new BullMQAdapter(q)), serverAdapter: board });

@@ -48,6 +48,17 @@ export const coordinatorErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'A physical MySQL table lacks a column of the target table, has an extra one, or has a type that does not fit (context: database, table, column).',
   },
+  SCHEDULE_NOT_FOUND: { retryable: false, summary: 'No schedule with this id exists.' },
+  SCHEDULE_CRON_INVALID: {
+    retryable: false,
+    summary: 'The cron pattern is not 5 or 6 valid fields (second minute hour day-of-month month day-of-week).',
+  },
+  SCHEDULE_TIMEZONE_INVALID: { retryable: false, summary: 'The time zone is not an IANA zone name this runtime knows.' },
+  SCHEDULE_TABLE_NOT_FOUND: { retryable: false, summary: 'The table a schedule would load does not exist.' },
+  SCHEDULE_FIRE_BUSY: {
+    retryable: true,
+    summary: 'Another fire of the same schedule was being decided for too long; the fire job is retried.',
+  },
 });
 
 export type CoordinatorErrorCode = keyof typeof coordinatorErrors;

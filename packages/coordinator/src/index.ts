@@ -13,3 +13,5 @@ export {
   type SyncRecord,
   type SyncState,
 } from './sync/state.ts';
+export { ScheduleService } from './schedule/service.ts';
+export { type ScheduleDefinition } from './schedule/store.ts';

@@ -14,6 +14,8 @@ import { PREPARE_TIMEOUT_JOB, SyncFlows } from './sync/flow.ts';
 import { SyncService } from './sync/service.ts';
 import { SyncStore } from './sync/store.ts';
 import { coordinatorTables } from './table-adapter.ts';
+import { startSchedules } from './schedule/runtime.ts';
+import type { ScheduleService } from './schedule/service.ts';
 import type { CoordinatorTables } from './table-port.ts';
 
 export interface CoordinatorConfig {
@@ -36,6 +38,7 @@ export interface Coordinator {
   readonly syncs: SyncService;
   readonly store: SyncStore;
   readonly tables: CoordinatorTables;
+  readonly schedules: ScheduleService;
   close(): Promise<void>;
 }
 
@@ -80,14 +83,24 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     }
   });
   await syncs.resume();
-  const app = await buildApp({ syncs, store, tables, warehouse: config.warehouse, queues: [flows.commitQueue, flows.shardQueue] });
+  const schedules = await startSchedules({ connection, redis, prefix: config.prefix, syncs, syncStore: store, tables, warehouse: config.warehouse, log: config.log });
+  const app = await buildApp({
+    syncs,
+    store,
+    tables,
+    warehouse: config.warehouse,
+    queues: [flows.commitQueue, flows.shardQueue, schedules.queue],
+    schedules: schedules.service,
+  });
   return {
     app,
     syncs,
     store,
     tables,
+    schedules: schedules.service,
     async close() {
       await app.close();
+      await schedules.close();
       await commitWorker.close();
       await shardEvents.close();
       await flows.close();

@@ -80,3 +80,4 @@ export {
 } from './sources/mysql.ts';
 export { Identifier, StringMap, SyncMode, parsePayload } from './schemas/common.ts';
 export { ColumnSpec, CreateTableRequest, ProblemDetails, StartSyncRequest, SyncOptions } from './schemas/rest.ts';
+export { PutScheduleRequest, ScheduleId, ScheduleRun } from './schemas/schedules.ts';

@@ -31,6 +31,10 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   MYSQL_SOURCE_INVALID: 400,
   MYSQL_SCHEMA_MISMATCH: 400,
   STORAGE_UNAVAILABLE: 503,
+  SCHEDULE_NOT_FOUND: 404,
+  SCHEDULE_CRON_INVALID: 400,
+  SCHEDULE_TIMEZONE_INVALID: 400,
+  SCHEDULE_TABLE_NOT_FOUND: 400,
 };
 
 export function statusOf(code: string, retryable: boolean): number {

@@ -1,0 +1,96 @@
+/**
+ * /v1/schedules: create or replace (PUT), list, inspect (definition, next fire, recent fires with
+ * their syncs' phases), delete. The mechanism is in ../schedule/service.ts.
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { PutScheduleRequest, ScheduleId, ScheduleRun, StartSyncRequest } from '@tributary/protocol';
+import type { ScheduleService } from '../schedule/service.ts';
+import type { ScheduleDefinition } from '../schedule/store.ts';
+import { SyncPhaseSchema } from '../sync/record-schema.ts';
+import { ProblemSchema } from './problem.ts';
+
+export interface ScheduleRouteDeps {
+  readonly schedules: ScheduleService;
+}
+
+const ScheduleParams = z.object({ id: ScheduleId });
+
+const ScheduleSummary = z.object({
+  id: z.string(),
+  cron: z.string(),
+  tz: z.string(),
+  enabled: z.boolean(),
+  sync: StartSyncRequest,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  nextRunAt: z.string().nullable(),
+});
+
+const ScheduleResponse = ScheduleSummary.extend({
+  runs: z.array(ScheduleRun.extend({ phase: SyncPhaseSchema.nullable(), snapshotId: z.number().int().nullable() })),
+});
+
+const PutScheduleResponse = ScheduleSummary.extend({ created: z.boolean() });
+
+const RunsQuery = z.object({ runs: z.coerce.number().int().min(0).max(100).default(20) });
+
+export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (app, { schedules }) => {
+  const summary = async (d: ScheduleDefinition) => ({
+    id: d.id,
+    cron: d.cron,
+    tz: d.tz ?? 'UTC',
+    enabled: d.enabled,
+    sync: d.sync,
+    createdAt: d.createdAt,
+    updatedAt: d.updatedAt,
+    nextRunAt: await schedules.nextRunAt(d.id),
+  });
+
+  app.put(
+    '/v1/schedules/:id',
+    {
+      schema: {
+        summary: 'Create or replace a schedule: a cron pattern (5 or 6 fields) that starts a sync',
+        params: ScheduleParams,
+        body: PutScheduleRequest,
+        response: { 200: PutScheduleResponse, 201: PutScheduleResponse, 400: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      const { definition, created } = await schedules.put(request.params.id, request.body);
+      return reply.status(created ? 201 : 200).send({ ...(await summary(definition)), created });
+    },
+  );
+
+  app.get(
+    '/v1/schedules',
+    { schema: { summary: 'List schedules', response: { 200: z.object({ schedules: z.array(ScheduleSummary) }) } } },
+    async () => ({ schedules: await Promise.all((await schedules.list()).map(summary)) }),
+  );
+
+  app.get(
+    '/v1/schedules/:id',
+    {
+      schema: {
+        summary: 'A schedule: definition, next fire time, and its newest fires (started, skipped or failed) with their syncs',
+        params: ScheduleParams,
+        querystring: RunsQuery,
+        response: { 200: ScheduleResponse, 404: ProblemSchema },
+      },
+    },
+    async (request) => {
+      const definition = await schedules.get(request.params.id);
+      return { ...(await summary(definition)), runs: await schedules.runs(definition.id, request.query.runs) };
+    },
+  );
+
+  app.delete(
+    '/v1/schedules/:id',
+    { schema: { summary: 'Delete a schedule: it fires no more (syncs it started run on)', params: ScheduleParams, response: { 204: z.null(), 404: ProblemSchema } } },
+    async (request, reply) => {
+      await schedules.delete(request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,57 @@
+/**
+ * Starts the schedules part of a coordinator: the `schedules` queue, the service, and a worker on
+ * that queue that processes fires. Every coordinator runs one; BullMQ gives each fire job to one of
+ * them at a time, and a fire delivered twice still starts one sync (./fire.ts).
+ */
+import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { parsePayload } from '@tributary/protocol';
+import type { SyncService } from '../sync/service.ts';
+import type { SyncStore } from '../sync/store.ts';
+import type { CoordinatorTables } from '../table-port.ts';
+import { SCHEDULE_QUEUE, ScheduleFireJob, fireTimeOf } from './fire.ts';
+import { ScheduleService } from './service.ts';
+import { ScheduleStore } from './store.ts';
+
+export interface SchedulesDeps {
+  readonly connection: ConnectionOptions;
+  readonly redis: Redis;
+  readonly prefix: string;
+  readonly syncs: SyncService;
+  readonly syncStore: SyncStore;
+  readonly tables: CoordinatorTables;
+  readonly warehouse: string;
+  readonly log?: (message: string) => void;
+}
+
+export interface Schedules {
+  readonly service: ScheduleService;
+  readonly queue: Queue;
+  close(): Promise<void>;
+}
+
+export async function startSchedules(deps: SchedulesDeps): Promise<Schedules> {
+  const { connection, prefix, log } = deps;
+  const queue = new Queue(SCHEDULE_QUEUE, { connection, prefix });
+  const service = new ScheduleService({ ...deps, schedules: new ScheduleStore(deps.redis, prefix), queue });
+  const worker = new Worker(
+    SCHEDULE_QUEUE,
+    async (job) => {
+      const { scheduleId } = parsePayload(ScheduleFireJob, job.data, 'schedule fire job');
+      const fireMs = fireTimeOf(job.id, job.opts.prevMillis) ?? job.timestamp;
+      return (await service.fire(scheduleId, fireMs)) ?? null;
+    },
+    { connection, prefix, concurrency: 4 },
+  );
+  worker.on('failed', (job, error) => log?.(`schedule fire ${job?.id ?? '?'} failed: ${error.message}`));
+  const armed = await service.rearm();
+  if (armed > 0) log?.(`re-armed ${armed} schedule(s)`);
+  return {
+    service,
+    queue,
+    async close() {
+      await worker.close();
+      await queue.close();
+    },
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * Schedules: a cron pattern that starts a sync. Each enabled schedule is one BullMQ job scheduler
+ * on the `schedules` queue (id = schedule id); each fire is a job whose processor (`fire`) starts
+ * the schedule's sync through the same SyncService.start as POST /v1/syncs.
+ *
+ *   PUT ──► check cron, tz, sync body ──► persist definition ──► upsertJobScheduler (full template)
+ *   fire job ──► lock ──► already recorded? ──► previous sync running? ──skip──► record "skipped"
+ *                                                        └──start (key = schedule + fire time)──► record "started"
+ *
+ * The definition in Redis is the source of truth; the job scheduler is re-armed from it whenever a
+ * coordinator starts (`rearm`). BullMQ replaces a scheduler's whole template on every upsert
+ * (ts-ecosystem.md section 3), so `fireTemplate` always builds all of it.
+ */
+import type { Queue } from 'bullmq';
+import { errorFrom, isTributaryError, type PutScheduleRequest, type ScheduleRun, type StartSyncRequest } from '@tributary/protocol';
+import { coordinatorErrors } from '../errors.ts';
+import type { SyncService } from '../sync/service.ts';
+import type { SyncStore } from '../sync/store.ts';
+import type { CoordinatorTables } from '../table-port.ts';
+import { checkCron } from './cron.ts';
+import { SCHEDULE_FIRE_JOB, decideFire, fireIdempotencyKey, type ScheduleFireJob } from './fire.ts';
+import type { ScheduleDefinition, ScheduleStore } from './store.ts';
+
+export interface ScheduleServiceDeps {
+  readonly schedules: ScheduleStore;
+  readonly syncs: SyncService;
+  readonly syncStore: SyncStore;
+  readonly tables: CoordinatorTables;
+  readonly warehouse: string;
+  readonly queue: Queue;
+  readonly log?: (message: string) => void;
+}
+
+/** The whole job template of a schedule's fires: pointer data, retries for a transient start failure. */
+export function fireTemplate(scheduleId: string) {
+  const data: ScheduleFireJob = { scheduleId };
+  return {
+    name: SCHEDULE_FIRE_JOB,
+    data,
+    opts: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 500 },
+      removeOnComplete: { count: 1000 },
+      removeOnFail: { count: 1000 },
+    },
+  };
+}
+
+export class ScheduleService {
+  readonly #deps: ScheduleServiceDeps;
+
+  constructor(deps: ScheduleServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /** Creates or replaces a schedule and (re-)arms or disarms its job scheduler. */
+  async put(id: string, body: PutScheduleRequest): Promise<{ definition: ScheduleDefinition; created: boolean }> {
+    const cron = checkCron(body.cron, body.tz);
+    await this.#checkSync(body.sync);
+    const previous = await this.#deps.schedules.get(id);
+    const now = new Date().toISOString();
+    const definition: ScheduleDefinition = {
+      id,
+      cron,
+      ...(body.tz === undefined ? {} : { tz: body.tz }),
+      sync: body.sync,
+      enabled: body.enabled,
+      createdAt: previous?.createdAt ?? now,
+      updatedAt: now,
+    };
+    const created = await this.#deps.schedules.put(definition);
+    await this.#arm(definition);
+    return { definition, created };
+  }
+
+  /** What POST /v1/syncs checks before planning: the table exists; upsert needs a primary key. */
+  async #checkSync(sync: StartSyncRequest): Promise<void> {
+    const info = await this.#deps.tables.describeTable(this.#deps.warehouse, sync.table);
+    if (info === undefined) {
+      throw errorFrom(coordinatorErrors, 'SCHEDULE_TABLE_NOT_FOUND', `table ${sync.table.database}.${sync.table.table} does not exist`, { ...sync.table });
+    }
+    if (sync.mode === 'upsert' && info.primaryKeys.length === 0) {
+      throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', 'mode upsert needs a table with a primary key', { ...sync.table });
+    }
+  }
+
+  async #arm(definition: ScheduleDefinition): Promise<void> {
+    const { queue } = this.#deps;
+    if (!definition.enabled) {
+      await queue.removeJobScheduler(definition.id);
+      return;
+    }
+    await queue.upsertJobScheduler(definition.id, { pattern: definition.cron, tz: definition.tz ?? 'UTC' }, fireTemplate(definition.id));
+  }
+
+  /** Re-arms every persisted schedule (a coordinator starting); returns how many are enabled. */
+  async rearm(): Promise<number> {
+    const all = await this.#deps.schedules.list();
+    for (const definition of all) await this.#arm(definition);
+    return all.filter((d) => d.enabled).length;
+  }
+
+  get(id: string): Promise<ScheduleDefinition> {
+    return this.#deps.schedules.require(id);
+  }
+
+  list(): Promise<ScheduleDefinition[]> {
+    return this.#deps.schedules.list();
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.#deps.schedules.require(id);
+    // Scheduler first: once it is gone no new fire is created; a fire already queued finds no definition.
+    await this.#deps.queue.removeJobScheduler(id);
+    await this.#deps.schedules.delete(id);
+  }
+
+  /** The next fire time, or null for a disabled schedule. */
+  async nextRunAt(id: string): Promise<string | null> {
+    const scheduler = await this.#deps.queue.getJobScheduler(id);
+    return scheduler?.next === undefined ? null : new Date(scheduler.next).toISOString();
+  }
+
+  /** The newest fires, each with the current phase and snapshot of the sync it started. */
+  async runs(id: string, limit: number) {
+    const runs = await this.#deps.schedules.runs(id, limit);
+    return Promise.all(
+      runs.map(async (run) => {
+        const record = run.syncId === undefined ? undefined : await this.#deps.syncStore.get(run.syncId);
+        return {
+          ...run,
+          phase: record?.state.phase ?? null,
+          snapshotId: record?.state.phase === 'COMMITTED' ? record.state.snapshotId : null,
+        };
+      }),
+    );
+  }
+
+  /**
+   * Processes one fire (at most once per schedule and fire time, however often it is delivered).
+   * undefined when the schedule was deleted or disabled before the fire was processed.
+   */
+  async fire(id: string, fireMs: number): Promise<ScheduleRun | undefined> {
+    const { schedules } = this.#deps;
+    return schedules.withFireLock(id, async () => {
+      const definition = await schedules.get(id);
+      if (definition === undefined || !definition.enabled) return undefined;
+      const recorded = await schedules.runAt(id, fireMs);
+      if (recorded !== undefined) return recorded;
+      const run = await this.#decideAndStart(definition, fireMs);
+      this.#deps.log?.(`schedule ${id} fire ${run.firedAt}: ${run.outcome} ${run.syncId ?? run.code ?? ''}`);
+      return schedules.recordRun(id, fireMs, run);
+    });
+  }
+
+  async #decideAndStart(definition: ScheduleDefinition, fireMs: number): Promise<ScheduleRun> {
+    const firedAt = new Date(fireMs).toISOString();
+    const lastSyncId = await this.#deps.schedules.lastSyncId(definition.id);
+    const previous = lastSyncId === undefined ? undefined : { syncId: lastSyncId, phase: (await this.#deps.syncStore.get(lastSyncId))?.state.phase };
+    const decision = decideFire(previous);
+    if (decision.action === 'skip') return { firedAt, outcome: 'skipped', syncId: decision.syncId, reason: decision.reason };
+    try {
+      const { record } = await this.#deps.syncs.start(definition.sync, fireIdempotencyKey(definition.id, fireMs));
+      return { firedAt, outcome: 'started', syncId: record.id };
+    } catch (error) {
+      // A start that cannot succeed as is (table dropped, no source file) is recorded; others are retried.
+      if (isTributaryError(error) && !error.retryable) return { firedAt, outcome: 'failed', code: error.code, reason: error.message };
+      throw error;
+    }
+  }
+}

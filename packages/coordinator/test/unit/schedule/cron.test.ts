@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { isTributaryError } from '@tributary/protocol';
+import { checkCron, cronProblem, isTimeZone } from '../../../src/schedule/cron.ts';
+
+describe('cron pattern check', () => {
+  const valid = [
+    '*/2 * * * * *',
+    '0 30 2 * * *',
+    '30 2 * * *',
+    '0 0 * * MON-FRI',
+    '0 0 1,15 JAN-jun ?',
+    '0-30/5 8-18 * * 1-5',
+    '0 0 0 * * 7',
+    '59 59 23 31 12 6',
+    '  0   5 * * *  ',
+  ];
+  for (const pattern of valid) {
+    test(`accepts "${pattern}"`, () => assert.equal(cronProblem(pattern), undefined));
+  }
+
+  const invalid: [string, RegExp][] = [
+    ['', /5 or 6 fields/],
+    ['* * * *', /this one has 4/],
+    ['* * * * * * *', /this one has 7/],
+    ['61 * * * *', /minute field "61"/],
+    ['60 * * * * *', /second field "60"/],
+    ['0 24 * * *', /hour field "24"/],
+    ['0 0 32 * *', /day of month field "32"/],
+    ['0 0 * 13 *', /month field "13"/],
+    ['0 0 * * 8', /day of week field "8"/],
+    ['0 0 * * FOO', /"FOO" is not a day of week/],
+    ['*/0 * * * *', /step "0"/],
+    ['*/61 * * * * *', /step "61"/],
+    ['5-1 * * * *', /runs backwards/],
+    ['1-2-3 * * * *', /not a range/],
+    ['*/2/3 * * * *', /more than one step/],
+    ['? * * * *', /only allowed in the day fields/],
+    ['0 0 L * *', /day of month field "L"/],
+    ['0 0 * * 5#3', /day of week field "5#3"/],
+    ['0 0 1,,2 * *', /day of month field "1,,2"/],
+    ['a b c d e', /minute field "a"/],
+  ];
+  for (const [pattern, message] of invalid) {
+    test(`refuses "${pattern}"`, () => assert.match(cronProblem(pattern) ?? '', message));
+  }
+
+  test('six zeros means midnight every day', () => assert.equal(cronProblem('0 0 0 * * *'), undefined));
+});
+
+describe('time zone check', () => {
+  test('IANA zones and UTC are known', () => {
+    for (const tz of ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata']) assert.ok(isTimeZone(tz), tz);
+  });
+  test('made-up zones are not', () => {
+    for (const tz of ['Mars/Olympus', 'Europe/Berlinn', '+25:00', '']) assert.equal(isTimeZone(tz), false, tz);
+  });
+});
+
+describe('checkCron', () => {
+  test('normalises spaces', () => assert.equal(checkCron(' */2  * * * * * ', 'UTC'), '*/2 * * * * *'));
+  test('a bad pattern is SCHEDULE_CRON_INVALID with the pattern in its context', () => {
+    assert.throws(
+      () => checkCron('61 * * * *', undefined),
+      (e: unknown) => isTributaryError(e) && e.code === 'SCHEDULE_CRON_INVALID' && e.context['cron'] === '61 * * * *' && !e.retryable,
+    );
+  });
+  test('a bad zone is SCHEDULE_TIMEZONE_INVALID', () => {
+    assert.throws(() => checkCron('* * * * *', 'Nowhere/Land'), (e: unknown) => isTributaryError(e) && e.code === 'SCHEDULE_TIMEZONE_INVALID');
+  });
+});
