@@ -93,6 +93,13 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+/** CPU time (user + system) a process has used so far, in seconds (/proc/<pid>/stat, USER_HZ = 100). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** VmHWM of /proc/<pid>/status: the process's peak resident set, in MB. */
 export function peakRssMb(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')

@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { openObjectStore, openTable, type ObjectStore } from '@tributary/table';
 import { generatorSpec } from './orders.ts';
-import { s3Options, startCluster, type Deployment } from './processes.ts';
+import { cpuSeconds, s3Options, startCluster, type Deployment } from './processes.ts';
 import { printResults, type Results, type TinyResult } from './report.ts';
 import { createOrdersTable, measureSync } from './sync-run.ts';
 import { measureTableOnly } from './table-only.ts';
@@ -64,12 +64,16 @@ async function endToEnd(store: ObjectStore, results: Results): Promise<void> {
   });
   try {
     await createOrdersTable(cluster.base, database, 'orders_sync');
+    const pids = [cluster.coordinator, ...cluster.workers].map((c) => c.pid ?? -1);
+    const cpu0 = pids.map(cpuSeconds);
     const sync = await measureSync(cluster.base, store, database, 'orders_sync', generatorSpec(shards, rowsPerShard), {
       pollMs: 100,
       timeoutMs: 3_600_000,
       progress,
     });
-    results.endToEnd = { ...sync, snapshotRows: await snapshotRows(store, 'orders_sync') };
+    const cpuMs = pids.map((pid, i) => (cpuSeconds(pid) - (cpu0[i] ?? 0)) * 1000);
+    const [coordinatorCpuMs = NaN, ...workerCpuMs] = cpuMs;
+    results.endToEnd = { ...sync, snapshotRows: await snapshotRows(store, 'orders_sync'), workerCpuMs, coordinatorCpuMs };
     progress(`    ${(sync.endToEndMs / 1000).toFixed(1)} s, commit latency ${sync.commitLatencyMs.toFixed(0)} ms`);
   } finally {
     const { coordinatorPeakRssMb } = await cluster.stop();

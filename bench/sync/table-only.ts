@@ -21,6 +21,8 @@ export interface BaselineMeasurement {
   readonly commitMs: number;
   /** Each writer's own time for its shards. */
   readonly writerMs: readonly number[];
+  /** Each writer's CPU time (user + system) for its shards. */
+  readonly writerCpuMs: readonly number[];
   readonly snapshotId: number;
 }
 
@@ -93,6 +95,7 @@ export async function measureTableOnly(
       writeMs,
       commitMs: end - c0,
       writerMs: results.map((r) => r.writeMs),
+      writerCpuMs: results.map((r) => r.cpuMs),
       snapshotId: result.snapshotId,
     };
   } finally {

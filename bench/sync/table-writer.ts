@@ -27,6 +27,8 @@ export interface WriterResult {
   readonly messages: TableMessages;
   readonly rows: number;
   readonly writeMs: number;
+  /** CPU time of this process from "go" to its messages, user + system. */
+  readonly cpuMs: number;
 }
 
 function nextMessage<T>(): Promise<T> {
@@ -43,6 +45,7 @@ async function main(): Promise<void> {
   await nextMessage<{ go: true }>();
 
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const messages: TableMessages[number][] = [];
   let rows = 0;
   for (const index of job.shards) {
@@ -56,7 +59,8 @@ async function main(): Promise<void> {
     }
     messages.push(...(await write.prepareCommit()));
   }
-  const result: WriterResult = { messages, rows, writeMs: performance.now() - t0 };
+  const cpu = process.cpuUsage(cpu0);
+  const result: WriterResult = { messages, rows, writeMs: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000 };
   process.send?.(result);
   process.disconnect();
 }
