@@ -108,11 +108,18 @@ export class ScheduleService {
     return this.#deps.schedules.list();
   }
 
+  /**
+   * Under the fire lock, so a fire being decided right now finishes first: once DELETE has
+   * answered, no sync of this schedule starts. Scheduler first: once it is gone no new fire is
+   * created; a fire already queued finds no definition.
+   */
   async delete(id: string): Promise<void> {
-    await this.#deps.schedules.require(id);
-    // Scheduler first: once it is gone no new fire is created; a fire already queued finds no definition.
-    await this.#deps.queue.removeJobScheduler(id);
-    await this.#deps.schedules.delete(id);
+    const { schedules, queue } = this.#deps;
+    await schedules.require(id);
+    await schedules.withFireLock(id, async () => {
+      await queue.removeJobScheduler(id);
+      await schedules.delete(id);
+    });
   }
 
   /** The next fire time, or null for a disabled schedule. */

@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Coordinator } from '@tributary/coordinator';
+import { openTable } from '@tributary/table';
+import { createOrdersTable, generatorSource, inProcessCoordinator, readRows, spawnWorker, stop, syncEnv } from './harness.ts';
+
+const SHARDS = 2;
+const ROWS = 20;
+const EVERY_2S = '*/2 * * * * *';
+
+interface Run {
+  firedAt: string;
+  outcome: 'started' | 'skipped' | 'failed';
+  syncId?: string;
+  reason?: string;
+  phase: string | null;
+  snapshotId: number | null;
+}
+interface ScheduleView {
+  id: string;
+  cron: string;
+  tz: string;
+  enabled: boolean;
+  nextRunAt: string | null;
+  runs: Run[];
+}
+
+const syncBody = (table = 'orders', extra: Record<string, unknown> = {}) => ({
+  table: { database: 'shop', table },
+  source: generatorSource(SHARDS, ROWS),
+  ...extra,
+});
+
+describe('schedules: cron-started syncs (real Redis and MinIO, a worker process)', () => {
+  const e = syncEnv('schedules');
+  let coordinator: Coordinator;
+  let worker: ChildProcess | undefined;
+
+  const put = (id: string, payload: unknown) => coordinator.app.inject({ method: 'PUT', url: `/v1/schedules/${id}`, payload: payload as object });
+  const view = async (id: string): Promise<ScheduleView> => {
+    const response = await coordinator.app.inject({ method: 'GET', url: `/v1/schedules/${id}?runs=100` });
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json<ScheduleView>();
+  };
+  const syncs = async (): Promise<{ id: string; phase: string; snapshotId: number | null }[]> =>
+    (await coordinator.app.inject({ method: 'GET', url: '/v1/syncs?table=orders&limit=500' })).json<{ syncs: { id: string; phase: string; snapshotId: number | null }[] }>().syncs;
+  async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await read();
+      if (done(value)) return value;
+      if (Date.now() > deadline) throw new Error(`${what} not reached in ${timeoutMs} ms: ${JSON.stringify(value)}`);
+      await sleep(200);
+    }
+  }
+
+  before(async () => {
+    coordinator = await inProcessCoordinator(e);
+    await createOrdersTable(coordinator, 'shop', 'orders');
+    await createOrdersTable(coordinator, 'shop', 'other');
+  });
+  after(async () => {
+    if (worker !== undefined) await stop(worker);
+    await coordinator.close();
+  });
+
+  test('bad definitions are refused with problem+json and their own codes', async () => {
+    const cases: [string, unknown, number, string][] = [
+      ['nightly', { cron: '61 * * * *', sync: syncBody() }, 400, 'SCHEDULE_CRON_INVALID'],
+      ['nightly', { cron: '* * * *', sync: syncBody() }, 400, 'SCHEDULE_CRON_INVALID'],
+      ['nightly', { cron: '0 30 2 * * *', tz: 'Mars/Olympus', sync: syncBody() }, 400, 'SCHEDULE_TIMEZONE_INVALID'],
+      ['nightly', { cron: '0 30 2 * * *', sync: syncBody('missing') }, 400, 'SCHEDULE_TABLE_NOT_FOUND'],
+      ['nightly', { cron: '0 30 2 * * *', sync: { table: { database: 'shop', table: 'orders' }, source: { kind: 'nope' } } }, 400, 'REQUEST_INVALID'],
+      ['nightly', { cron: '0 30 2 * * *', sync: syncBody(), extra: 1 }, 400, 'REQUEST_INVALID'],
+      ['nightly', { cron: '0 30 2 * * *', sync: syncBody('orders', { mode: 'upsert' }) }, 400, 'REQUEST_INVALID'],
+      ['nightly', { sync: syncBody() }, 400, 'REQUEST_INVALID'],
+      ['bad:id', { cron: '0 30 2 * * *', sync: syncBody() }, 400, 'REQUEST_INVALID'],
+    ];
+    for (const [id, payload, status, code] of cases) {
+      const response = await put(id, payload);
+      assert.equal(response.statusCode, status, `${JSON.stringify(payload)}: ${response.body}`);
+      assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+      assert.equal(response.json<{ code: string }>().code, code, response.body);
+    }
+    const missing = await coordinator.app.inject({ method: 'GET', url: '/v1/schedules/nightly' });
+    assert.equal(missing.statusCode, 404);
+    assert.equal(missing.json<{ code: string }>().code, 'SCHEDULE_NOT_FOUND');
+    assert.equal((await coordinator.app.inject({ method: 'DELETE', url: '/v1/schedules/nightly' })).statusCode, 404);
+    const list = await coordinator.app.inject({ method: 'GET', url: '/v1/schedules' });
+    assert.deepEqual(list.json(), { schedules: [] }, 'nothing refused was stored');
+    const docs = (await coordinator.app.inject({ method: 'GET', url: '/docs/json' })).json<{ paths: Record<string, unknown> }>();
+    assert.ok('/v1/schedules/{id}' in docs.paths && '/v1/schedules' in docs.paths, 'the routes are in the OpenAPI document');
+  });
+
+  test('a fire while the previous sync still runs is skipped and recorded', async () => {
+    const created = await put('every-2s', { cron: EVERY_2S, tz: 'Europe/Berlin', sync: syncBody() });
+    assert.equal(created.statusCode, 201, created.body);
+    const body = created.json<{ created: boolean; nextRunAt: string | null; tz: string }>();
+    assert.equal(body.created, true);
+    assert.equal(body.tz, 'Europe/Berlin');
+    assert.ok(body.nextRunAt !== null && Date.parse(body.nextRunAt) - Date.now() <= 2_100, `next fire within 2 s: ${body.nextRunAt}`);
+
+    // No worker yet: the first fire's sync stays PREPARING, so the next fires are skipped.
+    const seen = await until('one started and two skipped fires', () => view('every-2s'), (v) => v.runs.filter((r) => r.outcome === 'skipped').length >= 2);
+    const started = seen.runs.filter((r) => r.outcome === 'started');
+    assert.equal(started.length, 1, JSON.stringify(seen.runs));
+    const first = started[0]?.syncId;
+    assert.ok(first !== undefined);
+    for (const skipped of seen.runs.filter((r) => r.outcome === 'skipped')) {
+      assert.equal(skipped.syncId, first, 'a skipped fire names the sync that was still running');
+      assert.match(skipped.reason ?? '', /still PREPARING/);
+    }
+    const fireTimes = seen.runs.map((r) => Date.parse(r.firedAt));
+    assert.ok(fireTimes.every((t) => t % 2000 === 0), 'fire times are the cron times, on even seconds');
+    assert.deepEqual(fireTimes, [...fireTimes].sort((a, b) => b - a), 'newest fire first');
+    assert.deepEqual((await syncs()).map((s) => s.id), [first], 'skipped fires started nothing');
+  });
+
+  test('successive fires commit successive snapshots', async () => {
+    worker = await spawnWorker(e);
+    const seen = await until(
+      'three committed fires',
+      () => view('every-2s'),
+      (v) => v.runs.filter((r) => r.outcome === 'started' && r.phase === 'COMMITTED').length >= 3,
+      30_000,
+    );
+    const committed = seen.runs.filter((r) => r.outcome === 'started' && r.phase === 'COMMITTED').reverse();
+    const snapshots = committed.map((r) => r.snapshotId ?? -1);
+    assert.deepEqual(snapshots, snapshots.map((_, i) => i + 1), 'one snapshot per fire, in fire order');
+    assert.equal(new Set(committed.map((r) => r.syncId)).size, committed.length, 'each fire its own sync');
+  });
+
+  test('a fire delivered twice starts one sync', async () => {
+    assert.equal((await put('yearly', { cron: '0 0 0 1 1 *', tz: 'UTC', sync: syncBody('other') })).statusCode, 201);
+    const at = Date.UTC(2030, 0, 1);
+    const [a, b] = await Promise.all([coordinator.schedules.fire('yearly', at), coordinator.schedules.fire('yearly', at)]);
+    assert.equal(a?.outcome, 'started');
+    assert.deepEqual(a, b, 'the second delivery reports what the first did');
+    const v = await view('yearly');
+    assert.equal(v.runs.length, 1);
+    const others = (await coordinator.app.inject({ method: 'GET', url: '/v1/syncs?table=other' })).json<{ syncs: { id: string }[] }>().syncs;
+    assert.deepEqual(others.map((s) => s.id), [a?.syncId]);
+    // Replacing the definition keeps one scheduler; disabling it removes the next fire.
+    const replaced = await put('yearly', { cron: '0 0 0 1 1 *', sync: syncBody('other'), enabled: false });
+    assert.equal(replaced.statusCode, 200, replaced.body);
+    assert.deepEqual([replaced.json<{ created: boolean }>().created, replaced.json<{ nextRunAt: null }>().nextRunAt], [false, null]);
+    assert.equal(await coordinator.schedules.fire('yearly', at + 1000), undefined, 'a disabled schedule does not fire');
+  });
+
+  test('a restarted coordinator keeps the schedule (definitions in Redis) and fires again', async () => {
+    await coordinator.close();
+    const restartedAt = Date.now();
+    coordinator = await inProcessCoordinator(e);
+    const listed = (await coordinator.app.inject({ method: 'GET', url: '/v1/schedules' })).json<{ schedules: { id: string; cron: string; enabled: boolean }[] }>();
+    assert.deepEqual(
+      listed.schedules.map((s) => [s.id, s.cron, s.enabled]),
+      [
+        ['every-2s', EVERY_2S, true],
+        ['yearly', '0 0 0 1 1 *', false],
+      ],
+    );
+    await until(
+      'a fire after the restart committed',
+      () => view('every-2s'),
+      (v) => v.runs.some((r) => Date.parse(r.firedAt) > restartedAt && r.outcome === 'started' && r.phase === 'COMMITTED'),
+    );
+  });
+
+  test('DELETE stops the schedule: no sync starts after it', async () => {
+    const deleted = await coordinator.app.inject({ method: 'DELETE', url: '/v1/schedules/every-2s' });
+    assert.equal(deleted.statusCode, 204, deleted.body);
+    assert.equal((await coordinator.app.inject({ method: 'GET', url: '/v1/schedules/every-2s' })).statusCode, 404);
+    const settled = await until('every sync finished', syncs, (list) => list.every((s) => s.phase === 'COMMITTED' || s.phase === 'ABORTED'));
+    await sleep(5_000); // two and a half fire intervals
+    const later = await syncs();
+    assert.deepEqual(later.map((s) => s.id).sort(), settled.map((s) => s.id).sort(), 'no new sync after DELETE');
+    assert.ok(later.every((s) => s.phase === 'COMMITTED'), JSON.stringify(later));
+
+    const table = await openTable(e.store, 'shop', 'orders');
+    assert.equal(Number((await table.latestSnapshot())?.id), later.length, 'one snapshot per started sync');
+    assert.equal((await readRows(e, 'shop', 'orders')).length, later.length * SHARDS * ROWS, 'each load appended its rows once');
+  });
+});
