@@ -14,6 +14,10 @@ export const workerErrors = defineErrorCatalogue({
     summary: 'The source has no column for a non-nullable table column, or the names do not match the table.',
   },
   SOURCE_SPEC_INVALID: { retryable: false, summary: 'The source or shard description in the job is not valid.' },
+  MYSQL_READ_FAILED: {
+    retryable: true,
+    summary: 'Reading a shard from MySQL failed (connection refused or lost, a server error); the shard is retried.',
+  },
   SYNC_NOT_ACCEPTING: {
     retryable: false,
     summary: 'The sync left PREPARING (aborted or committing) while this shard ran; the attempt stopped.',

@@ -71,16 +71,21 @@ function fitsType(c: MysqlColumn, type: DataType): boolean {
       return type.root === 'TIME' && type.precision >= Math.min(c.datetimePrecision ?? 0, 3);
   }
   if (TEXTS.has(c.dataType)) {
-    const length = c.dataType === 'json' ? MAX_LENGTH : (c.characterMaximumLength ?? MAX_LENGTH);
+    const length = c.dataType === 'json' ? MAX_LENGTH : cap(c.characterMaximumLength);
     if (type.root === 'VARCHAR') return type.length >= length;
     return type.root === 'CHAR' && c.dataType === 'char' && type.length >= length;
   }
   if (BYTES.has(c.dataType)) {
-    const length = c.characterMaximumLength ?? MAX_LENGTH;
+    const length = cap(c.characterMaximumLength);
     if (type.root === 'VARBINARY') return type.length >= length;
     return type.root === 'BINARY' && c.dataType === 'binary' && type.length === length;
   }
   return false;
+}
+
+/** LONGTEXT and LONGBLOB hold up to 4 GiB: no Java String or byte[] is longer than STRING and BYTES anyway. */
+function cap(length: number | null): number {
+  return Math.min(length ?? MAX_LENGTH, MAX_LENGTH);
 }
 
 /** How a primary-key column's values are carried in ranges and resume points, or undefined if not supported. */

@@ -6,6 +6,7 @@ import { errorFrom } from '@tributary/protocol';
 import { workerErrors } from '../errors.ts';
 import { FilesSource, type OpenStore } from './files.ts';
 import { GeneratorSource } from './generator.ts';
+import { MysqlSource } from './mysql.ts';
 import type { Source } from './source.ts';
 
 export interface SourceContext {
@@ -21,6 +22,8 @@ export function openSource(spec: Readonly<Record<string, unknown>>, context: Sou
       return new GeneratorSource(spec);
     case 'files':
       return new FilesSource(spec, context.openStore, context.columns);
+    case 'mysql':
+      return new MysqlSource(spec, context.columns);
     default:
       throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `unknown source kind ${JSON.stringify(spec.kind)}`, {
         kind: String(spec.kind),

@@ -1,0 +1,176 @@
+/**
+ * Reads one shard of a MySQL 分库分表 source: one physical table, or one primary-key range of it, as
+ * the coordinator planned it (MysqlShard). One streaming query in primary-key order, so a retried
+ * shard reads the same rows in the same order; the stream is pulled a batch at a time, and mysql2
+ * pauses the socket while a batch is written, so memory stays at one batch whatever the table's size.
+ *
+ * Values never pass through a JS float or the local time zone: BIGINT and DECIMAL come as strings,
+ * DATE/DATETIME/TIMESTAMP as strings (the session's time zone is UTC, so a TIMESTAMP is its UTC wall
+ * clock) that become exact `Timestamp`s here, microseconds included; TIME becomes milliseconds of the
+ * day; BIT(1) and the TINYINT columns the plan marks as BOOLEAN become booleans. The converter
+ * (convert.ts) then fits each value to its Paimon column and refuses what does not fit.
+ */
+import { MysqlShard, MysqlSourceSpec, errorFrom, isTributaryError, keyValueText, mysqlPassword, shardSelect } from '@tributary/protocol';
+import type { Timestamp } from '@tributary/table';
+import { createConnection, type Connection, type FieldPacket } from 'mysql2';
+import { workerErrors } from '../errors.ts';
+import type { PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceValue } from './source.ts';
+
+/** mysql2's numeric column types (MySQL's enum_field_types). */
+const MYSQL_TYPE = { TIMESTAMP: 7, DATE: 10, TIME: 11, DATETIME: 12, BIT: 16 } as const;
+
+type Decode = (value: unknown) => SourceValue;
+
+export class MysqlSource implements Source {
+  readonly kind = 'mysql';
+  readonly #spec: MysqlSourceSpec;
+  readonly #columns: readonly string[];
+
+  /** `tableColumns`: the target table's column names, read when the spec names no columns. */
+  constructor(spec: unknown, tableColumns: readonly string[]) {
+    const parsed = MysqlSourceSpec.safeParse(spec);
+    if (!parsed.success) throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `mysql source: ${parsed.error.message}`);
+    this.#spec = parsed.data;
+    this.#columns = parsed.data.columns ?? tableColumns;
+  }
+
+  columns(): Promise<readonly SourceColumn[]> {
+    return Promise.resolve(this.#columns.map((name) => ({ name, sourceType: 'mysql column' })));
+  }
+
+  plan(): Promise<readonly PlannedSourceShard[]> {
+    return Promise.reject(errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', 'a mysql source is planned by the coordinator, which checks the tables against the target'));
+  }
+
+  async *open(planned: PlannedSourceShard, from?: SourcePosition): AsyncIterable<SourceBatch> {
+    const shard = parseShard(planned);
+    const keyNames = shard.key.map((k) => k.name);
+    const selected = [...this.#columns, ...keyNames.filter((k) => !this.#columns.includes(k))];
+    const keyIndexes = keyNames.map((k) => selected.indexOf(k));
+    const { sql, params } = shardSelect(shard, selected, resumeKey(planned.id, keyNames, from));
+    const connection = await this.#connect(planned.id);
+    try {
+      const query = connection.query({ sql, rowsAsArray: true }, [...params]);
+      let decoders: Decode[] | undefined;
+      query.on('fields', (fields: FieldPacket[]) => (decoders = fields.map((f) => decoderFor(f, shard.booleans ?? []))));
+      const stream = query.stream({ highWaterMark: Math.min(this.#spec.batchRows, 10_000) });
+      let rows: SourceRow[] = [];
+      let position = 0;
+      let last: unknown[] = [];
+      try {
+        for await (const raw of stream as AsyncIterable<unknown[]>) {
+          const decode = decoders ?? [];
+          rows.push(this.#columns.map((_, i) => (decode[i] ?? identity)(raw[i])));
+          last = raw;
+          if (rows.length === this.#spec.batchRows) {
+            yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last) };
+            position += rows.length;
+            rows = [];
+          }
+        }
+      } catch (error) {
+        throw readError(planned.id, this.#spec, error);
+      } finally {
+        stream.destroy();
+      }
+      if (rows.length > 0) yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last) };
+    } finally {
+      connection.destroy();
+    }
+  }
+
+  async #connect(shardId: string): Promise<Connection> {
+    const password = mysqlPassword(this.#spec, process.env);
+    if (password === undefined) {
+      const name = typeof this.#spec.password === 'string' ? '' : this.#spec.password.env;
+      throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `the MySQL password variable ${name} is not set on this worker`, { shard: shardId, variable: name });
+    }
+    const { host, port, user } = this.#spec;
+    const connection = createConnection({ host, port, user, password, connectTimeout: 10_000, supportBigNumbers: true, bigNumberStrings: true, dateStrings: true, jsonStrings: true });
+    try {
+      // UTC: TIMESTAMP columns arrive as their UTC wall clock. A long net_write_timeout: the server
+      // waits while a paused stream's batch is written to storage.
+      await connection.promise().query("SET time_zone = '+00:00', SESSION net_write_timeout = 3600");
+      return connection;
+    } catch (error) {
+      connection.destroy();
+      throw readError(shardId, this.#spec, error);
+    }
+  }
+}
+
+function parseShard(planned: PlannedSourceShard): MysqlShard {
+  const parsed = MysqlShard.safeParse(planned.spec);
+  if (!parsed.success) throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `mysql shard ${planned.id}: ${parsed.error.message}`, { shard: planned.id });
+  return parsed.data;
+}
+
+/** A batch ends at the key of its last row: `{<key column>: <value as text>}`. */
+function endPosition(keyNames: readonly string[], keyIndexes: readonly number[], row: readonly unknown[]): SourcePosition {
+  return Object.fromEntries(keyNames.map((name, i) => [name, keyValueText(row[keyIndexes[i] ?? -1])]));
+}
+
+function resumeKey(shardId: string, keyNames: readonly string[], from: SourcePosition | undefined): string[] | undefined {
+  if (from === undefined) return undefined;
+  const values = typeof from === 'object' ? keyNames.map((k) => from[k]) : [];
+  if (values.length === 0 || values.some((v) => typeof v !== 'string')) {
+    throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `mysql shard ${shardId} resumes at its key columns ${keyNames.join(', ')}, not ${JSON.stringify(from)}`, { shard: shardId });
+  }
+  return values as string[];
+}
+
+const identity: Decode = (value) => value as SourceValue;
+
+function decoderFor(field: FieldPacket, booleans: readonly string[]): Decode {
+  if (booleans.includes(field.name)) return (v) => (v === 0 ? false : v === 1 ? true : identity(v));
+  switch (field.columnType ?? field.type) {
+    case MYSQL_TYPE.DATETIME:
+    case MYSQL_TYPE.TIMESTAMP:
+      return (v) => (typeof v === 'string' ? (mysqlTimestamp(v) ?? v) : identity(v));
+    case MYSQL_TYPE.TIME:
+      return (v) => (typeof v === 'string' ? (mysqlTime(v) ?? v) : identity(v));
+    case MYSQL_TYPE.BIT:
+      return (v) => (v instanceof Uint8Array && v.length === 1 && (v[0] === 0 || v[0] === 1) ? v[0] === 1 : identity(v));
+    default:
+      return identity;
+  }
+}
+
+/** `YYYY-MM-DD HH:MM:SS[.ffffff]` as an exact instant (UTC); undefined for zero dates and anything else. */
+export function mysqlTimestamp(text: string): Timestamp | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?$/.exec(text);
+  if (m === null) return undefined;
+  const [, y, mo, d, h, mi, s, fraction = ''] = m.map((p) => p ?? '');
+  const month = Number(mo);
+  const day = Number(d);
+  if (month < 1 || month > 12 || day < 1 || day > 31) return undefined;
+  const date = new Date(0);
+  date.setUTCFullYear(Number(y), month - 1, day); // setUTCFullYear keeps years 0–99 as they are, unlike Date.UTC
+  date.setUTCHours(Number(h), Number(mi), Number(s), 0);
+  if (date.getUTCDate() !== day) return undefined; // 2023-02-30 is not a day
+  const nanos = Number(fraction.padEnd(9, '0'));
+  return { epochMillis: date.getTime() + Math.floor(nanos / 1_000_000), nanoOfMillis: nanos % 1_000_000 };
+}
+
+/** `HH:MM:SS[.ffffff]` within a day, as milliseconds; undefined for negative, 24 h or more, or finer than a millisecond. */
+export function mysqlTime(text: string): number | undefined {
+  const m = /^(\d{2,3}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/.exec(text);
+  if (m === null) return undefined;
+  const [, h, mi, s, fraction = ''] = m.map((p) => p ?? '');
+  if (/[1-9]/.test(fraction.slice(3))) return undefined;
+  const ms = ((Number(h) * 60 + Number(mi)) * 60 + Number(s)) * 1000 + Number(fraction.slice(0, 3).padEnd(3, '0'));
+  return ms < 86_400_000 ? ms : undefined;
+}
+
+const SCHEMA_ERRORS = new Set(['ER_BAD_FIELD_ERROR', 'ER_NO_SUCH_TABLE', 'ER_BAD_DB_ERROR']);
+
+/** A table or column that is gone is deterministic (the source changed since the plan); anything else may pass on retry. */
+function readError(shardId: string, spec: MysqlSourceSpec, error: unknown): unknown {
+  if (isTributaryError(error) || !(error instanceof Error)) return error;
+  const code = 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN';
+  const context = { shard: shardId, host: spec.host, port: spec.port, mysqlCode: code };
+  if (SCHEMA_ERRORS.has(code)) {
+    return errorFrom(workerErrors, 'SOURCE_SCHEMA_MISMATCH', `shard ${shardId}: the MySQL table changed since the plan: ${error.message}`, context, { cause: error });
+  }
+  return errorFrom(workerErrors, 'MYSQL_READ_FAILED', `shard ${shardId}: reading MySQL at ${spec.host}:${spec.port} failed: ${code} ${error.message}`, context, { cause: error });
+}
