@@ -4,6 +4,7 @@ export { writeShardProcessor, type WriteShardDeps } from './write-shard.ts';
 export { GeneratorSource, GENERATOR_COLUMNS, generatorRow } from './sources/generator.ts';
 export { openSource, type SourceContext } from './sources/open-source.ts';
 export { FilesSource } from './sources/files.ts';
+export { MysqlSource } from './sources/mysql.ts';
 export type { Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceValue } from './sources/source.ts';
 export { rowConverter, type RowConverter } from './convert.ts';
 export { tablePort } from './table-adapter.ts';
