@@ -1,8 +1,8 @@
 /**
  * Parquet input files (pyarrow, Spark, DuckDB, parquet-mr…), read through the table package's
  * ParquetDataFileReader over ranged ObjectStore reads: only the footer and the column chunks of the
- * row group being read are fetched, so a big file in S3 is never loaded whole and memory holds one
- * row group (of the projected columns) at a time.
+ * row group being read are fetched, so a big file in S3 is never loaded whole. Memory holds the
+ * compressed column chunks of one row group and the decoded values of one slice of SLICE_ROWS rows.
  *
  * An input file is not a Paimon data file: its columns may use any physical/logical type pair.
  * Each projected top-level column gets a *reading type* derived from its own Parquet schema
@@ -150,8 +150,34 @@ export function matchColumns(wanted: readonly string[], available: readonly stri
   });
 }
 
-export function storeByteSource(store: ObjectStore, key: string, size: number): ByteSource {
-  return { size, read: (offset, length) => store.getRange(key, offset, length) };
+/** Bytes of ranged reads kept for the next slices of the same row group (see `batches`). */
+const REUSED_READ_BYTES = 256 << 20;
+
+/**
+ * Ranged gets through the ObjectStore. Recent reads are kept (up to REUSED_READ_BYTES, oldest
+ * dropped first): a big row group is decoded in slices of rows, and each slice asks for the same
+ * column-chunk ranges again, which must not be fetched again.
+ */
+export function storeByteSource(store: ObjectStore, key: string, size: number): ByteSource & { forget(): void } {
+  let kept: { offset: number; bytes: Uint8Array }[] = [];
+  let keptBytes = 0;
+  return {
+    size,
+    /** Drops the kept reads (at the start of the next row group). */
+    forget: () => {
+      kept = [];
+      keptBytes = 0;
+    },
+    read: async (offset, length) => {
+      const hit = kept.find((k) => offset >= k.offset && offset + length <= k.offset + k.bytes.length);
+      if (hit) return hit.bytes.subarray(offset - hit.offset, offset - hit.offset + length);
+      const bytes = await store.getRange(key, offset, length);
+      kept.push({ offset, bytes });
+      keptBytes += bytes.length;
+      while (keptBytes > REUSED_READ_BYTES && kept.length > 0) keptBytes -= kept.shift()?.bytes.length ?? 0;
+      return bytes;
+    },
+  };
 }
 
 /** The top-level columns of a footer schema (root first; nested groups are skipped whole). */
@@ -178,11 +204,21 @@ export interface ParquetFileRows {
   batches(fromRow: number, maxRows: number): AsyncIterable<{ firstRow: number; rows: SourceRow[] }>;
 }
 
+/** Rows decoded at once within a row group: bounds memory whatever the writer's row-group size. */
+const SLICE_ROWS = 128 * 1024;
+
 /** Opens one Parquet input file, projected onto `columns` (the table's names). */
-export async function openParquetFile(store: ObjectStore, key: string, uri: string, columns: readonly string[]): Promise<ParquetFileRows> {
+export async function openParquetFile(
+  store: ObjectStore,
+  key: string,
+  uri: string,
+  columns: readonly string[],
+  sliceRows = SLICE_ROWS,
+): Promise<ParquetFileRows> {
   const meta = await store.stat(key);
   if (meta === null) throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `source file ${uri} does not exist`, { uri });
-  const reader = await ParquetDataFileReader.open(storeByteSource(store, key, meta.size));
+  const bytes = storeByteSource(store, key, meta.size);
+  const reader = await ParquetDataFileReader.open(bytes);
   const top = topLevelColumns(reader.schema as readonly ParquetElement[]);
   const matched = matchColumns(columns, top.map((e) => e.name), uri);
   const read = matched.flatMap((name, index) => {
@@ -200,11 +236,14 @@ export async function openParquetFile(store: ObjectStore, key: string, uri: stri
       for (const groupRows of groups) {
         const groupEnd = groupStart + groupRows;
         const start = Math.max(groupStart, fromRow);
-        if (start < groupEnd) {
-          const batch = await reader.readRows(rowType, start, groupEnd);
+        bytes.forget();
+        // A big row group (pyarrow writes up to 1 Mi rows in one) is decoded a slice of rows at a
+        // time: hyparquet skips the pages before the slice undecoded and stops after it.
+        for (let sliceStart = start; sliceStart < groupEnd; sliceStart += sliceRows) {
+          const batch = await reader.readRows(rowType, sliceStart, Math.min(groupEnd, sliceStart + sliceRows));
           for (let s = 0; s < batch.length; s += maxRows) {
             const end = Math.min(batch.length, s + maxRows);
-            yield { firstRow: start + s, rows: toRows(batch.columns, read, columns.length, s, end) };
+            yield { firstRow: sliceStart + s, rows: toRows(batch.columns, read, columns.length, s, end) };
           }
         }
         groupStart = groupEnd;

@@ -5,15 +5,16 @@
  * exactly the same table values; resuming at a {file, row} position; typed refusals.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { isTributaryError } from '@tributary/protocol';
-import { openObjectStore, parseDataTypeString, type InternalRow, type RowType } from '@tributary/table';
+import { openObjectStore, parseDataTypeString, type InternalRow, type ObjectStore, type RowType } from '@tributary/table';
 import { rowConverter } from '../../src/convert.ts';
 import { FilesSource } from '../../src/sources/files.ts';
+import { openParquetFile } from '../../src/sources/parquet.ts';
 import type { SourceBatch, SourcePosition } from '../../src/sources/source.ts';
 import { PYARROW_COLUMN_NAMES, PYARROW_TABLE_COLUMNS, pyarrowRow, writePyarrowFiles, type PyarrowFileSpec } from '../support/pyarrow-files.ts';
 
@@ -117,5 +118,42 @@ describe('files source: Parquet written by pyarrow', () => {
     const store = openObjectStore(`${root}/bad`);
     await store.put('text.parquet', new TextEncoder().encode('{"id": 1}\n'));
     await assert.rejects(convertAll(source([`${root}/bad/text.parquet`])), (e) => isTributaryError(e) && e.code === 'PARQUET_FILE_INVALID');
+  });
+});
+
+describe('Parquet input: a big row group in slices, through ranged reads', () => {
+  test('slices of a row group read the same rows, and each column chunk is fetched once', async () => {
+    mkdirSync(join(dir, 'slices'));
+    const path = join(dir, 'slices', 'one-group.parquet');
+    writePyarrowFiles([{ path, start: 0, count: 5000, ts_unit: 'ns', compression: 'zstd' }]);
+    const local = openObjectStore(`${root}/slices`);
+    const ranges: [number, number][] = [];
+    const counting = new Proxy(local, {
+      get: (target, prop) => {
+        if (prop === 'getRange') {
+          return (key: string, offset: number, length: number) => {
+            ranges.push([offset, length]);
+            return target.getRange(key, offset, length);
+          };
+        }
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as ObjectStore;
+    const file = await openParquetFile(counting, 'one-group.parquet', `${root}/slices/one-group.parquet`, PYARROW_COLUMN_NAMES, 700);
+    const convert = rowConverter('test', PYARROW_COLUMN_NAMES.map((name) => ({ name, sourceType: 'parquet' })), TABLE);
+    const rows: InternalRow[] = [];
+    const firstRows: number[] = [];
+    for await (const batch of file.batches(1200, 500)) {
+      firstRows.push(batch.firstRow);
+      rows.push(...batch.rows.map((r, i) => convert(r, batch.firstRow + i)));
+    }
+    assert.deepEqual(rows, Array.from({ length: 3800 }, (_, k) => pyarrowRow(1200 + k)));
+    assert.deepEqual(firstRows.slice(0, 4), [1200, 1700, 1900, 2400]); // slices of 700 rows, batches of at most 500
+    const fetched = ranges.reduce((n, [, length]) => n + length, 0);
+    // hyparquet reads the footer with one guess of up to 512 KiB from the end; then each chunk once.
+    const size = statSync(path).size;
+    assert.ok(fetched <= size + Math.min(size, 512 * 1024), `${fetched} bytes fetched for a ${size}-byte file`);
+    assert.equal(new Set(ranges.map(([o]) => o)).size, ranges.length, 'no range fetched twice');
   });
 });
