@@ -7,11 +7,11 @@ import { defineErrorCatalogue } from '@tributary/protocol';
 export const workerErrors = defineErrorCatalogue({
   SOURCE_ROW_INVALID: {
     retryable: false,
-    summary: 'A source row has a value that cannot be converted to its column (context: shard, position, column).',
+    summary: 'A source row has a value that cannot be converted to its column (context: shard, position, column; file and fileRow when the source reads files).',
   },
   SOURCE_SCHEMA_MISMATCH: {
     retryable: false,
-    summary: 'The source has no column for a non-nullable table column, or the names do not match the table.',
+    summary: 'The source has no column for a non-nullable table column, the names do not match the table, or a file column has a type the source cannot read (a nested Parquet column).',
   },
   SOURCE_SPEC_INVALID: { retryable: false, summary: 'The source or shard description in the job is not valid.' },
   MYSQL_READ_FAILED: {
