@@ -30,14 +30,28 @@ export interface Results {
   /** CPU model and count, and the 1-minute load average as each part started (other work on the machine skews the numbers). */
   readonly machine: string;
   readonly load: Record<string, number>;
+  /** One per --repeat: an end-to-end sync and a table-only write of the same rows. */
+  readonly rounds: Round[];
+  readonly tiny: TinyResult[];
+}
+
+export interface Round {
+  readonly index: number;
   endToEnd?: EndToEndResult;
   tableOnly?: BaselineMeasurement & { readonly snapshotRows: number };
-  readonly tiny: TinyResult[];
 }
 
 const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 const n = (x: number): string => Math.round(x).toLocaleString('en');
 const ok = (pass: boolean): string => (pass ? 'met' : 'MISSED');
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+const sum = (xs: readonly number[]): number => xs.reduce((a, x) => a + x, 0);
+
+function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
+}
 
 function rows(table: readonly (readonly string[])[]): string {
   const widths = table[0]?.map((_, c) => Math.max(...table.map((r) => (r[c] ?? '').length))) ?? [];
@@ -56,32 +70,40 @@ export function printResults(r: Results): void {
   console.log(`\n=== Sync benchmark ${r.run}: ${r.shards} shards × ${n(r.rowsPerShard)} rows = ${n(total)} rows, ${r.workers} worker processes ===`);
   const load = Object.entries(r.load).map(([part, l]) => `${part} ${l.toFixed(1)}`).join(', ');
   console.log(`machine: ${r.machine}; 1-min load average at the start of each part: ${load}\n`);
-  const e = r.endToEnd;
-  const b = r.tableOnly;
   const table: string[][] = [['', 'time', 'rows/s', 'rows in snapshot', 'notes']];
-  if (e !== undefined) {
-    const cpu = `CPU: workers ${e.workerCpuMs.map((w) => s(w)).join(', ')}, coordinator ${s(e.coordinatorCpuMs)}; ${e.retries} retries`;
-    table.push(['end to end (POST → COMMITTED)', s(e.endToEndMs), n(e.rows / (e.endToEndMs / 1000)), n(e.snapshotRows), cpu]);
-    table.push(['  POST → snapshot visible', s(e.postToVisibleMs), '', '', '']);
+  for (const { index, endToEnd: e, tableOnly: b } of r.rounds) {
+    if (e !== undefined) {
+      const cpu = `CPU: workers ${e.workerCpuMs.map((w) => s(w)).join(', ')}, coordinator ${s(e.coordinatorCpuMs)}; ${e.retries} retries`;
+      table.push([`#${index} end to end (POST → COMMITTED)`, s(e.endToEndMs), n(e.rows / (e.endToEndMs / 1000)), n(e.snapshotRows), cpu]);
+      table.push([`#${index}   POST → snapshot visible`, s(e.postToVisibleMs), '', '', '']);
+    }
+    if (b !== undefined) {
+      const notes = `writers ${b.writerMs.map((w) => s(w)).join(', ')} (CPU ${b.writerCpuMs.map((w) => s(w)).join(', ')}); commit ${n(b.commitMs)} ms`;
+      table.push([`#${index} table only (write + one commit)`, s(b.totalMs), n(b.rows / (b.totalMs / 1000)), n(b.snapshotRows), notes]);
+    }
   }
-  if (b !== undefined) {
-    table.push(['table only (write + one commit)', s(b.totalMs), n(b.rows / (b.totalMs / 1000)), n(b.snapshotRows), `writers ${b.writerMs.map((w) => s(w)).join(', ')} (CPU ${b.writerCpuMs.map((w) => s(w)).join(', ')}); commit ${n(b.commitMs)} ms`]);
-  }
-  console.log(rows(table));
-  if (e !== undefined) {
-    console.log(`\nphases: ${phases(e.phaseDurationsMs)}`);
-    console.log(`commit latency (last shard finished → snapshot seen by a reader): ${n(e.commitLatencyMs)} ms (to the snapshot's own time: ${n(e.commitLatencySnapshotMs)} ms)`);
-    if (e.coordinatorPeakRssMb !== undefined) console.log(`coordinator peak RSS: ${e.coordinatorPeakRssMb.toFixed(0)} MB`);
-  }
-  if (e !== undefined && b !== undefined) {
+  if (table.length > 1) console.log(rows(table));
+  const wallCosts: number[] = [];
+  const cpuCosts: number[] = [];
+  for (const { index, endToEnd: e, tableOnly: b } of r.rounds) {
+    if (e !== undefined) {
+      console.log(`\n#${index} phases: ${phases(e.phaseDurationsMs)}`);
+      console.log(`#${index} commit latency (last shard finished → snapshot seen by a reader): ${n(e.commitLatencyMs)} ms (to the snapshot's own time: ${n(e.commitLatencySnapshotMs)} ms)`);
+      if (e.coordinatorPeakRssMb !== undefined) console.log(`#${index} coordinator peak RSS: ${e.coordinatorPeakRssMb.toFixed(0)} MB`);
+    }
+    if (e === undefined || b === undefined) continue;
     const cost = (e.endToEndMs - b.totalMs) / e.endToEndMs;
-    console.log(`cost of coordination = (end to end − table only) / end to end = ${(cost * 100).toFixed(1)}%  (target < 10%: ${ok(cost < 0.1)})`);
-    console.log(`end-to-end rate / table-only rate = ${(b.totalMs / e.endToEndMs).toFixed(3)}`);
     // Wall time swings with whatever else the machine runs; CPU time of the processes does much less.
-    const sum = (xs: readonly number[]): number => xs.reduce((a, x) => a + x, 0);
     const syncCpu = sum(e.workerCpuMs) + e.coordinatorCpuMs;
     const cpuCost = (syncCpu - sum(b.writerCpuMs)) / syncCpu;
-    console.log(`cost of coordination in CPU time = (workers + coordinator − table-only writers) / (workers + coordinator) = ${(cpuCost * 100).toFixed(1)}%`);
+    wallCosts.push(cost);
+    cpuCosts.push(cpuCost);
+    console.log(`#${index} cost of coordination = (end to end − table only) / end to end = ${pct(cost)}; end-to-end rate / table-only rate = ${(b.totalMs / e.endToEndMs).toFixed(3)}`);
+    console.log(`#${index} cost of coordination in CPU time = (workers + coordinator − table-only writers) / (workers + coordinator) = ${pct(cpuCost)}`);
+  }
+  if (wallCosts.length > 0) {
+    const wall = median(wallCosts);
+    console.log(`\ncost of coordination, median of ${wallCosts.length}: ${pct(wall)} wall (target < 10%: ${ok(wall < 0.1)}), ${pct(median(cpuCosts))} CPU`);
   }
   if (r.tiny.length > 0) printTiny(r.tiny);
 }

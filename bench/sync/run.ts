@@ -10,7 +10,9 @@
  * --workers 2, --tiny 10,100,1000 [TRIBUTARY_BENCH_TINY] ('' skips part 3; add 10000 for the largest size,
  * which takes over ten minutes on a small machine), --tiny-rows 5,
  * --tiny-concurrency 8, --parts e2e,table,tiny (run in this order), --cpu-prof-dir <dir> (CPU profiles of every
- * coordinator, worker and table-only writer), --keep (leaves the warehouse and the Redis keys).
+ * coordinator, worker and table-only writer), --repeat N (the end-to-end and table-only parts N
+ * times, alternating, for the median of their ratio on a noisy machine), --keep (leaves the
+ * warehouse and the Redis keys).
  */
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -18,7 +20,7 @@ import { Redis } from 'ioredis';
 import { openObjectStore, openTable, type ObjectStore } from '@tributary/table';
 import { generatorSpec } from './orders.ts';
 import { cpuSeconds, s3Options, startCluster, type Deployment } from './processes.ts';
-import { printResults, type Results, type TinyResult } from './report.ts';
+import { printResults, type Results, type Round, type TinyResult } from './report.ts';
 import { createOrdersTable, measureSync } from './sync-run.ts';
 import { measureTableOnly } from './table-only.ts';
 
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     'tiny-concurrency': { type: 'string', default: '8' },
     parts: { type: 'string', default: 'e2e,table,tiny' },
     'cpu-prof-dir': { type: 'string' },
+    repeat: { type: 'string', default: '1' },
     keep: { type: 'boolean', default: false },
   },
 });
@@ -53,40 +56,42 @@ function cpuProf(name: string): string[] {
   return dir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}.cpuprofile`];
 }
 
-async function endToEnd(store: ObjectStore, results: Results): Promise<void> {
-  const deployment: Deployment = { prefix: `bench-sync-${run}`, warehouse };
-  console.log(`end to end: ${shards} shards × ${rowsPerShard.toLocaleString('en')} rows, ${workers} workers`);
+async function endToEnd(store: ObjectStore, round: Round): Promise<void> {
+  const deployment: Deployment = { prefix: `bench-sync-${run}-e2e${round.index}`, warehouse };
+  const name = `orders_sync_${round.index}`;
+  console.log(`end to end #${round.index}: ${shards} shards × ${rowsPerShard.toLocaleString('en')} rows, ${workers} workers`);
   const cluster = await startCluster(deployment, {
     workers,
     workerConcurrency: 1,
-    coordinatorNodeArgs: cpuProf('e2e-coordinator'),
-    workerNodeArgs: (i) => cpuProf(`e2e-worker-${i}`),
+    coordinatorNodeArgs: cpuProf(`e2e-${round.index}-coordinator`),
+    workerNodeArgs: (i) => cpuProf(`e2e-${round.index}-worker-${i}`),
   });
   try {
-    await createOrdersTable(cluster.base, database, 'orders_sync');
+    await createOrdersTable(cluster.base, database, name);
     const pids = [cluster.coordinator, ...cluster.workers].map((c) => c.pid ?? -1);
     const cpu0 = pids.map(cpuSeconds);
-    const sync = await measureSync(cluster.base, store, database, 'orders_sync', generatorSpec(shards, rowsPerShard), {
+    const sync = await measureSync(cluster.base, store, database, name, generatorSpec(shards, rowsPerShard), {
       pollMs: 100,
       timeoutMs: 3_600_000,
       progress,
     });
     const cpuMs = pids.map((pid, i) => (cpuSeconds(pid) - (cpu0[i] ?? 0)) * 1000);
     const [coordinatorCpuMs = NaN, ...workerCpuMs] = cpuMs;
-    results.endToEnd = { ...sync, snapshotRows: await snapshotRows(store, 'orders_sync'), workerCpuMs, coordinatorCpuMs };
+    round.endToEnd = { ...sync, snapshotRows: await snapshotRows(store, name), workerCpuMs, coordinatorCpuMs };
     progress(`    ${(sync.endToEndMs / 1000).toFixed(1)} s, commit latency ${sync.commitLatencyMs.toFixed(0)} ms`);
   } finally {
     const { coordinatorPeakRssMb } = await cluster.stop();
-    if (results.endToEnd !== undefined) results.endToEnd = { ...results.endToEnd, coordinatorPeakRssMb };
+    if (round.endToEnd !== undefined) round.endToEnd = { ...round.endToEnd, coordinatorPeakRssMb };
   }
 }
 
-async function tableOnly(store: ObjectStore, results: Results): Promise<void> {
-  console.log(`table only: the same rows by ${workers} processes with the table API, one commit`);
-  const baseline = await measureTableOnly(store, warehouse, database, 'orders_table_only', generatorSpec(shards, rowsPerShard), workers, (i) =>
-    cpuProf(`table-only-writer-${i}`),
+async function tableOnly(store: ObjectStore, round: Round): Promise<void> {
+  const name = `orders_table_only_${round.index}`;
+  console.log(`table only #${round.index}: the same rows by ${workers} processes with the table API, one commit`);
+  const baseline = await measureTableOnly(store, warehouse, database, name, generatorSpec(shards, rowsPerShard), workers, (i) =>
+    cpuProf(`table-only-${round.index}-writer-${i}`),
   );
-  results.tableOnly = { ...baseline, snapshotRows: await snapshotRows(store, 'orders_table_only') };
+  round.tableOnly = { ...baseline, snapshotRows: await snapshotRows(store, name) };
   progress(`    ${(baseline.totalMs / 1000).toFixed(1)} s (commit ${baseline.commitMs.toFixed(0)} ms)`);
 }
 
@@ -100,6 +105,7 @@ async function tiny(store: ObjectStore, size: number, results: Results): Promise
     workers,
     workerConcurrency: Number(values['tiny-concurrency']),
     coordinatorNodeArgs: cpuProf(`coordinator-${size}-shards`),
+    workerNodeArgs: (i) => cpuProf(`worker-${i}-${size}-shards`),
   });
   let sync;
   try {
@@ -146,26 +152,31 @@ async function main(): Promise<number> {
   console.log(`Tributary sync benchmark ${run}, warehouse ${warehouse}\n`);
   const store = openObjectStore(warehouse, s3Options());
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? '?'}`;
-  const results: Results = { run, warehouse, shards, rowsPerShard, workers, machine, load: {}, tiny: [] };
+  const results: Results = { run, warehouse, shards, rowsPerShard, workers, machine, load: {}, rounds: [], tiny: [] };
   const part = (name: string): void => {
     results.load[name] = loadavg()[0] ?? NaN;
   };
   try {
     // In the order given, so the two halves of the ratio can be swapped to see the drift of a busy machine.
-    for (const name of parts) {
-      if (name === 'e2e') {
-        part('end to end');
-        await endToEnd(store, results);
-      } else if (name === 'table') {
-        part('table only');
-        await tableOnly(store, results);
-      } else if (name === 'tiny') {
-        for (const size of tinySizes) {
-          part(`${size} shards`);
-          await tiny(store, size, results);
+    for (let index = 1; index <= Number(values.repeat); index++) {
+      const round: Round = { index };
+      results.rounds.push(round);
+      for (const name of parts) {
+        if (name === 'e2e') {
+          part(`end to end #${index}`);
+          await endToEnd(store, round);
+        } else if (name === 'table') {
+          part(`table only #${index}`);
+          await tableOnly(store, round);
+        } else if (name === 'tiny') {
+          if (index > 1) continue; // measured once; --repeat is for the noisy end-to-end ratio
+          for (const size of tinySizes) {
+            part(`${size} shards`);
+            await tiny(store, size, results);
+          }
+        } else {
+          throw new Error(`unknown part ${name}: e2e, table or tiny`);
         }
-      } else {
-        throw new Error(`unknown part ${name}: e2e, table or tiny`);
       }
     }
     printResults(results);
