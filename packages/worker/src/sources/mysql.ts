@@ -51,17 +51,16 @@ export class MysqlSource implements Source {
     const connection = await this.#connect(planned.id);
     try {
       const query = connection.query({ sql, rowsAsArray: true }, [...params]);
-      let decoders: Decode[] | undefined;
-      query.on('fields', (fields: FieldPacket[]) => (decoders = fields.map((f) => decoderFor(f, shard.booleans ?? []))));
+      let decoders: (readonly [number, Decode])[] | undefined;
+      query.on('fields', (fields: FieldPacket[]) => (decoders = columnDecoders(fields.slice(0, this.#columns.length), shard.booleans ?? [])));
       const stream = query.stream({ highWaterMark: Math.min(this.#spec.batchRows, 10_000) });
       let rows: SourceRow[] = [];
       let position = 0;
       let last: unknown[] = [];
       try {
         for await (const raw of stream as AsyncIterable<unknown[]>) {
-          const decode = decoders ?? [];
-          rows.push(this.#columns.map((_, i) => (decode[i] ?? identity)(raw[i])));
           last = raw;
+          rows.push(decodeRow(raw, decoders ?? [], this.#columns.length));
           if (rows.length === this.#spec.batchRows) {
             yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last) };
             position += rows.length;
@@ -121,6 +120,21 @@ function resumeKey(shardId: string, keyNames: readonly string[], from: SourcePos
 
 const identity: Decode = (value) => value as SourceValue;
 
+/** The columns whose values need decoding (most come from mysql2 as they are), with their decoders. */
+function columnDecoders(fields: readonly FieldPacket[], booleans: readonly string[]): (readonly [number, Decode])[] {
+  return fields.flatMap((field, i) => {
+    const decode = decoderFor(field, booleans);
+    return decode === identity ? [] : [[i, decode] as const];
+  });
+}
+
+/** A new row of the read columns, decoded; `raw` (mysql2's own array) is left as it is for the resume key. */
+function decodeRow(raw: readonly unknown[], decoders: readonly (readonly [number, Decode])[], width: number): SourceRow {
+  const row = raw.slice(0, width) as SourceValue[];
+  for (const [i, decode] of decoders) row[i] = decode(row[i]);
+  return row;
+}
+
 function decoderFor(field: FieldPacket, booleans: readonly string[]): Decode {
   if (booleans.includes(field.name)) return (v) => (v === 0 ? false : v === 1 ? true : identity(v));
   switch (field.columnType ?? field.type) {
@@ -138,18 +152,31 @@ function decoderFor(field: FieldPacket, booleans: readonly string[]): Decode {
 
 /** `YYYY-MM-DD HH:MM:SS[.ffffff]` as an exact instant (UTC); undefined for zero dates and anything else. */
 export function mysqlTimestamp(text: string): Timestamp | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?$/.exec(text);
+  const m = TIMESTAMP_TEXT.exec(text);
   if (m === null) return undefined;
-  const [, y, mo, d, h, mi, s, fraction = ''] = m.map((p) => p ?? '');
-  const month = Number(mo);
-  const day = Number(d);
-  if (month < 1 || month > 12 || day < 1 || day > 31) return undefined;
-  const date = new Date(0);
-  date.setUTCFullYear(Number(y), month - 1, day); // setUTCFullYear keeps years 0–99 as they are, unlike Date.UTC
-  date.setUTCHours(Number(h), Number(mi), Number(s), 0);
-  if (date.getUTCDate() !== day) return undefined; // 2023-02-30 is not a day
-  const nanos = Number(fraction.padEnd(9, '0'));
-  return { epochMillis: date.getTime() + Math.floor(nanos / 1_000_000), nanoOfMillis: nanos % 1_000_000 };
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  const seconds = ((daysFromCivil(year, month, day) * 24 + Number(m[4])) * 60 + Number(m[5])) * 60 + Number(m[6]);
+  const nanos = m[7] === undefined ? 0 : Number(m[7].padEnd(9, '0'));
+  return { epochMillis: seconds * 1000 + Math.floor(nanos / 1_000_000), nanoOfMillis: nanos % 1_000_000 };
+}
+
+const TIMESTAMP_TEXT = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?$/;
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil): no Date object per value. */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  return era * 146_097 + yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear - 719_468;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month !== 2) return [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
 }
 
 /** `HH:MM:SS[.ffffff]` within a day, as milliseconds; undefined for negative, 24 h or more, or finer than a millisecond. */
