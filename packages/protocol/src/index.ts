@@ -74,6 +74,7 @@ export {
   mysqlShardId,
   nameMatcher,
   quoteIdentifier,
+  redactSource,
   shardSelect,
   type NamePattern,
   type SqlFragment,

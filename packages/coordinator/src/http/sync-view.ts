@@ -2,7 +2,7 @@
  * What GET /v1/syncs/:id shows: the record, plus each shard's attempts as the workers reported
  * them, with durations; the accepted attempt per shard; and how long each phase took.
  */
-import type { ShardAttempt } from '@tributary/protocol';
+import { redactSource, type ShardAttempt } from '@tributary/protocol';
 import { SYNC_PHASES, type SyncPhase, type SyncRecord } from '../sync/state.ts';
 import type { SyncResponse } from './schemas.ts';
 
@@ -33,7 +33,7 @@ export function syncView(record: SyncRecord, attempts: readonly ShardAttempt[], 
     version: record.version,
     phase: state.phase,
     state,
-    plan: { ...record.plan, shards: [...record.plan.shards] },
+    plan: { ...record.plan, source: redactSource(record.plan.source), shards: [...record.plan.shards] },
     snapshotId: state.phase === 'COMMITTED' ? state.snapshotId : null,
     timings: record.timings,
     phaseDurationsMs: phaseDurations(record),

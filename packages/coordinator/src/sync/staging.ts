@@ -8,7 +8,7 @@
  * is refused with a typed BLOB_* error naming the field.
  */
 import { crc32c } from '@node-rs/crc32';
-import { decodeBlob, stagedBlobKey, syncStagingPrefix, type CommitMessage } from '@tributary/protocol';
+import { decodeBlob, redactSource, stagedBlobKey, syncStagingPrefix, type CommitMessage } from '@tributary/protocol';
 import type { ObjectStore } from '@tributary/table';
 import type { AcceptedAttempt, SyncRecord } from './state.ts';
 
@@ -101,7 +101,8 @@ export function outcomeKey(syncId: string): string {
   return `${syncStagingPrefix(syncId)}outcome.json`;
 }
 
-/** The final record (plan, state with snapshot id or reason, timings) as JSON, for operators and audits. */
+/** The final record (plan, state with snapshot id or reason, timings) as JSON, for operators and audits; no inline password. */
 export async function writeOutcome(store: ObjectStore, record: SyncRecord): Promise<void> {
-  await store.put(outcomeKey(record.id), new TextEncoder().encode(`${JSON.stringify(record, null, 2)}\n`));
+  const shown = { ...record, plan: { ...record.plan, source: redactSource(record.plan.source) } };
+  await store.put(outcomeKey(record.id), new TextEncoder().encode(`${JSON.stringify(shown, null, 2)}\n`));
 }

@@ -60,6 +60,11 @@ export function mysqlPassword(spec: Pick<MysqlSourceSpec, 'password'>, env: Read
   return typeof spec.password === 'string' ? spec.password : env[spec.password.env];
 }
 
+/** A source spec fit to show or store outside the plan (API answers, outcome.json): an inline password becomes `***`. */
+export function redactSource(source: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return typeof source.password === 'string' ? { ...source, password: '***' } : { ...source };
+}
+
 /**
  * `<database>.<table>`, or `<database>.<table>.p<part>` when split: '.' sorts before every
  * character allowed in a name, so sorting the ids sorts by (database, table, part).

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MysqlSourceSpec, SyncSourceSpec, keyCondition, mysqlPassword, mysqlShardId, nameMatcher, quoteIdentifier, shardSelect, type MysqlShard } from '@tributary/protocol';
+import { MysqlSourceSpec, SyncSourceSpec, keyCondition, mysqlPassword, mysqlShardId, nameMatcher, quoteIdentifier, redactSource, shardSelect, type MysqlShard } from '@tributary/protocol';
 
 test('name patterns: LIKE semantics (case-sensitive) or an exact list', () => {
   const cases: [pattern: string | string[], name: string, matches: boolean][] = [
@@ -73,4 +73,12 @@ test('the mysql spec joins the source union; the password may name an environmen
   assert.equal(mysqlPassword({ password: 'inline' }, {}), 'inline');
   assert.equal(MysqlSourceSpec.safeParse({ ...spec, password: { env: 'not a name' } }).success, false);
   assert.equal(MysqlSourceSpec.safeParse({ ...spec, splitRows: 0 }).success, false);
+});
+
+test('an inline password is redacted wherever a plan is shown; an env reference is kept', () => {
+  const inline = { kind: 'mysql', host: 'db', password: 'secret' };
+  assert.deepEqual(redactSource(inline), { kind: 'mysql', host: 'db', password: '***' });
+  assert.equal(inline.password, 'secret'); // the plan itself keeps it for the workers
+  assert.deepEqual(redactSource({ kind: 'mysql', password: { env: 'PW' } }), { kind: 'mysql', password: { env: 'PW' } });
+  assert.deepEqual(redactSource({ kind: 'generator', shards: 2 }), { kind: 'generator', shards: 2 });
 });
