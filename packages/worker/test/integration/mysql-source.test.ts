@@ -103,6 +103,20 @@ describe('mysql source reading MariaDB', () => {
     await assert.rejects(down, (error: unknown) => isTributaryError(error) && error.code === 'MYSQL_READ_FAILED' && error.retryable && !error.message.includes(services.mariadb.password));
   });
 
+  test('BIT(1) → boolean, TIMESTAMP as its UTC instant whatever time zone wrote it, JSON as text, zero dates left to refuse', async () => {
+    await admin.query(`CREATE TABLE \`${database}\`.kinds (id INT NOT NULL PRIMARY KEY, b BIT(1), t TIMESTAMP(3) NULL, j JSON, d DATE)`);
+    await admin.query("SET time_zone = '+08:00', sql_mode = ''");
+    await admin.query(`INSERT INTO \`${database}\`.kinds VALUES (1, b'1', '2020-01-01 08:00:00.123', '{"a": [1, "😀"]}', '1969-07-20'), (2, b'0', NULL, NULL, '0000-00-00')`);
+    const source = new MysqlSource(spec(), ['id', 'b', 't', 'j', 'd']);
+    const rows = (await read(source, { database, table: 'kinds', key: [{ name: 'id', kind: 'number' }] })).flatMap((b) => b.rows);
+    assert.deepEqual(rows, [
+      [1, true, { epochMillis: Date.UTC(2020, 0, 1, 0, 0, 0, 123), nanoOfMillis: 0 }, '{"a": [1, "😀"]}', '1969-07-20'],
+      [2, false, null, null, '0000-00-00'],
+    ]);
+    const table: RowType = { fields: [{ id: 0, name: 'd', type: parseDataTypeString('DATE') }] };
+    assert.throws(() => rowConverter('kinds', [{ name: 'd', sourceType: 'mysql column' }], table)(['0000-00-00'], 1), (error: unknown) => isTributaryError(error) && error.code === 'SOURCE_ROW_INVALID');
+  });
+
   test(`streams ${BIG_ROWS} rows with exact values, one batch in memory at a time`, async () => {
     const source = new MysqlSource(spec({ batchRows: 10_000 }), ['id', 'amount', 'created', 'note']);
     const shard: MysqlShard = { database, table: 'big', key: [{ name: 'id', kind: 'number' }] };
