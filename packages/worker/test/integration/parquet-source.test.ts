@@ -1,7 +1,7 @@
 /**
  * The files source over Parquet files written by pyarrow on a local disk: the same logical rows in
  * different physical encodings (timestamps as millis, micros and INT96; decimals as INT64 and
- * fixed bytes; snappy, zstd, gzip; small and whole-file row groups; data page v2) convert to
+ * fixed bytes; snappy, zstd, gzip, lz4, brotli; small and whole-file row groups; data page v2) convert to
  * exactly the same table values; resuming at a {file, row} position; typed refusals.
  */
 import assert from 'node:assert/strict';
@@ -39,9 +39,11 @@ const FILES: readonly PyarrowFileSpec[] = [
     data_page_version: '2.0',
     dictionary: false,
   },
+  { path: join(dir, 'in', 'p-3.parquet'), start: 3000, count: 300, ts_unit: 'ns', compression: 'lz4' },
+  { path: join(dir, 'in', 'p-4.parquet'), start: 3300, count: 300, ts_unit: 'us', decimal_int: true, compression: 'brotli' },
 ];
 
-function source(uris: string[], filesPerShard = 3): FilesSource {
+function source(uris: string[], filesPerShard = 5): FilesSource {
   return new FilesSource({ kind: 'files', format: 'parquet', uris, filesPerShard }, (r) => openObjectStore(r), PYARROW_COLUMN_NAMES);
 }
 
@@ -68,9 +70,9 @@ describe('files source: Parquet written by pyarrow', () => {
     writePyarrowFiles(FILES);
   });
 
-  test('three encodings of the same logical rows read back as exactly the same table values', async () => {
+  test('five encodings of the same logical rows read back as exactly the same table values', async () => {
     const { rows, batches } = await convertAll(source([`${root}/in/p-*`]));
-    assert.deepEqual(rows, expected(0, 3000));
+    assert.deepEqual(rows, expected(0, 3600));
     // Batches follow row groups and never span files; positions are {file, row}.
     assert.deepEqual(batches.slice(0, 5).map((b) => b.end), [{ file: 0, row: 300 }, { file: 0, row: 600 }, { file: 0, row: 900 }, { file: 0, row: 1000 }, { file: 1, row: 1500 }]);
     assert.deepEqual(batches.map((b) => b.firstRowPosition).slice(0, 5), [0, 300, 600, 900, 1000]);
@@ -79,7 +81,7 @@ describe('files source: Parquet written by pyarrow', () => {
 
   test('resuming at {file, row} yields exactly the rest, with the same shard positions', async () => {
     const { rows, batches } = await convertAll(source([`${root}/in/p-*`]), { file: 1, row: 700 });
-    assert.deepEqual(rows, expected(1700, 3000));
+    assert.deepEqual(rows, expected(1700, 3600));
     assert.equal(batches[0]?.firstRowPosition, 1700);
     assert.equal(batches[0]?.file?.firstRow, 700);
   });
