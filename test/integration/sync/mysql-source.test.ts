@@ -161,6 +161,46 @@ describe('mysql source (3 databases × 4 tables in MariaDB)', () => {
     console.log(`mysql source: ${rows.length} rows from 12 tables in ${ids.length} shards, sync ${seconds.toFixed(1)} s`);
   });
 
+  test('composite primary keys split into ranges; explicit columns skip the key and an extra column', async () => {
+    const database = `${p}_items`;
+    await admin.query(`CREATE DATABASE \`${database}\``);
+    const expectedRows: [string, number][] = [];
+    for (let t = 0; t < 2; t++) {
+      await admin.query(`CREATE TABLE \`${database}\`.items_${t} (tenant INT NOT NULL, code VARCHAR(16) NOT NULL, qty INT, extra TEXT, PRIMARY KEY (tenant, code))`);
+      const rows = Array.from({ length: 30 }, (_, i) => [i % 3, `t${t}-${String(29 - i).padStart(2, '0')}`, t * 100 + i, 'skipped']);
+      await admin.query(`INSERT INTO \`${database}\`.items_${t} VALUES ?`, [rows]);
+      expectedRows.push(...rows.map((r): [string, number] => [r[1] as string, r[2] as number]));
+    }
+    try {
+      const created = await coordinator.app.inject({
+        method: 'POST',
+        url: '/v1/tables',
+        payload: { database: 'shop', name: 'items', columns: [{ name: 'code', type: 'STRING' }, { name: 'qty', type: 'INT' }] },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const response = await startSync('items', { ...mysql, databases: [database], tables: 'items\\_%', columns: ['code', 'qty'], splitRows: 7 });
+      assert.equal(response.statusCode, 202, response.body);
+      const id = response.json<{ id: string }>().id;
+      const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 60_000);
+      assert.equal(done.state.phase, 'COMMITTED', JSON.stringify(done.state));
+      assert.equal(done.plan.shards.length, 10); // 30 rows in ranges of 7: 5 per table
+      assert.deepEqual(done.plan.shards[1]?.spec, {
+        database,
+        table: 'items_0',
+        key: [
+          { name: 'tenant', kind: 'number' },
+          { name: 'code', kind: 'string' },
+        ],
+        from: ['0', 't0-23'], // keys (0, t0-02) (0, t0-05) … (0, t0-20) make the first range of 7
+        to: ['1', 't0-13'],
+      });
+      const sortRows = (rows: readonly (readonly unknown[])[]) => rows.map((r) => JSON.stringify(r)).sort();
+      assert.deepEqual(sortRows(await readRows(e, 'shop', 'items')), sortRows(expectedRows));
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+    }
+  });
+
   test('a physical table whose column does not fit the target refuses the sync, naming the table and column', async () => {
     await createTable('orders_bad');
     const response = await startSync('orders_bad', { ...mysql, databases: [badDatabase], tables: 'orders_%' });
