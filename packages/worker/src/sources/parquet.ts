@@ -36,7 +36,8 @@ export interface ParquetElement {
 
 /** How a column's decoded value becomes a source value. */
 export type ParquetReading =
-  | { readonly kind: 'plain' } // booleans, floats, signed integers, strings, bytes: as decoded
+  | { readonly kind: 'plain' } // booleans, floats, signed integers, bytes: as decoded
+  | { readonly kind: 'utf8' } // read as bytes and decoded strictly: invalid UTF-8 is refused, never replaced
   | { readonly kind: 'unsigned'; readonly bits: 32 | 64 }
   | { readonly kind: 'decimal'; readonly scale: number }
   | { readonly kind: 'date' }
@@ -90,7 +91,7 @@ export function planParquetColumn(e: ParquetElement, uri: string): ParquetColumn
     case 'BYTE_ARRAY':
     case 'FIXED_LEN_BYTE_ARRAY':
       if (decimal) return plan(t('DECIMAL', { precision: 38, scale }), { kind: 'decimal', scale });
-      if (annotation === 'STRING' || annotation === 'UTF8' || annotation === 'ENUM' || annotation === 'JSON') return plan(t('VARCHAR', { length: 2147483647 }));
+      if (annotation === 'STRING' || annotation === 'UTF8' || annotation === 'ENUM' || annotation === 'JSON') return plan(t('VARBINARY', { length: 2147483647 }), { kind: 'utf8' });
       if (annotation === 'FLOAT16' || annotation === 'INTERVAL') return unsupported(e, describe, uri);
       return plan(t('VARBINARY', { length: 2147483647 }));
     default:
@@ -110,11 +111,15 @@ function unsupported(e: ParquetElement, describe: string, uri: string): never {
   });
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 /** The exact source value of one decoded value (`raw` as the table reader's column holds it). */
 export function parquetValue(reading: ParquetReading, raw: number | bigint | boolean | string | Uint8Array | Timestamp): SourceValue {
   switch (reading.kind) {
     case 'plain':
       return raw as SourceValue;
+    case 'utf8':
+      return strictUtf8.decode(raw as Uint8Array);
     case 'unsigned':
       return BigInt.asUintN(reading.bits, BigInt(raw as bigint));
     case 'decimal':
@@ -243,7 +248,7 @@ export async function openParquetFile(
           const batch = await reader.readRows(rowType, sliceStart, Math.min(groupEnd, sliceStart + sliceRows));
           for (let s = 0; s < batch.length; s += maxRows) {
             const end = Math.min(batch.length, s + maxRows);
-            yield { firstRow: sliceStart + s, rows: toRows(batch.columns, read, columns.length, s, end) };
+            yield { firstRow: sliceStart + s, rows: toRows(batch.columns, read, columns.length, s, end, { uri, firstRow: sliceStart }) };
           }
         }
         groupStart = groupEnd;
@@ -254,13 +259,14 @@ export async function openParquetFile(
 
 function toRows(
   data: readonly Column[],
-  read: readonly { index: number; plan: ParquetColumnPlan }[],
+  read: readonly { index: number; name: string; plan: ParquetColumnPlan }[],
   width: number,
   start: number,
   end: number,
+  where: { uri: string; firstRow: number },
 ): SourceRow[] {
   const rows: SourceValue[][] = Array.from({ length: end - start }, () => new Array<SourceValue>(width).fill(null));
-  read.forEach(({ index, plan }, c) => {
+  read.forEach(({ index, name, plan }, c) => {
     const column = data[c];
     if (column === undefined) return;
     for (let r = start; r < end; r++) {
@@ -272,7 +278,16 @@ function toRows(
             ? column.values[r] === 1
             : column.values[r];
       if (raw === undefined) continue;
-      (rows[r - start] as SourceValue[])[index] = parquetValue(plan.reading, raw);
+      try {
+        (rows[r - start] as SourceValue[])[index] = parquetValue(plan.reading, raw);
+      } catch (cause) {
+        const fileRow = where.firstRow + r;
+        throw errorFrom(workerErrors, 'SOURCE_ROW_INVALID', `file ${where.uri} row ${fileRow}, column ${name}: ${plan.describe} value is not valid (${String(cause)})`, {
+          file: where.uri,
+          fileRow,
+          column: name,
+        });
+      }
     }
   });
   return rows;

@@ -103,6 +103,16 @@ describe('files source: Parquet written by pyarrow', () => {
     });
   });
 
+  test('a string that is not UTF-8 is SOURCE_ROW_INVALID naming the file, the row and the column', async () => {
+    writePyarrowFiles([{ path: join(dir, 'bad', 'utf8.parquet'), start: 0, count: 300, ts_unit: 'us', bad_utf8_row: 250, row_group: 100 }]);
+    await assert.rejects(convertAll(source([`${root}/bad/utf8.parquet`])), (e) => {
+      assert.ok(isTributaryError(e));
+      assert.equal(e.code, 'SOURCE_ROW_INVALID');
+      assert.deepEqual({ file: e.context.file, fileRow: e.context.fileRow, column: e.context.column }, { file: `${root}/bad/utf8.parquet`, fileRow: 250, column: 'name' });
+      return true;
+    });
+  });
+
   test('a file without a NOT NULL column fails on its first row naming the file and column', async () => {
     writePyarrowFiles([{ path: join(dir, 'bad', 'no-id.parquet'), start: 0, count: 5, ts_unit: 'us', drop: ['id'] }]);
     await assert.rejects(convertAll(source([`${root}/bad/no-id.parquet`])), (e) => {

@@ -22,6 +22,7 @@ export interface PyarrowFileSpec {
   readonly drop?: readonly string[];
   readonly extra?: boolean;
   readonly overflow_row?: number;
+  readonly bad_utf8_row?: number;
   readonly data_page_version?: '1.0' | '2.0';
   readonly dictionary?: boolean;
 }

@@ -10,6 +10,7 @@ its twin `pyarrowRow` in pyarrow-files.ts); the options choose the physical enco
   drop         [columns]                     columns the file does not have
   extra        true: an extra column the table does not have
   overflow_row i: that row's amount is 10^10 (does not fit DECIMAL(12, 2))
+  bad_utf8_row i: that row's name holds bytes that are not UTF-8 (in a STRING column)
 Usage: python pyarrow_files.py '<json list of {path, start, count, ...options}>'
 """
 import datetime
@@ -69,6 +70,10 @@ def table(spec):
         if name in spec.get("drop", []):
             continue
         columns[spec.get("rename", {}).get(name, name)] = pa.array([r[name] for r in rows], type=type_)
+    if "bad_utf8_row" in spec:
+        names = [None if r["name"] is None else r["name"].encode() for r in rows]
+        names[spec["bad_utf8_row"] - spec["start"]] = b"bad \xff"
+        columns[spec.get("rename", {}).get("name", "name")] = pa.array(names, type=pa.binary()).view(pa.string())
     if spec.get("extra"):
         columns["extra"] = pa.array([[i, i] for i in range(len(rows))], type=pa.list_(pa.int32()))
     return pa.table(columns)

@@ -21,6 +21,7 @@ function convert(element: ParquetElement, raw: Raw, target: string): InternalVal
   return row([parquetValue(plan.reading, raw)], 0, { uri: 'file:///f.parquet', row: 7 })[0] ?? null;
 }
 
+const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 const ts = (epochMillis: number, nanoOfMillis = 0): Timestamp => ({ epochMillis, nanoOfMillis });
 
 // [what, element, decoded value, table type, expected table value]
@@ -46,8 +47,8 @@ const CASES: [string, ParquetElement, Raw, string, InternalValue][] = [
   ['TIME(MILLIS) into TIME', el('INT32', logical({ type: 'TIME', unit: 'MILLIS' })), 45_296_789n, 'TIME', 45_296_789],
   ['TIME(MICROS) into TIME: millis', el('INT64', logical({ type: 'TIME', unit: 'MICROS' })), 45_296_789_999n, 'TIME', 45_296_789],
   ['TIME(NANOS) into TIME: millis', el('INT64', logical({ type: 'TIME', unit: 'NANOS' })), 1_999_999n, 'TIME', 1],
-  ['STRING into VARCHAR(3) (code points)', el('BYTE_ARRAY', logical({ type: 'STRING' })), 'é€😀', 'VARCHAR(3)', 'é€😀'],
-  ['ENUM into STRING', el('BYTE_ARRAY', { converted_type: 'ENUM' }), 'RED', 'STRING', 'RED'],
+  ['STRING into VARCHAR(3) (code points)', el('BYTE_ARRAY', logical({ type: 'STRING' })), utf8('é€😀'), 'VARCHAR(3)', 'é€😀'],
+  ['ENUM into STRING', el('BYTE_ARRAY', { converted_type: 'ENUM' }), utf8('RED'), 'STRING', 'RED'],
   ['plain BYTE_ARRAY into BYTES', el('BYTE_ARRAY'), new Uint8Array([0, 255]), 'BYTES', new Uint8Array([0, 255])],
   ['FIXED(16) UUID into BINARY(16)', el('FIXED_LEN_BYTE_ARRAY', { type_length: 16, ...logical({ type: 'UUID' }) }), new Uint8Array(16).fill(1), 'BINARY(16)', new Uint8Array(16).fill(1)],
   ['BOOLEAN into BOOLEAN', el('BOOLEAN'), false, 'BOOLEAN', false],
@@ -61,7 +62,7 @@ const REFUSALS: [string, ParquetElement, Raw, string, RegExp][] = [
   ['UINT_64 past BIGINT', el('INT64', { converted_type: 'UINT_64' }), -1n, 'BIGINT', /cannot be converted to BIGINT/],
   ['a decimal past the precision', el('INT64', logical({ type: 'DECIMAL', precision: 18, scale: 2 })), 10n ** 12n, 'DECIMAL(12, 2)', /10000000000\.00 does not fit DECIMAL\(12, 2\)/],
   ['a decimal with more places than the column (never rounded)', el('INT64', logical({ type: 'DECIMAL', precision: 10, scale: 3 })), 1005n, 'DECIMAL(10, 2)', /1\.005 has more than 2 decimal places/],
-  ['a string longer than the column', el('BYTE_ARRAY', logical({ type: 'STRING' })), 'abcd', 'VARCHAR(3)', /longer than VARCHAR\(3\)/],
+  ['a string longer than the column', el('BYTE_ARRAY', logical({ type: 'STRING' })), utf8('abcd'), 'VARCHAR(3)', /longer than VARCHAR\(3\)/],
   ['bytes longer than the column', el('BYTE_ARRAY'), new Uint8Array(3), 'BINARY(2)', /3 bytes do not fit BINARY\(2\)/],
   ['a date past the range of a date', el('INT32', logical({ type: 'DATE' })), 2 ** 31 - 1, 'DATE', /an invalid date .*cannot be converted to DATE/],
   ['a timestamp past the supported range', el('INT96'), ts(9e15), 'TIMESTAMP(6)', /out of range for TIMESTAMP/],
@@ -91,6 +92,11 @@ describe('Parquet input values', () => {
     for (const element of [el('FIXED_LEN_BYTE_ARRAY', logical({ type: 'FLOAT16' })), { name: 'c', num_children: 1 }]) {
       assert.throws(() => planParquetColumn(element, 'file:///f.parquet'), (e) => isTributaryError(e) && e.code === 'SOURCE_SCHEMA_MISMATCH' && e.context.column === 'c');
     }
+  });
+
+  test('a string column holding invalid UTF-8 is refused, never replaced', () => {
+    const plan = planParquetColumn(el('BYTE_ARRAY', logical({ type: 'STRING' })), 'f');
+    assert.throws(() => parquetValue(plan.reading, new Uint8Array([0x61, 0xff])), TypeError);
   });
 
   test('decimal text is exact at every scale and sign', () => {
