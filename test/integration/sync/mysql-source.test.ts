@@ -211,6 +211,25 @@ describe('mysql source (3 databases × 4 tables in MariaDB)', () => {
     assert.deepEqual(problem.context, { database: badDatabase, table: 'orders_1', column: 'amount' });
   });
 
+  test('no matching table, or a table without a primary key, is MYSQL_SOURCE_INVALID', async () => {
+    await createTable('orders_invalid');
+    const none = await startSync('orders_invalid', { ...mysql, databases: `${p}\\_nothing\\_%`, tables: '%' });
+    assert.equal(none.statusCode, 400, none.body);
+    assert.equal(none.json<{ code: string }>().code, 'MYSQL_SOURCE_INVALID');
+    const database = `${p}_nokey`;
+    await admin.query(`CREATE DATABASE \`${database}\``);
+    try {
+      await admin.query(`CREATE TABLE \`${database}\`.orders_0 ${MYSQL_DDL.replace(' PRIMARY KEY', '')}`);
+      const response = await startSync('orders_invalid', { ...mysql, databases: [database], tables: ['orders_0'] });
+      assert.equal(response.statusCode, 400, response.body);
+      const problem = response.json<{ code: string; detail: string }>();
+      assert.equal(problem.code, 'MYSQL_SOURCE_INVALID');
+      assert.match(problem.detail, new RegExp(`${database}\\.orders_0 has no primary key`));
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+    }
+  });
+
   test('a connection cut while planning is MYSQL_SOURCE_UNAVAILABLE and nothing is enqueued', async () => {
     await createTable('orders_cut');
     const proxy = await cuttingProxy('information_schema.COLUMNS');

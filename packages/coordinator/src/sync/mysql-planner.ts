@@ -4,6 +4,7 @@
  *   list (database, table) pairs matching the patterns   information_schema.TABLES
  *   → check each table's columns against the target       information_schema.COLUMNS (mysql-columns.ts)
  *   → find each table's primary key                       information_schema.STATISTICS
+ *     (both read once per database, for all its tables)
  *   → with splitRows, cut each table at every splitRows-th key (keyset, on the primary-key index)
  *   → shards sorted by (database, table, part)
  *
@@ -46,7 +47,10 @@ export async function planMysqlShards(spec: MysqlSourceSpec, target: readonly Co
   try {
     const tables = await listTables(connection, spec);
     const shards: PlannedShard[] = [];
-    for (const t of tables) shards.push(...(await planTable(connection, spec, target, t)));
+    for (const database of new Set(tables.map((t) => t.database))) {
+      const catalog = await readCatalog(connection, database);
+      for (const t of tables.filter((x) => x.database === database)) shards.push(...(await planTable(connection, spec, target, t, catalog)));
+    }
     return shards;
   } catch (error) {
     throw asPlanError(error, spec);
@@ -96,10 +100,10 @@ async function listTables(connection: Connection, spec: MysqlSourceSpec): Promis
   return found;
 }
 
-async function planTable(connection: Connection, spec: MysqlSourceSpec, target: readonly ColumnSpec[], t: PhysicalTable): Promise<PlannedShard[]> {
-  const columns = await readColumns(connection, t);
+async function planTable(connection: Connection, spec: MysqlSourceSpec, target: readonly ColumnSpec[], t: PhysicalTable, catalog: DatabaseCatalog): Promise<PlannedShard[]> {
+  const columns = catalog.columns.get(t.table) ?? new Map<string, MysqlColumn>();
   const read = checkColumns(t, columns, target, spec.columns);
-  const key = await primaryKey(connection, t, columns);
+  const key = primaryKey(t, columns, catalog.keys.get(t.table) ?? []);
   const booleans = read.filter((name) => target.find((c) => c.name === name)?.type.root === 'BOOLEAN' && columns.get(name)?.dataType === 'tinyint');
   const base: MysqlShard = { database: t.database, table: t.table, key, ...(booleans.length > 0 ? { booleans } : {}) };
   if (spec.splitRows === undefined) return [{ id: mysqlShardId(t.database, t.table), spec: base }];
@@ -107,27 +111,42 @@ async function planTable(connection: Connection, spec: MysqlSourceSpec, target: 
   return splitRanges(cuts).map((range, part) => ({ id: mysqlShardId(t.database, t.table, part), spec: { ...base, ...range } }));
 }
 
-async function readColumns(connection: Connection, t: PhysicalTable): Promise<Map<string, MysqlColumn>> {
-  const [rows] = await connection.query<RowDataPacket[]>(
-    `SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, NUMERIC_PRECISION, NUMERIC_SCALE, CHARACTER_MAXIMUM_LENGTH, DATETIME_PRECISION
-       FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`,
-    [t.database, t.table],
+interface DatabaseCatalog {
+  /** table → column name → column, in ordinal order. */
+  readonly columns: ReadonlyMap<string, ReadonlyMap<string, MysqlColumn>>;
+  /** table → primary-key column names, in index order. */
+  readonly keys: ReadonlyMap<string, readonly string[]>;
+}
+
+/** Every table's columns and primary key in one database: two queries per database, not per table. */
+async function readCatalog(connection: Connection, database: string): Promise<DatabaseCatalog> {
+  const [columnRows] = await connection.query<RowDataPacket[]>(
+    `SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, NUMERIC_PRECISION, NUMERIC_SCALE, CHARACTER_MAXIMUM_LENGTH, DATETIME_PRECISION
+       FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, ORDINAL_POSITION`,
+    [database],
   );
   const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-  return new Map(
-    rows.map((r) => [
-      String(r[0]),
-      {
-        name: String(r[0]),
-        dataType: String(r[1]).toLowerCase(),
-        columnType: String(r[2]).toLowerCase(),
-        numericPrecision: num(r[3]),
-        numericScale: num(r[4]),
-        characterMaximumLength: num(r[5]),
-        datetimePrecision: num(r[6]),
-      },
-    ]),
+  const columns = new Map<string, Map<string, MysqlColumn>>();
+  for (const r of columnRows) {
+    const table = String(r[0]);
+    const column: MysqlColumn = {
+      name: String(r[1]),
+      dataType: String(r[2]).toLowerCase(),
+      columnType: String(r[3]).toLowerCase(),
+      numericPrecision: num(r[4]),
+      numericScale: num(r[5]),
+      characterMaximumLength: num(r[6]),
+      datetimePrecision: num(r[7]),
+    };
+    columns.set(table, (columns.get(table) ?? new Map<string, MysqlColumn>()).set(column.name, column));
+  }
+  const [keyRows] = await connection.query<RowDataPacket[]>(
+    "SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND INDEX_NAME = 'PRIMARY' ORDER BY TABLE_NAME, SEQ_IN_INDEX",
+    [database],
   );
+  const keys = new Map<string, string[]>();
+  for (const r of keyRows) keys.set(String(r[0]), [...(keys.get(String(r[0])) ?? []), String(r[1])]);
+  return { columns, keys };
 }
 
 /**
@@ -157,16 +176,11 @@ export function checkColumns(t: PhysicalTable, columns: ReadonlyMap<string, Mysq
   return read;
 }
 
-async function primaryKey(connection: Connection, t: PhysicalTable, columns: ReadonlyMap<string, MysqlColumn>): Promise<MysqlShard['key']> {
-  const [rows] = await connection.query<RowDataPacket[]>(
-    "SELECT COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX",
-    [t.database, t.table],
-  );
-  if (rows.length === 0) {
+function primaryKey(t: PhysicalTable, columns: ReadonlyMap<string, MysqlColumn>, names: readonly string[]): MysqlShard['key'] {
+  if (names.length === 0) {
     throw errorFrom(coordinatorErrors, 'MYSQL_SOURCE_INVALID', `${t.database}.${t.table} has no primary key: a shard is read in primary-key order`, { ...t });
   }
-  return rows.map((r) => {
-    const name = String(r[0]);
+  return names.map((name) => {
     const column = columns.get(name);
     const kind = column === undefined ? undefined : keyKind(column);
     if (kind === undefined) {
