@@ -101,8 +101,11 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     async close() {
       await app.close();
       await schedules.close();
-      await commitWorker.close();
+      // No new prefetches, then the running commit and the running prefetches finish, and only then
+      // the connections close: a prefetch still queued at 10,000 shards once hit a closed connection.
       await shardEvents.close();
+      await commitWorker.close();
+      await committer.close();
       await flows.close();
       await redis.quit();
     },

@@ -36,6 +36,12 @@ console.log(JSON.stringify({ listening: address }));
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    void coordinator.close().then(() => process.exit(0));
+    coordinator.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`coordinator: close failed: ${error instanceof Error ? error.message : String(error)}`);
+        process.exit(1);
+      },
+    );
   });
 }

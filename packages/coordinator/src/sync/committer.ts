@@ -14,6 +14,7 @@
 import { errorFrom, isTributaryError, toErrorData, type CommitMessage, type ErrorData } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
 import type { CoordinatorTables, CommitIdentity } from '../table-port.ts';
+import { PrefetchQueue } from './prefetch-queue.ts';
 import { deleteStaged, loadAcceptedBlobs, loadShardBlob, writeOutcome, type VerifiedShard } from './staging.ts';
 import { isTerminal, type AcceptedAttempt, type SyncRecord } from './state.ts';
 import type { SyncStore } from './store.ts';
@@ -44,6 +45,14 @@ export class SyncCommitter {
    * an optimisation: the commit reads and verifies whatever is missing or of another attempt.
    */
   readonly #prefetched = new Map<string, Map<string, VerifiedShard>>();
+  /**
+   * The record of each sync being prefetched, as first read in PREPARING: only its plan (shard ids,
+   * table, schema id) is used, and the plan never changes once persisted. Reading and parsing the
+   * whole record (the plan lists every shard) per finished shard made PREPARING O(N²).
+   */
+  readonly #plans = new Map<string, SyncRecord>();
+  /** At most PREFETCH_IN_FLIGHT prefetches run at once, so a burst of finished shards stays cheap. */
+  readonly #prefetchQueue = new PrefetchQueue(PREFETCH_IN_FLIGHT);
 
   constructor(deps: CommitterDeps) {
     this.#deps = deps;
@@ -60,7 +69,7 @@ export class SyncCommitter {
         record = next;
       }
     } finally {
-      if (record.state.phase !== 'PREPARING') this.#prefetched.delete(syncId);
+      if (record.state.phase !== 'PREPARING') this.#forget(syncId);
     }
     if (!wasTerminal && isTerminal(record.state.phase)) await this.#writeOutcome(record);
     return record;
@@ -75,38 +84,38 @@ export class SyncCommitter {
     }
   }
 
-  /** Prefetches waiting for a slot: at most PREFETCH_IN_FLIGHT run at once, so a burst of finished shards stays cheap. */
-  readonly #prefetchQueue: (() => Promise<void>)[] = [];
-  #prefetching = 0;
-
   /** Reads and verifies a shard's accepted blob ahead of the commit (best effort, bounded concurrency). */
   prefetch(syncId: string, shardId: string, attemptId: string): void {
-    this.#prefetchQueue.push(() => this.#prefetchOne(syncId, shardId, attemptId));
-    this.#pumpPrefetch();
+    this.#prefetchQueue.push(syncId, () => this.#prefetchOne(syncId, shardId, attemptId));
   }
 
-  #pumpPrefetch(): void {
-    while (this.#prefetching < PREFETCH_IN_FLIGHT) {
-      const next = this.#prefetchQueue.shift();
-      if (next === undefined) return;
-      this.#prefetching++;
-      void next().finally(() => {
-        this.#prefetching--;
-        this.#pumpPrefetch();
-      });
-    }
+  /** Stops prefetching and waits for the prefetches running now: call before closing the Redis connection. */
+  async close(): Promise<void> {
+    await this.#prefetchQueue.close();
+    this.#prefetched.clear();
+    this.#plans.clear();
   }
 
+  /** The sync left PREPARING (or is gone): drop what was prefetched for it and what is still queued. */
+  #forget(syncId: string): void {
+    this.#prefetched.delete(syncId);
+    this.#plans.delete(syncId);
+    this.#prefetchQueue.drop(syncId);
+  }
+
+  /** Constant work per shard: one HGET of the phase, one HGET of the shard's accepted attempt, one blob read. */
   async #prefetchOne(syncId: string, shardId: string, attemptId: string): Promise<void> {
     const { store, tables, warehouse } = this.#deps;
     try {
-      const record = await store.get(syncId);
-      if (record?.state.phase !== 'PREPARING') {
-        this.#prefetched.delete(syncId); // another coordinator drove it on: drop what we held
+      if ((await store.phase(syncId)) !== 'PREPARING') {
+        this.#forget(syncId); // another coordinator (or an abort) drove it on
         return;
       }
-      if ((await store.acceptedAttempts(syncId))[shardId] !== attemptId) return;
+      if ((await store.acceptedAttempt(syncId, shardId)) !== attemptId) return;
+      const record = await this.#planOf(syncId);
+      if (record === undefined) return;
       const shard = await loadShardBlob(tables.warehouseStore(warehouse), record, tables.tablePath(record.plan.table), shardId, attemptId);
+      if (!this.#plans.has(syncId)) return; // forgotten while the blob was read: the sync moved on
       const bySync = this.#prefetched.get(syncId) ?? new Map<string, VerifiedShard>();
       bySync.set(shardId, shard);
       this.#prefetched.set(syncId, bySync);
@@ -114,6 +123,16 @@ export class SyncCommitter {
       // The commit reads this blob again and records the typed reason if it is bad; a Redis or
       // storage hiccup here only costs the commit one more read.
     }
+  }
+
+  /** The sync's record for its plan: read once per sync, then from memory. */
+  async #planOf(syncId: string): Promise<SyncRecord | undefined> {
+    const cached = this.#plans.get(syncId);
+    if (cached !== undefined) return cached;
+    const record = await this.#deps.store.get(syncId);
+    if (record?.state.phase !== 'PREPARING') return undefined;
+    this.#plans.set(syncId, record);
+    return record;
   }
 
   async #step(record: SyncRecord): Promise<SyncRecord | undefined> {
@@ -155,11 +174,14 @@ export class SyncCommitter {
 
   /** The reason to give for the first shard without an accepted attempt: its last failure. */
   async #shardFailure(syncId: string, shardIds: readonly string[]): Promise<ErrorData> {
-    const attempts = await this.#deps.store.attempts(syncId);
+    // One pass over the attempts (oldest first per shard), not one per missing shard.
+    const lastFailure = new Map<string, ErrorData>();
+    for (const a of await this.#deps.store.attempts(syncId)) {
+      if (a.error !== undefined && a.error.code !== 'SYNC_NOT_ACCEPTING') lastFailure.set(a.shardId, a.error);
+    }
     for (const shardId of shardIds) {
-      const failed = attempts.filter((a) => a.shardId === shardId && a.error !== undefined && a.error.code !== 'SYNC_NOT_ACCEPTING');
-      const last = failed[failed.length - 1];
-      if (last?.error !== undefined) return { ...last.error, context: { ...last.error.context, shard: shardId } };
+      const last = lastFailure.get(shardId);
+      if (last !== undefined) return { ...last, context: { ...last.context, shard: shardId } };
     }
     return toErrorData(
       errorFrom(coordinatorErrors, 'SYNC_SHARD_MISSING', `no accepted attempt for shard(s) ${shardIds.slice(0, 5).join(', ')}`, {

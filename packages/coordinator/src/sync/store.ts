@@ -13,7 +13,7 @@
 import type { Redis } from 'ioredis';
 import { ShardAttempt, errorFrom, syncRedisKeys } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
-import { SyncRecordSchema } from './record-schema.ts';
+import { SyncPhaseSchema, SyncRecordSchema } from './record-schema.ts';
 import { isTerminal, transition, type SyncEvent, type SyncPhase, type SyncRecord } from './state.ts';
 
 // KEYS: record, index, active. ARGV: expected version (-1: must not exist), new version, json,
@@ -82,6 +82,20 @@ export class SyncStore {
       if (await this.#write(result.record, current.version, 0)) return result.record;
     }
     throw errorFrom(coordinatorErrors, 'SYNC_VERSION_CONFLICT', `sync ${syncId} kept changing under ${event.type}`, { syncId });
+  }
+
+  /**
+   * Only the record's phase (the hash field the CAS script keeps beside the JSON): a constant-size
+   * read, where `get` reads and parses the whole plan, which lists every shard.
+   */
+  async phase(syncId: string): Promise<SyncPhase | undefined> {
+    const phase = await this.#redis.hget(syncRedisKeys(this.#prefix, syncId).record, 'phase');
+    return phase === null ? undefined : SyncPhaseSchema.parse(phase);
+  }
+
+  /** The attempt one shard has accepted so far (HGET: constant size, unlike `acceptedAttempts`). */
+  async acceptedAttempt(syncId: string, shardId: string): Promise<string | undefined> {
+    return (await this.#redis.hget(syncRedisKeys(this.#prefix, syncId).accepted, shardId)) ?? undefined;
   }
 
   /** The attempt each shard has accepted so far (shardId → attemptId). */

@@ -69,6 +69,31 @@ describe('SyncStore on Redis', () => {
     assert.deepEqual((await store.list({ limit: 10, table: 'other' })).map((r) => r.id), ['b']);
   });
 
+  test('phase reads only the phase field and follows every transition; unknown sync: undefined', async () => {
+    const store = new SyncStore(redis, uniqueName('store'));
+    assert.equal(await store.phase('a'), undefined);
+    await store.create(newSyncRecord('a', plan, 't'), 1);
+    assert.equal(await store.phase('a'), 'PLANNED');
+    await store.apply('a', { type: 'start' });
+    assert.equal(await store.phase('a'), 'PREPARING');
+    await store.apply('a', { type: 'abort', reason });
+    assert.equal(await store.phase('a'), 'ABORTING');
+    // The phase is checked, not trusted: a field that is no phase is refused.
+    await redis.hset(syncRedisKeys(store.prefix, 'a').record, 'phase', 'NOPE');
+    await assert.rejects(store.phase('a'));
+  });
+
+  test('acceptedAttempt reads one shard of the accepted hash, as acceptedAttempts does for all', async () => {
+    const store = new SyncStore(redis, uniqueName('store'));
+    const key = syncRedisKeys(store.prefix, 'a').accepted;
+    assert.equal(await store.acceptedAttempt('a', 's0'), undefined);
+    await redis.hset(key, 's0', '2', 's1', '1');
+    assert.equal(await store.acceptedAttempt('a', 's0'), '2');
+    assert.equal(await store.acceptedAttempt('a', 's1'), '1');
+    assert.equal(await store.acceptedAttempt('a', 's9'), undefined);
+    assert.deepEqual(await store.acceptedAttempts('a'), { s0: '2', s1: '1' });
+  });
+
   test('an Idempotency-Key binds one sync; reuse with another body is refused', async () => {
     const store = new SyncStore(redis, uniqueName('store'));
     assert.equal(await store.claimIdempotencyKey('k', 'h1', 'sync-1'), undefined);
