@@ -12,7 +12,11 @@ export function syncView(record: SyncRecord, attempts: readonly ShardAttempt[], 
   const state = record.state;
   const frozen = state.phase === 'COMMITTING' || state.phase === 'COMMITTED' ? state.accepted : undefined;
   const byShard = new Map<string, ShardAttempt[]>();
-  for (const a of attempts) byShard.set(a.shardId, [...(byShard.get(a.shardId) ?? []), a]);
+  for (const a of attempts) {
+    const list = byShard.get(a.shardId);
+    if (list === undefined) byShard.set(a.shardId, [a]);
+    else list.push(a);
+  }
   const shards = record.plan.shards.map((shard) => {
     const list = byShard.get(shard.id) ?? [];
     const acceptedAttempt = frozen?.[shard.id]?.attemptId ?? acceptedIds[shard.id] ?? null;
