@@ -42,6 +42,7 @@ export class MysqlSource implements Source {
     return Promise.reject(errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', 'a mysql source is planned by the coordinator, which checks the tables against the target'));
   }
 
+  /** Positions (for messages) count rows from where this read starts: the shard's start, or `from`. */
   async *open(planned: PlannedSourceShard, from?: SourcePosition): AsyncIterable<SourceBatch> {
     const shard = parseShard(planned);
     const keyNames = shard.key.map((k) => k.name);
@@ -54,6 +55,9 @@ export class MysqlSource implements Source {
       let decoders: (readonly [number, Decode])[] | undefined;
       query.on('fields', (fields: FieldPacket[]) => (decoders = columnDecoders(fields.slice(0, this.#columns.length), shard.booleans ?? [])));
       const stream = query.stream({ highWaterMark: Math.min(this.#spec.batchRows, 10_000) });
+      // mysql2 reports a connection lost under a paused stream only on the connection: without
+      // this the read would wait for ever (a KILL, a server restart, a network cut).
+      connection.on('error', (error) => stream.destroy(error));
       let rows: SourceRow[] = [];
       let position = 0;
       let last: unknown[] = [];
@@ -86,6 +90,9 @@ export class MysqlSource implements Source {
     }
     const { host, port, user } = this.#spec;
     const connection = createConnection({ host, port, user, password, connectTimeout: 10_000, supportBigNumbers: true, bigNumberStrings: true, dateStrings: true, jsonStrings: true });
+    // Without a listener, the connection's own 'error' event would end the worker process; open()
+    // hands it to the stream it reads.
+    connection.on('error', () => undefined);
     try {
       // UTC: TIMESTAMP columns arrive as their UTC wall clock. A long net_write_timeout: the server
       // waits while a paused stream's batch is written to storage.

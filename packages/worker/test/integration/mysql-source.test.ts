@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createConnection, type Connection } from 'mysql2/promise';
+import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
 import { isTributaryError, type MysqlShard } from '@tributary/protocol';
 import { parseDataTypeString, type RowType } from '@tributary/table';
 import { services, uniqueName } from '@tributary/testkit';
@@ -115,6 +115,25 @@ describe('mysql source reading MariaDB', () => {
     ]);
     const table: RowType = { fields: [{ id: 0, name: 'd', type: parseDataTypeString('DATE') }] };
     assert.throws(() => rowConverter('kinds', [{ name: 'd', sourceType: 'mysql column' }], table)(['0000-00-00'], 1), (error: unknown) => isTributaryError(error) && error.code === 'SOURCE_ROW_INVALID');
+  });
+
+  test('a connection killed mid-stream fails the read with MYSQL_READ_FAILED (retryable)', async () => {
+    const source = new MysqlSource(spec({ batchRows: 1000 }), ['id', 'note']);
+    const shard: MysqlShard = { database, table: 'big', key: [{ name: 'id', kind: 'number' }] };
+    let batches = 0;
+    const reading = (async () => {
+      for await (const batch of source.open({ id: 'big', spec: shard })) {
+        batches++;
+        if (batches === 1) {
+          const pattern = `%FROM \`${database}\`.\`big\`%`;
+          const [rows] = await admin.query<RowDataPacket[]>('SELECT ID FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND INFO LIKE ?', [pattern]);
+          assert.equal(rows.length, 1);
+          await admin.query(`KILL CONNECTION ${String(rows[0]?.ID)}`);
+        }
+        assert.ok(batch.rows.length > 0);
+      }
+    })();
+    await assert.rejects(reading, (error: unknown) => isTributaryError(error) && error.code === 'MYSQL_READ_FAILED' && error.retryable);
   });
 
   test(`streams ${BIG_ROWS} rows with exact values, one batch in memory at a time`, async () => {
