@@ -7,11 +7,10 @@ import {
   FileStoreScan,
   createTable,
   fromProtocolCommitMessage,
-  openObjectStore,
   openTable,
   tableErrors,
   tablePath,
-  type ObjectStore,
+  warehouseStores,
   type S3ConnectionOptions,
   type Table,
 } from '@tributary/table';
@@ -19,15 +18,7 @@ import type { CommitIdentity, CoordinatorTables, PublishRequest, TableDefinition
 import type { TableRef } from './sync/state.ts';
 
 export function coordinatorTables(s3: S3ConnectionOptions = {}): CoordinatorTables {
-  const stores = new Map<string, ObjectStore>();
-  const storeOf = (warehouse: string): ObjectStore => {
-    let store = stores.get(warehouse);
-    if (store === undefined) {
-      store = openObjectStore(warehouse, s3);
-      stores.set(warehouse, store);
-    }
-    return store;
-  };
+  const storeOf = warehouseStores(s3);
   const open = async (warehouse: string, ref: TableRef): Promise<Table | undefined> => {
     try {
       return await openTable(storeOf(warehouse), ref.database, ref.table);

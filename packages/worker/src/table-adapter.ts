@@ -4,20 +4,12 @@
  * (Paimon's CommitMessageImpl with its DataIncrement), which is what a blob carries.
  */
 import { errorFrom } from '@tributary/protocol';
-import { openObjectStore, openTable, toProtocolCommitMessage, type ObjectStore, type S3ConnectionOptions, type Table } from '@tributary/table';
+import { openTable, toProtocolCommitMessage, warehouseStores, type S3ConnectionOptions, type Table } from '@tributary/table';
 import { workerErrors } from './errors.ts';
 import type { ShardWrite, ShardWriteOptions, TablePort } from './table-port.ts';
 
 export function tablePort(s3: S3ConnectionOptions = {}): TablePort {
-  const stores = new Map<string, ObjectStore>();
-  const storeOf = (warehouse: string): ObjectStore => {
-    let store = stores.get(warehouse);
-    if (store === undefined) {
-      store = openObjectStore(warehouse, s3);
-      stores.set(warehouse, store);
-    }
-    return store;
-  };
+  const storeOf = warehouseStores(s3);
   // A schema file never changes once written, so a table opened at the planned schema id can be
   // reused by every later shard of that schema (saves a LIST and a GET per shard job).
   const tables = new Map<string, Table>();

@@ -33,6 +33,22 @@ export function openObjectStore(uri: string, s3Options: S3ConnectionOptions = {}
   }
 }
 
+/**
+ * A per-process cache of openObjectStore: one store (and so one S3 client with its connection pool)
+ * per warehouse URI, however many tables and shards use it.
+ */
+export function warehouseStores(s3Options: S3ConnectionOptions = {}): (warehouse: string) => ObjectStore {
+  const stores = new Map<string, ObjectStore>();
+  return (warehouse) => {
+    let store = stores.get(warehouse);
+    if (store === undefined) {
+      store = openObjectStore(warehouse, s3Options);
+      stores.set(warehouse, store);
+    }
+    return store;
+  };
+}
+
 function invalid(uri: string, why: string, cause?: unknown): Error {
   return errorFrom(tableErrors, 'STORAGE_URI_INVALID', `invalid storage URI ${JSON.stringify(uri)}: ${why}`, { uri }, { cause });
 }
