@@ -49,7 +49,7 @@ export {
   type ColumnData,
   type ColumnKind,
 } from './format/column-batch.ts';
-export { columnStats, compareBytes, compareJavaDouble, compareUtf8, mergeStats, type ColumnStats } from './format/column-stats.ts';
+export { columnStats, mergeStats, type ColumnStats } from './format/column-stats.ts';
 export { decimalByteLength, parquetElement, parquetSchema, timestampEncoding, PARQUET_ROOT_NAME } from './format/parquet-schema.ts';
 export {
   DataFileWriter,
@@ -162,7 +162,15 @@ export {
   type StatsMode,
   type StatsWithColumns,
 } from './spec/simple-stats.ts';
-export { compareKeys, compareValues, keyComparator, type KeyComparator } from './spec/key-comparator.ts';
+export {
+  compareBytes,
+  compareJavaDouble,
+  compareKeys,
+  compareUtf8,
+  compareValues,
+  keyComparator,
+  type KeyComparator,
+} from './spec/key-comparator.ts';
 
 // spec/: Avro manifests (manifest files, manifest lists, data file meta) and FileEntry's merge.
 export { localCreationTime, type DataFileMeta, type FileSource } from './spec/data-file-meta.ts';

@@ -11,6 +11,7 @@
  *   unsigned bytes; timestamps by (millis, nanos); booleans false < true.
  */
 import type { InternalValue } from '../spec/types.ts';
+// One definition of Paimon's value order, shared with the key comparator.
 import { compareBytes, compareJavaDouble, compareUtf8 } from '../spec/key-comparator.ts';
 import { isNullAt, valueAt, type Column } from './column-batch.ts';
 import { safeNumbersOf } from './parquet-values.ts';
@@ -20,9 +21,6 @@ export interface ColumnStats {
   readonly max: InternalValue;
   readonly nullCount: number;
 }
-
-// One definition of Paimon's value order, shared with the key comparator (spec/key-comparator.ts).
-export { compareBytes, compareJavaDouble, compareUtf8 };
 
 /** Min, max and null count of one column over rows [0, length). */
 export function columnStats(column: Column, length: number): ColumnStats {
