@@ -1,5 +1,5 @@
 /**
- * Deterministic sample values for the protocol tests, the golden vectors and the benchmark. They
+ * Deterministic sample values for the protocol tests and the golden vectors. They
  * look like what a worker writes for a partitioned primary-key table: arity-prefixed BinaryRows
  * (Paimon's verified vectors from the format notes), Parquet file names, realistic stats.
  */
