@@ -99,6 +99,17 @@ describe('sync state machine', () => {
     assert.match(extra.kind === 'rejected' ? extra.message : '', /unplanned \[s9\]/);
   });
 
+  test('beginCommit at 10,000 shards: exactly the planned ids commit, one unplanned id among them is named', () => {
+    const ids = Array.from({ length: 10_000 }, (_, i) => `shard-${String(i).padStart(5, '0')}`);
+    const big: SyncRecord = { ...recordIn('PREPARING'), plan: { ...plan, shards: ids.map((id) => ({ id, spec: {} })) } };
+    const accepted = Object.fromEntries(ids.map((id) => [id, attempt(id)]));
+    const ok = transition(big, { type: 'beginCommit', accepted }, 't');
+    assert.equal(ok.kind === 'changed' && ok.record.state.phase, 'COMMITTING');
+    const { 'shard-04711': _dropped, ...withoutOne } = accepted;
+    const swapped = transition(big, { type: 'beginCommit', accepted: { ...withoutOne, 'shard-10000': attempt('x') } }, 't');
+    assert.match(swapped.kind === 'rejected' ? swapped.message : '', /missing \[shard-04711\], unplanned \[shard-10000\]/);
+  });
+
   test('an abort before the commit deletes staged files; an abandoned commit keeps them', () => {
     const aborting = transition(recordIn('PREPARING'), { type: 'abort', reason }, 't');
     assert.deepEqual(aborting.kind === 'changed' && aborting.record.state, { phase: 'ABORTING', reason, deleteStaged: true });
