@@ -36,14 +36,6 @@ export function decimalFromBytes(bytes: Uint8Array): bigint {
   return BigInt.asIntN(bytes.length * 8, v);
 }
 
-/** Epoch micros of a timestamp, exact: as a number when it is a safe integer, else a bigint. */
-export function timestampToMicros(epochMillis: number, nanoOfMillis: number): bigint {
-  const micros = epochMillis * 1000 + Math.floor(nanoOfMillis / 1000);
-  return Number.isSafeInteger(micros)
-    ? BigInt(micros)
-    : BigInt(epochMillis) * 1000n + BigInt(Math.floor(nanoOfMillis / 1000));
-}
-
 /** Epoch micros → Timestamp (floor division, so nanoOfMillis is never negative). */
 export function timestampFromMicros(micros: bigint): Timestamp {
   const millis = micros / 1000n - (micros % 1000n < 0n ? 1n : 0n);

@@ -89,11 +89,6 @@ export function overwriteDeletes<E extends PlanEntry>(live: readonly E[], partit
     .map((e) => ({ ...e, kind: 'DELETE' as const }));
 }
 
-/** The partitions a delta touches, as keys of partitionKey(). */
-export function changedPartitions(delta: readonly PlanEntry[]): Set<string> {
-  return new Set(delta.map((e) => partitionKey(e.partition)));
-}
-
 /**
  * ConflictDetection.checkConflicts for what Tributary commits (level-0 files only, so the LSM
  * key-range check has nothing to find):
