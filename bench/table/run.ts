@@ -3,8 +3,8 @@
  * Tributary, pypaimon and Paimon Java into an append table and a primary-key table (16 buckets) on
  * local disk, one process per peer and table, one after the other on the same machine. Every table
  * is then read back and checked against the formula's count and column sums, by Paimon Java for
- * the Tributary and Java tables (pypaimon names DATE partition directories differently, so Java
- * cannot read its tables; pypaimon checks its own). Prints rows/s, CPU time, peak RSS and ratios.
+ * the Tributary and Java tables and by pypaimon for its own. Prints rows/s, CPU time, peak RSS and
+ * ratios.
  *
  *   npm run bench:table -- [--rows 2000000] [--chunk 100000] [--tables append,pk] [--peers tributary,pypaimon,paimon-java]
  *
