@@ -50,7 +50,7 @@ export class SyncCommitter {
    * table, schema id) is used, and the plan never changes once persisted. Reading and parsing the
    * whole record (the plan lists every shard) per finished shard made PREPARING O(N²).
    */
-  readonly #plans = new Map<string, SyncRecord>();
+  readonly #plans = new Map<string, Promise<SyncRecord | undefined>>();
   /** At most PREFETCH_IN_FLIGHT prefetches run at once, so a burst of finished shards stays cheap. */
   readonly #prefetchQueue = new PrefetchQueue(PREFETCH_IN_FLIGHT);
 
@@ -125,14 +125,21 @@ export class SyncCommitter {
     }
   }
 
-  /** The sync's record for its plan: read once per sync, then from memory. */
+  /** The sync's record for its plan: read once per sync (the concurrent first prefetches share the read), then from memory. */
   async #planOf(syncId: string): Promise<SyncRecord | undefined> {
-    const cached = this.#plans.get(syncId);
-    if (cached !== undefined) return cached;
-    const record = await this.#deps.store.get(syncId);
-    if (record?.state.phase !== 'PREPARING') return undefined;
-    this.#plans.set(syncId, record);
-    return record;
+    let pending = this.#plans.get(syncId);
+    if (pending === undefined) {
+      pending = this.#deps.store.get(syncId).then((r) => (r?.state.phase === 'PREPARING' ? r : undefined));
+      this.#plans.set(syncId, pending);
+    }
+    try {
+      const record = await pending;
+      if (record === undefined && this.#plans.get(syncId) === pending) this.#plans.delete(syncId);
+      return record;
+    } catch (error) {
+      if (this.#plans.get(syncId) === pending) this.#plans.delete(syncId); // read again next time
+      throw error;
+    }
   }
 
   async #step(record: SyncRecord): Promise<SyncRecord | undefined> {

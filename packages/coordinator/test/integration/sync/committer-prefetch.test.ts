@@ -1,0 +1,107 @@
+/**
+ * The committer's blob prefetch on real Redis: constant Redis work per finished shard (the plan is
+ * read once per sync, the phase and the shard's acceptance with one HGET each), nothing read for a
+ * sync that left PREPARING, and a close that waits for the running prefetches.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { services, uniqueName } from '@tributary/testkit';
+import { syncRedisKeys } from '@tributary/protocol';
+import { SyncCommitter } from '../../../src/sync/committer.ts';
+import { SyncStore } from '../../../src/sync/store.ts';
+import { newSyncRecord, type SyncPlan, type SyncRecord } from '../../../src/sync/state.ts';
+import { coordinatorTables } from '../../../src/table-adapter.ts';
+
+const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
+after(() => redis.quit());
+
+/** The real store, counting how often the whole record is read and parsed. */
+class CountingStore extends SyncStore {
+  recordReads = 0;
+  override async get(syncId: string): Promise<SyncRecord | undefined> {
+    this.recordReads++;
+    return super.get(syncId);
+  }
+}
+
+const SHARDS = 200;
+const plan: SyncPlan = {
+  table: { database: 'db', table: 'orders' },
+  mode: 'append',
+  source: { kind: 'generator' },
+  shards: Array.from({ length: SHARDS }, (_, i) => ({ id: `shard-${i}`, spec: { index: i } })),
+  baseSnapshotId: null,
+  schemaId: 0,
+  commitUser: 'tributary-sync-p',
+  commitIdentifier: '1',
+  options: { maxAttempts: 3, snapshotProperties: {} },
+};
+
+/** A PREPARING sync whose every shard accepted attempt 1 (no blobs: each prefetch's read fails and is only a miss). */
+async function preparingSync(): Promise<{ store: CountingStore; committer: SyncCommitter }> {
+  const store = new CountingStore(redis, uniqueName('prefetch'));
+  await store.create(newSyncRecord('p', plan, new Date().toISOString()), Date.now());
+  await store.apply('p', { type: 'start' });
+  const accepted = plan.shards.flatMap((s) => [s.id, '1']);
+  await redis.hset(syncRedisKeys(store.prefix, 'p').accepted, ...accepted);
+  const warehouse = pathToFileURL(mkdtempSync(join(tmpdir(), 'prefetch-'))).href;
+  store.recordReads = 0;
+  return { store, committer: new SyncCommitter({ store, tables: coordinatorTables(), warehouse }) };
+}
+
+async function settle(committer: SyncCommitter): Promise<void> {
+  await sleep(50);
+  await committer.close();
+}
+
+describe('SyncCommitter prefetch on Redis', () => {
+  test('the record (with its plan of every shard) is read once per sync, not once per shard', async () => {
+    const { store, committer } = await preparingSync();
+    for (const shard of plan.shards) committer.prefetch('p', shard.id, '1');
+    while (store.recordReads === 0) await sleep(5);
+    await sleep(300);
+    await committer.close();
+    assert.equal(store.recordReads, 1);
+  });
+
+  test('an attempt that is not the accepted one reads no record and no blob', async () => {
+    const { store, committer } = await preparingSync();
+    for (const shard of plan.shards) committer.prefetch('p', shard.id, '2');
+    await settle(committer);
+    assert.equal(store.recordReads, 0);
+  });
+
+  test('a sync that left PREPARING is not read at all', async () => {
+    const { store, committer } = await preparingSync();
+    await store.apply('p', { type: 'abort', reason: { code: 'SYNC_ABORT_REQUESTED', message: 'stop', retryable: false, context: {} } });
+    store.recordReads = 0;
+    for (const shard of plan.shards) committer.prefetch('p', shard.id, '1');
+    await settle(committer);
+    assert.equal(store.recordReads, 0);
+  });
+
+  test('close with thousands queued: resolves, leaves no unhandled rejection, and later prefetches are ignored', async () => {
+    const { store, committer } = await preparingSync();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      for (let round = 0; round < 20; round++) for (const shard of plan.shards) committer.prefetch('p', shard.id, '1');
+      await committer.close();
+      const readsAtClose = store.recordReads;
+      committer.prefetch('p', 'shard-0', '1');
+      await sleep(100);
+      assert.equal(store.recordReads, readsAtClose);
+      assert.ok(readsAtClose <= 1);
+      assert.deepEqual(unhandled, []);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
