@@ -2,19 +2,11 @@
  * The one table definition and source of every part of the sync benchmark: the demo's orders
  * table (primary key order_id, 4 buckets) fed by the deterministic generator of @tributary/worker.
  */
-export const ORDERS_COLUMNS = [
-  { name: 'order_id', type: 'BIGINT NOT NULL' },
-  { name: 'customer_id', type: 'INT NOT NULL' },
-  { name: 'store_id', type: 'INT NOT NULL' },
-  { name: 'amount', type: 'DECIMAL(12, 2)' },
-  { name: 'status', type: 'VARCHAR(16)' },
-  { name: 'order_date', type: 'DATE' },
-  { name: 'created_at', type: 'TIMESTAMP(3)' },
-] as const;
+import { GENERATOR_TABLE_COLUMNS } from '@tributary/worker';
 
 /** The body of POST /v1/tables, less database and name. */
 export const ORDERS_TABLE = {
-  columns: ORDERS_COLUMNS,
+  columns: GENERATOR_TABLE_COLUMNS,
   primaryKeys: ['order_id'],
   bucket: 4,
 };

@@ -10,18 +10,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { canonicalRows, pypaimon, services, uniqueName, type OracleRow } from '@tributary/testkit';
 import { startCoordinator, type Coordinator, type SyncRecord } from '@tributary/coordinator';
 import { openObjectStore, openTable, type InternalRow, type ObjectStore } from '@tributary/table';
+import { GENERATOR_TABLE_COLUMNS } from '@tributary/worker';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
-export const ORDERS_COLUMNS = [
-  { name: 'order_id', type: 'BIGINT NOT NULL' },
-  { name: 'customer_id', type: 'INT NOT NULL' },
-  { name: 'store_id', type: 'INT NOT NULL' },
-  { name: 'amount', type: 'DECIMAL(12, 2)' },
-  { name: 'status', type: 'VARCHAR(16)' },
-  { name: 'order_date', type: 'DATE' },
-  { name: 'created_at', type: 'TIMESTAMP(3)' },
-];
+export const ORDERS_COLUMNS = GENERATOR_TABLE_COLUMNS;
 
 export const s3 = {
   endpoint: services.s3.endpoint,

@@ -20,6 +20,20 @@ export const GENERATOR_COLUMNS: readonly SourceColumn[] = [
   { name: 'created_at', sourceType: 'timestamp(3) as Date' },
 ];
 
+/**
+ * The table the generator's rows fit exactly, as `POST /v1/tables` takes its columns: the orders
+ * table of the demo, the sync benchmark and the sync tests.
+ */
+export const GENERATOR_TABLE_COLUMNS: readonly { readonly name: string; readonly type: string }[] = [
+  { name: 'order_id', type: 'BIGINT NOT NULL' },
+  { name: 'customer_id', type: 'INT NOT NULL' },
+  { name: 'store_id', type: 'INT NOT NULL' },
+  { name: 'amount', type: 'DECIMAL(12, 2)' },
+  { name: 'status', type: 'VARCHAR(16)' },
+  { name: 'order_date', type: 'DATE' },
+  { name: 'created_at', type: 'TIMESTAMP(3)' },
+];
+
 const STATUSES = ['NEW', 'PAID', 'SHIPPED', 'DELIVERED', 'CANCELLED'] as const;
 const DAY_MS = 86_400_000;
 const START_MS = Date.UTC(2024, 0, 1);
