@@ -15,9 +15,6 @@ import type { SimpleStats } from './simple-stats.ts';
 export const AVRO_ROOT_NAMESPACE = 'org.apache.paimon.avro.generated';
 export const AVRO_ROOT_NAME = 'record';
 
-// Re-exported for modules that took SimpleStats from here before simple-stats.ts existed.
-export type { SimpleStats };
-
 /** A NOT NULL field: the bare type, no default. */
 export function requiredField(name: string, type: AvroSchema): AvroField {
   return { name, type };

@@ -12,7 +12,7 @@ import { compareInternal } from '../format/column-stats.ts';
 import { EMPTY_ROW, decodeBinaryRow, serializeBinaryRow } from '../spec/binary-row.ts';
 import { encodeManifestFile, type ManifestEntry } from '../spec/manifest-entry.ts';
 import { encodeManifestList, type ManifestFileMeta } from '../spec/manifest-file-meta.ts';
-import type { SimpleStats } from '../spec/manifest-avro.ts';
+import type { SimpleStats } from '../spec/simple-stats.ts';
 import type { DataType, InternalValue } from '../spec/types.ts';
 import { partitionKey } from './commit-plan.ts';
 
