@@ -15,8 +15,6 @@ export const CODEC = { UNCOMPRESSED: 0, SNAPPY: 1, GZIP: 2, ZSTD: 6 } as const;
 export const ENCODING = { PLAIN: 0, PLAIN_DICTIONARY: 2, RLE: 3, BIT_PACKED: 4, RLE_DICTIONARY: 8 } as const;
 const PAGE_TYPE = { DATA_PAGE: 0, DICTIONARY_PAGE: 2 } as const;
 
-export type { PhysicalType };
-
 function timeUnit(unit: string): ThriftValue {
   const id = unit === 'NANOS' ? 3 : unit === 'MICROS' ? 2 : 1;
   return struct([[id, struct([])]]);

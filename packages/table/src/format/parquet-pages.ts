@@ -11,8 +11,8 @@
  */
 import type { DataField, DataType } from '../spec/types.ts';
 import type { Column } from './column-batch.ts';
-import { ENCODING, dataPageHeader, dictionaryPageHeader, type ColumnChunkInfo, type PhysicalType } from './parquet-footer.ts';
-import { decimalByteLength, parquetElement, timestampEncoding } from './parquet-schema.ts';
+import { ENCODING, dataPageHeader, dictionaryPageHeader, type ColumnChunkInfo } from './parquet-footer.ts';
+import { decimalByteLength, parquetElement, timestampEncoding, type PhysicalType } from './parquet-schema.ts';
 import { decimalToFixedBytes } from './parquet-values.ts';
 
 if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
