@@ -106,7 +106,7 @@ export {
 export { encodePartitionRow, partitionPathOptions, RowRouter, type BucketTarget } from './write/row-routing.ts';
 export { TableRead, type TableReadOptions } from './read/table-read.ts';
 export { fromProtocolCommitMessage, toProtocolCommitMessage } from './protocol-messages.ts';
-export { FileStoreScan, type PartitionSpec, type ScanFilter } from './read/file-store-scan.ts';
+export { FileStoreScan, mapInOrder, type PartitionSpec, type ScanFilter } from './read/file-store-scan.ts';
 export { SnapshotManager } from './read/snapshot-manager.ts';
 export { mergeDeduplicate, type KeyValue, type KeyValueOrder } from './read/sort-merge-reader.ts';
 

@@ -9,7 +9,7 @@
  */
 import { crc32c } from '@node-rs/crc32';
 import { decodeBlob, redactSource, stagedBlobKey, syncStagingPrefix, type CommitMessage } from '@tributary/protocol';
-import type { ObjectStore } from '@tributary/table';
+import { mapInOrder, type ObjectStore } from '@tributary/table';
 import type { AcceptedAttempt, SyncRecord } from './state.ts';
 
 export interface LoadedShards {
@@ -26,7 +26,7 @@ export async function loadAcceptedBlobs(
   verified?: ReadonlyMap<string, VerifiedShard>,
 ): Promise<LoadedShards> {
   const accepted: Record<string, AcceptedAttempt> = {};
-  const loaded = await mapLimited(record.plan.shards, BLOB_READS_IN_FLIGHT, async (shard) => {
+  const loaded = await mapInOrder(record.plan.shards, BLOB_READS_IN_FLIGHT, async (shard) => {
     const attemptId = attempts[shard.id];
     if (attemptId === undefined) throw new Error(`shard ${shard.id} has no accepted attempt`);
     const known = verified?.get(shard.id);
@@ -65,19 +65,6 @@ export async function loadShardBlob(
 
 /** Blobs are small; reading them one by one would make the commit of 1,000 shards wait on 1,000 round trips. */
 const BLOB_READS_IN_FLIGHT = 16;
-
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
-}
 
 /**
  * Deletes every object the sync staged: its blobs (under .tributary/syncs/<id>/) and every data
