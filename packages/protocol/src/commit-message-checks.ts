@@ -12,7 +12,7 @@ export function checkIntField(value: number, path: string, fail: Fail, min?: num
   if (!isInt32(value, min)) fail(path, `not an int32${min === undefined ? '' : ` >= ${min}`}`);
 }
 
-export function checkNonNegative(value: bigint | null, path: string, fail: Fail): void {
+function checkNonNegative(value: bigint | null, path: string, fail: Fail): void {
   if (value !== null && !(typeof value === 'bigint' && value >= 0n)) fail(path, 'must be a non-negative bigint');
 }
 

@@ -32,7 +32,7 @@ import { workerErrors } from './errors.ts';
 import { openSource } from './sources/open-source.ts';
 import type { ShardWrite, TablePort } from './table-port.ts';
 
-export const TRIBUTARY_VERSION = '0.1.0';
+const TRIBUTARY_VERSION = '0.1.0';
 
 export interface WriteShardDeps {
   readonly redis: Redis;

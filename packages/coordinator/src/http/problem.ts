@@ -37,7 +37,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   SCHEDULE_TABLE_NOT_FOUND: 400,
 };
 
-export function statusOf(code: string, retryable: boolean): number {
+function statusOf(code: string, retryable: boolean): number {
   const known = STATUS_BY_CODE[code];
   if (known !== undefined) return known;
   if (code.startsWith('TABLE_') || code.startsWith('SCHEMA_') || code.startsWith('DATA_TYPE')) return 400;

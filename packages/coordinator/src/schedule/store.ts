@@ -18,7 +18,7 @@ import { z } from 'zod';
 import { ScheduleRun, StartSyncRequest, errorFrom } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
 
-export const RUNS_KEPT = 100;
+const RUNS_KEPT = 100;
 
 export const ScheduleDefinition = z.object({
   id: z.string(),

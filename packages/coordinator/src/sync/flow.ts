@@ -21,10 +21,10 @@ export interface FlowOptions {
   readonly commitAttempts: number;
 }
 
-export const commitJobId = (syncId: string): string => `commit-${syncId}`;
-export const timeoutJobId = (syncId: string): string => `timeout-${syncId}`;
+const commitJobId = (syncId: string): string => `commit-${syncId}`;
+const timeoutJobId = (syncId: string): string => `timeout-${syncId}`;
 export const PREPARE_TIMEOUT_JOB = 'prepare-timeout';
-export const shardJobId = (syncId: string, shardId: string): string => `shard-${syncId}-${shardId}`;
+const shardJobId = (syncId: string, shardId: string): string => `shard-${syncId}-${shardId}`;
 
 export class SyncFlows {
   readonly #options: FlowOptions;

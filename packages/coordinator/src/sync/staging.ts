@@ -84,7 +84,7 @@ export async function deleteStaged(store: ObjectStore, syncId: string, tablePath
 }
 
 /** Where a finished sync's summary lives: `.tributary/syncs/<syncId>/outcome.json`. */
-export function outcomeKey(syncId: string): string {
+function outcomeKey(syncId: string): string {
   return `${syncStagingPrefix(syncId)}outcome.json`;
 }
 

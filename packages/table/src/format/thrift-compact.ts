@@ -24,7 +24,7 @@ const TYPE = { bool_true: 1, bool_false: 2, i8: 3, i16: 4, i32: 5, i64: 6, binar
 const encoder = new TextEncoder();
 
 /** A growable byte buffer. */
-export class ByteSink {
+class ByteSink {
   #buf = new Uint8Array(1024);
   #len = 0;
 
@@ -134,7 +134,7 @@ function typeNibble(value: ThriftValue): number {
 }
 
 /** Writes a struct: field headers with id deltas (ascending ids), values, then STOP. */
-export function writeStruct(out: ByteSink, struct: ThriftStruct): void {
+function writeStruct(out: ByteSink, struct: ThriftStruct): void {
   let last = 0;
   for (const [id, value] of struct) {
     if (value === undefined) continue;

@@ -117,7 +117,7 @@ export class SnapshotManager {
 }
 
 /** Reads an object, or null if it does not exist. */
-export async function getOrNull(store: ObjectStore, key: string): Promise<Uint8Array | null> {
+async function getOrNull(store: ObjectStore, key: string): Promise<Uint8Array | null> {
   try {
     return await store.get(key);
   } catch (error) {

@@ -260,7 +260,7 @@ function compareNullsFirst(a: InternalValue, b: InternalValue): number {
 }
 
 /** Field-by-field, nulls first: Paimon's generated key comparator. */
-export function compareRows(a: InternalRow, b: InternalRow, arity: number): number {
+function compareRows(a: InternalRow, b: InternalRow, arity: number): number {
   for (let i = 0; i < arity; i++) {
     const c = compareNullsFirst(a[i] ?? null, b[i] ?? null);
     if (c !== 0) return c;

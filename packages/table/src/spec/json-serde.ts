@@ -26,7 +26,7 @@ export type JsonValue = string | number | bigint | boolean | null | JsonValue[] 
 // ---------------------------------------------------------------------------------------------
 
 /** Jackson's string escaping: `"`, `\` and control characters; everything else verbatim. */
-export function jacksonString(s: string): string {
+function jacksonString(s: string): string {
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

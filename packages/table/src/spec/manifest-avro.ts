@@ -117,7 +117,7 @@ export function optionalBytes(record: AvroRecord, name: string, path: string): U
   return value === undefined || value === null ? null : requiredBytes(record, name, path);
 }
 
-export function optionalArray(record: AvroRecord, name: string, path: string): readonly AvroValue[] | null {
+function optionalArray(record: AvroRecord, name: string, path: string): readonly AvroValue[] | null {
   const value = record[name];
   if (value === undefined || value === null) return null;
   if (!Array.isArray(value)) throw invalid(`${path}.${name}`, 'expected an array');

@@ -23,7 +23,7 @@ export interface ManifestMergeOptions {
   readonly mergeMinCount: number;
 }
 
-export const DEFAULT_MANIFEST_MERGE: ManifestMergeOptions = {
+const DEFAULT_MANIFEST_MERGE: ManifestMergeOptions = {
   targetFileSize: 8 * 1024 * 1024,
   mergeMinCount: 30,
 };

@@ -17,7 +17,7 @@ import type { DataType, InternalValue } from '../spec/types.ts';
 import { partitionKey } from './commit-plan.ts';
 
 /** Entries per manifest file; Java rolls at `manifest.target-file-size` (8 MB), about this many entries. */
-export const MANIFEST_ROLL_ENTRIES = 16_000;
+const MANIFEST_ROLL_ENTRIES = 16_000;
 
 /** ManifestFileMeta of a manifest holding `entries` (ManifestEntryWriter.result). */
 export function manifestFileMeta(

@@ -163,7 +163,7 @@ const REUSED_READ_BYTES = 256 << 20;
  * dropped first): a big row group is decoded in slices of rows, and each slice asks for the same
  * column-chunk ranges again, which must not be fetched again.
  */
-export function storeByteSource(store: ObjectStore, key: string, size: number): ByteSource & { forget(): void } {
+function storeByteSource(store: ObjectStore, key: string, size: number): ByteSource & { forget(): void } {
   let kept: { offset: number; bytes: Uint8Array }[] = [];
   let keptBytes = 0;
   return {
