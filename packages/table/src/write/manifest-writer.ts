@@ -9,10 +9,10 @@
  */
 import type { ObjectStore } from '../io/object-store.ts';
 import { compareInternal } from '../format/column-stats.ts';
-import { EMPTY_ROW, decodeBinaryRow, serializeBinaryRow } from '../spec/binary-row.ts';
+import { decodeBinaryRow, serializeBinaryRow } from '../spec/binary-row.ts';
 import { encodeManifestFile, type ManifestEntry } from '../spec/manifest-entry.ts';
 import { encodeManifestList, type ManifestFileMeta } from '../spec/manifest-file-meta.ts';
-import type { SimpleStats } from '../spec/simple-stats.ts';
+import { EMPTY_STATS, type SimpleStats } from '../spec/simple-stats.ts';
 import type { DataType, InternalValue } from '../spec/types.ts';
 import { partitionKey } from './commit-plan.ts';
 
@@ -60,8 +60,8 @@ export function manifestFileMeta(
 }
 
 /** Min, max and null count per partition field over the distinct partitions of the entries. */
-export function partitionStats(entries: readonly ManifestEntry[], types: readonly DataType[]): SimpleStats {
-  if (types.length === 0) return { minValues: EMPTY_ROW, maxValues: EMPTY_ROW, nullCounts: [] };
+export function partitionStats(entries: readonly Pick<ManifestEntry, 'partition'>[], types: readonly DataType[]): SimpleStats {
+  if (types.length === 0) return EMPTY_STATS;
   const mins: InternalValue[] = types.map(() => null);
   const maxs: InternalValue[] = types.map(() => null);
   const nulls = types.map(() => 0n);

@@ -80,7 +80,7 @@ test('RowRouter: partition rows, directories and buckets per row', () => {
 
 test('partitionStats: exact min, max and null counts over the entries', () => {
   const types = [INT, STRING];
-  const entry = (values: InternalRow) => ({ partition: newRow(values, types) }) as unknown as Parameters<typeof partitionStats>[0][number];
+  const entry = (values: InternalRow) => ({ partition: newRow(values, types) });
   const stats = partitionStats([entry([3, 'b']), entry([1, null]), entry([2, 'a'])], types);
   assert.deepEqual(decodeBinaryRow(stats.minValues, types), [1, 'a']);
   assert.deepEqual(decodeBinaryRow(stats.maxValues, types), [3, 'b']);
