@@ -4,7 +4,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CreateTableRequest, errorFrom } from '@tributary/protocol';
 import { formatDataType, parseDataTypeString, tableErrors } from '@tributary/table';
-import { coordinatorErrors } from '../errors.ts';
 import type { CoordinatorTables, TableInfo } from '../table-port.ts';
 import { ProblemSchema } from './problem.ts';
 import { TableParams, TableResponse } from './schemas.ts';

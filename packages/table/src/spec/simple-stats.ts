@@ -189,7 +189,7 @@ export function statsToBinary(stats: readonly SimpleColStats[], fields: readonly
   if (stats.length !== fields.length) {
     throw errorFrom(tableErrors, 'ROW_VALUE_INVALID', `${stats.length} column stats for ${fields.length} fields`);
   }
-  const kept = denseStore ? fields.flatMap((f, i) => (isNoneStats(stats[i] as SimpleColStats) ? [] : [i])) : fields.map((_, i) => i);
+  const kept = denseStore ? fields.flatMap((_, i) => (isNoneStats(stats[i] as SimpleColStats) ? [] : [i])) : fields.map((_, i) => i);
   const pick = <T>(get: (s: SimpleColStats) => T): T[] => kept.map((i) => get(stats[i] as SimpleColStats));
   return {
     statsColumns: !denseStore || kept.length === fields.length ? null : kept.map((i) => (fields[i] as DataField).name),

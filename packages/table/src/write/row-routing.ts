@@ -12,7 +12,7 @@ import { serializeBinaryRow } from '../spec/binary-row.ts';
 import { assignBuckets } from './bucket-assigner.ts';
 import { partitionPath, type PartitionPathOptions } from '../spec/partition-path.ts';
 import { bucketCount, bucketKeys, partitionFields, type TableSchema } from '../spec/table-schema.ts';
-import type { DataField, DataType, InternalRow, InternalValue } from '../spec/types.ts';
+import type { DataField, DataType, InternalRow } from '../spec/types.ts';
 import { partitionKey } from './commit-plan.ts';
 
 /** The arity-prefixed BinaryRow of partition values (`_PARTITION`). */
