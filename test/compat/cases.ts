@@ -187,6 +187,27 @@ export function fullRows(firstId: number): OracleRow[] {
   return [row(firstId, 'eu', maxima), row(firstId + 1, 'us', minima), row(firstId + 2, '', nearZero)];
 }
 
+/**
+ * Updates and deletes over extremeRows(1), as Paimon's row kinds: the second commit of a
+ * primary-key table, written by Java in one direction and by Tributary in the other.
+ */
+export function primaryKeyChanges(): Operation {
+  const [maxRow, minRow, nullRow, zeroRow, , plainRow] = extremeRows(1) as [OracleRow, OracleRow, OracleRow, OracleRow, OracleRow, OracleRow];
+  return {
+    type: 'write',
+    rows: [
+      withValues(maxRow, { s: 'updated max', i64: -5n }),
+      minRow,
+      withValues(zeroRow, { s: 'retracted' }),
+      withValues(plainRow, { s: 'updated plain', ts9: timestamp(-1n, 9) }),
+      ...plainRows(100, 3, 'eu', 'second'),
+      withValues(nullRow, { s: 'first of two in one commit' }),
+      withValues(nullRow, { s: 'second of two in one commit' }),
+    ],
+    kinds: ['+U', '-D', '-U', '+U', '+I', '+I', '+I', '+I', '+U'],
+  };
+}
+
 /** Ordinary rows, for commits after the first. */
 export function plainRows(firstId: number, count: number, region: string, tag: string): OracleRow[] {
   return Array.from({ length: count }, (_, i) =>

@@ -13,10 +13,10 @@ import {
   extremeRows,
   fullRows,
   plainRows,
+  primaryKeyChanges,
   projectOperation,
   sequenceFieldOperations,
   tables,
-  timestamp,
   warehouses,
   withValues,
   type Operation,
@@ -27,22 +27,10 @@ const warehouse = warehouses('oracle-written');
 const database = 'compat';
 
 const extremes = extremeRows(1);
-const [maxRow, minRow, nullRow, zeroRow, , plainRow] = extremes as [OracleRow, OracleRow, OracleRow, OracleRow, OracleRow, OracleRow];
+const [maxRow, , , , , plainRow] = extremes as [OracleRow, OracleRow, OracleRow, OracleRow, OracleRow, OracleRow];
 
 /** Java's updates and deletes of a primary-key table. */
-const javaChanges: Operation = {
-  type: 'write',
-  rows: [
-    withValues(maxRow, { s: 'updated max', i64: -5n }),
-    minRow,
-    withValues(zeroRow, { s: 'retracted' }),
-    withValues(plainRow, { s: 'updated plain', ts9: timestamp(-1n, 9) }),
-    ...plainRows(100, 3, 'eu', 'second'),
-    withValues(nullRow, { s: 'first of two in one commit' }),
-    withValues(nullRow, { s: 'second of two in one commit' }),
-  ],
-  kinds: ['+U', '-D', '-U', '+U', '+I', '+I', '+I', '+I', '+U'],
-};
+const javaChanges = primaryKeyChanges();
 
 /** pypaimon's updates: inserts of keys that exist. */
 const pythonChanges: Operation = {

@@ -13,11 +13,11 @@ import {
   extremeRows,
   fullRows,
   plainRows,
+  primaryKeyChanges,
   projectOperation,
   sequenceFieldOperations,
   PYPAIMON_PK_UNREADABLE_COLUMNS,
   tables,
-  timestamp,
   tributaryCommit,
   warehouses,
   withValues,
@@ -29,22 +29,9 @@ const warehouse = warehouses('tributary-written');
 const database = 'compat';
 
 const extremes = extremeRows(1);
-const [maxRow, minRow, nullRow, zeroRow, , plainRow] = extremes as [OracleRow, OracleRow, OracleRow, OracleRow, OracleRow, OracleRow];
+const [maxRow, , nullRow, zeroRow] = extremes as [OracleRow, OracleRow, OracleRow, OracleRow];
 
-/** Updates and deletes of a primary-key table, as Paimon's row kinds. */
-const pkChanges: Operation = {
-  type: 'write',
-  rows: [
-    withValues(maxRow, { s: 'updated max', i64: -5n }),
-    minRow,
-    withValues(zeroRow, { s: 'retracted' }),
-    withValues(plainRow, { s: 'updated plain', ts9: timestamp(-1n, 9) }),
-    ...plainRows(100, 3, 'eu', 'second'),
-    withValues(nullRow, { s: 'first of two in one commit' }),
-    withValues(nullRow, { s: 'second of two in one commit' }),
-  ],
-  kinds: ['+U', '-D', '-U', '+U', '+I', '+I', '+I', '+I', '+U'],
-};
+const pkChanges = primaryKeyChanges();
 
 const pkPartitionedPlan: readonly Operation[] = [
   { type: 'write', rows: [...extremes, ...plainRows(10, 6, 'us', 'first')] },
