@@ -2,15 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { formatDataType, parseDataType } from '../../../src/spec/data-type-json.ts';
 import { MAX_LENGTH, type DataType } from '../../../src/spec/types.ts';
-
-const codeOf = (fn: () => unknown): string | undefined => {
-  try {
-    fn();
-  } catch (e) {
-    return (e as { code?: string }).code;
-  }
-  return undefined;
-};
+import { codeOf } from '../../support/code-of.ts';
 
 describe('parseDataType / formatDataType (DataTypeJsonParser, asSQLString)', () => {
   // [input, expected type, Java's asSQLString]

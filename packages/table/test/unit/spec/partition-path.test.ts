@@ -13,15 +13,8 @@ import {
 } from '../../../src/spec/java-text.ts';
 import { parseDataType } from '../../../src/spec/data-type-json.ts';
 import type { DataField, InternalValue } from '../../../src/spec/types.ts';
+import { codeOf } from '../../support/code-of.ts';
 
-const codeOf = (fn: () => unknown): string | undefined => {
-  try {
-    fn();
-  } catch (e) {
-    return (e as { code?: string }).code;
-  }
-  return undefined;
-};
 const fields = (spec: [string, string][]): DataField[] => spec.map(([name, type], id) => ({ id, name, type: parseDataType(type) }));
 
 // Partition type of the reference's verified vectors (InternalRowPartitionComputer + PartitionPathUtils, Java).

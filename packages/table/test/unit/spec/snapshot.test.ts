@@ -9,15 +9,7 @@ import {
   snapshotsEqual,
   type Snapshot,
 } from '../../../src/spec/snapshot.ts';
-
-const codeOf = (fn: () => unknown): string | undefined => {
-  try {
-    fn();
-  } catch (e) {
-    return (e as { code?: string }).code;
-  }
-  return undefined;
-};
+import { codeOf } from '../../support/code-of.ts';
 
 // From Paimon's SnapshotTest (testSnapshotWriterVersion, testSnapshotWithOperation): Java's layout.
 const JAVA_WRITER_VERSION = `{

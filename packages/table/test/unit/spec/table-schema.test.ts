@@ -11,15 +11,7 @@ import {
   type TableSchema,
 } from '../../../src/spec/table-schema.ts';
 import { parseDataType } from '../../../src/spec/data-type-json.ts';
-
-const codeOf = (fn: () => unknown): string | undefined => {
-  try {
-    fn();
-  } catch (e) {
-    return (e as { code?: string }).code;
-  }
-  return undefined;
-};
+import { codeOf } from '../../support/code-of.ts';
 
 // The example in Paimon's docs (docs/concepts/spec/schema.md), as Java's JsonSerdeUtil.toJson prints it.
 const DOCS_EXAMPLE = `{
