@@ -119,7 +119,6 @@ export {
   encodeTableSchema,
   fieldsByName,
   partitionFields,
-  tableOption,
   trimmedPrimaryKeys,
   validateTableSchema,
   type TableSchema,
@@ -148,7 +147,6 @@ export {
 export {
   DEFAULT_STATS_MODE,
   EMPTY_STATS,
-  FULL_STATS,
   applyStatsMode,
   parseStatsMode,
   isNoneStats,

@@ -56,7 +56,6 @@ export type StatsMode =
   | { readonly kind: 'truncate'; readonly length: number };
 
 export const DEFAULT_STATS_MODE: StatsMode = { kind: 'truncate', length: 16 };
-export const FULL_STATS: StatsMode = { kind: 'full' };
 
 /** SimpleColStatsCollector.from: `none`, `counts`, `full` or `truncate(N)`, any case. */
 export function parseStatsMode(text: string): StatsMode {

@@ -174,11 +174,6 @@ export function partitionFields(s: TableSchema): DataField[] {
   return fieldsByName(s, s.partitionKeys);
 }
 
-/** A table option with its default. */
-export function tableOption(s: TableSchema, key: string, fallback: string): string {
-  return s.options[key] ?? fallback;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Validation
 // ---------------------------------------------------------------------------------------------
