@@ -6,9 +6,6 @@ export {
   canonicalRows,
   readResults,
   normaliseValue,
-  encodeValue,
-  decodeValue,
-  typeRoot,
   oraclePaths,
   OracleError,
 } from './oracles.ts';
