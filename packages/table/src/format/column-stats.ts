@@ -12,7 +12,7 @@
  */
 import type { InternalValue } from '../spec/types.ts';
 // One definition of Paimon's value order, shared with the key comparator.
-import { compareBytes, compareJavaDouble, compareUtf8 } from '../spec/key-comparator.ts';
+import { compareBytes, compareJavaDouble, compareTimestamps, compareUtf8 } from '../spec/key-comparator.ts';
 import { isNullAt, valueAt, type Column } from './column-batch.ts';
 import { safeNumbersOf } from './parquet-values.ts';
 
@@ -99,7 +99,7 @@ export function compareInternal(a: InternalValue, b: InternalValue): number {
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
   if (a instanceof Uint8Array && b instanceof Uint8Array) return compareBytes(a, b);
   if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && !(a instanceof Uint8Array) && !(b instanceof Uint8Array)) {
-    return a.epochMillis - b.epochMillis || a.nanoOfMillis - b.nanoOfMillis;
+    return compareTimestamps(a, b);
   }
   throw new TypeError('compareInternal: values of different kinds');
 }

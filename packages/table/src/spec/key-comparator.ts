@@ -64,7 +64,8 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return sign(a.length - b.length);
 }
 
-function compareTimestamps(a: Timestamp, b: Timestamp): number {
+/** Timestamp order: by epoch millis, then by the nanos within the milli. */
+export function compareTimestamps(a: Timestamp, b: Timestamp): number {
   return compareNumbers(a.epochMillis, b.epochMillis) || compareNumbers(a.nanoOfMillis, b.nanoOfMillis);
 }
 
