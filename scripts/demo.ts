@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openObjectStore, openTable } from '@tributary/table';
 import { oraclePaths, pypaimon } from '@tributary/testkit';
+import { GENERATOR_TABLE_COLUMNS } from '@tributary/worker';
 
 const env = process.env;
 const shards = Number(env.TRIBUTARY_DEMO_SHARDS ?? 8);
@@ -86,15 +87,7 @@ async function main(): Promise<number> {
   await call(base, 'POST', '/v1/tables', {
     database: 'shop',
     name: 'orders',
-    columns: [
-      { name: 'order_id', type: 'BIGINT NOT NULL' },
-      { name: 'customer_id', type: 'INT NOT NULL' },
-      { name: 'store_id', type: 'INT NOT NULL' },
-      { name: 'amount', type: 'DECIMAL(12, 2)' },
-      { name: 'status', type: 'VARCHAR(16)' },
-      { name: 'order_date', type: 'DATE' },
-      { name: 'created_at', type: 'TIMESTAMP(3)' },
-    ],
+    columns: GENERATOR_TABLE_COLUMNS,
     primaryKeys: ['order_id'],
     bucket: 4,
   });

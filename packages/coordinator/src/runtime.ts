@@ -1,7 +1,7 @@
 /**
  * Assembles a running coordinator: the sync store, the flows, the committer as the `commit`
  * queue's processor, the HTTP app; then resumes every non-terminal sync. server.ts and the tests
- * start it; nothing here reads the environment (config.ts does).
+ * start it; nothing here reads the environment (server.ts does).
  */
 import { QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
