@@ -1,0 +1,355 @@
+/**
+ * The differential test's cases: for a seed, a random table (every type Tributary supports, 0–3
+ * partition columns, append or primary-key, random buckets, `sequence.field` or not) and adversarial
+ * rows split into shards in plan order. Pure and deterministic: `generateCase(seed)` is the same on
+ * every run, which is what makes a failing seed replayable.
+ *
+ * Values are Tributary's in-memory values (packages/table/src/spec/types.ts), the same the oracles
+ * take and give back, and they are drawn only from what every path of the case can carry
+ * (carriage.ts), each already exact at its column's precision.
+ */
+import type { OracleRow, OracleTimestamp, OracleValue } from '@tributary/testkit';
+import { CARRIAGE, INT64_NANOS, intersect, type Carriage, type FileFormat, type PathName } from './carriage.ts';
+import { Random } from './random.ts';
+
+export type TypeRoot =
+  | 'BOOLEAN' | 'TINYINT' | 'SMALLINT' | 'INT' | 'BIGINT' | 'FLOAT' | 'DOUBLE' | 'DECIMAL'
+  | 'CHAR' | 'VARCHAR' | 'STRING' | 'BINARY' | 'VARBINARY' | 'BYTES' | 'DATE' | 'TIME' | 'TIMESTAMP' | 'TIMESTAMP_LTZ';
+
+export const TYPE_ROOTS: readonly TypeRoot[] = [
+  'BOOLEAN', 'TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'FLOAT', 'DOUBLE', 'DECIMAL',
+  'CHAR', 'VARCHAR', 'STRING', 'BINARY', 'VARBINARY', 'BYTES', 'DATE', 'TIME', 'TIMESTAMP', 'TIMESTAMP_LTZ',
+];
+
+export interface ColumnType {
+  readonly root: TypeRoot;
+  readonly nullable: boolean;
+  /** DECIMAL precision, TIME/TIMESTAMP precision. */
+  readonly precision?: number;
+  readonly scale?: number;
+  /** CHAR, VARCHAR, BINARY, VARBINARY length. */
+  readonly length?: number;
+}
+
+export interface Column {
+  readonly name: string;
+  readonly type: ColumnType;
+}
+
+export interface Case {
+  readonly seed: number;
+  /** The format the files path stages the shards in. */
+  readonly format: FileFormat;
+  /** The paths this case runs; the others cannot carry some of its values (see carriage.ts). */
+  readonly paths: readonly PathName[];
+  readonly carriage: Carriage;
+  readonly columns: readonly Column[];
+  readonly partitionKeys: readonly string[];
+  readonly primaryKeys: readonly string[];
+  /** -1: an unaware-bucket append table. */
+  readonly bucket: number;
+  readonly options: Readonly<Record<string, string>>;
+  /** Rows per shard, shards in plan order, rows in shard order. */
+  readonly shards: readonly (readonly OracleRow[])[];
+  /** How the sources cut and batch the shards (none of it changes the expected rows). */
+  readonly plan: {
+    readonly filesPerShard: number;
+    /** CSV and NDJSON line ends. */
+    readonly lineEnd: '\n' | '\r\n';
+    readonly parquetRowGroup: number;
+    readonly mysqlBatchRows: number;
+    /** MySQL: split each physical table into primary-key ranges of this many rows. */
+    readonly mysqlSplitRows?: number;
+  };
+}
+
+/** A Paimon type string as schemas spell it: 'DECIMAL(18, 4)', 'TIMESTAMP(6) WITH LOCAL TIME ZONE NOT NULL'. */
+export function typeString(type: ColumnType): string {
+  const { root, precision, scale, length } = type;
+  const base =
+    root === 'DECIMAL' ? `DECIMAL(${precision}, ${scale})`
+    : root === 'CHAR' || root === 'VARCHAR' || root === 'BINARY' || root === 'VARBINARY' ? `${root}(${length})`
+    : root === 'TIME' || root === 'TIMESTAMP' ? `${root}(${precision})`
+    : root === 'TIMESTAMP_LTZ' ? `TIMESTAMP(${precision}) WITH LOCAL TIME ZONE`
+    : root;
+  return type.nullable ? base : `${base} NOT NULL`;
+}
+
+/**
+ * Which paths a seed runs, and in which file format: the formats take turns; one seed in six is a
+ * Parquet case without MySQL, the only kind that can hold NaN, ±Infinity, nanoseconds and dates
+ * before the year 1000 (MySQL holds none of them).
+ */
+export function pathsOf(seed: number): { format: FileFormat; paths: PathName[] } {
+  const format = (['parquet', 'ndjson', 'csv'] as const)[seed % 3]!;
+  const withoutMysql = seed % 6 === 0;
+  return { format, paths: withoutMysql ? ['files', 'java'] : ['files', 'mysql', 'java'] };
+}
+
+export function generateCase(seed: number, limits: { maxRows?: number } = {}): Case {
+  const r = new Random(seed);
+  const { format, paths } = pathsOf(seed);
+  const carriage = intersect([CARRIAGE[format], CARRIAGE.java, ...(paths.includes('mysql') ? [CARRIAGE.mysql] : [])]);
+  const primaryKey = r.chance(0.5);
+
+  // Columns: key and sequence columns first, then partitions, then values.
+  const columns: Column[] = [];
+  const primaryKeys: string[] = [];
+  if (primaryKey) {
+    columns.push({ name: 'k', type: { ...r.pick(KEY_TYPES), nullable: false } });
+    primaryKeys.push('k');
+  }
+  const partitionKeys: string[] = [];
+  for (let i = 0, n = r.pick([0, 0, 1, 1, 2, 3]); i < n; i++) {
+    const name = `p${i}`;
+    columns.push({ name, type: { ...r.pick(PARTITION_TYPES), nullable: !primaryKey } });
+    partitionKeys.push(name);
+    if (primaryKey) primaryKeys.push(name);
+  }
+  const options: Record<string, string> = {};
+  if (primaryKey && r.chance(0.5)) {
+    columns.push({ name: 'seq', type: { root: r.pick(['INT', 'BIGINT'] as const), nullable: false } });
+    options['sequence.field'] = 'seq';
+  }
+  const roots = TYPE_ROOTS.filter((root) => carries(carriage, root));
+  const valueCount = r.int(4, 12);
+  for (let i = 0; i < valueCount; i++) {
+    const root = r.pick(roots);
+    columns.push({ name: `c${i}_${root.toLowerCase()}`, type: { ...typeOf(r, root, carriage), nullable: r.chance(0.8) } });
+  }
+
+  let bucket: number;
+  if (primaryKey) bucket = r.int(1, 4);
+  else if (r.chance(0.5)) bucket = -1;
+  else {
+    bucket = r.int(1, 4);
+    const candidates = columns.filter((c) => !partitionKeys.includes(c.name) && BUCKET_KEY_ROOTS.includes(c.type.root));
+    if (candidates.length === 0) bucket = -1;
+    else options['bucket-key'] = r.pick(candidates).name;
+  }
+
+  // Rows: few, spread over 1–5 shards (an empty shard now and then); keys drawn from a small pool so
+  // that the same key appears within a shard and across shards.
+  const maxRows = Math.max(1, limits.maxRows ?? 300);
+  const total = r.int(Math.min(50, maxRows), maxRows);
+  const shardCount = r.int(1, 5);
+  const cuts = Array.from({ length: shardCount - 1 }, () => r.int(0, total)).sort((a, b) => a - b);
+  const bounds = [0, ...cuts, total];
+  const keyPool = primaryKey ? Array.from({ length: Math.max(2, Math.floor(total / 3)) }, () => value(r, columns[0]!.type, carriage)) : [];
+  const partitionPools = new Map(partitionKeys.map((name) => {
+    const column = columns.find((c) => c.name === name)!;
+    return [name, partitionPool(r, column.type, carriage)] as const;
+  }));
+  const sequencePool = [-(2n ** 31n), -1n, 0n, 1n, 2n ** 31n - 1n];
+  const rows = Array.from({ length: total }, () =>
+    columns.map((c): OracleValue => {
+      if (c.name === 'k') return r.pick(keyPool);
+      const pool = partitionPools.get(c.name);
+      if (pool !== undefined) return r.pick(pool);
+      if (c.name === 'seq') return c.type.root === 'BIGINT' ? r.pick([...sequencePool, -(2n ** 63n), 2n ** 63n - 1n]) : Number(r.pick(sequencePool));
+      if (c.type.nullable && r.chance(0.12)) return null;
+      return value(r, c.type, carriage);
+    }),
+  );
+  const shards = bounds.slice(1).map((end, i) => rows.slice(bounds[i], end));
+  const split = r.chance(0.5);
+  const plan = {
+    filesPerShard: r.pick([1, 1, 2]),
+    lineEnd: r.pick(['\n', '\r\n'] as const),
+    parquetRowGroup: r.pick([7, 50, 1000]),
+    mysqlBatchRows: r.pick([1, 13, 10_000]),
+    ...(split ? { mysqlSplitRows: r.int(5, 60) } : {}),
+  };
+  return { seed, format, paths, carriage, columns, partitionKeys, primaryKeys, bucket, options, shards, plan };
+}
+
+function carries(c: Carriage, root: TypeRoot): boolean {
+  if (root === 'BINARY' || root === 'VARBINARY' || root === 'BYTES') return c.binary;
+  if (root === 'TIME') return c.time;
+  return true;
+}
+
+const KEY_TYPES: readonly Omit<ColumnType, 'nullable'>[] = [{ root: 'INT' }, { root: 'BIGINT' }, { root: 'VARCHAR', length: 12 }, { root: 'STRING' }];
+const PARTITION_TYPES: readonly Omit<ColumnType, 'nullable'>[] = [
+  { root: 'STRING' }, { root: 'STRING' }, { root: 'VARCHAR', length: 8 }, { root: 'INT' }, { root: 'BIGINT' }, { root: 'DATE' }, { root: 'BOOLEAN' }, { root: 'TINYINT' },
+];
+const BUCKET_KEY_ROOTS: readonly TypeRoot[] = ['INT', 'BIGINT', 'STRING', 'VARCHAR'];
+
+function typeOf(r: Random, root: TypeRoot, c: Carriage): Omit<ColumnType, 'nullable'> {
+  switch (root) {
+    case 'DECIMAL': {
+      const precision = r.pick([1, 9, 10, 18, 19, 38, r.int(1, 38)]);
+      const maxScale = Math.min(precision, c.decimalScale);
+      return { root, precision, scale: r.pick([0, maxScale, r.int(0, maxScale)]) };
+    }
+    case 'CHAR':
+      return { root, length: r.int(1, 10) };
+    case 'VARCHAR':
+      return { root, length: r.int(1, 40) };
+    case 'BINARY':
+      return { root, length: r.int(1, 8) };
+    case 'VARBINARY':
+      return { root, length: r.int(1, 16) };
+    case 'TIME':
+      return { root, precision: r.int(0, 3) };
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
+      return { root, precision: r.int(0, 9) };
+    default:
+      return { root };
+  }
+}
+
+// ---- values -------------------------------------------------------------------------------------
+
+/** Texts that break naive CSV, JSON, SQL, path and partition handling. */
+const NASTY_TEXT: readonly string[] = [
+  ' ', '  ', '\t', 'a,b', 'say "hi"', '"', '""', '","', "it's", 'line\nbreak', 'crlf\r\nline', '\n', ',', ';', '|',
+  'a/b', '/', '=', 'k=v', '%', '%2F', '%25', '..', '.', '../x', '\\', 'NULL', 'null', '\\N', 'ünï', '😀', '𝄞x', '中文',
+  'é', 'e\u0301', '#?&', '*', '  lead', 'trail  ',
+];
+
+function text(r: Random, maxChars: number, c: Carriage): string {
+  let s: string;
+  if (r.chance(0.4)) s = r.pick(NASTY_TEXT);
+  else {
+    const alphabet = ['a', 'Z', '0', ' ', ',', '"', '\n', 'é', '😀', '中', '/', '=', '%', '\t', '\\', "'"];
+    s = Array.from({ length: r.int(0, 12) }, () => r.pick(alphabet)).join('');
+  }
+  if (c.trailingCarriageReturn && r.chance(0.03)) s = `${s}\r`;
+  s = [...s].slice(0, maxChars).join('');
+  return s === '' && !c.emptyString ? 'x' : s;
+}
+
+/** A value of `type` (never null) that every path of the carriage holds exactly. */
+export function value(r: Random, type: ColumnType, c: Carriage): OracleValue {
+  switch (type.root) {
+    case 'BOOLEAN':
+      return r.chance(0.5);
+    case 'TINYINT':
+      return integer(r, 8);
+    case 'SMALLINT':
+      return integer(r, 16);
+    case 'INT':
+      return integer(r, 32);
+    case 'BIGINT':
+      return r.chance(0.3) ? r.pick([-(2n ** 63n), 2n ** 63n - 1n, 2n ** 53n + 1n, -(2n ** 53n) - 1n, 0n, -1n]) : BigInt.asIntN(64, r.bits64());
+    case 'FLOAT':
+      return float32(r, c);
+    case 'DOUBLE':
+      return float64(r, c);
+    case 'DECIMAL': {
+      const limit = 10n ** BigInt(type.precision ?? 10) - 1n;
+      if (r.chance(0.3)) return r.pick([limit, -limit, 0n, 1n, -1n]);
+      const digits = r.int(1, type.precision ?? 10);
+      return (r.chance(0.5) ? -1n : 1n) * r.bigint(0n, 10n ** BigInt(digits) - 1n);
+    }
+    case 'CHAR': {
+      // Exactly `length` characters, the last not a space: MySQL CHAR strips trailing spaces and
+      // pads shorter values; Paimon keeps what was written.
+      const n = type.length ?? 1;
+      const chars = [...text(r, n, c).replace(/\s+$/u, '')];
+      while (chars.length < n) chars.push(r.pick(['a', 'é', '😀', '中', ',', '"']));
+      return chars.join('');
+    }
+    case 'VARCHAR':
+      return text(r, type.length ?? 1, c);
+    case 'STRING':
+      return r.chance(0.05) ? 'long '.repeat(r.int(20, 200)) : text(r, 1000, c);
+    case 'BINARY':
+      return bytes(r, type.length ?? 1);
+    case 'VARBINARY':
+      return bytes(r, r.int(0, type.length ?? 1));
+    case 'BYTES':
+      return bytes(r, r.pick([0, 1, r.int(0, 64)]));
+    case 'DATE': {
+      const [min, max] = c.date;
+      return r.chance(0.3) ? r.pick([min, max - 1, 0, -1]) : r.int(min, max - 1);
+    }
+    case 'TIME': {
+      const ms = r.chance(0.3) ? r.pick([0, 86_399_999, 1]) : r.int(0, 86_399_999);
+      const unit = 10 ** (3 - (type.precision ?? 0));
+      return ms - (ms % unit);
+    }
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ': {
+      const precision = type.precision ?? 6;
+      let [min, max] = type.root === 'TIMESTAMP' ? c.timestamp : c.ltz;
+      // Readers decode TIMESTAMP(7..9) through INT64 nanoseconds (pypaimon, pyarrow).
+      if (precision > 6) [min, max] = [min > INT64_NANOS[0] ? min : INT64_NANOS[0], max < INT64_NANOS[1] ? max : INT64_NANOS[1]];
+      const nanos = r.chance(0.3) ? r.pick([min, max - 1n, 0n, -1n, 1n]) : r.bigint(min, max - 1n);
+      const digits = Math.min(precision, c.timestampDigits);
+      const clamped = nanos < min ? min : nanos >= max ? max - 1n : nanos;
+      return truncate(clamped, digits);
+    }
+  }
+}
+
+function integer(r: Random, bits: number): number {
+  const max = 2 ** (bits - 1) - 1;
+  return r.chance(0.3) ? r.pick([-max - 1, max, 0, -1, 1]) : r.int(-max - 1, max);
+}
+
+function bytes(r: Random, n: number): Uint8Array {
+  return Uint8Array.from({ length: n }, () => r.pick([0, 255, 0x22, 0x2c, 0x0a, r.int(0, 255)]));
+}
+
+/** A full-precision double: random bits, a long decimal fraction, or a special value. */
+function float64(r: Random, c: Carriage): number {
+  const special = [0, 5e-324, -5e-324, 2.2250738585072014e-308, 2.225073858507201e-308, Number.MAX_VALUE, -Number.MAX_VALUE, 0.1, 1 / 3];
+  if (c.infinity) special.push(Infinity, -Infinity);
+  if (c.nan) special.push(NaN);
+  if (c.negativeZero) special.push(-0);
+  const kind = r.int(0, 9);
+  if (kind < 3) return r.pick(special);
+  if (kind < 6) return Number(r.bigint(-(2n ** 53n), 2n ** 53n)) / 10 ** r.int(0, 16);
+  for (;;) {
+    const d = new Float64Array(new BigUint64Array([r.bits64()]).buffer)[0]!;
+    if (Number.isFinite(d)) return d;
+  }
+}
+
+function float32(r: Random, c: Carriage): number {
+  const special = [0, 1.401298464324817e-45, -1.401298464324817e-45, 1.1754942106924411e-38, 3.4028234663852886e38, -3.4028234663852886e38, Math.fround(0.1), 1.0000001192092896];
+  if (c.infinity) special.push(Infinity, -Infinity);
+  if (c.nan) special.push(NaN);
+  if (c.negativeZero) special.push(-0);
+  const kind = r.int(0, 9);
+  if (kind < 3) return r.pick(special);
+  if (kind < 6) return Math.fround(Number(r.bigint(-(2n ** 24n), 2n ** 24n)) / 10 ** r.int(0, 8));
+  for (;;) {
+    const f = new Float32Array(new Uint32Array([r.uint32()]).buffer)[0]!;
+    if (Number.isFinite(f)) return f;
+  }
+}
+
+/** Epoch nanoseconds truncated towards the past to `digits` fractional digits of a second. */
+export function truncate(epochNanos: bigint, digits: number): OracleTimestamp {
+  const unit = 10n ** BigInt(9 - digits);
+  const nanos = epochNanos - (((epochNanos % unit) + unit) % unit);
+  const millis = nanos >= 0n ? nanos / 1_000_000n : -((-nanos + 999_999n) / 1_000_000n);
+  return { epochMillis: Number(millis), nanoOfMillis: Number(nanos - millis * 1_000_000n) };
+}
+
+/** Epoch nanoseconds of a timestamp value. */
+export function epochNanos(t: OracleTimestamp): bigint {
+  return BigInt(t.epochMillis) * 1_000_000n + BigInt(t.nanoOfMillis);
+}
+
+/**
+ * 2–5 values for a partition column, so partitions hold several rows: strings that Paimon maps to
+ * one directory (NULL, '', ' ') or must escape ('a/b', '=', '%', '..').
+ */
+function partitionPool(r: Random, type: ColumnType, c: Carriage): OracleValue[] {
+  const pool: OracleValue[] = [];
+  if (type.root === 'STRING' || type.root === 'VARCHAR') {
+    const blanks: OracleValue[] = [...(type.nullable ? [null] : []), ...(c.emptyString ? [''] : []), ' ', '\t'];
+    if (r.chance(0.6)) pool.push(...blanks);
+    const max = type.length ?? 100;
+    pool.push(...r.sample(['a/b', '=', 'k=v', '%', '%2F', '..', '.', 'ünï😀', 'x y', '#?&', 'ABC', 'abc', 'a\\b', ':'], r.int(1, 4)).map((s) => [...s].slice(0, max).join('')));
+  } else {
+    if (type.nullable) pool.push(null);
+    for (let i = 0, n = r.int(1, 3); i < n; i++) pool.push(value(r, type, c));
+  }
+  return [...new Map(pool.map((v) => [typeof v === 'bigint' ? `n${v}` : JSON.stringify(v), v])).values()];
+}
