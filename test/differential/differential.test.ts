@@ -25,6 +25,13 @@ function describeCase(c: Case): string {
   return `${kind}, ${c.partitionKeys.length} partition cols, bucket ${c.bucket}, ${c.columns.length} cols, ${rows} rows in ${c.shards.length} shards`;
 }
 
+/** An error's first line, and the last line of an oracle's stderr when the first says little. */
+function brief(error: Error): string {
+  const lines = error.message.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const first = (lines[0] ?? '').slice(0, 400);
+  return lines.length > 1 && first.length < 80 ? `${first} … ${(lines.at(-1) ?? '').slice(0, 300)}` : first;
+}
+
 describe(`differential: ${label}`, () => {
   const e = syncEnv('diff');
   let world: World;
@@ -67,10 +74,10 @@ describe(`differential: ${label}`, () => {
         test(name, { skip }, async () => {
           const result = (await run())[path];
           const problems: string[] = [];
-          if (result?.writeError) problems.push(`write: ${result.writeError.message.split('\n')[0]}`);
+          if (result?.writeError) problems.push(`write: ${brief(result.writeError)}`);
           for (const [reader, got] of Object.entries(result?.reads ?? {}) as [ReaderName, OracleRow[] | Error][]) {
             if (got instanceof Error) {
-              problems.push(`${reader}: read failed: ${got.message.split('\n')[0]}`);
+              problems.push(`${reader}: read failed: ${brief(got)}`);
               continue;
             }
             const mismatch = compareRows(c, `${path}-${reader}`, forReader(reader, c, got), forReader(reader, c, expected));

@@ -24,6 +24,13 @@ import type { PathName } from './carriage.ts';
 import { epochNanos, truncate, typeString, type Case } from './generator.ts';
 
 export const DATABASE = 'diff';
+/**
+ * A reader may loop for ever on a corrupt table (Paimon Java seeks past the end of a data file that
+ * another writer's file of the same name replaced), so every oracle call has a deadline. Generous:
+ * a call takes seconds on an idle machine, but the CI machine is shared.
+ */
+const ORACLE_BATCH_MS = 120_000;
+const ORACLE_ONE_MS = 60_000;
 export const MYSQL_PASSWORD_ENV = 'TRIBUTARY_DIFFERENTIAL_MYSQL_PASSWORD';
 const parquetScript = fileURLToPath(new URL('./parquet_input.py', import.meta.url));
 
@@ -149,10 +156,13 @@ export async function loadFromMysql(w: World, c: Case, table: string, base: stri
 
 export async function writeWithJava(w: World, c: Case, table: string): Promise<void> {
   const ref = tableRef(w, table);
-  await paimonJava.batch([
-    { op: 'create', ...ref, ...tableDefinition(c) },
-    { op: 'write', ...ref, rows: c.shards.flat() },
-  ]);
+  await paimonJava.batch(
+    [
+      { op: 'create', ...ref, ...tableDefinition(c) },
+      { op: 'write', ...ref, rows: c.shards.flat() },
+    ],
+    { timeoutMs: ORACLE_BATCH_MS },
+  );
 }
 
 // ---- readers ------------------------------------------------------------------------------------
@@ -184,9 +194,9 @@ export async function runCase(w: World, c: Case, tables: Readonly<Record<PathNam
   const readable = c.paths.filter((_, i) => written[i] === undefined);
   const refs = readable.map((path) => tableRef(w, tables[path]));
   const [java, py, ours] = await Promise.all([
-    readEach(refs, (ops) => paimonJava.batch(ops)),
-    readEach(refs, (ops) => pypaimon.batch(ops)),
-    Promise.all(readable.map((path) => readRows(w.e, DATABASE, tables[path]).then((rows) => rows as OracleRow[], asError))),
+    readEach(refs, (ops, timeoutMs) => paimonJava.batch(ops, { timeoutMs })),
+    readEach(refs, (ops, timeoutMs) => pypaimon.batch(ops, { timeoutMs })),
+    Promise.all(readable.map((path) => withDeadline(readRows(w.e, DATABASE, tables[path]), ORACLE_ONE_MS).then((rows) => rows as OracleRow[], asError))),
   ]);
   const outcome: Partial<Record<PathName, PathOutcome>> = {};
   c.paths.forEach((path, i) => {
@@ -199,13 +209,23 @@ export async function runCase(w: World, c: Case, tables: Readonly<Record<PathNam
   return outcome;
 }
 
-async function readEach(refs: readonly TableRef[], batch: (ops: OracleOp[]) => Promise<OracleResult[]>): Promise<(OracleRow[] | Error)[]> {
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+type Batch = (ops: OracleOp[], timeoutMs: number) => Promise<OracleResult[]>;
+
+async function readEach(refs: readonly TableRef[], batch: Batch): Promise<(OracleRow[] | Error)[]> {
   if (refs.length === 0) return [];
   try {
-    return readResults(await batch(refs.map((ref) => ({ op: 'read' as const, ...ref })))).map((r) => r.rows);
+    return readResults(await batch(refs.map((ref) => ({ op: 'read' as const, ...ref })), ORACLE_BATCH_MS)).map((r) => r.rows);
   } catch {
     const rows: (OracleRow[] | Error)[] = [];
-    for (const ref of refs) rows.push(await batch([{ op: 'read', ...ref }]).then((r) => readResults(r)[0]!.rows, asError));
+    for (const ref of refs) rows.push(await batch([{ op: 'read', ...ref }], ORACLE_ONE_MS).then((r) => readResults(r)[0]!.rows, asError));
     return rows;
   }
 }

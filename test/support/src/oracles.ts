@@ -88,8 +88,12 @@ export interface Oracle {
   write(ref: TableRef, rows: readonly OracleRow[], kinds?: readonly RowKindShort[]): Promise<{ snapshotId: number | null }>;
   /** All rows of the latest snapshot, or of `snapshotId` (time travel). */
   read(ref: TableRef, options?: { snapshotId?: number }): Promise<ReadResult>;
-  /** Several operations in one process (a JVM start costs seconds), in order; stops at the first failure. */
-  batch(ops: readonly OracleOp[]): Promise<OracleResult[]>;
+  /**
+   * Several operations in one process (a JVM start costs seconds), in order; stops at the first
+   * failure. With `timeoutMs`, a process still running then is killed and the call fails (a reader
+   * can loop for ever on a corrupt table: Paimon Java seeking past the end of a shorter file).
+   */
+  batch(ops: readonly OracleOp[], options?: { readonly timeoutMs?: number }): Promise<OracleResult[]>;
 }
 
 /** The read results of a batch, in order (a batch answers create, write and read alike). */
@@ -245,17 +249,30 @@ export function canonicalRows(rows: readonly OracleRow[]): OracleRow[] {
 
 // ---- the two drivers ---------------------------------------------------------------------------
 
-function run(name: Oracle['name'], command: string, args: readonly string[], request: unknown): Promise<unknown> {
+function run(name: Oracle['name'], command: string, args: readonly string[], request: unknown, timeoutMs?: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     // No cloud here: keep the AWS SDKs from probing the EC2 metadata service for credentials.
     const env = { ...process.env, AWS_EC2_METADATA_DISABLED: 'true' };
     const child = spawn(command, args, { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let timedOut = false;
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            child.kill('SIGKILL');
+          }, timeoutMs);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', (error) => reject(new OracleError(name, `cannot start ${command}: ${error.message}`)));
     child.on('close', (status) => {
+      clearTimeout(timer);
+      if (timedOut) {
+        reject(new OracleError(name, `still running after ${timeoutMs} ms, killed`));
+        return;
+      }
       const stdout = Buffer.concat(out).toString('utf8').trim();
       let response: unknown;
       try {
@@ -276,9 +293,10 @@ function run(name: Oracle['name'], command: string, args: readonly string[], req
 }
 
 function makeOracle(name: Oracle['name'], command: () => readonly [string, ...string[]]): Oracle {
-  const batch = async (ops: readonly OracleOp[]): Promise<OracleResult[]> => {
+  const batch = async (ops: readonly OracleOp[], options: { readonly timeoutMs?: number } = {}): Promise<OracleResult[]> => {
     const [program, ...args] = command();
-    const response = (await run(name, program, [...args, 'batch'], { ops: ops.map((op) => encodeOp(name, op)) })) as { results: unknown[] };
+    const request = { ops: ops.map((op) => encodeOp(name, op)) };
+    const response = (await run(name, program, [...args, 'batch'], request, options.timeoutMs)) as { results: unknown[] };
     return response.results.map(decodeResult);
   };
   const one = async (op: OracleOp): Promise<OracleResult> => {
