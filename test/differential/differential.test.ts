@@ -17,6 +17,7 @@ import { MYSQL_PASSWORD_ENV, forReader, runCase, type ReaderName, type World } f
 import { replayCommand, seedsFromEnvironment } from './seeds.ts';
 
 const { seeds, label } = seedsFromEnvironment(process.env);
+console.log(`differential: ${label}`);
 const failed = new Map<number, string[]>();
 
 function describeCase(c: Case): string {
@@ -32,63 +33,62 @@ function brief(error: Error): string {
   return lines.length > 1 && first.length < 80 ? `${first} … ${(lines.at(-1) ?? '').slice(0, 300)}` : first;
 }
 
-describe(`differential: ${label}`, () => {
-  const e = syncEnv('diff');
-  let world: World;
-  const workers: ChildProcess[] = [];
+// Top-level hooks and one suite per seed, so each seed's results print as soon as it ends.
+const e = syncEnv('diff');
+let world: World;
+const workers: ChildProcess[] = [];
 
-  before(async () => {
-    process.env[MYSQL_PASSWORD_ENV] = services.mariadb.password;
-    const mysql = await createConnection({ ...services.mariadb, timezone: 'Z' });
-    await mysql.query("SET time_zone = '+00:00'");
-    const coordinator = await inProcessCoordinator(e);
-    world = { e, coordinator, mysql };
-    workers.push(...(await Promise.all([1, 2].map(() => spawnWorker(e, { [MYSQL_PASSWORD_ENV]: services.mariadb.password })))));
-  });
+before(async () => {
+  process.env[MYSQL_PASSWORD_ENV] = services.mariadb.password;
+  const mysql = await createConnection({ ...services.mariadb, timezone: 'Z' });
+  await mysql.query("SET time_zone = '+00:00'");
+  const coordinator = await inProcessCoordinator(e);
+  world = { e, coordinator, mysql };
+  workers.push(...(await Promise.all([1, 2].map(() => spawnWorker(e, { [MYSQL_PASSWORD_ENV]: services.mariadb.password })))));
+});
 
-  after(async () => {
-    await Promise.all(workers.map((w) => stop(w)));
-    await world?.coordinator.close();
-    await world?.mysql.end();
-    if (failed.size > 0) {
-      console.log(`\ndifferential: ${failed.size} failing seed(s):`);
-      for (const [seed, paths] of failed) console.log(`  seed ${seed} (${paths.join(', ')}): ${replayCommand(seed)}`);
-    }
-  });
-
-  for (const seed of seeds) {
-    const c = generateCase(seed);
-    const expected = expectedRows(c);
-    const tables = { files: `s${seed}_files`, mysql: `s${seed}_mysql`, java: `s${seed}_java` };
-    // The first test of the seed runs every path (side by side); each test then judges its own.
-    let outcome: ReturnType<typeof runCase> | undefined;
-    const run = () => (outcome ??= runCase(world, c, tables, `${e.prefix.replaceAll('-', '_')}_s${seed}`));
-    describe(`seed ${seed}: ${describeCase(c)}`, () => {
-      const paths = [
-        { path: 'files' as const, name: `files (${c.format}) sync` },
-        { path: 'mysql' as const, name: 'mysql sync' },
-        { path: 'java' as const, name: 'paimon java write' },
-      ];
-      for (const { path, name } of paths) {
-        const skip = c.paths.includes(path) ? false : `MySQL cannot hold this seed's values (NaN, ±Infinity, -0.0, nanoseconds, years before 1000: see README)`;
-        test(name, { skip }, async () => {
-          const result = (await run())[path];
-          const problems: string[] = [];
-          if (result?.writeError) problems.push(`write: ${brief(result.writeError)}`);
-          for (const [reader, got] of Object.entries(result?.reads ?? {}) as [ReaderName, OracleRow[] | Error][]) {
-            if (got instanceof Error) {
-              problems.push(`${reader}: read failed: ${brief(got)}`);
-              continue;
-            }
-            const mismatch = compareRows(c, `${path}-${reader}`, forReader(reader, c, got), forReader(reader, c, expected));
-            if (mismatch) problems.push(`${reader}: ${mismatch.summary} (rows in ${mismatch.detailsFile})`);
-          }
-          if (problems.length > 0) {
-            failed.set(seed, [...(failed.get(seed) ?? []), path]);
-            throw new Error(`seed ${seed}, ${name}:\n  ${problems.join('\n  ')}\nreplay: ${replayCommand(seed)}`);
-          }
-        });
-      }
-    });
+after(async () => {
+  await Promise.all(workers.map((w) => stop(w)));
+  await world?.coordinator.close();
+  await world?.mysql.end();
+  if (failed.size > 0) {
+    console.log(`\ndifferential: ${failed.size} failing seed(s):`);
+    for (const [seed, paths] of failed) console.log(`  seed ${seed} (${paths.join(', ')}): ${replayCommand(seed)}`);
   }
 });
+
+for (const seed of seeds) {
+  const c = generateCase(seed);
+  const expected = expectedRows(c);
+  const tables = { files: `s${seed}_files`, mysql: `s${seed}_mysql`, java: `s${seed}_java` };
+  // The first test of the seed runs every path (side by side); each test then judges its own.
+  let outcome: ReturnType<typeof runCase> | undefined;
+  const run = () => (outcome ??= runCase(world, c, tables, `${e.prefix.replaceAll('-', '_')}_s${seed}`));
+  describe(`seed ${seed}: ${describeCase(c)}`, () => {
+    const paths = [
+      { path: 'files' as const, name: `files (${c.format}) sync` },
+      { path: 'mysql' as const, name: 'mysql sync' },
+      { path: 'java' as const, name: 'paimon java write' },
+    ];
+    for (const { path, name } of paths) {
+      const skip = c.paths.includes(path) ? false : `MySQL cannot hold this seed's values (NaN, ±Infinity, -0.0, nanoseconds, years before 1000: see README)`;
+      test(name, { skip }, async () => {
+        const result = (await run())[path];
+        const problems: string[] = [];
+        if (result?.writeError) problems.push(`write: ${brief(result.writeError)}`);
+        for (const [reader, got] of Object.entries(result?.reads ?? {}) as [ReaderName, OracleRow[] | Error][]) {
+          if (got instanceof Error) {
+            problems.push(`${reader}: read failed: ${brief(got)}`);
+            continue;
+          }
+          const mismatch = compareRows(c, `${path}-${reader}`, forReader(reader, c, got), forReader(reader, c, expected));
+          if (mismatch) problems.push(`${reader}: ${mismatch.summary} (rows in ${mismatch.detailsFile})`);
+        }
+        if (problems.length > 0) {
+          failed.set(seed, [...(failed.get(seed) ?? []), path]);
+          throw new Error(`seed ${seed}, ${name}:\n  ${problems.join('\n  ')}\nreplay: ${replayCommand(seed)}`);
+        }
+      });
+    }
+  });
+}
