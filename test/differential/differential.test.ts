@@ -11,7 +11,7 @@ import { createConnection } from 'mysql2/promise';
 import { services, type OracleRow } from '@tributary/testkit';
 import { inProcessCoordinator, spawnWorker, stop, syncEnv } from '../integration/sync/harness.ts';
 import { compareRows } from './compare.ts';
-import { generateCase, type Case } from './generator.ts';
+import { caseFeatures, generateCase, type Case } from './generator.ts';
 import { expectedRows } from './model.ts';
 import { MYSQL_PASSWORD_ENV, forReader, runCase, type ReaderName, type World } from './paths.ts';
 import { replayCommand, seedsFromEnvironment } from './seeds.ts';
@@ -86,7 +86,8 @@ for (const seed of seeds) {
         }
         if (problems.length > 0) {
           failed.set(seed, [...(failed.get(seed) ?? []), path]);
-          throw new Error(`seed ${seed}, ${name}:\n  ${problems.join('\n  ')}\nreplay: ${replayCommand(seed)}`);
+          const facts = `case: ${caseFeatures(c).join('; ')}`;
+          throw new Error(`seed ${seed}, ${name}:\n  ${problems.join('\n  ')}\n${facts}\nreplay: ${replayCommand(seed)}`);
         }
       });
     }

@@ -353,3 +353,33 @@ function partitionPool(r: Random, type: ColumnType, c: Carriage): OracleValue[] 
   }
   return [...new Map(pool.map((v) => [typeof v === 'bigint' ? `n${v}` : JSON.stringify(v), v])).values()];
 }
+
+/**
+ * Facts about a case that help to triage a failure (none is a verdict): partition values Paimon
+ * maps to one directory, keys in more than one shard, sequence ties, and the column types a source
+ * is known to handle specially.
+ */
+export function caseFeatures(c: Case): string[] {
+  const features: string[] = [];
+  const rows = c.shards.flat();
+  const indexOf = (name: string) => c.columns.findIndex((col) => col.name === name);
+  for (const p of c.partitionKeys) {
+    const values = new Set(rows.map((r) => r[indexOf(p)]));
+    const blanks = [...values].filter((v) => v === null || (typeof v === 'string' && v.trim() === '')).length;
+    if (blanks > 1) features.push(`${blanks} partition values of ${p} that Paimon names __DEFAULT_PARTITION__`);
+  }
+  if (c.primaryKeys.length > 0) {
+    const keyIndices = c.primaryKeys.map(indexOf);
+    const shardsOf = new Map<string, Set<number>>();
+    c.shards.forEach((shard, s) => shard.forEach((r) => {
+      const key = JSON.stringify(keyIndices.map((i) => String(r[i])));
+      shardsOf.set(key, (shardsOf.get(key) ?? new Set()).add(s));
+    }));
+    const shared = [...shardsOf.values()].filter((s) => s.size > 1).length;
+    if (shared > 0) features.push(`${shared} keys in more than one shard`);
+  }
+  const roots = new Set(c.columns.map((col) => col.type.root));
+  for (const root of ['FLOAT', 'DOUBLE', 'TIMESTAMP', 'TIMESTAMP_LTZ', 'DECIMAL', 'BIGINT'] as const) if (roots.has(root)) features.push(`${root} columns`);
+  if (c.format === 'csv' && c.plan.lineEnd === '\n') features.push('CSV with LF line ends');
+  return features;
+}

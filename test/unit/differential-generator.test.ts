@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { OracleRow } from '@tributary/testkit';
 import { csvFile, mysqlLiteral, ndjsonFile, parquetWire } from '../differential/encode.ts';
-import { TYPE_ROOTS, epochNanos, generateCase, type Case } from '../differential/generator.ts';
+import { TYPE_ROOTS, caseFeatures, epochNanos, generateCase, type Case } from '../differential/generator.ts';
 import { expectedRows, keyOf } from '../differential/model.ts';
 import { CI_SEEDS, seedsFromEnvironment } from '../differential/seeds.ts';
 
@@ -93,6 +93,12 @@ describe('differential generator', () => {
       c.shards.forEach((rows, s) => rows.forEach((r) => shardsOf.set(keyOf(r, indices), (shardsOf.get(keyOf(r, indices)) ?? new Set()).add(s))));
       return [...shardsOf.values()].some((s) => s.size > 1);
     }));
+  });
+
+  test('a case names the features a failure is triaged by', () => {
+    const features = caseFeatures(generateCase(25)).join('; ');
+    assert.match(features, /3 partition values of p0 that Paimon names __DEFAULT_PARTITION__/);
+    assert.match(features, /\d+ keys in more than one shard/);
   });
 
   test('seeds come from the environment: one to replay, N from a start, or the CI set', () => {
