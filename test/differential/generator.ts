@@ -301,11 +301,11 @@ function float64(r: Random, c: Carriage): number {
   if (c.nan) special.push(NaN);
   if (c.negativeZero) special.push(-0);
   const kind = r.int(0, 9);
-  if (kind < 3) return r.pick(special);
-  if (kind < 5) return Number(r.bigint(-(2n ** 53n), 2n ** 53n)) / 10 ** r.int(0, 16);
-  // 53 random bits scaled to a moderate magnitude (902127236.7868943): 17 significant digits, the
-  // values a digit-by-digit text parser gets wrong in the last place.
-  if (kind < 7) return (r.chance(0.5) ? -1 : 1) * (Number(r.bits64() >> 11n) / 2 ** 53) * 10 ** r.int(0, 15);
+  if (kind < 2) return r.pick(special);
+  if (kind < 4) return Number(r.bigint(-(2n ** 53n), 2n ** 53n)) / 10 ** r.int(0, 16);
+  // 53 random bits scaled to a moderate magnitude (902127236.7868943): 16–17 significant digits,
+  // the values a digit-by-digit text parser gets wrong in the last place (a few in a hundred).
+  if (kind < 8) return (r.chance(0.5) ? -1 : 1) * (Number(r.bits64() >> 11n) / 2 ** 53) * 10 ** r.int(3, 12);
   for (;;) {
     const d = new Float64Array(new BigUint64Array([r.bits64()]).buffer)[0]!;
     if (Number.isFinite(d)) return d;
