@@ -21,7 +21,8 @@ import { oraclePaths, paimonJava, pypaimon, readResults, services, type OracleOp
 import { readRows, s3, waitForPhase, type SyncEnv } from '../integration/sync/harness.ts';
 import { csvFile, mysqlLiteral, mysqlType, ndjsonFile, parquetWire } from './encode.ts';
 import type { PathName } from './carriage.ts';
-import { epochNanos, truncate, typeString, type Case } from './generator.ts';
+import { typeString, type Case } from './generator.ts';
+import { epochNanos, truncate } from './values.ts';
 
 export const DATABASE = 'diff';
 /**

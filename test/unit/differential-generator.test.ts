@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { OracleRow } from '@tributary/testkit';
 import { csvFile, mysqlLiteral, ndjsonFile, parquetWire } from '../differential/encode.ts';
-import { TYPE_ROOTS, caseFeatures, epochNanos, generateCase, type Case } from '../differential/generator.ts';
+import { TYPE_ROOTS, caseFeatures, generateCase, type Case } from '../differential/generator.ts';
+import { epochNanos } from '../differential/values.ts';
 import { expectedRows, keyOf } from '../differential/model.ts';
 import { CI_SEEDS, seedsFromEnvironment } from '../differential/seeds.ts';
 
