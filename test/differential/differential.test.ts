@@ -75,6 +75,7 @@ for (const seed of seeds) {
       test(name, { skip }, async () => {
         const result = (await run())[path];
         const problems: string[] = [];
+        if (result === undefined || (result.writeError === undefined && result.reads === undefined)) problems.push('the path has no outcome'); // never pass vacuously
         if (result?.writeError) problems.push(`write: ${brief(result.writeError)}`);
         for (const [reader, got] of Object.entries(result?.reads ?? {}) as [ReaderName, OracleRow[] | Error][]) {
           if (got instanceof Error) {
