@@ -14,6 +14,8 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import type { SyncService } from './sync/service.ts';
 import type { SyncStore } from './sync/store.ts';
 import type { CoordinatorTables } from './table-port.ts';
+import { registerMethodNotAllowed } from './http/method-not-allowed.ts';
+import { problemJsonResponses } from './http/openapi.ts';
 import { registerProblemHandler } from './http/problem.ts';
 import { syncRoutes } from './http/sync-routes.ts';
 import { tableRoutes } from './http/table-routes.ts';
@@ -32,13 +34,18 @@ export interface AppDeps {
 }
 
 export async function buildApp(deps: AppDeps, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
-  const app = Fastify({ logger: options.logger ?? false }).withTypeProvider<ZodTypeProvider>();
+  // A path parameter longer than Fastify's default 100 characters would get a bare 414; with room for
+  // it, the route's schema refuses it with a documented 400 problem.
+  const app = Fastify({ logger: options.logger ?? false, routerOptions: { maxParamLength: 2048 } }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerProblemHandler(app);
+  registerMethodNotAllowed(app);
   await app.register(fastifySwagger, {
-    openapi: { info: { title: 'Tributary coordinator', version: '0.1.0' } },
+    // 3.1: its schemas are JSON Schema 2020-12, so constraints such as non-empty map keys survive.
+    openapi: { openapi: '3.1.0', info: { title: 'Tributary coordinator', version: '0.1.0' } },
     transform: jsonSchemaTransform,
+    transformObject: (document) => ('openapiObject' in document ? problemJsonResponses(document.openapiObject) : document.swaggerObject),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   await app.register(tableRoutes, { tables: deps.tables, warehouse: deps.warehouse });

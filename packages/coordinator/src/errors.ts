@@ -36,6 +36,8 @@ export const coordinatorErrors = defineErrorCatalogue({
     summary: 'The Idempotency-Key was already used with a different request body.',
   },
   REQUEST_INVALID: { retryable: false, summary: 'The request body, query or parameters do not match the schema.' },
+  ROUTE_NOT_FOUND: { retryable: false, summary: 'No route serves this path.' },
+  METHOD_NOT_ALLOWED: { retryable: false, summary: 'The path is served, but not with this method; the Allow header lists the methods that are.' },
   MYSQL_SOURCE_UNAVAILABLE: {
     retryable: true,
     summary: 'The MySQL source could not be reached, or its connection broke, while the sync was planned; nothing was enqueued.',

@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { StartSyncRequest } from '@tributary/protocol';
 import type { SyncService } from '../sync/service.ts';
 import type { SyncStore } from '../sync/store.ts';
-import { ProblemSchema } from './problem.ts';
+import { problemResponses } from './problem.ts';
 import {
   AbortBody,
   ListSyncsQuery,
@@ -31,7 +31,7 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
         summary: 'Start a sync: plan it, persist the plan, enqueue one job per shard',
         body: StartSyncRequest,
         headers: StartSyncHeaders,
-        response: { 202: StartSyncResponse, 400: ProblemSchema, 404: ProblemSchema, 422: ProblemSchema },
+        response: { 202: StartSyncResponse, ...problemResponses(400, 404, 422, 500, 503) },
       },
     },
     async (request, reply) => {
@@ -42,7 +42,7 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
 
   app.get(
     '/v1/syncs/:id',
-    { schema: { summary: 'A sync: state, plan, per-shard attempts, snapshot, phase timings', params: SyncParams, response: { 200: SyncResponse, 404: ProblemSchema } } },
+    { schema: { summary: 'A sync: state, plan, per-shard attempts, snapshot, phase timings', params: SyncParams, response: { 200: SyncResponse, ...problemResponses(400, 404, 500, 503) } } },
     async (request) => {
       const record = await syncs.get(request.params.id);
       const [attempts, accepted] = await Promise.all([store.attempts(record.id), store.acceptedAttempts(record.id)]);
@@ -52,7 +52,7 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
 
   app.get(
     '/v1/syncs',
-    { schema: { summary: 'List syncs, newest first', querystring: ListSyncsQuery, response: { 200: z.object({ syncs: z.array(SyncSummary) }) } } },
+    { schema: { summary: 'List syncs, newest first', querystring: ListSyncsQuery, response: { 200: z.object({ syncs: z.array(SyncSummary) }), ...problemResponses(400, 500, 503) } } },
     async (request) => {
       const { state, database, table, limit } = request.query;
       const records = await store.list({ phase: state, database, table, limit });
@@ -76,7 +76,7 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
         summary: 'Abort a sync that has not started its commit',
         params: SyncParams,
         body: AbortBody,
-        response: { 202: StartSyncResponse.omit({ created: true }), 404: ProblemSchema, 409: ProblemSchema },
+        response: { 202: StartSyncResponse.omit({ created: true }), ...problemResponses(400, 404, 409, 500, 503) },
       },
     },
     async (request, reply) => {
