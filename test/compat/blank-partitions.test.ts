@@ -33,6 +33,8 @@ interface Case {
   readonly name: string;
   readonly definition: TableDefinition;
   readonly operations: readonly Operation[];
+  /** False where pypaimon cannot write the table itself (it still reads Tributary's). */
+  readonly pypaimonWrites?: false;
 }
 
 const oneColumn = [{ name: 'id', type: 'INT' }, { name: 'p', type: 'STRING' }, { name: 'v', type: 'STRING' }];
@@ -48,6 +50,9 @@ const cases: readonly Case[] = [
     name: 'append_fixed',
     definition: { fields: oneColumn, partitionKeys: ['p'], options: { bucket: '2', 'bucket-key': 'id' } },
     operations: [{ type: 'write', rows: rowsOf(appendValues, 'first', 0, 4) }, { type: 'write', rows: rowsOf(appendValues, 'second', 100, 1) }],
+    // pypaimon 2.1.0's second commit into a fixed-bucket table with a NULL partition fails in its
+    // own scan ("'<=' not supported between 'str' and 'NoneType'": partition stats with a null min).
+    pypaimonWrites: false,
   },
   {
     name: 'append_two_columns',
@@ -79,21 +84,20 @@ function expectedOf(c: Case): ExpectedTable {
   return expected;
 }
 
-function oracleOps(ours: string, theirs: string): OracleOp[] {
-  return cases.flatMap((c): OracleOp[] => {
-    const mine = { warehouse: ours, database, table: c.name };
+const writtenBy = (oracle: Oracle) => cases.filter((c) => oracle.name !== 'pypaimon' || c.pypaimonWrites !== false);
+
+function oracleOps(oracle: Oracle, ours: string, theirs: string): OracleOp[] {
+  const reads = cases.flatMap((c) => c.operations.map((_, i) => ({ op: 'read' as const, warehouse: ours, database, table: c.name, snapshotId: i + 1 })));
+  const writes = writtenBy(oracle).flatMap((c): OracleOp[] => {
     const other = { warehouse: theirs, database, table: c.name };
-    return [
-      ...c.operations.map((_, i) => ({ op: 'read' as const, ...mine, snapshotId: i + 1 })),
-      { op: 'create' as const, ...other, ...c.definition },
-      ...c.operations.map((o) => ({ op: 'write' as const, ...other, rows: o.rows })),
-    ];
+    return [{ op: 'create' as const, ...other, ...c.definition }, ...c.operations.map((o) => ({ op: 'write' as const, ...other, rows: o.rows }))];
   });
+  return [...reads, ...writes];
 }
 
 /** Tributary's reader, at every snapshot of a warehouse's tables. */
-async function checkTributaryReads(writer: string, dir: string): Promise<void> {
-  for (const c of cases) {
+async function checkTributaryReads(writer: string, dir: string, chosen: readonly Case[]): Promise<void> {
+  for (const c of chosen) {
     const table = await openTable(new LocalObjectStore(dir), database, c.name);
     const expected = expectedOf(c);
     for (let id = 1; id <= c.operations.length; id++) {
@@ -106,7 +110,7 @@ async function checkTributaryReads(writer: string, dir: string): Promise<void> {
 /** The oracle reads every snapshot of Tributary's tables and writes its own, in one process. */
 async function exchange(oracle: Oracle, ours: string): Promise<void> {
   const theirs = await warehouse();
-  const reads = readResults(await oracle.batch(oracleOps(ours, theirs)));
+  const reads = readResults(await oracle.batch(oracleOps(oracle, ours, theirs)));
   let next = 0;
   for (const c of cases) {
     const expected = expectedOf(c);
@@ -114,7 +118,7 @@ async function exchange(oracle: Oracle, ours: string): Promise<void> {
       assertRows(reads[next++]!.rows, expected.snapshots[id - 1]!, `${oracle.name} reads ${c.name}: snapshot ${id}`);
     }
   }
-  await checkTributaryReads(oracle.name, theirs);
+  await checkTributaryReads(oracle.name, theirs, writtenBy(oracle));
 }
 
 describe('partitions that share the default directory', { concurrency: true }, async () => {
@@ -137,7 +141,7 @@ describe('partitions that share the default directory', { concurrency: true }, a
   });
 
   test('Tributary reads its own tables', async () => {
-    await checkTributaryReads('Tributary', ours);
+    await checkTributaryReads('Tributary', ours, cases);
   });
 
   test('Paimon Java reads Tributary\'s tables and Tributary reads Java\'s', async () => {
