@@ -14,7 +14,7 @@ import { decodeBinaryRow } from '../spec/binary-row.ts';
 import { mergeEntries } from '../spec/file-entry.ts';
 import { decodeManifestFile, type ManifestEntry } from '../spec/manifest-entry.ts';
 import { decodeManifestList, type ManifestFileMeta } from '../spec/manifest-file-meta.ts';
-import { parsePartitionPath, type DataFilePaths, type PartitionPathOptions } from '../spec/partition-path.ts';
+import type { DataFilePaths } from '../spec/partition-path.ts';
 import type { Snapshot } from '../spec/snapshot.ts';
 import type { DataField, InternalValue } from '../spec/types.ts';
 import { errorFrom } from '@tributary/protocol';
@@ -40,7 +40,7 @@ export interface ScanFilter {
    * `partitionRows` where rows share a directory (NULL, '' and blank strings are all the default
    * name): the committer's path check. `paths` computes the directories.
    */
-  readonly partitionDirectories?: { readonly rows: readonly Uint8Array[]; readonly paths: DataFilePaths; readonly options: PartitionPathOptions };
+  readonly partitionDirectories?: { readonly rows: readonly Uint8Array[]; readonly paths: DataFilePaths };
 }
 
 /** Manifests read at once (Java's `scan.manifest.parallelism` defaults to the CPU count). */
@@ -151,7 +151,7 @@ export class FileStoreScan {
     try {
       return filter.rows.flatMap((row) => [
         decodeBinaryRow(row, types),
-        parsePartitionPath(filter.paths.directory(row), this.partitionFields, filter.options),
+        filter.paths.parse(filter.paths.directory(row)),
       ]);
     } catch {
       return undefined;

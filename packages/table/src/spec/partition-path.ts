@@ -143,6 +143,8 @@ export interface DataFilePaths {
    * the default name, so only this path, not the partition bytes, tells whether two files collide.
    */
   file(partition: Uint8Array, bucket: number, fileName: string): string;
+  /** The values a directory stands for, the default name as null (parsePartitionPath). */
+  parse(directory: string): InternalValue[];
 }
 
 /** DataFilePaths of a table's partition fields; remembers each row's directory (rows repeat). */
@@ -156,7 +158,11 @@ export function dataFilePaths(fields: readonly DataField[], options: PartitionPa
     if (dir === undefined) directories.set(key, (dir = partitionPath(decodeBinaryRow(partition, types), fields, options)));
     return dir;
   };
-  return { directory, file: (partition, bucket, fileName) => `${directory(partition)}bucket-${bucket}/${fileName}` };
+  return {
+    directory,
+    file: (partition, bucket, fileName) => `${directory(partition)}bucket-${bucket}/${fileName}`,
+    parse: (dir) => parsePartitionPath(dir, fields, options),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -214,7 +214,7 @@ export class FileStoreCommit {
     const overwriteAll = kind === 'OVERWRITE' && request.overwritePartitions === undefined;
     const partitionRows = new Map<string, Uint8Array>();
     for (const row of [...written.map((e) => e.partition), ...(request.overwritePartitions ?? [])]) partitionRows.set(partitionKey(row), row);
-    const sharing = { rows: [...partitionRows.values()], paths: this.#paths, options: this.#o.partitionPath ?? {} };
+    const sharing = { rows: [...partitionRows.values()], paths: this.#paths };
     const live = latest === null ? [] : await this.#scan.plan(latest, overwriteAll ? {} : { partitionDirectories: sharing });
     const delta = kind === 'OVERWRITE' ? [...overwriteDeletes(live, request.overwritePartitions), ...written] : written;
     checkCommitConflicts(live, delta, kind, entryIdentifier);
