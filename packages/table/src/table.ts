@@ -157,7 +157,7 @@ export class Table {
     return this.snapshots.snapshot(id);
   }
 
-  /** A writer for one worker; see TableWriteOptions (writerId makes file names unique). */
+  /** A writer for one worker; see TableWriteOptions (writerId starts its file names). */
   newWrite(options: TableWriteOptions = {}): Promise<TableWrite> {
     return TableWrite.open(this.store, this.path, this.schema, options);
   }
