@@ -20,8 +20,7 @@ import {
 import type { Snapshot } from './spec/snapshot.ts';
 import type { DataType, InternalValue } from './spec/types.ts';
 import { encodePartitionRow, partitionPathOptions } from './write/row-routing.ts';
-import { decodeBinaryRow } from './spec/binary-row.ts';
-import { partitionPath } from './spec/partition-path.ts';
+import { dataFilePaths } from './spec/partition-path.ts';
 import { FileStoreCommit, type CommitRequest, type CommitResult } from './write/file-store-commit.ts';
 import type { CommitMessage } from './write/commit-plan.ts';
 import type { DataFileMeta } from './spec/data-file-meta.ts';
@@ -158,7 +157,7 @@ export class Table {
     return this.snapshots.snapshot(id);
   }
 
-  /** A writer for one worker; see TableWriteOptions (writerId makes file names unique). */
+  /** A writer for one worker; see TableWriteOptions (writerId starts its file names). */
   newWrite(options: TableWriteOptions = {}): Promise<TableWrite> {
     return TableWrite.open(this.store, this.path, this.schema, options);
   }
@@ -172,6 +171,7 @@ export class Table {
       commitUser,
       schemaId: this.schema.id,
       partitionFields: partitionFields(this.schema),
+      partitionPath: partitionPathOptions(o),
       maxRetries: intOption(o, 'commit.max-retries', 10),
       minRetryWaitMs: durationOption(o, 'commit.min-retry-wait', 10),
       maxRetryWaitMs: durationOption(o, 'commit.max-retry-wait', 10_000),
@@ -190,13 +190,8 @@ export class Table {
 
   /** The store keys of the data files the messages add (`<table>/<partition>/bucket-N/<file>`). */
   dataFileKeys(messages: readonly CommitMessage<DataFileMeta>[]): string[] {
-    const fields = partitionFields(this.schema);
-    const types = fields.map((f) => f.type);
-    const options = partitionPathOptions(this.schema.options);
-    return messages.flatMap((m) => {
-      const dir = fields.length === 0 ? '' : partitionPath(decodeBinaryRow(m.partition, types), fields, options);
-      return [...m.newFiles, ...m.changelogFiles].map((f) => `${this.path}/${dir}bucket-${m.bucket}/${f.fileName}`);
-    });
+    const paths = dataFilePaths(partitionFields(this.schema), partitionPathOptions(this.schema.options));
+    return messages.flatMap((m) => [...m.newFiles, ...m.changelogFiles].map((f) => `${this.path}/${paths.file(m.partition, m.bucket, f.fileName)}`));
   }
 
   /** The arity-prefixed partition row of these partition values (for overwritePartitions). */

@@ -14,8 +14,8 @@ export interface ShardWriteOptions {
   readonly schemaId: number;
   readonly baseSnapshotId: number | null;
   /**
-   * Goes into every data file name (`data-<writerId>-<n>.parquet`): (sync, shard, attempt), so two
-   * attempts never collide and an abort finds every file of a sync by its name.
+   * Starts every data file name (`data-<writerId>-<uuid>-<n>.parquet`): (sync, shard, attempt), so
+   * an abort finds every file of a sync by its name.
    */
   readonly writerId: string;
 }

@@ -118,6 +118,43 @@ export function checkCommitConflicts<E extends PlanEntry>(
   if (kind !== 'OVERWRITE') checkBucketKeepSame(merged.values());
 }
 
+/** A file's path inside the table (spec/partition-path.ts DataFilePaths.file); supplied by the committer. */
+export type LocateEntry<E> = (entry: E) => string;
+
+/**
+ * No two files at one path. FileEntry identifiers compare partition bytes, but distinct partition
+ * rows can share a directory (NULL, '', ' ' are all `__DEFAULT_PARTITION__`): two writers that name
+ * files alike there write one object, and the table would reference it twice. So every file
+ * `added` (the delta's ADDs and the changelog files) must have a path of its own, taken neither by
+ * another added file nor by a live one. The one exception is Paimon's level upgrade: the delta
+ * DELETEs a file and ADDs it again at another level of the same partition row (the same object).
+ * `live` holds the live entries of (at least) every partition sharing a directory with `added`.
+ */
+export function checkDistinctPaths<E extends PlanEntry>(
+  live: readonly E[],
+  added: readonly E[],
+  deleted: readonly E[],
+  locate: LocateEntry<E>,
+): void {
+  const moved = new Set(deleted.map((e) => `${partitionKey(e.partition)}|${locate(e)}`));
+  const taken = new Map<string, E>();
+  for (const e of live) taken.set(locate(e), e);
+  const seen = new Set<string>();
+  for (const e of added) {
+    const path = locate(e);
+    if (seen.has(path)) throw duplicatePath(`file ${e.file.fileName} in bucket ${e.bucket}: another file of this commit has the same path`, e);
+    seen.add(path);
+    const holder = taken.get(path);
+    if (holder !== undefined && !moved.has(`${partitionKey(e.partition)}|${path}`)) {
+      throw duplicatePath(`file ${e.file.fileName} in bucket ${e.bucket}: a live file of the table has the same path`, e);
+    }
+  }
+}
+
+function duplicatePath(message: string, e: PlanEntry): Error {
+  return errorFrom(tableErrors, 'COMMIT_PATH_DUPLICATE', message, { fileName: e.file.fileName, bucket: e.bucket });
+}
+
 function checkBucketKeepSame(entries: Iterable<PlanEntry>): void {
   const totals = new Map<string, number>();
   for (const e of entries) {
@@ -177,6 +214,19 @@ export interface CommitIdentity {
 /** Does a snapshot carry this identity? (the check of FileStoreCommitImpl's retry loop, #5771) */
 export function hasIdentity(snapshot: { readonly commitUser: string; readonly commitIdentifier: bigint }, identity: CommitIdentity): boolean {
   return snapshot.commitUser === identity.commitUser && snapshot.commitIdentifier === identity.commitIdentifier;
+}
+
+/**
+ * Did a snapshot found under this commit's identity add exactly the files of `messages`
+ * (partition, bucket, file name of its delta's ADD entries against the messages' new files)? Yes
+ * for a retry after a lost acknowledgement; no when the identity was reused for another batch.
+ * `messages` are those of the committer's latest attempt.
+ */
+export function sameFiles(snapshotDelta: readonly PlanEntry[], messages: readonly CommitMessage[]): boolean {
+  const key = (partition: Uint8Array, bucket: number, fileName: string) => `${bucketKey(partition, bucket)}/${fileName}`;
+  const added = snapshotDelta.filter((e) => e.kind === 'ADD').map((e) => key(e.partition, e.bucket, e.file.fileName)).sort();
+  const ours = messages.flatMap((m) => m.newFiles.map((f) => key(m.partition, m.bucket, f.fileName))).sort();
+  return added.length === ours.length && added.every((k, i) => k === ours[i]);
 }
 
 /** What the committer wrote for a new snapshot, plus the values it takes from outside (uuid, clock). */

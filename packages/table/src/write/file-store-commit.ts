@@ -3,13 +3,14 @@
  * org.apache.paimon.operation.FileStoreCommitImpl (commit, overwrite, tryCommit, tryCommitOnce).
  *
  *   ┌──────────► read latest snapshot L (id N, or none)
- *   │            identity already in a snapshot after the base? ──yes──► done (no second commit)
+ *   │            identity already in a snapshot after the base? ──yes──► same files? yes ► done (no second commit)
+ *   │                                                                              no ─► COMMIT_IDENTITY_REUSED
  *   │            delta = ADD new files, DELETE deleted files (+ OVERWRITE: DELETE live files of the partitions)
- *   │            conflict check against L's live files (commit-plan.ts)
+ *   │            conflict and path checks against L's live files (commit-plan.ts)
  *   │            write delta manifests; base list = minor-compacted L.base + L.delta; delta list
  *   │            put-if-absent snapshot/snapshot-(N+1)
  *   │              ├─ ok ─────────────────► rewrite LATEST (best effort) ──► done
- *   │              ├─ ALREADY_EXISTS ─────► is it ours (lost response)? yes ► done
+ *   │              ├─ ALREADY_EXISTS ─────► is it ours (lost response)? yes ► done (same files checked)
  *   └─ backoff ◄───┴─ other error ────────► is it ours? yes ► done, no ► retry if retryable, else throw
  *
  * Manifests of a failed attempt are left behind unreferenced (garbage collection removes them
@@ -21,6 +22,7 @@ import { tableErrors } from '../errors.ts';
 import type { ObjectStore } from '../io/object-store.ts';
 import { entryIdentifier, mergeEntries } from '../spec/file-entry.ts';
 import type { DataFileMeta } from '../spec/data-file-meta.ts';
+import { dataFilePaths, type DataFilePaths, type PartitionPathOptions } from '../spec/partition-path.ts';
 import type { ManifestEntry } from '../spec/manifest-entry.ts';
 import type { ManifestFileMeta } from '../spec/manifest-file-meta.ts';
 import { BATCH_COMMIT_IDENTIFIER, encodeSnapshot, type Snapshot } from '../spec/snapshot.ts';
@@ -30,11 +32,13 @@ import { SnapshotManager } from '../read/snapshot-manager.ts';
 import {
   changelogEntries,
   checkCommitConflicts,
+  checkDistinctPaths,
   deltaEntries,
   hasIdentity,
   nextSnapshot,
   overwriteDeletes,
   partitionKey,
+  sameFiles,
   type CommitIdentity,
   type CommitKind,
   type CommitMessage,
@@ -48,6 +52,8 @@ export interface FileStoreCommitOptions {
   readonly commitUser: string;
   readonly schemaId: number;
   readonly partitionFields: readonly DataField[];
+  /** `partition.default-name` and `partition.legacy-name`: where the files' directories are. */
+  readonly partitionPath?: PartitionPathOptions;
   /** `commit.max-retries` (default 10). */
   readonly maxRetries: number;
   /** `commit.min-retry-wait` / `commit.max-retry-wait` in ms (defaults 10 ms and 10 s). */
@@ -89,11 +95,13 @@ export class FileStoreCommit {
   readonly #o: FileStoreCommitOptions;
   readonly #snapshots: SnapshotManager;
   readonly #scan: FileStoreScan;
+  readonly #paths: DataFilePaths;
 
   constructor(options: FileStoreCommitOptions) {
     this.#o = options;
     this.#snapshots = new SnapshotManager(options.store, options.tablePath);
     this.#scan = new FileStoreScan(options.store, options.tablePath, options.partitionFields);
+    this.#paths = dataFilePaths(options.partitionFields, options.partitionPath);
   }
 
   async commit(messages: readonly CommitMessage<DataFileMeta>[], request: CommitRequest = {}): Promise<CommitResult> {
@@ -131,8 +139,29 @@ export class FileStoreCommit {
     searchAfter: number,
   ): Promise<Attempt> {
     const found = await this.#snapshots.findCommitted(identity, searchAfter);
-    if (found !== null) return { done: { snapshotId: Number(found.id), alreadyCommitted: true, attempts: attempt } };
+    if (found !== null) {
+      await this.#checkSameFiles(found, messages, identity);
+      return { done: { snapshotId: Number(found.id), alreadyCommitted: true, attempts: attempt } };
+    }
     return this.#tryCommitOnce(messages, request, identity, attempt);
+  }
+
+  /**
+   * A snapshot carries our identity: it is ours only if it added the files we commit now (a lost
+   * acknowledgement). Other files mean the identity was reused for another batch; answering
+   * `alreadyCommitted` would silently drop this batch. `messages`: those of the latest attempt.
+   */
+  async #checkSameFiles(found: Snapshot, messages: readonly CommitMessage<DataFileMeta>[], identity: CommitIdentity): Promise<void> {
+    const delta: ManifestEntry[] = [];
+    for (const meta of await this.#scan.readManifestList(found.deltaManifestList)) delta.push(...(await this.#scan.readManifest(meta.fileName)));
+    if (sameFiles(delta, messages)) return;
+    throw errorFrom(
+      tableErrors,
+      'COMMIT_IDENTITY_REUSED',
+      `snapshot ${found.id} of ${this.#o.tablePath} was committed by ${identity.commitUser} with identifier ${identity.commitIdentifier} and other files: ` +
+        'a commit identity belongs to one batch (use a new commit user or identifier per batch)',
+      { table: this.#o.tablePath, commitUser: identity.commitUser, commitIdentifier: identity.commitIdentifier, snapshotId: Number(found.id) },
+    );
   }
 
   async #tryCommitOnce(
@@ -143,8 +172,8 @@ export class FileStoreCommit {
   ): Promise<Attempt> {
     const latest = await this.#snapshots.latestSnapshot();
     const kind = request.kind ?? 'APPEND';
-    const delta = await this.#delta(latest, messages, request, kind);
     const changelog: ManifestEntry[] = changelogEntries(messages);
+    const delta = await this.#delta(latest, messages, changelog, request, kind);
     const snapshot = await this.#writeMetadata(latest, delta, changelog, request, identity, kind);
     const id = Number(snapshot.id);
     try {
@@ -153,6 +182,7 @@ export class FileStoreCommit {
       // The response may be lost although our write landed (S3 retries): look before deciding.
       const there = await this.#snapshots.tryGetSnapshot(id).catch(() => null);
       if (there !== null && hasIdentity(there, identity)) {
+        await this.#checkSameFiles(there, messages, identity);
         await this.#snapshots.commitLatestHint(id);
         return { done: { snapshotId: id, alreadyCommitted: false, attempts: attempt } };
       }
@@ -169,25 +199,28 @@ export class FileStoreCommit {
    * The delta entries, checked against the live files of the partitions they touch (manifests
    * pruned by their partition statistics). Java's commit() skips this for a pure append; we do not,
    * because a file added twice (the same messages committed under a second identity) would make
-   * the table unreadable for every engine (FileEntry.mergeEntries refuses it).
+   * the table unreadable for every engine (FileEntry.mergeEntries refuses it), and two files at one
+   * path mean one overwrote the other. The live files read are those of every partition sharing a
+   * directory with a touched one (NULL, '' and blank strings share one).
    */
   async #delta(
     latest: Snapshot | null,
     messages: readonly CommitMessage<DataFileMeta>[],
+    changelog: readonly ManifestEntry[],
     request: CommitRequest,
     kind: CommitKind,
   ): Promise<ManifestEntry[]> {
     const written: ManifestEntry[] = deltaEntries(messages);
-    if (latest === null) {
-      checkCommitConflicts([], written, kind, entryIdentifier);
-      return written;
-    }
     const overwriteAll = kind === 'OVERWRITE' && request.overwritePartitions === undefined;
     const partitionRows = new Map<string, Uint8Array>();
     for (const row of [...written.map((e) => e.partition), ...(request.overwritePartitions ?? [])]) partitionRows.set(partitionKey(row), row);
-    const live = await this.#scan.plan(latest, overwriteAll ? {} : { partitionRows: [...partitionRows.values()] });
+    const sharing = { rows: [...partitionRows.values()], paths: this.#paths };
+    const live = latest === null ? [] : await this.#scan.plan(latest, overwriteAll ? {} : { partitionDirectories: sharing });
     const delta = kind === 'OVERWRITE' ? [...overwriteDeletes(live, request.overwritePartitions), ...written] : written;
     checkCommitConflicts(live, delta, kind, entryIdentifier);
+    const added = [...delta.filter((e) => e.kind === 'ADD'), ...changelog];
+    const locate = (e: ManifestEntry) => e.file.externalPath ?? this.#paths.file(e.partition, e.bucket, e.file.fileName);
+    checkDistinctPaths(live, added, delta.filter((e) => e.kind === 'DELETE'), locate);
     return delta;
   }
 

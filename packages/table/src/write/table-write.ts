@@ -34,9 +34,13 @@ import { RowRouter, type BucketTarget } from './row-routing.ts';
 
 export interface TableWriteOptions {
   /**
-   * Goes into every data file name (`data-<writerId>-<n>.parquet`), so it must be unique per
-   * writer: the sync uses (sync, shard, attempt). Default: a random UUID. Characters other than
-   * [A-Za-z0-9._-] are replaced and a hash of the whole id is appended, so ids stay distinct.
+   * The prefix of every data file name: `data-<writerId>-<uuid>-<n>.parquet`, where `<uuid>` is
+   * fresh for each (partition, bucket) of this writer and `<n>` counts that bucket's files. The
+   * UUID makes names unique on its own (as Paimon's DataFilePathFactory does): distinct partitions
+   * may share a directory (NULL, '' and ' ' are all `__DEFAULT_PARTITION__`), and a caller may
+   * reuse an id. The id lets the sync find its files by name (sync, shard, attempt). Default: a
+   * random UUID. Characters other than [A-Za-z0-9._-] are replaced and a hash of the whole id is
+   * appended, so ids stay distinct.
    */
   readonly writerId?: string;
   /**
@@ -217,7 +221,8 @@ export class TableWrite {
     if (bucket !== undefined) return bucket;
     const dir = `${this.#tablePath}/${target.partitionPath}bucket-${target.bucket}`;
     const options = {
-      uuid: this.#writerId,
+      // One UUID per (partition, bucket) writer: partitions whose rows differ can share `dir`.
+      uuid: `${this.#writerId}-${randomUUID()}`,
       targetFileSize: this.#targetFileSize,
       openSink: (fileName: string) => objectStoreSink(this.#store, `${dir}/${fileName}`),
     };

@@ -274,6 +274,91 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       assert.equal(await codeOf(table.newCommit('sync-42').commit(messages, { identifier: 8n })), 'COMMIT_CONFLICT');
     });
 
+    test('partitions that share a directory (NULL, blank strings) each keep their own files: append and primary key', async () => {
+      const blanks = [null, '', ' ', '\t', '\u3000', '__DEFAULT_PARTITION__', 'a'];
+      const rowsOf = (values: readonly (string | null)[], first: number, tag: string, q?: number): InternalRow[] =>
+        values.map((p, i): InternalRow => (q === undefined ? [BigInt(first + i), p, `${tag}${i}`] : [BigInt(first + i), p, q, `${tag}${i}`]));
+      const one = [{ name: 'id', type: 'BIGINT' }, { name: 'p', type: 'STRING' }, { name: 'v', type: 'STRING' }];
+      const two = [{ name: 'id', type: 'BIGINT' }, { name: 'p', type: 'STRING' }, { name: 'q', type: 'INT' }, { name: 'v', type: 'STRING' }];
+      const layouts: { schema: SchemaDefinition; commits: InternalRow[][]; expected: InternalRow[] }[] = [];
+      const appendCommits = [rowsOf(blanks, 0, 'x'), rowsOf(blanks, 10, 'y')];
+      layouts.push({ schema: { fields: one, partitionKeys: ['p'] }, commits: appendCommits, expected: appendCommits.flat() });
+      layouts.push({ schema: { fields: one, partitionKeys: ['p'], options: { bucket: '2', 'bucket-key': 'id' } }, commits: appendCommits, expected: appendCommits.flat() });
+      const twoCommits = [rowsOf(blanks, 0, 'x', -5), rowsOf(blanks, 10, 'y', -5)];
+      layouts.push({ schema: { fields: two, partitionKeys: ['p', 'q'] }, commits: twoCommits, expected: twoCommits.flat() });
+      // Primary-key fields are NOT NULL; the second commit updates every key of the first.
+      const keys = blanks.filter((p) => p !== null);
+      const pk = [rowsOf(keys, 0, 'x'), rowsOf(keys, 0, 'y')];
+      layouts.push({ schema: { fields: one, partitionKeys: ['p'], primaryKeys: ['id', 'p'], options: { bucket: '2' } }, commits: pk, expected: pk[1]! });
+      const pkTwo = [rowsOf(keys, 0, 'x', -5), [...rowsOf(keys, 0, 'y', -5).slice(0, 2), ...rowsOf(keys, 20, 'z', -5)]];
+      layouts.push({
+        schema: { fields: two, partitionKeys: ['p', 'q'], primaryKeys: ['id', 'p', 'q'], options: { bucket: '1' } },
+        commits: pkTwo,
+        expected: [...pkTwo[1]!, ...pkTwo[0]!.slice(2)],
+      });
+      for (const layout of layouts) {
+        const table = await newTable(layout.schema);
+        // One writer id for every commit: names stay unique without the caller's help.
+        const writerId = uniqueName('w');
+        for (const rows of layout.commits) {
+          const write = await table.newWrite({ writerId });
+          await write.writeRows(rows);
+          await table.newCommit(uniqueName('u')).commit(await write.prepareCommit());
+        }
+        const entries = await table.newRead().plan();
+        const keys = table.dataFileKeys(entries.map((e) => ({ ...e, newFiles: [e.file], deletedFiles: [], changelogFiles: [] })));
+        assert.equal(new Set(keys).size, keys.length, `${JSON.stringify(layout.schema.options)}: one path per file`);
+        assert.deepEqual(await readAll(table), canonical(layout.expected), JSON.stringify(layout.schema));
+      }
+    });
+
+    test('a commit naming one path twice is refused and publishes nothing: within the commit and against live files', async () => {
+      const table = await newTable({ fields: [{ name: 'id', type: 'BIGINT' }, { name: 'p', type: 'STRING' }], partitionKeys: ['p'] });
+      const prepare = async (rows: InternalRow[]) => {
+        const write = await table.newWrite({ writerId: uniqueName('w') });
+        await write.writeRows(rows);
+        return write.prepareCommit();
+      };
+      const [live] = await prepare([[1n, ' ']]);
+      assert.ok(live);
+      await table.newCommit(uniqueName('u')).commit([live]);
+      // The same file name under another partition row of the same directory, as a writer that
+      // numbered files per partition produced. '\t' sorts before ' ', so the live file's manifest
+      // is outside the new row's statistics range: the check must read it by its directory.
+      for (const p of [null, '', '\t']) {
+        const copy: typeof live = { ...live, partition: table.partitionRow({ p }) };
+        assert.equal(await codeOf(table.newCommit(uniqueName('u')).commit([copy])), 'COMMIT_PATH_DUPLICATE', `live file, new partition ${JSON.stringify(p)}`);
+      }
+      const [fresh] = await prepare([[2n, '']]);
+      assert.ok(fresh);
+      const twin = { ...fresh, partition: table.partitionRow({ p: null }) };
+      assert.equal(await codeOf(table.newCommit(uniqueName('u')).commit([fresh, twin])), 'COMMIT_PATH_DUPLICATE', 'two files of one commit');
+      assert.equal((await table.latestSnapshot())?.id, 1n);
+      assert.deepEqual(await readAll(table), canonical([[1n, ' ']]));
+      await table.newCommit(uniqueName('u')).commit([fresh]);
+      assert.deepEqual(await readAll(table), canonical([[1n, ' '], [2n, '']]));
+    });
+
+    test('a commit identity reused for other files is an error, not a silent alreadyCommitted', async () => {
+      const table = await newTable(ORDERS);
+      const prepare = async (rows: InternalRow[]) => {
+        const write = await table.newWrite({ writerId: uniqueName('w') });
+        await write.writeRows(rows);
+        return write.prepareCommit();
+      };
+      const first = await prepare([[1n, 1, 'a', 1n, ts(1)]]);
+      const second = await prepare([[2n, 1, 'b', 1n, ts(1)]]);
+      const user = uniqueName('library-user');
+      assert.deepEqual(await table.newCommit(user).commit(first), { snapshotId: 1, alreadyCommitted: false, attempts: 1 });
+      assert.equal(await codeOf(table.newCommit(user).commit(second)), 'COMMIT_IDENTITY_REUSED');
+      assert.equal(await codeOf(table.newCommit(user).commit(second, { baseSnapshotId: 0 })), 'COMMIT_IDENTITY_REUSED');
+      // The same files again are a retry of the first commit.
+      assert.equal((await table.newCommit(user).commit(first)).alreadyCommitted, true);
+      // The second batch is not lost: under an identity of its own it lands.
+      assert.deepEqual(await table.newCommit(user).commit(second, { identifier: 2n }), { snapshotId: 2, alreadyCommitted: false, attempts: 1 });
+      assert.deepEqual(await readAll(table), canonical([[1n, 1, 'a', 1n, ts(1)], [2n, 1, 'b', 1n, ts(1)]]));
+    });
+
     test('abort deletes the files of uncommitted messages; the table is unchanged', async () => {
       const table = await newTable({ ...ORDERS, partitionKeys: ['dt'], primaryKeys: ['id', 'dt'], options: { bucket: '2' } });
       await writeAndCommit(table, [[1n, 19723, 'kept', 1n, ts(1)]]);

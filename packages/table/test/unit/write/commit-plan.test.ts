@@ -2,12 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   checkCommitConflicts,
+  checkDistinctPaths,
   deltaEntries,
   deltaRecordCount,
   hasIdentity,
   maxSequenceNumbers,
   nextSnapshot,
   overwriteDeletes,
+  sameFiles,
   bucketKey,
   type CommitKind,
   type PlanEntry,
@@ -51,6 +53,47 @@ test('checkCommitConflicts from a case table (ConflictDetection)', () => {
   for (const c of cases) {
     assert.equal(conflictCode(() => checkCommitConflicts(c.live, c.delta, c.kind ?? 'APPEND', identify)), c.want, c.name);
   }
+});
+
+test('checkDistinctPaths from a case table: one path, one file', () => {
+  // P1 and P2 are distinct rows that share one directory (as NULL and '' share __DEFAULT_PARTITION__);
+  // P3 has a directory of its own.
+  const P3 = Uint8Array.of(0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0);
+  const directory = (p: Uint8Array) => (p[12] === 3 ? 'p=c/' : 'p=__DEFAULT_PARTITION__/');
+  const locate = (e: PlanEntry) => `${directory(e.partition)}bucket-${e.bucket}/${e.file.fileName}`;
+  const a = add('a');
+  const level = (e: PlanEntry, l: number): PlanEntry => ({ ...e, file: { ...e.file, level: l } as PlanFile });
+  const cases: { name: string; live: PlanEntry[]; added: PlanEntry[]; deleted?: PlanEntry[]; want?: string }[] = [
+    { name: 'distinct names', live: [a], added: [add('b'), add('c', P2)] },
+    { name: 'two added files, one path (two partitions, one directory)', live: [], added: [add('b'), add('b', P2)], want: 'COMMIT_PATH_DUPLICATE' },
+    { name: 'two added files, one path (one partition)', live: [], added: [add('b'), add('b')], want: 'COMMIT_PATH_DUPLICATE' },
+    { name: 'an added file at a live path of another partition', live: [a], added: [add('a', P2)], want: 'COMMIT_PATH_DUPLICATE' },
+    { name: 'an added file at a live path, live file deleted, other partition', live: [a], added: [add('a', P2)], deleted: [del(a)], want: 'COMMIT_PATH_DUPLICATE' },
+    { name: 'a level upgrade moves the live file (same partition row)', live: [a], added: [level(add('a'), 5)], deleted: [del(a)] },
+    { name: 'an upgrade without deleting the old entry', live: [a], added: [level(add('a'), 5)], want: 'COMMIT_PATH_DUPLICATE' },
+    { name: 'same name, another directory', live: [a], added: [add('a', P3)] },
+    { name: 'same name, another bucket', live: [a], added: [add('a', P2, 1)] },
+    { name: 'live files that share a path among themselves are not ours to refuse', live: [a, add('a', P2)], added: [add('b')] },
+  ];
+  for (const c of cases) {
+    assert.equal(conflictCode(() => checkDistinctPaths(c.live, c.added, c.deleted ?? [], locate)), c.want, c.name);
+  }
+});
+
+test('sameFiles: the found snapshot added exactly the messages\' new files', () => {
+  const msg = (partition: Uint8Array, bucket: number, ...names: string[]) => ({ partition, bucket, totalBuckets: 2, newFiles: names.map((n) => f(n)), deletedFiles: [], changelogFiles: [] });
+  const cases: { name: string; delta: PlanEntry[]; messages: ReturnType<typeof msg>[]; want: boolean }[] = [
+    { name: 'the same files (lost acknowledgement)', delta: [add('a'), add('b', P2, 1)], messages: [msg(P2, 1, 'b'), msg(P1, 0, 'a')], want: true },
+    { name: 'deleted entries of the snapshot are not compared', delta: [add('a'), del(add('x'))], messages: [msg(P1, 0, 'a')], want: true },
+    { name: 'nothing added, nothing to add', delta: [], messages: [], want: true },
+    { name: 'other files (a reused identity)', delta: [add('a')], messages: [msg(P1, 0, 'b')], want: false },
+    { name: 'one file more', delta: [add('a')], messages: [msg(P1, 0, 'a', 'b')], want: false },
+    { name: 'one file less', delta: [add('a'), add('b')], messages: [msg(P1, 0, 'a')], want: false },
+    { name: 'the same name in another partition', delta: [add('a')], messages: [msg(P2, 0, 'a')], want: false },
+    { name: 'the same name in another bucket', delta: [add('a')], messages: [msg(P1, 1, 'a')], want: false },
+    { name: 'a file twice against twice another', delta: [add('a'), add('a')], messages: [msg(P1, 0, 'a', 'b')], want: false },
+  ];
+  for (const c of cases) assert.equal(sameFiles(c.delta, c.messages), c.want, c.name);
 });
 
 test('overwriteDeletes deletes the live files of the given partitions only', () => {
