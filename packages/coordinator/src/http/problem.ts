@@ -5,7 +5,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { isTributaryError, toErrorData } from '@tributary/protocol';
+import { isTributaryError, toErrorData, type TributaryError } from '@tributary/protocol';
 import { z } from 'zod';
 
 export const ProblemSchema = z.object({
@@ -35,6 +35,14 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   SCHEDULE_CRON_INVALID: 400,
   SCHEDULE_TIMEZONE_INVALID: 400,
   SCHEDULE_TABLE_NOT_FOUND: 400,
+  AUTH_TOKEN_MISSING: 401,
+  AUTH_TOKEN_INVALID: 401,
+  AUTH_ROLE_INSUFFICIENT: 403,
+  RATE_LIMITED: 429,
+  SYNC_TOO_MANY_SHARDS: 400,
+  SYNC_CONCURRENCY_LIMIT: 429,
+  SYNC_CURSOR_INVALID: 400,
+  TEST_HOOKS_DISABLED: 400,
 };
 
 function statusOf(code: string, retryable: boolean): number {
@@ -46,6 +54,21 @@ function statusOf(code: string, retryable: boolean): number {
 
 function send(reply: FastifyReply, problem: Problem): FastifyReply {
   return reply.status(problem.status).type('application/problem+json').send(problem);
+}
+
+/**
+ * A typed error as problem+json. Exported for hooks that must answer themselves (auth, rate limit):
+ * a thrown error would reach the error handler of the route's own plugin (the dashboard has its
+ * own), not this one.
+ */
+export function sendError(reply: FastifyReply, error: TributaryError): FastifyReply {
+  const data = toErrorData(error);
+  const status = statusOf(data.code, data.retryable);
+  // RFC 9110: a 401 names the scheme; a refusal that passes with time says when to come back.
+  if (status === 401 && !reply.hasHeader('www-authenticate')) void reply.header('www-authenticate', 'Bearer realm="tributary"');
+  const retryAfter = data.context.retryAfterSeconds;
+  if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
+  return send(reply, { type: 'about:blank', title: data.code, status, code: data.code, detail: data.message, retryable: data.retryable, context: data.context });
 }
 
 export function registerProblemHandler(app: FastifyInstance): void {
@@ -62,11 +85,7 @@ export function registerProblemHandler(app: FastifyInstance): void {
         context: { part: error.validationContext ?? 'body' },
       });
     }
-    if (isTributaryError(error)) {
-      const data = toErrorData(error);
-      const status = statusOf(data.code, data.retryable);
-      return send(reply, { type: 'about:blank', title: data.code, status, code: data.code, detail: data.message, retryable: data.retryable, context: data.context });
-    }
+    if (isTributaryError(error)) return sendError(reply, error);
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 ? error.statusCode : 500;
     if (status >= 500) request.log.error(error);
     return send(reply, {

@@ -16,7 +16,7 @@ export interface TableRouteDeps {
 export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { tables, warehouse }) => {
   app.post(
     '/v1/tables',
-    { schema: { summary: 'Create a Paimon table', body: CreateTableRequest, response: { 201: TableResponse, 400: ProblemSchema, 409: ProblemSchema } } },
+    { config: { role: 'admin' }, schema: { summary: 'Create a Paimon table', body: CreateTableRequest, response: { 201: TableResponse, 400: ProblemSchema, 409: ProblemSchema } } },
     async (request, reply) => {
       const body = request.body;
       const ref = { database: body.database, table: body.name };
