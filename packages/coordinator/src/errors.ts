@@ -57,6 +57,10 @@ export const coordinatorErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'The token is valid but its role (read < operate < admin) is below the one the route needs.',
   },
+  AUTH_LOGIN_CROSS_SITE: {
+    retryable: false,
+    summary: 'The dashboard login form was posted from another site (Origin or Sec-Fetch-Site); sign in from the coordinator\u2019s own /admin/login page.',
+  },
   AUTH_NOT_CONFIGURED: {
     retryable: false,
     summary: 'No token is configured and the coordinator was asked to listen on a non-loopback address; configure TRIBUTARY_AUTH_TOKENS or TRIBUTARY_AUTH_TOKENS_FILE.',

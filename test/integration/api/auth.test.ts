@@ -203,6 +203,17 @@ describe('authentication and roles on every route (real app, real Redis)', () =>
     assert.equal(act.statusCode, 403);
     const forged = await c.app.inject({ method: 'GET', url: '/admin/queues/', headers: { cookie: `${TOKEN_COOKIE}=forged` } });
     assert.equal(forged.statusCode, 401);
+    // Login CSRF: another site's page posting its own token into this browser is refused.
+    const form2 = { 'content-type': 'application/x-www-form-urlencoded' };
+    const payload = new URLSearchParams({ token: tokens.read.token }).toString();
+    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }]) {
+      const csrf = await c.app.inject({ method: 'POST', url: LOGIN_PATH, headers: { ...form2, ...headers }, payload });
+      assert.equal(csrf.statusCode, 403, JSON.stringify(headers));
+      assert.equal(csrf.json<{ code: string }>().code, 'AUTH_LOGIN_CROSS_SITE');
+      assert.equal(csrf.headers['set-cookie'], undefined);
+    }
+    const sameOrigin = await c.app.inject({ method: 'POST', url: LOGIN_PATH, headers: { ...form2, origin: 'http://localhost:8080', host: 'localhost:8080', 'sec-fetch-site': 'same-origin' }, payload });
+    assert.equal(sameOrigin.statusCode, 303);
   });
 });
 

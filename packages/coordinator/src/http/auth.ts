@@ -160,6 +160,9 @@ export function registerLogin(app: FastifyInstance, tokens: readonly AuthToken[]
       const body = request.body as { token?: unknown } | undefined;
       const presented = typeof body?.token === 'string' ? body.token : '';
       if (tokens.length === 0) return reply.redirect(`${DASHBOARD_PREFIX}/`, 303); // open: nothing to remember
+      if (crossSite(request)) {
+        throw errorFrom(coordinatorErrors, 'AUTH_LOGIN_CROSS_SITE', 'the login form was posted from another site', {});
+      }
       if (presented === '' || findToken(tokens, presented) === undefined) {
         void reply.header('www-authenticate', 'Bearer realm="tributary"');
         throw errorFrom(coordinatorErrors, presented === '' ? 'AUTH_TOKEN_MISSING' : 'AUTH_TOKEN_INVALID', 'the posted token is not a configured token', {});
@@ -167,6 +170,23 @@ export function registerLogin(app: FastifyInstance, tokens: readonly AuthToken[]
       return setTokenCookie(request, reply, presented).redirect(`${DASHBOARD_PREFIX}/`, 303);
     });
   });
+}
+
+/**
+ * A login posted by another site's page (login CSRF: signing the victim's browser in with the
+ * attacker's token). Browsers name the poster in Sec-Fetch-Site and Origin; clients that send
+ * neither (curl) are not browsers and are let through.
+ */
+function crossSite(request: FastifyRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') return true;
+  const origin = request.headers.origin;
+  if (origin === undefined || origin === 'null') return origin === 'null';
+  try {
+    return new URL(origin).host !== request.headers.host;
+  } catch {
+    return true;
+  }
 }
 
 function setTokenCookie(request: FastifyRequest, reply: FastifyReply, token: string): FastifyReply {
