@@ -2,8 +2,8 @@
  * Authentication and roles for every route of the app, the dashboard and the docs included.
  *
  * Each route gets the role it needs when it is registered (an `onRoute` hook, so a route added
- * later is covered without anyone remembering to): its `config.role` if it names one, `public` if
- * its path is configured public, `read` for GET/HEAD, `operate` for the dashboard's retries, and
+ * later is covered without anyone remembering to): `public` if its path is configured public, its
+ * `config.role` if it names one, `read` for GET/HEAD, `operate` for the dashboard's retries, and
  * `admin` for any other method, so a new writing route is closed by default. One `onRequest` hook
  * then checks the request's token against that role: 401 without a known token, 403 below the role.
  *
@@ -55,8 +55,9 @@ const COOKIE_MAX_AGE_S = 12 * 3600;
 const DASHBOARD_RETRY = /\/retry(\/:queueStatus)?$/;
 
 export function routeRole(method: string | readonly string[], url: string, configured: RouteRole | undefined, publicRoutes: readonly string[]): RouteRole {
-  if (configured !== undefined) return configured;
+  // The operator's public list wins over the route's own role.
   if (publicRoutes.includes(url)) return 'public';
+  if (configured !== undefined) return configured;
   const methods = (typeof method === 'string' ? [method] : method).map((m) => m.toUpperCase());
   if (methods.every((m) => m === 'GET' || m === 'HEAD')) return 'read';
   if (url.startsWith(`${DASHBOARD_PREFIX}/`) && DASHBOARD_RETRY.test(url)) return 'operate';
@@ -82,7 +83,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
         ...schema,
         security: role === 'public' ? [] : [{ bearerAuth: [] }],
         description: [schema.description, role === 'public' ? 'Public.' : `Needs a token with role \`${role}\` or above.`].filter(Boolean).join(' '),
-        response: { 401: ProblemSchema, 403: ProblemSchema, 429: ProblemSchema, ...schema.response },
+        ...(role === 'public' ? {} : { response: { 401: ProblemSchema, 403: ProblemSchema, 429: ProblemSchema, ...schema.response } }),
       };
     }
   });

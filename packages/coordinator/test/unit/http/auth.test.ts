@@ -50,6 +50,7 @@ test('route roles: configured, public, GET read, dashboard retry operate, any ot
   const pub = ['/healthz'];
   assert.equal(routeRole('POST', '/v1/syncs', 'operate', pub), 'operate');
   assert.equal(routeRole('GET', '/healthz', undefined, pub), 'public');
+  assert.equal(routeRole('POST', '/v1/syncs', 'operate', ['/v1/syncs']), 'public', 'the operator\u2019s public list wins');
   assert.equal(routeRole(['GET', 'HEAD'], '/v1/syncs/:id', undefined, pub), 'read');
   assert.equal(routeRole(['PUT'], '/admin/queues/api/queues/:queueName/:jobId/retry', undefined, pub), 'operate');
   assert.equal(routeRole(['PUT'], '/admin/queues/api/queues/:queueName/retry/:queueStatus', undefined, pub), 'operate');
