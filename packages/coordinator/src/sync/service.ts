@@ -33,7 +33,7 @@ export interface SyncServiceDeps {
 }
 
 export interface SyncLimits extends ActiveLimits {
-  /** Shards one sync may plan (default DEFAULT_MAX_SHARDS). */
+  /** Shards one sync may plan (default DEFAULT_LIMITS.maxShards). */
   readonly maxShards?: number;
 }
 
@@ -134,24 +134,21 @@ export class SyncService {
   /** Lists the files once; stops listing as soon as they make more shards than allowed. */
   async #resolveFiles(source: FilesSourceSpec): Promise<string[]> {
     const maxFiles = this.#maxShards * source.filesPerShard;
-    const files: string[] = [];
     const tooMany = () => this.#tooManyShards(`more than ${this.#maxShards}`);
+    const files: string[] = [];
     for (const uri of source.uris) {
       const { root, key, prefix } = splitObjectUri(uri);
       const store = this.#deps.tables.warehouseStore(root);
-      let found = 0;
+      const found: string[] = [];
       if (prefix) {
         for await (const o of store.list(key)) {
-          files.push(`${root}/${o.key}`);
-          found++;
-          if (files.length > maxFiles) throw tooMany();
+          found.push(`${root}/${o.key}`);
+          if (files.length + found.length > maxFiles) throw tooMany();
         }
-      } else if ((await store.stat(key)) !== null) {
-        files.push(uri);
-        found++;
-        if (files.length > maxFiles) throw tooMany();
-      }
-      if (found === 0) throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', `no source file matches ${uri}`, { uri });
+      } else if ((await store.stat(key)) !== null) found.push(uri);
+      if (found.length === 0) throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', `no source file matches ${uri}`, { uri });
+      files.push(...found);
+      if (files.length > maxFiles) throw tooMany();
     }
     return files;
   }
