@@ -72,7 +72,7 @@ interface SyncView {
   snapshotId: number | null;
   state: { reason?: unknown };
   phaseDurationsMs: Record<string, number>;
-  shards: { id: string; rows: number | null; acceptedAttempt: string | null }[];
+  shardCounts: { total: number; accepted: number };
 }
 
 async function main(): Promise<number> {
@@ -111,9 +111,9 @@ async function main(): Promise<number> {
   let view: SyncView;
   for (;;) {
     view = await call<SyncView>(base, 'GET', `/v1/syncs/${id}`);
-    const done = view.shards.filter((s) => s.acceptedAttempt !== null);
-    const rows = done.reduce((sum, s) => sum + (s.rows ?? 0), 0);
-    const line = `  ${view.phase.padEnd(11)} shards ${done.length}/${view.shards.length}  rows ${rows.toLocaleString('en')}`;
+    // Every generator shard has rowsPerShard rows; the view shows counts, not every shard.
+    const rows = view.shardCounts.accepted * rowsPerShard;
+    const line = `  ${view.phase.padEnd(11)} shards ${view.shardCounts.accepted}/${view.shardCounts.total}  rows ${rows.toLocaleString('en')}`;
     if (line !== last) console.log(`${line}  (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
     last = line;
     if (view.phase === 'COMMITTED' || view.phase === 'ABORTED') break;

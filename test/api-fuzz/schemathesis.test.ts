@@ -11,6 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +43,9 @@ function run(command: string, args: readonly string[], cwd: string): Promise<{ c
 }
 
 const e = syncEnv('api-fuzz');
+// The run authenticates as an admin, as an operator's client would: every route is reachable.
+const token = randomBytes(32).toString('base64url');
+const authorization = `Bearer ${token}`;
 let coordinator: ChildProcess;
 let base: string;
 
@@ -49,11 +53,11 @@ before(async () => {
   assert.ok(existsSync(schemathesis), `schemathesis is not installed at ${schemathesis}: run bash infra/oracles.sh`);
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  coordinator = await spawnCoordinator(e, port);
+  coordinator = await spawnCoordinator(e, port, { TRIBUTARY_AUTH_TOKENS: `admin:fuzz:${createHash('sha256').update(token).digest('hex')}` });
   // One table, so reads and syncs meet something that exists as well as the many that do not.
   const created = await fetch(`${base}/v1/tables`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization },
     body: JSON.stringify({ database: 'A', name: 'A', columns: [{ name: 'id', type: 'BIGINT NOT NULL' }], primaryKeys: ['id'], bucket: 1 }),
   });
   assert.equal(created.status, 201, await created.text());
@@ -64,7 +68,7 @@ after(async () => {
 });
 
 test('schemathesis finds no failure in the coordinator API', async () => {
-  const args = ['--config-file', 'schemathesis.toml', 'run', `${base}/docs/json`, '--url', base, '--workers', '1', '--seed', seed];
+  const args = ['--config-file', 'schemathesis.toml', 'run', `${base}/docs/json`, '--url', base, '--header', `Authorization: ${authorization}`, '--workers', '1', '--seed', seed];
   if (process.env.TRIBUTARY_FUZZ_EXAMPLES !== undefined) args.push('--max-examples', process.env.TRIBUTARY_FUZZ_EXAMPLES);
   const { code, output } = await run(schemathesis, args, here);
   const summary = output.split('\n').filter((l) => /generated|passed|failures?|Seed:/.test(l)).join('\n');

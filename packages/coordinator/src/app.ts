@@ -1,6 +1,7 @@
 /**
  * The coordinator's HTTP app as a Fastify plugin: zod-validated routes, OpenAPI at /docs, the
- * BullMQ dashboard at /admin/queues, and one problem+json error handler. It listens nowhere;
+ * BullMQ dashboard at /admin/queues, and one problem+json error handler; every route behind a
+ * bearer token and a role (http/auth.ts) and a request rate limit per token. It listens nowhere;
  * server.ts does (so tests inject requests without a port).
  */
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -21,6 +22,8 @@ import { syncRoutes } from './http/sync-routes.ts';
 import { tableRoutes } from './http/table-routes.ts';
 import { scheduleRoutes } from './http/schedule-routes.ts';
 import type { ScheduleService } from './schedule/service.ts';
+import { DASHBOARD_PREFIX, registerAuth, registerLogin, type AuthOptions } from './http/auth.ts';
+import { DEFAULT_RATE_LIMIT, registerRateLimit, type RateLimitOptions } from './http/rate-limit.ts';
 
 export interface AppDeps {
   readonly syncs: SyncService;
@@ -31,6 +34,9 @@ export interface AppDeps {
   readonly queues: readonly Queue[];
   /** /v1/schedules is served when given. */
   readonly schedules?: ScheduleService;
+  /** Tokens and public routes; without, the app is open (server.ts allows that on loopback only). */
+  readonly auth?: AuthOptions;
+  readonly rateLimit?: RateLimitOptions;
 }
 
 export async function buildApp(deps: AppDeps, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
@@ -40,10 +46,22 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean } = {}
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerProblemHandler(app);
-  registerMethodNotAllowed(app);
+  // Before any route and in this order (a plugin sees only the hooks added before it): auth's
+  // onRoute hook gives every route its role, its onRequest hook names the rate limit's key.
+  const auth = deps.auth ?? { tokens: [] };
+  registerAuth(app, auth);
+  registerMethodNotAllowed(app); // after auth: without a token, no path's existence shows
+  await registerRateLimit(app, deps.rateLimit ?? DEFAULT_RATE_LIMIT);
+  showDashboardReadOnly(app);
+  registerLogin(app, auth.tokens);
   await app.register(fastifySwagger, {
     // 3.1: its schemas are JSON Schema 2020-12, so constraints such as non-empty map keys survive.
-    openapi: { openapi: '3.1.0', info: { title: 'Tributary coordinator', version: '0.1.0' } },
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Tributary coordinator', version: '0.1.0' },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A configured token; its role (read < operate < admin) decides what it may do.' } } },
+      security: [{ bearerAuth: [] }],
+    },
     transform: jsonSchemaTransform,
     transformObject: (document) => ('openapiObject' in document ? problemJsonResponses(document.openapiObject) : document.swaggerObject),
   });
@@ -54,7 +72,21 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean } = {}
   const board = new FastifyAdapter();
   board.setBasePath('/admin/queues');
   createBullBoard({ queues: deps.queues.map((q) => new BullMQAdapter(q)), serverAdapter: board });
-  await app.register(board.registerPlugin(), { prefix: '/admin/queues' });
+  await app.register(board.registerPlugin(), { prefix: DASHBOARD_PREFIX });
   app.get('/healthz', { schema: { hide: true } }, () => ({ ok: true }));
   return app;
+}
+
+/**
+ * A `read` token's dashboard shows no action buttons: its queue listing reports every queue in
+ * bull-board's `readOnlyMode`. The routes refuse what a role may not do anyway; this keeps the UI
+ * from offering it.
+ */
+function showDashboardReadOnly(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (request.routeOptions.url !== `${DASHBOARD_PREFIX}/api/queues` || request.principal?.role !== 'read' || typeof payload !== 'string') return payload;
+    const body = JSON.parse(payload) as { queues?: Record<string, unknown>[] };
+    for (const queue of body.queues ?? []) Object.assign(queue, { readOnlyMode: true, allowRetries: false });
+    return JSON.stringify(body);
+  });
 }

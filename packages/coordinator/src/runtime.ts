@@ -9,9 +9,11 @@ import type { FastifyInstance } from 'fastify';
 import { SYNC_QUEUES, SyncCommitJob, SyncShardResult, parsePayload } from '@tributary/protocol';
 import type { S3ConnectionOptions } from '@tributary/table';
 import { buildApp } from './app.ts';
+import { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './http/rate-limit.ts';
+import type { AuthOptions } from './http/auth.ts';
 import { SyncCommitter, type FaultPoint } from './sync/committer.ts';
 import { PREPARE_TIMEOUT_JOB, SyncFlows } from './sync/flow.ts';
-import { SyncService } from './sync/service.ts';
+import { SyncService, type SyncLimits } from './sync/service.ts';
 import { SyncStore } from './sync/store.ts';
 import { coordinatorTables } from './table-adapter.ts';
 import { startSchedules } from './schedule/runtime.ts';
@@ -31,6 +33,14 @@ export interface CoordinatorConfig {
   readonly log?: (message: string) => void;
   /** Crash-test hook, see CommitterDeps.faultPoint. */
   readonly faultPoint?: (point: FaultPoint) => void;
+  /** Tokens and public routes; without tokens the HTTP app is open (server.ts allows that on loopback only). */
+  readonly auth?: AuthOptions;
+  /** Requests per window per token (per address when open); counted in Redis. Default DEFAULT_RATE_LIMIT. */
+  readonly rateLimit?: Omit<RateLimitOptions, 'redis' | 'keyPrefix'>;
+  /** Shards per sync and non-terminal syncs at once; default DEFAULT_LIMITS. */
+  readonly limits?: SyncLimits;
+  /** Accept test hooks in requests (the generator's `faults`); tests only. */
+  readonly testMode?: boolean;
 }
 
 export interface Coordinator {
@@ -57,7 +67,16 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     commitAttempts: 25,
   });
   const committer = new SyncCommitter({ store, tables, warehouse: config.warehouse, log: config.log, faultPoint: config.faultPoint });
-  const syncs = new SyncService({ store, flows, committer, tables, warehouse: config.warehouse, log: config.log });
+  const syncs = new SyncService({
+    store,
+    flows,
+    committer,
+    tables,
+    warehouse: config.warehouse,
+    log: config.log,
+    ...(config.limits === undefined ? {} : { limits: config.limits }),
+    testMode: config.testMode === true,
+  });
   const commitWorker = new Worker(
     SYNC_QUEUES.commit,
     async (job) => {
@@ -91,6 +110,8 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     warehouse: config.warehouse,
     queues: [flows.commitQueue, flows.shardQueue, schedules.queue],
     schedules: schedules.service,
+    ...(config.auth === undefined ? {} : { auth: config.auth }),
+    rateLimit: { ...DEFAULT_RATE_LIMIT, ...config.rateLimit, redis, keyPrefix: config.prefix },
   });
   return {
     app,

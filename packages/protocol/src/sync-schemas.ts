@@ -7,6 +7,7 @@
  *   <prefix>:sync:<id>            hash  version, phase, json (the sync record; CAS on version)
  *   <prefix>:sync:<id>:accepted   hash  shardId → attemptId (HSETNX: the first finished attempt wins)
  *   <prefix>:sync:<id>:attempts   hash  shardId/attemptId → ShardAttempt JSON (progress, for the API)
+ *   <prefix>:sync:<id>:attempt-seq hash shardId → the last attempt number taken (HINCRBY; attempts are 1…n)
  */
 import { z } from 'zod';
 
@@ -14,7 +15,7 @@ export const SYNC_QUEUES = { writeShard: 'write-shard', commit: 'commit' } as co
 
 export function syncRedisKeys(prefix: string, syncId: string) {
   const record = `${prefix}:sync:${syncId}`;
-  return { record, accepted: `${record}:accepted`, attempts: `${record}:attempts` } as const;
+  return { record, accepted: `${record}:accepted`, attempts: `${record}:attempts`, attemptSeq: `${record}:attempt-seq` } as const;
 }
 
 /** `<syncId>/<shardId>/<attemptId>.blob` under `<warehouse>/.tributary/syncs/`. */

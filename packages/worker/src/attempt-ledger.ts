@@ -34,7 +34,7 @@ export class AttemptLedger {
   }
 
   async nextAttempt(shardId: string): Promise<number> {
-    return this.#redis.hincrby(`${this.#keys.record}:attempt-seq`, shardId, 1);
+    return this.#redis.hincrby(this.#keys.attemptSeq, shardId, 1);
   }
 
   /** The sync's phase as recorded; undefined if the sync does not exist. */

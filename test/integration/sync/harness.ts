@@ -50,12 +50,14 @@ export function syncEnv(name: string): SyncEnv {
       TRIBUTARY_S3_BUCKET: services.s3.bucket,
       TRIBUTARY_LOCK_MS: String(FAST_LOCKS.lockDurationMs),
       TRIBUTARY_STALLED_MS: String(FAST_LOCKS.stalledIntervalMs),
+      // Tests use the generator's fault hooks, which a coordinator accepts only in test mode.
+      TRIBUTARY_TEST_MODE: '1',
     },
   };
 }
 
 export function inProcessCoordinator(e: SyncEnv): Promise<Coordinator> {
-  return startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, ...FAST_LOCKS });
+  return startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, ...FAST_LOCKS, testMode: true });
 }
 
 /** Starts a process and resolves once it printed its ready line. */

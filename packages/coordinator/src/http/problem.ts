@@ -5,7 +5,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { isTributaryError, toErrorData, type ProtocolErrorCode } from '@tributary/protocol';
+import { isTributaryError, toErrorData, type ProtocolErrorCode, type TributaryError } from '@tributary/protocol';
 import type { TableErrorCode } from '@tributary/table';
 import { z } from 'zod';
 import type { CoordinatorErrorCode } from '../errors.ts';
@@ -56,6 +56,15 @@ const STATUS_BY_CODE: Readonly<Partial<Record<HttpErrorCode, number>>> = {
   TABLE_UNSUPPORTED: 400,
   PARTITION_VALUE_UNSUPPORTED: 400,
   STORAGE_UNAVAILABLE: 503,
+  AUTH_TOKEN_MISSING: 401,
+  AUTH_TOKEN_INVALID: 401,
+  AUTH_ROLE_INSUFFICIENT: 403,
+  AUTH_LOGIN_CROSS_SITE: 403,
+  RATE_LIMITED: 429,
+  SYNC_TOO_MANY_SHARDS: 400,
+  SYNC_CONCURRENCY_LIMIT: 429,
+  SYNC_CURSOR_INVALID: 400,
+  TEST_HOOKS_DISABLED: 400,
 };
 
 /** Statuses the app answers for any code; see STATUS_BY_CODE. */
@@ -77,6 +86,21 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
   return reply.status(problem.status).type('application/problem+json').send(problem);
 }
 
+/**
+ * A typed error as problem+json. Exported for hooks that must answer themselves (auth, rate limit):
+ * a thrown error would reach the error handler of the route's own plugin (the dashboard has its
+ * own), not this one.
+ */
+export function sendError(reply: FastifyReply, error: TributaryError): FastifyReply {
+  const data = toErrorData(error);
+  const status = statusOf(data.code, data.retryable);
+  // RFC 9110: a 401 names the scheme; a refusal that passes with time says when to come back.
+  if (status === 401 && !reply.hasHeader('www-authenticate')) void reply.header('www-authenticate', 'Bearer realm="tributary"');
+  const retryAfter = data.context.retryAfterSeconds;
+  if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
+  return sendProblem(reply, { type: 'about:blank', title: data.code, status, code: data.code, detail: data.message, retryable: data.retryable, context: data.context });
+}
+
 export function registerProblemHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (hasZodFastifySchemaValidationErrors(error)) {
@@ -91,11 +115,7 @@ export function registerProblemHandler(app: FastifyInstance): void {
         context: { part: error.validationContext ?? 'body' },
       });
     }
-    if (isTributaryError(error)) {
-      const data = toErrorData(error);
-      const status = statusOf(data.code, data.retryable);
-      return sendProblem(reply, { type: 'about:blank', title: data.code, status, code: data.code, detail: data.message, retryable: data.retryable, context: data.context });
-    }
+    if (isTributaryError(error)) return sendError(reply, error);
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 ? error.statusCode : 500;
     if (status >= 500) request.log.error(error);
     return sendProblem(reply, {

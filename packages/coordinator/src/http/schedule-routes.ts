@@ -50,6 +50,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (a
   app.put(
     '/v1/schedules/:id',
     {
+      config: { role: 'operate' },
       schema: {
         summary: 'Create or replace a schedule: a cron pattern (5 or 6 fields) that starts a sync',
         params: ScheduleParams,
@@ -87,7 +88,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (a
 
   app.delete(
     '/v1/schedules/:id',
-    { schema: { summary: 'Delete a schedule: it fires no more (syncs it started run on)', params: ScheduleParams, response: { 204: z.null(), ...problemResponses(400, 404, 500, 503) } } },
+    { config: { role: 'operate' }, schema: { summary: 'Delete a schedule: it fires no more (syncs it started run on)', params: ScheduleParams, response: { 204: z.null(), ...problemResponses(400, 404, 500, 503) } } },
     async (request, reply) => {
       await schedules.delete(request.params.id);
       return reply.status(204).send(null);

@@ -16,7 +16,7 @@ export interface TableRouteDeps {
 export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { tables, warehouse }) => {
   app.post(
     '/v1/tables',
-    { schema: { summary: 'Create a Paimon table', body: CreateTableRequest, response: { 201: TableResponse, ...problemResponses(400, 409, 500, 503) } } },
+    { config: { role: 'admin' }, schema: { summary: 'Create a Paimon table', body: CreateTableRequest, response: { 201: TableResponse, ...problemResponses(400, 409, 500, 503) } } },
     async (request, reply) => {
       const body = request.body;
       const ref = { database: body.database, table: body.name };

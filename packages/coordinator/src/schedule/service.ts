@@ -73,8 +73,9 @@ export class ScheduleService {
     return { definition, created };
   }
 
-  /** What POST /v1/syncs checks before planning: the table exists; upsert needs a primary key. */
+  /** What POST /v1/syncs checks before planning: no test hooks, shard limit; the table exists; upsert needs a primary key. */
   async #checkSync(sync: StartSyncRequest): Promise<void> {
+    this.#deps.syncs.check(sync);
     const info = await this.#deps.tables.describeTable(this.#deps.warehouse, sync.table);
     if (info === undefined) {
       throw errorFrom(coordinatorErrors, 'SCHEDULE_TABLE_NOT_FOUND', `table ${sync.table.database}.${sync.table.table} does not exist`, { ...sync.table });

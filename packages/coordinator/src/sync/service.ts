@@ -15,7 +15,7 @@ import type { SyncCommitter } from './committer.ts';
 import type { SyncFlows } from './flow.ts';
 import { planMysqlShards } from './mysql-planner.ts';
 import { isTerminal, newSyncRecord, type PlannedShard, type SyncPlan, type SyncRecord } from './state.ts';
-import type { SyncStore } from './store.ts';
+import type { ActiveLimits, SyncStore } from './store.ts';
 
 /** Paimon's BatchWriteBuilder.COMMIT_IDENTIFIER (Long.MAX_VALUE): one batch commit per commit user. */
 export const BATCH_COMMIT_IDENTIFIER = '9223372036854775807';
@@ -27,7 +27,17 @@ export interface SyncServiceDeps {
   readonly tables: CoordinatorTables;
   readonly warehouse: string;
   readonly log?: (message: string) => void;
+  readonly limits?: SyncLimits;
+  /** Test hooks (the generator's `faults`) are accepted only in test mode. */
+  readonly testMode?: boolean;
 }
+
+export interface SyncLimits extends ActiveLimits {
+  /** Shards one sync may plan (default DEFAULT_LIMITS.maxShards). */
+  readonly maxShards?: number;
+}
+
+export const DEFAULT_LIMITS = { maxShards: 10_000, maxActivePerTable: 8, maxActive: 64 } as const;
 
 export class SyncService {
   readonly #deps: SyncServiceDeps;
@@ -36,9 +46,33 @@ export class SyncService {
     this.#deps = deps;
   }
 
+  get #maxShards(): number {
+    return this.#deps.limits?.maxShards ?? DEFAULT_LIMITS.maxShards;
+  }
+
+  /**
+   * What can be refused from the request alone, before anything is read or planned: test hooks
+   * outside test mode, and a generator that would plan too many shards. Schedules check the same.
+   */
+  check(request: StartSyncRequest): void {
+    const source = request.source;
+    if (source.kind === 'generator' && source.faults !== undefined && this.#deps.testMode !== true) {
+      throw errorFrom(coordinatorErrors, 'TEST_HOOKS_DISABLED', 'source.faults is a test hook; the coordinator is not in test mode', { field: 'source.faults' });
+    }
+    if (source.kind === 'generator' && source.shards > this.#maxShards) throw this.#tooManyShards(String(source.shards));
+  }
+
+  #tooManyShards(planned: string): Error {
+    return errorFrom(coordinatorErrors, 'SYNC_TOO_MANY_SHARDS', `the source plans ${planned} shards; at most ${this.#maxShards} are allowed per sync`, {
+      limit: this.#maxShards,
+      planned,
+    });
+  }
+
   /** Plans, persists and enqueues a sync; with an idempotency key, a repeated request returns the first sync. */
   async start(request: StartSyncRequest, idempotencyKey?: string): Promise<{ record: SyncRecord; created: boolean }> {
     const { store } = this.#deps;
+    this.check(request);
     let syncId = `sync-${randomUUID()}`;
     if (idempotencyKey !== undefined) {
       const bound = await store.claimIdempotencyKey(idempotencyKey, requestHash(request), syncId);
@@ -50,7 +84,8 @@ export class SyncService {
     }
     const plan = await this.#plan(syncId, request);
     const record = newSyncRecord(syncId, plan, new Date().toISOString());
-    if (!(await store.create(record, Date.now()))) return { record: await store.require(syncId), created: false };
+    const limits = { ...DEFAULT_LIMITS, ...this.#deps.limits };
+    if (!(await store.create(record, Date.now(), { maxActive: limits.maxActive, maxActivePerTable: limits.maxActivePerTable }))) return { record: await store.require(syncId), created: false };
     return { record: await this.#enqueue(record), created: true };
   }
 
@@ -88,21 +123,32 @@ export class SyncService {
         return planGeneratorShards(source).map(({ id, spec }) => ({ id, spec: { ...spec } }));
       case 'files':
         return planFileShards(await this.#resolveFiles(source), source.filesPerShard).map(({ id, spec }) => ({ id, spec: { files: spec.files } }));
-      case 'mysql':
-        return planMysqlShards(source, columns);
+      case 'mysql': {
+        const shards = await planMysqlShards(source, columns);
+        if (shards.length > this.#maxShards) throw this.#tooManyShards(String(shards.length));
+        return shards;
+      }
     }
   }
 
+  /** Lists the files once; stops listing as soon as they make more shards than allowed. */
   async #resolveFiles(source: FilesSourceSpec): Promise<string[]> {
+    const maxFiles = this.#maxShards * source.filesPerShard;
+    const tooMany = () => this.#tooManyShards(`more than ${this.#maxShards}`);
     const files: string[] = [];
     for (const uri of source.uris) {
       const { root, key, prefix } = splitObjectUri(uri);
       const store = this.#deps.tables.warehouseStore(root);
       const found: string[] = [];
-      if (prefix) for await (const o of store.list(key)) found.push(`${root}/${o.key}`);
-      else if ((await store.stat(key)) !== null) found.push(uri);
+      if (prefix) {
+        for await (const o of store.list(key)) {
+          found.push(`${root}/${o.key}`);
+          if (files.length + found.length > maxFiles) throw tooMany();
+        }
+      } else if ((await store.stat(key)) !== null) found.push(uri);
       if (found.length === 0) throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', `no source file matches ${uri}`, { uri });
       files.push(...found);
+      if (files.length > maxFiles) throw tooMany();
     }
     return files;
   }
