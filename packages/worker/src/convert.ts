@@ -6,9 +6,9 @@
  * may be a password): the message says what kind of value did not fit which type.
  *
  * Numbers are exact: integers and decimals from text or bigint never pass through a double; a
- * double reaches DECIMAL as its shortest decimal form (`0.1`, not 0.1000000000000000055…); text
- * reaches DOUBLE and FLOAT rounded once (exact-numbers.ts); timestamps from text keep every digit
- * of their fraction (temporal-text.ts).
+ * double reaches DECIMAL as its shortest decimal form (`0.1`, not 0.1000000000000000055…) and
+ * FLOAT as its own value rounded once; text reaches DOUBLE and FLOAT rounded once from its digits
+ * (exact-numbers.ts); timestamps from text keep every digit of their fraction (temporal-text.ts).
  */
 import { errorFrom } from '@tributary/protocol';
 import type { DataType, InternalRow, InternalValue, RowType, Timestamp } from '@tributary/table';
@@ -99,7 +99,7 @@ function nonNull(type: DataType): (value: Exclude<SourceValue, null>) => Interna
       };
     case 'FLOAT':
       return (v) => {
-        if (typeof v === 'number') return Math.fround(v) === v || Number.isNaN(v) ? v : float32FromText(String(v));
+        if (typeof v === 'number') return Math.fround(v); // a double's own value, rounded once (Java's (float) cast)
         return typeof v !== 'string' || floatingText(v) === undefined ? unfit(v, 'FLOAT') : float32FromText(v);
       };
     case 'DECIMAL':

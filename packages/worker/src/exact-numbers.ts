@@ -93,6 +93,16 @@ export function float32FromText(text: string): number {
   return side > 0 ? fartherFromZero : closerToZero;
 }
 
+/**
+ * Whether the double `d` lies exactly halfway between two floats: rounding it to a float then
+ * depends on the tie rule, so a decimal text that became `d` must be rounded from its own digits.
+ */
+export function isFloat32Midpoint(d: number): boolean {
+  const f = Math.fround(d);
+  if (f === d || !Number.isFinite(f) || !Number.isFinite(d)) return false;
+  return (f + float32Neighbour(f, d)) / 2 === d;
+}
+
 /** The float next to the float `f` in the direction of `toward` (±Infinity past the largest). */
 function float32Neighbour(f: number, toward: number): number {
   f32[0] = f;

@@ -11,6 +11,7 @@
  */
 import { errorFrom } from '@tributary/protocol';
 import { workerErrors } from '../errors.ts';
+import { isFloat32Midpoint, sameDecimal } from '../exact-numbers.ts';
 
 /** Where a text fault is: 1-based physical line and, for CSV, the column (header name or field number). */
 export interface TextPlace {
@@ -374,7 +375,8 @@ const rawJson = JSON as JSON & { rawJSON(text: string): object; isRawJSON(value:
 /**
  * One NDJSON line as an object. A JSON number becomes a JS number only when that number is
  * exactly the written one (its shortest decimal form has the same value: `0.1`, `1e3`, not
- * `9007199254740993`, `0.12345678901234567891`, `1e400` or `-0`); otherwise it stays its text, as a
+ * `9007199254740993`, `0.12345678901234567891`, `1e400` or `-0`, nor a double exactly halfway
+ * between two floats); otherwise it stays its text, as a
  * raw JSON value (`rawJsonText` reads it; JSON.stringify of a nested value writes it as written),
  * from which convert.ts reads BIGINT, DECIMAL, DOUBLE and FLOAT columns exactly.
  */
@@ -393,7 +395,8 @@ export function parseJsonLine({ text, line }: NdjsonLine, uri: string): Readonly
 
 function exactNumbers(_key: string, value: unknown, context?: { source?: string }): unknown {
   if (typeof value !== 'number' || context?.source === undefined) return value;
-  return sameDecimal(context.source, String(value)) ? value : rawJson.rawJSON(context.source);
+  // A float midpoint keeps its text too: a FLOAT column rounds the written digits, not the tie.
+  return sameDecimal(context.source, String(value)) && !isFloat32Midpoint(value) ? value : rawJson.rawJSON(context.source);
 }
 
 /** The text of a number `parseJsonLine` kept as written, else undefined. */
@@ -401,19 +404,3 @@ export function rawJsonText(value: unknown): string | undefined {
   return rawJson.isRawJSON(value) ? value.rawJSON : undefined;
 }
 
-/** Whether two decimal numerals (`-1.50`, `15e-1`) have the same value, and the same sign for zero. */
-export function sameDecimal(a: string, b: string): boolean {
-  return decimalKey(a) === decimalKey(b);
-}
-
-const NUMERAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
-
-function decimalKey(text: string): string | undefined {
-  const m = NUMERAL.exec(text);
-  if (m === null) return undefined;
-  const [, sign = '', whole = '', fraction = '', exponent = '0'] = m;
-  const digits = (whole + fraction).replace(/^0+/, '');
-  if (digits === '') return `${sign === '-' ? '-' : ''}0`;
-  const significant = digits.replace(/0+$/, '');
-  return `${sign === '-' ? '-' : ''}${significant}e${BigInt(exponent) - BigInt(fraction.length) + BigInt(digits.length - significant.length)}`;
-}

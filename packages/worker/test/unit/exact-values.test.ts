@@ -92,6 +92,15 @@ describe('NDJSON numbers', () => {
     assert.equal(convert('DECIMAL(38, 20)', '0.12345678901234567891'), 12_345_678_901_234_567_891n);
     assert.ok(Object.is(convert('DOUBLE', '-0'), -0));
   });
+
+  test('a number that parses to a double halfway between two floats keeps its text: FLOAT rounds the digits', () => {
+    const written = '1.0000000596046448'; // just above 1 + 2^-24, which is the double it parses to
+    assert.equal(Number(written), 1 + 2 ** -24);
+    const { m } = parseJsonLine({ text: `{"m": ${written}}`, line: 1 }, 'f');
+    assert.equal(rawJsonText(m), written);
+    assert.equal(convert('FLOAT', written), 1 + 2 ** -23);
+    assert.equal(convert('FLOAT', 1 + 2 ** -24), 1); // a double's own value: the tie goes to even, as Java's (float) cast
+  });
 });
 
 describe('timestamps and dates from text', () => {
