@@ -88,7 +88,8 @@ function nonNull(type: DataType): (value: Exclude<SourceValue, null>) => Interna
     }
     case 'BIGINT':
       return (v) => {
-        const n = typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : typeof v === 'string' && /^-?\d+$/.test(v) ? BigInt(v) : v;
+        // A double that is an integer is that integer exactly (2^53 and beyond included).
+        const n = typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : typeof v === 'string' && /^-?\d+$/.test(v) ? BigInt(v) : v;
         if (typeof n === 'bigint' && n >= -(2n ** 63n) && n < 2n ** 63n) return n;
         return unfit(v, 'BIGINT');
       };

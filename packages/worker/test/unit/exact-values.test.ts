@@ -89,6 +89,9 @@ describe('NDJSON numbers', () => {
     assert.equal(object.f, 1000);
     assert.equal(JSON.stringify(object.g), '{"x":12345678901234567890}');
     assert.equal(convert('BIGINT', '9007199254740993'), 9_007_199_254_740_993n);
+    assert.equal(parseJsonLine({ text: '{"n": 9007199254740992}', line: 1 }, 'f').n, 2 ** 53); // exact: a number
+    assert.equal(convert('BIGINT', 2 ** 53), 9_007_199_254_740_992n);
+    assert.throws(() => convert('BIGINT', 2 ** 63), (e) => isTributaryError(e) && e.code === 'SOURCE_ROW_INVALID');
     assert.equal(convert('DECIMAL(38, 20)', '0.12345678901234567891'), 12_345_678_901_234_567_891n);
     assert.ok(Object.is(convert('DOUBLE', '-0'), -0));
   });
