@@ -32,6 +32,11 @@ export const FilesSourceSpec = z.object({
   /** Warehouse-style URIs (`s3://bucket/prefix/`, `file:///dir/`); a trailing `*` matches a name prefix. */
   uris: z.array(z.string().min(1)).min(1),
   filesPerShard: z.number().int().min(1).default(1),
+  /**
+   * CSV and NDJSON: accept a last record without its line terminator. Off by default, because a
+   * file cut inside its last field still parses as a plausible row; the worker then refuses it.
+   */
+  allowUnterminatedLastLine: z.boolean().default(false),
 });
 export type FilesSourceSpec = z.infer<typeof FilesSourceSpec>;
 

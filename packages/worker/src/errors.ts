@@ -13,6 +13,11 @@ export const workerErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'The source has no column for a non-nullable table column, the names do not match the table, or a file column has a type the source cannot read (a nested Parquet column).',
   },
+  SOURCE_FILE_MALFORMED: {
+    retryable: false,
+    summary:
+      'A source file is not well-formed: an unclosed quote, a CSV record with more or fewer fields than the header, invalid UTF-8, a line that is not a JSON object, a last record without its line terminator (the file may be truncated), an unreadable or truncated Parquet file (context: file; line and column for text, row for Parquet).',
+  },
   SOURCE_SPEC_INVALID: { retryable: false, summary: 'The source or shard description in the job is not valid.' },
   MYSQL_READ_FAILED: {
     retryable: true,

@@ -40,7 +40,7 @@ describe('files source (NDJSON and CSV in S3)', () => {
       const ids = Array.from({ length: to - from + 1 }, (_, k) => from + k);
       await store.put(`ndjson/part-${i}.ndjson`, new TextEncoder().encode(ids.map((id) => JSON.stringify(objectOf(id))).join('\n') + '\n'));
       const header = 'order_id,customer_id,store_id,amount,status,order_date,created_at';
-      await store.put(`csv/part-${i}.csv`, new TextEncoder().encode([header, ...ids.map(csvLine)].join('\r\n')));
+      await store.put(`csv/part-${i}.csv`, new TextEncoder().encode([header, ...ids.map(csvLine)].join('\r\n') + '\r\n'));
     }
     coordinator = await inProcessCoordinator(e);
     workers.push(...(await Promise.all([spawnWorker(e), spawnWorker(e)])));

@@ -4,6 +4,13 @@
  * shard reads the same rows in the same order; the stream is pulled a batch at a time, and mysql2
  * pauses the socket while a batch is written, so memory stays at one batch whatever the table's size.
  *
+ * DOUBLE and FLOAT must come in MySQL's binary protocol (a prepared statement), as their IEEE
+ * bytes: the text protocol cannot carry them exactly (MariaDB prints a FLOAT with 6 significant
+ * digits, and mysql2 parses short DOUBLE text digit by digit, one unit in the last place off for
+ * some values). The statement is prepared first, which tells the result's column types: a shard
+ * with a DOUBLE or FLOAT column is read through it; any other shard by a plain query, whose text
+ * mysql2 decodes faster (DATETIME above all).
+ *
  * Values never pass through a JS float or the local time zone: BIGINT and DECIMAL come as strings,
  * DATE/DATETIME/TIMESTAMP as strings (the session's time zone is UTC, so a TIMESTAMP is its UTC wall
  * clock) that become exact `Timestamp`s here, microseconds included; TIME becomes milliseconds of the
@@ -12,12 +19,13 @@
  */
 import { MysqlShard, MysqlSourceSpec, errorFrom, isTributaryError, keyValueText, mysqlPassword, shardSelect } from '@tributary/protocol';
 import type { Timestamp } from '@tributary/table';
-import { createConnection, type Connection, type FieldPacket } from 'mysql2';
+import { createConnection, type Connection, type FieldPacket, type PrepareStatementInfo } from 'mysql2';
 import { workerErrors } from '../errors.ts';
+import { civilInstant } from '../temporal-text.ts';
 import type { PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceValue } from './source.ts';
 
 /** mysql2's numeric column types (MySQL's enum_field_types). */
-const MYSQL_TYPE = { TIMESTAMP: 7, DATE: 10, TIME: 11, DATETIME: 12, BIT: 16 } as const;
+const MYSQL_TYPE = { FLOAT: 4, DOUBLE: 5, TIMESTAMP: 7, DATE: 10, TIME: 11, DATETIME: 12, BIT: 16 } as const;
 
 type Decode = (value: unknown) => SourceValue;
 
@@ -51,7 +59,10 @@ export class MysqlSource implements Source {
     const { sql, params } = shardSelect(shard, selected, resumeKey(planned.id, keyNames, from));
     const connection = await this.#connect(planned.id);
     try {
-      const query = connection.query({ sql, rowsAsArray: true }, [...params]);
+      const statement = await prepare(connection, sql).catch((error: unknown) => Promise.reject(readError(planned.id, this.#spec, error)));
+      const binary = statement.columns.some((c) => c.columnType === MYSQL_TYPE.FLOAT || c.columnType === MYSQL_TYPE.DOUBLE);
+      // The binary protocol's BIGINT is a number when safe, else its text; the text protocol's always text.
+      const query = binary ? statement.execute([...params]) : connection.query({ sql, bigNumberStrings: true }, [...params]);
       let decoders: (readonly [number, Decode])[] | undefined;
       query.on('fields', (fields: FieldPacket[]) => (decoders = columnDecoders(fields.slice(0, this.#columns.length), shard.booleans ?? [])));
       const stream = query.stream({ highWaterMark: Math.min(this.#spec.batchRows, 10_000) });
@@ -89,7 +100,7 @@ export class MysqlSource implements Source {
       throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `the MySQL password variable ${name} is not set on this worker`, { shard: shardId, variable: name });
     }
     const { host, port, user } = this.#spec;
-    const connection = createConnection({ host, port, user, password, connectTimeout: 10_000, supportBigNumbers: true, bigNumberStrings: true, dateStrings: true, jsonStrings: true });
+    const connection = createConnection({ host, port, user, password, connectTimeout: 10_000, rowsAsArray: true, supportBigNumbers: true, dateStrings: true, jsonStrings: true });
     // Without a listener, the connection's own 'error' event would end the worker process; open()
     // hands it to the stream it reads.
     connection.on('error', () => undefined);
@@ -103,6 +114,14 @@ export class MysqlSource implements Source {
       throw readError(shardId, this.#spec, error);
     }
   }
+}
+
+/** A prepared statement with its result's columns (mysql2 sets them; its typings leave them out). */
+type Prepared = PrepareStatementInfo & { readonly columns: readonly FieldPacket[] };
+
+/** Prepares `sql` on the connection: the statement knows its result's column types before it runs. */
+function prepare(connection: Connection, sql: string): Promise<Prepared> {
+  return new Promise((resolve, reject) => connection.prepare(sql, (error, statement) => (error ? reject(error) : resolve(statement as Prepared))));
 }
 
 function parseShard(planned: PlannedSourceShard): MysqlShard {
@@ -161,30 +180,11 @@ function decoderFor(field: FieldPacket, booleans: readonly string[]): Decode {
 export function mysqlTimestamp(text: string): Timestamp | undefined {
   const m = TIMESTAMP_TEXT.exec(text);
   if (m === null) return undefined;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
-  const seconds = ((daysFromCivil(year, month, day) * 24 + Number(m[4])) * 60 + Number(m[5])) * 60 + Number(m[6]);
-  const nanos = m[7] === undefined ? 0 : Number(m[7].padEnd(9, '0'));
-  return { epochMillis: seconds * 1000 + Math.floor(nanos / 1_000_000), nanoOfMillis: nanos % 1_000_000 };
+  const [, y, mo, d, h, mi, s, fraction] = m;
+  return civilInstant(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s), fraction);
 }
 
 const TIMESTAMP_TEXT = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?$/;
-
-/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil): no Date object per value. */
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
-  return era * 146_097 + yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear - 719_468;
-}
-
-function daysInMonth(year: number, month: number): number {
-  if (month !== 2) return [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
-  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-}
 
 /** `HH:MM:SS[.ffffff]` within a day, as milliseconds; undefined for negative, 24 h or more, or finer than a millisecond. */
 export function mysqlTime(text: string): number | undefined {
