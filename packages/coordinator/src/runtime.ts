@@ -10,7 +10,7 @@ import { SYNC_QUEUES, SyncCommitJob, SyncShardResult, parsePayload } from '@trib
 import type { S3ConnectionOptions } from '@tributary/table';
 import { buildApp } from './app.ts';
 import { SyncCommitter, type FaultPoint } from './sync/committer.ts';
-import { PREPARE_TIMEOUT_JOB, SyncFlows } from './sync/flow.ts';
+import { ABORT_GRACE_JOB, PREPARE_TIMEOUT_JOB, SyncFlows } from './sync/flow.ts';
 import { SyncService } from './sync/service.ts';
 import { SyncStore } from './sync/store.ts';
 import { coordinatorTables } from './table-adapter.ts';
@@ -28,6 +28,12 @@ export interface CoordinatorConfig {
   /** BullMQ lock of the commit job; a crashed coordinator's commit is re-run after about this long. */
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
+  /**
+   * How long an abort of a preparing sync waits for its running shards to stop before it deletes
+   * the staged files and records ABORTED anyway (default 10 s). Live workers stop within about half
+   * a second; this bounds an abort whose shard is held by a dead or frozen worker.
+   */
+  readonly abortGraceMs?: number;
   readonly log?: (message: string) => void;
   /** Crash-test hook, see CommitterDeps.faultPoint. */
   readonly faultPoint?: (point: FaultPoint) => void;
@@ -41,6 +47,8 @@ export interface Coordinator {
   readonly schedules: ScheduleService;
   close(): Promise<void>;
 }
+
+const DEFAULT_ABORT_GRACE_MS = 10_000;
 
 export async function startCoordinator(config: CoordinatorConfig): Promise<Coordinator> {
   const connection: ConnectionOptions = { ...config.redis, maxRetriesPerRequest: null };
@@ -57,12 +65,13 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     commitAttempts: 25,
   });
   const committer = new SyncCommitter({ store, tables, warehouse: config.warehouse, log: config.log, faultPoint: config.faultPoint });
-  const syncs = new SyncService({ store, flows, committer, tables, warehouse: config.warehouse, log: config.log });
+  const syncs = new SyncService({ store, flows, committer, tables, warehouse: config.warehouse, abortGraceMs: config.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS, log: config.log });
   const commitWorker = new Worker(
     SYNC_QUEUES.commit,
     async (job) => {
       const { syncId } = parsePayload(SyncCommitJob, job.data, 'commit job');
-      const record = job.name === PREPARE_TIMEOUT_JOB ? await syncs.timeOut(syncId) : await committer.drive(syncId);
+      const record =
+        job.name === PREPARE_TIMEOUT_JOB ? await syncs.timeOut(syncId) : job.name === ABORT_GRACE_JOB ? await syncs.finishAbort(syncId) : await committer.drive(syncId);
       return { syncId, phase: record.state.phase };
     },
     {

@@ -6,6 +6,7 @@
  *   TRIBUTARY_WAREHOUSE                        s3://bucket/prefix or file:///path (default s3://<bucket>/warehouse)
  *   TRIBUTARY_S3_ENDPOINT, _REGION, _ACCESS_KEY, _SECRET_KEY, _BUCKET   S3 (default: the local MinIO)
  *   TRIBUTARY_LOCK_MS / TRIBUTARY_STALLED_MS   BullMQ lock and stall check of the commit job (30000)
+ *   TRIBUTARY_ABORT_GRACE_MS                   how long an abort waits for running shards (10000)
  *   TRIBUTARY_FAULT_KILL_AT                    crash tests only: before-publish | after-publish makes the
  *                                              process SIGKILL itself at that point of a commit
  * Prints one JSON line `{"listening": "http://…"}` on stdout when ready.
@@ -26,6 +27,7 @@ const coordinator = await startCoordinator({
   },
   lockDurationMs: Number(env.TRIBUTARY_LOCK_MS ?? 30_000),
   stalledIntervalMs: Number(env.TRIBUTARY_STALLED_MS ?? 30_000),
+  ...(env.TRIBUTARY_ABORT_GRACE_MS === undefined ? {} : { abortGraceMs: Number(env.TRIBUTARY_ABORT_GRACE_MS) }),
   log: (message) => console.error(`[coordinator] ${message}`),
   faultPoint: (point) => {
     if (env.TRIBUTARY_FAULT_KILL_AT === point) process.kill(process.pid, 'SIGKILL');
