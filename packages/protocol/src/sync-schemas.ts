@@ -99,7 +99,9 @@ export const ErrorDataSchema = z.object({
  * started (its worker died or lost the job) or when its sync ended, so its result can no longer
  * count; an attempt that was only frozen and wakes up later overwrites it with its real outcome.
  */
-export const ShardAttemptStatus = z.enum(['running', 'succeeded', 'failed', 'abandoned']);
+export const ShardAttemptStatus = z
+  .enum(['running', 'succeeded', 'failed', 'abandoned'])
+  .describe('abandoned: still running when a later attempt of the shard started or the sync ended; its result cannot count');
 export type ShardAttemptStatus = z.infer<typeof ShardAttemptStatus>;
 
 /** One execution of a shard job, as the worker reports it. */

@@ -93,6 +93,8 @@ describe('worker faults (real processes, short BullMQ locks)', () => {
     const view = await coordinator.app.inject({ method: 'GET', url: `/v1/syncs/${id}` });
     const shown = view.json<{ shards: { id: string; attempts: ShardAttempt[] }[] }>().shards.find((s) => s.id === killed.shardId);
     assert.equal(shown?.attempts.find((a) => a.attemptId === killed.attemptId)?.status, 'abandoned', 'the API shows the dead attempt abandoned');
+    const openApi = await coordinator.app.inject({ method: 'GET', url: '/docs/json' });
+    assert.ok(openApi.body.includes('"abandoned"'), 'the OpenAPI document lists the status');
     const rerun = attempts.filter((a) => a.shardId === killed.shardId && a.status === 'succeeded');
     assert.equal(rerun.length, 1);
     assert.equal(rerun[0]?.accepted, true);
