@@ -62,9 +62,9 @@ export function writeShardProcessor(deps: WriteShardDeps): (job: Job) => Promise
     const ledger = new AttemptLedger(deps.redis, data.keyPrefix, data.syncId);
     const attempt = await ledger.nextAttempt(data.shardId);
     const report: ShardAttempt = { shardId: data.shardId, attemptId: String(attempt), status: 'running', startedAt: new Date().toISOString() };
-    await ledger.report(report);
     // BullMQ runs a job again only when its previous execution lost it (a dead or frozen worker).
     await ledger.abandonEarlier(data.shardId, attempt);
+    await ledger.report(report);
     try {
       const result = await runAttempt(deps, ledger, data, attempt, job);
       await ledger.report({ ...report, ...resultFields(result), status: 'succeeded', finishedAt: new Date().toISOString() });
