@@ -12,7 +12,7 @@ import { buildApp } from './app.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './http/rate-limit.ts';
 import type { AuthOptions } from './http/auth.ts';
 import { SyncCommitter, type FaultPoint } from './sync/committer.ts';
-import { PREPARE_TIMEOUT_JOB, SyncFlows } from './sync/flow.ts';
+import { ABORT_GRACE_JOB, PREPARE_TIMEOUT_JOB, SyncFlows } from './sync/flow.ts';
 import { SyncService, type SyncLimits } from './sync/service.ts';
 import { SyncStore } from './sync/store.ts';
 import { coordinatorTables } from './table-adapter.ts';
@@ -30,6 +30,12 @@ export interface CoordinatorConfig {
   /** BullMQ lock of the commit job; a crashed coordinator's commit is re-run after about this long. */
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
+  /**
+   * How long an abort of a preparing sync waits for its running shards to stop before it deletes
+   * the staged files and records ABORTED anyway (default 10 s). Live workers stop within about half
+   * a second; this bounds an abort whose shard is held by a dead or frozen worker.
+   */
+  readonly abortGraceMs?: number;
   readonly log?: (message: string) => void;
   /** Crash-test hook, see CommitterDeps.faultPoint. */
   readonly faultPoint?: (point: FaultPoint) => void;
@@ -52,6 +58,8 @@ export interface Coordinator {
   close(): Promise<void>;
 }
 
+const DEFAULT_ABORT_GRACE_MS = 10_000;
+
 export async function startCoordinator(config: CoordinatorConfig): Promise<Coordinator> {
   const connection: ConnectionOptions = { ...config.redis, maxRetriesPerRequest: null };
   const redis = new Redis({ ...config.redis, maxRetriesPerRequest: null });
@@ -73,6 +81,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     committer,
     tables,
     warehouse: config.warehouse,
+    abortGraceMs: config.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS,
     log: config.log,
     ...(config.limits === undefined ? {} : { limits: config.limits }),
     testMode: config.testMode === true,
@@ -81,7 +90,8 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     SYNC_QUEUES.commit,
     async (job) => {
       const { syncId } = parsePayload(SyncCommitJob, job.data, 'commit job');
-      const record = job.name === PREPARE_TIMEOUT_JOB ? await syncs.timeOut(syncId) : await committer.drive(syncId);
+      const record =
+        job.name === PREPARE_TIMEOUT_JOB ? await syncs.timeOut(syncId) : job.name === ABORT_GRACE_JOB ? await syncs.finishAbort(syncId) : await committer.drive(syncId);
       return { syncId, phase: record.state.phase };
     },
     {

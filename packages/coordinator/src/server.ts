@@ -13,6 +13,7 @@
  *   TRIBUTARY_RATE_LIMIT / TRIBUTARY_RATE_WINDOW_MS   requests per window per token (6000 / 60000)
  *   TRIBUTARY_MAX_SHARDS                       shards per sync (10000)
  *   TRIBUTARY_MAX_ACTIVE_SYNCS[_PER_TABLE]     syncs not yet COMMITTED or ABORTED at once (64, per table 8)
+ *   TRIBUTARY_ABORT_GRACE_MS                   how long an abort waits for running shards (10000)
  *   TRIBUTARY_TEST_MODE=1                      tests only: accept test hooks (generator `faults`) and
  *   TRIBUTARY_FAULT_KILL_AT                    before-publish | after-publish: SIGKILL at that point of a commit
  * Prints one JSON line `{"listening": "http://…"}` on stdout when ready.
@@ -58,6 +59,7 @@ const coordinator = await startCoordinator({
   },
   lockDurationMs: Number(env.TRIBUTARY_LOCK_MS ?? 30_000),
   stalledIntervalMs: Number(env.TRIBUTARY_STALLED_MS ?? 30_000),
+  ...(env.TRIBUTARY_ABORT_GRACE_MS === undefined ? {} : { abortGraceMs: Number(env.TRIBUTARY_ABORT_GRACE_MS) }),
   log: (message) => console.error(`[coordinator] ${message}`),
   faultPoint: (point) => {
     if (security.testMode && env.TRIBUTARY_FAULT_KILL_AT === point) process.kill(process.pid, 'SIGKILL');

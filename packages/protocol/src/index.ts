@@ -39,8 +39,11 @@ export {
 export { decodeBlob, encodeBlob, type DecodedBlob } from './blob.ts';
 export { decodeBlobStream, encodeBlobStream, type BlobStream, type EncodeStreamOptions } from './blob-stream.ts';
 export {
+  ABANDON_RUNNING_ATTEMPTS_SCRIPT,
+  ABANDON_RUNNING_LUA,
   ErrorDataSchema,
   ShardAttempt,
+  ShardAttemptStatus,
   ShardId,
   SYNC_QUEUES,
   SyncCommitJob,
@@ -48,6 +51,8 @@ export {
   SyncShardJob,
   SyncShardResult,
   SyncTableRef,
+  attemptWriterId,
+  dataFileMarker,
   stagedBlobKey,
   syncRedisKeys,
   syncStagingPrefix,

@@ -4,7 +4,9 @@
  * and where a shard attempt stages its blob. Pure: names and schemas, no I/O.
  *
  * A sync's Redis keys, under a deployment prefix (tests use their own prefix):
- *   <prefix>:sync:<id>            hash  version, phase, json (the sync record; CAS on version)
+ *   <prefix>:sync:<id>            hash  version, phase, json (the sync record; CAS on version),
+ *                                       discard ('1' once the sync aborts before its commit started:
+ *                                       everything it staged may be deleted, by anyone)
  *   <prefix>:sync:<id>:accepted   hash  shardId → attemptId (HSETNX: the first finished attempt wins)
  *   <prefix>:sync:<id>:attempts   hash  shardId/attemptId → ShardAttempt JSON (progress, for the API)
  *   <prefix>:sync:<id>:attempt-seq hash shardId → the last attempt number taken (HINCRBY; attempts are 1…n)
@@ -26,6 +28,22 @@ export function stagedBlobKey(syncId: string, shardId: string, attemptId: string
 /** Every object a sync stages outside its table lives under this prefix of the warehouse. */
 export function syncStagingPrefix(syncId: string): string {
   return `.tributary/syncs/${syncId}/`;
+}
+
+/**
+ * The writer id of one shard attempt. It goes into every data file name the attempt writes
+ * (`data-<writerId>-<n>.parquet`), so two attempts never collide and their files can be found.
+ */
+export function attemptWriterId(syncId: string, shardId: string, attempt: number): string {
+  return `${syncId}-${shardId}-a${attempt}`;
+}
+
+/**
+ * A substring of the key of every data file written under a writer id that starts with
+ * `writerPrefix`: a sync id finds every data file of the sync, an attempt's writer id its own.
+ */
+export function dataFileMarker(writerPrefix: string): string {
+  return `/data-${writerPrefix}-`;
 }
 
 /** Ids go into object keys and Redis keys: keep them to a safe alphabet. */
@@ -77,11 +95,21 @@ export const ErrorDataSchema = z.object({
   context: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
 });
 
+/**
+ * Where an attempt stands. `abandoned`: it was still `running` when a later attempt of its shard
+ * started (its worker died or lost the job) or when its sync ended, so its result can no longer
+ * count; an attempt that was only frozen and wakes up later overwrites it with its real outcome.
+ */
+export const ShardAttemptStatus = z
+  .enum(['running', 'succeeded', 'failed', 'abandoned'])
+  .describe('abandoned: still running when a later attempt of the shard started or the sync ended; its result cannot count');
+export type ShardAttemptStatus = z.infer<typeof ShardAttemptStatus>;
+
 /** One execution of a shard job, as the worker reports it. */
 export const ShardAttempt = z.object({
   shardId: ShardId,
   attemptId: z.string(),
-  status: z.enum(['running', 'succeeded', 'failed']),
+  status: ShardAttemptStatus,
   /** Whether this attempt's result was accepted (only for succeeded attempts). */
   accepted: z.boolean().optional(),
   startedAt: z.string(),
@@ -93,6 +121,34 @@ export const ShardAttempt = z.object({
   error: ErrorDataSchema.optional(),
 });
 export type ShardAttempt = z.infer<typeof ShardAttempt>;
+
+/**
+ * Lua: `abandon_running(key, fields)` marks the attempts still `running` in the attempts hash `key`
+ * as `abandoned`, inside the calling script, so that a worker's own final report written at the same
+ * moment is never overwritten; `fields` (`shardId/attemptId`) empty: every attempt of the sync.
+ * Returns how many it marked. The JSON is the worker's `JSON.stringify` of a ShardAttempt, whose
+ * first `"status":` is the attempt's own (the ids before it cannot hold that text). The sync store
+ * embeds it in its compare-and-set, so a sync never ends with an attempt still shown running.
+ */
+export const ABANDON_RUNNING_LUA = `
+local function abandon_running(key, fields)
+  if #fields == 0 then fields = redis.call('HKEYS', key) end
+  local marked = 0
+  for _, field in ipairs(fields) do
+    local json = redis.call('HGET', key, field)
+    if json and string.find(json, '"status":"running"', 1, true) then
+      redis.call('HSET', key, field, (string.gsub(json, '"status":"running"', '"status":"abandoned"', 1)))
+      marked = marked + 1
+    end
+  end
+  return marked
+end
+`;
+
+/** KEYS: the attempts hash. ARGV: the fields to look at (none: all). See ABANDON_RUNNING_LUA. */
+export const ABANDON_RUNNING_ATTEMPTS_SCRIPT = `${ABANDON_RUNNING_LUA}
+return abandon_running(KEYS[1], ARGV)
+`;
 
 /** The parent job of a sync's flow: it commits or aborts once every shard job has finished. */
 export const SyncCommitJob = z.object({ syncId: SyncId, keyPrefix: z.string().min(1) });

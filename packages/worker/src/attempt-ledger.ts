@@ -9,10 +9,14 @@
  *   with a check that the sync is still PLANNED or PREPARING. A later attempt of the same shard, or
  *   any attempt after an abort or after the commit froze its inputs, is not accepted and its files
  *   are never referenced.
- * - `report` keeps every attempt's progress for the API (`GET /v1/syncs/:id`).
+ * - `report` keeps every attempt's progress for the API (`GET /v1/syncs/:id`); `abandonEarlier`
+ *   marks the shard's earlier attempts still shown `running` as `abandoned` when a new one starts
+ *   (BullMQ re-runs a job only when its previous execution lost the job: a dead or frozen worker).
+ * - `discardable` says whether the sync aborted before its commit started, so that a fenced attempt
+ *   may delete what it staged itself (nothing of such a sync can ever be referenced).
  */
 import type { Redis } from 'ioredis';
-import { syncRedisKeys, type ShardAttempt } from '@tributary/protocol';
+import { ABANDON_RUNNING_ATTEMPTS_SCRIPT, syncRedisKeys, type ShardAttempt } from '@tributary/protocol';
 
 // KEYS: record, accepted. ARGV: shardId, attempt.
 // Returns 1 accepted, 0 another attempt was accepted first, -1 the sync no longer accepts.
@@ -47,7 +51,19 @@ export class AttemptLedger {
     return result === 1 ? 'accepted' : result === 0 ? 'another-attempt-won' : 'sync-closed';
   }
 
+  /** Whether everything the sync staged may be deleted: it aborted before its commit started. */
+  async discardable(): Promise<boolean> {
+    return (await this.#redis.hget(this.#keys.record, 'discard')) === '1';
+  }
+
   async report(attempt: ShardAttempt): Promise<void> {
     await this.#redis.hset(this.#keys.attempts, `${attempt.shardId}/${attempt.attemptId}`, JSON.stringify(attempt));
+  }
+
+  /** Attempts 1 … attempt-1 of the shard that still say `running` become `abandoned`. */
+  async abandonEarlier(shardId: string, attempt: number): Promise<void> {
+    if (attempt <= 1) return;
+    const fields = Array.from({ length: attempt - 1 }, (_, i) => `${shardId}/${i + 1}`);
+    await this.#redis.eval(ABANDON_RUNNING_ATTEMPTS_SCRIPT, 1, this.#keys.attempts, ...fields);
   }
 }

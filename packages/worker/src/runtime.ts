@@ -19,6 +19,8 @@ export interface WorkerConfig {
   /** BullMQ lock; a killed worker's shard is re-run after about lockDuration + stalledInterval. */
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
+  /** How often a running attempt re-reads its sync's phase, to stop soon after an abort (default 500 ms). */
+  readonly phaseCheckMs?: number;
   readonly log?: (message: string) => void;
   /** The table library; default @tributary/table (tests wrap it to inject storage faults). */
   readonly tables?: TablePort;
@@ -33,7 +35,7 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
   const redis = new Redis({ ...config.redis, maxRetriesPerRequest: null });
   // ioredis reconnects by itself; log instead of an unhandled 'error' event while Redis is away.
   redis.on('error', (error: Error) => config.log?.(`redis: ${error.message}`));
-  const worker = new Worker(SYNC_QUEUES.writeShard, writeShardProcessor({ redis, tables: config.tables ?? tablePort(config.s3) }), {
+  const worker = new Worker(SYNC_QUEUES.writeShard, writeShardProcessor({ redis, tables: config.tables ?? tablePort(config.s3), phaseCheckMs: config.phaseCheckMs }), {
     connection: { ...config.redis, maxRetriesPerRequest: null },
     prefix: config.prefix,
     concurrency: config.concurrency ?? 1,

@@ -5,6 +5,7 @@
  *   TRIBUTARY_S3_ENDPOINT, _REGION, _ACCESS_KEY, _SECRET_KEY   S3 (default: the local MinIO)
  *   TRIBUTARY_WORKER_CONCURRENCY               shard jobs at once (default 1)
  *   TRIBUTARY_LOCK_MS / TRIBUTARY_STALLED_MS   BullMQ lock and stall check (default 30000)
+ *   TRIBUTARY_PHASE_CHECK_MS                   how often a running shard checks for an abort (default 500)
  * Prints one JSON line `{"worker": "ready"}` on stdout when ready.
  */
 import { startShardWorker } from './runtime.ts';
@@ -22,6 +23,7 @@ const shardWorker = startShardWorker({
   concurrency: Number(env.TRIBUTARY_WORKER_CONCURRENCY ?? 1),
   lockDurationMs: Number(env.TRIBUTARY_LOCK_MS ?? 30_000),
   stalledIntervalMs: Number(env.TRIBUTARY_STALLED_MS ?? 30_000),
+  ...(env.TRIBUTARY_PHASE_CHECK_MS === undefined ? {} : { phaseCheckMs: Number(env.TRIBUTARY_PHASE_CHECK_MS) }),
   log: (message) => console.error(`[worker ${process.pid}] ${message}`),
 });
 await shardWorker.worker.waitUntilReady();

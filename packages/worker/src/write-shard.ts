@@ -9,12 +9,22 @@
  * retrying would fail the same way. Anything else (storage, network) is rethrown and retried with
  * the job's backoff. Every attempt, failed or not, is reported to the ledger with its typed error,
  * which is where the coordinator finds the reason for an abort.
+ *
+ * Liveness: while an attempt runs, a timer re-reads the sync's phase (independent of batches: a
+ * shard blocked inside a source query still sees it). Once the sync left PREPARING the attempt is
+ * cancelled: the source read (MySQL kills its query), the table write, and the wait for either;
+ * it fails with SYNC_NOT_ACCEPTING. A fenced attempt of a sync that aborted before its commit
+ * started then deletes its own blob and data files: the coordinator may have cleaned the sync up
+ * already (it does not wait for ever for a worker that does not answer), and what this attempt
+ * wrote since would otherwise stay.
  */
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
 import {
   PAIMON_COMMIT_MESSAGE_VERSION,
   SyncShardJob,
+  attemptWriterId,
+  dataFileMarker,
   encodeBlob,
   errorFrom,
   isTributaryError,
@@ -26,6 +36,7 @@ import {
 } from '@tributary/protocol';
 import type { Redis } from 'ioredis';
 import { crc32c } from '@node-rs/crc32';
+import { raceAbort, untilAborted } from './abortable.ts';
 import { AttemptLedger } from './attempt-ledger.ts';
 import { rowConverter } from './convert.ts';
 import { workerErrors } from './errors.ts';
@@ -37,9 +48,11 @@ const TRIBUTARY_VERSION = '0.1.0';
 export interface WriteShardDeps {
   readonly redis: Redis;
   readonly tables: TablePort;
-  /** How often a running attempt re-reads the sync's phase to stop after an abort. */
+  /** How often a running attempt re-reads the sync's phase (and reports its progress) to stop after an abort. */
   readonly phaseCheckMs?: number;
 }
+
+const PHASE_CHECK_MS = 500;
 
 export function writeShardProcessor(deps: WriteShardDeps): (job: Job) => Promise<SyncShardResult> {
   return async (job) => {
@@ -49,6 +62,8 @@ export function writeShardProcessor(deps: WriteShardDeps): (job: Job) => Promise
     const ledger = new AttemptLedger(deps.redis, data.keyPrefix, data.syncId);
     const attempt = await ledger.nextAttempt(data.shardId);
     const report: ShardAttempt = { shardId: data.shardId, attemptId: String(attempt), status: 'running', startedAt: new Date().toISOString() };
+    // BullMQ runs a job again only when its previous execution lost it (a dead or frozen worker).
+    await ledger.abandonEarlier(data.shardId, attempt);
     await ledger.report(report);
     try {
       const result = await runAttempt(deps, ledger, data, attempt, job);
@@ -68,36 +83,103 @@ function resultFields(r: SyncShardResult): Partial<ShardAttempt> {
 
 async function runAttempt(deps: WriteShardDeps, ledger: AttemptLedger, data: SyncShardJob, attempt: number, job: Job): Promise<SyncShardResult> {
   await assertAccepting(ledger, data);
-  const write = await deps.tables.openShardWrite({
-    warehouse: data.warehouse,
-    database: data.table.database,
-    table: data.table.table,
-    schemaId: data.schemaId,
-    baseSnapshotId: data.baseSnapshotId,
-    writerId: `${data.syncId}-${data.shardId}-a${attempt}`,
-  });
-  let messages: CommitMessage[];
-  let rows = 0;
+  const watch = watchPhase(ledger, data, deps.phaseCheckMs ?? PHASE_CHECK_MS);
+  let write: ShardWrite | undefined;
+  try {
+    write = await raceAbort(
+      deps.tables.openShardWrite({
+        warehouse: data.warehouse,
+        database: data.table.database,
+        table: data.table.table,
+        schemaId: data.schemaId,
+        baseSnapshotId: data.baseSnapshotId,
+        writerId: attemptWriterId(data.syncId, data.shardId, attempt),
+      }),
+      watch.signal,
+    );
+    const { messages, rows } = await readShard(deps, data, write, job, watch.signal);
+    return await stageBlob(deps, ledger, data, attempt, write, messages, rows);
+  } catch (error) {
+    if (write !== undefined) await abortQuietly(write);
+    // Once cancelled, the cancellation is the reason, whatever the cancelled step threw.
+    const reason: unknown = watch.signal.aborted ? watch.signal.reason : error;
+    if (write !== undefined && isTributaryError(reason) && reason.code === 'SYNC_NOT_ACCEPTING') {
+      await discardAttempt(deps, ledger, data, attempt, write.tablePath);
+    }
+    throw reason;
+  } finally {
+    watch.stop();
+  }
+}
+
+/** Streams the shard into the write; the signal cancels the read and the write and ends the wait. */
+async function readShard(
+  deps: WriteShardDeps,
+  data: SyncShardJob,
+  write: ShardWrite,
+  job: Job,
+  signal: AbortSignal,
+): Promise<{ messages: CommitMessage[]; rows: number }> {
+  const cancelWrite = () => void abortQuietly(write); // an upload in flight fails, nothing of it becomes visible
+  signal.addEventListener('abort', cancelWrite, { once: true });
   try {
     const source = openSource(data.source, { openStore: (root) => deps.tables.warehouseStore(root), columns: write.rowType.fields.map((f) => f.name) });
-    const convert = rowConverter(data.shardId, await source.columns(), write.rowType);
-    let lastCheck = Date.now();
-    for await (const batch of source.open({ id: data.shardId, spec: data.shard })) {
+    const convert = rowConverter(data.shardId, await raceAbort(source.columns(), signal), write.rowType);
+    let rows = 0;
+    let lastProgress = Date.now();
+    for await (const batch of untilAborted(source.open({ id: data.shardId, spec: data.shard }, undefined, signal), signal)) {
       const file = batch.file;
       await write.write(batch.rows.map((row, i) => convert(row, batch.firstRowPosition + i, file && { uri: file.uri, row: file.firstRow + i })));
       rows += batch.rows.length;
-      if (Date.now() - lastCheck >= (deps.phaseCheckMs ?? 500)) {
-        await assertAccepting(ledger, data);
+      signal.throwIfAborted();
+      if (Date.now() - lastProgress >= (deps.phaseCheckMs ?? PHASE_CHECK_MS)) {
         await job.updateProgress({ rows, position: batch.end });
-        lastCheck = Date.now();
+        lastProgress = Date.now();
       }
     }
-    messages = await write.prepareCommit();
-  } catch (error) {
-    await abortQuietly(write);
-    throw error;
+    signal.throwIfAborted();
+    return { messages: await write.prepareCommit(), rows };
+  } finally {
+    signal.removeEventListener('abort', cancelWrite);
   }
-  return stageBlob(deps, ledger, data, attempt, write, messages, rows);
+}
+
+/**
+ * Re-reads the sync's phase every `intervalMs` on a timer of its own, so an attempt blocked in a
+ * source query or an upload still learns of an abort; the signal aborts with SYNC_NOT_ACCEPTING.
+ * A failed read (Redis away) is tried again at the next tick.
+ */
+function watchPhase(ledger: AttemptLedger, data: SyncShardJob, intervalMs: number): { signal: AbortSignal; stop: () => void } {
+  const controller = new AbortController();
+  let checking = false;
+  const timer = setInterval(() => {
+    if (checking || controller.signal.aborted) return;
+    checking = true;
+    assertAccepting(ledger, data)
+      .catch((error: unknown) => {
+        if (isTributaryError(error) && error.code === 'SYNC_NOT_ACCEPTING') controller.abort(error);
+      })
+      .finally(() => (checking = false));
+  }, intervalMs);
+  return { signal: controller.signal, stop: () => clearInterval(timer) };
+}
+
+/**
+ * The late cleanup of a fenced attempt: deletes its blob and every data file named for it, but only
+ * if the sync aborted before its commit started (then nothing of the sync can ever be referenced).
+ * Best effort: the coordinator deletes the sync's staged files again when the shard's job ends.
+ */
+async function discardAttempt(deps: WriteShardDeps, ledger: AttemptLedger, data: SyncShardJob, attempt: number, tablePath: string): Promise<void> {
+  try {
+    if (!(await ledger.discardable())) return;
+    const store = deps.tables.warehouseStore(data.warehouse);
+    const marker = dataFileMarker(attemptWriterId(data.syncId, data.shardId, attempt));
+    const keys = [stagedBlobKey(data.syncId, data.shardId, String(attempt))];
+    for await (const object of store.list(`${tablePath}/`)) if (object.key.includes(marker)) keys.push(object.key);
+    await store.deleteMany(keys);
+  } catch {
+    // Left for the coordinator's sweep.
+  }
 }
 
 async function stageBlob(

@@ -8,7 +8,8 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { canonicalRows, pypaimon, services, uniqueName, type OracleRow } from '@tributary/testkit';
-import { startCoordinator, type Coordinator, type SyncRecord } from '@tributary/coordinator';
+import { Queue } from 'bullmq';
+import { startCoordinator, type Coordinator, type CoordinatorConfig, type SyncRecord } from '@tributary/coordinator';
 import { openObjectStore, openTable, type InternalRow, type ObjectStore } from '@tributary/table';
 import { GENERATOR_TABLE_COLUMNS } from '@tributary/worker';
 
@@ -56,8 +57,8 @@ export function syncEnv(name: string): SyncEnv {
   };
 }
 
-export function inProcessCoordinator(e: SyncEnv): Promise<Coordinator> {
-  return startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, ...FAST_LOCKS, testMode: true });
+export function inProcessCoordinator(e: SyncEnv, extra: Partial<CoordinatorConfig> = {}): Promise<Coordinator> {
+  return startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, ...FAST_LOCKS, testMode: true, ...extra });
 }
 
 /** Starts a process and resolves once it printed its ready line. */
@@ -108,6 +109,31 @@ export async function waitForPhase(
     if (phases.includes(record.state.phase)) return record;
     if (Date.now() > deadline) throw new Error(`sync ${record.id} still ${record.state.phase} after ${timeoutMs} ms`);
     await sleep(100);
+  }
+}
+
+/** Polls `check` until it returns something other than undefined or false; fails after `timeoutMs`, saying `what`. */
+export async function waitUntil<T>(check: () => Promise<T | undefined | false>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await sleep(50);
+  }
+}
+
+/**
+ * The rows a running shard job has reported as its BullMQ progress (the worker reports every
+ * phase check, about twice a second): proof that the shard is in the middle of its work.
+ */
+export async function shardProgressRows(e: SyncEnv, syncId: string, shardId: string): Promise<number> {
+  const queue = new Queue('write-shard', { connection: services.redis, prefix: e.prefix });
+  try {
+    const progress = (await queue.getJob(`shard-${syncId}-${shardId}`))?.progress;
+    return typeof progress === 'object' && progress !== null && 'rows' in progress && typeof progress.rows === 'number' ? progress.rows : 0;
+  } finally {
+    await queue.close();
   }
 }
 

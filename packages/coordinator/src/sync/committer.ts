@@ -10,13 +10,20 @@
  *              └─ no ─► publish (put-if-absent; the table retries conflicts) ─► COMMITTED
  *                 a non-retryable failure, and still no snapshot with our identity ─► ABORTING, files kept
  *   ABORTING   ─ delete staged files (only if the commit never started) ─► ABORTED
+ *   ABORTED    ─ the staged files were deleted? delete them again (late sweep, below)
+ *
+ * Late sweep: an abort does not wait for ever for its shards (SyncService's abort grace), so an
+ * attempt of a dead or frozen worker may write files after the cleanup. Its job ends some day (the
+ * attempt fails as SYNC_NOT_ACCEPTING, or BullMQ re-runs it and the new attempt refuses to start),
+ * and only then does the flow's parent run; finding the sync ABORTED with its staged files deleted,
+ * it deletes the sync's staged files again. A sync whose commit started is never swept.
  */
 import { errorFrom, isTributaryError, toErrorData, type CommitMessage, type ErrorData } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
 import type { CoordinatorTables, CommitIdentity } from '../table-port.ts';
 import { PrefetchQueue } from './prefetch-queue.ts';
 import { deleteStaged, loadAcceptedBlobs, loadShardBlob, writeOutcome, type VerifiedShard } from './staging.ts';
-import { isTerminal, type AcceptedAttempt, type SyncRecord } from './state.ts';
+import { isTerminal, stagedDiscardable, type AcceptedAttempt, type SyncRecord } from './state.ts';
 import type { SyncStore } from './store.ts';
 
 export interface CommitterDeps {
@@ -62,6 +69,11 @@ export class SyncCommitter {
   async drive(syncId: string): Promise<SyncRecord> {
     let record = await this.#deps.store.require(syncId);
     const wasTerminal = isTerminal(record.state.phase);
+    if (wasTerminal) {
+      this.#forget(syncId);
+      if (stagedDiscardable(record.state)) await this.#sweepLate(record);
+      return record;
+    }
     try {
       for (let step = 0; step < 8; step++) {
         const next = await this.#step(record);
@@ -71,8 +83,15 @@ export class SyncCommitter {
     } finally {
       if (record.state.phase !== 'PREPARING') this.#forget(syncId);
     }
-    if (!wasTerminal && isTerminal(record.state.phase)) await this.#writeOutcome(record);
+    if (isTerminal(record.state.phase)) await this.#writeOutcome(record);
     return record;
+  }
+
+  /** An aborted sync's staged files, deleted once more: what late attempts wrote after the cleanup. */
+  async #sweepLate(record: SyncRecord): Promise<void> {
+    const { tables, warehouse } = this.#deps;
+    const deleted = await deleteStaged(tables.warehouseStore(warehouse), record.id, tables.tablePath(record.plan.table));
+    if (deleted > 0) this.#deps.log?.(`sync ${record.id}: deleted ${deleted} object(s) staged after its abort`);
   }
 
   /** The sync's summary beside its staged files, written even on failure (coordinator-anchors d.10). */

@@ -24,6 +24,8 @@ export interface FlowOptions {
 const commitJobId = (syncId: string): string => `commit-${syncId}`;
 const timeoutJobId = (syncId: string): string => `timeout-${syncId}`;
 export const PREPARE_TIMEOUT_JOB = 'prepare-timeout';
+const abortGraceJobId = (syncId: string): string => `abort-grace-${syncId}`;
+export const ABORT_GRACE_JOB = 'abort-grace';
 const shardJobId = (syncId: string, shardId: string): string => `shard-${syncId}-${shardId}`;
 
 export class SyncFlows {
@@ -85,6 +87,16 @@ export class SyncFlows {
     if (delay === undefined) return;
     const data: SyncCommitJob = { syncId: record.id, keyPrefix: this.#options.prefix };
     await this.commitQueue.add(PREPARE_TIMEOUT_JOB, data, { jobId: timeoutJobId(record.id), delay, removeOnComplete: true });
+  }
+
+  /**
+   * A delayed job on the commit queue that finishes the sync's abort after `delayMs`, whether or
+   * not its shard jobs have ended by then (a dead or frozen worker may hold one for ever). Adding it
+   * again while it waits adds nothing (the job id is the sync's).
+   */
+  async scheduleAbortGrace(syncId: string, delayMs: number): Promise<void> {
+    const data: SyncCommitJob = { syncId, keyPrefix: this.#options.prefix };
+    await this.commitQueue.add(ABORT_GRACE_JOB, data, { jobId: abortGraceJobId(syncId), delay: delayMs, removeOnComplete: true, attempts: 5, backoff: { type: 'exponential', delay: 1000 } });
   }
 
   /** Whether any shard job of the sync is running now. */

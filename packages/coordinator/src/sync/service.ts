@@ -26,6 +26,8 @@ export interface SyncServiceDeps {
   readonly committer: SyncCommitter;
   readonly tables: CoordinatorTables;
   readonly warehouse: string;
+  /** How long an abort waits for running shards to stop before it deletes the staged files anyway. */
+  readonly abortGraceMs: number;
   readonly log?: (message: string) => void;
   readonly limits?: SyncLimits;
   /** Test hooks (the generator's `faults`) are accepted only in test mode. */
@@ -164,9 +166,11 @@ export class SyncService {
   }
 
   /**
-   * Aborts a sync that has not started its commit. Running shards see the new phase and stop; the
-   * flow's parent deletes the staged files once every shard job has finished. Without a pending
-   * parent (a sync that never got its flow) the committer cleans up at once.
+   * Aborts a sync that has not started its commit. Running shards see the new phase within their
+   * phase check, cancel their reads and stop; the flow's parent deletes the staged files once every
+   * shard job has finished. Without a pending parent (a sync that never got its flow) the committer
+   * cleans up at once. Either way the abort ends within the grace period: a shard job held by a
+   * dead or frozen worker does not hold it up (the committer sweeps late files when that job ends).
    */
   async abort(syncId: string, message: string): Promise<SyncRecord> {
     const reason = errorFrom(coordinatorErrors, 'SYNC_ABORT_REQUESTED', message, { syncId });
@@ -174,16 +178,24 @@ export class SyncService {
       type: 'abort',
       reason: { code: reason.code, message: reason.message, retryable: false, context: { syncId } },
     });
-    if (!isTerminal(record.state.phase) && !(await this.#deps.flows.parentPending(syncId))) {
-      return this.#deps.committer.drive(syncId);
-    }
+    if (isTerminal(record.state.phase)) return record;
+    if (!(await this.#deps.flows.parentPending(syncId))) return this.#deps.committer.drive(syncId);
+    await this.#deps.flows.scheduleAbortGrace(syncId, this.#deps.abortGraceMs);
     return record;
+  }
+
+  /** The abort's grace period is over: finish the abort whether or not the shard jobs have ended. */
+  async finishAbort(syncId: string): Promise<SyncRecord> {
+    const record = await this.#deps.store.require(syncId);
+    if (record.state.phase !== 'ABORTING') return record;
+    this.#deps.log?.(`sync ${syncId}: shards still running after the abort grace; cleaning up without them`);
+    return this.#deps.committer.drive(syncId);
   }
 
   /**
    * The prepare timeout fired: abort a sync that is still preparing. Staged files are removed at
    * once when no shard job is running (for example no worker is up); otherwise the flow's parent
-   * removes them when the running shards have stopped.
+   * removes them when the running shards have stopped, or the abort grace ends it.
    */
   async timeOut(syncId: string): Promise<SyncRecord> {
     const record = await this.#deps.store.require(syncId);
@@ -194,9 +206,9 @@ export class SyncService {
       type: 'abort',
       reason: { code: error.code, message: error.message, retryable: false, context: { syncId, timeoutMs } },
     });
-    if (aborting.state.phase === 'ABORTING' && !(await this.#deps.flows.anyShardActive(aborting))) {
-      return this.#deps.committer.drive(syncId);
-    }
+    if (aborting.state.phase !== 'ABORTING') return aborting;
+    if (!(await this.#deps.flows.anyShardActive(aborting))) return this.#deps.committer.drive(syncId);
+    await this.#deps.flows.scheduleAbortGrace(syncId, this.#deps.abortGraceMs);
     return aborting;
   }
 
@@ -213,6 +225,9 @@ export class SyncService {
         await this.#enqueue(record);
       } else if (!(await flows.parentPending(id))) {
         await committer.drive(id);
+      } else if (record.state.phase === 'ABORTING') {
+        // A crash may have come between the abort and its grace job (adding it twice adds nothing).
+        await flows.scheduleAbortGrace(id, this.#deps.abortGraceMs);
       }
       // Otherwise the flow's parent job is still pending: it will drive the sync when it runs.
     }

@@ -8,7 +8,7 @@
  * is refused with a typed BLOB_* error naming the field.
  */
 import { crc32c } from '@node-rs/crc32';
-import { decodeBlob, redactSource, stagedBlobKey, syncStagingPrefix, type CommitMessage } from '@tributary/protocol';
+import { dataFileMarker, decodeBlob, redactSource, stagedBlobKey, syncStagingPrefix, type CommitMessage } from '@tributary/protocol';
 import { mapInOrder, type ObjectStore } from '@tributary/table';
 import type { AcceptedAttempt, SyncRecord } from './state.ts';
 
@@ -70,12 +70,14 @@ const BLOB_READS_IN_FLIGHT = 16;
  * Deletes every object the sync staged: its blobs (under .tributary/syncs/<id>/) and every data
  * file inside the table whose name carries the sync id (workers name them
  * `data-<syncId>-<shard>-a<attempt>-…`, so a half-written attempt that never produced a blob is
- * found too). Only for a sync whose commit never started: nothing of it can be referenced.
+ * found too). Only for a sync whose commit never started: nothing of it can be referenced. The
+ * sync's outcome.json stays: this runs again after the sync ended, for files of late attempts.
  */
 export async function deleteStaged(store: ObjectStore, syncId: string, tablePath: string): Promise<number> {
   const keys: string[] = [];
-  for await (const object of store.list(syncStagingPrefix(syncId))) keys.push(object.key);
-  const marker = `/data-${syncId}-`;
+  const outcome = outcomeKey(syncId);
+  for await (const object of store.list(syncStagingPrefix(syncId))) if (object.key !== outcome) keys.push(object.key);
+  const marker = dataFileMarker(syncId);
   for await (const object of store.list(`${tablePath}/`)) {
     if (object.key.includes(marker)) keys.push(object.key);
   }

@@ -121,6 +121,14 @@ export function isTerminal(phase: SyncPhase): boolean {
   return TERMINAL_PHASES.includes(phase);
 }
 
+/**
+ * Whether everything the sync staged may be deleted, by the coordinator or by a late worker: it is
+ * aborting or aborted from before its commit started. Never once a commit may have published.
+ */
+export function stagedDiscardable(state: SyncState): boolean {
+  return (state.phase === 'ABORTING' && state.deleteStaged) || (state.phase === 'ABORTED' && state.stagedDeleted);
+}
+
 /** Applies `event` to `record` at time `at`. Pure: persisting the result is the caller's job. */
 export function transition(record: SyncRecord, event: SyncEvent, at: string): Transition {
   const next = nextState(record, event);

@@ -4,24 +4,28 @@
  * Every transition is written with a compare-and-set on the record's `version` (a Lua script, so
  * the check and the write are one step): two coordinators, or a coordinator and an abort request,
  * can never both move a sync from the same state. The `phase` field beside the JSON lets the
- * worker's accept script refuse attempts once a sync left PREPARING, without parsing JSON.
+ * worker's accept script refuse attempts once a sync left PREPARING, without parsing JSON; the
+ * `discard` field tells a fenced worker whether it may delete what it staged (stagedDiscardable).
+ * When a sync ends, its attempts still shown `running` become `abandoned` in the same step.
  *
  * Besides the records: `<prefix>:syncs` (sorted set by creation time, for listing),
  * `<prefix>:syncs:active` (set of non-terminal ids, for resuming after a restart) and
  * `<prefix>:idempotency:<key>` (request hash and sync id of a POST /v1/syncs).
  */
 import type { Redis } from 'ioredis';
-import { ShardAttempt, errorFrom, syncRedisKeys } from '@tributary/protocol';
+import { ABANDON_RUNNING_LUA, ShardAttempt, errorFrom, syncRedisKeys } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
 import { SyncPhaseSchema, SyncRecordSchema } from './record-schema.ts';
-import { isTerminal, transition, type SyncEvent, type SyncPhase, type SyncRecord } from './state.ts';
+import { isTerminal, stagedDiscardable, transition, type SyncEvent, type SyncPhase, type SyncRecord } from './state.ts';
 
-// KEYS: record, index, active. ARGV: expected version (-1: must not exist), new version, json,
-// phase, created score, sync id, terminal (1/0), table (db.table), and for a create only: the most
-// non-terminal syncs overall and per table (-1: no limit), the record key prefix of other syncs.
-// Returns 1 written, 0 version mismatch (or exists), -1 overall limit reached, -2 table limit.
-// The limits are checked in the same step as the write, so two concurrent starts cannot both pass.
-const CAS_SCRIPT = `
+// KEYS: record, index, active, attempts. ARGV: expected version (-1: must not exist), new version,
+// json, phase, created score, sync id, terminal (1/0), table (db.table), and for a create only: the
+// most non-terminal syncs overall and per table (-1: no limit), the record key prefix of other
+// syncs; then discard (1/0). Returns 1 written, 0 version mismatch (or exists), -1 overall limit
+// reached, -2 table limit. The limits are checked in the same step as the write, so two
+// concurrent starts cannot both pass. A terminal transition marks the attempts still shown
+// running as abandoned in the same step.
+const CAS_SCRIPT = `${ABANDON_RUNNING_LUA}
 local current = redis.call('HGET', KEYS[1], 'version')
 if ARGV[1] == '-1' then
   if current then return 0 end
@@ -41,9 +45,14 @@ if ARGV[1] == '-1' then
 elseif current ~= ARGV[1] then
   return 0
 end
-redis.call('HSET', KEYS[1], 'version', ARGV[2], 'json', ARGV[3], 'phase', ARGV[4], 'table', ARGV[8])
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'json', ARGV[3], 'phase', ARGV[4], 'table', ARGV[8], 'discard', ARGV[12])
 if ARGV[1] == '-1' then redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6]) end
-if ARGV[7] == '1' then redis.call('SREM', KEYS[3], ARGV[6]) else redis.call('SADD', KEYS[3], ARGV[6]) end
+if ARGV[7] == '1' then
+  redis.call('SREM', KEYS[3], ARGV[6])
+  abandon_running(KEYS[4], {})
+else
+  redis.call('SADD', KEYS[3], ARGV[6])
+end
 return 1
 `;
 
@@ -234,10 +243,11 @@ export class SyncStore {
     const keys = syncRedisKeys(this.#prefix, record.id);
     const result = await this.#redis.eval(
       CAS_SCRIPT,
-      3,
+      4,
       keys.record,
       `${this.#prefix}:syncs`,
       `${this.#prefix}:syncs:active`,
+      keys.attempts,
       String(expectedVersion),
       String(record.version),
       JSON.stringify(record),
@@ -249,6 +259,7 @@ export class SyncStore {
       String(limits.maxActive ?? -1),
       String(limits.maxActivePerTable ?? -1),
       syncRedisKeys(this.#prefix, '').record,
+      stagedDiscardable(record.state) ? '1' : '0',
     );
     return Number(result);
   }

@@ -50,15 +50,22 @@ export class MysqlSource implements Source {
     return Promise.reject(errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', 'a mysql source is planned by the coordinator, which checks the tables against the target'));
   }
 
-  /** Positions (for messages) count rows from where this read starts: the shard's start, or `from`. */
-  async *open(planned: PlannedSourceShard, from?: SourcePosition): AsyncIterable<SourceBatch> {
+  /**
+   * Positions (for messages) count rows from where this read starts: the shard's start, or `from`.
+   * When `signal` aborts, the query is killed on the server (KILL QUERY from a second connection:
+   * a query waiting for a lock or sending rows stops there, not only on this side of the socket) and
+   * the read fails with the signal's reason.
+   */
+  async *open(planned: PlannedSourceShard, from?: SourcePosition, signal?: AbortSignal): AsyncIterable<SourceBatch> {
     const shard = parseShard(planned);
     const keyNames = shard.key.map((k) => k.name);
     const selected = [...this.#columns, ...keyNames.filter((k) => !this.#columns.includes(k))];
     const keyIndexes = keyNames.map((k) => selected.indexOf(k));
     const { sql, params } = shardSelect(shard, selected, resumeKey(planned.id, keyNames, from));
     const connection = await this.#connect(planned.id);
+    let onAbort: (() => void) | undefined;
     try {
+      signal?.throwIfAborted();
       const statement = await prepare(connection, sql).catch((error: unknown) => Promise.reject(readError(planned.id, this.#spec, error)));
       const binary = statement.columns.some((c) => c.columnType === MYSQL_TYPE.FLOAT || c.columnType === MYSQL_TYPE.DOUBLE);
       // The binary protocol's BIGINT is a number when safe, else its text; the text protocol's always text.
@@ -69,6 +76,11 @@ export class MysqlSource implements Source {
       // mysql2 reports a connection lost under a paused stream only on the connection: without
       // this the read would wait for ever (a KILL, a server restart, a network cut).
       connection.on('error', (error) => stream.destroy(error));
+      onAbort = () => {
+        void this.#killQuery(connection.threadId);
+        stream.destroy(signal?.reason instanceof Error ? signal.reason : new Error('read aborted'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       let rows: SourceRow[] = [];
       let position = 0;
       let last: unknown[] = [];
@@ -89,18 +101,49 @@ export class MysqlSource implements Source {
       }
       if (rows.length > 0) yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last) };
     } finally {
+      if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
       connection.destroy();
     }
   }
 
-  async #connect(shardId: string): Promise<Connection> {
+  /** Best effort: the query of `threadId` stops on the server. Its own connection is destroyed by open() anyway. */
+  async #killQuery(threadId: number | null): Promise<void> {
+    if (threadId === null) return;
+    let killer: Connection | undefined;
+    try {
+      killer = createConnection({ ...this.#connectionOptions(), connectTimeout: 5000 });
+      killer.on('error', () => undefined);
+      await killer.promise().query(`KILL QUERY ${Number(threadId)}`);
+    } catch {
+      // The query had ended, or the server is away: nothing more to stop.
+    } finally {
+      killer?.destroy();
+    }
+  }
+
+  /** Where and as whom to connect; throws if the password variable is not set on this worker. */
+  #connectionOptions(shardId?: string): { host: string; port: number; user: string; password: string } {
     const password = mysqlPassword(this.#spec, process.env);
     if (password === undefined) {
       const name = typeof this.#spec.password === 'string' ? '' : this.#spec.password.env;
-      throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `the MySQL password variable ${name} is not set on this worker`, { shard: shardId, variable: name });
+      throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `the MySQL password variable ${name} is not set on this worker`, {
+        ...(shardId === undefined ? {} : { shard: shardId }),
+        variable: name,
+      });
     }
     const { host, port, user } = this.#spec;
-    const connection = createConnection({ host, port, user, password, connectTimeout: 10_000, rowsAsArray: true, supportBigNumbers: true, dateStrings: true, jsonStrings: true });
+    return { host, port, user, password };
+  }
+
+  async #connect(shardId: string): Promise<Connection> {
+    const connection = createConnection({
+      ...this.#connectionOptions(shardId),
+      connectTimeout: 10_000,
+      rowsAsArray: true,
+      supportBigNumbers: true,
+      dateStrings: true,
+      jsonStrings: true,
+    });
     // Without a listener, the connection's own 'error' event would end the worker process; open()
     // hands it to the stream it reads.
     connection.on('error', () => undefined);

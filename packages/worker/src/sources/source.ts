@@ -11,6 +11,8 @@
  * - `open(shard, from)` streams a shard as batches of rows, each batch ending at a `position` that is
  *   enough to resume after it (a MySQL shard: the last primary key; a file: the byte offset; the
  *   generator: the row index). A batch is the unit of memory: a worker holds one at a time.
+ * - `open(shard, from, signal)`: when the signal aborts (the sync was aborted), a source that holds
+ *   a server-side resource cancels it (MySQL kills its query); the worker stops waiting either way.
  */
 
 import type { Timestamp } from '@tributary/table';
@@ -51,5 +53,5 @@ export interface Source {
   readonly kind: string;
   columns(): Promise<readonly SourceColumn[]>;
   plan(): Promise<readonly PlannedSourceShard[]>;
-  open(shard: PlannedSourceShard, from?: SourcePosition): AsyncIterable<SourceBatch>;
+  open(shard: PlannedSourceShard, from?: SourcePosition, signal?: AbortSignal): AsyncIterable<SourceBatch>;
 }
