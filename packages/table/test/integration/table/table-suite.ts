@@ -197,6 +197,78 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       assert.deepEqual((await pinned.prepareCommit()).flatMap((m) => m.newFiles.map((f) => f.minSequenceNumber)), [0n]);
     });
 
+    test('sequence slots: disjoint ranges per writer, the later slot wins a key whatever the message order', async () => {
+      const table = await newTable({ ...ORDERS, primaryKeys: ['id'], options: { bucket: '1' } });
+      await writeAndCommit(table, [[1n, 1, 'base', 1n, ts(0)]]);
+      const slots = [0, 1, 2];
+      const prepared = await Promise.all(
+        slots.map(async (slot) => {
+          const write = await table.newWrite({ writerId: uniqueName('w'), sequenceSlot: slot });
+          await write.writeRows([[1n, 1, `slot-${slot}`, 1n, ts(slot)], [BigInt(10 + slot), 1, 'own', 1n, ts(slot)]]);
+          return write.prepareCommit();
+        }),
+      );
+      const firsts = prepared.map((m) => m.flatMap((x) => x.newFiles.map((f) => f.minSequenceNumber)));
+      assert.deepEqual(firsts, [[1n], [1n + 2n ** 32n], [1n + 2n * 2n ** 32n]], 'each slot starts STRIDE after the previous one');
+      // One commit, the messages in another order than the slots: slot 2 still wins key 1.
+      await table.newCommit(uniqueName('u')).commit([...prepared[2]!, ...prepared[0]!, ...prepared[1]!]);
+      const rows = await table.newRead().toArray();
+      assert.deepEqual(rows.find((r) => r[0] === 1n)?.[2], 'slot-2');
+      assert.equal(rows.length, 4);
+      // A slot whose range passes the largest 64-bit number is refused when it writes.
+      const far = await table.newWrite({ writerId: uniqueName('w'), sequenceSlot: 2 ** 31 });
+      assert.equal(await codeOf(far.writeRows([[1n, 1, 'x', 1n, ts(0)]]).then(() => far.prepareCommit())), 'SEQUENCE_RANGE_EXHAUSTED');
+      assert.equal(await codeOf(table.newWrite({ sequenceSlot: -1 })), 'TABLE_OPTION_INVALID');
+    });
+
+    test('rebase: two writers on one base snapshot, the later commit wins; the originals stay unreferenced', async () => {
+      const table = await newTable({ ...ORDERS, partitionKeys: ['dt'], primaryKeys: ['id', 'dt'], options: { bucket: '2' } });
+      const keys = [1n, 2n, 3n, 4n, 5n, 6n];
+      await writeAndCommit(table, keys.map((id) => [id, 7, 'base', 1n, ts(0)]));
+      const prepare = async (tag: string) => {
+        const write = await table.newWrite({ writerId: uniqueName(tag), bufferRows: 4 });
+        await write.writeRows(keys.map((id) => [id, 7, tag, 1n, ts(1)]));
+        await write.writeRows([[100n, 7, tag, 1n, ts(1)]]);
+        return write.prepareCommit();
+      };
+      const a = await prepare('a');
+      const b = await prepare('b');
+      await table.newCommit(uniqueName('u')).commit(b);
+      const result = await table.newCommit(uniqueName('u')).commit(a);
+      assert.equal(result.alreadyCommitted, false);
+      const rows = await table.newRead().toArray();
+      assert.deepEqual(rows.map((r) => r[2]), Array.from({ length: 7 }, () => 'a'), 'a, committed last, wins every key');
+      // a's files were rewritten above b's numbers, under new names; b's were not touched.
+      const live = await table.newRead().plan();
+      const original = new Set(a.flatMap((m) => m.newFiles.map((f) => `${m.bucket}/${f.fileName}`)));
+      const committedA = live.filter((e) => e.file.fileName.includes('-seq'));
+      assert.equal(committedA.length, original.size);
+      for (const e of committedA) {
+        const bMax = live.filter((x) => x.bucket === e.bucket && !x.file.fileName.includes('-seq')).reduce((m, x) => (x.file.maxSequenceNumber > m ? x.file.maxSequenceNumber : m), -1n);
+        assert.ok(e.file.minSequenceNumber > bMax, `${e.file.fileName} starts above the live rows of its bucket`);
+      }
+      assert.ok(live.every((e) => !original.has(`${e.bucket}/${e.file.fileName}`)), 'no original of a rebased file is referenced');
+      for (const key of table.dataFileKeys(a)) assert.notEqual(await store.stat(key), null, 'the originals are left in place');
+      const b0 = b.flatMap((m) => m.newFiles);
+      assert.ok(b0.every((f) => live.some((e) => e.file.fileName === f.fileName)), 'b committed as written');
+    });
+
+    test('countSharedKeys: keys written by more than one writer, counted once each', async () => {
+      const table = await newTable({ ...ORDERS, primaryKeys: ['id'], options: { bucket: '2' } });
+      const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => BigInt(from + i));
+      const prepare = async (batches: bigint[][]) => {
+        const write = await table.newWrite({ writerId: uniqueName('w'), bufferRows: 3 });
+        for (const batch of batches) await write.writeRows(batch.map((id) => [id, 1, 'v', 1n, ts(0)]));
+        return write.prepareCommit();
+      };
+      // Writer 0 repeats key 3 in a later flush: a repeat within one writer is not a collision.
+      const shards = [await prepare([ids(1, 10), [3n]]), await prepare([ids(5, 15)]), await prepare([ids(14, 20), [1n]]), await prepare([ids(30, 40)])];
+      // Shared: 5..10 (writers 0 and 1), 14 and 15 (1 and 2), 1 (0 and 2).
+      assert.equal(await table.countSharedKeys(shards), 9);
+      assert.equal(await table.countSharedKeys([shards[0]!, shards[3]!]), 0);
+      assert.equal(await table.countSharedKeys([shards[0]!]), 0);
+    });
+
     test('append table: at most maxOpenFiles files stay open between flushes', async () => {
       const table = await newTable({ ...ORDERS, partitionKeys: ['dt'] });
       const write = await table.newWrite({ writerId: uniqueName('w'), bufferRows: 2, maxOpenFiles: 2 });
