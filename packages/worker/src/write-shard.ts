@@ -75,6 +75,7 @@ async function runAttempt(deps: WriteShardDeps, ledger: AttemptLedger, data: Syn
     schemaId: data.schemaId,
     baseSnapshotId: data.baseSnapshotId,
     writerId: `${data.syncId}-${data.shardId}-a${attempt}`,
+    ...(data.sequenceSlot === undefined ? {} : { sequenceSlot: data.sequenceSlot }),
   });
   let messages: CommitMessage[];
   let rows = 0;
