@@ -18,7 +18,7 @@
  * Manifests of a failed attempt, and the original files of rebased buckets, are left behind
  * unreferenced (garbage collection removes them later); nothing is ever deleted while the outcome
  * is unknown. The messages an attempt commits (`current`: the originals, or their rebased copies)
- * are what the next attempt starts from and what the identity check compares.
+ * are what the next attempt starts from, and what a snapshot found with our identity holds.
  */
 import { randomUUID } from 'node:crypto';
 import { errorFrom, isTributaryError } from '@tributary/protocol';

@@ -45,6 +45,15 @@ export function rebasedFileName(original: string, firstSequence: bigint): string
   return `${stem}-seq${firstSequence}${extension}`;
 }
 
+/**
+ * The name of the file a rebased file was copied from (`data-x-0-seq42.parquet` → `data-x-0.parquet`),
+ * or the name itself: lets a check that compares committed files with messages see a rebased
+ * file as the writer's original.
+ */
+export function rebasedFrom(fileName: string): string {
+  return fileName.replace(/-seq\d+(\.[^.]*)?$/, (_, extension: string | undefined) => extension ?? '');
+}
+
 export class SequenceRebaser {
   readonly #o: SequenceRebaseOptions;
   readonly #schemas = new Map<number, Promise<TableSchema>>();

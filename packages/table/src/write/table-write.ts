@@ -11,8 +11,9 @@
  * Nothing is visible until a committer commits the messages. Each flush of a primary-key bucket
  * is its own sorted run (one or more level-0 files); readers merge the runs. Sequence numbers of a
  * primary-key bucket continue from the highest `_MAX_SEQUENCE_NUMBER` of that bucket in the base
- * snapshot (MergeTreeWriter), so later writes win over earlier ones. Two writers on one bucket at
- * the same time would produce overlapping sequence numbers: Paimon assumes one writer per bucket.
+ * snapshot (MergeTreeWriter), so later writes win over earlier ones. Writers of one load use
+ * disjoint ranges (`sequenceSlot`); writers of loads that overlap in time are put in commit order
+ * by the commit's rebase (sequence-rebase.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { errorFrom } from '@tributary/protocol';
