@@ -329,6 +329,37 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       for (let id = 1; id <= n; id++) assert.equal((await table.snapshot(id)).id, BigInt(id));
     });
 
+    test('commit race on a primary-key table: writers on one base, every commit lands, the last snapshot wins each key', async () => {
+      const table = await newTable({ ...ORDERS, primaryKeys: ['id'], options: { bucket: '2', 'commit.max-retries': '40', 'commit.min-retry-wait': '5 ms', 'commit.max-retry-wait': '200 ms' } });
+      await writeAndCommit(table, [1n, 2n, 3n, 4n].map((id) => [id, 1, 'base', 1n, ts(0)]));
+      const n = 5;
+      const prepared = await Promise.all(
+        Array.from({ length: n }, async (_, k) => {
+          const write = await table.newWrite({ writerId: uniqueName('w') });
+          await write.writeRows([1n, 2n, 3n, 4n, BigInt(100 + k)].map((id) => [id, 1, `racer-${k}`, 1n, ts(k)]));
+          return write.prepareCommit();
+        }),
+      );
+      const results = await Promise.all(prepared.map((messages, k) => table.newCommit(`racer-${k}`).commit(messages)));
+      assert.deepEqual(results.map((r) => r.snapshotId).sort((a, b) => a - b), [2, 3, 4, 5, 6]);
+      assert.ok(results.some((r) => r.attempts > 1), 'at least one commit lost a race, rebased again and retried');
+      const last = results.findIndex((r) => r.snapshotId === n + 1);
+      const rows = await table.newRead().toArray();
+      assert.deepEqual(rows.filter((r) => (r[0] as bigint) < 100n).map((r) => r[2]), Array.from({ length: 4 }, () => `racer-${last}`));
+      assert.equal(rows.length, 4 + n);
+      // And so in every snapshot: the keys hold the value of that snapshot's writer.
+      for (const r of results) {
+        const at = await table.newRead({ snapshotId: r.snapshotId }).toArray();
+        const k = results.indexOf(r);
+        assert.deepEqual(at.filter((x) => x[0] === 1n).map((x) => x[2]), [`racer-${k}`], `snapshot ${r.snapshotId}`);
+      }
+      // A commit retried with the same identity and its original messages finds its snapshot, rebased or not.
+      for (const [k, messages] of prepared.entries()) {
+        const again = await table.newCommit(`racer-${k}`).commit(messages, { baseSnapshotId: 1 });
+        assert.deepEqual([again.alreadyCommitted, again.snapshotId], [true, results[k]!.snapshotId]);
+      }
+    });
+
     test('a retried commit with the same identity does not commit twice', async () => {
       const table = await newTable(ORDERS);
       const write = await table.newWrite({ writerId: uniqueName('w') });
