@@ -9,7 +9,8 @@
  *        counting each key seen in ≥ 2 shards once
  *
  * Cost: only files whose key range overlaps a file of another shard are read, and only their
- * `_KEY_` columns; memory holds one row group of key columns per file of the cluster being merged.
+ * `_KEY_` columns; memory holds one row group of key columns per file whose key range holds the
+ * key being merged.
  */
 import type { ObjectStore } from '../io/object-store.ts';
 import { valueAt, type ColumnBatch } from '../format/column-batch.ts';
@@ -98,20 +99,31 @@ interface Cursor {
   current: InternalRow;
 }
 
-/** Merges the clusters' sorted key streams; counts the keys that come from two shards or more. */
+/**
+ * Merges the cluster's sorted key streams; counts the keys that come from two shards or more. A
+ * file is opened only once the merge reaches its min key (the cluster is sorted by min key), so
+ * only the files whose ranges hold the current key are open at a time.
+ */
 async function countInCluster(
   cluster: readonly ShardFile[],
   compare: KeyComparator,
   open: (file: DataFileMeta) => AsyncIterable<InternalRow>,
 ): Promise<number> {
   const heap = new MinHeap<Cursor>((a, b) => compare(a.current, b.current));
-  for (const f of cluster) {
-    const rows = open(f.file)[Symbol.asyncIterator]();
-    const first = await rows.next();
-    if (first.done !== true) heap.push({ shard: f.shard, rows, current: first.value });
-  }
+  let pending = 0;
+  const openReached = async (): Promise<void> => {
+    for (let next = cluster[pending]; next !== undefined; next = cluster[pending]) {
+      const top = heap.peek();
+      if (top !== undefined && compare(next.minKey, top.current) > 0) return;
+      pending++;
+      const rows = open(next.file)[Symbol.asyncIterator]();
+      const first = await rows.next();
+      if (first.done !== true) heap.push({ shard: next.shard, rows, current: first.value });
+    }
+  };
   let count = 0;
-  for (let top = heap.peek(); top !== undefined; top = heap.peek()) {
+  await openReached();
+  for (let top = heap.peek(); top !== undefined; await openReached(), top = heap.peek()) {
     const key = top.current;
     const shards = new Set<number>();
     while (top !== undefined && compare(top.current, key) === 0) {

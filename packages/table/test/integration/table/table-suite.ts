@@ -191,7 +191,7 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       await second.writeRows(rowsOf(0, 3));
       const m2 = await second.prepareCommit();
       assert.deepEqual(m2.flatMap((m) => m.newFiles.map((f) => [f.minSequenceNumber, f.maxSequenceNumber])), [[25n, 27n]]);
-      // a writer pinned to an empty base starts again at 0 (and would lose to the rows above)
+      // a writer pinned to an empty base starts again at 0 (its commit would be rebased above the live rows)
       const pinned = await table.newWrite({ writerId: uniqueName('w'), baseSnapshotId: null });
       await pinned.writeRows(rowsOf(0, 1));
       assert.deepEqual((await pinned.prepareCommit()).flatMap((m) => m.newFiles.map((f) => f.minSequenceNumber)), [0n]);
@@ -267,6 +267,20 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       assert.equal(await table.countSharedKeys(shards), 9);
       assert.equal(await table.countSharedKeys([shards[0]!, shards[3]!]), 0);
       assert.equal(await table.countSharedKeys([shards[0]!]), 0);
+      // Random writers (seeded): the count equals a naive count over the written key sets.
+      let seed = 7;
+      const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+      for (let round = 0; round < 4; round++) {
+        const sets = Array.from({ length: 2 + next(4) }, () => {
+          const from = next(60);
+          return Array.from({ length: 1 + next(30) }, () => BigInt(from + next(40)));
+        });
+        const random = await Promise.all(sets.map((set) => prepare([set.slice(0, set.length >> 1), set.slice(set.length >> 1)])));
+        const owners = new Map<bigint, Set<number>>();
+        sets.forEach((set, w) => set.forEach((id) => owners.set(id, (owners.get(id) ?? new Set()).add(w))));
+        const naive = [...owners.values()].filter((o) => o.size > 1).length;
+        assert.equal(await table.countSharedKeys(random), naive, `round ${round}`);
+      }
     });
 
     test('append table: at most maxOpenFiles files stay open between flushes', async () => {
