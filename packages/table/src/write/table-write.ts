@@ -60,8 +60,9 @@ export interface TableWriteOptions {
   /**
    * The writer's place among the writers of one load (a sync's shard index in plan order): a
    * primary-key bucket then numbers its rows from `restoredMax + 1 + sequenceSlot * SEQUENCE_STRIDE`,
-   * so the writers' ranges are disjoint and a later slot wins a key over an earlier one, whatever
-   * order they finish or commit in. Unset: no offset and no limit (a single writer).
+   * so the writers' ranges are disjoint and, committed together, a later slot wins a key over an
+   * earlier one whatever order they finished in (committed apart, the later commit wins: the
+   * commit's rebase). Unset: no offset and no limit (a single writer).
    */
   readonly sequenceSlot?: number;
 }
