@@ -53,6 +53,12 @@ export interface CoordinatorTables {
   describeTable(warehouse: string, ref: TableRef): Promise<TableInfo | undefined>;
   /** Publishes one snapshot; returns its id (the existing one if the identity already landed). */
   publish(warehouse: string, ref: TableRef, request: PublishRequest): Promise<number>;
+  /**
+   * Primary keys present in more than one shard (`shards`: each shard's messages, in plan order),
+   * reading only the key columns of files whose key ranges overlap another shard's; null for an
+   * append table.
+   */
+  countCollidingKeys(warehouse: string, ref: TableRef, shards: readonly (readonly CommitMessage[])[]): Promise<number | null>;
   /** The id of the snapshot after `afterSnapshotId` that carries `identity`, if any. */
   findCommitted(warehouse: string, ref: TableRef, identity: CommitIdentity, afterSnapshotId: number | null): Promise<number | undefined>;
   /** The table's path inside the warehouse ("db.db/orders"), as blob headers carry it. */

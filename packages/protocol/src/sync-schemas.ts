@@ -67,6 +67,12 @@ export const SyncShardJob = z.object({
   /** The snapshot the sync pinned when it planned (null: the table was empty). */
   baseSnapshotId: z.number().int().nonnegative().nullable(),
   commitUser: z.string().min(1),
+  /**
+   * The shard's index in the plan's shard list: its primary-key rows are numbered in their own
+   * sequence range (TableWriteOptions.sequenceSlot), so a key in several shards goes to the later
+   * shard in plan order. Absent in jobs enqueued before it existed: they are written as before.
+   */
+  sequenceSlot: z.number().int().nonnegative().optional(),
   /** The source as planned (kind and options) and this shard's part of it. */
   source: z.record(z.string(), z.unknown()),
   shard: z.record(z.string(), z.unknown()),

@@ -179,6 +179,11 @@ export const tableErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'A row given to the table writer does not fit the table (wrong arity, unknown row kind, a retract row in an append table).',
   },
+  SEQUENCE_RANGE_EXHAUSTED: {
+    retryable: false,
+    summary:
+      'A primary-key bucket ran out of sequence numbers: a writer with a sequence slot (a sync shard) wrote 2^32 rows into one bucket, or the numbers would pass 2^63 - 1. Split the shard.',
+  },
   WRITE_CLOSED: {
     retryable: false,
     summary: 'The table writer was used after prepareCommit or abort: a writer commits once (BatchTableWrite).',

@@ -92,7 +92,8 @@ export {
   type TableCommit,
   type TableIdentifier,
 } from './table.ts';
-export { TableWrite, type TableWriteOptions } from './write/table-write.ts';
+export { SEQUENCE_STRIDE, TableWrite, type TableWriteOptions } from './write/table-write.ts';
+export { rebasedFileName, rebasedFrom } from './write/sequence-rebase.ts';
 export { FileStoreCommit, type CommitRequest, type CommitResult, type FileStoreCommitOptions } from './write/file-store-commit.ts';
 export {
   checkCommitConflicts,

@@ -33,7 +33,11 @@ export function tablePort(s3: S3ConnectionOptions = {}): TablePort {
           table: table.path,
         });
       }
-      const write = await table.newWrite({ writerId: options.writerId, baseSnapshotId: options.baseSnapshotId });
+      const write = await table.newWrite({
+        writerId: options.writerId,
+        baseSnapshotId: options.baseSnapshotId,
+        ...(options.sequenceSlot === undefined ? {} : { sequenceSlot: options.sequenceSlot }),
+      });
       return {
         rowType: { fields: table.schema.fields },
         tablePath: table.path,

@@ -18,6 +18,8 @@ export interface ShardWriteOptions {
    * an abort finds every file of a sync by its name.
    */
   readonly writerId: string;
+  /** The shard's index in the plan: its own range of sequence numbers (absent: none). */
+  readonly sequenceSlot?: number;
 }
 
 export interface ShardWrite {

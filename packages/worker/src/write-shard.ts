@@ -94,6 +94,7 @@ async function runAttempt(deps: WriteShardDeps, ledger: AttemptLedger, data: Syn
         schemaId: data.schemaId,
         baseSnapshotId: data.baseSnapshotId,
         writerId: attemptWriterId(data.syncId, data.shardId, attempt),
+        ...(data.sequenceSlot === undefined ? {} : { sequenceSlot: data.sequenceSlot }),
       }),
       watch.signal,
     );

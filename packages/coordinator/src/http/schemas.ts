@@ -78,6 +78,11 @@ export const SyncResponse = z.object({
   plan: SyncPlanSchema.omit({ shards: true }),
   shardCounts: ShardCounts,
   snapshotId: z.number().int().nullable(),
+  /**
+   * Primary keys present in more than one shard (each kept the row of the later shard in plan
+   * order, or of the greater `sequence.field`); null before the commit began and for append tables.
+   */
+  collidingKeys: z.number().int().nullable(),
   timings: z.partialRecord(SyncPhaseSchema, z.string()),
   /** Milliseconds spent in each finished phase. */
   phaseDurationsMs: z.partialRecord(SyncPhaseSchema, z.number()),

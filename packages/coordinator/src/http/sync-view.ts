@@ -42,6 +42,7 @@ export function syncView(
       attempted: counts?.attempted ?? new Set(attempts.map((a) => a.shardId)).size,
     },
     snapshotId: state.phase === 'COMMITTED' ? state.snapshotId : null,
+    collidingKeys: (state.phase === 'COMMITTING' || state.phase === 'COMMITTED' ? state.collidingKeys : undefined) ?? null,
     timings: record.timings,
     phaseDurationsMs: phaseDurations(record),
     shards: page.shards,

@@ -184,14 +184,18 @@ export class SyncCommitter {
       return store.apply(record.id, { type: 'abort', reason: await this.#shardFailure(record.id, missing.map((s) => s.id)) });
     }
     let loaded;
+    let collidingKeys: number | null;
     try {
       const prefetched = this.#prefetched.get(record.id);
       loaded = await loadAcceptedBlobs(tables.warehouseStore(this.#deps.warehouse), record, tables.tablePath(record.plan.table), attempts, prefetched);
+      // Keys in several shards went to the later shard in plan order: count them for the status.
+      collidingKeys = await tables.countCollidingKeys(this.#deps.warehouse, record.plan.table, loaded.shards);
     } catch (error) {
       if (isTributaryError(error) && error.retryable) throw error;
       return store.apply(record.id, { type: 'abort', reason: toErrorData(error) });
     }
-    const committing = await store.apply(record.id, { type: 'beginCommit', accepted: loaded.accepted });
+    const counted = collidingKeys === null ? {} : { collidingKeys };
+    const committing = await store.apply(record.id, { type: 'beginCommit', accepted: loaded.accepted, ...counted });
     if (committing.state.phase === 'COMMITTING' && sameAttempts(committing.state.accepted, loaded.accepted)) {
       this.#verified.set(record.id, loaded.messages);
     }

@@ -51,7 +51,7 @@ export class SyncFlows {
       queueName: SYNC_QUEUES.commit,
       data: commitData,
       opts: { jobId: commitJobId(record.id), attempts: commitAttempts, backoff: { type: 'exponential', delay: 500, jitter: 0.2 } },
-      children: plan.shards.map((shard) => {
+      children: plan.shards.map((shard, index) => {
         const data: SyncShardJob = {
           syncId: record.id,
           shardId: shard.id,
@@ -61,6 +61,8 @@ export class SyncFlows {
           schemaId: plan.schemaId,
           baseSnapshotId: plan.baseSnapshotId,
           commitUser: plan.commitUser,
+          // The persisted plan's order: a key in several shards goes to the later one.
+          sequenceSlot: index,
           source: plan.source,
           shard: shard.spec,
         };

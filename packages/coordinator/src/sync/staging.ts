@@ -15,6 +15,8 @@ import type { AcceptedAttempt, SyncRecord } from './state.ts';
 export interface LoadedShards {
   readonly accepted: Record<string, AcceptedAttempt>;
   readonly messages: CommitMessage[];
+  /** The same messages per shard, in plan order. */
+  readonly shards: CommitMessage[][];
 }
 
 /** Loads one blob per planned shard, the attempt `attempts[shardId]`, verified against the plan. */
@@ -34,7 +36,7 @@ export async function loadAcceptedBlobs(
     accepted[shard.id] = one.attempt;
     return one.messages;
   });
-  return { accepted, messages: loaded.flat() };
+  return { accepted, messages: loaded.flat(), shards: loaded };
 }
 
 /** One shard attempt's blob, verified against the plan. */

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  MAX_SEQUENCE_NUMBER,
+  bucketsToRebase,
   checkCommitConflicts,
   checkDistinctPaths,
   deltaEntries,
@@ -14,6 +16,7 @@ import {
   type CommitKind,
   type PlanEntry,
   type PlanFile,
+  type SequencedFile,
 } from '../../../src/write/commit-plan.ts';
 import { isTributaryError } from '@tributary/protocol';
 
@@ -126,6 +129,32 @@ test('maxSequenceNumbers per (partition, bucket)', () => {
   assert.equal(max.get(bucketKey(P1, 1)), 2n);
   assert.equal(max.get(bucketKey(P2, 0)), 7n);
   assert.equal(max.get(bucketKey(P2, 1)), undefined);
+});
+
+test('bucketsToRebase from a case table: rebase where live rows reach our sequence numbers', () => {
+  const sf = (name: string, min: bigint, max: bigint): SequencedFile => ({ fileName: name, rowCount: max - min + 1n, minSequenceNumber: min, maxSequenceNumber: max });
+  const live = (p: Uint8Array, bucket: number, max: bigint): PlanEntry => ({ kind: 'ADD', partition: p, bucket, totalBuckets: 2, file: sf('live', 0n, max) });
+  const msg = (p: Uint8Array, bucket: number, ...files: SequencedFile[]) => ({ partition: p, bucket, totalBuckets: 2, newFiles: files, deletedFiles: [], changelogFiles: [] });
+  const k = (p: Uint8Array, bucket: number) => bucketKey(p, bucket);
+  const cases: { name: string; live: PlanEntry[]; messages: ReturnType<typeof msg>[]; want: [string, bigint][] }[] = [
+    { name: 'empty table', live: [], messages: [msg(P1, 0, sf('a', 0n, 9n))], want: [] },
+    { name: 'live rows below ours: our base is still the latest', live: [live(P1, 0, 9n)], messages: [msg(P1, 0, sf('a', 10n, 19n))], want: [] },
+    { name: 'a concurrent commit from the same base', live: [live(P1, 0, 19n)], messages: [msg(P1, 0, sf('a', 10n, 19n))], want: [[k(P1, 0), 20n]] },
+    { name: 'live max equals our min', live: [live(P1, 0, 10n)], messages: [msg(P1, 0, sf('a', 10n, 12n))], want: [[k(P1, 0), 11n]] },
+    { name: 'other buckets and partitions do not count', live: [live(P1, 1, 99n), live(P2, 0, 99n)], messages: [msg(P1, 0, sf('a', 10n, 19n))], want: [] },
+    {
+      name: 'one start per bucket over all its messages (shards), from their smallest number',
+      live: [live(P1, 0, 50n), live(P2, 1, 3n)],
+      messages: [msg(P1, 0, sf('s0', 10n, 19n)), msg(P1, 0, sf('s1', 10n + 2n ** 32n, 12n + 2n ** 32n)), msg(P2, 1, sf('s0', 4n, 8n))],
+      want: [[k(P1, 0), 51n]],
+    },
+    { name: 'a message without new files', live: [live(P1, 0, 50n)], messages: [msg(P1, 0)], want: [] },
+  ];
+  for (const c of cases) assert.deepEqual([...bucketsToRebase(c.live, c.messages)], c.want, c.name);
+  // Shifting past Long.MAX_VALUE is refused.
+  const near = [live(P1, 0, MAX_SEQUENCE_NUMBER - 5n)];
+  assert.equal(conflictCode(() => bucketsToRebase(near, [msg(P1, 0, sf('a', 0n, 9n))])), 'SEQUENCE_RANGE_EXHAUSTED');
+  assert.deepEqual([...bucketsToRebase(near, [msg(P1, 0, sf('a', 0n, 4n))])], [[k(P1, 0), MAX_SEQUENCE_NUMBER - 4n]]);
 });
 
 test('hasIdentity needs both user and identifier', () => {
