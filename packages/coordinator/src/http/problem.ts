@@ -41,8 +41,6 @@ const STATUS_BY_CODE: Readonly<Partial<Record<HttpErrorCode, number>>> = {
   PAYLOAD_INVALID: 400,
   MYSQL_SOURCE_INVALID: 400,
   MYSQL_SCHEMA_MISMATCH: 400,
-  // The source named in the request cannot be reached: the caller's input, not our fault.
-  MYSQL_SOURCE_UNAVAILABLE: 400,
   SCHEDULE_CRON_INVALID: 400,
   SCHEDULE_TIMEZONE_INVALID: 400,
   SCHEDULE_TABLE_NOT_FOUND: 400,
