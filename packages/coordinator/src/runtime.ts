@@ -6,7 +6,7 @@
 import { QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
-import { SYNC_QUEUES, SyncCommitJob, SyncShardResult, parsePayload } from '@tributary/protocol';
+import { SYNC_QUEUES, SyncCommitJob, SyncShardResult, noSourceAccess, parsePayload, type SourceAccess } from '@tributary/protocol';
 import type { S3ConnectionOptions } from '@tributary/table';
 import { buildApp } from './app.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './http/rate-limit.ts';
@@ -27,6 +27,8 @@ export interface CoordinatorConfig {
   /** `s3://bucket/prefix` or `file:///path`. */
   readonly warehouse: string;
   readonly s3?: S3ConnectionOptions;
+  /** Named connections and source roots (loadSourceAccess); default: no database source and no file source allowed. */
+  readonly sources?: SourceAccess;
   /** BullMQ lock of the commit job; a crashed coordinator's commit is re-run after about this long. */
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
@@ -81,6 +83,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     committer,
     tables,
     warehouse: config.warehouse,
+    sources: config.sources ?? noSourceAccess(),
     abortGraceMs: config.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS,
     log: config.log,
     ...(config.limits === undefined ? {} : { limits: config.limits }),

@@ -14,11 +14,15 @@
  *   TRIBUTARY_MAX_SHARDS                       shards per sync (10000)
  *   TRIBUTARY_MAX_ACTIVE_SYNCS[_PER_TABLE]     syncs not yet COMMITTED or ABORTED at once (64, per table 8)
  *   TRIBUTARY_ABORT_GRACE_MS                   how long an abort waits for running shards (10000)
+ *   TRIBUTARY_CONNECTIONS_FILE, TRIBUTARY_SOURCE_ROOTS, TRIBUTARY_ALLOW_INLINE_CREDENTIALS
+ *                                              what syncs may read (see loadSourceAccess and README.md)
  *   TRIBUTARY_TEST_MODE=1                      tests only: accept test hooks (generator `faults`) and
  *   TRIBUTARY_FAULT_KILL_AT                    before-publish | after-publish: SIGKILL at that point of a commit
  * Prints one JSON line `{"listening": "http://…"}` on stdout when ready.
  */
-import { isTributaryError } from '@tributary/protocol';
+import { readFileSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { isTributaryError, loadSourceAccess, type SourceAccess } from '@tributary/protocol';
 import { startCoordinator } from './runtime.ts';
 import { isLoopback, securityFromEnv, type SecurityConfig } from './server-config.ts';
 
@@ -33,8 +37,10 @@ function refuse(message: string): never {
 }
 
 let security: SecurityConfig;
+let sources: SourceAccess;
 try {
   security = securityFromEnv(env);
+  sources = loadSourceAccess({ env, readText: (path) => readFileSync(path, 'utf8'), realpath });
 } catch (error) {
   refuse(isTributaryError(error) ? `${error.code}: ${error.message}` : String(error));
 }
@@ -57,6 +63,7 @@ const coordinator = await startCoordinator({
     accessKeyId: env.TRIBUTARY_S3_ACCESS_KEY ?? 'tributary',
     secretAccessKey: env.TRIBUTARY_S3_SECRET_KEY ?? 'tributary-secret',
   },
+  sources,
   lockDurationMs: Number(env.TRIBUTARY_LOCK_MS ?? 30_000),
   stalledIntervalMs: Number(env.TRIBUTARY_STALLED_MS ?? 30_000),
   ...(env.TRIBUTARY_ABORT_GRACE_MS === undefined ? {} : { abortGraceMs: Number(env.TRIBUTARY_ABORT_GRACE_MS) }),

@@ -75,7 +75,6 @@ export {
   isShardSafeName,
   keyCondition,
   keyValueText,
-  mysqlPassword,
   mysqlShardId,
   nameMatcher,
   quoteIdentifier,
@@ -84,6 +83,26 @@ export {
   type NamePattern,
   type SqlFragment,
 } from './sources/mysql.ts';
+export {
+  ConnectionName,
+  MysqlConnection,
+  SourceAccessFile,
+  SourceConnection,
+  checkSourceUri,
+  loadSourceAccess,
+  mysqlEndpoint,
+  noSourceAccess,
+  parseRoot,
+  pathInsideRoots,
+  sourceLocation,
+  sourceNotAllowed,
+  uriUnderRoots,
+  type MysqlEndpoint,
+  type MysqlTarget,
+  type SourceAccess,
+  type SourceAccessIo,
+  type SourceRoot,
+} from './sources/access.ts';
 export { Identifier, StringMap, SyncMode, parsePayload } from './schemas/common.ts';
 export { ColumnSpec, CreateTableRequest, ProblemDetails, StartSyncRequest, SyncOptions } from './schemas/rest.ts';
 export { PutScheduleRequest, ScheduleId, ScheduleRun } from './schemas/schedules.ts';

@@ -3,7 +3,7 @@
  */
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { SYNC_QUEUES } from '@tributary/protocol';
+import { SYNC_QUEUES, noSourceAccess, type SourceAccess } from '@tributary/protocol';
 import type { S3ConnectionOptions } from '@tributary/table';
 import { tablePort } from './table-adapter.ts';
 import type { TablePort } from './table-port.ts';
@@ -14,6 +14,8 @@ export interface WorkerConfig {
   /** The deployment's key prefix (the coordinator's). */
   readonly prefix: string;
   readonly s3?: S3ConnectionOptions;
+  /** Named connections and source roots (loadSourceAccess); default: no database source and no file source allowed. */
+  readonly sources?: SourceAccess;
   /** Shard jobs run at once in this process. */
   readonly concurrency?: number;
   /** BullMQ lock; a killed worker's shard is re-run after about lockDuration + stalledInterval. */
@@ -35,7 +37,7 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
   const redis = new Redis({ ...config.redis, maxRetriesPerRequest: null });
   // ioredis reconnects by itself; log instead of an unhandled 'error' event while Redis is away.
   redis.on('error', (error: Error) => config.log?.(`redis: ${error.message}`));
-  const worker = new Worker(SYNC_QUEUES.writeShard, writeShardProcessor({ redis, tables: config.tables ?? tablePort(config.s3), phaseCheckMs: config.phaseCheckMs }), {
+  const worker = new Worker(SYNC_QUEUES.writeShard, writeShardProcessor({ redis, tables: config.tables ?? tablePort(config.s3), sources: config.sources ?? noSourceAccess(), phaseCheckMs: config.phaseCheckMs }), {
     connection: { ...config.redis, maxRetriesPerRequest: null },
     prefix: config.prefix,
     concurrency: config.concurrency ?? 1,

@@ -6,8 +6,13 @@
  *   TRIBUTARY_WORKER_CONCURRENCY               shard jobs at once (default 1)
  *   TRIBUTARY_LOCK_MS / TRIBUTARY_STALLED_MS   BullMQ lock and stall check (default 30000)
  *   TRIBUTARY_PHASE_CHECK_MS                   how often a running shard checks for an abort (default 500)
+ *   TRIBUTARY_CONNECTIONS_FILE, TRIBUTARY_SOURCE_ROOTS, TRIBUTARY_ALLOW_INLINE_CREDENTIALS
+ *                                              what shards may read: the coordinator's settings
  * Prints one JSON line `{"worker": "ready"}` on stdout when ready.
  */
+import { readFileSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { loadSourceAccess } from '@tributary/protocol';
 import { startShardWorker } from './runtime.ts';
 
 const env = process.env;
@@ -20,6 +25,7 @@ const shardWorker = startShardWorker({
     accessKeyId: env.TRIBUTARY_S3_ACCESS_KEY ?? 'tributary',
     secretAccessKey: env.TRIBUTARY_S3_SECRET_KEY ?? 'tributary-secret',
   },
+  sources: loadSourceAccess({ env, readText: (path) => readFileSync(path, 'utf8'), realpath }),
   concurrency: Number(env.TRIBUTARY_WORKER_CONCURRENCY ?? 1),
   lockDurationMs: Number(env.TRIBUTARY_LOCK_MS ?? 30_000),
   stalledIntervalMs: Number(env.TRIBUTARY_STALLED_MS ?? 30_000),

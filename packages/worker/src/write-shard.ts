@@ -32,6 +32,7 @@ import {
   toErrorData,
   type CommitMessage,
   type ShardAttempt,
+  type SourceAccess,
   type SyncShardResult,
 } from '@tributary/protocol';
 import type { Redis } from 'ioredis';
@@ -48,6 +49,8 @@ const TRIBUTARY_VERSION = '0.1.0';
 export interface WriteShardDeps {
   readonly redis: Redis;
   readonly tables: TablePort;
+  /** This worker's named connections and source roots. */
+  readonly sources: SourceAccess;
   /** How often a running attempt re-reads the sync's phase (and reports its progress) to stop after an abort. */
   readonly phaseCheckMs?: number;
 }
@@ -124,7 +127,7 @@ async function readShard(
   const cancelWrite = () => void abortQuietly(write); // an upload in flight fails, nothing of it becomes visible
   signal.addEventListener('abort', cancelWrite, { once: true });
   try {
-    const source = openSource(data.source, { openStore: (root) => deps.tables.warehouseStore(root), columns: write.rowType.fields.map((f) => f.name) });
+    const source = openSource(data.source, { openStore: (root) => deps.tables.warehouseStore(root), columns: write.rowType.fields.map((f) => f.name), access: deps.sources });
     const convert = rowConverter(data.shardId, await raceAbort(source.columns(), signal), write.rowType);
     let rows = 0;
     let lastProgress = Date.now();

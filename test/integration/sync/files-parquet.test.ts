@@ -13,7 +13,6 @@ import { after, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
 import type { Coordinator } from '@tributary/coordinator';
 import { openObjectStore, type InternalRow } from '@tributary/table';
-import { services } from '@tributary/testkit';
 import { PYARROW_TABLE_COLUMNS, pyarrowRow, writePyarrowFiles, type PyarrowFileSpec } from '../../../packages/worker/test/support/pyarrow-files.ts';
 import { canonicalRows, inProcessCoordinator, listKeys, pypaimonRead, readRows, s3, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
 
@@ -29,7 +28,7 @@ const BAD: PyarrowFileSpec = { path: join(dir, 'bad.parquet'), start: 0, count: 
 
 describe('files source: Parquet files written by pyarrow, in MinIO', () => {
   const e = syncEnv('parquet');
-  const source = `s3://${services.s3.bucket}/${e.prefix}-src`;
+  const source = e.sourceRoot;
   let coordinator: Coordinator;
   const workers: ChildProcess[] = [];
 

@@ -8,7 +8,6 @@ import type { ChildProcess } from 'node:child_process';
 import type { Coordinator } from '@tributary/coordinator';
 import { GENERATOR_COLUMNS, generatorRow, rowConverter } from '@tributary/worker';
 import { openObjectStore, openTable, type InternalRow } from '@tributary/table';
-import { services } from '@tributary/testkit';
 import { ORDERS_COLUMNS, canonicalRows, createOrdersTable, inProcessCoordinator, pypaimonRead, readRows, s3, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
 
 const SEED = 5;
@@ -30,7 +29,7 @@ function csvLine(id: number): string {
 
 describe('files source (NDJSON and CSV in S3)', () => {
   const e = syncEnv('files');
-  const source = `s3://${services.s3.bucket}/${e.prefix}-src`;
+  const source = e.sourceRoot;
   let coordinator: Coordinator;
   const workers: ChildProcess[] = [];
 

@@ -5,6 +5,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { canonicalRows, pypaimon, services, uniqueName, type OracleRow } from '@tributary/testkit';
@@ -12,6 +16,7 @@ import { Queue } from 'bullmq';
 import { startCoordinator, type Coordinator, type CoordinatorConfig, type SyncRecord } from '@tributary/coordinator';
 import { openObjectStore, openTable, type InternalRow, type ObjectStore } from '@tributary/table';
 import { GENERATOR_TABLE_COLUMNS } from '@tributary/worker';
+import { loadSourceAccess, type SourceAccess } from '@tributary/protocol';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -31,18 +36,42 @@ export interface SyncEnv {
   readonly prefix: string;
   readonly warehouse: string;
   readonly store: ObjectStore;
+  /** The one source root of the test (beside the warehouse, not in it): `s3://<bucket>/<prefix>-src`. */
+  readonly sourceRoot: string;
+  /** What the test's coordinator and workers may read, from `env` (an in-process coordinator gets it too). */
+  readonly sources: SourceAccess;
   readonly env: NodeJS.ProcessEnv;
 }
 
-export function syncEnv(name: string): SyncEnv {
+export interface SyncEnvOptions {
+  /** Named connections, written to a connections file of the test (TRIBUTARY_CONNECTIONS_FILE). */
+  readonly connections?: Record<string, unknown>;
+  /** More source roots than `sourceRoot`. */
+  readonly roots?: readonly string[];
+  /** More environment for the coordinator and the workers. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export function syncEnv(name: string, options: SyncEnvOptions = {}): SyncEnv {
   const prefix = uniqueName(`t-${name}`);
   const warehouse = `s3://${services.s3.bucket}/${prefix}`;
+  const sourceRoot = `${warehouse}-src`;
+  const connectionsFile = join(tmpdir(), `${prefix}-connections.json`);
+  if (options.connections !== undefined) writeFileSync(connectionsFile, JSON.stringify({ connections: options.connections }), { mode: 0o600 });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TRIBUTARY_SOURCE_ROOTS: [sourceRoot, ...(options.roots ?? [])].join(','),
+    ...(options.connections === undefined ? {} : { TRIBUTARY_CONNECTIONS_FILE: connectionsFile }),
+    ...options.env,
+  };
   return {
     prefix,
     warehouse,
     store: openObjectStore(warehouse, s3),
+    sourceRoot,
+    sources: loadSourceAccess({ env, readText: (path) => readFileSync(path, 'utf8'), realpath }),
     env: {
-      ...process.env,
+      ...env,
       TRIBUTARY_PREFIX: prefix,
       TRIBUTARY_WAREHOUSE: warehouse,
       TRIBUTARY_REDIS_HOST: services.redis.host,
@@ -58,7 +87,7 @@ export function syncEnv(name: string): SyncEnv {
 }
 
 export function inProcessCoordinator(e: SyncEnv, extra: Partial<CoordinatorConfig> = {}): Promise<Coordinator> {
-  return startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, ...FAST_LOCKS, testMode: true, ...extra });
+  return startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, sources: e.sources, ...FAST_LOCKS, testMode: true, ...extra });
 }
 
 /** Starts a process and resolves once it printed its ready line. */

@@ -41,6 +41,10 @@ const STATUS_BY_CODE: Readonly<Partial<Record<HttpErrorCode, number>>> = {
   PAYLOAD_INVALID: 400,
   MYSQL_SOURCE_INVALID: 400,
   MYSQL_SCHEMA_MISMATCH: 400,
+  // What the operator allows a source to read (sources/access.ts of the protocol).
+  SOURCE_NOT_ALLOWED: 403,
+  SOURCE_CREDENTIALS_INLINE: 400,
+  SOURCE_CONNECTION_UNKNOWN: 400,
   SCHEDULE_CRON_INVALID: 400,
   SCHEDULE_TIMEZONE_INVALID: 400,
   SCHEDULE_TABLE_NOT_FOUND: 400,

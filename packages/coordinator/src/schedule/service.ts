@@ -73,9 +73,10 @@ export class ScheduleService {
     return { definition, created };
   }
 
-  /** What POST /v1/syncs checks before planning: no test hooks, shard limit; the table exists; upsert needs a primary key. */
+  /** What POST /v1/syncs checks before planning: no test hooks, shard limit; the table exists; upsert needs a primary key; the source is allowed. */
   async #checkSync(sync: StartSyncRequest): Promise<void> {
     this.#deps.syncs.check(sync);
+    await this.#deps.syncs.checkSource(sync.source);
     const info = await this.#deps.tables.describeTable(this.#deps.warehouse, sync.table);
     if (info === undefined) {
       throw errorFrom(coordinatorErrors, 'SCHEDULE_TABLE_NOT_FOUND', `table ${sync.table.database}.${sync.table.table} does not exist`, { ...sync.table });

@@ -8,7 +8,18 @@
  */
 import { tableErrors } from '@tributary/table';
 import { createHash, randomUUID } from 'node:crypto';
-import { errorFrom, planFileShards, planGeneratorShards, splitObjectUri, type FilesSourceSpec, type StartSyncRequest, type SyncSourceSpec } from '@tributary/protocol';
+import {
+  checkSourceUri,
+  errorFrom,
+  mysqlEndpoint,
+  planFileShards,
+  planGeneratorShards,
+  splitObjectUri,
+  type FilesSourceSpec,
+  type SourceAccess,
+  type StartSyncRequest,
+  type SyncSourceSpec,
+} from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
 import type { ColumnSpec, CoordinatorTables } from '../table-port.ts';
 import type { SyncCommitter } from './committer.ts';
@@ -28,6 +39,8 @@ export interface SyncServiceDeps {
   readonly warehouse: string;
   /** How long an abort waits for running shards to stop before it deletes the staged files anyway. */
   readonly abortGraceMs: number;
+  /** The connections and source roots this coordinator was configured with. */
+  readonly sources: SourceAccess;
   readonly log?: (message: string) => void;
   readonly limits?: SyncLimits;
   /** Test hooks (the generator's `faults`) are accepted only in test mode. */
@@ -126,19 +139,36 @@ export class SyncService {
       case 'files':
         return planFileShards(await this.#resolveFiles(source), source.filesPerShard).map(({ id, spec }) => ({ id, spec: { files: spec.files } }));
       case 'mysql': {
-        const shards = await planMysqlShards(source, columns);
+        const shards = await planMysqlShards(source, columns, this.#deps.sources);
         if (shards.length > this.#maxShards) throw this.#tooManyShards(String(shards.length));
         return shards;
       }
     }
   }
 
-  /** Lists the files once; stops listing as soon as they make more shards than allowed. */
+  /**
+   * What can be refused without reading the source: a file URI outside the roots, inline or unknown
+   * database credentials (schedules check this when they are stored).
+   */
+  async checkSource(source: SyncSourceSpec): Promise<void> {
+    if (source.kind === 'files') {
+      for (const [index, uri] of source.uris.entries()) await checkSourceUri(uri, index, this.#deps.sources);
+    } else if (source.kind === 'mysql') {
+      mysqlEndpoint(source, this.#deps.sources);
+    }
+  }
+
+  /**
+   * Lists the files once; stops listing as soon as they make more shards than allowed. Every URI is
+   * checked against the roots before anything is read, so a refusal says nothing about what exists;
+   * each file found is checked again (a listed name or a symlink may lead out).
+   */
   async #resolveFiles(source: FilesSourceSpec): Promise<string[]> {
+    await this.checkSource(source);
     const maxFiles = this.#maxShards * source.filesPerShard;
     const tooMany = () => this.#tooManyShards(`more than ${this.#maxShards}`);
     const files: string[] = [];
-    for (const uri of source.uris) {
+    for (const [index, uri] of source.uris.entries()) {
       const { root, key, prefix } = splitObjectUri(uri);
       const store = this.#deps.tables.warehouseStore(root);
       const found: string[] = [];
@@ -149,6 +179,7 @@ export class SyncService {
         }
       } else if ((await store.stat(key)) !== null) found.push(uri);
       if (found.length === 0) throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', `no source file matches ${uri}`, { uri });
+      for (const file of found) await checkSourceUri(file, index, this.#deps.sources);
       files.push(...found);
       if (files.length > maxFiles) throw tooMany();
     }

@@ -17,7 +17,7 @@
  * day; BIT(1) and the TINYINT columns the plan marks as BOOLEAN become booleans. The converter
  * (convert.ts) then fits each value to its Paimon column and refuses what does not fit.
  */
-import { MysqlShard, MysqlSourceSpec, errorFrom, isTributaryError, keyValueText, mysqlPassword, shardSelect } from '@tributary/protocol';
+import { MysqlShard, MysqlSourceSpec, errorFrom, isTributaryError, keyValueText, mysqlEndpoint, shardSelect, type SourceAccess } from '@tributary/protocol';
 import type { Timestamp } from '@tributary/table';
 import { createConnection, type Connection, type FieldPacket, type PrepareStatementInfo } from 'mysql2';
 import { workerErrors } from '../errors.ts';
@@ -33,13 +33,18 @@ export class MysqlSource implements Source {
   readonly kind = 'mysql';
   readonly #spec: MysqlSourceSpec;
   readonly #columns: readonly string[];
+  readonly #access: SourceAccess;
 
-  /** `tableColumns`: the target table's column names, read when the spec names no columns. */
-  constructor(spec: unknown, tableColumns: readonly string[]) {
+  /**
+   * `tableColumns`: the target table's column names, read when the spec names no columns; `access`:
+   * this worker's connections, which the spec's connection name is looked up in.
+   */
+  constructor(spec: unknown, tableColumns: readonly string[], access: SourceAccess) {
     const parsed = MysqlSourceSpec.safeParse(spec);
     if (!parsed.success) throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `mysql source: ${parsed.error.message}`);
     this.#spec = parsed.data;
     this.#columns = parsed.data.columns ?? tableColumns;
+    this.#access = access;
   }
 
   columns(): Promise<readonly SourceColumn[]> {
@@ -62,11 +67,11 @@ export class MysqlSource implements Source {
     const selected = [...this.#columns, ...keyNames.filter((k) => !this.#columns.includes(k))];
     const keyIndexes = keyNames.map((k) => selected.indexOf(k));
     const { sql, params } = shardSelect(shard, selected, resumeKey(planned.id, keyNames, from));
-    const connection = await this.#connect(planned.id);
+    const { connection, label } = await this.#connect(planned.id);
     let onAbort: (() => void) | undefined;
     try {
       signal?.throwIfAborted();
-      const statement = await prepare(connection, sql).catch((error: unknown) => Promise.reject(readError(planned.id, this.#spec, error)));
+      const statement = await prepare(connection, sql).catch((error: unknown) => Promise.reject(readError(planned.id, label, error)));
       const binary = statement.columns.some((c) => c.columnType === MYSQL_TYPE.FLOAT || c.columnType === MYSQL_TYPE.DOUBLE);
       // The binary protocol's BIGINT is a number when safe, else its text; the text protocol's always text.
       const query = binary ? statement.execute([...params]) : connection.query({ sql, bigNumberStrings: true }, [...params]);
@@ -95,7 +100,7 @@ export class MysqlSource implements Source {
           }
         }
       } catch (error) {
-        throw readError(planned.id, this.#spec, error);
+        throw readError(planned.id, label, error);
       } finally {
         stream.destroy();
       }
@@ -111,7 +116,8 @@ export class MysqlSource implements Source {
     if (threadId === null) return;
     let killer: Connection | undefined;
     try {
-      killer = createConnection({ ...this.#connectionOptions(), connectTimeout: 5000 });
+      const { host, port, user, password } = mysqlEndpoint(this.#spec, this.#access);
+      killer = createConnection({ host, port, user, password, connectTimeout: 5000 });
       killer.on('error', () => undefined);
       await killer.promise().query(`KILL QUERY ${Number(threadId)}`);
     } catch {
@@ -121,23 +127,14 @@ export class MysqlSource implements Source {
     }
   }
 
-  /** Where and as whom to connect; throws if the password variable is not set on this worker. */
-  #connectionOptions(shardId?: string): { host: string; port: number; user: string; password: string } {
-    const password = mysqlPassword(this.#spec, process.env);
-    if (password === undefined) {
-      const name = typeof this.#spec.password === 'string' ? '' : this.#spec.password.env;
-      throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `the MySQL password variable ${name} is not set on this worker`, {
-        ...(shardId === undefined ? {} : { shard: shardId }),
-        variable: name,
-      });
-    }
-    const { host, port, user } = this.#spec;
-    return { host, port, user, password };
-  }
-
-  async #connect(shardId: string): Promise<Connection> {
+  /** Connects as the spec's connection says, looked up in this worker's own configuration. */
+  async #connect(shardId: string): Promise<{ connection: Connection; label: string }> {
+    const { host, port, user, password, label } = mysqlEndpoint(this.#spec, this.#access);
     const connection = createConnection({
-      ...this.#connectionOptions(shardId),
+      host,
+      port,
+      user,
+      password,
       connectTimeout: 10_000,
       rowsAsArray: true,
       supportBigNumbers: true,
@@ -151,10 +148,10 @@ export class MysqlSource implements Source {
       // UTC: TIMESTAMP columns arrive as their UTC wall clock. A long net_write_timeout: the server
       // waits while a paused stream's batch is written to storage.
       await connection.promise().query("SET time_zone = '+00:00', SESSION net_write_timeout = 3600");
-      return connection;
+      return { connection, label };
     } catch (error) {
       connection.destroy();
-      throw readError(shardId, this.#spec, error);
+      throw readError(shardId, label, error);
     }
   }
 }
@@ -242,12 +239,12 @@ export function mysqlTime(text: string): number | undefined {
 const SCHEMA_ERRORS = new Set(['ER_BAD_FIELD_ERROR', 'ER_NO_SUCH_TABLE', 'ER_BAD_DB_ERROR']);
 
 /** A table or column that is gone is deterministic (the source changed since the plan); anything else may pass on retry. */
-function readError(shardId: string, spec: MysqlSourceSpec, error: unknown): unknown {
+function readError(shardId: string, source: string, error: unknown): unknown {
   if (isTributaryError(error) || !(error instanceof Error)) return error;
   const code = 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN';
-  const context = { shard: shardId, host: spec.host, port: spec.port, mysqlCode: code };
+  const context = { shard: shardId, source, mysqlCode: code };
   if (SCHEMA_ERRORS.has(code)) {
     return errorFrom(workerErrors, 'SOURCE_SCHEMA_MISMATCH', `shard ${shardId}: the MySQL table changed since the plan: ${error.message}`, context, { cause: error });
   }
-  return errorFrom(workerErrors, 'MYSQL_READ_FAILED', `shard ${shardId}: reading MySQL at ${spec.host}:${spec.port} failed: ${code} ${error.message}`, context, { cause: error });
+  return errorFrom(workerErrors, 'MYSQL_READ_FAILED', `shard ${shardId}: reading MySQL ${source} failed: ${code} ${error.message}`, context, { cause: error });
 }
