@@ -90,14 +90,27 @@ export function inProcessCoordinator(e: SyncEnv, extra: Partial<CoordinatorConfi
   return startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, sources: e.sources, ...FAST_LOCKS, testMode: true, ...extra });
 }
 
+/** Everything each spawned process printed, stdout and stderr (the secret tests read all of it). */
+const outputs = new WeakMap<ChildProcess, { text: string }>();
+
+export function outputOf(child: ChildProcess): string {
+  return outputs.get(child)?.text ?? '';
+}
+
 /** Starts a process and resolves once it printed its ready line. */
 async function spawnReady(script: string, env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [script], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const all = { text: '' };
+  outputs.set(child, all);
   let err = '';
-  child.stderr?.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+  child.stderr?.on('data', (d: Buffer) => {
+    all.text += d.toString();
+    err = (err + d.toString()).slice(-4000);
+  });
   let out = '';
   const started = new Promise<void>((resolve, reject) => {
     child.stdout?.on('data', (d: Buffer) => {
+      all.text += d.toString();
       out += d.toString();
       if (out.includes(ready)) resolve();
     });
@@ -113,6 +126,14 @@ export function spawnWorker(e: SyncEnv, extra: NodeJS.ProcessEnv = {}): Promise<
 
 export function spawnCoordinator(e: SyncEnv, port: number, extra: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
   return spawnReady('packages/coordinator/src/server.ts', { ...e.env, TRIBUTARY_PORT: String(port), ...extra }, '"listening"');
+}
+
+/** A coordinator process on a free port, and its base URL. */
+export async function spawnListeningCoordinator(e: SyncEnv, extra: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string }> {
+  const child = await spawnCoordinator(e, 0, extra);
+  const line = /\{"listening":"([^"]+)"\}/.exec(outputOf(child));
+  if (line?.[1] === undefined) throw new Error(`no listening line in ${outputOf(child)}`);
+  return { child, url: line[1] };
 }
 
 export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {

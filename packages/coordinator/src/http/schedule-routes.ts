@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { PutScheduleRequest, ScheduleId, ScheduleRun, StartSyncRequest } from '@tributary/protocol';
+import { PutScheduleRequest, ScheduleId, ScheduleRun, StartSyncRequest, redactSource } from '@tributary/protocol';
 import type { ScheduleService } from '../schedule/service.ts';
 import type { ScheduleDefinition } from '../schedule/store.ts';
 import { SyncPhaseSchema } from '../sync/record-schema.ts';
@@ -41,7 +41,8 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (a
     cron: d.cron,
     tz: d.tz ?? 'UTC',
     enabled: d.enabled,
-    sync: d.sync,
+    // An inline password (only when the operator allows them) is shown as ***, as in a sync's plan.
+    sync: { ...d.sync, source: redactSource(d.sync.source) as StartSyncRequest['source'] },
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
     nextRunAt: await schedules.nextRunAt(d.id),
@@ -55,7 +56,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (a
         summary: 'Create or replace a schedule: a cron pattern (5 or 6 fields) that starts a sync',
         params: ScheduleParams,
         body: PutScheduleRequest,
-        response: { 200: PutScheduleResponse, 201: PutScheduleResponse, ...problemResponses(400, 500, 503) },
+        response: { 200: PutScheduleResponse, 201: PutScheduleResponse, ...problemResponses(400, 403, 500, 503) },
       },
     },
     async (request, reply) => {

@@ -34,7 +34,7 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
         summary: 'Start a sync: plan it, persist the plan, enqueue one job per shard',
         body: StartSyncRequest,
         headers: StartSyncHeaders,
-        response: { 202: StartSyncResponse, ...problemResponses(400, 404, 422, 429, 500, 503) },
+        response: { 202: StartSyncResponse, ...problemResponses(400, 403, 404, 422, 429, 500, 503) },
       },
     },
     async (request, reply) => {
