@@ -140,10 +140,11 @@ function literal(column: MysqlShard['key'][number], value: string, operator: str
   const name = quoteIdentifier(column.name);
   switch (column.kind) {
     case 'number':
-      if (!/^-?\d+(\.\d+)?$/.test(value)) throw new RangeError(`${JSON.stringify(value)} is not a number key value`);
+      // Messages name the column, never the value (a key is a cell of the source).
+      if (!/^-?\d+(\.\d+)?$/.test(value)) throw new RangeError(`a value of key column ${column.name} is not a number`);
       return { sql: `${name} ${operator} ${value}`, params: [] };
     case 'bytes':
-      if (!/^([0-9a-f]{2})*$/.test(value)) throw new RangeError(`${JSON.stringify(value)} is not a hex key value`);
+      if (!/^([0-9a-f]{2})*$/.test(value)) throw new RangeError(`a value of key column ${column.name} is not hex`);
       return { sql: `${name} ${operator} X'${value}'`, params: [] };
     case 'string':
       return { sql: `${name} ${operator} ?`, params: [value] };

@@ -179,7 +179,7 @@ function resumeKey(shardId: string, keyNames: readonly string[], from: SourcePos
   if (from === undefined) return undefined;
   const values = typeof from === 'object' ? keyNames.map((k) => from[k]) : [];
   if (values.length === 0 || values.some((v) => typeof v !== 'string')) {
-    throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `mysql shard ${shardId} resumes at its key columns ${keyNames.join(', ')}, not ${JSON.stringify(from)}`, { shard: shardId });
+    throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `mysql shard ${shardId} resumes at its key columns ${keyNames.join(', ')}, which the position does not give`, { shard: shardId });
   }
   return values as string[];
 }
