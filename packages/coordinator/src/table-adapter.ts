@@ -6,6 +6,7 @@ import { errorFrom, isTributaryError, type CommitMessage } from '@tributary/prot
 import {
   FileStoreScan,
   createTable,
+  credentialedStores,
   fromProtocolCommitMessage,
   openTable,
   tableErrors,
@@ -36,6 +37,7 @@ export function coordinatorTables(s3: S3ConnectionOptions = {}): CoordinatorTabl
   };
   return {
     warehouseStore: storeOf,
+    sourceStore: credentialedStores(),
     tablePath: (ref) => tablePath({ database: ref.database, name: ref.table }),
     async createTable(warehouse: string, ref: TableRef, definition: TableDefinition): Promise<TableInfo> {
       const schema = {

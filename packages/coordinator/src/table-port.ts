@@ -5,7 +5,7 @@
  * table-adapter.ts implements it with @tributary/table.
  */
 import type { CommitMessage } from '@tributary/protocol';
-import type { DataType, ObjectStore } from '@tributary/table';
+import type { DataType, ObjectStore, S3ConnectionOptions } from '@tributary/table';
 import type { TableRef } from './sync/state.ts';
 
 export interface ColumnSpec {
@@ -65,4 +65,6 @@ export interface CoordinatorTables {
   tablePath(ref: TableRef): string;
   /** The store rooted at the warehouse (staged blobs, and the table's files below its path). */
   warehouseStore(warehouse: string): ObjectStore;
+  /** The store rooted at a source URI, read with a source's own S3 credentials (its named connection). */
+  sourceStore(uri: string, s3: S3ConnectionOptions): ObjectStore;
 }

@@ -5,7 +5,7 @@
  * reads as the protocol it runs; table-adapter.ts implements it with @tributary/table.
  */
 import type { CommitMessage } from '@tributary/protocol';
-import type { InternalRow, ObjectStore, RowType } from '@tributary/table';
+import type { InternalRow, ObjectStore, RowType, S3ConnectionOptions } from '@tributary/table';
 
 export interface ShardWriteOptions {
   readonly warehouse: string;
@@ -37,4 +37,6 @@ export interface TablePort {
   openShardWrite(options: ShardWriteOptions): Promise<ShardWrite>;
   /** The store rooted at a URI: the warehouse (where blobs are staged), or a source file's directory. */
   warehouseStore(uri: string): ObjectStore;
+  /** The store rooted at a source file's directory, read with a source's own S3 credentials (its named connection); absent: not supported. */
+  readonly sourceStore?: (uri: string, s3: S3ConnectionOptions) => ObjectStore;
 }

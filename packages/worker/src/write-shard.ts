@@ -32,6 +32,7 @@ import {
   toErrorData,
   type CommitMessage,
   type ShardAttempt,
+  type S3Credentials,
   type SourceAccess,
   type SyncShardResult,
 } from '@tributary/protocol';
@@ -127,7 +128,13 @@ async function readShard(
   const cancelWrite = () => void abortQuietly(write); // an upload in flight fails, nothing of it becomes visible
   signal.addEventListener('abort', cancelWrite, { once: true });
   try {
-    const source = openSource(data.source, { openStore: (root) => deps.tables.warehouseStore(root), columns: write.rowType.fields.map((f) => f.name), access: deps.sources });
+    const { sourceStore } = deps.tables;
+    const source = openSource(data.source, {
+      openStore: (root) => deps.tables.warehouseStore(root),
+      ...(sourceStore === undefined ? {} : { openCredentialedStore: (root: string, s3: S3Credentials) => sourceStore(root, s3) }),
+      columns: write.rowType.fields.map((f) => f.name),
+      access: deps.sources,
+    });
     const convert = rowConverter(data.shardId, await raceAbort(source.columns(), signal), write.rowType);
     let rows = 0;
     let lastProgress = Date.now();

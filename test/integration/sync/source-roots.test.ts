@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
 import type { SyncRecord } from '@tributary/coordinator';
+import { openObjectStore } from '@tributary/table';
 import { services } from '@tributary/testkit';
-import { ORDERS_COLUMNS, generatorSource, listKeys, spawnListeningCoordinator, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
+import { ORDERS_COLUMNS, generatorSource, listKeys, s3, spawnListeningCoordinator, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
 
 const COLUMNS = [
   { name: 'id', type: 'BIGINT' },
@@ -24,7 +25,11 @@ const COLUMNS = [
 describe('source roots (coordinator and worker processes)', () => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'tributary-roots-')));
   const root = join(dir, 'root');
-  const e = syncEnv('roots', { roots: [`file://${root}`] });
+  // An S3 connection of the operator's (the local MinIO, its secret key in a file), and one with a wrong key.
+  const s3Connection = (secretAccessKeyFile: string) => ({ kind: 's3', endpoint: services.s3.endpoint, region: services.s3.region, accessKeyId: services.s3.accessKeyId, secretAccessKeyFile });
+  writeFileSync(join(dir, 'landing.key'), `${services.s3.secretAccessKey}\n`, { mode: 0o600 });
+  writeFileSync(join(dir, 'wrong.key'), 'not-the-secret-key-4711\n', { mode: 0o600 });
+  const e = syncEnv('roots', { roots: [`file://${root}`], connections: { landing: s3Connection(join(dir, 'landing.key')), wrong: s3Connection(join(dir, 'wrong.key')) } });
   const processes: ChildProcess[] = [];
   let url = '';
 
@@ -52,7 +57,8 @@ describe('source roots (coordinator and worker processes)', () => {
     const coordinator = await spawnListeningCoordinator(e);
     processes.push(coordinator.child, await spawnWorker(e));
     url = coordinator.url;
-    for (const name of ['victim', 'files', 'thief']) {
+    await openObjectStore(e.sourceRoot, s3).put('landing/part-0.csv', new TextEncoder().encode('id,name\n7,seven\n8,eight\n'));
+    for (const name of ['victim', 'files', 'thief', 'landed']) {
       const created = await request('POST', '/v1/tables', { database: 'shop', name, columns: name === 'victim' ? ORDERS_COLUMNS : COLUMNS });
       assert.equal(created.status, 201, created.text);
     }
@@ -131,5 +137,23 @@ describe('source roots (coordinator and worker processes)', () => {
     const missing = await startSync('files', csv([`file://${root}/in/no-such.csv`]));
     assert.equal(missing.status, 400, missing.text);
     assert.equal(JSON.parse(missing.text).code, 'REQUEST_INVALID');
+  });
+
+  test('a files source reads s3:// through a named S3 connection: its key, not the service’s, from the operator’s file', async () => {
+    const source = (connection: string) => ({ ...csv([`${e.sourceRoot}/landing/part-*`]), connection });
+    const response = await startSync('landed', source('landing'));
+    assert.equal(response.status, 202, response.text);
+    const done = await waitForPhase(() => record(JSON.parse(response.text).id), ['COMMITTED', 'ABORTED']);
+    assert.equal(done.state.phase, 'COMMITTED', JSON.stringify(done.state));
+    assert.equal((JSON.parse((await request('GET', '/v1/tables/shop/landed')).text) as { rowCount: number }).rowCount, 2);
+
+    const wrong = await startSync('landed', source('wrong'));
+    assert.equal(JSON.parse(wrong.text).code, 'STORAGE_ACCESS_DENIED', wrong.text);
+    assert.ok(!wrong.text.includes('not-the-secret-key-4711'));
+    const unknown = await startSync('landed', source('nope'));
+    assert.equal(unknown.status, 400, unknown.text);
+    assert.equal(JSON.parse(unknown.text).code, 'SOURCE_CONNECTION_UNKNOWN');
+    const outside = await startSync('landed', { ...csv([`s3://${services.s3.bucket}/${e.prefix}/${(await listKeys(e, 'shop.db/'))[0] ?? ''}`]), connection: 'landing' });
+    assert.equal(outside.status, 403, outside.text);
   });
 });

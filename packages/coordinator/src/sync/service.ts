@@ -14,6 +14,7 @@ import {
   mysqlEndpoint,
   planFileShards,
   planGeneratorShards,
+  s3Credentials,
   splitObjectUri,
   type FilesSourceSpec,
   type SourceAccess,
@@ -152,6 +153,7 @@ export class SyncService {
    */
   async checkSource(source: SyncSourceSpec): Promise<void> {
     if (source.kind === 'files') {
+      if (source.connection !== undefined) s3Credentials(source.connection, this.#deps.sources);
       for (const [index, uri] of source.uris.entries()) await checkSourceUri(uri, index, this.#deps.sources);
     } else if (source.kind === 'mysql') {
       mysqlEndpoint(source, this.#deps.sources);
@@ -167,10 +169,12 @@ export class SyncService {
     await this.checkSource(source);
     const maxFiles = this.#maxShards * source.filesPerShard;
     const tooMany = () => this.#tooManyShards(`more than ${this.#maxShards}`);
+    const { tables, sources } = this.#deps;
+    const credentials = source.connection === undefined ? undefined : s3Credentials(source.connection, sources);
     const files: string[] = [];
     for (const [index, uri] of source.uris.entries()) {
       const { root, key, prefix } = splitObjectUri(uri);
-      const store = this.#deps.tables.warehouseStore(root);
+      const store = credentials === undefined ? tables.warehouseStore(root) : tables.sourceStore(root, credentials);
       const found: string[] = [];
       if (prefix) {
         for await (const o of store.list(key)) {

@@ -30,7 +30,19 @@ export const MysqlConnection = z.strictObject({
 });
 export type MysqlConnection = z.infer<typeof MysqlConnection>;
 
-export const SourceConnection = z.discriminatedUnion('kind', [MysqlConnection]);
+/** An S3-compatible store that files sources (`s3://` URIs) are read from with their own credentials. */
+export const S3Connection = z.strictObject({
+  kind: z.literal('s3'),
+  /** e.g. `http://minio.internal:9000` (path-style then); omit for AWS. */
+  endpoint: z.url().optional(),
+  region: z.string().min(1).optional(),
+  accessKeyId: z.string().min(1),
+  secretAccessKeyFile: z.string().startsWith('/').optional(),
+  secretAccessKeyEnv: EnvName.optional(),
+});
+export type S3Connection = z.infer<typeof S3Connection>;
+
+export const SourceConnection = z.discriminatedUnion('kind', [MysqlConnection, S3Connection]);
 export type SourceConnection = z.infer<typeof SourceConnection>;
 
 /** The connections file (`TRIBUTARY_CONNECTIONS_FILE`, JSON). */
@@ -44,12 +56,18 @@ export const SourceAccessFile = z
   })
   .superRefine((file, ctx) => {
     for (const [name, c] of Object.entries(file.connections)) {
-      if ((c.passwordFile === undefined) === (c.passwordEnv === undefined)) {
-        ctx.addIssue({ code: 'custom', path: ['connections', name], message: 'needs exactly one of passwordFile and passwordEnv' });
+      const [file, env] = c.kind === 'mysql' ? ['passwordFile', 'passwordEnv'] : ['secretAccessKeyFile', 'secretAccessKeyEnv'];
+      if ((secretRef(c).file === undefined) === (secretRef(c).env === undefined)) {
+        ctx.addIssue({ code: 'custom', path: ['connections', name], message: `needs exactly one of ${file} and ${env}` });
       }
     }
   });
 export type SourceAccessFile = z.infer<typeof SourceAccessFile>;
+
+/** Where a connection's secret is: a file, or a variable. */
+function secretRef(c: SourceConnection): { file?: string | undefined; env?: string | undefined } {
+  return c.kind === 'mysql' ? { file: c.passwordFile, env: c.passwordEnv } : { file: c.secretAccessKeyFile, env: c.secretAccessKeyEnv };
+}
 
 /** A configured root, split: `file` roots are absolute paths, `s3` roots a bucket and key segments. */
 export type SourceRoot = { readonly scheme: 'file'; readonly segments: readonly string[] } | { readonly scheme: 's3'; readonly bucket: string; readonly segments: readonly string[] };
@@ -285,17 +303,40 @@ export function mysqlEndpoint(target: MysqlTarget, access: SourceAccess): MysqlE
   return { host: c.host, port: c.port, user: c.user, password: connectionSecret(target.connection, c, access.io), label: `connection ${target.connection}` };
 }
 
-function connectionSecret(name: string, c: MysqlConnection, io: SourceAccessIo): string {
-  if (c.passwordEnv !== undefined) {
-    const value = io.env[c.passwordEnv];
+/** An S3 connection's settings, in the shape the object stores take, with its secret key read. */
+export interface S3Credentials {
+  readonly endpoint?: string;
+  readonly region?: string;
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+}
+
+/** The credentials of a named S3 connection; throws SOURCE_CONNECTION_UNKNOWN or SOURCE_SECRET_UNAVAILABLE. */
+export function s3Credentials(connection: string, access: SourceAccess): S3Credentials {
+  const c = access.connections[connection];
+  if (c?.kind !== 's3') {
+    throw errorFrom(protocolErrors, 'SOURCE_CONNECTION_UNKNOWN', `no S3 connection named ${JSON.stringify(connection)} is configured`, { connection });
+  }
+  return {
+    ...(c.endpoint === undefined ? {} : { endpoint: c.endpoint }),
+    ...(c.region === undefined ? {} : { region: c.region }),
+    accessKeyId: c.accessKeyId,
+    secretAccessKey: connectionSecret(connection, c, access.io),
+  };
+}
+
+function connectionSecret(name: string, c: SourceConnection, io: SourceAccessIo): string {
+  const ref = secretRef(c);
+  if (ref.env !== undefined) {
+    const value = io.env[ref.env];
     if (value === undefined) {
-      throw errorFrom(protocolErrors, 'SOURCE_SECRET_UNAVAILABLE', `the password variable of connection ${name} is not set in this process`, { connection: name, variable: c.passwordEnv });
+      throw errorFrom(protocolErrors, 'SOURCE_SECRET_UNAVAILABLE', `the secret variable of connection ${name} is not set in this process`, { connection: name, variable: ref.env });
     }
     return value;
   }
   try {
-    return io.readText(c.passwordFile ?? '').replace(/\r?\n$/, '');
+    return io.readText(ref.file ?? '').replace(/\r?\n$/, '');
   } catch {
-    throw errorFrom(protocolErrors, 'SOURCE_SECRET_UNAVAILABLE', `the password file of connection ${name} cannot be read by this process`, { connection: name });
+    throw errorFrom(protocolErrors, 'SOURCE_SECRET_UNAVAILABLE', `the secret file of connection ${name} cannot be read by this process`, { connection: name });
   }
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isTributaryError, loadSourceAccess, mysqlEndpoint, parseRoot, uriUnderRoots, type SourceAccessIo } from '@tributary/protocol';
+import { isTributaryError, loadSourceAccess, mysqlEndpoint, parseRoot, s3Credentials, uriUnderRoots, type SourceAccessIo } from '@tributary/protocol';
 
 function io(files: Record<string, string>, env: Record<string, string> = {}): SourceAccessIo {
   return {
@@ -88,15 +88,19 @@ test('connections file: secrets by file or variable, never inline, and never quo
     connections: {
       'orders-db': { kind: 'mysql', host: 'db.internal', user: 'loader', passwordFile: '/run/secrets/orders' },
       analytics: { kind: 'mysql', host: 'an', port: 3307, user: 'ro', passwordEnv: 'AN_PW' },
+      landing: { kind: 's3', endpoint: 'http://minio:9000', accessKeyId: 'AK', secretAccessKeyEnv: 'LANDING_KEY' },
     },
     sourceRoots: ['s3://lake/raw'],
   };
-  const access = loadSourceAccess(io({ '/etc/t.json': JSON.stringify(file), '/run/secrets/orders': 'pw-1\n' }, { TRIBUTARY_CONNECTIONS_FILE: '/etc/t.json', AN_PW: 'pw-2' }));
+  const access = loadSourceAccess(io({ '/etc/t.json': JSON.stringify(file), '/run/secrets/orders': 'pw-1\n' }, { TRIBUTARY_CONNECTIONS_FILE: '/etc/t.json', AN_PW: 'pw-2', LANDING_KEY: 'sk' }));
   assert.equal(access.allowInlineCredentials, false);
   assert.equal(access.roots.length, 1);
   assert.deepEqual(mysqlEndpoint({ connection: 'orders-db' }, access), { host: 'db.internal', port: 3306, user: 'loader', password: 'pw-1', label: 'connection orders-db' });
   assert.equal(mysqlEndpoint({ connection: 'analytics' }, access).password, 'pw-2');
   assert.equal(codeOf(() => mysqlEndpoint({ connection: 'nope' }, access)), 'SOURCE_CONNECTION_UNKNOWN');
+  assert.deepEqual(s3Credentials('landing', access), { endpoint: 'http://minio:9000', accessKeyId: 'AK', secretAccessKey: 'sk' });
+  assert.equal(codeOf(() => s3Credentials('orders-db', access)), 'SOURCE_CONNECTION_UNKNOWN', 'a MySQL connection is no S3 one');
+  assert.equal(codeOf(() => mysqlEndpoint({ connection: 'landing' }, access)), 'SOURCE_CONNECTION_UNKNOWN', 'nor the other way round');
   assert.equal(codeOf(() => mysqlEndpoint({ host: 'h', user: 'u', password: 'p' }, access)), 'SOURCE_CREDENTIALS_INLINE');
   const unset = loadSourceAccess(io({ '/etc/t.json': JSON.stringify(file) }, { TRIBUTARY_CONNECTIONS_FILE: '/etc/t.json' }));
   assert.equal(codeOf(() => mysqlEndpoint({ connection: 'orders-db' }, unset)), 'SOURCE_SECRET_UNAVAILABLE');
@@ -106,7 +110,8 @@ test('connections file: secrets by file or variable, never inline, and never quo
   assert.equal(mysqlEndpoint({ host: 'h', user: 'u', password: 'p' }, inline).port, 3306);
 
   const withPassword = { connections: { x: { kind: 'mysql', host: 'h', user: 'u', password: 'hunter2-inline' } } };
-  for (const bad of [withPassword, { connections: { x: { kind: 'mysql', host: 'h', user: 'u' } } }, { sourceRoots: ['ftp://x'] }, { extra: 1 }]) {
+  const s3Both = { connections: { x: { kind: 's3', accessKeyId: 'a', secretAccessKeyEnv: 'A', secretAccessKeyFile: '/k' } } };
+  for (const bad of [withPassword, s3Both, { connections: { x: { kind: 's3', accessKeyId: 'a', secretAccessKey: 'hunter2-inline' } } }, { connections: { x: { kind: 'mysql', host: 'h', user: 'u' } } }, { sourceRoots: ['ftp://x'] }, { extra: 1 }]) {
     try {
       loadSourceAccess(io({ '/c.json': JSON.stringify(bad) }, { TRIBUTARY_CONNECTIONS_FILE: '/c.json' }));
       assert.fail(JSON.stringify(bad));

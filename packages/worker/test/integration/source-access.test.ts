@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { isTributaryError, loadSourceAccess } from '@tributary/protocol';
-import { openObjectStore } from '@tributary/table';
+import { credentialedStores, openObjectStore } from '@tributary/table';
+import { services, uniqueName } from '@tributary/testkit';
 import { openSource } from '../../src/sources/open-source.ts';
 import type { SourceRow } from '../../src/sources/source.ts';
 
@@ -37,5 +38,27 @@ describe('worker: a job is checked against the worker’s source roots', () => {
       await assert.rejects(read([`file://${root}/a.ndjson`, uri]), (e) => isTributaryError(e) && e.code === 'SOURCE_NOT_ALLOWED' && e.context.index === 1, uri);
     }
     assert.deepEqual(await read([`file://${root}/a.ndjson`]), [[1]]);
+  });
+
+  test('an S3 connection named by the source is the worker’s own: its key is used, a wrong one is refused by S3', async () => {
+    const sourceRoot = `s3://${services.s3.bucket}/${uniqueName('w-access')}`;
+    await openObjectStore(sourceRoot, services.s3).put('a.ndjson', new TextEncoder().encode('{"id": 5}\n'));
+    writeFileSync(join(dir, 'right.key'), services.s3.secretAccessKey);
+    writeFileSync(join(dir, 'wrong.key'), 'wrong-key');
+    const connection = (file: string) => ({ kind: 's3', endpoint: services.s3.endpoint, region: services.s3.region, accessKeyId: services.s3.accessKeyId, secretAccessKeyFile: join(dir, file) });
+    writeFileSync(join(dir, 'connections.json'), JSON.stringify({ connections: { right: connection('right.key'), wrong: connection('wrong.key') }, sourceRoots: [sourceRoot] }));
+    const s3Access = loadSourceAccess({ env: { TRIBUTARY_CONNECTIONS_FILE: join(dir, 'connections.json') }, readText: (path) => readFileSync(path, 'utf8'), realpath });
+    const stores = credentialedStores();
+    // The process's own store has no credentials at all: only the connection's key can read.
+    const readWith = async (name: string) => {
+      const spec = { kind: 'files', format: 'ndjson', uris: ['ignored'], connection: name };
+      const source = openSource(spec, { openStore: (r) => openObjectStore(r, { endpoint: services.s3.endpoint, accessKeyId: 'none', secretAccessKey: 'none' }), openCredentialedStore: stores, columns: ['id'], access: s3Access });
+      const rows: SourceRow[] = [];
+      for await (const batch of source.open({ id: 'files-00000', spec: { files: [`${sourceRoot}/a.ndjson`] } })) rows.push(...batch.rows);
+      return rows;
+    };
+    assert.deepEqual(await readWith('right'), [[5]]);
+    await assert.rejects(readWith('wrong'), (e) => isTributaryError(e) && e.code === 'STORAGE_ACCESS_DENIED' && !e.message.includes('wrong-key'));
+    await assert.rejects(readWith('nope'), (e) => isTributaryError(e) && e.code === 'SOURCE_CONNECTION_UNKNOWN');
   });
 });
