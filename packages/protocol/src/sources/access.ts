@@ -56,9 +56,10 @@ export const SourceAccessFile = z
   })
   .superRefine((file, ctx) => {
     for (const [name, c] of Object.entries(file.connections)) {
-      const [file, env] = c.kind === 'mysql' ? ['passwordFile', 'passwordEnv'] : ['secretAccessKeyFile', 'secretAccessKeyEnv'];
-      if ((secretRef(c).file === undefined) === (secretRef(c).env === undefined)) {
-        ctx.addIssue({ code: 'custom', path: ['connections', name], message: `needs exactly one of ${file} and ${env}` });
+      const ref = secretRef(c);
+      if ((ref.file === undefined) === (ref.env === undefined)) {
+        const fields = c.kind === 'mysql' ? 'passwordFile and passwordEnv' : 'secretAccessKeyFile and secretAccessKeyEnv';
+        ctx.addIssue({ code: 'custom', path: ['connections', name], message: `needs exactly one of ${fields}` });
       }
     }
   });
