@@ -186,14 +186,16 @@ function requestLocation(uri: string): { directory: SourceRoot; path: string } |
   const cut = body.lastIndexOf('/');
   const directory = cut === -1 ? undefined : sourceLocation(body.slice(0, cut));
   if (directory === undefined) return undefined;
+  const raw = body.slice(cut + 1);
   let name: string;
   try {
-    name = decodeURIComponent(body.slice(cut + 1));
+    name = decodeURIComponent(raw);
   } catch {
     return undefined;
   }
-  if ((name === '' && !prefix) || name === '.' || name === '..' || /[/\\\0*]/.test(name)) return undefined;
-  const segments = prefix ? directory.segments : [...directory.segments, name];
+  if ((name === '' && !prefix) || name === '.' || name === '..' || /[/\\\0*]/.test(name) || /[\\\0*]/.test(raw)) return undefined;
+  // The stores decode the directory (fileURLToPath) but take the name as written: so does the path.
+  const segments = prefix ? directory.segments : [...directory.segments, raw];
   return { directory, path: `/${segments.join('/')}` };
 }
 
