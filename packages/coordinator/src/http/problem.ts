@@ -41,6 +41,8 @@ const STATUS_BY_CODE: Readonly<Partial<Record<HttpErrorCode, number>>> = {
   PAYLOAD_INVALID: 400,
   MYSQL_SOURCE_INVALID: 400,
   MYSQL_SCHEMA_MISMATCH: 400,
+  // MYSQL_SOURCE_UNAVAILABLE stays 503 (retryable): a source names an operator's connection, so a
+  // server that cannot be reached is the deployment's trouble, not the caller's input.
   // What the operator allows a source to read (sources/access.ts of the protocol).
   SOURCE_NOT_ALLOWED: 403,
   SOURCE_CREDENTIALS_INLINE: 400,

@@ -154,7 +154,11 @@ export class SyncService {
   async checkSource(source: SyncSourceSpec): Promise<void> {
     if (source.kind === 'files') {
       if (source.connection !== undefined) s3Credentials(source.connection, this.#deps.sources);
-      for (const [index, uri] of source.uris.entries()) await checkSourceUri(uri, index, this.#deps.sources);
+      for (const [index, uri] of source.uris.entries()) {
+        // Another scheme is malformed input (400), whatever the roots; a file: or s3: URI is judged by them (403).
+        if (!/^(file|s3a?):/i.test(uri)) throw errorFrom(tableErrors, 'STORAGE_URI_INVALID', `source URI ${index} is not a file: or s3: URI`, { index });
+        await checkSourceUri(uri, index, this.#deps.sources);
+      }
     } else if (source.kind === 'mysql') {
       mysqlEndpoint(source, this.#deps.sources);
     }
