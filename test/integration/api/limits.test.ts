@@ -13,13 +13,14 @@ import type { ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { newToken, parseTokenEntries, startCoordinator, type Coordinator, type CoordinatorConfig } from '@tributary/coordinator';
 import { generatorShardId } from '@tributary/protocol';
+import { openObjectStore } from '@tributary/table';
 import { services } from '@tributary/testkit';
 import { FAST_LOCKS, createOrdersTable, generatorSource, s3, spawnWorker, stop, syncEnv, waitForPhase, type SyncEnv } from '../sync/harness.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
 
 function start(e: SyncEnv, extra: Partial<CoordinatorConfig>): Promise<Coordinator> {
-  return startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, ...FAST_LOCKS, ...extra });
+  return startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, sources: e.sources, ...FAST_LOCKS, ...extra });
 }
 
 async function post(c: Coordinator, url: string, payload: unknown, headers: Record<string, string> = {}) {
@@ -77,8 +78,9 @@ describe('limits (real app, real Redis and MinIO)', () => {
   });
 
   test('a file listing that makes more shards than allowed stops early and is refused', async () => {
-    for (let i = 0; i < 205; i++) await running.store.put(`src/many/f-${String(i).padStart(3, '0')}.ndjson`, new TextEncoder().encode('{}\n'));
-    const refused = await post(a, '/v1/syncs', { table: table('other'), source: { kind: 'files', format: 'ndjson', uris: [`${running.warehouse}/src/many/f-*`] } });
+    const src = openObjectStore(running.sourceRoot, s3);
+    for (let i = 0; i < 205; i++) await src.put(`many/f-${String(i).padStart(3, '0')}.ndjson`, new TextEncoder().encode('{}\n'));
+    const refused = await post(a, '/v1/syncs', { table: table('other'), source: { kind: 'files', format: 'ndjson', uris: [`${running.sourceRoot}/many/f-*`] } });
     assert.equal(refused.status, 400);
     assert.deepEqual([refused.body.code, (refused.body.context as { planned: string }).planned], ['SYNC_TOO_MANY_SHARDS', 'more than 200']);
     const fits = await post(a, '/v1/syncs', { table: table('other'), source: generatorSource(201, 1) });

@@ -23,15 +23,14 @@ import type { Coordinator } from '@tributary/coordinator';
 import { ShardAttempt, syncRedisKeys } from '@tributary/protocol';
 import { openTable } from '@tributary/table';
 import { services } from '@tributary/testkit';
-import { inProcessCoordinator, listKeys, spawnWorker, stop, syncEnv, waitForPhase, waitUntil } from './harness.ts';
+import { inProcessCoordinator, listKeys, spawnWorker, stop, syncEnv, waitForPhase, waitUntil, withMariadb } from './harness.ts';
 
-const PASSWORD_ENV = 'TRIBUTARY_TEST_MYSQL_PASSWORD';
 /** Generous for a slow, shared 2-core machine; the lock is held far longer than this. */
 const ABORT_BOUND_MS = 30_000;
 const ABORT_GRACE_MS = 2000;
 
 describe('abort of a shard blocked in a MySQL query (real MariaDB, worker processes)', () => {
-  const e = syncEnv('blocked');
+  const e = syncEnv('blocked', withMariadb());
   const database = `${e.prefix.replaceAll('-', '_')}_src`;
   let admin: Connection;
   let coordinator: Coordinator;
@@ -39,16 +38,12 @@ describe('abort of a shard blocked in a MySQL query (real MariaDB, worker proces
   const workers: ChildProcess[] = [];
   const mysql = {
     kind: 'mysql',
-    host: services.mariadb.host,
-    port: services.mariadb.port,
-    user: services.mariadb.user,
-    password: { env: PASSWORD_ENV },
+    connection: 'mariadb',
     databases: [database],
     batchRows: 50,
   };
 
   before(async () => {
-    process.env[PASSWORD_ENV] = services.mariadb.password; // the in-process coordinator plans with it
     admin = await createConnection({ ...services.mariadb });
     await admin.query(`CREATE DATABASE \`${database}\``);
     coordinator = await inProcessCoordinator(e, { abortGraceMs: ABORT_GRACE_MS });
@@ -125,7 +120,7 @@ describe('abort of a shard blocked in a MySQL query (real MariaDB, worker proces
     const id = await startSync('live');
     const locker = await lockTable('live');
     try {
-      workers.push(await spawnWorker(e, { [PASSWORD_ENV]: services.mariadb.password }));
+      workers.push(await spawnWorker(e));
       await waitUntil(async () => (await blockedReads('live')) > 0, "the shard's read waits for the lock");
       const abortedAt = await abort(id);
       const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], ABORT_BOUND_MS);
@@ -154,7 +149,7 @@ describe('abort of a shard blocked in a MySQL query (real MariaDB, worker proces
     await prepare('frozen');
     const id = await startSync('frozen');
     const locker = await lockTable('frozen');
-    const worker = await spawnWorker(e, { [PASSWORD_ENV]: services.mariadb.password, TRIBUTARY_PHASE_CHECK_MS: '600000' });
+    const worker = await spawnWorker(e, { TRIBUTARY_PHASE_CHECK_MS: '600000' });
     workers.push(worker);
     const redis = new Redis(services.redis);
     let released = false;

@@ -52,6 +52,19 @@ export interface SyncEnvOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
 
+/** The variable the test MariaDB's password is in, for the named connection `mariadb` (withMariadb). */
+export const MARIADB_PASSWORD_ENV = 'TRIBUTARY_TEST_MARIADB_PASSWORD';
+
+/** Options that add the test MariaDB as the named connection `mariadb`: a source then says `connection: 'mariadb'`. */
+export function withMariadb(options: SyncEnvOptions = {}): SyncEnvOptions {
+  const { host, port, user, password } = services.mariadb;
+  return {
+    ...options,
+    connections: { ...options.connections, mariadb: { kind: 'mysql', host, port, user, passwordEnv: MARIADB_PASSWORD_ENV } },
+    env: { ...options.env, [MARIADB_PASSWORD_ENV]: password },
+  };
+}
+
 export function syncEnv(name: string, options: SyncEnvOptions = {}): SyncEnv {
   const prefix = uniqueName(`t-${name}`);
   const warehouse = `s3://${services.s3.bucket}/${prefix}`;

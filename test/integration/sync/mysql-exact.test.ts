@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createConnection, type Connection } from 'mysql2/promise';
 import type { Coordinator } from '@tributary/coordinator';
 import { paimonJava, services, type OracleRow } from '@tributary/testkit';
-import { inProcessCoordinator, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
+import { inProcessCoordinator, spawnWorker, stop, syncEnv, waitForPhase, withMariadb } from './harness.ts';
 
 const ROWS = 20_000;
 const SEED = Number(process.env.TRIBUTARY_TEST_SEED ?? 8);
@@ -71,7 +71,7 @@ const text = (micros: bigint): string => {
 };
 
 describe('mysql source → sync → Paimon Java, bit for bit', () => {
-  const e = syncEnv('mysql-exact');
+  const e = syncEnv('mysql-exact', withMariadb());
   const database = `${e.prefix.replaceAll('-', '_')}_exact`;
   const source = rows();
   let admin: Connection;
@@ -112,7 +112,7 @@ describe('mysql source → sync → Paimon Java, bit for bit', () => {
     ];
     const created = await coordinator.app.inject({ method: 'POST', url: '/v1/tables', payload: { database: 'shop', name: 'numbers', columns, primaryKeys: ['id'], bucket: 2 } });
     assert.equal(created.statusCode, 201, created.body);
-    const mysql = { kind: 'mysql', ...services.mariadb, databases: [database], tables: ['numbers'], splitRows: 7000 };
+    const mysql = { kind: 'mysql', connection: 'mariadb', databases: [database], tables: ['numbers'], splitRows: 7000 };
     const response = await coordinator.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop', table: 'numbers' }, source: mysql } });
     assert.equal(response.statusCode, 202, response.body);
     const done = await waitForPhase(() => coordinator.syncs.get(response.json<{ id: string }>().id), ['COMMITTED', 'ABORTED'], 120_000);

@@ -50,11 +50,11 @@ function withinRoots(source: Source, access: SourceAccess): Source {
     kind: source.kind,
     columns: () => source.columns(),
     plan: () => source.plan(),
-    async *open(planned: PlannedSourceShard, from?: SourcePosition) {
+    async *open(planned: PlannedSourceShard, from?: SourcePosition, signal?: AbortSignal) {
       const files = (planned.spec as { files?: unknown }).files;
       if (!Array.isArray(files)) throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `files shard ${planned.id} lists no files`, { shard: planned.id });
       for (const [index, uri] of files.entries()) await checkSourceUri(String(uri), index, access);
-      yield* source.open(planned, from);
+      yield* source.open(planned, from, signal);
     },
   };
 }

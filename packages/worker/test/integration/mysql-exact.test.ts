@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
-import type { MysqlShard } from '@tributary/protocol';
+import { loadSourceAccess, type MysqlShard } from '@tributary/protocol';
 import { parseDataTypeString, type RowType } from '@tributary/table';
 import { services, uniqueName } from '@tributary/testkit';
 import { rowConverter } from '../../src/convert.ts';
@@ -82,9 +82,11 @@ describe('mysql source: exact numbers and instants against MariaDB', () => {
   const { doubles, floats } = values();
   const spec = { kind: 'mysql', ...services.mariadb, databases: [database], tables: '%', batchRows: 10_000 };
   const shard = (table: string): MysqlShard => ({ database, table, key: [{ name: 'id', kind: 'number' }] });
+  // Inline credentials, as an operator may allow: this test is about reading, not about connections.
+  const access = loadSourceAccess({ env: { TRIBUTARY_ALLOW_INLINE_CREDENTIALS: '1' }, readText: () => '', realpath: (path) => Promise.resolve(path) });
 
   async function read(columns: string[], table: string): Promise<SourceRow[]> {
-    const source = new MysqlSource(spec, columns);
+    const source = new MysqlSource(spec, columns, access);
     const rows: SourceRow[] = [];
     for await (const batch of source.open({ id: `${database}.${table}`, spec: shard(table) })) rows.push(...batch.rows);
     return rows;
