@@ -28,6 +28,7 @@ import {
   encodeBlob,
   errorFrom,
   isTributaryError,
+  noSourceAccess,
   stagedBlobKey,
   toErrorData,
   type CommitMessage,
@@ -50,8 +51,8 @@ const TRIBUTARY_VERSION = '0.1.0';
 export interface WriteShardDeps {
   readonly redis: Redis;
   readonly tables: TablePort;
-  /** This worker's named connections and source roots. */
-  readonly sources: SourceAccess;
+  /** This worker's named connections and source roots (default: none, so only the generator reads). */
+  readonly sources?: SourceAccess;
   /** How often a running attempt re-reads the sync's phase (and reports its progress) to stop after an abort. */
   readonly phaseCheckMs?: number;
 }
@@ -133,7 +134,7 @@ async function readShard(
       openStore: (root) => deps.tables.warehouseStore(root),
       ...(sourceStore === undefined ? {} : { openCredentialedStore: (root: string, s3: S3Credentials) => sourceStore(root, s3) }),
       columns: write.rowType.fields.map((f) => f.name),
-      access: deps.sources,
+      access: deps.sources ?? noSourceAccess(),
     });
     const convert = rowConverter(data.shardId, await raceAbort(source.columns(), signal), write.rowType);
     let rows = 0;
