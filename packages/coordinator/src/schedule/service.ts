@@ -9,7 +9,7 @@
  *
  * The definition in Redis is the source of truth; the job scheduler is re-armed from it whenever a
  * coordinator starts (`rearm`). BullMQ replaces a scheduler's whole template on every upsert
- * (ts-ecosystem.md section 3), so `fireTemplate` always builds all of it.
+ * (BullMQ's upsertJobScheduler), so `fireTemplate` always builds all of it.
  */
 import type { Queue } from 'bullmq';
 import { errorFrom, isTributaryError, type PutScheduleRequest, type ScheduleRun, type StartSyncRequest } from '@tributary/protocol';

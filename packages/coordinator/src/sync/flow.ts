@@ -3,7 +3,7 @@
  *
  * - Children use `ignoreDependencyOnFailure`: the parent runs once every child has finished, failed
  *   or not, and decides commit or abort having seen every outcome (without an on-failure option a
- *   failed child leaves the parent waiting forever; ts-ecosystem.md section 3).
+ *   failed child leaves the parent waiting forever, a BullMQ flow behaviour).
  * - Job ids are derived from the sync and shard ids, so enqueueing the same flow again (a
  *   coordinator that crashed between persisting the plan and enqueueing, then resumed) adds nothing.
  * - Jobs carry pointers (sync id, shard spec), never data (the Kafka 1 MB lesson).

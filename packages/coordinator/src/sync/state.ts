@@ -13,7 +13,7 @@
  *      ▼
  *   ABORTED
  *
- * Why this shape (coordinator-anchors.md, section d):
+ * Why this shape (what two-phase committers in the field learned, Paimon's own incidents included):
  * - The plan (exact shard ids, pinned base snapshot, commit identity) exists from PLANNED on, so
  *   completeness is "every planned id has one accepted attempt", never a count or a listing.
  * - Blobs are loaded and verified while still PREPARING; COMMITTING means "a snapshot may be

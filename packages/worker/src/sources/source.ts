@@ -4,7 +4,7 @@
  *
  * - `plan()` resolves the source into an exact list of shards, each with a stable id and a plain
  *   JSON spec (a MySQL shard is `{database, table, pkRange}`; a file shard a list of URIs). The
- *   coordinator persists this list before anything runs (coordinator-anchors.md, d.2).
+ *   coordinator persists this list before anything runs.
  * - `columns()` is the source's schema: names and the kind of value each column yields. The worker
  *   converts every value to the table column of the same name (convert.ts), so a source never needs
  *   to know the table.
