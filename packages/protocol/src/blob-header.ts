@@ -1,6 +1,6 @@
 /**
  * The blob header: who wrote the blob and for what. The coordinator compares it with the sync's
- * plan before it trusts a single file entry (coordinator-anchors, S3A `PendingSet.validate()`:
+ * plan before it trusts a single file entry (as the Hadoop S3A committer's `PendingSet.validate()` does:
  * check every identifying field, strictly).
  *
  * No Paimon counterpart: Paimon's CommitMessageSerializer keeps its version outside the bytes,

@@ -94,7 +94,7 @@ export class SyncCommitter {
     if (deleted > 0) this.#deps.log?.(`sync ${record.id}: deleted ${deleted} object(s) staged after its abort`);
   }
 
-  /** The sync's summary beside its staged files, written even on failure (coordinator-anchors d.10). */
+  /** The sync's summary beside its staged files, written even on failure. */
   async #writeOutcome(record: SyncRecord): Promise<void> {
     try {
       await writeOutcome(this.#deps.tables.warehouseStore(this.#deps.warehouse), record);
