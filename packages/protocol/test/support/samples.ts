@@ -21,7 +21,7 @@ export function hex(s: string): Uint8Array {
 
 /** The empty row, arity 0 (Paimon BinaryRow.EMPTY_ROW, arity-prefixed). */
 export const EMPTY_ROW = hex('000000000000000000000000');
-/** STRING '2024-01-01' (paimon-format notes, section 5). */
+/** STRING '2024-01-01'. */
 export const PARTITION_2024_01_01 = hex('00000001 0000000000000000 0a00000010000000 323032342d30312d3031000000000000');
 /** BIGINT 42 and INT 5, one field each. */
 export const KEY_42 = hex('00000001 0000000000000000 2a00000000000000');
