@@ -6,7 +6,7 @@
 import { QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
-import { SYNC_QUEUES, SyncCommitJob, SyncShardResult, noSourceAccess, parsePayload, type SourceAccess } from '@tributary/protocol';
+import { SYNC_QUEUES, SyncCommitJob, SyncShardResult, checkClusterSecret, noSourceAccess, parsePayload, type SourceAccess } from '@tributary/protocol';
 import type { S3ConnectionOptions } from '@tributary/table';
 import { buildApp } from './app.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './http/rate-limit.ts';
@@ -24,6 +24,11 @@ export interface CoordinatorConfig {
   readonly redis: { readonly host: string; readonly port: number };
   /** Key prefix of the sync records and of the BullMQ queues. */
   readonly prefix: string;
+  /**
+   * The cluster secret shared with the workers (at least 32 bytes): signs each shard job and checks
+   * each blob (vote tokens). server.ts reads it from the environment; it never goes to Redis.
+   */
+  readonly clusterSecret: Uint8Array;
   /** `s3://bucket/prefix` or `file:///path`. */
   readonly warehouse: string;
   readonly s3?: S3ConnectionOptions;
@@ -63,6 +68,7 @@ export interface Coordinator {
 const DEFAULT_ABORT_GRACE_MS = 10_000;
 
 export async function startCoordinator(config: CoordinatorConfig): Promise<Coordinator> {
+  const clusterSecret = checkClusterSecret(config.clusterSecret);
   const connection: ConnectionOptions = { ...config.redis, maxRetriesPerRequest: null };
   const redis = new Redis({ ...config.redis, maxRetriesPerRequest: null });
   // ioredis reconnects by itself; log instead of an unhandled 'error' event while Redis is away.
@@ -72,11 +78,11 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
   const flows = new SyncFlows({
     connection,
     prefix: config.prefix,
-    warehouse: config.warehouse,
+    clusterSecret,
     shardBackoffMs: 1000,
     commitAttempts: 25,
   });
-  const committer = new SyncCommitter({ store, tables, warehouse: config.warehouse, log: config.log, faultPoint: config.faultPoint });
+  const committer = new SyncCommitter({ store, tables, warehouse: config.warehouse, clusterSecret, log: config.log, faultPoint: config.faultPoint });
   const syncs = new SyncService({
     store,
     flows,

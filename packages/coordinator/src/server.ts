@@ -13,6 +13,8 @@
  *   TRIBUTARY_RATE_LIMIT / TRIBUTARY_RATE_WINDOW_MS   requests per window per token (6000 / 60000)
  *   TRIBUTARY_MAX_SHARDS                       shards per sync (10000)
  *   TRIBUTARY_MAX_ACTIVE_SYNCS[_PER_TABLE]     syncs not yet COMMITTED or ABORTED at once (64, per table 8)
+ *   TRIBUTARY_CLUSTER_SECRET or _SECRET_FILE   the cluster secret shared with the workers (required,
+ *                                              ≥ 32 bytes; signs shard jobs, checks blobs)
  *   TRIBUTARY_ABORT_GRACE_MS                   how long an abort waits for running shards (10000)
  *   TRIBUTARY_CONNECTIONS_FILE, TRIBUTARY_SOURCE_ROOTS, TRIBUTARY_ALLOW_INLINE_CREDENTIALS
  *                                              what syncs may read (see loadSourceAccess and README.md)
@@ -22,7 +24,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
-import { isTributaryError, loadSourceAccess, type SourceAccess } from '@tributary/protocol';
+import { clusterSecretFromEnv, isTributaryError, loadSourceAccess, type SourceAccess } from '@tributary/protocol';
 import { startCoordinator } from './runtime.ts';
 import { isLoopback, securityFromEnv, type SecurityConfig } from './server-config.ts';
 
@@ -34,6 +36,14 @@ const host = env.TRIBUTARY_HOST ?? '127.0.0.1';
 function refuse(message: string): never {
   console.error(`coordinator: ${message}`);
   process.exit(2);
+}
+
+let clusterSecret: Uint8Array;
+try {
+  clusterSecret = clusterSecretFromEnv(env, (path) => readFileSync(path, 'utf8'));
+} catch (error) {
+  // The message names the variables, never the secret.
+  refuse(isTributaryError(error) ? `${error.code}: ${error.message}` : String(error));
 }
 
 let security: SecurityConfig;
@@ -54,6 +64,7 @@ if (security.auth.tokens.length === 0) {
 }
 
 const coordinator = await startCoordinator({
+  clusterSecret,
   redis: { host: env.TRIBUTARY_REDIS_HOST ?? '127.0.0.1', port: Number(env.TRIBUTARY_REDIS_PORT ?? 6390) },
   prefix: env.TRIBUTARY_PREFIX ?? 'tributary',
   warehouse: env.TRIBUTARY_WAREHOUSE ?? `s3://${bucket}/warehouse`,

@@ -126,6 +126,10 @@ export const protocolErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'The blob header names another sync, shard, attempt, table or schema than the coordinator expects.',
   },
+  BLOB_VOTE_TOKEN_INVALID: {
+    retryable: false,
+    summary: 'The blob carries no vote token, or not the token of its planned shard: it was not written for a job the coordinator planned.',
+  },
   BLOB_MESSAGE_COUNT_MISMATCH: {
     retryable: false,
     summary: 'The encoder was given a different number of messages than the blob declares.',
@@ -152,6 +156,10 @@ export const protocolErrors = defineErrorCatalogue({
     summary: 'The password file of a configured connection cannot be read, or its password variable is not set, in the process that connects.',
   },
   SOURCE_ACCESS_CONFIG_INVALID: { retryable: false, summary: 'The connections file or a source root is not valid; the process does not start.' },
+  CLUSTER_SECRET_INVALID: {
+    retryable: false,
+    summary: 'The cluster secret is missing, set twice (value and file), unreadable or shorter than 32 bytes; the process does not start.',
+  },
   PAYLOAD_INVALID: {
     retryable: false,
     summary: 'A REST body or job payload does not match its schema; the context names the first problem.',

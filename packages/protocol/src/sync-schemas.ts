@@ -10,14 +10,31 @@
  *   <prefix>:sync:<id>:accepted   hash  shardId → attemptId (HSETNX: the first finished attempt wins)
  *   <prefix>:sync:<id>:attempts   hash  shardId/attemptId → ShardAttempt JSON (progress, for the API)
  *   <prefix>:sync:<id>:attempt-seq hash shardId → the last attempt number taken (HINCRBY; attempts are 1…n)
+ *   <prefix>:sync:<id>:votes      hash  shardId → ShardVote JSON of the accepted attempt (written with the HSETNX)
+ *   <prefix>:sync:<id>:plan       hash  `head` → SyncPlanHead JSON, `shard:<shardId>` → PlannedShardEntry JSON
+ *                                       (what a worker reads of the plan: constant size per job)
  */
 import { z } from 'zod';
+import { VOTE_TOKEN_TEXT } from './vote-token.ts';
 
 export const SYNC_QUEUES = { writeShard: 'write-shard', commit: 'commit' } as const;
 
 export function syncRedisKeys(prefix: string, syncId: string) {
   const record = `${prefix}:sync:${syncId}`;
-  return { record, accepted: `${record}:accepted`, attempts: `${record}:attempts`, attemptSeq: `${record}:attempt-seq` } as const;
+  return {
+    record,
+    accepted: `${record}:accepted`,
+    attempts: `${record}:attempts`,
+    attemptSeq: `${record}:attempt-seq`,
+    votes: `${record}:votes`,
+    plan: `${record}:plan`,
+  } as const;
+}
+
+/** Fields of the `:plan` hash. */
+export const PLAN_HEAD_FIELD = 'head';
+export function planShardField(shardId: string): string {
+  return `shard:${shardId}`;
 }
 
 /** `<syncId>/<shardId>/<attemptId>.blob` under `<warehouse>/.tributary/syncs/`. */
@@ -55,29 +72,62 @@ export const SyncTableRef = z.object({
   table: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/),
 });
 
-/** The data of one `write-shard` job: a pointer to work, never the data itself. */
+/**
+ * The data of one `write-shard` job: a pointer to work, never the work itself. The worker reads
+ * the shard's source and spec, the table and the pinned snapshot from the persisted plan (`:plan`),
+ * never from the job, and runs the job only if `token` is the shard's vote token (vote-token.ts).
+ * Other fields (an older payload's `source`, or one added by hand) are dropped unread.
+ */
 export const SyncShardJob = z.object({
   syncId: SyncId,
   shardId: ShardId,
-  /** The Redis key prefix of the deployment that owns the sync. */
-  keyPrefix: z.string().min(1),
+  /** The shard's vote token, unpadded base64url. */
+  token: z.string().regex(VOTE_TOKEN_TEXT),
+});
+export type SyncShardJob = z.infer<typeof SyncShardJob>;
+
+/** What the coordinator persists of its plan for the workers (the `head` field of `:plan`). */
+export const SyncPlanHead = z.object({
   warehouse: z.string().min(1),
   table: SyncTableRef,
   schemaId: z.number().int().nonnegative(),
   /** The snapshot the sync pinned when it planned (null: the table was empty). */
   baseSnapshotId: z.number().int().nonnegative().nullable(),
   commitUser: z.string().min(1),
-  /**
-   * The shard's index in the plan's shard list: its primary-key rows are numbered in their own
-   * sequence range (TableWriteOptions.sequenceSlot), so a key in several shards goes to the later
-   * shard in plan order. Absent in jobs enqueued before it existed: they are written as before.
-   */
-  sequenceSlot: z.number().int().nonnegative().optional(),
-  /** The source as planned (kind and options) and this shard's part of it. */
+  /** The source as planned (kind and options); each shard's part of it is in `shard:<id>`. */
   source: z.record(z.string(), z.unknown()),
-  shard: z.record(z.string(), z.unknown()),
+  /** planFingerprint of the persisted plan: the worker checks a job's token against it. */
+  fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
 });
-export type SyncShardJob = z.infer<typeof SyncShardJob>;
+export type SyncPlanHead = z.infer<typeof SyncPlanHead>;
+
+/** One shard in the workers' copy of the plan (the `shard:<id>` fields of `:plan`). */
+export const PlannedShardEntry = z.object({
+  /**
+   * The shard's index in the plan's shard list, its sequence slot: its primary-key rows are
+   * numbered in their own sequence range (TableWriteOptions.sequenceSlot), so a key in several
+   * shards goes to the later shard in plan order.
+   */
+  slot: z.number().int().nonnegative(),
+  /** The source's description of this shard. */
+  spec: z.record(z.string(), z.unknown()),
+});
+export type PlannedShardEntry = z.infer<typeof PlannedShardEntry>;
+
+/**
+ * The accepted attempt's vote, written by the worker in the same step that accepts it: what its
+ * blob was when it voted. The coordinator commits the blob only if it still is exactly that.
+ */
+export const ShardVote = z.object({
+  attemptId: z.string().min(1),
+  /** CRC32C and SHA-256 (hex) of the whole blob. */
+  checksum: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** The blob header's rowCount and byteCount. */
+  rows: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+});
+export type ShardVote = z.infer<typeof ShardVote>;
 
 /** What a finished attempt returns (and records in `:attempts`). */
 export const SyncShardResult = z.object({

@@ -28,6 +28,14 @@ export const workerErrors = defineErrorCatalogue({
     summary: 'The sync left PREPARING (aborted or committing) while this shard ran; the attempt stopped.',
   },
   SHARD_JOB_INVALID: { retryable: false, summary: 'The write-shard job data does not match its schema.' },
+  SHARD_NOT_PLANNED: {
+    retryable: false,
+    summary: 'A write-shard job names a sync without a persisted plan, or a shard its plan does not have; the job is refused before any work.',
+  },
+  SHARD_TOKEN_INVALID: {
+    retryable: false,
+    summary: 'A write-shard job does not carry its shard\u2019s vote token (not enqueued by the coordinator, or the cluster secrets differ); the job is refused before any work.',
+  },
 });
 
 export type WorkerErrorCode = keyof typeof workerErrors;

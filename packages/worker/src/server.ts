@@ -8,15 +8,25 @@
  *   TRIBUTARY_PHASE_CHECK_MS                   how often a running shard checks for an abort (default 500)
  *   TRIBUTARY_CONNECTIONS_FILE, TRIBUTARY_SOURCE_ROOTS, TRIBUTARY_ALLOW_INLINE_CREDENTIALS
  *                                              what shards may read: the coordinator's settings
+ *   TRIBUTARY_CLUSTER_SECRET or _SECRET_FILE   the cluster secret, the coordinator's (required, ≥ 32 bytes)
  * Prints one JSON line `{"worker": "ready"}` on stdout when ready.
  */
 import { readFileSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
-import { loadSourceAccess } from '@tributary/protocol';
+import { clusterSecretFromEnv, isTributaryError, loadSourceAccess } from '@tributary/protocol';
 import { startShardWorker } from './runtime.ts';
 
 const env = process.env;
+let clusterSecret: Uint8Array;
+try {
+  clusterSecret = clusterSecretFromEnv(env, (path) => readFileSync(path, 'utf8'));
+} catch (error) {
+  // The message names the variables, never the secret.
+  console.error(`worker: ${isTributaryError(error) ? `${error.code}: ` : ''}${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
 const shardWorker = startShardWorker({
+  clusterSecret,
   redis: { host: env.TRIBUTARY_REDIS_HOST ?? '127.0.0.1', port: Number(env.TRIBUTARY_REDIS_PORT ?? 6390) },
   prefix: env.TRIBUTARY_PREFIX ?? 'tributary',
   s3: {

@@ -78,6 +78,7 @@ describe('authentication and roles on every route (real app, real Redis)', () =>
     c = await startCoordinator({
       redis: services.redis,
       prefix: e.prefix,
+      clusterSecret: e.clusterSecret,
       warehouse: e.warehouse,
       s3,
       auth: { tokens: parseTokenEntries(Object.values(tokens).map((t) => t.entry).join('\n'), 'test') },

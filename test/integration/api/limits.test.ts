@@ -20,7 +20,7 @@ import { FAST_LOCKS, createOrdersTable, generatorSource, s3, spawnWorker, stop, 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
 
 function start(e: SyncEnv, extra: Partial<CoordinatorConfig>): Promise<Coordinator> {
-  return startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, sources: e.sources, ...FAST_LOCKS, ...extra });
+  return startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, sources: e.sources, clusterSecret: e.clusterSecret, ...FAST_LOCKS, ...extra });
 }
 
 async function post(c: Coordinator, url: string, payload: unknown, headers: Record<string, string> = {}) {

@@ -4,6 +4,7 @@
  * child processes, the orders table, and waiting for a sync to reach a phase.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
@@ -40,6 +41,8 @@ export interface SyncEnv {
   readonly sourceRoot: string;
   /** What the test's coordinator and workers may read, from `env` (an in-process coordinator gets it too). */
   readonly sources: SourceAccess;
+  /** The deployment's cluster secret (vote tokens): in `env` for spawned processes, here for in-process ones. */
+  readonly clusterSecret: Uint8Array;
   readonly env: NodeJS.ProcessEnv;
 }
 
@@ -71,8 +74,10 @@ export function syncEnv(name: string, options: SyncEnvOptions = {}): SyncEnv {
   const sourceRoot = `${warehouse}-src`;
   const connectionsFile = join(tmpdir(), `${prefix}-connections.json`);
   if (options.connections !== undefined) writeFileSync(connectionsFile, JSON.stringify({ connections: options.connections }), { mode: 0o600 });
+  const secret = randomBytes(32).toString('base64url');
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    TRIBUTARY_CLUSTER_SECRET: secret,
     TRIBUTARY_SOURCE_ROOTS: [sourceRoot, ...(options.roots ?? [])].join(','),
     ...(options.connections === undefined ? {} : { TRIBUTARY_CONNECTIONS_FILE: connectionsFile }),
     ...options.env,
@@ -82,6 +87,7 @@ export function syncEnv(name: string, options: SyncEnvOptions = {}): SyncEnv {
     warehouse,
     store: openObjectStore(warehouse, s3),
     sourceRoot,
+    clusterSecret: new TextEncoder().encode(secret),
     sources: loadSourceAccess({ env, readText: (path) => readFileSync(path, 'utf8'), realpath }),
     env: {
       ...env,
@@ -100,7 +106,7 @@ export function syncEnv(name: string, options: SyncEnvOptions = {}): SyncEnv {
 }
 
 export function inProcessCoordinator(e: SyncEnv, extra: Partial<CoordinatorConfig> = {}): Promise<Coordinator> {
-  return startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, sources: e.sources, ...FAST_LOCKS, testMode: true, ...extra });
+  return startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, sources: e.sources, clusterSecret: e.clusterSecret, ...FAST_LOCKS, testMode: true, ...extra });
 }
 
 /** Everything each spawned process printed, stdout and stderr (the secret tests read all of it). */

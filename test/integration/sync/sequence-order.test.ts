@@ -35,7 +35,7 @@ class ShardRunner {
     this.#redis = new Redis(connection);
     // No processor and no autorun: jobs are only fetched by getNextJob below.
     this.#worker = new Worker(SYNC_QUEUES.writeShard, null, { connection, prefix: e.prefix, lockDuration: 300_000, autorun: false });
-    this.#process = writeShardProcessor({ redis: this.#redis, tables: tablePort(s3), sources: e.sources });
+    this.#process = writeShardProcessor({ redis: this.#redis, prefix: e.prefix, clusterSecret: e.clusterSecret, tables: tablePort(s3), sources: e.sources });
   }
 
   /** Takes shard jobs until the sync's `count` shards are held (they are enqueued when the sync starts). */

@@ -18,11 +18,11 @@
  * and only then does the flow's parent run; finding the sync ABORTED with its staged files deleted,
  * it deletes the sync's staged files again. A sync whose commit started is never swept.
  */
-import { errorFrom, isTributaryError, toErrorData, type CommitMessage, type ErrorData } from '@tributary/protocol';
+import { errorFrom, isTributaryError, planFingerprint, shardVoteToken, toErrorData, type CommitMessage, type ErrorData, type ShardVote } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
 import type { CoordinatorTables, CommitIdentity } from '../table-port.ts';
 import { PrefetchQueue } from './prefetch-queue.ts';
-import { deleteStaged, loadAcceptedBlobs, loadShardBlob, writeOutcome, type VerifiedShard } from './staging.ts';
+import { deleteStaged, loadAcceptedBlobs, loadShardBlob, writeOutcome, type ShardTrust, type VerifiedShard } from './staging.ts';
 import { isTerminal, stagedDiscardable, type AcceptedAttempt, type SyncRecord } from './state.ts';
 import type { SyncStore } from './store.ts';
 
@@ -30,6 +30,8 @@ export interface CommitterDeps {
   readonly store: SyncStore;
   readonly tables: CoordinatorTables;
   readonly warehouse: string;
+  /** Derives each shard's vote token, which the shard's blob must carry. */
+  readonly clusterSecret: Uint8Array;
   readonly log?: (message: string) => void;
   /**
    * Fault injection for the crash tests (issue cases 3 and 4): called just before the snapshot is
@@ -39,6 +41,12 @@ export interface CommitterDeps {
 }
 
 export type FaultPoint = 'before-publish' | 'after-publish';
+
+/** A PREPARING sync's record, with its plan's fingerprint (computed once: it reads every shard). */
+interface PlanContext {
+  readonly record: SyncRecord;
+  readonly fingerprint: string;
+}
 
 const PREFETCH_IN_FLIGHT = 8;
 
@@ -57,7 +65,7 @@ export class SyncCommitter {
    * table, schema id) is used, and the plan never changes once persisted. Reading and parsing the
    * whole record (the plan lists every shard) per finished shard made PREPARING O(N²).
    */
-  readonly #plans = new Map<string, Promise<SyncRecord | undefined>>();
+  readonly #plans = new Map<string, Promise<PlanContext | undefined>>();
   /** At most PREFETCH_IN_FLIGHT prefetches run at once, so a burst of finished shards stays cheap. */
   readonly #prefetchQueue = new PrefetchQueue(PREFETCH_IN_FLIGHT);
 
@@ -131,9 +139,11 @@ export class SyncCommitter {
         return;
       }
       if ((await store.acceptedAttempt(syncId, shardId)) !== attemptId) return;
-      const record = await this.#planOf(syncId);
-      if (record === undefined) return;
-      const shard = await loadShardBlob(tables.warehouseStore(warehouse), record, tables.tablePath(record.plan.table), shardId, attemptId);
+      const plan = await this.#planOf(syncId);
+      if (plan === undefined) return;
+      const { record } = plan;
+      const trust = this.#trust(plan, (shard) => store.vote(syncId, shard));
+      const shard = await loadShardBlob(tables.warehouseStore(warehouse), record, tables.tablePath(record.plan.table), shardId, attemptId, trust);
       if (!this.#plans.has(syncId)) return; // forgotten while the blob was read: the sync moved on
       const bySync = this.#prefetched.get(syncId) ?? new Map<string, VerifiedShard>();
       bySync.set(shardId, shard);
@@ -145,20 +155,34 @@ export class SyncCommitter {
   }
 
   /** The sync's record for its plan: read once per sync (the concurrent first prefetches share the read), then from memory. */
-  async #planOf(syncId: string): Promise<SyncRecord | undefined> {
+  async #planOf(syncId: string): Promise<PlanContext | undefined> {
     let pending = this.#plans.get(syncId);
     if (pending === undefined) {
-      pending = this.#deps.store.get(syncId).then((r) => (r?.state.phase === 'PREPARING' ? r : undefined));
+      pending = this.#deps.store
+        .get(syncId)
+        .then((r) => (r?.state.phase === 'PREPARING' ? { record: r, fingerprint: planFingerprint(r.plan) } : undefined));
       this.#plans.set(syncId, pending);
     }
     try {
-      const record = await pending;
-      if (record === undefined && this.#plans.get(syncId) === pending) this.#plans.delete(syncId);
-      return record;
+      const plan = await pending;
+      if (plan === undefined && this.#plans.get(syncId) === pending) this.#plans.delete(syncId);
+      return plan;
     } catch (error) {
       if (this.#plans.get(syncId) === pending) this.#plans.delete(syncId); // read again next time
       throw error;
     }
+  }
+
+  /** What the blobs of a sync must agree with: each shard's vote token and its accepted vote. */
+  #trust(plan: PlanContext, vote: (shardId: string) => Promise<ShardVote | undefined>): ShardTrust {
+    const { record, fingerprint } = plan;
+    return { voteToken: (shardId) => shardVoteToken(this.#deps.clusterSecret, record.id, shardId, fingerprint), vote };
+  }
+
+  /** For a whole-sync load: every vote in one read. */
+  async #trustAll(record: SyncRecord): Promise<ShardTrust> {
+    const votes = await this.#deps.store.votes(record.id);
+    return this.#trust({ record, fingerprint: planFingerprint(record.plan) }, (shardId) => Promise.resolve(votes.get(shardId)));
   }
 
   async #step(record: SyncRecord): Promise<SyncRecord | undefined> {
@@ -187,7 +211,8 @@ export class SyncCommitter {
     let collidingKeys: number | null;
     try {
       const prefetched = this.#prefetched.get(record.id);
-      loaded = await loadAcceptedBlobs(tables.warehouseStore(this.#deps.warehouse), record, tables.tablePath(record.plan.table), attempts, prefetched);
+      const trust = await this.#trustAll(record);
+      loaded = await loadAcceptedBlobs(tables.warehouseStore(this.#deps.warehouse), record, tables.tablePath(record.plan.table), attempts, trust, prefetched);
       // Keys in several shards went to the later shard in plan order: count them for the status.
       collidingKeys = await tables.countCollidingKeys(this.#deps.warehouse, record.plan.table, loaded.shards);
     } catch (error) {
@@ -231,8 +256,10 @@ export class SyncCommitter {
     const attempts = Object.fromEntries(Object.entries(record.state.accepted).map(([shard, a]) => [shard, a.attemptId]));
     const verified = this.#verified.get(record.id);
     this.#verified.delete(record.id);
+    let loading = true;
     try {
-      const messages = verified ?? (await loadAcceptedBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(ref), attempts)).messages;
+      const messages = verified ?? (await loadAcceptedBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(ref), attempts, await this.#trustAll(record))).messages;
+      loading = false;
       this.#deps.faultPoint?.('before-publish');
       const snapshotId = await tables.publish(warehouse, ref, {
         messages,
@@ -251,7 +278,8 @@ export class SyncCommitter {
       if (landed !== undefined) return store.apply(record.id, { type: 'committed', snapshotId: landed });
       if (!isTributaryError(error) || error.retryable) throw error; // the commit job retries with backoff
       this.#deps.log?.(`sync ${record.id}: commit abandoned: ${error.message}`);
-      const reason = errorFrom(coordinatorErrors, 'SYNC_COMMIT_ABANDONED', `commit failed for good: ${error.message}`, { cause: error.code });
+      // A blob refused while loading (a bad token, a blob changed after its vote) is its own reason.
+      const reason = loading ? error : errorFrom(coordinatorErrors, 'SYNC_COMMIT_ABANDONED', `commit failed for good: ${error.message}`, { cause: error.code });
       return store.apply(record.id, { type: 'abandonCommit', reason: toErrorData(reason) });
     }
   }

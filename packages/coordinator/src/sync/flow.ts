@@ -6,17 +6,19 @@
  *   failed child leaves the parent waiting forever, a BullMQ flow behaviour).
  * - Job ids are derived from the sync and shard ids, so enqueueing the same flow again (a
  *   coordinator that crashed between persisting the plan and enqueueing, then resumed) adds nothing.
- * - Jobs carry pointers (sync id, shard spec), never data (the Kafka 1 MB lesson).
+ * - Shard jobs carry pointers (sync id, shard id) and the shard's vote token, never data (the
+ *   Kafka 1 MB lesson) and never the source: the worker reads that from the persisted plan.
  */
 import { FlowProducer, Queue, type ConnectionOptions } from 'bullmq';
-import { SYNC_QUEUES, type SyncCommitJob, type SyncShardJob } from '@tributary/protocol';
+import { SYNC_QUEUES, encodeVoteToken, shardVoteToken, type SyncCommitJob, type SyncShardJob } from '@tributary/protocol';
 import type { SyncRecord } from './state.ts';
 
 export interface FlowOptions {
   readonly connection: ConnectionOptions;
   /** The BullMQ key prefix; the sync records use the same prefix. */
   readonly prefix: string;
-  readonly warehouse: string;
+  /** Signs each shard job (vote-token.ts in @tributary/protocol). */
+  readonly clusterSecret: Uint8Array;
   readonly shardBackoffMs: number;
   readonly commitAttempts: number;
 }
@@ -42,8 +44,9 @@ export class SyncFlows {
     this.shardQueue = new Queue(SYNC_QUEUES.writeShard, { connection, prefix });
   }
 
-  async enqueue(record: SyncRecord): Promise<void> {
-    const { prefix, warehouse, shardBackoffMs, commitAttempts } = this.#options;
+  /** Enqueues the flow; `fingerprint` is planFingerprint(record.plan), which the worker plan carries too. */
+  async enqueue(record: SyncRecord, fingerprint: string): Promise<void> {
+    const { prefix, clusterSecret, shardBackoffMs, commitAttempts } = this.#options;
     const plan = record.plan;
     const commitData: SyncCommitJob = { syncId: record.id, keyPrefix: prefix };
     await this.#producer.add({
@@ -51,20 +54,11 @@ export class SyncFlows {
       queueName: SYNC_QUEUES.commit,
       data: commitData,
       opts: { jobId: commitJobId(record.id), attempts: commitAttempts, backoff: { type: 'exponential', delay: 500, jitter: 0.2 } },
-      children: plan.shards.map((shard, index) => {
+      children: plan.shards.map((shard) => {
         const data: SyncShardJob = {
           syncId: record.id,
           shardId: shard.id,
-          keyPrefix: prefix,
-          warehouse,
-          table: plan.table,
-          schemaId: plan.schemaId,
-          baseSnapshotId: plan.baseSnapshotId,
-          commitUser: plan.commitUser,
-          // The persisted plan's order: a key in several shards goes to the later one.
-          sequenceSlot: index,
-          source: plan.source,
-          shard: shard.spec,
+          token: encodeVoteToken(shardVoteToken(clusterSecret, record.id, shard.id, fingerprint)),
         };
         return {
           name: 'write-shard',

@@ -13,6 +13,7 @@ import {
   errorFrom,
   mysqlEndpoint,
   planFileShards,
+  planFingerprint,
   planGeneratorShards,
   s3Credentials,
   splitObjectUri,
@@ -195,7 +196,10 @@ export class SyncService {
   }
 
   async #enqueue(record: SyncRecord): Promise<SyncRecord> {
-    await this.#deps.flows.enqueue(record);
+    // The workers' copy of the plan exists before any job that points at it.
+    const fingerprint = planFingerprint(record.plan);
+    await this.#deps.store.writeWorkerPlan(record, this.#deps.warehouse, fingerprint);
+    await this.#deps.flows.enqueue(record, fingerprint);
     await this.#deps.flows.scheduleTimeout(record);
     return this.#deps.store.apply(record.id, { type: 'start' });
   }

@@ -11,9 +11,23 @@
  * Besides the records: `<prefix>:syncs` (sorted set by creation time, for listing),
  * `<prefix>:syncs:active` (set of non-terminal ids, for resuming after a restart) and
  * `<prefix>:idempotency:<key>` (request hash and sync id of a POST /v1/syncs).
+ *
+ * And what the workers read and write of a sync: `:plan` (the plan's head and each shard's spec,
+ * written here before anything is enqueued) and `:votes` (each accepted attempt's vote, written by
+ * the worker's accept script).
  */
 import type { Redis } from 'ioredis';
-import { ABANDON_RUNNING_LUA, ShardAttempt, errorFrom, syncRedisKeys } from '@tributary/protocol';
+import {
+  ABANDON_RUNNING_LUA,
+  PLAN_HEAD_FIELD,
+  ShardAttempt,
+  ShardVote,
+  errorFrom,
+  planShardField,
+  syncRedisKeys,
+  type PlannedShardEntry,
+  type SyncPlanHead,
+} from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
 import { SyncPhaseSchema, SyncRecordSchema } from './record-schema.ts';
 import { isTerminal, stagedDiscardable, transition, type SyncEvent, type SyncPhase, type SyncRecord } from './state.ts';
@@ -150,6 +164,47 @@ export class SyncStore {
     return this.#redis.hgetall(syncRedisKeys(this.#prefix, syncId).accepted);
   }
 
+  /**
+   * Writes what the workers read of the plan: the head (with the plan's fingerprint) and each
+   * shard's spec and sequence slot (its index in the plan). Derived from the persisted record alone, so writing it again (a resumed PLANNED
+   * sync) writes the same values.
+   */
+  async writeWorkerPlan(record: SyncRecord, warehouse: string, fingerprint: string): Promise<void> {
+    const { plan } = record;
+    const head: SyncPlanHead = {
+      warehouse,
+      table: plan.table,
+      schemaId: plan.schemaId,
+      baseSnapshotId: plan.baseSnapshotId,
+      commitUser: plan.commitUser,
+      source: plan.source,
+      fingerprint,
+    };
+    const key = syncRedisKeys(this.#prefix, record.id).plan;
+    // In slices: one HSET of 100,000 fields would hold Redis for its whole length.
+    for (let i = 0; i < plan.shards.length; i += PLAN_FIELDS_PER_WRITE) {
+      const fields = plan.shards.slice(i, i + PLAN_FIELDS_PER_WRITE).flatMap((s, k) => {
+        const entry: PlannedShardEntry = { slot: i + k, spec: s.spec };
+        return [planShardField(s.id), JSON.stringify(entry)];
+      });
+      await this.#redis.hset(key, ...fields);
+    }
+    // The head last: a worker that finds it finds every shard too.
+    await this.#redis.hset(key, PLAN_HEAD_FIELD, JSON.stringify(head));
+  }
+
+  /** The accepted attempts' votes (shardId → vote); a vote that does not parse is left out. */
+  async votes(syncId: string): Promise<Map<string, ShardVote>> {
+    const raw = await this.#redis.hgetall(syncRedisKeys(this.#prefix, syncId).votes);
+    return new Map(Object.entries(raw).flatMap(([shard, json]) => parseVote(json).map((v): [string, ShardVote] => [shard, v])));
+  }
+
+  /** One shard's accepted vote (HGET: constant size, unlike `votes`). */
+  async vote(syncId: string, shardId: string): Promise<ShardVote | undefined> {
+    const json = await this.#redis.hget(syncRedisKeys(this.#prefix, syncId).votes, shardId);
+    return json === null ? undefined : parseVote(json)[0];
+  }
+
   /** Every reported attempt of every shard, oldest first per shard. */
   async attempts(syncId: string): Promise<ShardAttempt[]> {
     const raw = await this.#redis.hvals(syncRedisKeys(this.#prefix, syncId).attempts);
@@ -267,6 +322,17 @@ export class SyncStore {
 
 function tableKey(record: SyncRecord): string {
   return `${record.plan.table.database}.${record.plan.table.table}`;
+}
+
+const PLAN_FIELDS_PER_WRITE = 1000;
+
+function parseVote(json: string): ShardVote[] {
+  try {
+    const parsed = ShardVote.safeParse(JSON.parse(json));
+    return parsed.success ? [parsed.data] : [];
+  } catch {
+    return [];
+  }
 }
 
 function matches(record: SyncRecord, filter: ListFilter): boolean {

@@ -89,9 +89,13 @@ export function sampleHeader(overrides: Partial<BlobHeader> = {}): BlobHeader {
     rowCount: 200_001n,
     byteCount: 2_097_153n,
     fileCount: 2n,
+    voteToken: SAMPLE_VOTE_TOKEN,
     ...overrides,
   };
 }
+
+/** A fixed 32-byte vote token (0x00 … 0x1f): the header fields of envelope version 2 on. */
+export const SAMPLE_VOTE_TOKEN: Uint8Array = Uint8Array.from({ length: 32 }, (_, i) => i);
 
 export function expectationOf(header: BlobHeader): BlobExpectation {
   return {
@@ -100,5 +104,6 @@ export function expectationOf(header: BlobHeader): BlobExpectation {
     tablePath: header.tablePath,
     schemaId: header.schemaId,
     attempt: header.attempt,
+    ...(header.voteToken === undefined ? {} : { voteToken: header.voteToken }),
   };
 }

@@ -1,0 +1,180 @@
+/**
+ * Only the coordinator's planned jobs can vote (issue 9, item 2). Two attacks that once worked:
+ *
+ * 1. A job added to the shard queue by hand (as the bull-board dashboard can), for a live sync's
+ *    shard, with a 3-row CSV as its source, ran first and won the shard's vote: the sync committed
+ *    3,003 rows instead of 6,000. Now the worker takes the shard's source from the persisted plan,
+ *    refuses a job without the coordinator's token or for a shard the plan does not have, and the
+ *    sync commits exactly the planned rows.
+ * 2. The accepted blob rewritten after the vote, with a recomputed CRC and one file's row count +1,
+ *    was committed. Now the coordinator compares the blob with the accepted vote: the sync aborts
+ *    with a typed reason and the table has no snapshot.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Queue, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Coordinator } from '@tributary/coordinator';
+import { SYNC_QUEUES, decodeBlob, encodeBlob, stagedBlobKey, syncRedisKeys } from '@tributary/protocol';
+import { openObjectStore } from '@tributary/table';
+import { services } from '@tributary/testkit';
+import {
+  createOrdersTable,
+  generatorSource,
+  inProcessCoordinator,
+  listKeys,
+  oneTo,
+  pypaimonIds,
+  readRows,
+  s3,
+  spawnWorker,
+  stop,
+  syncEnv,
+  waitForPhase,
+} from './harness.ts';
+
+const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
+after(() => redis.quit());
+
+async function startSync(c: Coordinator, source: unknown): Promise<string> {
+  const response = await c.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop', table: 'orders' }, source } });
+  assert.equal(response.statusCode, 202, response.body);
+  return response.json<{ id: string }>().id;
+}
+
+/** A job once it exists (the flow is enqueued right after the plan is persisted). */
+async function jobOnceAdded(queue: Queue, id: string): Promise<Job> {
+  for (let i = 0; i < 200; i++) {
+    const job = await queue.getJob(id);
+    if (job !== undefined) return job;
+    await sleep(50);
+  }
+  throw new Error(`job ${id} was never added`);
+}
+
+async function finished(queue: Queue, id: string, timeoutMs = 60_000): Promise<{ state: string; job: Job }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await queue.getJob(id);
+    const state = job === undefined ? 'missing' : await job.getState();
+    if (job !== undefined && (state === 'completed' || state === 'failed')) return { state, job };
+    if (Date.now() > deadline) throw new Error(`job ${id} still ${state} after ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+async function orderIds(e: ReturnType<typeof syncEnv>): Promise<bigint[]> {
+  return (await readRows(e, 'shop', 'orders')).map((r) => r[0] as bigint).sort((a, b) => Number(a - b));
+}
+
+describe('attack 1: a job added to the shard queue by hand', () => {
+  const e = syncEnv('forged');
+  const csvRoot = `s3://${services.s3.bucket}/${e.prefix}-src`;
+  const csvUri = `${csvRoot}/forged.csv`;
+  let coordinator: Coordinator;
+  let queue: Queue;
+  let worker: ChildProcess | undefined;
+
+  before(async () => {
+    const lines = ['order_id,customer_id,store_id,amount,status,order_date,created_at'];
+    for (const id of [900_001, 900_002, 900_003]) lines.push(`${id},1,1,1.00,NEW,2024-01-01,2024-01-01T00:00:00.000Z`);
+    await openObjectStore(csvRoot, s3).put('forged.csv', new TextEncoder().encode(`${lines.join('\n')}\n`));
+    coordinator = await inProcessCoordinator(e);
+    queue = new Queue(SYNC_QUEUES.writeShard, { connection: { ...services.redis, maxRetriesPerRequest: null }, prefix: e.prefix });
+    await createOrdersTable(coordinator, 'shop', 'orders');
+  });
+  after(async () => {
+    if (worker !== undefined) await stop(worker);
+    await queue.close();
+    await coordinator.close();
+  });
+
+  test('cannot win a shard\'s vote: the sync commits exactly the planned 6,000 rows', async () => {
+    // No worker runs yet, so the real shard jobs wait in the queue; the forged ones are added at the
+    // head (LIFO) and the one worker (concurrency 1) takes them first: without the fix, the copy
+    // with the CSV source won shard-00000's vote.
+    const id = await startSync(coordinator, generatorSource(2, 3000));
+    const real = (await jobOnceAdded(queue, `shard-${id}-shard-00000`)).data as Record<string, unknown>;
+    const forgedSource = { source: { kind: 'files', format: 'csv', uris: [csvUri], filesPerShard: 1 }, shard: { files: [csvUri] } };
+    const forged = {
+      // The real payload (its token included) with another source: the source is taken from the plan.
+      copy: { ...real, ...forgedSource },
+      // Another token: refused before any work.
+      token: { ...real, ...forgedSource, token: Buffer.alloc(32, 7).toString('base64url') },
+      // A shard the plan does not have (the real token of shard-00000 does not cover it).
+      unplanned: { ...real, ...forgedSource, shardId: 'shard-00007' },
+    };
+    for (const [name, data] of Object.entries(forged)) {
+      await queue.add('write-shard', data, { jobId: `forged-${name}`, lifo: true, attempts: 1 });
+    }
+    worker = await spawnWorker(e);
+
+    const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 120_000);
+    assert.equal(done.state.phase, 'COMMITTED', JSON.stringify(done.state));
+    const ids = await orderIds(e);
+    assert.equal(ids.length, 6000, `${ids.length} rows committed`);
+    assert.deepEqual(ids, oneTo(6000), 'the planned rows, none of the CSV\'s');
+    // The copy ran first and won shard-00000's vote, but with the planned source.
+    const copy = await finished(queue, 'forged-copy');
+    assert.equal(copy.state, 'completed');
+    assert.equal((copy.job.returnvalue as { accepted: boolean }).accepted, true);
+    const bad = await finished(queue, 'forged-token');
+    assert.equal(bad.state, 'failed');
+    assert.match(bad.job.failedReason, /^SHARD_TOKEN_INVALID: /);
+    const unplanned = await finished(queue, 'forged-unplanned');
+    assert.equal(unplanned.state, 'failed');
+    assert.match(unplanned.job.failedReason, /^SHARD_NOT_PLANNED: /);
+    assert.deepEqual(await pypaimonIds(e, 'shop', 'orders'), oneTo(6000));
+    const attempts = await coordinator.store.attempts(id);
+    assert.ok(attempts.every((a) => a.shardId === 'shard-00000' || a.shardId === 'shard-00001'), 'refused jobs report no attempt');
+  });
+});
+
+describe('attack 2: the accepted blob rewritten after the vote, with a valid checksum', () => {
+  const e = syncEnv('reseal');
+  let coordinator: Coordinator | undefined;
+  const workers: ChildProcess[] = [];
+  let queue: Queue;
+
+  before(async () => {
+    queue = new Queue(SYNC_QUEUES.writeShard, { connection: { ...services.redis, maxRetriesPerRequest: null }, prefix: e.prefix });
+  });
+  after(async () => {
+    await Promise.all(workers.map((w) => stop(w)));
+    await queue.close();
+    await coordinator?.close();
+  });
+
+  test('aborts with a typed reason; the table gets no snapshot and the staged files go', async () => {
+    const first = await inProcessCoordinator(e);
+    await createOrdersTable(first, 'shop', 'orders');
+    const id = await startSync(first, generatorSource(2, 3000));
+    // The coordinator goes away while the shards prepare, so that nothing has read a blob yet when
+    // the attacker rewrites it; the next coordinator resumes the sync and reads every blob.
+    await first.close();
+    workers.push(await spawnWorker(e));
+    for (const shard of ['shard-00000', 'shard-00001']) assert.equal((await finished(queue, `shard-${id}-${shard}`)).state, 'completed');
+
+    const attempt = await redis.hget(syncRedisKeys(e.prefix, id).accepted, 'shard-00000');
+    assert.ok(attempt !== null);
+    const key = stagedBlobKey(id, 'shard-00000', attempt);
+    const blob = decodeBlob(await e.store.get(key), { syncId: id, shardId: 'shard-00000', tablePath: 'shop.db/orders', schemaId: 0n });
+    const file = blob.messages[0]!.dataIncrement.newFiles[0]!;
+    const messages = blob.messages.map((m, i) =>
+      i > 0 ? m : { ...m, dataIncrement: { ...m.dataIncrement, newFiles: [{ ...file, rowCount: file.rowCount + 1n }, ...m.dataIncrement.newFiles.slice(1)] } },
+    );
+    await e.store.put(key, encodeBlob({ ...blob.header, rowCount: blob.header.rowCount + 1n }, messages));
+
+    coordinator = await inProcessCoordinator(e);
+    const done = await waitForPhase(() => coordinator!.syncs.get(id), ['COMMITTED', 'ABORTED'], 60_000);
+    assert.ok(done.state.phase === 'ABORTED', `${done.state.phase}: the rewritten blob was committed`);
+    assert.equal(done.state.reason.code, 'SYNC_VOTE_MISMATCH');
+    assert.equal(done.state.reason.context.shard, 'shard-00000');
+    const table = await coordinator.tables.describeTable(e.warehouse, { database: 'shop', table: 'orders' });
+    assert.equal(table?.latestSnapshotId, null, 'nothing visible');
+    assert.deepEqual((await listKeys(e, `.tributary/syncs/${id}/`)).filter((k) => k.endsWith('.blob')), []);
+    assert.deepEqual((await listKeys(e, 'shop.db/orders/')).filter((k) => k.includes(`/data-${id}-`)), []);
+  });
+});
