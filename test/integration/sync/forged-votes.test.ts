@@ -13,14 +13,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { Coordinator } from '@tributary/coordinator';
+import { SyncStore, type Coordinator } from '@tributary/coordinator';
 import { SYNC_QUEUES, decodeBlob, encodeBlob, stagedBlobKey, syncRedisKeys } from '@tributary/protocol';
 import { openObjectStore } from '@tributary/table';
 import { services } from '@tributary/testkit';
 import {
+  ORDERS_COLUMNS,
   createOrdersTable,
   generatorSource,
   inProcessCoordinator,
@@ -29,10 +31,12 @@ import {
   pypaimonIds,
   readRows,
   s3,
+  spawnCoordinator,
   spawnWorker,
   stop,
   syncEnv,
   waitForPhase,
+  type SyncEnv,
 } from './harness.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
@@ -65,7 +69,20 @@ async function finished(queue: Queue, id: string, timeoutMs = 60_000): Promise<{
   }
 }
 
-async function orderIds(e: ReturnType<typeof syncEnv>): Promise<bigint[]> {
+/** Rewrites a shard's accepted blob as an attacker with write access to the staging area would: one file's row count +1, resealed. */
+async function rewriteAcceptedBlob(e: SyncEnv, syncId: string, shardId: string): Promise<void> {
+  const attempt = await redis.hget(syncRedisKeys(e.prefix, syncId).accepted, shardId);
+  assert.ok(attempt !== null);
+  const key = stagedBlobKey(syncId, shardId, attempt);
+  const blob = decodeBlob(await e.store.get(key), { syncId, shardId, tablePath: 'shop.db/orders', schemaId: 0n });
+  const file = blob.messages[0]!.dataIncrement.newFiles[0]!;
+  const messages = blob.messages.map((m, i) =>
+    i > 0 ? m : { ...m, dataIncrement: { ...m.dataIncrement, newFiles: [{ ...file, rowCount: file.rowCount + 1n }, ...m.dataIncrement.newFiles.slice(1)] } },
+  );
+  await e.store.put(key, encodeBlob({ ...blob.header, rowCount: blob.header.rowCount + 1n }, messages));
+}
+
+async function orderIds(e: SyncEnv): Promise<bigint[]> {
   return (await readRows(e, 'shop', 'orders')).map((r) => r[0] as bigint).sort((a, b) => Number(a - b));
 }
 
@@ -157,15 +174,7 @@ describe('attack 2: the accepted blob rewritten after the vote, with a valid che
     workers.push(await spawnWorker(e));
     for (const shard of ['shard-00000', 'shard-00001']) assert.equal((await finished(queue, `shard-${id}-${shard}`)).state, 'completed');
 
-    const attempt = await redis.hget(syncRedisKeys(e.prefix, id).accepted, 'shard-00000');
-    assert.ok(attempt !== null);
-    const key = stagedBlobKey(id, 'shard-00000', attempt);
-    const blob = decodeBlob(await e.store.get(key), { syncId: id, shardId: 'shard-00000', tablePath: 'shop.db/orders', schemaId: 0n });
-    const file = blob.messages[0]!.dataIncrement.newFiles[0]!;
-    const messages = blob.messages.map((m, i) =>
-      i > 0 ? m : { ...m, dataIncrement: { ...m.dataIncrement, newFiles: [{ ...file, rowCount: file.rowCount + 1n }, ...m.dataIncrement.newFiles.slice(1)] } },
-    );
-    await e.store.put(key, encodeBlob({ ...blob.header, rowCount: blob.header.rowCount + 1n }, messages));
+    await rewriteAcceptedBlob(e, id, 'shard-00000');
 
     coordinator = await inProcessCoordinator(e);
     const done = await waitForPhase(() => coordinator!.syncs.get(id), ['COMMITTED', 'ABORTED'], 60_000);
@@ -176,5 +185,45 @@ describe('attack 2: the accepted blob rewritten after the vote, with a valid che
     assert.equal(table?.latestSnapshotId, null, 'nothing visible');
     assert.deepEqual((await listKeys(e, `.tributary/syncs/${id}/`)).filter((k) => k.endsWith('.blob')), []);
     assert.deepEqual((await listKeys(e, 'shop.db/orders/')).filter((k) => k.includes(`/data-${id}-`)), []);
+  });
+});
+
+describe('attack 2 after the commit started: the blob rewritten while the coordinator was down in COMMITTING', () => {
+  const e = syncEnv('reseal-commit');
+  const store = new SyncStore(redis, e.prefix);
+  const processes: ChildProcess[] = [];
+  let port = 19_000 + Math.floor(Math.random() * 500) * 2;
+
+  after(async () => {
+    await Promise.all(processes.map((p) => stop(p)));
+  });
+
+  async function post(path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  }
+
+  test('the restarted coordinator re-reads the blobs, refuses the changed one and publishes nothing', async () => {
+    processes.push(await spawnWorker(e));
+    const doomed = await spawnCoordinator(e, port, { TRIBUTARY_FAULT_KILL_AT: 'before-publish' });
+    processes.push(doomed);
+    const died = once(doomed, 'exit');
+    assert.equal((await post('/v1/tables', { database: 'shop', name: 'orders', columns: ORDERS_COLUMNS })).status, 201);
+    const started = await post('/v1/syncs', { table: { database: 'shop', table: 'orders' }, source: generatorSource(2, 3000) });
+    assert.equal(started.status, 202, JSON.stringify(started.json));
+    const id = String(started.json.id);
+    await died;
+    assert.equal((await store.require(id)).state.phase, 'COMMITTING');
+
+    await rewriteAcceptedBlob(e, id, 'shard-00001');
+    port += 1;
+    processes.push(await spawnCoordinator(e, port));
+    const done = await waitForPhase(() => store.require(id), ['COMMITTED', 'ABORTED'], 60_000);
+    assert.ok(done.state.phase === 'ABORTED', `${done.state.phase}: the rewritten blob was committed`);
+    assert.equal(done.state.reason.code, 'SYNC_VOTE_MISMATCH');
+    assert.equal(done.state.reason.context.shard, 'shard-00001');
+    assert.equal(done.state.stagedDeleted, false, 'from COMMITTING on nothing is deleted');
+    const table = await fetch(`http://127.0.0.1:${port}/v1/tables/shop/orders`).then((r) => r.json() as Promise<{ latestSnapshotId: number | null }>);
+    assert.equal(table.latestSnapshotId, null, 'nothing visible');
   });
 });
