@@ -227,3 +227,14 @@ describe('attack 2 after the commit started: the blob rewritten while the coordi
     assert.equal(table.latestSnapshotId, null, 'nothing visible');
   });
 });
+
+describe('the cluster secret', () => {
+  test('a worker or a coordinator without it, or with a short one, does not start, and says why without the value', async () => {
+    const e = syncEnv('nosecret');
+    await assert.rejects(spawnWorker(e, { TRIBUTARY_CLUSTER_SECRET: '' }), /exited with 1: worker: CLUSTER_SECRET_INVALID: no cluster secret/);
+    await assert.rejects(
+      spawnCoordinator(e, 0, { TRIBUTARY_CLUSTER_SECRET: 'too-short-to-sign' }),
+      (error: Error) => /exited with 1: coordinator: CLUSTER_SECRET_INVALID/.test(error.message) && !error.message.includes('too-short-to-sign'),
+    );
+  });
+});
