@@ -207,11 +207,11 @@ export class SyncCommitter {
     if (missing.length > 0) {
       return store.apply(record.id, { type: 'abort', reason: await this.#shardFailure(record.id, missing.map((s) => s.id)) });
     }
+    const trust = await this.#trustAll(record); // outside the try: a Redis hiccup retries the commit job, it is no reason to abort
     let loaded;
     let collidingKeys: number | null;
     try {
       const prefetched = this.#prefetched.get(record.id);
-      const trust = await this.#trustAll(record);
       loaded = await loadAcceptedBlobs(tables.warehouseStore(this.#deps.warehouse), record, tables.tablePath(record.plan.table), attempts, trust, prefetched);
       // Keys in several shards went to the later shard in plan order: count them for the status.
       collidingKeys = await tables.countCollidingKeys(this.#deps.warehouse, record.plan.table, loaded.shards);
