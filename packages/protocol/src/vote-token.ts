@@ -14,7 +14,7 @@
  *
  * Pure: hashing only; reading the secret's file is the caller's (`readFile` is handed in).
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { protocolError } from './errors.ts';
 
 /** HMAC-SHA256 output. */
@@ -51,8 +51,22 @@ export function planFingerprint(plan: PlanFingerprintInput): string {
 }
 
 export function shardVoteToken(secret: Uint8Array, syncId: string, shardId: string, fingerprint: string): Uint8Array {
-  const mac = createHmac('sha256', secret).update(`${LABEL}\0${syncId}\0${shardId}\0${fingerprint}`).digest();
+  const mac = createHmac('sha256', keyOf(secret)).update(`${LABEL}\0${syncId}\0${shardId}\0${fingerprint}`).digest();
   return new Uint8Array(mac);
+}
+
+/**
+ * The secret as a KeyObject, made once per secret: createHmac with raw key bytes imports the key on
+ * every call, which made 10,000 tokens cost about a second instead of about 60 ms.
+ */
+const keys = new WeakMap<Uint8Array, KeyObject>();
+function keyOf(secret: Uint8Array): KeyObject {
+  let key = keys.get(secret);
+  if (key === undefined) {
+    key = createSecretKey(secret);
+    keys.set(secret, key);
+  }
+  return key;
 }
 
 /** Constant-time comparison (a byte-by-byte early exit would leak how much of a guess was right). */
