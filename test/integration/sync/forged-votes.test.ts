@@ -234,7 +234,7 @@ describe('the cluster secret', () => {
     await assert.rejects(spawnWorker(e, { TRIBUTARY_CLUSTER_SECRET: '' }), /exited with 1: worker: CLUSTER_SECRET_INVALID: no cluster secret/);
     await assert.rejects(
       spawnCoordinator(e, 0, { TRIBUTARY_CLUSTER_SECRET: 'too-short-to-sign' }),
-      (error: Error) => /exited with 1: coordinator: CLUSTER_SECRET_INVALID/.test(error.message) && !error.message.includes('too-short-to-sign'),
+      (error: Error) => /exited with 2: coordinator: CLUSTER_SECRET_INVALID/.test(error.message) && !error.message.includes('too-short-to-sign'),
     );
   });
 });
