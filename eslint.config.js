@@ -1,4 +1,4 @@
-// Lint rules that guard the architecture (see ../shared/design/architecture.md):
+// Lint rules that guard the architecture (docs/architecture.md):
 // no import cycles, no deep imports into another package's src/, no floating promises.
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';

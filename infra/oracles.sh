@@ -2,12 +2,16 @@
 # Installs the compatibility oracles the compat tests drive (test/support/src/oracles.ts):
 #   pypaimon     a virtual environment in .cache/venv with test/compat/python/requirements.txt
 #   Paimon Java  test/compat/java built into test/compat/java/target/paimon-oracle.jar (+ lib/)
+#   schemathesis a virtual environment in .cache/venv-fuzz with test/api-fuzz/requirements.txt (the
+#                API fuzzer of `npm run test:api-fuzz`; its own venv, so its pins never meet pypaimon's)
 # Idempotent: each is rebuilt only when missing or when its inputs changed (a sha256 of them is
 # stored beside the result); Maven's own ~/.m2 caches the jars between runs.
 source "$(dirname "$0")/lib.sh"
 
 VENV="$REPO/.cache/venv"
 REQUIREMENTS="$REPO/test/compat/python/requirements.txt"
+FUZZ_VENV="$REPO/.cache/venv-fuzz"
+FUZZ_REQUIREMENTS="$REPO/test/api-fuzz/requirements.txt"
 JAVA_DIR="$REPO/test/compat/java"
 JAR="$JAVA_DIR/target/paimon-oracle.jar"
 # A class-data-sharing archive of the classes one create/write/read loads: it halves each JVM start
@@ -17,23 +21,27 @@ CDS="$JAVA_DIR/target/paimon-oracle.jsa"
 # stamp_of <files...>: one hash over the files' contents and names.
 stamp_of() { sha256sum "$@" | sha256sum | cut -d' ' -f1; }
 
-python_oracle() {
-  local t0=$SECONDS stamp
+# python_venv <venv> <requirements> <what> <import check>: (re)creates the venv when its pins changed.
+python_venv() {
+  local venv=$1 requirements=$2 what=$3 check=$4 t0=$SECONDS stamp
   command -v python3 >/dev/null || die "oracles: python3 is not installed"
-  stamp="$(stamp_of "$REQUIREMENTS") $(python3 --version 2>&1)"
-  if [[ -x $VENV/bin/python && -f $VENV/.requirements-stamp && $(cat "$VENV/.requirements-stamp") == "$stamp" ]]; then
-    log "oracles: pypaimon venv is up to date ($VENV)"
+  stamp="$(stamp_of "$requirements") $(python3 --version 2>&1)"
+  if [[ -x $venv/bin/python && -f $venv/.requirements-stamp && $(cat "$venv/.requirements-stamp") == "$stamp" ]]; then
+    log "oracles: $what venv is up to date ($venv)"
     return
   fi
-  log "oracles: creating the pypaimon venv in $VENV"
-  rm -rf "$VENV"
-  python3 -m venv "$VENV" || die "oracles: python3 -m venv failed (is the venv module installed?)"
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check -r "$REQUIREMENTS" \
-    || die "oracles: pip install -r $REQUIREMENTS failed"
-  "$VENV/bin/python" -c 'import pypaimon, pyarrow' || die "oracles: pypaimon does not import"
-  printf '%s' "$stamp" >"$VENV/.requirements-stamp"
-  log "oracles: pypaimon venv installed in $((SECONDS - t0)) s"
+  log "oracles: creating the $what venv in $venv"
+  rm -rf "$venv"
+  python3 -m venv "$venv" || die "oracles: python3 -m venv failed (is the venv module installed?)"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements" \
+    || die "oracles: pip install -r $requirements failed"
+  "$venv/bin/python" -c "$check" || die "oracles: the $what venv does not import"
+  printf '%s' "$stamp" >"$venv/.requirements-stamp"
+  log "oracles: $what venv installed in $((SECONDS - t0)) s"
 }
+
+python_oracle() { python_venv "$VENV" "$REQUIREMENTS" pypaimon 'import pypaimon, pyarrow'; }
+api_fuzzer() { python_venv "$FUZZ_VENV" "$FUZZ_REQUIREMENTS" schemathesis 'import schemathesis'; }
 
 java_oracle() {
   local t0=$SECONDS stamp sources
@@ -77,5 +85,6 @@ java_class_archive() {
 
 t0=$SECONDS
 python_oracle
+api_fuzzer
 java_oracle
 log "oracles: ready in $((SECONDS - t0)) s"

@@ -12,6 +12,7 @@
  * warehouse under s3://<bucket>/demo/<run>, so runs never disturb each other.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -36,12 +37,15 @@ const s3 = {
 };
 const root = fileURLToPath(new URL('../', import.meta.url));
 const children: ChildProcess[] = [];
+/** The coordinator and the workers share a cluster secret; the demo makes one unless one is given. */
+const secretEnv: Record<string, string> =
+  env.TRIBUTARY_CLUSTER_SECRET || env.TRIBUTARY_CLUSTER_SECRET_FILE ? {} : { TRIBUTARY_CLUSTER_SECRET: randomBytes(32).toString('base64url') };
 
 /** Starts one of Tributary's processes and waits for its ready line (one JSON object on stdout). */
 async function start(script: string, extraEnv: Record<string, string>): Promise<Record<string, unknown>> {
   const child = spawn(process.execPath, [script], {
     cwd: root,
-    env: { ...env, TRIBUTARY_PREFIX: prefix, TRIBUTARY_WAREHOUSE: warehouse, ...extraEnv },
+    env: { ...env, ...secretEnv, TRIBUTARY_PREFIX: prefix, TRIBUTARY_WAREHOUSE: warehouse, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -72,7 +76,7 @@ interface SyncView {
   snapshotId: number | null;
   state: { reason?: unknown };
   phaseDurationsMs: Record<string, number>;
-  shards: { id: string; rows: number | null; acceptedAttempt: string | null }[];
+  shardCounts: { total: number; accepted: number };
 }
 
 async function main(): Promise<number> {
@@ -111,9 +115,9 @@ async function main(): Promise<number> {
   let view: SyncView;
   for (;;) {
     view = await call<SyncView>(base, 'GET', `/v1/syncs/${id}`);
-    const done = view.shards.filter((s) => s.acceptedAttempt !== null);
-    const rows = done.reduce((sum, s) => sum + (s.rows ?? 0), 0);
-    const line = `  ${view.phase.padEnd(11)} shards ${done.length}/${view.shards.length}  rows ${rows.toLocaleString('en')}`;
+    // Every generator shard has rowsPerShard rows; the view shows counts, not every shard.
+    const rows = view.shardCounts.accepted * rowsPerShard;
+    const line = `  ${view.phase.padEnd(11)} shards ${view.shardCounts.accepted}/${view.shardCounts.total}  rows ${rows.toLocaleString('en')}`;
     if (line !== last) console.log(`${line}  (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
     last = line;
     if (view.phase === 'COMMITTED' || view.phase === 'ABORTED') break;

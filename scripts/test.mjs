@@ -2,6 +2,7 @@
 //   unit         packages/*/test/unit       pure, no services
 //   integration  packages/*/test/integration, test/integration   real Redis, MinIO, MariaDB, PostgreSQL
 //   compat       test/compat                 cross-reads with pypaimon and Paimon Java
+//   api-fuzz     test/api-fuzz               schemathesis against a real coordinator's OpenAPI document
 //   differential test/differential           seeded random tables through every write path, read by every reader
 // Extra arguments after `--` go to node (for example `-- --test-name-pattern=bucket`).
 import { spawnSync } from 'node:child_process';
@@ -10,6 +11,7 @@ const targets = {
   unit: ['packages/*/test/unit/**/*.test.ts', 'test/support/test/**/*.test.ts', 'test/unit/**/*.test.ts'],
   integration: ['packages/*/test/integration/**/*.test.ts', 'test/integration/**/*.test.ts'],
   compat: ['test/compat/**/*.test.ts'],
+  'api-fuzz': ['test/api-fuzz/**/*.test.ts'],
   differential: ['test/differential/**/*.test.ts'],
 };
 

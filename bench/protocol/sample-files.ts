@@ -76,6 +76,7 @@ export function header(files: number): BlobHeader {
     rowCount: BigInt(files) * 1_000_000n,
     byteCount: BigInt(files) * 134_217_728n,
     fileCount: BigInt(files),
+    voteToken: new Uint8Array(32),
   };
 }
 

@@ -3,6 +3,7 @@
  * processes (as scripts/demo.ts does), calls the REST API, reads a process's peak RSS, stops them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -45,8 +46,12 @@ export async function startProcess(script: string, env: NodeJS.ProcessEnv, nodeA
   return { child, ready };
 }
 
+/** The coordinator and the workers share a cluster secret; one per benchmark run unless one is given. */
+const secretEnv: Record<string, string> =
+  process.env.TRIBUTARY_CLUSTER_SECRET || process.env.TRIBUTARY_CLUSTER_SECRET_FILE ? {} : { TRIBUTARY_CLUSTER_SECRET: randomBytes(32).toString('base64url') };
+
 export function deploymentEnv(d: Deployment, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, TRIBUTARY_PREFIX: d.prefix, TRIBUTARY_WAREHOUSE: d.warehouse, ...extra };
+  return { ...process.env, ...secretEnv, TRIBUTARY_PREFIX: d.prefix, TRIBUTARY_WAREHOUSE: d.warehouse, ...extra };
 }
 
 export interface Cluster {

@@ -14,6 +14,13 @@ interface SyncSummary {
   phase: string;
 }
 
+interface ShardView {
+  id: string;
+  rows: number | null;
+  acceptedAttempt: string | null;
+  attempts: { attemptId: string; finishedAt?: string }[];
+}
+
 interface SyncView {
   id: string;
   phase: string;
@@ -21,7 +28,19 @@ interface SyncView {
   state: { reason?: unknown };
   timings: Record<string, string>;
   phaseDurationsMs: Record<string, number>;
-  shards: { id: string; rows: number | null; acceptedAttempt: string | null; attempts: { attemptId: string; finishedAt?: string }[] }[];
+  shards: ShardView[];
+  nextShardsCursor: string | null;
+}
+
+/** Every shard of a sync: the view's first page, then GET /v1/syncs/{id}/shards pages of 1,000. */
+async function allShards(base: string, view: SyncView): Promise<ShardView[]> {
+  const shards = [...view.shards];
+  for (let cursor = view.nextShardsCursor; cursor !== null; ) {
+    const page = await call<{ shards: ShardView[]; nextCursor: string | null }>(base, 'GET', `/v1/syncs/${view.id}/shards?limit=1000&cursor=${encodeURIComponent(cursor)}`);
+    shards.push(...page.shards);
+    cursor = page.nextCursor;
+  }
+  return shards;
 }
 
 export interface SyncMeasurement {
@@ -88,19 +107,20 @@ export async function measureSync(
   }
   const seen = await watcher;
   if (seen === undefined) throw new Error(`sync ${id}: no snapshot seen`);
+  const shards = await allShards(base, view);
   const lastShardDone = Math.max(
-    ...view.shards.map((s) => Date.parse(s.attempts.find((a) => a.attemptId === s.acceptedAttempt)?.finishedAt ?? 'x')),
+    ...shards.map((s) => Date.parse(s.attempts.find((a) => a.attemptId === s.acceptedAttempt)?.finishedAt ?? 'x')),
   );
   if (!Number.isFinite(lastShardDone)) throw new Error(`sync ${id}: an accepted attempt has no finish time`);
   return {
     syncId: id,
-    rows: view.shards.reduce((n, s) => n + (s.rows ?? 0), 0),
-    shards: view.shards.length,
+    rows: shards.reduce((n, s) => n + (s.rows ?? 0), 0),
+    shards: shards.length,
     endToEndMs,
     postToVisibleMs: seen.seenAt - postedAt,
     commitLatencyMs: seen.seenAt - lastShardDone,
     commitLatencySnapshotMs: seen.snapshotAt - lastShardDone,
     phaseDurationsMs: view.phaseDurationsMs,
-    retries: view.shards.reduce((n, s) => n + Math.max(0, s.attempts.length - 1), 0),
+    retries: shards.reduce((n, s) => n + Math.max(0, s.attempts.length - 1), 0),
   };
 }

@@ -9,11 +9,11 @@ import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { createConnection } from 'mysql2/promise';
 import { services, type OracleRow } from '@tributary/testkit';
-import { inProcessCoordinator, spawnWorker, stop, syncEnv } from '../integration/sync/harness.ts';
+import { inProcessCoordinator, spawnWorker, stop, syncEnv, withMariadb } from '../integration/sync/harness.ts';
 import { compareRows } from './compare.ts';
 import { caseFeatures, generateCase, type Case } from './generator.ts';
 import { expectedRows } from './model.ts';
-import { MYSQL_PASSWORD_ENV, forReader, runCase, type ReaderName, type World } from './paths.ts';
+import { forReader, runCase, type ReaderName, type World } from './paths.ts';
 import { replayCommand, seedsFromEnvironment } from './seeds.ts';
 
 const { seeds, label } = seedsFromEnvironment(process.env);
@@ -34,17 +34,17 @@ function brief(error: Error): string {
 }
 
 // Top-level hooks and one suite per seed, so each seed's results print as soon as it ends.
-const e = syncEnv('diff');
+// The MariaDB shards are read through a named connection, as an operator configures one.
+const e = syncEnv('diff', withMariadb());
 let world: World;
 const workers: ChildProcess[] = [];
 
 before(async () => {
-  process.env[MYSQL_PASSWORD_ENV] = services.mariadb.password;
   const mysql = await createConnection({ ...services.mariadb, timezone: 'Z' });
   await mysql.query("SET time_zone = '+00:00'");
   const coordinator = await inProcessCoordinator(e);
   world = { e, coordinator, mysql };
-  workers.push(...(await Promise.all([1, 2].map(() => spawnWorker(e, { [MYSQL_PASSWORD_ENV]: services.mariadb.password })))));
+  workers.push(...(await Promise.all([1, 2].map(() => spawnWorker(e)))));
 });
 
 after(async () => {

@@ -32,7 +32,6 @@ export const DATABASE = 'diff';
  */
 const ORACLE_BATCH_MS = 90_000;
 const ORACLE_ONE_MS = 60_000;
-export const MYSQL_PASSWORD_ENV = 'TRIBUTARY_DIFFERENTIAL_MYSQL_PASSWORD';
 const parquetScript = fileURLToPath(new URL('./parquet_input.py', import.meta.url));
 
 export interface World {
@@ -137,10 +136,7 @@ export async function loadFromMysql(w: World, c: Case, table: string, base: stri
     }
     const source = {
       kind: 'mysql',
-      host: services.mariadb.host,
-      port: services.mariadb.port,
-      user: services.mariadb.user,
-      password: { env: MYSQL_PASSWORD_ENV },
+      connection: 'mariadb',
       databases: [...new Set(layout.map((l) => l.database))],
       tables: 't\\_%',
       columns: c.columns.map((col) => col.name),

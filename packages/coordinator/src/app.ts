@@ -1,6 +1,7 @@
 /**
  * The coordinator's HTTP app as a Fastify plugin: zod-validated routes, OpenAPI at /docs, the
- * BullMQ dashboard at /admin/queues, and one problem+json error handler. It listens nowhere;
+ * BullMQ dashboard at /admin/queues, and one problem+json error handler; every route behind a
+ * bearer token and a role (http/auth.ts) and a request rate limit per token. It listens nowhere;
  * server.ts does (so tests inject requests without a port).
  */
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -14,11 +15,15 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import type { SyncService } from './sync/service.ts';
 import type { SyncStore } from './sync/store.ts';
 import type { CoordinatorTables } from './table-port.ts';
+import { registerMethodNotAllowed } from './http/method-not-allowed.ts';
+import { problemJsonResponses } from './http/openapi.ts';
 import { registerProblemHandler } from './http/problem.ts';
 import { syncRoutes } from './http/sync-routes.ts';
 import { tableRoutes } from './http/table-routes.ts';
 import { scheduleRoutes } from './http/schedule-routes.ts';
 import type { ScheduleService } from './schedule/service.ts';
+import { DASHBOARD_PREFIX, registerAuth, registerLogin, type AuthOptions } from './http/auth.ts';
+import { DEFAULT_RATE_LIMIT, registerRateLimit, type RateLimitOptions } from './http/rate-limit.ts';
 
 export interface AppDeps {
   readonly syncs: SyncService;
@@ -29,16 +34,36 @@ export interface AppDeps {
   readonly queues: readonly Queue[];
   /** /v1/schedules is served when given. */
   readonly schedules?: ScheduleService;
+  /** Tokens and public routes; without, the app is open (server.ts allows that on loopback only). */
+  readonly auth?: AuthOptions;
+  readonly rateLimit?: RateLimitOptions;
 }
 
 export async function buildApp(deps: AppDeps, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
-  const app = Fastify({ logger: options.logger ?? false }).withTypeProvider<ZodTypeProvider>();
+  // A path parameter longer than Fastify's default 100 characters would get a bare 414; with room for
+  // it, the route's schema refuses it with a documented 400 problem.
+  const app = Fastify({ logger: options.logger ?? false, routerOptions: { maxParamLength: 2048 } }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerProblemHandler(app);
+  // Before any route and in this order (a plugin sees only the hooks added before it): auth's
+  // onRoute hook gives every route its role, its onRequest hook names the rate limit's key.
+  const auth = deps.auth ?? { tokens: [] };
+  registerAuth(app, auth);
+  registerMethodNotAllowed(app); // after auth: without a token, no path's existence shows
+  await registerRateLimit(app, deps.rateLimit ?? DEFAULT_RATE_LIMIT);
+  showDashboardReadOnly(app);
+  registerLogin(app, auth.tokens);
   await app.register(fastifySwagger, {
-    openapi: { info: { title: 'Tributary coordinator', version: '0.1.0' } },
+    // 3.1: its schemas are JSON Schema 2020-12, so constraints such as non-empty map keys survive.
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Tributary coordinator', version: '0.1.0' },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A configured token; its role (read < operate < admin) decides what it may do.' } } },
+      security: [{ bearerAuth: [] }],
+    },
     transform: jsonSchemaTransform,
+    transformObject: (document) => ('openapiObject' in document ? problemJsonResponses(document.openapiObject) : document.swaggerObject),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   await app.register(tableRoutes, { tables: deps.tables, warehouse: deps.warehouse });
@@ -47,7 +72,21 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean } = {}
   const board = new FastifyAdapter();
   board.setBasePath('/admin/queues');
   createBullBoard({ queues: deps.queues.map((q) => new BullMQAdapter(q)), serverAdapter: board });
-  await app.register(board.registerPlugin(), { prefix: '/admin/queues' });
+  await app.register(board.registerPlugin(), { prefix: DASHBOARD_PREFIX });
   app.get('/healthz', { schema: { hide: true } }, () => ({ ok: true }));
   return app;
+}
+
+/**
+ * A `read` token's dashboard shows no action buttons: its queue listing reports every queue in
+ * bull-board's `readOnlyMode`. The routes refuse what a role may not do anyway; this keeps the UI
+ * from offering it.
+ */
+function showDashboardReadOnly(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (request.routeOptions.url !== `${DASHBOARD_PREFIX}/api/queues` || request.principal?.role !== 'read' || typeof payload !== 'string') return payload;
+    const body = JSON.parse(payload) as { queues?: Record<string, unknown>[] };
+    for (const queue of body.queues ?? []) Object.assign(queue, { readOnlyMode: true, allowRetries: false });
+    return JSON.stringify(body);
+  });
 }

@@ -22,6 +22,10 @@ export const coordinatorErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'A planned shard has no accepted attempt at commit time, so the sync was aborted.',
   },
+  SYNC_VOTE_MISMATCH: {
+    retryable: false,
+    summary: 'The blob of a shard\u2019s accepted attempt is not what its worker voted (checksum, SHA-256, row or byte count; context.field), or no vote was recorded: it changed after the vote, so the sync was aborted.',
+  },
   SYNC_ABORT_REQUESTED: { retryable: false, summary: 'The sync was aborted on request.' },
   SYNC_PREPARE_TIMEOUT: {
     retryable: false,
@@ -36,6 +40,8 @@ export const coordinatorErrors = defineErrorCatalogue({
     summary: 'The Idempotency-Key was already used with a different request body.',
   },
   REQUEST_INVALID: { retryable: false, summary: 'The request body, query or parameters do not match the schema.' },
+  ROUTE_NOT_FOUND: { retryable: false, summary: 'No route serves this path.' },
+  METHOD_NOT_ALLOWED: { retryable: false, summary: 'The path is served, but not with this method; the Allow header lists the methods that are.' },
   MYSQL_SOURCE_UNAVAILABLE: {
     retryable: true,
     summary: 'The MySQL source could not be reached, or its connection broke, while the sync was planned; nothing was enqueued.',
@@ -47,6 +53,41 @@ export const coordinatorErrors = defineErrorCatalogue({
   MYSQL_SCHEMA_MISMATCH: {
     retryable: false,
     summary: 'A physical MySQL table lacks a column of the target table, has an extra one, or has a type that does not fit (context: database, table, column).',
+  },
+  AUTH_TOKEN_MISSING: {
+    retryable: false,
+    summary: 'The request carries no bearer token (Authorization header or the dashboard cookie) and the route is not public.',
+  },
+  AUTH_TOKEN_INVALID: { retryable: false, summary: 'The bearer token is not one the coordinator is configured with (unknown, mistyped or rotated out).' },
+  AUTH_ROLE_INSUFFICIENT: {
+    retryable: false,
+    summary: 'The token is valid but its role (read < operate < admin) is below the one the route needs.',
+  },
+  AUTH_LOGIN_CROSS_SITE: {
+    retryable: false,
+    summary: 'The dashboard login form was posted from another site (Origin or Sec-Fetch-Site); sign in from the coordinator\u2019s own /admin/login page.',
+  },
+  AUTH_NOT_CONFIGURED: {
+    retryable: false,
+    summary: 'No token is configured and the coordinator was asked to listen on a non-loopback address; configure TRIBUTARY_AUTH_TOKENS or TRIBUTARY_AUTH_TOKENS_FILE.',
+  },
+  AUTH_CONFIG_INVALID: {
+    retryable: false,
+    summary: 'A token entry is not `role:sha256hex` or `role:name:sha256hex` (role read, operate or admin; 64 hex digits).',
+  },
+  RATE_LIMITED: { retryable: true, summary: 'Too many requests for this token (or address, when open) in the window; retry after Retry-After seconds.' },
+  SYNC_TOO_MANY_SHARDS: {
+    retryable: false,
+    summary: 'The source plans more shards than the coordinator allows per sync (TRIBUTARY_MAX_SHARDS); nothing was persisted or enqueued.',
+  },
+  SYNC_CONCURRENCY_LIMIT: {
+    retryable: true,
+    summary: 'Too many syncs are not yet COMMITTED or ABORTED, for this table or overall; retry after Retry-After seconds.',
+  },
+  SYNC_CURSOR_INVALID: { retryable: false, summary: 'The shards cursor was not returned by this sync\u2019s shard listing.' },
+  TEST_HOOKS_DISABLED: {
+    retryable: false,
+    summary: 'The source asks for test hooks (generator `faults`), which are refused unless the coordinator runs with TRIBUTARY_TEST_MODE=1.',
   },
   SCHEDULE_NOT_FOUND: { retryable: false, summary: 'No schedule with this id exists.' },
   SCHEDULE_CRON_INVALID: {

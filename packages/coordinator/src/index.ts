@@ -1,5 +1,7 @@
 export { buildApp, type AppDeps } from './app.ts';
 export { coordinatorErrors, type CoordinatorErrorCode } from './errors.ts';
+export { ROLES, hashToken, newToken, parseTokenEntries, type AuthToken, type Role } from './auth-tokens.ts';
+export { LOGIN_PATH, TOKEN_COOKIE, type AuthOptions } from './http/auth.ts';
 export { startCoordinator, type Coordinator, type CoordinatorConfig } from './runtime.ts';
 export { SyncService, BATCH_COMMIT_IDENTIFIER } from './sync/service.ts';
 export { SyncStore } from './sync/store.ts';

@@ -6,12 +6,14 @@
 import { QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
-import { SYNC_QUEUES, SyncCommitJob, SyncShardResult, parsePayload } from '@tributary/protocol';
+import { SYNC_QUEUES, SyncCommitJob, SyncShardResult, checkClusterSecret, noSourceAccess, parsePayload, type SourceAccess } from '@tributary/protocol';
 import type { S3ConnectionOptions } from '@tributary/table';
 import { buildApp } from './app.ts';
+import { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './http/rate-limit.ts';
+import type { AuthOptions } from './http/auth.ts';
 import { SyncCommitter, type FaultPoint } from './sync/committer.ts';
-import { PREPARE_TIMEOUT_JOB, SyncFlows } from './sync/flow.ts';
-import { SyncService } from './sync/service.ts';
+import { ABORT_GRACE_JOB, PREPARE_TIMEOUT_JOB, SyncFlows } from './sync/flow.ts';
+import { SyncService, type SyncLimits } from './sync/service.ts';
 import { SyncStore } from './sync/store.ts';
 import { coordinatorTables } from './table-adapter.ts';
 import { startSchedules } from './schedule/runtime.ts';
@@ -22,15 +24,36 @@ export interface CoordinatorConfig {
   readonly redis: { readonly host: string; readonly port: number };
   /** Key prefix of the sync records and of the BullMQ queues. */
   readonly prefix: string;
+  /**
+   * The cluster secret shared with the workers (at least 32 bytes): signs each shard job and checks
+   * each blob (vote tokens). server.ts reads it from the environment; it never goes to Redis.
+   */
+  readonly clusterSecret: Uint8Array;
   /** `s3://bucket/prefix` or `file:///path`. */
   readonly warehouse: string;
   readonly s3?: S3ConnectionOptions;
+  /** Named connections and source roots (loadSourceAccess); default: no database source and no file source allowed. */
+  readonly sources?: SourceAccess;
   /** BullMQ lock of the commit job; a crashed coordinator's commit is re-run after about this long. */
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
+  /**
+   * How long an abort of a preparing sync waits for its running shards to stop before it deletes
+   * the staged files and records ABORTED anyway (default 10 s). Live workers stop within about half
+   * a second; this bounds an abort whose shard is held by a dead or frozen worker.
+   */
+  readonly abortGraceMs?: number;
   readonly log?: (message: string) => void;
   /** Crash-test hook, see CommitterDeps.faultPoint. */
   readonly faultPoint?: (point: FaultPoint) => void;
+  /** Tokens and public routes; without tokens the HTTP app is open (server.ts allows that on loopback only). */
+  readonly auth?: AuthOptions;
+  /** Requests per window per token (per address when open); counted in Redis. Default DEFAULT_RATE_LIMIT. */
+  readonly rateLimit?: Omit<RateLimitOptions, 'redis' | 'keyPrefix'>;
+  /** Shards per sync and non-terminal syncs at once; default DEFAULT_LIMITS. */
+  readonly limits?: SyncLimits;
+  /** Accept test hooks in requests (the generator's `faults`); tests only. */
+  readonly testMode?: boolean;
 }
 
 export interface Coordinator {
@@ -42,7 +65,10 @@ export interface Coordinator {
   close(): Promise<void>;
 }
 
+const DEFAULT_ABORT_GRACE_MS = 10_000;
+
 export async function startCoordinator(config: CoordinatorConfig): Promise<Coordinator> {
+  const clusterSecret = checkClusterSecret(config.clusterSecret);
   const connection: ConnectionOptions = { ...config.redis, maxRetriesPerRequest: null };
   const redis = new Redis({ ...config.redis, maxRetriesPerRequest: null });
   // ioredis reconnects by itself; log instead of an unhandled 'error' event while Redis is away.
@@ -52,17 +78,29 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
   const flows = new SyncFlows({
     connection,
     prefix: config.prefix,
-    warehouse: config.warehouse,
+    clusterSecret,
     shardBackoffMs: 1000,
     commitAttempts: 25,
   });
-  const committer = new SyncCommitter({ store, tables, warehouse: config.warehouse, log: config.log, faultPoint: config.faultPoint });
-  const syncs = new SyncService({ store, flows, committer, tables, warehouse: config.warehouse, log: config.log });
+  const committer = new SyncCommitter({ store, tables, warehouse: config.warehouse, clusterSecret, log: config.log, faultPoint: config.faultPoint });
+  const syncs = new SyncService({
+    store,
+    flows,
+    committer,
+    tables,
+    warehouse: config.warehouse,
+    sources: config.sources ?? noSourceAccess(),
+    abortGraceMs: config.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS,
+    log: config.log,
+    ...(config.limits === undefined ? {} : { limits: config.limits }),
+    testMode: config.testMode === true,
+  });
   const commitWorker = new Worker(
     SYNC_QUEUES.commit,
     async (job) => {
       const { syncId } = parsePayload(SyncCommitJob, job.data, 'commit job');
-      const record = job.name === PREPARE_TIMEOUT_JOB ? await syncs.timeOut(syncId) : await committer.drive(syncId);
+      const record =
+        job.name === PREPARE_TIMEOUT_JOB ? await syncs.timeOut(syncId) : job.name === ABORT_GRACE_JOB ? await syncs.finishAbort(syncId) : await committer.drive(syncId);
       return { syncId, phase: record.state.phase };
     },
     {
@@ -91,6 +129,8 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     warehouse: config.warehouse,
     queues: [flows.commitQueue, flows.shardQueue, schedules.queue],
     schedules: schedules.service,
+    ...(config.auth === undefined ? {} : { auth: config.auth }),
+    rateLimit: { ...DEFAULT_RATE_LIMIT, ...config.rateLimit, redis, keyPrefix: config.prefix },
   });
   return {
     app,

@@ -2,10 +2,11 @@
  * CoordinatorTables over @tributary/table. The messages decoded from blobs (the protocol's shape)
  * become the table's own with fromProtocolCommitMessage.
  */
-import { errorFrom, isTributaryError } from '@tributary/protocol';
+import { errorFrom, isTributaryError, type CommitMessage } from '@tributary/protocol';
 import {
   FileStoreScan,
   createTable,
+  credentialedStores,
   fromProtocolCommitMessage,
   openTable,
   tableErrors,
@@ -36,6 +37,7 @@ export function coordinatorTables(s3: S3ConnectionOptions = {}): CoordinatorTabl
   };
   return {
     warehouseStore: storeOf,
+    sourceStore: credentialedStores(),
     tablePath: (ref) => tablePath({ database: ref.database, name: ref.table }),
     async createTable(warehouse: string, ref: TableRef, definition: TableDefinition): Promise<TableInfo> {
       const schema = {
@@ -60,6 +62,11 @@ export function coordinatorTables(s3: S3ConnectionOptions = {}): CoordinatorTabl
         properties: request.properties,
       });
       return result.snapshotId;
+    },
+    async countCollidingKeys(warehouse: string, ref: TableRef, shards: readonly (readonly CommitMessage[])[]): Promise<number | null> {
+      const table = await require(warehouse, ref);
+      if (table.schema.primaryKeys.length === 0) return null;
+      return table.countSharedKeys(shards.map((messages) => messages.map(fromProtocolCommitMessage)));
     },
     async findCommitted(warehouse: string, ref: TableRef, identity: CommitIdentity, afterSnapshotId: number | null): Promise<number | undefined> {
       const table = await require(warehouse, ref);

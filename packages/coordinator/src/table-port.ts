@@ -5,7 +5,7 @@
  * table-adapter.ts implements it with @tributary/table.
  */
 import type { CommitMessage } from '@tributary/protocol';
-import type { DataType, ObjectStore } from '@tributary/table';
+import type { DataType, ObjectStore, S3ConnectionOptions } from '@tributary/table';
 import type { TableRef } from './sync/state.ts';
 
 export interface ColumnSpec {
@@ -53,10 +53,18 @@ export interface CoordinatorTables {
   describeTable(warehouse: string, ref: TableRef): Promise<TableInfo | undefined>;
   /** Publishes one snapshot; returns its id (the existing one if the identity already landed). */
   publish(warehouse: string, ref: TableRef, request: PublishRequest): Promise<number>;
+  /**
+   * Primary keys present in more than one shard (`shards`: each shard's messages, in plan order),
+   * reading only the key columns of files whose key ranges overlap another shard's; null for an
+   * append table.
+   */
+  countCollidingKeys(warehouse: string, ref: TableRef, shards: readonly (readonly CommitMessage[])[]): Promise<number | null>;
   /** The id of the snapshot after `afterSnapshotId` that carries `identity`, if any. */
   findCommitted(warehouse: string, ref: TableRef, identity: CommitIdentity, afterSnapshotId: number | null): Promise<number | undefined>;
   /** The table's path inside the warehouse ("db.db/orders"), as blob headers carry it. */
   tablePath(ref: TableRef): string;
   /** The store rooted at the warehouse (staged blobs, and the table's files below its path). */
   warehouseStore(warehouse: string): ObjectStore;
+  /** The store rooted at a source URI, read with a source's own S3 credentials (its named connection). */
+  sourceStore(uri: string, s3: S3ConnectionOptions): ObjectStore;
 }

@@ -94,7 +94,17 @@ function invalidVectors(valid: Uint8Array): [InvalidVector, Uint8Array][] {
     [v('message-bad-file-source.blob', 'a file with _FILE_SOURCE 7, checksum resealed', 'BLOB_MESSAGE_INVALID'), blobWithRawMessage(badFileSource)],
     [v('header-attempt-zero.blob', 'a header with attempt 0, checksum resealed', 'BLOB_HEADER_INVALID'), headerWithAttemptZero(valid)],
     [v('header-other-sync.blob', 'a valid blob of another sync', 'BLOB_HEADER_MISMATCH'), encodeBlob(sampleHeader({ syncId: 'sync-other' }), [])],
+    // Since v2: the vote token.
+    [v('header-other-vote-token.blob', 'a valid blob with another vote token', 'BLOB_VOTE_TOKEN_INVALID'), encodeBlob(sampleHeader({ voteToken: new Uint8Array(32).fill(0xee) }), [])],
+    [v('header-no-vote-token.blob', 'a header without a vote token, checksum resealed', 'BLOB_HEADER_INVALID'), headerWithoutVoteToken(valid)],
   ];
+}
+
+function headerWithoutVoteToken(valid: Uint8Array): Uint8Array {
+  const headerLength = new DataView(valid.buffer, valid.byteOffset).getUint32(6, false);
+  const decoded = tributary.protocol.BlobHeader.decode(valid.subarray(10, 10 + headerLength));
+  const header = tributary.protocol.BlobHeader.encode({ ...decoded, voteToken: new Uint8Array(0) }).finish();
+  return reseal(Buffer.concat([valid.subarray(0, 6), u32(header.length), header, valid.subarray(10 + headerLength)]));
 }
 
 function headerWithAttemptZero(valid: Uint8Array): Uint8Array {

@@ -1,6 +1,6 @@
 /**
  * The blob header: who wrote the blob and for what. The coordinator compares it with the sync's
- * plan before it trusts a single file entry (coordinator-anchors, S3A `PendingSet.validate()`:
+ * plan before it trusts a single file entry (as the Hadoop S3A committer's `PendingSet.validate()` does:
  * check every identifying field, strictly).
  *
  * No Paimon counterpart: Paimon's CommitMessageSerializer keeps its version outside the bytes,
@@ -11,6 +11,7 @@ import { protocolError } from './errors.ts';
 import { fromLong, toLong } from './int64.ts';
 import { type Fail, checkString, failWith, isInt32 } from './checks.ts';
 import { strictReader } from './commit-message-codec.ts';
+import { VOTE_TOKEN_BYTES, tokensEqual } from './vote-token.ts';
 
 /** The Paimon CommitMessageSerializer version whose DataFileMeta field set the messages carry. */
 export const PAIMON_COMMIT_MESSAGE_VERSION = 13;
@@ -33,6 +34,11 @@ export interface BlobHeader {
   readonly rowCount: bigint;
   readonly byteCount: bigint;
   readonly fileCount: bigint;
+  /**
+   * The shard job's vote token (vote-token.ts), `VOTE_TOKEN_BYTES` long: required from envelope
+   * version 2 on, absent from version 1 blobs.
+   */
+  readonly voteToken?: Uint8Array;
 }
 
 /** What the coordinator knows from its plan; `decodeBlob` refuses a blob that disagrees. */
@@ -43,10 +49,19 @@ export interface BlobExpectation {
   readonly schemaId: bigint;
   /** The accepted attempt, when the caller has already chosen one. */
   readonly attempt?: number;
+  /**
+   * The token the coordinator gave the shard's job: a blob without it (a version 1 blob) or with
+   * another one is refused with BLOB_VOTE_TOKEN_INVALID.
+   */
+  readonly voteToken?: Uint8Array;
 }
 
+/** The first envelope version whose header carries a vote token. */
+const VOTE_TOKEN_SINCE = 2;
+
+/** Encodes the header of the current envelope version, which requires a vote token. */
 export function encodeBlobHeader(header: BlobHeader): Uint8Array {
-  checkHeader(header, failWith('BLOB_VALUE_OUT_OF_RANGE', { part: 'header' }));
+  checkHeader(header, failWith('BLOB_VALUE_OUT_OF_RANGE', { part: 'header' }), VOTE_TOKEN_SINCE);
   return tributary.protocol.BlobHeader.encode({
     syncId: header.syncId,
     shardId: header.shardId,
@@ -59,10 +74,12 @@ export function encodeBlobHeader(header: BlobHeader): Uint8Array {
     rowCount: toLong(header.rowCount, 'rowCount'),
     byteCount: toLong(header.byteCount, 'byteCount'),
     fileCount: toLong(header.fileCount, 'fileCount'),
+    voteToken: header.voteToken,
   }).finish();
 }
 
-export function decodeBlobHeader(bytes: Uint8Array): BlobHeader {
+/** Decodes a header of the given (already checked) envelope version. */
+export function decodeBlobHeader(bytes: Uint8Array, envelopeVersion: number): BlobHeader {
   let w: tributary.protocol.BlobHeader;
   try {
     w = tributary.protocol.BlobHeader.decode(strictReader(bytes));
@@ -77,6 +94,7 @@ export function decodeBlobHeader(bytes: Uint8Array): BlobHeader {
       unknownFields: w.$unknowns.length,
     });
   }
+  const token = envelopeVersion >= VOTE_TOKEN_SINCE || w.voteToken.length > 0 ? { voteToken: new Uint8Array(w.voteToken) } : {};
   const header: BlobHeader = {
     syncId: w.syncId,
     shardId: w.shardId,
@@ -89,12 +107,13 @@ export function decodeBlobHeader(bytes: Uint8Array): BlobHeader {
     rowCount: fromLong(w.rowCount),
     byteCount: fromLong(w.byteCount),
     fileCount: fromLong(w.fileCount),
+    ...token,
   };
-  checkHeader(header, failWith('BLOB_HEADER_INVALID'));
+  checkHeader(header, failWith('BLOB_HEADER_INVALID'), envelopeVersion);
   return header;
 }
 
-function checkHeader(h: BlobHeader, fail: Fail): void {
+function checkHeader(h: BlobHeader, fail: Fail, envelopeVersion: number): void {
   checkString(h.syncId, 'syncId', fail, true);
   checkString(h.shardId, 'shardId', fail, true);
   checkString(h.tablePath, 'tablePath', fail, true);
@@ -106,6 +125,12 @@ function checkHeader(h: BlobHeader, fail: Fail): void {
     if (typeof value !== 'bigint' || value < 0n || BigInt.asIntN(64, value) !== value) {
       fail(field, 'not a non-negative int64 bigint');
     }
+  }
+  if (envelopeVersion < VOTE_TOKEN_SINCE) {
+    // Field 12 is unknown to version 1: a v1 blob that carries it was not written by a v1 encoder.
+    if (h.voteToken !== undefined) fail('voteToken', `not part of envelope version ${envelopeVersion}`);
+  } else if (!(h.voteToken instanceof Uint8Array) || h.voteToken.length !== VOTE_TOKEN_BYTES) {
+    fail('voteToken', `not ${VOTE_TOKEN_BYTES} bytes`);
   }
 }
 
@@ -126,5 +151,22 @@ export function checkExpectation(header: BlobHeader, expect: BlobExpectation): v
         actual: String(actual),
       });
     }
+  }
+  if (expect.voteToken !== undefined) checkVoteToken(header, expect.voteToken);
+}
+
+/** Never prints a token: a token seen in an error message could be replayed by whoever reads it. */
+function checkVoteToken(header: BlobHeader, expected: Uint8Array): void {
+  if (header.voteToken === undefined) {
+    throw protocolError('BLOB_VOTE_TOKEN_INVALID', 'the blob carries no vote token (envelope version 1)', {
+      shardId: header.shardId,
+      attempt: header.attempt,
+    });
+  }
+  if (!tokensEqual(header.voteToken, expected)) {
+    throw protocolError('BLOB_VOTE_TOKEN_INVALID', 'the blob does not carry the vote token of its planned shard', {
+      shardId: header.shardId,
+      attempt: header.attempt,
+    });
   }
 }

@@ -163,7 +163,7 @@ export async function decodeBlobStream(
     const headerBytes = await readExact(reader, headerLength, 'header');
     const messageCount = await readU32Field(reader, 'message count');
     checkLimit('message count', messageCount, bounds.maxMessages, reader.offset - U32_BYTES);
-    const header = decodeBlobHeader(headerBytes);
+    const header = decodeBlobHeader(headerBytes, envelopeVersion);
     checkExpectation(header, expect);
     const messages = singleUse(readMessages(reader, messageCount, bounds));
     return { envelopeVersion, header, messageCount, messages };

@@ -80,7 +80,7 @@ export function decodeBlob(
       actual,
     });
   }
-  const header = decodeBlobHeader(bytes.subarray(headerSpan.start, headerSpan.end));
+  const header = decodeBlobHeader(bytes.subarray(headerSpan.start, headerSpan.end), envelopeVersion);
   checkExpectation(header, expect);
   const messages = spans.map((s, i) => decodeCommitMessage(bytes.subarray(s.start, s.end), i));
   return { envelopeVersion, header, messages };

@@ -16,11 +16,14 @@ import { protocolError } from './errors.ts';
 /** "\x89TCM" — Tributary Commit Messages; a high first byte so that no text file matches. */
 export const BLOB_MAGIC: Uint8Array = Uint8Array.of(0x89, 0x54, 0x43, 0x4d);
 
-/** The version this release writes. */
-export const ENVELOPE_VERSION = 1;
+/**
+ * The version this release writes. 2 added the header's vote token (field 12); the framing is
+ * the same as in 1.
+ */
+export const ENVELOPE_VERSION = 2;
 
 /** Every version this release can read (rolling upgrades: always the current and the previous). */
-export const READABLE_ENVELOPE_VERSIONS: readonly number[] = [1];
+export const READABLE_ENVELOPE_VERSIONS: readonly number[] = [1, 2];
 
 /** magic + version + header length. */
 export const PREFIX_BYTES = 4 + 2 + 4;

@@ -39,19 +39,42 @@ export {
 export { decodeBlob, encodeBlob, type DecodedBlob } from './blob.ts';
 export { decodeBlobStream, encodeBlobStream, type BlobStream, type EncodeStreamOptions } from './blob-stream.ts';
 export {
+  ABANDON_RUNNING_ATTEMPTS_SCRIPT,
+  ABANDON_RUNNING_LUA,
   ErrorDataSchema,
+  PLAN_HEAD_FIELD,
+  PlannedShardEntry,
   ShardAttempt,
+  ShardAttemptStatus,
   ShardId,
+  ShardVote,
   SYNC_QUEUES,
   SyncCommitJob,
   SyncId,
+  SyncPlanHead,
   SyncShardJob,
   SyncShardResult,
   SyncTableRef,
+  attemptWriterId,
+  dataFileMarker,
+  planShardField,
   stagedBlobKey,
   syncRedisKeys,
   syncStagingPrefix,
 } from './sync-schemas.ts';
+export {
+  MIN_CLUSTER_SECRET_BYTES,
+  VOTE_TOKEN_BYTES,
+  checkClusterSecret,
+  clusterSecretFromEnv,
+  decodeVoteToken,
+  encodeVoteToken,
+  planFingerprint,
+  shardVoteToken,
+  tokensEqual,
+  type ClusterSecretEnv,
+  type PlanFingerprintInput,
+} from './vote-token.ts';
 export {
   FilesSourceSpec,
   GeneratorSourceSpec,
@@ -70,7 +93,6 @@ export {
   isShardSafeName,
   keyCondition,
   keyValueText,
-  mysqlPassword,
   mysqlShardId,
   nameMatcher,
   quoteIdentifier,
@@ -79,6 +101,29 @@ export {
   type NamePattern,
   type SqlFragment,
 } from './sources/mysql.ts';
+export {
+  ConnectionName,
+  MysqlConnection,
+  S3Connection,
+  SourceAccessFile,
+  SourceConnection,
+  checkSourceUri,
+  loadSourceAccess,
+  mysqlEndpoint,
+  noSourceAccess,
+  parseRoot,
+  pathInsideRoots,
+  s3Credentials,
+  sourceLocation,
+  sourceNotAllowed,
+  uriUnderRoots,
+  type MysqlEndpoint,
+  type MysqlTarget,
+  type S3Credentials,
+  type SourceAccess,
+  type SourceAccessIo,
+  type SourceRoot,
+} from './sources/access.ts';
 export { Identifier, StringMap, SyncMode, parsePayload } from './schemas/common.ts';
 export { ColumnSpec, CreateTableRequest, ProblemDetails, StartSyncRequest, SyncOptions } from './schemas/rest.ts';
 export { PutScheduleRequest, ScheduleId, ScheduleRun } from './schemas/schedules.ts';

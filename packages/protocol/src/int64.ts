@@ -1,7 +1,7 @@
 /**
  * The one boundary between protobufjs' 64-bit values (`Long`, low/high 32-bit halves) and the
  * domain's exact `bigint`. protobufjs would otherwise hand out `number`s that silently lose
- * precision above 2^53 (ts-ecosystem notes, section 6), and Paimon's row counts, sequence numbers
+ * precision above 2^53 (a documented protobufjs behaviour without long.js), and Paimon's row counts, sequence numbers
  * and sizes are Java longs.
  */
 import Long from 'long';

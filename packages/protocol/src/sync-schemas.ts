@@ -4,17 +4,37 @@
  * and where a shard attempt stages its blob. Pure: names and schemas, no I/O.
  *
  * A sync's Redis keys, under a deployment prefix (tests use their own prefix):
- *   <prefix>:sync:<id>            hash  version, phase, json (the sync record; CAS on version)
+ *   <prefix>:sync:<id>            hash  version, phase, json (the sync record; CAS on version),
+ *                                       discard ('1' once the sync aborts before its commit started:
+ *                                       everything it staged may be deleted, by anyone)
  *   <prefix>:sync:<id>:accepted   hash  shardId → attemptId (HSETNX: the first finished attempt wins)
  *   <prefix>:sync:<id>:attempts   hash  shardId/attemptId → ShardAttempt JSON (progress, for the API)
+ *   <prefix>:sync:<id>:attempt-seq hash shardId → the last attempt number taken (HINCRBY; attempts are 1…n)
+ *   <prefix>:sync:<id>:votes      hash  shardId → ShardVote JSON of the accepted attempt (written with the HSETNX)
+ *   <prefix>:sync:<id>:plan       hash  `head` → SyncPlanHead JSON, `shard:<shardId>` → PlannedShardEntry JSON
+ *                                       (what a worker reads of the plan: constant size per job)
  */
 import { z } from 'zod';
+import { VOTE_TOKEN_TEXT } from './vote-token.ts';
 
 export const SYNC_QUEUES = { writeShard: 'write-shard', commit: 'commit' } as const;
 
 export function syncRedisKeys(prefix: string, syncId: string) {
   const record = `${prefix}:sync:${syncId}`;
-  return { record, accepted: `${record}:accepted`, attempts: `${record}:attempts` } as const;
+  return {
+    record,
+    accepted: `${record}:accepted`,
+    attempts: `${record}:attempts`,
+    attemptSeq: `${record}:attempt-seq`,
+    votes: `${record}:votes`,
+    plan: `${record}:plan`,
+  } as const;
+}
+
+/** Fields of the `:plan` hash. */
+export const PLAN_HEAD_FIELD = 'head';
+export function planShardField(shardId: string): string {
+  return `shard:${shardId}`;
 }
 
 /** `<syncId>/<shardId>/<attemptId>.blob` under `<warehouse>/.tributary/syncs/`. */
@@ -27,6 +47,22 @@ export function syncStagingPrefix(syncId: string): string {
   return `.tributary/syncs/${syncId}/`;
 }
 
+/**
+ * The writer id of one shard attempt. It goes into every data file name the attempt writes
+ * (`data-<writerId>-<n>.parquet`), so two attempts never collide and their files can be found.
+ */
+export function attemptWriterId(syncId: string, shardId: string, attempt: number): string {
+  return `${syncId}-${shardId}-a${attempt}`;
+}
+
+/**
+ * A substring of the key of every data file written under a writer id that starts with
+ * `writerPrefix`: a sync id finds every data file of the sync, an attempt's writer id its own.
+ */
+export function dataFileMarker(writerPrefix: string): string {
+  return `/data-${writerPrefix}-`;
+}
+
 /** Ids go into object keys and Redis keys: keep them to a safe alphabet. */
 export const SyncId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$/);
 export const ShardId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/);
@@ -36,23 +72,62 @@ export const SyncTableRef = z.object({
   table: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/),
 });
 
-/** The data of one `write-shard` job: a pointer to work, never the data itself. */
+/**
+ * The data of one `write-shard` job: a pointer to work, never the work itself. The worker reads
+ * the shard's source and spec, the table and the pinned snapshot from the persisted plan (`:plan`),
+ * never from the job, and runs the job only if `token` is the shard's vote token (vote-token.ts).
+ * Other fields (an older payload's `source`, or one added by hand) are dropped unread.
+ */
 export const SyncShardJob = z.object({
   syncId: SyncId,
   shardId: ShardId,
-  /** The Redis key prefix of the deployment that owns the sync. */
-  keyPrefix: z.string().min(1),
+  /** The shard's vote token, unpadded base64url. */
+  token: z.string().regex(VOTE_TOKEN_TEXT),
+});
+export type SyncShardJob = z.infer<typeof SyncShardJob>;
+
+/** What the coordinator persists of its plan for the workers (the `head` field of `:plan`). */
+export const SyncPlanHead = z.object({
   warehouse: z.string().min(1),
   table: SyncTableRef,
   schemaId: z.number().int().nonnegative(),
   /** The snapshot the sync pinned when it planned (null: the table was empty). */
   baseSnapshotId: z.number().int().nonnegative().nullable(),
   commitUser: z.string().min(1),
-  /** The source as planned (kind and options) and this shard's part of it. */
+  /** The source as planned (kind and options); each shard's part of it is in `shard:<id>`. */
   source: z.record(z.string(), z.unknown()),
-  shard: z.record(z.string(), z.unknown()),
+  /** planFingerprint of the persisted plan: the worker checks a job's token against it. */
+  fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
 });
-export type SyncShardJob = z.infer<typeof SyncShardJob>;
+export type SyncPlanHead = z.infer<typeof SyncPlanHead>;
+
+/** One shard in the workers' copy of the plan (the `shard:<id>` fields of `:plan`). */
+export const PlannedShardEntry = z.object({
+  /**
+   * The shard's index in the plan's shard list, its sequence slot: its primary-key rows are
+   * numbered in their own sequence range (TableWriteOptions.sequenceSlot), so a key in several
+   * shards goes to the later shard in plan order.
+   */
+  slot: z.number().int().nonnegative(),
+  /** The source's description of this shard. */
+  spec: z.record(z.string(), z.unknown()),
+});
+export type PlannedShardEntry = z.infer<typeof PlannedShardEntry>;
+
+/**
+ * The accepted attempt's vote, written by the worker in the same step that accepts it: what its
+ * blob was when it voted. The coordinator commits the blob only if it still is exactly that.
+ */
+export const ShardVote = z.object({
+  attemptId: z.string().min(1),
+  /** CRC32C and SHA-256 (hex) of the whole blob. */
+  checksum: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** The blob header's rowCount and byteCount. */
+  rows: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+});
+export type ShardVote = z.infer<typeof ShardVote>;
 
 /** What a finished attempt returns (and records in `:attempts`). */
 export const SyncShardResult = z.object({
@@ -76,11 +151,21 @@ export const ErrorDataSchema = z.object({
   context: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
 });
 
+/**
+ * Where an attempt stands. `abandoned`: it was still `running` when a later attempt of its shard
+ * started (its worker died or lost the job) or when its sync ended, so its result can no longer
+ * count; an attempt that was only frozen and wakes up later overwrites it with its real outcome.
+ */
+export const ShardAttemptStatus = z
+  .enum(['running', 'succeeded', 'failed', 'abandoned'])
+  .describe('abandoned: still running when a later attempt of the shard started or the sync ended; its result cannot count');
+export type ShardAttemptStatus = z.infer<typeof ShardAttemptStatus>;
+
 /** One execution of a shard job, as the worker reports it. */
 export const ShardAttempt = z.object({
   shardId: ShardId,
   attemptId: z.string(),
-  status: z.enum(['running', 'succeeded', 'failed']),
+  status: ShardAttemptStatus,
   /** Whether this attempt's result was accepted (only for succeeded attempts). */
   accepted: z.boolean().optional(),
   startedAt: z.string(),
@@ -92,6 +177,34 @@ export const ShardAttempt = z.object({
   error: ErrorDataSchema.optional(),
 });
 export type ShardAttempt = z.infer<typeof ShardAttempt>;
+
+/**
+ * Lua: `abandon_running(key, fields)` marks the attempts still `running` in the attempts hash `key`
+ * as `abandoned`, inside the calling script, so that a worker's own final report written at the same
+ * moment is never overwritten; `fields` (`shardId/attemptId`) empty: every attempt of the sync.
+ * Returns how many it marked. The JSON is the worker's `JSON.stringify` of a ShardAttempt, whose
+ * first `"status":` is the attempt's own (the ids before it cannot hold that text). The sync store
+ * embeds it in its compare-and-set, so a sync never ends with an attempt still shown running.
+ */
+export const ABANDON_RUNNING_LUA = `
+local function abandon_running(key, fields)
+  if #fields == 0 then fields = redis.call('HKEYS', key) end
+  local marked = 0
+  for _, field in ipairs(fields) do
+    local json = redis.call('HGET', key, field)
+    if json and string.find(json, '"status":"running"', 1, true) then
+      redis.call('HSET', key, field, (string.gsub(json, '"status":"running"', '"status":"abandoned"', 1)))
+      marked = marked + 1
+    end
+  end
+  return marked
+end
+`;
+
+/** KEYS: the attempts hash. ARGV: the fields to look at (none: all). See ABANDON_RUNNING_LUA. */
+export const ABANDON_RUNNING_ATTEMPTS_SCRIPT = `${ABANDON_RUNNING_LUA}
+return abandon_running(KEYS[1], ARGV)
+`;
 
 /** The parent job of a sync's flow: it commits or aborts once every shard job has finished. */
 export const SyncCommitJob = z.object({ syncId: SyncId, keyPrefix: z.string().min(1) });

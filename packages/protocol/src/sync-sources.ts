@@ -5,6 +5,7 @@
  * the coordinator; the generator plans from its options alone, here.
  */
 import { z } from 'zod';
+import { ConnectionName } from './sources/access.ts';
 import { MysqlSourceSpec } from './sources/mysql.ts';
 
 /** The deterministic orders generator: shard i of N yields order ids i·rowsPerShard+1 … (i+1)·rowsPerShard. */
@@ -31,7 +32,14 @@ export const FilesSourceSpec = z.object({
   format: z.enum(['ndjson', 'csv', 'parquet']),
   /** Warehouse-style URIs (`s3://bucket/prefix/`, `file:///dir/`); a trailing `*` matches a name prefix. */
   uris: z.array(z.string().min(1)).min(1),
+  /** An S3 connection of the operator's to read the `s3://` URIs with (default: the service's own S3 credentials). */
+  connection: ConnectionName.optional(),
   filesPerShard: z.number().int().min(1).default(1),
+  /**
+   * CSV and NDJSON: accept a last record without its line terminator. Off by default, because a
+   * file cut inside its last field still parses as a plausible row; the worker then refuses it.
+   */
+  allowUnterminatedLastLine: z.boolean().default(false),
 });
 export type FilesSourceSpec = z.infer<typeof FilesSourceSpec>;
 

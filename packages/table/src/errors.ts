@@ -157,6 +157,16 @@ export const tableErrors = defineErrorCatalogue({
     summary:
       'A concurrent commit made this one invalid: a file to delete is no longer live, a file would be added twice, or a partition would mix bucket counts.',
   },
+  COMMIT_PATH_DUPLICATE: {
+    retryable: false,
+    summary:
+      "Two files of one commit, or a new file and a live file of the table, have one path (distinct partitions can share a directory: NULL, '' and blank strings are all __DEFAULT_PARTITION__). Nothing was published: one file overwrote the other on storage, so the files must be written again under unique names.",
+  },
+  COMMIT_IDENTITY_REUSED: {
+    retryable: false,
+    summary:
+      'A snapshot with this commit identity (commitUser and identifier) already exists and added other files than this commit: the identity was reused for another batch. Nothing was published; commit it under a new identity.',
+  },
   COMMIT_MESSAGE_UNSUPPORTED: {
     retryable: false,
     summary: 'A commit message carries index files or compaction output, which a Tributary load never writes.',
@@ -168,6 +178,11 @@ export const tableErrors = defineErrorCatalogue({
   WRITE_ROW_INVALID: {
     retryable: false,
     summary: 'A row given to the table writer does not fit the table (wrong arity, unknown row kind, a retract row in an append table).',
+  },
+  SEQUENCE_RANGE_EXHAUSTED: {
+    retryable: false,
+    summary:
+      'A primary-key bucket ran out of sequence numbers: a writer with a sequence slot (a sync shard) wrote 2^32 rows into one bucket, or the numbers would pass 2^63 - 1. Split the shard.',
   },
   WRITE_CLOSED: {
     retryable: false,

@@ -12,7 +12,7 @@ export { tableErrors, type TableErrorCode } from './errors.ts';
 export type { ObjectBody, ObjectMeta, ObjectStore } from './io/object-store.ts';
 export { LocalObjectStore } from './io/local-store.ts';
 export { S3ObjectStore, type S3ConnectionOptions, type S3StoreOptions } from './io/s3-store.ts';
-export { openObjectStore, warehouseStores } from './io/open-object-store.ts';
+export { credentialedStores, openObjectStore, warehouseStores } from './io/open-object-store.ts';
 export {
   BinaryRowEncoder,
   EMPTY_ROW,
@@ -92,7 +92,8 @@ export {
   type TableCommit,
   type TableIdentifier,
 } from './table.ts';
-export { TableWrite, type TableWriteOptions } from './write/table-write.ts';
+export { SEQUENCE_STRIDE, TableWrite, type TableWriteOptions } from './write/table-write.ts';
+export { rebasedFileName, rebasedFrom } from './write/sequence-rebase.ts';
 export { FileStoreCommit, type CommitRequest, type CommitResult, type FileStoreCommitOptions } from './write/file-store-commit.ts';
 export {
   checkCommitConflicts,

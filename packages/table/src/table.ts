@@ -20,15 +20,16 @@ import {
 import type { Snapshot } from './spec/snapshot.ts';
 import type { DataType, InternalValue } from './spec/types.ts';
 import { encodePartitionRow, partitionPathOptions } from './write/row-routing.ts';
-import { decodeBinaryRow } from './spec/binary-row.ts';
-import { partitionPath } from './spec/partition-path.ts';
+import { dataFilePaths } from './spec/partition-path.ts';
 import { FileStoreCommit, type CommitRequest, type CommitResult } from './write/file-store-commit.ts';
 import type { CommitMessage } from './write/commit-plan.ts';
 import type { DataFileMeta } from './spec/data-file-meta.ts';
 import { manifestMergeOptions } from './write/manifest-merge.ts';
 import { TableWrite, type TableWriteOptions } from './write/table-write.ts';
+import { SequenceRebaser } from './write/sequence-rebase.ts';
 import { SnapshotManager } from './read/snapshot-manager.ts';
 import { TableRead, type TableReadOptions } from './read/table-read.ts';
+import { countSharedKeys } from './read/shared-keys.ts';
 
 /** A column of a table to create: the type as a DataType or as Paimon type text ('DECIMAL(18, 2)'). */
 export interface ColumnDefinition {
@@ -158,7 +159,7 @@ export class Table {
     return this.snapshots.snapshot(id);
   }
 
-  /** A writer for one worker; see TableWriteOptions (writerId makes file names unique). */
+  /** A writer for one worker; see TableWriteOptions (writerId starts its file names). */
   newWrite(options: TableWriteOptions = {}): Promise<TableWrite> {
     return TableWrite.open(this.store, this.path, this.schema, options);
   }
@@ -172,10 +173,14 @@ export class Table {
       commitUser,
       schemaId: this.schema.id,
       partitionFields: partitionFields(this.schema),
+      partitionPath: partitionPathOptions(o),
       maxRetries: intOption(o, 'commit.max-retries', 10),
       minRetryWaitMs: durationOption(o, 'commit.min-retry-wait', 10),
       maxRetryWaitMs: durationOption(o, 'commit.max-retry-wait', 10_000),
       manifestMerge: manifestMergeOptions(o),
+      ...(this.schema.primaryKeys.length > 0
+        ? { rebaser: new SequenceRebaser({ store: this.store, tablePath: this.path, schema: this.schema, bucketDir: (p, b) => this.#bucketDir(p, b) }) }
+        : {}),
     });
     return {
       commit: (messages, request) => commit.commit(messages, request),
@@ -188,15 +193,24 @@ export class Table {
     return new TableRead(this.store, this.path, this.schema, options);
   }
 
+  /**
+   * Primary keys written by more than one writer: `shards` holds each writer's messages (a sync's
+   * shards). Reads only the key columns of files whose key ranges overlap another writer's; 0 for
+   * an append table.
+   */
+  countSharedKeys(shards: readonly (readonly CommitMessage<DataFileMeta>[])[]): Promise<number> {
+    return countSharedKeys({ store: this.store, tablePath: this.path, schema: this.schema, bucketDir: (p, b) => this.#bucketDir(p, b) }, shards);
+  }
+
   /** The store keys of the data files the messages add (`<table>/<partition>/bucket-N/<file>`). */
   dataFileKeys(messages: readonly CommitMessage<DataFileMeta>[]): string[] {
-    const fields = partitionFields(this.schema);
-    const types = fields.map((f) => f.type);
-    const options = partitionPathOptions(this.schema.options);
-    return messages.flatMap((m) => {
-      const dir = fields.length === 0 ? '' : partitionPath(decodeBinaryRow(m.partition, types), fields, options);
-      return [...m.newFiles, ...m.changelogFiles].map((f) => `${this.path}/${dir}bucket-${m.bucket}/${f.fileName}`);
-    });
+    const paths = dataFilePaths(partitionFields(this.schema), partitionPathOptions(this.schema.options));
+    return messages.flatMap((m) => [...m.newFiles, ...m.changelogFiles].map((f) => `${this.path}/${paths.file(m.partition, m.bucket, f.fileName)}`));
+  }
+
+  /** `<partition path>bucket-N/`, relative to the table (DataFilePathFactory). */
+  #bucketDir(partition: Uint8Array, bucket: number): string {
+    return `${dataFilePaths(partitionFields(this.schema), partitionPathOptions(this.schema.options)).directory(partition)}bucket-${bucket}/`;
   }
 
   /** The arity-prefixed partition row of these partition values (for overwritePartitions). */

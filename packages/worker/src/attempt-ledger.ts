@@ -8,18 +8,26 @@
  * - `accept` is the vote: the first finished attempt of a shard is accepted (HSETNX), atomically
  *   with a check that the sync is still PLANNED or PREPARING. A later attempt of the same shard, or
  *   any attempt after an abort or after the commit froze its inputs, is not accepted and its files
- *   are never referenced.
- * - `report` keeps every attempt's progress for the API (`GET /v1/syncs/:id`).
+ *   are never referenced. The accepted attempt's vote (its blob's checksums and totals) is recorded
+ *   in the same script, so an accepted attempt always has one: the coordinator commits its blob only
+ *   if the blob is still exactly what was voted.
+ * - `report` keeps every attempt's progress for the API (`GET /v1/syncs/:id`); `abandonEarlier`
+ *   marks the shard's earlier attempts still shown `running` as `abandoned` when a new one starts
+ *   (BullMQ re-runs a job only when its previous execution lost the job: a dead or frozen worker).
+ * - `discardable` says whether the sync aborted before its commit started, so that a fenced attempt
+ *   may delete what it staged itself (nothing of such a sync can ever be referenced).
  */
 import type { Redis } from 'ioredis';
-import { syncRedisKeys, type ShardAttempt } from '@tributary/protocol';
+import { ABANDON_RUNNING_ATTEMPTS_SCRIPT, syncRedisKeys, type ShardAttempt, type ShardVote } from '@tributary/protocol';
 
-// KEYS: record, accepted. ARGV: shardId, attempt.
+// KEYS: record, accepted, votes. ARGV: shardId, attempt, vote JSON.
 // Returns 1 accepted, 0 another attempt was accepted first, -1 the sync no longer accepts.
 const ACCEPT_SCRIPT = `
 local phase = redis.call('HGET', KEYS[1], 'phase')
 if phase ~= 'PLANNED' and phase ~= 'PREPARING' then return -1 end
-return redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2])
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+return 1
 `;
 
 export type AcceptOutcome = 'accepted' | 'another-attempt-won' | 'sync-closed';
@@ -34,7 +42,7 @@ export class AttemptLedger {
   }
 
   async nextAttempt(shardId: string): Promise<number> {
-    return this.#redis.hincrby(`${this.#keys.record}:attempt-seq`, shardId, 1);
+    return this.#redis.hincrby(this.#keys.attemptSeq, shardId, 1);
   }
 
   /** The sync's phase as recorded; undefined if the sync does not exist. */
@@ -42,12 +50,25 @@ export class AttemptLedger {
     return (await this.#redis.hget(this.#keys.record, 'phase')) ?? undefined;
   }
 
-  async accept(shardId: string, attempt: number): Promise<AcceptOutcome> {
-    const result = await this.#redis.eval(ACCEPT_SCRIPT, 2, this.#keys.record, this.#keys.accepted, shardId, String(attempt));
+  async accept(shardId: string, attempt: number, vote: ShardVote): Promise<AcceptOutcome> {
+    const keys = this.#keys;
+    const result = await this.#redis.eval(ACCEPT_SCRIPT, 3, keys.record, keys.accepted, keys.votes, shardId, String(attempt), JSON.stringify(vote));
     return result === 1 ? 'accepted' : result === 0 ? 'another-attempt-won' : 'sync-closed';
+  }
+
+  /** Whether everything the sync staged may be deleted: it aborted before its commit started. */
+  async discardable(): Promise<boolean> {
+    return (await this.#redis.hget(this.#keys.record, 'discard')) === '1';
   }
 
   async report(attempt: ShardAttempt): Promise<void> {
     await this.#redis.hset(this.#keys.attempts, `${attempt.shardId}/${attempt.attemptId}`, JSON.stringify(attempt));
+  }
+
+  /** Attempts 1 … attempt-1 of the shard that still say `running` become `abandoned`. */
+  async abandonEarlier(shardId: string, attempt: number): Promise<void> {
+    if (attempt <= 1) return;
+    const fields = Array.from({ length: attempt - 1 }, (_, i) => `${shardId}/${i + 1}`);
+    await this.#redis.eval(ABANDON_RUNNING_ATTEMPTS_SCRIPT, 1, this.#keys.attempts, ...fields);
   }
 }

@@ -2,11 +2,19 @@
  * Converts source rows to the table's internal values (spec/types.ts of @tributary/table),
  * column by name. A value that does not fit its column is a deterministic failure: it is reported
  * with the shard, the row's position in the shard and the column, and the shard is not retried.
- * Never a silent truncation or a wrong value.
+ * Never a silent truncation or a wrong value, and never the value itself in the message (a cell
+ * may be a password): the message says what kind of value did not fit which type.
+ *
+ * Numbers are exact: integers and decimals from text or bigint never pass through a double; a
+ * double reaches DECIMAL as its shortest decimal form (`0.1`, not 0.1000000000000000055…) and
+ * FLOAT as its own value rounded once; text reaches DOUBLE and FLOAT rounded once from its digits
+ * (exact-numbers.ts); timestamps from text keep every digit of their fraction (temporal-text.ts).
  */
 import { errorFrom } from '@tributary/protocol';
 import type { DataType, InternalRow, InternalValue, RowType, Timestamp } from '@tributary/table';
 import { workerErrors } from './errors.ts';
+import { float32FromText, floatingText, unscaledDecimal } from './exact-numbers.ts';
+import { isoDate, isoTimestamp } from './temporal-text.ts';
 import type { SourceColumn, SourceRow, SourceValue } from './sources/source.ts';
 
 type Convert = (value: SourceValue) => InternalValue;
@@ -80,13 +88,21 @@ function nonNull(type: DataType): (value: Exclude<SourceValue, null>) => Interna
     }
     case 'BIGINT':
       return (v) => {
-        const n = typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : typeof v === 'string' && /^-?\d+$/.test(v) ? BigInt(v) : v;
+        // A double that is an integer is that integer exactly (2^53 and beyond included).
+        const n = typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : typeof v === 'string' && /^-?\d+$/.test(v) ? BigInt(v) : v;
         if (typeof n === 'bigint' && n >= -(2n ** 63n) && n < 2n ** 63n) return n;
         return unfit(v, 'BIGINT');
       };
-    case 'FLOAT':
     case 'DOUBLE':
-      return (v) => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : unfit(v, type.root));
+      return (v) => {
+        const n = typeof v === 'number' ? v : typeof v === 'string' ? floatingText(v) : undefined;
+        return n === undefined ? unfit(v, 'DOUBLE') : n;
+      };
+    case 'FLOAT':
+      return (v) => {
+        if (typeof v === 'number') return Math.fround(v); // a double's own value, rounded once (Java's (float) cast)
+        return typeof v !== 'string' || floatingText(v) === undefined ? unfit(v, 'FLOAT') : float32FromText(v);
+      };
     case 'DECIMAL':
       return decimal(type.precision, type.scale);
     case 'CHAR':
@@ -94,20 +110,20 @@ function nonNull(type: DataType): (value: Exclude<SourceValue, null>) => Interna
       return (v) => {
         if (typeof v !== 'string') return unfit(v, type.root);
         // Paimon lengths count characters (code points), as Java's String does for the BMP.
-        if ([...v].length > type.length) throw new Unfit(`${JSON.stringify(v.slice(0, 40))} is longer than ${type.root}(${type.length})`);
+        if ([...v].length > type.length) throw new Unfit(`a string longer than ${type.root}(${type.length})`);
         return v;
       };
     case 'BINARY':
     case 'VARBINARY':
       return (v) => {
         if (!(v instanceof Uint8Array)) return unfit(v, type.root);
-        if (v.length > type.length) throw new Unfit(`${v.length} bytes do not fit ${type.root}(${type.length})`);
+        if (v.length > type.length) throw new Unfit(`bytes longer than ${type.root}(${type.length})`);
         return v;
       };
     case 'DATE':
       return (v) => {
-        const ms = v instanceof Date ? v.getTime() : typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) ? Date.parse(`${v}T00:00:00Z`) : NaN;
-        return Number.isNaN(ms) ? unfit(v, 'DATE') : Math.floor(ms / 86_400_000);
+        const day = v instanceof Date ? wholeDay(v.getTime()) : typeof v === 'string' ? isoDate(v) : undefined;
+        return day === undefined ? unfit(v, 'DATE') : day;
       };
     case 'TIME':
       return (v) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < 86_400_000 ? v : unfit(v, 'TIME'));
@@ -117,18 +133,25 @@ function nonNull(type: DataType): (value: Exclude<SourceValue, null>) => Interna
   }
 }
 
+/** A Date at midnight UTC as its day; anything else (a time of day, an invalid date) undefined. */
+function wholeDay(ms: number): number | undefined {
+  return Number.isNaN(ms) || ms % 86_400_000 !== 0 ? undefined : ms / 86_400_000;
+}
+
 const MAX_EPOCH_MILLIS = 8.64e15; // the range of a JS Date: years -271821 to 275760
 
-/** Exact instants (`Timestamp`) are cut to the column's precision toward the past, as Paimon's writers store them. */
+/**
+ * Exact instants (`Timestamp`) are cut to the column's precision toward the past, as Paimon's
+ * writers store them. Text is read by isoTimestamp (ISO 8601 or `YYYY-MM-DD HH:MM:SS.fffffffff`,
+ * UTC without a zone).
+ */
 function timestamp(root: string, precision: number): (value: Exclude<SourceValue, null>) => Timestamp {
   const unit = 10 ** Math.max(0, 9 - Math.max(precision, 3));
   return (v) => {
-    if (isTimestamp(v)) {
-      if (!Number.isInteger(v.epochMillis) || Math.abs(v.epochMillis) > MAX_EPOCH_MILLIS) throw new Unfit(`${v.epochMillis} ms since 1970 is out of range for ${root}`);
-      return { epochMillis: v.epochMillis, nanoOfMillis: precision <= 3 ? 0 : v.nanoOfMillis - (v.nanoOfMillis % unit) };
-    }
-    const ms = v instanceof Date ? v.getTime() : typeof v === 'string' ? Date.parse(v.endsWith('Z') || v.includes('+') ? v : `${v}Z`) : NaN;
-    return Number.isNaN(ms) ? unfit(v, root) : { epochMillis: ms, nanoOfMillis: 0 };
+    const exact = isTimestamp(v) ? v : typeof v === 'string' ? isoTimestamp(v) : v instanceof Date && !Number.isNaN(v.getTime()) ? { epochMillis: v.getTime(), nanoOfMillis: 0 } : undefined;
+    if (exact === undefined) return unfit(v, root);
+    if (!Number.isInteger(exact.epochMillis) || Math.abs(exact.epochMillis) > MAX_EPOCH_MILLIS) throw new Unfit(`an instant out of the range of ${root}`);
+    return { epochMillis: exact.epochMillis, nanoOfMillis: precision <= 3 ? 0 : exact.nanoOfMillis - (exact.nanoOfMillis % unit) };
   };
 }
 
@@ -136,28 +159,21 @@ function isTimestamp(v: Exclude<SourceValue, null>): v is Timestamp {
   return typeof v === 'object' && !(v instanceof Date) && !(v instanceof Uint8Array);
 }
 
+/** Never rounded: more places than the scale, or more digits than the precision, are refused. */
 function decimal(precision: number, scale: number): (value: Exclude<SourceValue, null>) => bigint {
-  const limit = 10n ** BigInt(precision);
+  const type = `DECIMAL(${precision}, ${scale})`;
   return (v) => {
-    const text = typeof v === 'number' && Number.isFinite(v) ? v.toFixed(scale) : typeof v === 'bigint' ? v.toString() : v;
-    const match = typeof text === 'string' ? /^([+-]?)(\d+)(?:\.(\d*))?$/.exec(text.trim()) : null;
-    if (match === null) return unfit(v, `DECIMAL(${precision}, ${scale})`);
-    const [, sign = '', whole = '0', fraction = ''] = match;
-    if (fraction.length > scale && /[1-9]/.test(fraction.slice(scale))) {
-      throw new Unfit(`${text} has more than ${scale} decimal places`);
-    }
-    const unscaled = BigInt(whole + fraction.slice(0, scale).padEnd(scale, '0')) * (sign === '-' ? -1n : 1n);
-    if (unscaled >= limit || unscaled <= -limit) throw new Unfit(`${text} does not fit DECIMAL(${precision}, ${scale})`);
+    const text = typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'bigint' ? v.toString() : typeof v === 'string' ? v : undefined;
+    const unscaled = text === undefined ? 'not a number' : unscaledDecimal(text, precision, scale);
+    if (unscaled === 'not a number') return unfit(v, type);
+    if (unscaled === 'too many places') throw new Unfit(`a number with more than ${scale} decimal places (${type})`);
+    if (unscaled === 'too large') throw new Unfit(`a number too large for ${type}`);
     return unscaled;
   };
 }
 
+/** Names the kind of value only: the value itself never goes into a message. */
 function unfit(value: Exclude<SourceValue, null>, type: string): never {
-  const shown =
-    value instanceof Uint8Array
-      ? `${value.length} bytes`
-      : value instanceof Date
-        ? (Number.isNaN(value.getTime()) ? 'an invalid date' : value.toISOString())
-        : JSON.stringify(typeof value === 'bigint' ? value.toString() : value);
-  throw new Unfit(`${shown} (${typeof value}) cannot be converted to ${type}`);
+  const kind = value instanceof Uint8Array ? 'bytes' : value instanceof Date ? 'a date' : isTimestamp(value) ? 'a timestamp' : `a ${typeof value}`;
+  throw new Unfit(`${kind} that cannot be converted to ${type}`);
 }

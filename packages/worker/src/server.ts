@@ -5,12 +5,28 @@
  *   TRIBUTARY_S3_ENDPOINT, _REGION, _ACCESS_KEY, _SECRET_KEY   S3 (default: the local MinIO)
  *   TRIBUTARY_WORKER_CONCURRENCY               shard jobs at once (default 1)
  *   TRIBUTARY_LOCK_MS / TRIBUTARY_STALLED_MS   BullMQ lock and stall check (default 30000)
+ *   TRIBUTARY_PHASE_CHECK_MS                   how often a running shard checks for an abort (default 500)
+ *   TRIBUTARY_CONNECTIONS_FILE, TRIBUTARY_SOURCE_ROOTS, TRIBUTARY_ALLOW_INLINE_CREDENTIALS
+ *                                              what shards may read: the coordinator's settings
+ *   TRIBUTARY_CLUSTER_SECRET or _SECRET_FILE   the cluster secret, the coordinator's (required, ≥ 32 bytes)
  * Prints one JSON line `{"worker": "ready"}` on stdout when ready.
  */
+import { readFileSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { clusterSecretFromEnv, isTributaryError, loadSourceAccess } from '@tributary/protocol';
 import { startShardWorker } from './runtime.ts';
 
 const env = process.env;
+let clusterSecret: Uint8Array;
+try {
+  clusterSecret = clusterSecretFromEnv(env, (path) => readFileSync(path, 'utf8'));
+} catch (error) {
+  // The message names the variables, never the secret.
+  console.error(`worker: ${isTributaryError(error) ? `${error.code}: ` : ''}${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
 const shardWorker = startShardWorker({
+  clusterSecret,
   redis: { host: env.TRIBUTARY_REDIS_HOST ?? '127.0.0.1', port: Number(env.TRIBUTARY_REDIS_PORT ?? 6390) },
   prefix: env.TRIBUTARY_PREFIX ?? 'tributary',
   s3: {
@@ -19,9 +35,11 @@ const shardWorker = startShardWorker({
     accessKeyId: env.TRIBUTARY_S3_ACCESS_KEY ?? 'tributary',
     secretAccessKey: env.TRIBUTARY_S3_SECRET_KEY ?? 'tributary-secret',
   },
+  sources: loadSourceAccess({ env, readText: (path) => readFileSync(path, 'utf8'), realpath }),
   concurrency: Number(env.TRIBUTARY_WORKER_CONCURRENCY ?? 1),
   lockDurationMs: Number(env.TRIBUTARY_LOCK_MS ?? 30_000),
   stalledIntervalMs: Number(env.TRIBUTARY_STALLED_MS ?? 30_000),
+  ...(env.TRIBUTARY_PHASE_CHECK_MS === undefined ? {} : { phaseCheckMs: Number(env.TRIBUTARY_PHASE_CHECK_MS) }),
   log: (message) => console.error(`[worker ${process.pid}] ${message}`),
 });
 await shardWorker.worker.waitUntilReady();

@@ -4,7 +4,7 @@
  * (Paimon's CommitMessageImpl with its DataIncrement), which is what a blob carries.
  */
 import { errorFrom } from '@tributary/protocol';
-import { openTable, toProtocolCommitMessage, warehouseStores, type S3ConnectionOptions, type Table } from '@tributary/table';
+import { credentialedStores, openTable, toProtocolCommitMessage, warehouseStores, type S3ConnectionOptions, type Table } from '@tributary/table';
 import { workerErrors } from './errors.ts';
 import type { ShardWrite, ShardWriteOptions, TablePort } from './table-port.ts';
 
@@ -26,6 +26,7 @@ export function tablePort(s3: S3ConnectionOptions = {}): TablePort {
   };
   return {
     warehouseStore: storeOf,
+    sourceStore: credentialedStores(),
     async openShardWrite(options: ShardWriteOptions): Promise<ShardWrite> {
       const table = await tableAt(options);
       if (table.schema.id !== options.schemaId) {
@@ -33,7 +34,11 @@ export function tablePort(s3: S3ConnectionOptions = {}): TablePort {
           table: table.path,
         });
       }
-      const write = await table.newWrite({ writerId: options.writerId, baseSnapshotId: options.baseSnapshotId });
+      const write = await table.newWrite({
+        writerId: options.writerId,
+        baseSnapshotId: options.baseSnapshotId,
+        ...(options.sequenceSlot === undefined ? {} : { sequenceSlot: options.sequenceSlot }),
+      });
       return {
         rowType: { fields: table.schema.fields },
         tablePath: table.path,

@@ -5,7 +5,7 @@
  * reads as the protocol it runs; table-adapter.ts implements it with @tributary/table.
  */
 import type { CommitMessage } from '@tributary/protocol';
-import type { InternalRow, ObjectStore, RowType } from '@tributary/table';
+import type { InternalRow, ObjectStore, RowType, S3ConnectionOptions } from '@tributary/table';
 
 export interface ShardWriteOptions {
   readonly warehouse: string;
@@ -14,10 +14,12 @@ export interface ShardWriteOptions {
   readonly schemaId: number;
   readonly baseSnapshotId: number | null;
   /**
-   * Goes into every data file name (`data-<writerId>-<n>.parquet`): (sync, shard, attempt), so two
-   * attempts never collide and an abort finds every file of a sync by its name.
+   * Starts every data file name (`data-<writerId>-<uuid>-<n>.parquet`): (sync, shard, attempt), so
+   * an abort finds every file of a sync by its name.
    */
   readonly writerId: string;
+  /** The shard's index in the plan: its own range of sequence numbers (absent: none). */
+  readonly sequenceSlot?: number;
 }
 
 export interface ShardWrite {
@@ -35,4 +37,6 @@ export interface TablePort {
   openShardWrite(options: ShardWriteOptions): Promise<ShardWrite>;
   /** The store rooted at a URI: the warehouse (where blobs are staged), or a source file's directory. */
   warehouseStore(uri: string): ObjectStore;
+  /** The store rooted at a source file's directory, read with a source's own S3 credentials (its named connection); absent: not supported. */
+  readonly sourceStore?: (uri: string, s3: S3ConnectionOptions) => ObjectStore;
 }

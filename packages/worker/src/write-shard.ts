@@ -2,33 +2,54 @@
  * The `write-shard` processor: one execution of one shard of a sync (the PREPARE of two-phase
  * commit; the YES vote is the accepted blob).
  *
- *   number the attempt → stream source batches → convert → data files named for the attempt
- *   → prepareCommit → ONE blob at .tributary/syncs/<sync>/<shard>/<attempt>.blob → accept
+ *   the shard from the persisted plan, the job's vote token checked (shard-plan.ts)
+ *   → number the attempt → stream source batches → convert → data files named for the attempt
+ *   → prepareCommit → ONE blob at .tributary/syncs/<sync>/<shard>/<attempt>.blob, carrying the token
+ *   → accept, recording the vote (the blob's checksums and totals) in the same step
+ *
+ * A job that is not the coordinator's (no plan, a shard outside it, another token) fails at once,
+ * before it numbers an attempt or touches the sync's records.
  *
  * Deterministic failures (a row that does not fit, a bad spec) throw BullMQ's UnrecoverableError:
  * retrying would fail the same way. Anything else (storage, network) is rethrown and retried with
  * the job's backoff. Every attempt, failed or not, is reported to the ledger with its typed error,
  * which is where the coordinator finds the reason for an abort.
+ *
+ * Liveness: while an attempt runs, a timer re-reads the sync's phase (independent of batches: a
+ * shard blocked inside a source query still sees it). Once the sync left PREPARING the attempt is
+ * cancelled: the source read (MySQL kills its query), the table write, and the wait for either;
+ * it fails with SYNC_NOT_ACCEPTING. A fenced attempt of a sync that aborted before its commit
+ * started then deletes its own blob and data files: the coordinator may have cleaned the sync up
+ * already (it does not wait for ever for a worker that does not answer), and what this attempt
+ * wrote since would otherwise stay.
  */
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
 import {
   PAIMON_COMMIT_MESSAGE_VERSION,
   SyncShardJob,
+  attemptWriterId,
+  dataFileMarker,
   encodeBlob,
   errorFrom,
   isTributaryError,
+  noSourceAccess,
   stagedBlobKey,
   toErrorData,
   type CommitMessage,
   type ShardAttempt,
+  type S3Credentials,
+  type SourceAccess,
   type SyncShardResult,
 } from '@tributary/protocol';
 import type { Redis } from 'ioredis';
+import { createHash } from 'node:crypto';
 import { crc32c } from '@node-rs/crc32';
+import { raceAbort, untilAborted } from './abortable.ts';
 import { AttemptLedger } from './attempt-ledger.ts';
 import { rowConverter } from './convert.ts';
 import { workerErrors } from './errors.ts';
+import { plannedShard, type PlannedShardTask } from './shard-plan.ts';
 import { openSource } from './sources/open-source.ts';
 import type { ShardWrite, TablePort } from './table-port.ts';
 
@@ -36,19 +57,35 @@ const TRIBUTARY_VERSION = '0.1.0';
 
 export interface WriteShardDeps {
   readonly redis: Redis;
+  /** The deployment's key prefix: where the sync records and plans are (never taken from a job). */
+  readonly prefix: string;
+  /** The cluster secret shared with the coordinator (vote tokens). */
+  readonly clusterSecret: Uint8Array;
   readonly tables: TablePort;
-  /** How often a running attempt re-reads the sync's phase to stop after an abort. */
+  /** This worker's named connections and source roots (default: none, so only the generator reads). */
+  readonly sources?: SourceAccess;
+  /** How often a running attempt re-reads the sync's phase (and reports its progress) to stop after an abort. */
   readonly phaseCheckMs?: number;
 }
+
+const PHASE_CHECK_MS = 500;
 
 export function writeShardProcessor(deps: WriteShardDeps): (job: Job) => Promise<SyncShardResult> {
   return async (job) => {
     const parsed = SyncShardJob.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`SHARD_JOB_INVALID: ${parsed.error.message}`);
-    const data = parsed.data;
-    const ledger = new AttemptLedger(deps.redis, data.keyPrefix, data.syncId);
+    let data: PlannedShardTask;
+    try {
+      data = await plannedShard(deps.redis, deps.prefix, deps.clusterSecret, parsed.data);
+    } catch (error) {
+      if (isTributaryError(error) && !error.retryable) throw new UnrecoverableError(`${error.code}: ${error.message}`);
+      throw error;
+    }
+    const ledger = new AttemptLedger(deps.redis, deps.prefix, data.syncId);
     const attempt = await ledger.nextAttempt(data.shardId);
     const report: ShardAttempt = { shardId: data.shardId, attemptId: String(attempt), status: 'running', startedAt: new Date().toISOString() };
+    // BullMQ runs a job again only when its previous execution lost it (a dead or frozen worker).
+    await ledger.abandonEarlier(data.shardId, attempt);
     await ledger.report(report);
     try {
       const result = await runAttempt(deps, ledger, data, attempt, job);
@@ -66,44 +103,118 @@ function resultFields(r: SyncShardResult): Partial<ShardAttempt> {
   return { rows: r.rows, bytes: r.bytes, blobKey: r.blobKey, checksum: r.checksum, accepted: r.accepted };
 }
 
-async function runAttempt(deps: WriteShardDeps, ledger: AttemptLedger, data: SyncShardJob, attempt: number, job: Job): Promise<SyncShardResult> {
+async function runAttempt(deps: WriteShardDeps, ledger: AttemptLedger, data: PlannedShardTask, attempt: number, job: Job): Promise<SyncShardResult> {
   await assertAccepting(ledger, data);
-  const write = await deps.tables.openShardWrite({
-    warehouse: data.warehouse,
-    database: data.table.database,
-    table: data.table.table,
-    schemaId: data.schemaId,
-    baseSnapshotId: data.baseSnapshotId,
-    writerId: `${data.syncId}-${data.shardId}-a${attempt}`,
-  });
-  let messages: CommitMessage[];
-  let rows = 0;
+  const watch = watchPhase(ledger, data, deps.phaseCheckMs ?? PHASE_CHECK_MS);
+  let write: ShardWrite | undefined;
   try {
-    const source = openSource(data.source, { openStore: (root) => deps.tables.warehouseStore(root), columns: write.rowType.fields.map((f) => f.name) });
-    const convert = rowConverter(data.shardId, await source.columns(), write.rowType);
-    let lastCheck = Date.now();
-    for await (const batch of source.open({ id: data.shardId, spec: data.shard })) {
+    write = await raceAbort(
+      deps.tables.openShardWrite({
+        warehouse: data.head.warehouse,
+        database: data.head.table.database,
+        table: data.head.table.table,
+        schemaId: data.head.schemaId,
+        baseSnapshotId: data.head.baseSnapshotId,
+        writerId: attemptWriterId(data.syncId, data.shardId, attempt),
+        sequenceSlot: data.slot,
+      }),
+      watch.signal,
+    );
+    const { messages, rows } = await readShard(deps, data, write, job, watch.signal);
+    return await stageBlob(deps, ledger, data, attempt, write, messages, rows);
+  } catch (error) {
+    if (write !== undefined) await abortQuietly(write);
+    // Once cancelled, the cancellation is the reason, whatever the cancelled step threw.
+    const reason: unknown = watch.signal.aborted ? watch.signal.reason : error;
+    if (write !== undefined && isTributaryError(reason) && reason.code === 'SYNC_NOT_ACCEPTING') {
+      await discardAttempt(deps, ledger, data, attempt, write.tablePath);
+    }
+    throw reason;
+  } finally {
+    watch.stop();
+  }
+}
+
+/** Streams the shard into the write; the signal cancels the read and the write and ends the wait. */
+async function readShard(
+  deps: WriteShardDeps,
+  data: PlannedShardTask,
+  write: ShardWrite,
+  job: Job,
+  signal: AbortSignal,
+): Promise<{ messages: CommitMessage[]; rows: number }> {
+  const cancelWrite = () => void abortQuietly(write); // an upload in flight fails, nothing of it becomes visible
+  signal.addEventListener('abort', cancelWrite, { once: true });
+  try {
+    const { sourceStore } = deps.tables;
+    const source = openSource(data.head.source, {
+      openStore: (root) => deps.tables.warehouseStore(root),
+      ...(sourceStore === undefined ? {} : { openCredentialedStore: (root: string, s3: S3Credentials) => sourceStore(root, s3) }),
+      columns: write.rowType.fields.map((f) => f.name),
+      access: deps.sources ?? noSourceAccess(),
+    });
+    const convert = rowConverter(data.shardId, await raceAbort(source.columns(), signal), write.rowType);
+    let rows = 0;
+    let lastProgress = Date.now();
+    for await (const batch of untilAborted(source.open({ id: data.shardId, spec: data.spec }, undefined, signal), signal)) {
       const file = batch.file;
       await write.write(batch.rows.map((row, i) => convert(row, batch.firstRowPosition + i, file && { uri: file.uri, row: file.firstRow + i })));
       rows += batch.rows.length;
-      if (Date.now() - lastCheck >= (deps.phaseCheckMs ?? 500)) {
-        await assertAccepting(ledger, data);
+      signal.throwIfAborted();
+      if (Date.now() - lastProgress >= (deps.phaseCheckMs ?? PHASE_CHECK_MS)) {
         await job.updateProgress({ rows, position: batch.end });
-        lastCheck = Date.now();
+        lastProgress = Date.now();
       }
     }
-    messages = await write.prepareCommit();
-  } catch (error) {
-    await abortQuietly(write);
-    throw error;
+    signal.throwIfAborted();
+    return { messages: await write.prepareCommit(), rows };
+  } finally {
+    signal.removeEventListener('abort', cancelWrite);
   }
-  return stageBlob(deps, ledger, data, attempt, write, messages, rows);
+}
+
+/**
+ * Re-reads the sync's phase every `intervalMs` on a timer of its own, so an attempt blocked in a
+ * source query or an upload still learns of an abort; the signal aborts with SYNC_NOT_ACCEPTING.
+ * A failed read (Redis away) is tried again at the next tick.
+ */
+function watchPhase(ledger: AttemptLedger, data: PlannedShardTask, intervalMs: number): { signal: AbortSignal; stop: () => void } {
+  const controller = new AbortController();
+  let checking = false;
+  const timer = setInterval(() => {
+    if (checking || controller.signal.aborted) return;
+    checking = true;
+    assertAccepting(ledger, data)
+      .catch((error: unknown) => {
+        if (isTributaryError(error) && error.code === 'SYNC_NOT_ACCEPTING') controller.abort(error);
+      })
+      .finally(() => (checking = false));
+  }, intervalMs);
+  return { signal: controller.signal, stop: () => clearInterval(timer) };
+}
+
+/**
+ * The late cleanup of a fenced attempt: deletes its blob and every data file named for it, but only
+ * if the sync aborted before its commit started (then nothing of the sync can ever be referenced).
+ * Best effort: the coordinator deletes the sync's staged files again when the shard's job ends.
+ */
+async function discardAttempt(deps: WriteShardDeps, ledger: AttemptLedger, data: PlannedShardTask, attempt: number, tablePath: string): Promise<void> {
+  try {
+    if (!(await ledger.discardable())) return;
+    const store = deps.tables.warehouseStore(data.head.warehouse);
+    const marker = dataFileMarker(attemptWriterId(data.syncId, data.shardId, attempt));
+    const keys = [stagedBlobKey(data.syncId, data.shardId, String(attempt))];
+    for await (const object of store.list(`${tablePath}/`)) if (object.key.includes(marker)) keys.push(object.key);
+    await store.deleteMany(keys);
+  } catch {
+    // Left for the coordinator's sweep.
+  }
 }
 
 async function stageBlob(
   deps: WriteShardDeps,
   ledger: AttemptLedger,
-  data: SyncShardJob,
+  data: PlannedShardTask,
   attempt: number,
   write: ShardWrite,
   messages: CommitMessage[],
@@ -111,25 +222,31 @@ async function stageBlob(
 ): Promise<SyncShardResult> {
   const files = messages.flatMap((m) => m.dataIncrement.newFiles);
   const bytes = files.reduce((n, f) => n + f.fileSize, 0n);
-  const blob = encodeBlob(
-    {
-      syncId: data.syncId,
-      shardId: data.shardId,
-      attempt,
-      tablePath: write.tablePath,
-      schemaId: BigInt(data.schemaId),
-      paimonFormatVersion: PAIMON_COMMIT_MESSAGE_VERSION,
-      tributaryVersion: TRIBUTARY_VERSION,
-      creationTimeMillis: BigInt(Date.now()),
-      rowCount: files.reduce((n, f) => n + f.rowCount, 0n),
-      byteCount: bytes,
-      fileCount: BigInt(files.length),
-    },
-    messages,
-  );
+  const header = {
+    syncId: data.syncId,
+    shardId: data.shardId,
+    attempt,
+    tablePath: write.tablePath,
+    schemaId: BigInt(data.head.schemaId),
+    paimonFormatVersion: PAIMON_COMMIT_MESSAGE_VERSION,
+    tributaryVersion: TRIBUTARY_VERSION,
+    creationTimeMillis: BigInt(Date.now()),
+    rowCount: files.reduce((n, f) => n + f.rowCount, 0n),
+    byteCount: bytes,
+    fileCount: BigInt(files.length),
+    voteToken: data.voteToken,
+  };
+  const blob = encodeBlob(header, messages);
   const blobKey = stagedBlobKey(data.syncId, data.shardId, String(attempt));
-  await deps.tables.warehouseStore(data.warehouse).put(blobKey, blob);
-  const outcome = await ledger.accept(data.shardId, attempt);
+  await deps.tables.warehouseStore(data.head.warehouse).put(blobKey, blob);
+  const checksum = crc32c(blob);
+  const outcome = await ledger.accept(data.shardId, attempt, {
+    attemptId: String(attempt),
+    checksum,
+    sha256: createHash('sha256').update(blob).digest('hex'),
+    rows: Number(header.rowCount),
+    bytes: Number(bytes),
+  });
   if (outcome === 'sync-closed') {
     // Not accepted: the abort (or the commit, which froze its inputs) has decided without us.
     throw errorFrom(workerErrors, 'SYNC_NOT_ACCEPTING', `sync ${data.syncId} no longer accepts shard results`, {
@@ -143,14 +260,14 @@ async function stageBlob(
     shardId: data.shardId,
     attemptId: String(attempt),
     blobKey,
-    checksum: crc32c(blob),
+    checksum,
     rows,
     bytes: Number(bytes),
     accepted: outcome === 'accepted',
   };
 }
 
-async function assertAccepting(ledger: AttemptLedger, data: SyncShardJob): Promise<void> {
+async function assertAccepting(ledger: AttemptLedger, data: PlannedShardTask): Promise<void> {
   const phase = await ledger.phase();
   if (phase === 'PLANNED' || phase === 'PREPARING') return;
   throw errorFrom(workerErrors, 'SYNC_NOT_ACCEPTING', `sync ${data.syncId} is ${phase ?? 'unknown'}; shard ${data.shardId} stops`, {

@@ -5,10 +5,22 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Coordinator, SyncRecord } from '@tributary/coordinator';
 import { openTable } from '@tributary/table';
-import { createOrdersTable, generatorSource, inProcessCoordinator, listKeys, pypaimonRead, spawnWorker, stop, syncEnv, waitForPhase, type SyncEnv } from './harness.ts';
+import {
+  createOrdersTable,
+  generatorSource,
+  inProcessCoordinator,
+  listKeys,
+  pypaimonRead,
+  shardProgressRows,
+  spawnWorker,
+  stop,
+  syncEnv,
+  waitForPhase,
+  waitUntil,
+  type SyncEnv,
+} from './harness.ts';
 
 async function startSync(c: Coordinator, table: string, source: Record<string, unknown>): Promise<string> {
   const response = await c.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop', table }, source } });
@@ -61,12 +73,13 @@ describe('aborts (real Redis and MinIO, 2 worker processes)', () => {
     await createOrdersTable(coordinator, 'shop', 'aborted');
     // 8 shards of 40 batches × 100 ms: about 4 s each, 16 s for the whole sync on 2 workers.
     const id = await startSync(coordinator, 'aborted', generatorSource(8, 4000, { batchRows: 100, faults: { delayMsPerBatch: 100 } }));
-    const deadline = Date.now() + 20_000;
-    while ((await coordinator.store.attempts(id)).filter((a) => a.status === 'running').length < 2) {
-      assert.ok(Date.now() < deadline, 'two shards started');
-      await sleep(50);
-    }
-    await sleep(500); // let them write some batches
+    // Two shards started and wrote some batches.
+    await waitUntil(async () => {
+      const running = (await coordinator.store.attempts(id)).filter((a) => a.status === 'running');
+      if (running.length < 2) return false;
+      const rows = await Promise.all(running.map((a) => shardProgressRows(e, id, a.shardId)));
+      return rows.filter((n) => n > 0).length >= 2;
+    }, 'two shards are writing', 20_000);
     const abortedAt = Date.now();
     const response = await coordinator.app.inject({ method: 'POST', url: `/v1/syncs/${id}/abort`, payload: { reason: 'operator said stop' } });
     assert.equal(response.statusCode, 202, response.body);

@@ -51,7 +51,7 @@ describe('case 8: blobs that must not be committed', () => {
       openShardWrite: (options) => real.openShardWrite(options),
       warehouseStore: (warehouse) => swappingStore(real.warehouseStore(warehouse), () => fault),
     };
-    worker = startShardWorker({ redis: services.redis, prefix: e.prefix, tables, concurrency: 2, ...FAST_LOCKS });
+    worker = startShardWorker({ redis: services.redis, prefix: e.prefix, clusterSecret: e.clusterSecret, tables, concurrency: 2, ...FAST_LOCKS });
     await createOrdersTable(coordinator, 'shop', 'orders');
   });
   after(async () => {

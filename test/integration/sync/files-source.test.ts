@@ -8,7 +8,6 @@ import type { ChildProcess } from 'node:child_process';
 import type { Coordinator } from '@tributary/coordinator';
 import { GENERATOR_COLUMNS, generatorRow, rowConverter } from '@tributary/worker';
 import { openObjectStore, openTable, type InternalRow } from '@tributary/table';
-import { services } from '@tributary/testkit';
 import { ORDERS_COLUMNS, canonicalRows, createOrdersTable, inProcessCoordinator, pypaimonRead, readRows, s3, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
 
 const SEED = 5;
@@ -30,7 +29,7 @@ function csvLine(id: number): string {
 
 describe('files source (NDJSON and CSV in S3)', () => {
   const e = syncEnv('files');
-  const source = `s3://${services.s3.bucket}/${e.prefix}-src`;
+  const source = e.sourceRoot;
   let coordinator: Coordinator;
   const workers: ChildProcess[] = [];
 
@@ -40,7 +39,7 @@ describe('files source (NDJSON and CSV in S3)', () => {
       const ids = Array.from({ length: to - from + 1 }, (_, k) => from + k);
       await store.put(`ndjson/part-${i}.ndjson`, new TextEncoder().encode(ids.map((id) => JSON.stringify(objectOf(id))).join('\n') + '\n'));
       const header = 'order_id,customer_id,store_id,amount,status,order_date,created_at';
-      await store.put(`csv/part-${i}.csv`, new TextEncoder().encode([header, ...ids.map(csvLine)].join('\r\n')));
+      await store.put(`csv/part-${i}.csv`, new TextEncoder().encode([header, ...ids.map(csvLine)].join('\r\n') + '\r\n'));
     }
     coordinator = await inProcessCoordinator(e);
     workers.push(...(await Promise.all([spawnWorker(e), spawnWorker(e)])));

@@ -4,13 +4,20 @@
  * child processes, the orders table, and waiting for a sync to reach a phase.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { canonicalRows, pypaimon, services, uniqueName, type OracleRow } from '@tributary/testkit';
-import { startCoordinator, type Coordinator, type SyncRecord } from '@tributary/coordinator';
+import { Queue } from 'bullmq';
+import { startCoordinator, type Coordinator, type CoordinatorConfig, type SyncRecord } from '@tributary/coordinator';
 import { openObjectStore, openTable, type InternalRow, type ObjectStore } from '@tributary/table';
 import { GENERATOR_TABLE_COLUMNS } from '@tributary/worker';
+import { loadSourceAccess, type SourceAccess } from '@tributary/protocol';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -30,18 +37,60 @@ export interface SyncEnv {
   readonly prefix: string;
   readonly warehouse: string;
   readonly store: ObjectStore;
+  /** The one source root of the test (beside the warehouse, not in it): `s3://<bucket>/<prefix>-src`. */
+  readonly sourceRoot: string;
+  /** What the test's coordinator and workers may read, from `env` (an in-process coordinator gets it too). */
+  readonly sources: SourceAccess;
+  /** The deployment's cluster secret (vote tokens): in `env` for spawned processes, here for in-process ones. */
+  readonly clusterSecret: Uint8Array;
   readonly env: NodeJS.ProcessEnv;
 }
 
-export function syncEnv(name: string): SyncEnv {
+export interface SyncEnvOptions {
+  /** Named connections, written to a connections file of the test (TRIBUTARY_CONNECTIONS_FILE). */
+  readonly connections?: Record<string, unknown>;
+  /** More source roots than `sourceRoot`. */
+  readonly roots?: readonly string[];
+  /** More environment for the coordinator and the workers. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** The variable the test MariaDB's password is in, for the named connection `mariadb` (withMariadb). */
+export const MARIADB_PASSWORD_ENV = 'TRIBUTARY_TEST_MARIADB_PASSWORD';
+
+/** Options that add the test MariaDB as the named connection `mariadb`: a source then says `connection: 'mariadb'`. */
+export function withMariadb(options: SyncEnvOptions = {}): SyncEnvOptions {
+  const { host, port, user, password } = services.mariadb;
+  return {
+    ...options,
+    connections: { ...options.connections, mariadb: { kind: 'mysql', host, port, user, passwordEnv: MARIADB_PASSWORD_ENV } },
+    env: { ...options.env, [MARIADB_PASSWORD_ENV]: password },
+  };
+}
+
+export function syncEnv(name: string, options: SyncEnvOptions = {}): SyncEnv {
   const prefix = uniqueName(`t-${name}`);
   const warehouse = `s3://${services.s3.bucket}/${prefix}`;
+  const sourceRoot = `${warehouse}-src`;
+  const connectionsFile = join(tmpdir(), `${prefix}-connections.json`);
+  if (options.connections !== undefined) writeFileSync(connectionsFile, JSON.stringify({ connections: options.connections }), { mode: 0o600 });
+  const secret = randomBytes(32).toString('base64url');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TRIBUTARY_CLUSTER_SECRET: secret,
+    TRIBUTARY_SOURCE_ROOTS: [sourceRoot, ...(options.roots ?? [])].join(','),
+    ...(options.connections === undefined ? {} : { TRIBUTARY_CONNECTIONS_FILE: connectionsFile }),
+    ...options.env,
+  };
   return {
     prefix,
     warehouse,
     store: openObjectStore(warehouse, s3),
+    sourceRoot,
+    clusterSecret: new TextEncoder().encode(secret),
+    sources: loadSourceAccess({ env, readText: (path) => readFileSync(path, 'utf8'), realpath }),
     env: {
-      ...process.env,
+      ...env,
       TRIBUTARY_PREFIX: prefix,
       TRIBUTARY_WAREHOUSE: warehouse,
       TRIBUTARY_REDIS_HOST: services.redis.host,
@@ -50,22 +99,37 @@ export function syncEnv(name: string): SyncEnv {
       TRIBUTARY_S3_BUCKET: services.s3.bucket,
       TRIBUTARY_LOCK_MS: String(FAST_LOCKS.lockDurationMs),
       TRIBUTARY_STALLED_MS: String(FAST_LOCKS.stalledIntervalMs),
+      // Tests use the generator's fault hooks, which a coordinator accepts only in test mode.
+      TRIBUTARY_TEST_MODE: '1',
     },
   };
 }
 
-export function inProcessCoordinator(e: SyncEnv): Promise<Coordinator> {
-  return startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, ...FAST_LOCKS });
+export function inProcessCoordinator(e: SyncEnv, extra: Partial<CoordinatorConfig> = {}): Promise<Coordinator> {
+  return startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, sources: e.sources, clusterSecret: e.clusterSecret, ...FAST_LOCKS, testMode: true, ...extra });
+}
+
+/** Everything each spawned process printed, stdout and stderr (the secret tests read all of it). */
+const outputs = new WeakMap<ChildProcess, { text: string }>();
+
+export function outputOf(child: ChildProcess): string {
+  return outputs.get(child)?.text ?? '';
 }
 
 /** Starts a process and resolves once it printed its ready line. */
 async function spawnReady(script: string, env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [script], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const all = { text: '' };
+  outputs.set(child, all);
   let err = '';
-  child.stderr?.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+  child.stderr?.on('data', (d: Buffer) => {
+    all.text += d.toString();
+    err = (err + d.toString()).slice(-4000);
+  });
   let out = '';
   const started = new Promise<void>((resolve, reject) => {
     child.stdout?.on('data', (d: Buffer) => {
+      all.text += d.toString();
       out += d.toString();
       if (out.includes(ready)) resolve();
     });
@@ -81,6 +145,14 @@ export function spawnWorker(e: SyncEnv, extra: NodeJS.ProcessEnv = {}): Promise<
 
 export function spawnCoordinator(e: SyncEnv, port: number, extra: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
   return spawnReady('packages/coordinator/src/server.ts', { ...e.env, TRIBUTARY_PORT: String(port), ...extra }, '"listening"');
+}
+
+/** A coordinator process on a free port, and its base URL. */
+export async function spawnListeningCoordinator(e: SyncEnv, extra: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string }> {
+  const child = await spawnCoordinator(e, 0, extra);
+  const line = /\{"listening":"([^"]+)"\}/.exec(outputOf(child));
+  if (line?.[1] === undefined) throw new Error(`no listening line in ${outputOf(child)}`);
+  return { child, url: line[1] };
 }
 
 export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
@@ -106,6 +178,31 @@ export async function waitForPhase(
     if (phases.includes(record.state.phase)) return record;
     if (Date.now() > deadline) throw new Error(`sync ${record.id} still ${record.state.phase} after ${timeoutMs} ms`);
     await sleep(100);
+  }
+}
+
+/** Polls `check` until it returns something other than undefined or false; fails after `timeoutMs`, saying `what`. */
+export async function waitUntil<T>(check: () => Promise<T | undefined | false>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await sleep(50);
+  }
+}
+
+/**
+ * The rows a running shard job has reported as its BullMQ progress (the worker reports every
+ * phase check, about twice a second): proof that the shard is in the middle of its work.
+ */
+export async function shardProgressRows(e: SyncEnv, syncId: string, shardId: string): Promise<number> {
+  const queue = new Queue('write-shard', { connection: services.redis, prefix: e.prefix });
+  try {
+    const progress = (await queue.getJob(`shard-${syncId}-${shardId}`))?.progress;
+    return typeof progress === 'object' && progress !== null && 'rows' in progress && typeof progress.rows === 'number' ? progress.rows : 0;
+  } finally {
+    await queue.close();
   }
 }
 

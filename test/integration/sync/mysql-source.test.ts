@@ -90,7 +90,16 @@ function sourceRow(id: number): { params: unknown[]; expected: InternalRow } {
 const hex = (row: InternalRow): InternalRow => row.map((v) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v));
 
 describe('mysql source (3 databases × 4 tables in MariaDB)', () => {
-  const e = syncEnv('mysql');
+  // Named connections, as an operator defines them: MariaDB, and MariaDB behind a proxy that cuts.
+  const proxyPort = 21_000 + Math.floor(Math.random() * 2000);
+  const { host, port, user } = services.mariadb;
+  const e = syncEnv('mysql', {
+    connections: {
+      mariadb: { kind: 'mysql', host, port, user, passwordEnv: PASSWORD_ENV },
+      cut: { kind: 'mysql', host: '127.0.0.1', port: proxyPort, user, passwordEnv: PASSWORD_ENV },
+    },
+    env: { [PASSWORD_ENV]: services.mariadb.password },
+  });
   const p = e.prefix.replaceAll('-', '_');
   const databases = [0, 1, 2].map((d) => `${p}_shop_${d}`);
   const badDatabase = `${p}_bad_0`;
@@ -98,10 +107,9 @@ describe('mysql source (3 databases × 4 tables in MariaDB)', () => {
   let coordinator: Coordinator;
   const workers: ChildProcess[] = [];
   const expected: InternalRow[] = [];
-  const mysql = { kind: 'mysql', host: services.mariadb.host, port: services.mariadb.port, user: services.mariadb.user, password: { env: PASSWORD_ENV } };
+  const mysql = { kind: 'mysql', connection: 'mariadb' };
 
   before(async () => {
-    process.env[PASSWORD_ENV] = services.mariadb.password;
     admin = await createConnection({ ...services.mariadb, multipleStatements: true });
     for (const [d, database] of databases.entries()) {
       await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
@@ -116,7 +124,7 @@ describe('mysql source (3 databases × 4 tables in MariaDB)', () => {
     await admin.query(`CREATE TABLE \`${badDatabase}\`.orders_0 ${MYSQL_DDL}`);
     await admin.query(`CREATE TABLE \`${badDatabase}\`.orders_1 ${MYSQL_DDL.replace('amount DECIMAL(12,2)', 'amount DECIMAL(14,2)')}`);
     coordinator = await inProcessCoordinator(e);
-    workers.push(...(await Promise.all([spawnWorker(e, { [PASSWORD_ENV]: services.mariadb.password }), spawnWorker(e, { [PASSWORD_ENV]: services.mariadb.password })])));
+    workers.push(...(await Promise.all([spawnWorker(e), spawnWorker(e)])));
   });
 
   after(async () => {
@@ -230,15 +238,32 @@ describe('mysql source (3 databases × 4 tables in MariaDB)', () => {
     }
   });
 
+  test('host, port and password in a request are refused before any connection is tried (no port scanning), as is an unknown connection', async () => {
+    await createTable('orders_inline');
+    const patterns = { databases: `${p}\\_shop\\_%`, tables: 'orders_%' };
+    const bodies: string[] = [];
+    for (const inline of [{ host, port, user, password: services.mariadb.password }, { host: '127.0.0.1', port: 1, user: 'x', password: 'y' }, { host: '10.255.255.1', port: 3306, user: 'x', password: 'y' }]) {
+      const response = await startSync('orders_inline', { kind: 'mysql', ...inline, ...patterns });
+      assert.equal(response.statusCode, 400, response.body);
+      assert.equal(response.json<{ code: string }>().code, 'SOURCE_CREDENTIALS_INLINE');
+      assert.ok(!response.body.includes(services.mariadb.password));
+      bodies.push(response.body);
+    }
+    assert.equal(new Set(bodies).size, 1, 'an open port, a closed one and an unroutable host answer alike');
+    const unknown = await startSync('orders_inline', { kind: 'mysql', connection: 'nope', ...patterns });
+    assert.equal(unknown.statusCode, 400, unknown.body);
+    assert.equal(unknown.json<{ code: string }>().code, 'SOURCE_CONNECTION_UNKNOWN');
+  });
+
   test('a connection cut while planning is MYSQL_SOURCE_UNAVAILABLE and nothing is enqueued', async () => {
     await createTable('orders_cut');
-    const proxy = await cuttingProxy('information_schema.COLUMNS');
+    const proxy = await cuttingProxy('information_schema.COLUMNS', proxyPort);
     const redis = new Redis(services.redis);
     try {
       // Queue and sync keys; BullMQ's stalled-check markers come and go by themselves.
       const keys = async () => (await redis.keys(`${e.prefix}:*`)).filter((k) => !k.endsWith(':stalled-check')).sort();
       const before = await keys();
-      const response = await startSync('orders_cut', { ...mysql, port: proxy.port, databases: `${p}\\_shop\\_%`, tables: 'orders_%' });
+      const response = await startSync('orders_cut', { ...mysql, connection: 'cut', databases: `${p}\\_shop\\_%`, tables: 'orders_%' });
       assert.equal(response.statusCode, 503, response.body);
       const problem = response.json<{ code: string; retryable: boolean; detail: string }>();
       assert.equal(problem.code, 'MYSQL_SOURCE_UNAVAILABLE');
@@ -254,7 +279,7 @@ describe('mysql source (3 databases × 4 tables in MariaDB)', () => {
 });
 
 /** A TCP proxy to MariaDB that drops both sides as soon as the client sends a packet containing `marker`. */
-async function cuttingProxy(marker: string): Promise<{ port: number; cuts: () => number; close: () => Promise<void> }> {
+async function cuttingProxy(marker: string, port: number): Promise<{ cuts: () => number; close: () => Promise<void> }> {
   let cuts = 0;
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
@@ -273,11 +298,8 @@ async function cuttingProxy(marker: string): Promise<{ port: number; cuts: () =>
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
-    port,
     cuts: () => cuts,
     close: () => {
       for (const s of sockets) s.destroy();

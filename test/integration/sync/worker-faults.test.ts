@@ -1,7 +1,8 @@
 /**
  * Issue cases 1 and 2, with real worker processes:
  * 1. a worker SIGKILLed in the middle of a shard: BullMQ re-runs the stalled job on another
- *    worker and the sync commits with exactly the source rows;
+ *    worker and the sync commits with exactly the source rows; the dead attempt is shown
+ *    `abandoned` from the moment its re-run starts, never `running` for ever;
  * 2. two live attempts of one shard (the first worker is frozen with SIGSTOP until its lock
  *    expires and another worker re-runs the shard, then thawed so both run): exactly one attempt is
  *    accepted and no file of the other is referenced by the snapshot.
@@ -9,10 +10,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Coordinator } from '@tributary/coordinator';
+import type { ShardAttempt } from '@tributary/protocol';
 import { openTable } from '@tributary/table';
-import { createOrdersTable, generatorSource, inProcessCoordinator, oneTo, pypaimonIds, readRows, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
+import {
+  createOrdersTable,
+  generatorSource,
+  inProcessCoordinator,
+  oneTo,
+  pypaimonIds,
+  readRows,
+  shardProgressRows,
+  spawnWorker,
+  stop,
+  syncEnv,
+  waitForPhase,
+  waitUntil,
+} from './harness.ts';
 
 async function startSync(c: Coordinator, table: string, source: Record<string, unknown>): Promise<string> {
   const response = await c.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop', table }, source } });
@@ -20,12 +34,19 @@ async function startSync(c: Coordinator, table: string, source: Record<string, u
   return response.json<{ id: string }>().id;
 }
 
-async function waitForRunning(c: Coordinator, id: string, count: number): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while ((await c.store.attempts(id)).filter((a) => a.status === 'running').length < count) {
-    assert.ok(Date.now() < deadline, `${count} attempt(s) running: ${JSON.stringify(await c.store.attempts(id))}`);
-    await sleep(50);
-  }
+async function waitForRunning(c: Coordinator, id: string, count: number): Promise<ShardAttempt[]> {
+  return waitUntil(async () => {
+    const running = (await c.store.attempts(id)).filter((a) => a.status === 'running');
+    return running.length >= count && running;
+  }, `${count} attempt(s) running`);
+}
+
+/** Waits until a running attempt's shard has written rows: the worker is in the middle of it. */
+async function waitForMidShard(e: ReturnType<typeof syncEnv>, c: Coordinator, id: string): Promise<ShardAttempt> {
+  const [running] = await waitForRunning(c, id, 1);
+  assert.ok(running !== undefined);
+  await waitUntil(async () => (await shardProgressRows(e, id, running.shardId)) > 0, `shard ${running.shardId} wrote rows`);
+  return running;
 }
 
 async function assertExactIds(e: ReturnType<typeof syncEnv>, table: string, total: number): Promise<void> {
@@ -54,16 +75,26 @@ describe('worker faults (real processes, short BullMQ locks)', () => {
     const first = await spawnWorker(e);
     workers.push(first);
     const id = await startSync(coordinator, 'killed', generatorSource(2, 2000, { batchRows: 100, faults: { delayMsPerBatch: 50 } }));
-    await waitForRunning(coordinator, id, 1);
-    await sleep(300);
+    const killed = await waitForMidShard(e, coordinator, id);
     await stop(first, 'SIGKILL');
     workers.push(await spawnWorker(e));
+    // Once its job is re-run, the dead attempt no longer claims to be running.
+    const dead = await waitUntil(async () => {
+      const attempts = await coordinator.store.attempts(id);
+      const rerunStarted = attempts.some((a) => a.shardId === killed.shardId && a.attemptId !== killed.attemptId);
+      return rerunStarted && attempts.find((a) => a.shardId === killed.shardId && a.attemptId === killed.attemptId);
+    }, 'the killed shard re-ran');
+    assert.equal(dead.status, 'abandoned', JSON.stringify(dead));
     const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 60_000);
     assert.equal(done.state.phase, 'COMMITTED', JSON.stringify(done.state));
     await assertExactIds(e, 'killed', 4000);
     const attempts = await coordinator.store.attempts(id);
-    const killed = attempts.find((a) => a.status === 'running');
-    assert.ok(killed !== undefined, 'the killed attempt never finished');
+    assert.ok(attempts.every((a) => a.status !== 'running'), JSON.stringify(attempts));
+    const view = await coordinator.app.inject({ method: 'GET', url: `/v1/syncs/${id}` });
+    const shown = view.json<{ shards: { id: string; attempts: ShardAttempt[] }[] }>().shards.find((s) => s.id === killed.shardId);
+    assert.equal(shown?.attempts.find((a) => a.attemptId === killed.attemptId)?.status, 'abandoned', 'the API shows the dead attempt abandoned');
+    const openApi = await coordinator.app.inject({ method: 'GET', url: '/docs/json' });
+    assert.ok(openApi.body.includes('"abandoned"'), 'the OpenAPI document lists the status');
     const rerun = attempts.filter((a) => a.shardId === killed.shardId && a.status === 'succeeded');
     assert.equal(rerun.length, 1);
     assert.equal(rerun[0]?.accepted, true);
@@ -76,21 +107,20 @@ describe('worker faults (real processes, short BullMQ locks)', () => {
     workers.push(frozen);
     // One shard of 60 batches × 100 ms: about 6 s.
     const id = await startSync(coordinator, 'twice', generatorSource(1, 6000, { batchRows: 100, faults: { delayMsPerBatch: 100 } }));
-    await waitForRunning(coordinator, id, 1);
-    await sleep(500);
+    await waitForMidShard(e, coordinator, id);
     frozen.kill('SIGSTOP'); // its lock expires; the stalled check hands the job to the next worker
     const other = await spawnWorker(e);
     workers.push(other);
-    await waitForRunning(coordinator, id, 2);
+    // The re-run's start marks the frozen attempt abandoned (it lost its job), though it is alive.
+    await waitUntil(async () => {
+      const attempts = await coordinator.store.attempts(id);
+      return attempts.length === 2 && attempts.some((a) => a.status === 'running');
+    }, 'the shard re-ran on the other worker');
     frozen.kill('SIGCONT'); // now both attempts run at once
     const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 60_000);
     assert.ok(done.state.phase === 'COMMITTED', done.state.phase);
-    // Let the slower attempt finish too.
-    const deadline = Date.now() + 20_000;
-    while ((await coordinator.store.attempts(id)).some((a) => a.status === 'running')) {
-      assert.ok(Date.now() < deadline, 'both attempts ended');
-      await sleep(100);
-    }
+    // Let the slower attempt finish too: it reports its own outcome over the abandoned mark.
+    await waitUntil(async () => (await coordinator.store.attempts(id)).every((a) => a.status === 'succeeded' || a.status === 'failed'), 'both attempts ended', 20_000);
     const attempts = await coordinator.store.attempts(id);
     assert.equal(attempts.length, 2);
     const accepted = attempts.filter((a) => a.accepted === true);

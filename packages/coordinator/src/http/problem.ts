@@ -5,8 +5,10 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { isTributaryError, toErrorData } from '@tributary/protocol';
+import { isTributaryError, toErrorData, type ProtocolErrorCode, type TributaryError } from '@tributary/protocol';
+import type { TableErrorCode } from '@tributary/table';
 import { z } from 'zod';
+import type { CoordinatorErrorCode } from '../errors.ts';
 
 export const ProblemSchema = z.object({
   type: z.string(),
@@ -19,40 +21,95 @@ export const ProblemSchema = z.object({
 });
 export type Problem = z.infer<typeof ProblemSchema>;
 
-const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+/** Every code an HTTP answer can carry: the coordinator's own, and those of the packages it calls. */
+type HttpErrorCode = CoordinatorErrorCode | TableErrorCode | ProtocolErrorCode;
+
+/**
+ * The status of each code a caller can cause. A code not listed is the server's own fault: 503 when
+ * retrying may help, else 500. Keyed by the catalogues' types, so a renamed code fails to compile.
+ */
+const STATUS_BY_CODE: Readonly<Partial<Record<HttpErrorCode, number>>> = {
   SYNC_NOT_FOUND: 404,
   TABLE_NOT_FOUND: 404,
+  SCHEDULE_NOT_FOUND: 404,
   SYNC_ILLEGAL_TRANSITION: 409,
   SYNC_COMMIT_IN_PROGRESS: 409,
   SYNC_VERSION_CONFLICT: 409,
-  IDEMPOTENCY_KEY_REUSED: 422,
   TABLE_ALREADY_EXISTS: 409,
+  IDEMPOTENCY_KEY_REUSED: 422,
   REQUEST_INVALID: 400,
+  PAYLOAD_INVALID: 400,
   MYSQL_SOURCE_INVALID: 400,
   MYSQL_SCHEMA_MISMATCH: 400,
-  STORAGE_UNAVAILABLE: 503,
-  SCHEDULE_NOT_FOUND: 404,
+  // MYSQL_SOURCE_UNAVAILABLE stays 503 (retryable): a source names an operator's connection, so a
+  // server that cannot be reached is the deployment's trouble, not the caller's input.
+  // What the operator allows a source to read (sources/access.ts of the protocol).
+  SOURCE_NOT_ALLOWED: 403,
+  SOURCE_CREDENTIALS_INLINE: 400,
+  SOURCE_CONNECTION_UNKNOWN: 400,
   SCHEDULE_CRON_INVALID: 400,
   SCHEDULE_TIMEZONE_INVALID: 400,
   SCHEDULE_TABLE_NOT_FOUND: 400,
+  // A URI, a type or a table definition given by the caller.
+  STORAGE_URI_INVALID: 400,
+  OBJECT_KEY_INVALID: 400,
+  DATA_TYPE_INVALID: 400,
+  UNSUPPORTED_TYPE: 400,
+  SCHEMA_INVALID: 400,
+  TABLE_OPTION_INVALID: 400,
+  TABLE_UNSUPPORTED: 400,
+  PARTITION_VALUE_UNSUPPORTED: 400,
+  STORAGE_UNAVAILABLE: 503,
+  AUTH_TOKEN_MISSING: 401,
+  AUTH_TOKEN_INVALID: 401,
+  AUTH_ROLE_INSUFFICIENT: 403,
+  AUTH_LOGIN_CROSS_SITE: 403,
+  RATE_LIMITED: 429,
+  SYNC_TOO_MANY_SHARDS: 400,
+  SYNC_CONCURRENCY_LIMIT: 429,
+  SYNC_CURSOR_INVALID: 400,
+  TEST_HOOKS_DISABLED: 400,
 };
 
-function statusOf(code: string, retryable: boolean): number {
-  const known = STATUS_BY_CODE[code];
+/** Statuses the app answers for any code; see STATUS_BY_CODE. */
+export function statusOf(code: string, retryable: boolean): number {
+  const known = (STATUS_BY_CODE as Readonly<Record<string, number>>)[code];
   if (known !== undefined) return known;
-  if (code.startsWith('TABLE_') || code.startsWith('SCHEMA_') || code.startsWith('DATA_TYPE')) return 400;
   return retryable ? 503 : 500;
 }
 
-function send(reply: FastifyReply, problem: Problem): FastifyReply {
+/**
+ * The error answers a route declares in its schema: each is a problem+json body (the OpenAPI
+ * document's content type is set by http/openapi.ts). Every route that takes input declares 400.
+ */
+export function problemResponses<const S extends number>(...statuses: S[]): Record<S, typeof ProblemSchema> {
+  return Object.fromEntries(statuses.map((s) => [s, ProblemSchema])) as Record<S, typeof ProblemSchema>;
+}
+
+export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
   return reply.status(problem.status).type('application/problem+json').send(problem);
+}
+
+/**
+ * A typed error as problem+json. Exported for hooks that must answer themselves (auth, rate limit):
+ * a thrown error would reach the error handler of the route's own plugin (the dashboard has its
+ * own), not this one.
+ */
+export function sendError(reply: FastifyReply, error: TributaryError): FastifyReply {
+  const data = toErrorData(error);
+  const status = statusOf(data.code, data.retryable);
+  // RFC 9110: a 401 names the scheme; a refusal that passes with time says when to come back.
+  if (status === 401 && !reply.hasHeader('www-authenticate')) void reply.header('www-authenticate', 'Bearer realm="tributary"');
+  const retryAfter = data.context.retryAfterSeconds;
+  if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
+  return sendProblem(reply, { type: 'about:blank', title: data.code, status, code: data.code, detail: data.message, retryable: data.retryable, context: data.context });
 }
 
 export function registerProblemHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (hasZodFastifySchemaValidationErrors(error)) {
       const issues = error.validation.map((v) => `${v.instancePath || '/'} ${v.message ?? ''}`.trim());
-      return send(reply, {
+      return sendProblem(reply, {
         type: 'about:blank',
         title: 'Invalid request',
         status: 400,
@@ -62,14 +119,10 @@ export function registerProblemHandler(app: FastifyInstance): void {
         context: { part: error.validationContext ?? 'body' },
       });
     }
-    if (isTributaryError(error)) {
-      const data = toErrorData(error);
-      const status = statusOf(data.code, data.retryable);
-      return send(reply, { type: 'about:blank', title: data.code, status, code: data.code, detail: data.message, retryable: data.retryable, context: data.context });
-    }
+    if (isTributaryError(error)) return sendError(reply, error);
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 ? error.statusCode : 500;
     if (status >= 500) request.log.error(error);
-    return send(reply, {
+    return sendProblem(reply, {
       type: 'about:blank',
       title: status >= 500 ? 'Internal error' : 'Bad request',
       status,
@@ -79,6 +132,6 @@ export function registerProblemHandler(app: FastifyInstance): void {
     });
   });
   app.setNotFoundHandler((request, reply) =>
-    send(reply, { type: 'about:blank', title: 'Not found', status: 404, code: 'ROUTE_NOT_FOUND', detail: `${request.method} ${request.url}`, retryable: false }),
+    sendProblem(reply, { type: 'about:blank', title: 'Not found', status: 404, code: 'ROUTE_NOT_FOUND', detail: `${request.method} ${request.url}`, retryable: false }),
   );
 }

@@ -4,11 +4,11 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { PutScheduleRequest, ScheduleId, ScheduleRun, StartSyncRequest } from '@tributary/protocol';
+import { PutScheduleRequest, ScheduleId, ScheduleRun, StartSyncRequest, redactSource } from '@tributary/protocol';
 import type { ScheduleService } from '../schedule/service.ts';
 import type { ScheduleDefinition } from '../schedule/store.ts';
 import { SyncPhaseSchema } from '../sync/record-schema.ts';
-import { ProblemSchema } from './problem.ts';
+import { problemResponses } from './problem.ts';
 
 export interface ScheduleRouteDeps {
   readonly schedules: ScheduleService;
@@ -41,7 +41,8 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (a
     cron: d.cron,
     tz: d.tz ?? 'UTC',
     enabled: d.enabled,
-    sync: d.sync,
+    // An inline password (only when the operator allows them) is shown as ***, as in a sync's plan.
+    sync: { ...d.sync, source: redactSource(d.sync.source) as StartSyncRequest['source'] },
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
     nextRunAt: await schedules.nextRunAt(d.id),
@@ -50,11 +51,12 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (a
   app.put(
     '/v1/schedules/:id',
     {
+      config: { role: 'operate' },
       schema: {
         summary: 'Create or replace a schedule: a cron pattern (5 or 6 fields) that starts a sync',
         params: ScheduleParams,
         body: PutScheduleRequest,
-        response: { 200: PutScheduleResponse, 201: PutScheduleResponse, 400: ProblemSchema },
+        response: { 200: PutScheduleResponse, 201: PutScheduleResponse, ...problemResponses(400, 403, 500, 503) },
       },
     },
     async (request, reply) => {
@@ -65,7 +67,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (a
 
   app.get(
     '/v1/schedules',
-    { schema: { summary: 'List schedules', response: { 200: z.object({ schedules: z.array(ScheduleSummary) }) } } },
+    { schema: { summary: 'List schedules', response: { 200: z.object({ schedules: z.array(ScheduleSummary) }), ...problemResponses(500, 503) } } },
     async () => ({ schedules: await Promise.all((await schedules.list()).map(summary)) }),
   );
 
@@ -76,7 +78,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (a
         summary: 'A schedule: definition, next fire time, and its newest fires (started, skipped or failed) with their syncs',
         params: ScheduleParams,
         querystring: RunsQuery,
-        response: { 200: ScheduleResponse, 404: ProblemSchema },
+        response: { 200: ScheduleResponse, ...problemResponses(400, 404, 500, 503) },
       },
     },
     async (request) => {
@@ -87,7 +89,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (a
 
   app.delete(
     '/v1/schedules/:id',
-    { schema: { summary: 'Delete a schedule: it fires no more (syncs it started run on)', params: ScheduleParams, response: { 204: z.null(), 404: ProblemSchema } } },
+    { config: { role: 'operate' }, schema: { summary: 'Delete a schedule: it fires no more (syncs it started run on)', params: ScheduleParams, response: { 204: z.null(), ...problemResponses(400, 404, 500, 503) } } },
     async (request, reply) => {
       await schedules.delete(request.params.id);
       return reply.status(204).send(null);

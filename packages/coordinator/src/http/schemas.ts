@@ -30,6 +30,8 @@ export const AbortBody = z.object({ reason: z.string().max(1000).optional() }).n
 
 export const ShardView = z.object({
   id: z.string(),
+  /** The shard's part of the source, as planned. */
+  spec: z.record(z.string(), z.unknown()),
   acceptedAttempt: z.string().nullable(),
   attempts: z.array(ShardAttempt.extend({ durationMs: z.number().nullable() })),
   rows: z.number().int().nullable(),
@@ -38,17 +40,56 @@ export const ShardView = z.object({
   error: ShardAttempt.shape.error,
 });
 
+/** The state without the accepted attempt of every shard (each page of shards shows its own). */
+export const SyncStateView = z.union([
+  SyncStateSchema.options[0],
+  SyncStateSchema.options[1],
+  SyncStateSchema.options[2].omit({ accepted: true }),
+  SyncStateSchema.options[3].omit({ accepted: true }),
+  SyncStateSchema.options[4],
+  SyncStateSchema.options[5],
+]);
+
+export const ShardCounts = z.object({
+  total: z.number().int(),
+  /** Shards with an accepted attempt. */
+  accepted: z.number().int(),
+  /** Shards that at least one attempt has started on. */
+  attempted: z.number().int(),
+});
+
+export const ShardsQuery = z.object({
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+export const ShardsPage = z.object({
+  shards: z.array(ShardView),
+  /** Pass as `cursor` for the next page; null after the last shard. */
+  nextCursor: z.string().nullable(),
+});
+
 export const SyncResponse = z.object({
   id: z.string(),
   version: z.number().int(),
   phase: SyncPhaseSchema,
-  state: SyncStateSchema,
-  plan: SyncPlanSchema,
+  state: SyncStateView,
+  /** The plan without its shard list: the shards are paged (`shards`, then GET /v1/syncs/{id}/shards). */
+  plan: SyncPlanSchema.omit({ shards: true }),
+  shardCounts: ShardCounts,
   snapshotId: z.number().int().nullable(),
+  /**
+   * Primary keys present in more than one shard (each kept the row of the later shard in plan
+   * order, or of the greater `sequence.field`); null before the commit began and for append tables.
+   */
+  collidingKeys: z.number().int().nullable(),
   timings: z.partialRecord(SyncPhaseSchema, z.string()),
   /** Milliseconds spent in each finished phase. */
   phaseDurationsMs: z.partialRecord(SyncPhaseSchema, z.number()),
+  /** The first page of shards, in plan order. */
   shards: z.array(ShardView),
+  /** Cursor of the next page for GET /v1/syncs/{id}/shards; null when `shards` is all of them. */
+  nextShardsCursor: z.string().nullable(),
 });
 export type SyncResponse = z.infer<typeof SyncResponse>;
 

@@ -1,21 +1,23 @@
 /**
- * /v1/syncs: start (202 + id; Idempotency-Key), inspect, list, abort.
+ * /v1/syncs: start (202 + id; Idempotency-Key), inspect (shards paged), list, abort.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { StartSyncRequest } from '@tributary/protocol';
 import type { SyncService } from '../sync/service.ts';
 import type { SyncStore } from '../sync/store.ts';
-import { ProblemSchema } from './problem.ts';
+import { problemResponses } from './problem.ts';
 import {
   AbortBody,
   ListSyncsQuery,
+  ShardsPage,
+  ShardsQuery,
   StartSyncHeaders,
   StartSyncResponse,
   SyncParams,
   SyncResponse,
   SyncSummary,
 } from './schemas.ts';
-import { syncView } from './sync-view.ts';
+import { decodeCursor, FIRST_SHARD_PAGE, shardPage, syncView } from './sync-view.ts';
 import { z } from 'zod';
 
 export interface SyncRouteDeps {
@@ -27,11 +29,12 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
   app.post(
     '/v1/syncs',
     {
+      config: { role: 'operate' },
       schema: {
         summary: 'Start a sync: plan it, persist the plan, enqueue one job per shard',
         body: StartSyncRequest,
         headers: StartSyncHeaders,
-        response: { 202: StartSyncResponse, 400: ProblemSchema, 404: ProblemSchema, 422: ProblemSchema },
+        response: { 202: StartSyncResponse, ...problemResponses(400, 403, 404, 422, 429, 500, 503) },
       },
     },
     async (request, reply) => {
@@ -42,17 +45,43 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
 
   app.get(
     '/v1/syncs/:id',
-    { schema: { summary: 'A sync: state, plan, per-shard attempts, snapshot, phase timings', params: SyncParams, response: { 200: SyncResponse, 404: ProblemSchema } } },
+    {
+      schema: {
+        summary: 'A sync: state, plan, shard counts, the first page of shards with their attempts, snapshot, phase timings',
+        params: SyncParams,
+        response: { 200: SyncResponse, ...problemResponses(400, 404, 500, 503) },
+      },
+    },
     async (request) => {
       const record = await syncs.get(request.params.id);
-      const [attempts, accepted] = await Promise.all([store.attempts(record.id), store.acceptedAttempts(record.id)]);
-      return syncView(record, attempts, accepted);
+      const ids = record.plan.shards.slice(0, FIRST_SHARD_PAGE).map((s) => s.id);
+      const [attempts, accepted, counts] = await Promise.all([store.attemptsOf(record.id, ids), store.acceptedOf(record.id, ids), store.shardCounts(record.id)]);
+      return syncView(record, attempts, accepted, counts);
+    },
+  );
+
+  app.get(
+    '/v1/syncs/:id/shards',
+    {
+      schema: {
+        summary: 'A page of a sync\u2019s shards with their attempts, in plan order; follow nextCursor',
+        params: SyncParams,
+        querystring: ShardsQuery,
+        response: { 200: ShardsPage, ...problemResponses(400, 404, 500, 503) },
+      },
+    },
+    async (request) => {
+      const record = await syncs.get(request.params.id);
+      const offset = decodeCursor(record.id, request.query.cursor, record.plan.shards.length);
+      const ids = record.plan.shards.slice(offset, offset + request.query.limit).map((s) => s.id);
+      const [attempts, accepted] = await Promise.all([store.attemptsOf(record.id, ids), store.acceptedOf(record.id, ids)]);
+      return shardPage(record, attempts, accepted, offset, request.query.limit);
     },
   );
 
   app.get(
     '/v1/syncs',
-    { schema: { summary: 'List syncs, newest first', querystring: ListSyncsQuery, response: { 200: z.object({ syncs: z.array(SyncSummary) }) } } },
+    { schema: { summary: 'List syncs, newest first', querystring: ListSyncsQuery, response: { 200: z.object({ syncs: z.array(SyncSummary) }), ...problemResponses(400, 500, 503) } } },
     async (request) => {
       const { state, database, table, limit } = request.query;
       const records = await store.list({ phase: state, database, table, limit });
@@ -72,11 +101,12 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
   app.post(
     '/v1/syncs/:id/abort',
     {
+      config: { role: 'operate' },
       schema: {
         summary: 'Abort a sync that has not started its commit',
         params: SyncParams,
         body: AbortBody,
-        response: { 202: StartSyncResponse.omit({ created: true }), 404: ProblemSchema, 409: ProblemSchema },
+        response: { 202: StartSyncResponse.omit({ created: true }), ...problemResponses(400, 404, 409, 500, 503) },
       },
     },
     async (request, reply) => {

@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CreateTableRequest, errorFrom } from '@tributary/protocol';
 import { formatDataType, parseDataTypeString, tableErrors } from '@tributary/table';
 import type { CoordinatorTables, TableInfo } from '../table-port.ts';
-import { ProblemSchema } from './problem.ts';
+import { problemResponses } from './problem.ts';
 import { TableParams, TableResponse } from './schemas.ts';
 
 export interface TableRouteDeps {
@@ -16,7 +16,7 @@ export interface TableRouteDeps {
 export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { tables, warehouse }) => {
   app.post(
     '/v1/tables',
-    { schema: { summary: 'Create a Paimon table', body: CreateTableRequest, response: { 201: TableResponse, 400: ProblemSchema, 409: ProblemSchema } } },
+    { config: { role: 'admin' }, schema: { summary: 'Create a Paimon table', body: CreateTableRequest, response: { 201: TableResponse, ...problemResponses(400, 409, 500, 503) } } },
     async (request, reply) => {
       const body = request.body;
       const ref = { database: body.database, table: body.name };
@@ -34,7 +34,7 @@ export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { 
 
   app.get(
     '/v1/tables/:database/:table',
-    { schema: { summary: 'A table: schema, latest snapshot, file and row counts', params: TableParams, response: { 200: TableResponse, 404: ProblemSchema } } },
+    { schema: { summary: 'A table: schema, latest snapshot, file and row counts', params: TableParams, response: { 200: TableResponse, ...problemResponses(400, 404, 500, 503) } } },
     async (request) => {
       const info = await tables.describeTable(warehouse, request.params);
       if (info === undefined) {

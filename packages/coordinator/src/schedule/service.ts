@@ -9,7 +9,7 @@
  *
  * The definition in Redis is the source of truth; the job scheduler is re-armed from it whenever a
  * coordinator starts (`rearm`). BullMQ replaces a scheduler's whole template on every upsert
- * (ts-ecosystem.md section 3), so `fireTemplate` always builds all of it.
+ * (BullMQ's upsertJobScheduler), so `fireTemplate` always builds all of it.
  */
 import type { Queue } from 'bullmq';
 import { errorFrom, isTributaryError, type PutScheduleRequest, type ScheduleRun, type StartSyncRequest } from '@tributary/protocol';
@@ -73,8 +73,10 @@ export class ScheduleService {
     return { definition, created };
   }
 
-  /** What POST /v1/syncs checks before planning: the table exists; upsert needs a primary key. */
+  /** What POST /v1/syncs checks before planning: no test hooks, shard limit; the table exists; upsert needs a primary key; the source is allowed. */
   async #checkSync(sync: StartSyncRequest): Promise<void> {
+    this.#deps.syncs.check(sync);
+    await this.#deps.syncs.checkSource(sync.source);
     const info = await this.#deps.tables.describeTable(this.#deps.warehouse, sync.table);
     if (info === undefined) {
       throw errorFrom(coordinatorErrors, 'SCHEDULE_TABLE_NOT_FOUND', `table ${sync.table.database}.${sync.table.table} does not exist`, { ...sync.table });

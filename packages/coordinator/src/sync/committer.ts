@@ -10,19 +10,28 @@
  *              └─ no ─► publish (put-if-absent; the table retries conflicts) ─► COMMITTED
  *                 a non-retryable failure, and still no snapshot with our identity ─► ABORTING, files kept
  *   ABORTING   ─ delete staged files (only if the commit never started) ─► ABORTED
+ *   ABORTED    ─ the staged files were deleted? delete them again (late sweep, below)
+ *
+ * Late sweep: an abort does not wait for ever for its shards (SyncService's abort grace), so an
+ * attempt of a dead or frozen worker may write files after the cleanup. Its job ends some day (the
+ * attempt fails as SYNC_NOT_ACCEPTING, or BullMQ re-runs it and the new attempt refuses to start),
+ * and only then does the flow's parent run; finding the sync ABORTED with its staged files deleted,
+ * it deletes the sync's staged files again. A sync whose commit started is never swept.
  */
-import { errorFrom, isTributaryError, toErrorData, type CommitMessage, type ErrorData } from '@tributary/protocol';
+import { errorFrom, isTributaryError, planFingerprint, shardVoteToken, toErrorData, type CommitMessage, type ErrorData, type ShardVote } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
 import type { CoordinatorTables, CommitIdentity } from '../table-port.ts';
 import { PrefetchQueue } from './prefetch-queue.ts';
-import { deleteStaged, loadAcceptedBlobs, loadShardBlob, writeOutcome, type VerifiedShard } from './staging.ts';
-import { isTerminal, type AcceptedAttempt, type SyncRecord } from './state.ts';
+import { deleteStaged, loadAcceptedBlobs, loadShardBlob, writeOutcome, type ShardTrust, type VerifiedShard } from './staging.ts';
+import { isTerminal, stagedDiscardable, type AcceptedAttempt, type SyncRecord } from './state.ts';
 import type { SyncStore } from './store.ts';
 
 export interface CommitterDeps {
   readonly store: SyncStore;
   readonly tables: CoordinatorTables;
   readonly warehouse: string;
+  /** Derives each shard's vote token, which the shard's blob must carry. */
+  readonly clusterSecret: Uint8Array;
   readonly log?: (message: string) => void;
   /**
    * Fault injection for the crash tests (issue cases 3 and 4): called just before the snapshot is
@@ -32,6 +41,12 @@ export interface CommitterDeps {
 }
 
 export type FaultPoint = 'before-publish' | 'after-publish';
+
+/** A PREPARING sync's record, with its plan's fingerprint (computed once: it reads every shard). */
+interface PlanContext {
+  readonly record: SyncRecord;
+  readonly fingerprint: string;
+}
 
 const PREFETCH_IN_FLIGHT = 8;
 
@@ -50,7 +65,7 @@ export class SyncCommitter {
    * table, schema id) is used, and the plan never changes once persisted. Reading and parsing the
    * whole record (the plan lists every shard) per finished shard made PREPARING O(N²).
    */
-  readonly #plans = new Map<string, Promise<SyncRecord | undefined>>();
+  readonly #plans = new Map<string, Promise<PlanContext | undefined>>();
   /** At most PREFETCH_IN_FLIGHT prefetches run at once, so a burst of finished shards stays cheap. */
   readonly #prefetchQueue = new PrefetchQueue(PREFETCH_IN_FLIGHT);
 
@@ -62,6 +77,11 @@ export class SyncCommitter {
   async drive(syncId: string): Promise<SyncRecord> {
     let record = await this.#deps.store.require(syncId);
     const wasTerminal = isTerminal(record.state.phase);
+    if (wasTerminal) {
+      this.#forget(syncId);
+      if (stagedDiscardable(record.state)) await this.#sweepLate(record);
+      return record;
+    }
     try {
       for (let step = 0; step < 8; step++) {
         const next = await this.#step(record);
@@ -71,11 +91,18 @@ export class SyncCommitter {
     } finally {
       if (record.state.phase !== 'PREPARING') this.#forget(syncId);
     }
-    if (!wasTerminal && isTerminal(record.state.phase)) await this.#writeOutcome(record);
+    if (isTerminal(record.state.phase)) await this.#writeOutcome(record);
     return record;
   }
 
-  /** The sync's summary beside its staged files, written even on failure (coordinator-anchors d.10). */
+  /** An aborted sync's staged files, deleted once more: what late attempts wrote after the cleanup. */
+  async #sweepLate(record: SyncRecord): Promise<void> {
+    const { tables, warehouse } = this.#deps;
+    const deleted = await deleteStaged(tables.warehouseStore(warehouse), record.id, tables.tablePath(record.plan.table));
+    if (deleted > 0) this.#deps.log?.(`sync ${record.id}: deleted ${deleted} object(s) staged after its abort`);
+  }
+
+  /** The sync's summary beside its staged files, written even on failure. */
   async #writeOutcome(record: SyncRecord): Promise<void> {
     try {
       await writeOutcome(this.#deps.tables.warehouseStore(this.#deps.warehouse), record);
@@ -112,9 +139,11 @@ export class SyncCommitter {
         return;
       }
       if ((await store.acceptedAttempt(syncId, shardId)) !== attemptId) return;
-      const record = await this.#planOf(syncId);
-      if (record === undefined) return;
-      const shard = await loadShardBlob(tables.warehouseStore(warehouse), record, tables.tablePath(record.plan.table), shardId, attemptId);
+      const plan = await this.#planOf(syncId);
+      if (plan === undefined) return;
+      const { record } = plan;
+      const trust = this.#trust(plan, (shard) => store.vote(syncId, shard));
+      const shard = await loadShardBlob(tables.warehouseStore(warehouse), record, tables.tablePath(record.plan.table), shardId, attemptId, trust);
       if (!this.#plans.has(syncId)) return; // forgotten while the blob was read: the sync moved on
       const bySync = this.#prefetched.get(syncId) ?? new Map<string, VerifiedShard>();
       bySync.set(shardId, shard);
@@ -126,20 +155,34 @@ export class SyncCommitter {
   }
 
   /** The sync's record for its plan: read once per sync (the concurrent first prefetches share the read), then from memory. */
-  async #planOf(syncId: string): Promise<SyncRecord | undefined> {
+  async #planOf(syncId: string): Promise<PlanContext | undefined> {
     let pending = this.#plans.get(syncId);
     if (pending === undefined) {
-      pending = this.#deps.store.get(syncId).then((r) => (r?.state.phase === 'PREPARING' ? r : undefined));
+      pending = this.#deps.store
+        .get(syncId)
+        .then((r) => (r?.state.phase === 'PREPARING' ? { record: r, fingerprint: planFingerprint(r.plan) } : undefined));
       this.#plans.set(syncId, pending);
     }
     try {
-      const record = await pending;
-      if (record === undefined && this.#plans.get(syncId) === pending) this.#plans.delete(syncId);
-      return record;
+      const plan = await pending;
+      if (plan === undefined && this.#plans.get(syncId) === pending) this.#plans.delete(syncId);
+      return plan;
     } catch (error) {
       if (this.#plans.get(syncId) === pending) this.#plans.delete(syncId); // read again next time
       throw error;
     }
+  }
+
+  /** What the blobs of a sync must agree with: each shard's vote token and its accepted vote. */
+  #trust(plan: PlanContext, vote: (shardId: string) => Promise<ShardVote | undefined>): ShardTrust {
+    const { record, fingerprint } = plan;
+    return { voteToken: (shardId) => shardVoteToken(this.#deps.clusterSecret, record.id, shardId, fingerprint), vote };
+  }
+
+  /** For a whole-sync load: every vote in one read. */
+  async #trustAll(record: SyncRecord): Promise<ShardTrust> {
+    const votes = await this.#deps.store.votes(record.id);
+    return this.#trust({ record, fingerprint: planFingerprint(record.plan) }, (shardId) => Promise.resolve(votes.get(shardId)));
   }
 
   async #step(record: SyncRecord): Promise<SyncRecord | undefined> {
@@ -164,15 +207,20 @@ export class SyncCommitter {
     if (missing.length > 0) {
       return store.apply(record.id, { type: 'abort', reason: await this.#shardFailure(record.id, missing.map((s) => s.id)) });
     }
+    const trust = await this.#trustAll(record); // outside the try: a Redis hiccup retries the commit job, it is no reason to abort
     let loaded;
+    let collidingKeys: number | null;
     try {
       const prefetched = this.#prefetched.get(record.id);
-      loaded = await loadAcceptedBlobs(tables.warehouseStore(this.#deps.warehouse), record, tables.tablePath(record.plan.table), attempts, prefetched);
+      loaded = await loadAcceptedBlobs(tables.warehouseStore(this.#deps.warehouse), record, tables.tablePath(record.plan.table), attempts, trust, prefetched);
+      // Keys in several shards went to the later shard in plan order: count them for the status.
+      collidingKeys = await tables.countCollidingKeys(this.#deps.warehouse, record.plan.table, loaded.shards);
     } catch (error) {
       if (isTributaryError(error) && error.retryable) throw error;
       return store.apply(record.id, { type: 'abort', reason: toErrorData(error) });
     }
-    const committing = await store.apply(record.id, { type: 'beginCommit', accepted: loaded.accepted });
+    const counted = collidingKeys === null ? {} : { collidingKeys };
+    const committing = await store.apply(record.id, { type: 'beginCommit', accepted: loaded.accepted, ...counted });
     if (committing.state.phase === 'COMMITTING' && sameAttempts(committing.state.accepted, loaded.accepted)) {
       this.#verified.set(record.id, loaded.messages);
     }
@@ -208,8 +256,10 @@ export class SyncCommitter {
     const attempts = Object.fromEntries(Object.entries(record.state.accepted).map(([shard, a]) => [shard, a.attemptId]));
     const verified = this.#verified.get(record.id);
     this.#verified.delete(record.id);
+    let loading = true;
     try {
-      const messages = verified ?? (await loadAcceptedBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(ref), attempts)).messages;
+      const messages = verified ?? (await loadAcceptedBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(ref), attempts, await this.#trustAll(record))).messages;
+      loading = false;
       this.#deps.faultPoint?.('before-publish');
       const snapshotId = await tables.publish(warehouse, ref, {
         messages,
@@ -228,7 +278,8 @@ export class SyncCommitter {
       if (landed !== undefined) return store.apply(record.id, { type: 'committed', snapshotId: landed });
       if (!isTributaryError(error) || error.retryable) throw error; // the commit job retries with backoff
       this.#deps.log?.(`sync ${record.id}: commit abandoned: ${error.message}`);
-      const reason = errorFrom(coordinatorErrors, 'SYNC_COMMIT_ABANDONED', `commit failed for good: ${error.message}`, { cause: error.code });
+      // A blob refused while loading (a bad token, a blob changed after its vote) is its own reason.
+      const reason = loading ? error : errorFrom(coordinatorErrors, 'SYNC_COMMIT_ABANDONED', `commit failed for good: ${error.message}`, { cause: error.code });
       return store.apply(record.id, { type: 'abandonCommit', reason: toErrorData(reason) });
     }
   }

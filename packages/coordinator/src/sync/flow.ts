@@ -3,20 +3,22 @@
  *
  * - Children use `ignoreDependencyOnFailure`: the parent runs once every child has finished, failed
  *   or not, and decides commit or abort having seen every outcome (without an on-failure option a
- *   failed child leaves the parent waiting forever; ts-ecosystem.md section 3).
+ *   failed child leaves the parent waiting forever, a BullMQ flow behaviour).
  * - Job ids are derived from the sync and shard ids, so enqueueing the same flow again (a
  *   coordinator that crashed between persisting the plan and enqueueing, then resumed) adds nothing.
- * - Jobs carry pointers (sync id, shard spec), never data (the Kafka 1 MB lesson).
+ * - Shard jobs carry pointers (sync id, shard id) and the shard's vote token, never data (the
+ *   Kafka 1 MB lesson) and never the source: the worker reads that from the persisted plan.
  */
 import { FlowProducer, Queue, type ConnectionOptions } from 'bullmq';
-import { SYNC_QUEUES, type SyncCommitJob, type SyncShardJob } from '@tributary/protocol';
+import { SYNC_QUEUES, encodeVoteToken, shardVoteToken, type SyncCommitJob, type SyncShardJob } from '@tributary/protocol';
 import type { SyncRecord } from './state.ts';
 
 export interface FlowOptions {
   readonly connection: ConnectionOptions;
   /** The BullMQ key prefix; the sync records use the same prefix. */
   readonly prefix: string;
-  readonly warehouse: string;
+  /** Signs each shard job (vote-token.ts in @tributary/protocol). */
+  readonly clusterSecret: Uint8Array;
   readonly shardBackoffMs: number;
   readonly commitAttempts: number;
 }
@@ -24,6 +26,8 @@ export interface FlowOptions {
 const commitJobId = (syncId: string): string => `commit-${syncId}`;
 const timeoutJobId = (syncId: string): string => `timeout-${syncId}`;
 export const PREPARE_TIMEOUT_JOB = 'prepare-timeout';
+const abortGraceJobId = (syncId: string): string => `abort-grace-${syncId}`;
+export const ABORT_GRACE_JOB = 'abort-grace';
 const shardJobId = (syncId: string, shardId: string): string => `shard-${syncId}-${shardId}`;
 
 export class SyncFlows {
@@ -40,8 +44,9 @@ export class SyncFlows {
     this.shardQueue = new Queue(SYNC_QUEUES.writeShard, { connection, prefix });
   }
 
-  async enqueue(record: SyncRecord): Promise<void> {
-    const { prefix, warehouse, shardBackoffMs, commitAttempts } = this.#options;
+  /** Enqueues the flow; `fingerprint` is planFingerprint(record.plan), which the worker plan carries too. */
+  async enqueue(record: SyncRecord, fingerprint: string): Promise<void> {
+    const { prefix, clusterSecret, shardBackoffMs, commitAttempts } = this.#options;
     const plan = record.plan;
     const commitData: SyncCommitJob = { syncId: record.id, keyPrefix: prefix };
     await this.#producer.add({
@@ -53,14 +58,7 @@ export class SyncFlows {
         const data: SyncShardJob = {
           syncId: record.id,
           shardId: shard.id,
-          keyPrefix: prefix,
-          warehouse,
-          table: plan.table,
-          schemaId: plan.schemaId,
-          baseSnapshotId: plan.baseSnapshotId,
-          commitUser: plan.commitUser,
-          source: plan.source,
-          shard: shard.spec,
+          token: encodeVoteToken(shardVoteToken(clusterSecret, record.id, shard.id, fingerprint)),
         };
         return {
           name: 'write-shard',
@@ -85,6 +83,16 @@ export class SyncFlows {
     if (delay === undefined) return;
     const data: SyncCommitJob = { syncId: record.id, keyPrefix: this.#options.prefix };
     await this.commitQueue.add(PREPARE_TIMEOUT_JOB, data, { jobId: timeoutJobId(record.id), delay, removeOnComplete: true });
+  }
+
+  /**
+   * A delayed job on the commit queue that finishes the sync's abort after `delayMs`, whether or
+   * not its shard jobs have ended by then (a dead or frozen worker may hold one for ever). Adding it
+   * again while it waits adds nothing (the job id is the sync's).
+   */
+  async scheduleAbortGrace(syncId: string, delayMs: number): Promise<void> {
+    const data: SyncCommitJob = { syncId, keyPrefix: this.#options.prefix };
+    await this.commitQueue.add(ABORT_GRACE_JOB, data, { jobId: abortGraceJobId(syncId), delay: delayMs, removeOnComplete: true, attempts: 5, backoff: { type: 'exponential', delay: 1000 } });
   }
 
   /** Whether any shard job of the sync is running now. */

@@ -17,12 +17,14 @@ import {
   isTributaryError,
   keyCondition,
   keyValueText,
-  mysqlPassword,
+  mysqlEndpoint,
   mysqlShardId,
   nameMatcher,
   quoteIdentifier,
+  type MysqlEndpoint,
   type MysqlShard,
   type MysqlSourceSpec,
+  type SourceAccess,
 } from '@tributary/protocol';
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
 import { coordinatorErrors } from '../errors.ts';
@@ -37,13 +39,10 @@ interface PhysicalTable {
   readonly table: string;
 }
 
-export async function planMysqlShards(spec: MysqlSourceSpec, target: readonly ColumnSpec[], env: NodeJS.ProcessEnv = process.env): Promise<PlannedShard[]> {
-  const password = mysqlPassword(spec, env);
-  if (password === undefined) {
-    const name = typeof spec.password === 'string' ? '' : spec.password.env;
-    throw errorFrom(coordinatorErrors, 'MYSQL_SOURCE_INVALID', `the MySQL password variable ${name} is not set on the coordinator`, { variable: name });
-  }
-  const connection = await connect(spec, password);
+/** `access`: where the source's connection name (or, when allowed, its inline credentials) leads. */
+export async function planMysqlShards(spec: MysqlSourceSpec, target: readonly ColumnSpec[], access: SourceAccess): Promise<PlannedShard[]> {
+  const endpoint = mysqlEndpoint(spec, access);
+  const connection = await connect(endpoint);
   try {
     const tables = await listTables(connection, spec);
     const shards: PlannedShard[] = [];
@@ -53,19 +52,19 @@ export async function planMysqlShards(spec: MysqlSourceSpec, target: readonly Co
     }
     return shards;
   } catch (error) {
-    throw asPlanError(error, spec);
+    throw asPlanError(error, endpoint);
   } finally {
     connection.destroy();
   }
 }
 
-async function connect(spec: MysqlSourceSpec, password: string): Promise<Connection> {
+async function connect(endpoint: MysqlEndpoint): Promise<Connection> {
   try {
     const connection = await createConnection({
-      host: spec.host,
-      port: spec.port,
-      user: spec.user,
-      password,
+      host: endpoint.host,
+      port: endpoint.port,
+      user: endpoint.user,
+      password: endpoint.password,
       connectTimeout: 10_000,
       supportBigNumbers: true,
       bigNumberStrings: true,
@@ -75,7 +74,7 @@ async function connect(spec: MysqlSourceSpec, password: string): Promise<Connect
     await connection.query("SET time_zone = '+00:00'");
     return connection;
   } catch (error) {
-    throw asPlanError(error, spec);
+    throw asPlanError(error, endpoint);
   }
 }
 
@@ -219,15 +218,18 @@ export function splitRanges(cuts: readonly (readonly string[])[]): { from?: stri
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'PROTOCOL_CONNECTION_LOST']);
 
-/** mysql2's errors as typed ones; never with the password (mysql2 does not put it in messages). */
-function asPlanError(error: unknown, spec: MysqlSourceSpec): unknown {
+/**
+ * mysql2's errors as typed ones, naming the source by its connection (the caller need not learn the
+ * host); never with the password (mysql2 does not put it in messages).
+ */
+function asPlanError(error: unknown, endpoint: MysqlEndpoint): unknown {
   if (!(error instanceof Error) || isTributaryError(error)) return error;
   const code = 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN';
-  const where = `MySQL at ${spec.host}:${spec.port}`;
+  const where = `MySQL ${endpoint.label}`;
   if (UNREACHABLE.has(code) || ('fatal' in error && error.fatal === true && !('sqlState' in error && error.sqlState))) {
-    return errorFrom(coordinatorErrors, 'MYSQL_SOURCE_UNAVAILABLE', `${where} failed while planning: ${code} ${error.message}`, { host: spec.host, port: spec.port, mysqlCode: code }, { cause: error });
+    return errorFrom(coordinatorErrors, 'MYSQL_SOURCE_UNAVAILABLE', `${where} failed while planning: ${code}`, { source: endpoint.label, mysqlCode: code }, { cause: error });
   }
-  return errorFrom(coordinatorErrors, 'MYSQL_SOURCE_INVALID', `${where} refused the plan's query: ${code} ${error.message}`, { host: spec.host, port: spec.port, mysqlCode: code }, { cause: error });
+  return errorFrom(coordinatorErrors, 'MYSQL_SOURCE_INVALID', `${where} refused the plan's query: ${code} ${error.message}`, { source: endpoint.label, mysqlCode: code }, { cause: error });
 }
 
 function compare(a: string, b: string): number {

@@ -38,8 +38,8 @@ export const SyncPlanSchema = z.object({
 export const SyncStateSchema = z.discriminatedUnion('phase', [
   z.object({ phase: z.literal('PLANNED') }),
   z.object({ phase: z.literal('PREPARING') }),
-  z.object({ phase: z.literal('COMMITTING'), accepted: Accepted }),
-  z.object({ phase: z.literal('COMMITTED'), accepted: Accepted, snapshotId: z.number().int() }),
+  z.object({ phase: z.literal('COMMITTING'), accepted: Accepted, collidingKeys: z.number().int().nonnegative().optional() }),
+  z.object({ phase: z.literal('COMMITTED'), accepted: Accepted, snapshotId: z.number().int(), collidingKeys: z.number().int().nonnegative().optional() }),
   z.object({ phase: z.literal('ABORTING'), reason: ErrorDataSchema, deleteStaged: z.boolean() }),
   z.object({ phase: z.literal('ABORTED'), reason: ErrorDataSchema, stagedDeleted: z.boolean() }),
 ]);

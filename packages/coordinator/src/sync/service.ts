@@ -8,14 +8,27 @@
  */
 import { tableErrors } from '@tributary/table';
 import { createHash, randomUUID } from 'node:crypto';
-import { errorFrom, planFileShards, planGeneratorShards, splitObjectUri, type FilesSourceSpec, type StartSyncRequest, type SyncSourceSpec } from '@tributary/protocol';
+import {
+  checkSourceUri,
+  errorFrom,
+  mysqlEndpoint,
+  planFileShards,
+  planFingerprint,
+  planGeneratorShards,
+  s3Credentials,
+  splitObjectUri,
+  type FilesSourceSpec,
+  type SourceAccess,
+  type StartSyncRequest,
+  type SyncSourceSpec,
+} from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
 import type { ColumnSpec, CoordinatorTables } from '../table-port.ts';
 import type { SyncCommitter } from './committer.ts';
 import type { SyncFlows } from './flow.ts';
 import { planMysqlShards } from './mysql-planner.ts';
 import { isTerminal, newSyncRecord, type PlannedShard, type SyncPlan, type SyncRecord } from './state.ts';
-import type { SyncStore } from './store.ts';
+import type { ActiveLimits, SyncStore } from './store.ts';
 
 /** Paimon's BatchWriteBuilder.COMMIT_IDENTIFIER (Long.MAX_VALUE): one batch commit per commit user. */
 export const BATCH_COMMIT_IDENTIFIER = '9223372036854775807';
@@ -26,8 +39,22 @@ export interface SyncServiceDeps {
   readonly committer: SyncCommitter;
   readonly tables: CoordinatorTables;
   readonly warehouse: string;
+  /** How long an abort waits for running shards to stop before it deletes the staged files anyway. */
+  readonly abortGraceMs: number;
+  /** The connections and source roots this coordinator was configured with. */
+  readonly sources: SourceAccess;
   readonly log?: (message: string) => void;
+  readonly limits?: SyncLimits;
+  /** Test hooks (the generator's `faults`) are accepted only in test mode. */
+  readonly testMode?: boolean;
 }
+
+export interface SyncLimits extends ActiveLimits {
+  /** Shards one sync may plan (default DEFAULT_LIMITS.maxShards). */
+  readonly maxShards?: number;
+}
+
+export const DEFAULT_LIMITS = { maxShards: 10_000, maxActivePerTable: 8, maxActive: 64 } as const;
 
 export class SyncService {
   readonly #deps: SyncServiceDeps;
@@ -36,9 +63,33 @@ export class SyncService {
     this.#deps = deps;
   }
 
+  get #maxShards(): number {
+    return this.#deps.limits?.maxShards ?? DEFAULT_LIMITS.maxShards;
+  }
+
+  /**
+   * What can be refused from the request alone, before anything is read or planned: test hooks
+   * outside test mode, and a generator that would plan too many shards. Schedules check the same.
+   */
+  check(request: StartSyncRequest): void {
+    const source = request.source;
+    if (source.kind === 'generator' && source.faults !== undefined && this.#deps.testMode !== true) {
+      throw errorFrom(coordinatorErrors, 'TEST_HOOKS_DISABLED', 'source.faults is a test hook; the coordinator is not in test mode', { field: 'source.faults' });
+    }
+    if (source.kind === 'generator' && source.shards > this.#maxShards) throw this.#tooManyShards(String(source.shards));
+  }
+
+  #tooManyShards(planned: string): Error {
+    return errorFrom(coordinatorErrors, 'SYNC_TOO_MANY_SHARDS', `the source plans ${planned} shards; at most ${this.#maxShards} are allowed per sync`, {
+      limit: this.#maxShards,
+      planned,
+    });
+  }
+
   /** Plans, persists and enqueues a sync; with an idempotency key, a repeated request returns the first sync. */
   async start(request: StartSyncRequest, idempotencyKey?: string): Promise<{ record: SyncRecord; created: boolean }> {
     const { store } = this.#deps;
+    this.check(request);
     let syncId = `sync-${randomUUID()}`;
     if (idempotencyKey !== undefined) {
       const bound = await store.claimIdempotencyKey(idempotencyKey, requestHash(request), syncId);
@@ -50,7 +101,8 @@ export class SyncService {
     }
     const plan = await this.#plan(syncId, request);
     const record = newSyncRecord(syncId, plan, new Date().toISOString());
-    if (!(await store.create(record, Date.now()))) return { record: await store.require(syncId), created: false };
+    const limits = { ...DEFAULT_LIMITS, ...this.#deps.limits };
+    if (!(await store.create(record, Date.now(), { maxActive: limits.maxActive, maxActivePerTable: limits.maxActivePerTable }))) return { record: await store.require(syncId), created: false };
     return { record: await this.#enqueue(record), created: true };
   }
 
@@ -88,27 +140,66 @@ export class SyncService {
         return planGeneratorShards(source).map(({ id, spec }) => ({ id, spec: { ...spec } }));
       case 'files':
         return planFileShards(await this.#resolveFiles(source), source.filesPerShard).map(({ id, spec }) => ({ id, spec: { files: spec.files } }));
-      case 'mysql':
-        return planMysqlShards(source, columns);
+      case 'mysql': {
+        const shards = await planMysqlShards(source, columns, this.#deps.sources);
+        if (shards.length > this.#maxShards) throw this.#tooManyShards(String(shards.length));
+        return shards;
+      }
     }
   }
 
+  /**
+   * What can be refused without reading the source: a file URI outside the roots, inline or unknown
+   * database credentials (schedules check this when they are stored).
+   */
+  async checkSource(source: SyncSourceSpec): Promise<void> {
+    if (source.kind === 'files') {
+      if (source.connection !== undefined) s3Credentials(source.connection, this.#deps.sources);
+      for (const [index, uri] of source.uris.entries()) {
+        // Another scheme is malformed input (400), whatever the roots; a file: or s3: URI is judged by them (403).
+        if (!/^(file|s3a?):/i.test(uri)) throw errorFrom(tableErrors, 'STORAGE_URI_INVALID', `source URI ${index} is not a file: or s3: URI`, { index });
+        await checkSourceUri(uri, index, this.#deps.sources);
+      }
+    } else if (source.kind === 'mysql') {
+      mysqlEndpoint(source, this.#deps.sources);
+    }
+  }
+
+  /**
+   * Lists the files once; stops listing as soon as they make more shards than allowed. Every URI is
+   * checked against the roots before anything is read, so a refusal says nothing about what exists;
+   * each file found is checked again (a listed name or a symlink may lead out).
+   */
   async #resolveFiles(source: FilesSourceSpec): Promise<string[]> {
+    await this.checkSource(source);
+    const maxFiles = this.#maxShards * source.filesPerShard;
+    const tooMany = () => this.#tooManyShards(`more than ${this.#maxShards}`);
+    const { tables, sources } = this.#deps;
+    const credentials = source.connection === undefined ? undefined : s3Credentials(source.connection, sources);
     const files: string[] = [];
-    for (const uri of source.uris) {
+    for (const [index, uri] of source.uris.entries()) {
       const { root, key, prefix } = splitObjectUri(uri);
-      const store = this.#deps.tables.warehouseStore(root);
+      const store = credentials === undefined ? tables.warehouseStore(root) : tables.sourceStore(root, credentials);
       const found: string[] = [];
-      if (prefix) for await (const o of store.list(key)) found.push(`${root}/${o.key}`);
-      else if ((await store.stat(key)) !== null) found.push(uri);
+      if (prefix) {
+        for await (const o of store.list(key)) {
+          found.push(`${root}/${o.key}`);
+          if (files.length + found.length > maxFiles) throw tooMany();
+        }
+      } else if ((await store.stat(key)) !== null) found.push(uri);
       if (found.length === 0) throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', `no source file matches ${uri}`, { uri });
+      for (const file of found) await checkSourceUri(file, index, this.#deps.sources);
       files.push(...found);
+      if (files.length > maxFiles) throw tooMany();
     }
     return files;
   }
 
   async #enqueue(record: SyncRecord): Promise<SyncRecord> {
-    await this.#deps.flows.enqueue(record);
+    // The workers' copy of the plan exists before any job that points at it.
+    const fingerprint = planFingerprint(record.plan);
+    await this.#deps.store.writeWorkerPlan(record, this.#deps.warehouse, fingerprint);
+    await this.#deps.flows.enqueue(record, fingerprint);
     await this.#deps.flows.scheduleTimeout(record);
     return this.#deps.store.apply(record.id, { type: 'start' });
   }
@@ -118,9 +209,11 @@ export class SyncService {
   }
 
   /**
-   * Aborts a sync that has not started its commit. Running shards see the new phase and stop; the
-   * flow's parent deletes the staged files once every shard job has finished. Without a pending
-   * parent (a sync that never got its flow) the committer cleans up at once.
+   * Aborts a sync that has not started its commit. Running shards see the new phase within their
+   * phase check, cancel their reads and stop; the flow's parent deletes the staged files once every
+   * shard job has finished. Without a pending parent (a sync that never got its flow) the committer
+   * cleans up at once. Either way the abort ends within the grace period: a shard job held by a
+   * dead or frozen worker does not hold it up (the committer sweeps late files when that job ends).
    */
   async abort(syncId: string, message: string): Promise<SyncRecord> {
     const reason = errorFrom(coordinatorErrors, 'SYNC_ABORT_REQUESTED', message, { syncId });
@@ -128,16 +221,24 @@ export class SyncService {
       type: 'abort',
       reason: { code: reason.code, message: reason.message, retryable: false, context: { syncId } },
     });
-    if (!isTerminal(record.state.phase) && !(await this.#deps.flows.parentPending(syncId))) {
-      return this.#deps.committer.drive(syncId);
-    }
+    if (isTerminal(record.state.phase)) return record;
+    if (!(await this.#deps.flows.parentPending(syncId))) return this.#deps.committer.drive(syncId);
+    await this.#deps.flows.scheduleAbortGrace(syncId, this.#deps.abortGraceMs);
     return record;
+  }
+
+  /** The abort's grace period is over: finish the abort whether or not the shard jobs have ended. */
+  async finishAbort(syncId: string): Promise<SyncRecord> {
+    const record = await this.#deps.store.require(syncId);
+    if (record.state.phase !== 'ABORTING') return record;
+    this.#deps.log?.(`sync ${syncId}: shards still running after the abort grace; cleaning up without them`);
+    return this.#deps.committer.drive(syncId);
   }
 
   /**
    * The prepare timeout fired: abort a sync that is still preparing. Staged files are removed at
    * once when no shard job is running (for example no worker is up); otherwise the flow's parent
-   * removes them when the running shards have stopped.
+   * removes them when the running shards have stopped, or the abort grace ends it.
    */
   async timeOut(syncId: string): Promise<SyncRecord> {
     const record = await this.#deps.store.require(syncId);
@@ -148,9 +249,9 @@ export class SyncService {
       type: 'abort',
       reason: { code: error.code, message: error.message, retryable: false, context: { syncId, timeoutMs } },
     });
-    if (aborting.state.phase === 'ABORTING' && !(await this.#deps.flows.anyShardActive(aborting))) {
-      return this.#deps.committer.drive(syncId);
-    }
+    if (aborting.state.phase !== 'ABORTING') return aborting;
+    if (!(await this.#deps.flows.anyShardActive(aborting))) return this.#deps.committer.drive(syncId);
+    await this.#deps.flows.scheduleAbortGrace(syncId, this.#deps.abortGraceMs);
     return aborting;
   }
 
@@ -167,6 +268,9 @@ export class SyncService {
         await this.#enqueue(record);
       } else if (!(await flows.parentPending(id))) {
         await committer.drive(id);
+      } else if (record.state.phase === 'ABORTING') {
+        // A crash may have come between the abort and its grace job (adding it twice adds nothing).
+        await flows.scheduleAbortGrace(id, this.#deps.abortGraceMs);
       }
       // Otherwise the flow's parent job is still pending: it will drive the sync when it runs.
     }

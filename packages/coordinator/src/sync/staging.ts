@@ -3,18 +3,33 @@
  * sync staged when it aborts before its commit started.
  *
  * Verification is strict (architecture invariant 5): each blob must decode (magic, versions,
- * framing, CRC32C) and carry exactly the planned sync, shard, table path, schema id and the
- * accepted attempt number. A blob copied from another sync or shard, or from a losing attempt,
- * is refused with a typed BLOB_* error naming the field.
+ * framing, CRC32C) and carry exactly the planned sync, shard, table path, schema id, the
+ * accepted attempt number and the shard's vote token. A blob copied from another sync or shard,
+ * or from a losing attempt, is refused with a typed BLOB_* error naming the field; a blob not
+ * written for a job the coordinator planned, with BLOB_VOTE_TOKEN_INVALID. And the blob must be
+ * exactly what its worker voted (CRC32C, SHA-256, row and byte totals recorded with the accept):
+ * a blob rewritten after the vote, however well resealed, is refused with SYNC_VOTE_MISMATCH.
  */
+import { createHash } from 'node:crypto';
 import { crc32c } from '@node-rs/crc32';
-import { decodeBlob, redactSource, stagedBlobKey, syncStagingPrefix, type CommitMessage } from '@tributary/protocol';
+import { dataFileMarker, decodeBlob, errorFrom, redactSource, stagedBlobKey, syncStagingPrefix, type CommitMessage, type ShardVote } from '@tributary/protocol';
 import { mapInOrder, type ObjectStore } from '@tributary/table';
+import { coordinatorErrors } from '../errors.ts';
 import type { AcceptedAttempt, SyncRecord } from './state.ts';
+
+/** What a blob must agree with besides the plan: the shard's vote token and its accepted vote. */
+export interface ShardTrust {
+  /** The token the coordinator gave the shard's job (derived, never stored). */
+  voteToken(shardId: string): Uint8Array;
+  /** The accepted attempt's vote, as its worker recorded it. */
+  vote(shardId: string): Promise<ShardVote | undefined>;
+}
 
 export interface LoadedShards {
   readonly accepted: Record<string, AcceptedAttempt>;
   readonly messages: CommitMessage[];
+  /** The same messages per shard, in plan order. */
+  readonly shards: CommitMessage[][];
 }
 
 /** Loads one blob per planned shard, the attempt `attempts[shardId]`, verified against the plan. */
@@ -23,6 +38,7 @@ export async function loadAcceptedBlobs(
   record: SyncRecord,
   tablePath: string,
   attempts: Readonly<Record<string, string>>,
+  trust: ShardTrust,
   verified?: ReadonlyMap<string, VerifiedShard>,
 ): Promise<LoadedShards> {
   const accepted: Record<string, AcceptedAttempt> = {};
@@ -30,11 +46,11 @@ export async function loadAcceptedBlobs(
     const attemptId = attempts[shard.id];
     if (attemptId === undefined) throw new Error(`shard ${shard.id} has no accepted attempt`);
     const known = verified?.get(shard.id);
-    const one = known?.attempt.attemptId === attemptId ? known : await loadShardBlob(store, record, tablePath, shard.id, attemptId);
+    const one = known?.attempt.attemptId === attemptId ? known : await loadShardBlob(store, record, tablePath, shard.id, attemptId, trust);
     accepted[shard.id] = one.attempt;
     return one.messages;
   });
-  return { accepted, messages: loaded.flat() };
+  return { accepted, messages: loaded.flat(), shards: loaded };
 }
 
 /** One shard attempt's blob, verified against the plan. */
@@ -49,6 +65,7 @@ export async function loadShardBlob(
   tablePath: string,
   shardId: string,
   attemptId: string,
+  trust: ShardTrust,
 ): Promise<VerifiedShard> {
   const blobKey = stagedBlobKey(record.id, shardId, attemptId);
   const bytes = await store.get(blobKey);
@@ -58,9 +75,35 @@ export async function loadShardBlob(
     tablePath,
     schemaId: BigInt(record.plan.schemaId),
     attempt: Number(attemptId),
+    voteToken: trust.voteToken(shardId),
   });
   const attempt = { attemptId, blobKey, checksum: crc32c(bytes), rows: Number(blob.header.rowCount), bytes: Number(blob.header.byteCount) };
+  checkVote(await trust.vote(shardId), shardId, attempt, bytes);
   return { attempt, messages: blob.messages };
+}
+
+/** SYNC_VOTE_MISMATCH unless the blob read is the one its accepted attempt voted for. */
+function checkVote(vote: ShardVote | undefined, shard: string, read: AcceptedAttempt, bytes: Uint8Array): void {
+  const context = { shard, attempt: read.attemptId };
+  if (vote === undefined || vote.attemptId !== read.attemptId) {
+    throw errorFrom(coordinatorErrors, 'SYNC_VOTE_MISMATCH', `shard ${shard}: no vote recorded for its accepted attempt ${read.attemptId}`, { ...context, field: 'vote' });
+  }
+  const pairs: [string, number | string, number | string][] = [
+    ['checksum', vote.checksum, read.checksum],
+    ['rows', vote.rows, read.rows],
+    ['bytes', vote.bytes, read.bytes],
+    ['sha256', vote.sha256, createHash('sha256').update(bytes).digest('hex')],
+  ];
+  for (const [field, voted, actual] of pairs) {
+    if (voted !== actual) {
+      throw errorFrom(coordinatorErrors, 'SYNC_VOTE_MISMATCH', `shard ${shard}: the blob's ${field} is ${actual}, its worker voted ${voted}; it changed after the vote`, {
+        ...context,
+        field,
+        voted,
+        actual,
+      });
+    }
+  }
 }
 
 /** Blobs are small; reading them one by one would make the commit of 1,000 shards wait on 1,000 round trips. */
@@ -70,12 +113,14 @@ const BLOB_READS_IN_FLIGHT = 16;
  * Deletes every object the sync staged: its blobs (under .tributary/syncs/<id>/) and every data
  * file inside the table whose name carries the sync id (workers name them
  * `data-<syncId>-<shard>-a<attempt>-…`, so a half-written attempt that never produced a blob is
- * found too). Only for a sync whose commit never started: nothing of it can be referenced.
+ * found too). Only for a sync whose commit never started: nothing of it can be referenced. The
+ * sync's outcome.json stays: this runs again after the sync ended, for files of late attempts.
  */
 export async function deleteStaged(store: ObjectStore, syncId: string, tablePath: string): Promise<number> {
   const keys: string[] = [];
-  for await (const object of store.list(syncStagingPrefix(syncId))) keys.push(object.key);
-  const marker = `/data-${syncId}-`;
+  const outcome = outcomeKey(syncId);
+  for await (const object of store.list(syncStagingPrefix(syncId))) if (object.key !== outcome) keys.push(object.key);
+  const marker = dataFileMarker(syncId);
   for await (const object of store.list(`${tablePath}/`)) {
     if (object.key.includes(marker)) keys.push(object.key);
   }

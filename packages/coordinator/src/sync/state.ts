@@ -13,7 +13,7 @@
  *      ▼
  *   ABORTED
  *
- * Why this shape (coordinator-anchors.md, section d):
+ * Why this shape (what two-phase committers in the field learned, Paimon's own incidents included):
  * - The plan (exact shard ids, pinned base snapshot, commit identity) exists from PLANNED on, so
  *   completeness is "every planned id has one accepted attempt", never a count or a listing.
  * - Blobs are loaded and verified while still PREPARING; COMMITTING means "a snapshot may be
@@ -76,11 +76,16 @@ export interface AcceptedAttempt {
 export type SyncState =
   | { readonly phase: 'PLANNED' }
   | { readonly phase: 'PREPARING' }
-  | { readonly phase: 'COMMITTING'; readonly accepted: Readonly<Record<string, AcceptedAttempt>> }
+  | { readonly phase: 'COMMITTING'; readonly accepted: Readonly<Record<string, AcceptedAttempt>>; readonly collidingKeys?: number }
   | {
       readonly phase: 'COMMITTED';
       readonly accepted: Readonly<Record<string, AcceptedAttempt>>;
       readonly snapshotId: number;
+      /**
+       * Primary keys present in more than one shard (the later shard in plan order won them);
+       * absent for append tables and for syncs that began committing before it was counted.
+       */
+      readonly collidingKeys?: number;
     }
   | { readonly phase: 'ABORTING'; readonly reason: ErrorData; readonly deleteStaged: boolean }
   | { readonly phase: 'ABORTED'; readonly reason: ErrorData; readonly stagedDeleted: boolean };
@@ -97,7 +102,7 @@ export interface SyncRecord {
 
 export type SyncEvent =
   | { readonly type: 'start' }
-  | { readonly type: 'beginCommit'; readonly accepted: Readonly<Record<string, AcceptedAttempt>> }
+  | { readonly type: 'beginCommit'; readonly accepted: Readonly<Record<string, AcceptedAttempt>>; readonly collidingKeys?: number }
   | { readonly type: 'committed'; readonly snapshotId: number }
   | { readonly type: 'abort'; readonly reason: ErrorData }
   | { readonly type: 'abandonCommit'; readonly reason: ErrorData }
@@ -121,6 +126,14 @@ export function isTerminal(phase: SyncPhase): boolean {
   return TERMINAL_PHASES.includes(phase);
 }
 
+/**
+ * Whether everything the sync staged may be deleted, by the coordinator or by a late worker: it is
+ * aborting or aborted from before its commit started. Never once a commit may have published.
+ */
+export function stagedDiscardable(state: SyncState): boolean {
+  return (state.phase === 'ABORTING' && state.deleteStaged) || (state.phase === 'ABORTED' && state.stagedDeleted);
+}
+
 /** Applies `event` to `record` at time `at`. Pure: persisting the result is the caller's job. */
 export function transition(record: SyncRecord, event: SyncEvent, at: string): Transition {
   const next = nextState(record, event);
@@ -139,10 +152,11 @@ function nextState(record: SyncRecord, event: SyncEvent): Next {
       if (state.phase === 'PLANNED') return { phase: 'PREPARING' };
       return state.phase === 'PREPARING' ? 'unchanged' : illegal(state.phase, event.type);
     case 'beginCommit':
-      return beginCommit(record, event.accepted);
+      return beginCommit(record, event.accepted, event.collidingKeys);
     case 'committed':
       if (state.phase === 'COMMITTING') {
-        return { phase: 'COMMITTED', accepted: state.accepted, snapshotId: event.snapshotId };
+        const counted = state.collidingKeys === undefined ? {} : { collidingKeys: state.collidingKeys };
+        return { phase: 'COMMITTED', accepted: state.accepted, snapshotId: event.snapshotId, ...counted };
       }
       if (state.phase === 'COMMITTED' && state.snapshotId === event.snapshotId) return 'unchanged';
       return illegal(state.phase, event.type);
@@ -159,7 +173,7 @@ function nextState(record: SyncRecord, event: SyncEvent): Next {
   }
 }
 
-function beginCommit(record: SyncRecord, accepted: Readonly<Record<string, AcceptedAttempt>>): Next {
+function beginCommit(record: SyncRecord, accepted: Readonly<Record<string, AcceptedAttempt>>, collidingKeys: number | undefined): Next {
   const phase = record.state.phase;
   if (phase === 'COMMITTING' || phase === 'COMMITTED') return 'unchanged';
   if (phase !== 'PREPARING') return illegal(phase, 'beginCommit');
@@ -173,7 +187,7 @@ function beginCommit(record: SyncRecord, accepted: Readonly<Record<string, Accep
       message: `commit needs exactly the planned shards: missing [${missing.join(', ')}], unplanned [${extra.join(', ')}]`,
     };
   }
-  return { phase: 'COMMITTING', accepted };
+  return { phase: 'COMMITTING', accepted, ...(collidingKeys === undefined ? {} : { collidingKeys }) };
 }
 
 function abort(state: SyncState, reason: ErrorData): Next {

@@ -59,6 +59,9 @@ export namespace tributary {
             /** BlobHeader fileCount. */
             fileCount: Long;
 
+            /** BlobHeader voteToken. */
+            voteToken: Uint8Array;
+
             /**
              * Creates a new BlobHeader instance using the specified properties.
              * @param [properties] Properties to set
@@ -123,6 +126,9 @@ export namespace tributary {
 
                 /** BlobHeader fileCount */
                 fileCount?: Long;
+
+                /** BlobHeader voteToken */
+                voteToken?: Uint8Array;
 
                 /** Unknown fields preserved while decoding when enabled */
                 $unknowns?: Uint8Array[];

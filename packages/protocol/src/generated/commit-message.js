@@ -42,6 +42,7 @@ export const tributary = $root.tributary = (() => {
              * @property {Long} [rowCount] BlobHeader rowCount
              * @property {Long} [byteCount] BlobHeader byteCount
              * @property {Long} [fileCount] BlobHeader fileCount
+             * @property {Uint8Array} [voteToken] BlobHeader voteToken
              * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
              */
 
@@ -162,6 +163,14 @@ export const tributary = $root.tributary = (() => {
             BlobHeader.prototype.fileCount = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
 
             /**
+             * BlobHeader voteToken.
+             * @member {Uint8Array} voteToken
+             * @memberof tributary.protocol.BlobHeader
+             * @instance
+             */
+            BlobHeader.prototype.voteToken = $util.newBuffer([]);
+
+            /**
              * Creates a new BlobHeader instance using the specified properties.
              * @function create
              * @memberof tributary.protocol.BlobHeader
@@ -215,6 +224,8 @@ export const tributary = $root.tributary = (() => {
                     writer.uint32(/* id 10, wireType 0 =*/80).int64(message.byteCount);
                 if (message.fileCount != null && $Object.hasOwnProperty.call(message, "fileCount") && (typeof message.fileCount === "object" ? message.fileCount.low || message.fileCount.high : message.fileCount !== 0))
                     writer.uint32(/* id 11, wireType 0 =*/88).int64(message.fileCount);
+                if (message.voteToken != null && $Object.hasOwnProperty.call(message, "voteToken") && message.voteToken.length)
+                    writer.uint32(/* id 12, wireType 2 =*/98).bytes(message.voteToken);
                 if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
@@ -356,6 +367,15 @@ export const tributary = $root.tributary = (() => {
                                 message.fileCount = value;
                             else
                                 delete message.fileCount;
+                            continue;
+                        }
+                    case 12: {
+                            if (wireType !== 2)
+                                break;
+                            if ((value = reader.bytes()).length)
+                                message.voteToken = value;
+                            else
+                                delete message.voteToken;
                             continue;
                         }
                     }

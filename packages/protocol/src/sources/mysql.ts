@@ -6,30 +6,34 @@
  * description, the shard ids, name patterns, and the SQL that selects a shard's rows.
  */
 import { z } from 'zod';
+import { ConnectionName } from './access.ts';
 
 /** A LIKE pattern (`shop_%`: `%` any run, `_` one character, `\` escapes) or an exact list. */
 const NamePattern = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 export type NamePattern = z.infer<typeof NamePattern>;
 
-export const MysqlSourceSpec = z.object({
-  kind: z.literal('mysql'),
-  host: z.string().min(1),
-  port: z.number().int().min(1).max(65_535).default(3306),
-  user: z.string().min(1),
-  /**
-   * The password, or `{ env: NAME }`: the coordinator and every worker read it from their own
-   * environment. Prefer the reference: an inline password is stored with the plan and the jobs.
-   */
-  password: z.union([z.string(), z.object({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/) })]),
-  databases: NamePattern,
-  tables: NamePattern,
-  /** The columns to read (default: the target table's columns, which every physical table must have exactly). */
-  columns: z.array(z.string().min(1)).min(1).optional(),
-  /** At most this many rows per shard: a bigger table is split into primary-key ranges. */
-  splitRows: z.number().int().min(1).optional(),
-  /** Rows per batch the worker hands to the writer (the unit of memory). */
-  batchRows: z.number().int().min(1).max(1_000_000).default(10_000),
-});
+export const MysqlSourceSpec = z
+  .object({
+    kind: z.literal('mysql'),
+    /** The name of a connection the operator configured (host, port, user, password) on the coordinator and every worker. */
+    connection: ConnectionName.optional(),
+    /** Inline credentials, refused unless the operator allows them (they are then stored with the plan and jobs). */
+    host: z.string().min(1).optional(),
+    port: z.number().int().min(1).max(65_535).optional(),
+    user: z.string().min(1).optional(),
+    password: z.string().optional(),
+    databases: NamePattern,
+    tables: NamePattern,
+    /** The columns to read (default: the target table's columns, which every physical table must have exactly). */
+    columns: z.array(z.string().min(1)).min(1).optional(),
+    /** At most this many rows per shard: a bigger table is split into primary-key ranges. */
+    splitRows: z.number().int().min(1).optional(),
+    /** Rows per batch the worker hands to the writer (the unit of memory). */
+    batchRows: z.number().int().min(1).max(1_000_000).default(10_000),
+  })
+  .refine((s) => (s.connection === undefined) !== (s.host === undefined && s.port === undefined && s.user === undefined && s.password === undefined), {
+    message: 'name a connection, or give host, user and password, not both',
+  });
 export type MysqlSourceSpec = z.infer<typeof MysqlSourceSpec>;
 
 /**
@@ -54,11 +58,6 @@ export const MysqlShard = z.object({
   booleans: z.array(z.string()).optional(),
 });
 export type MysqlShard = z.infer<typeof MysqlShard>;
-
-/** The password a spec names, from the environment given; undefined when the variable is not set. */
-export function mysqlPassword(spec: Pick<MysqlSourceSpec, 'password'>, env: Readonly<Record<string, string | undefined>>): string | undefined {
-  return typeof spec.password === 'string' ? spec.password : env[spec.password.env];
-}
 
 /** A source spec fit to show or store outside the plan (API answers, outcome.json): an inline password becomes `***`. */
 export function redactSource(source: Readonly<Record<string, unknown>>): Record<string, unknown> {
@@ -141,10 +140,11 @@ function literal(column: MysqlShard['key'][number], value: string, operator: str
   const name = quoteIdentifier(column.name);
   switch (column.kind) {
     case 'number':
-      if (!/^-?\d+(\.\d+)?$/.test(value)) throw new RangeError(`${JSON.stringify(value)} is not a number key value`);
+      // Messages name the column, never the value (a key is a cell of the source).
+      if (!/^-?\d+(\.\d+)?$/.test(value)) throw new RangeError(`a value of key column ${column.name} is not a number`);
       return { sql: `${name} ${operator} ${value}`, params: [] };
     case 'bytes':
-      if (!/^([0-9a-f]{2})*$/.test(value)) throw new RangeError(`${JSON.stringify(value)} is not a hex key value`);
+      if (!/^([0-9a-f]{2})*$/.test(value)) throw new RangeError(`a value of key column ${column.name} is not hex`);
       return { sql: `${name} ${operator} X'${value}'`, params: [] };
     case 'string':
       return { sql: `${name} ${operator} ?`, params: [value] };

@@ -133,4 +133,5 @@ export const blobHeader: fc.Arbitrary<BlobHeader> = record({
   rowCount: nonNegativeInt64,
   byteCount: nonNegativeInt64,
   fileCount: nonNegativeInt64,
+  voteToken: fc.uint8Array({ minLength: 32, maxLength: 32 }),
 });

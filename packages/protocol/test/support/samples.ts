@@ -21,7 +21,7 @@ export function hex(s: string): Uint8Array {
 
 /** The empty row, arity 0 (Paimon BinaryRow.EMPTY_ROW, arity-prefixed). */
 export const EMPTY_ROW = hex('000000000000000000000000');
-/** STRING '2024-01-01' (paimon-format notes, section 5). */
+/** STRING '2024-01-01'. */
 export const PARTITION_2024_01_01 = hex('00000001 0000000000000000 0a00000010000000 323032342d30312d3031000000000000');
 /** BIGINT 42 and INT 5, one field each. */
 export const KEY_42 = hex('00000001 0000000000000000 2a00000000000000');
@@ -89,9 +89,13 @@ export function sampleHeader(overrides: Partial<BlobHeader> = {}): BlobHeader {
     rowCount: 200_001n,
     byteCount: 2_097_153n,
     fileCount: 2n,
+    voteToken: SAMPLE_VOTE_TOKEN,
     ...overrides,
   };
 }
+
+/** A fixed 32-byte vote token (0x00 … 0x1f): the header fields of envelope version 2 on. */
+export const SAMPLE_VOTE_TOKEN: Uint8Array = Uint8Array.from({ length: 32 }, (_, i) => i);
 
 export function expectationOf(header: BlobHeader): BlobExpectation {
   return {
@@ -100,5 +104,6 @@ export function expectationOf(header: BlobHeader): BlobExpectation {
     tablePath: header.tablePath,
     schemaId: header.schemaId,
     attempt: header.attempt,
+    ...(header.voteToken === undefined ? {} : { voteToken: header.voteToken }),
   };
 }

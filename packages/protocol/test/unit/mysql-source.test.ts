@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MysqlSourceSpec, SyncSourceSpec, keyCondition, mysqlPassword, mysqlShardId, nameMatcher, quoteIdentifier, redactSource, shardSelect, type MysqlShard } from '@tributary/protocol';
+import { MysqlSourceSpec, SyncSourceSpec, keyCondition, mysqlShardId, nameMatcher, quoteIdentifier, redactSource, shardSelect, type MysqlShard } from '@tributary/protocol';
 
 test('name patterns: LIKE semantics (case-sensitive) or an exact list', () => {
   const cases: [pattern: string | string[], name: string, matches: boolean][] = [
@@ -63,22 +63,23 @@ test('a shard select reads its range in key order, after a resume point', () => 
   assert.equal(quoteIdentifier('a`b'), '`a``b`');
 });
 
-test('the mysql spec joins the source union; the password may name an environment variable', () => {
-  const spec = SyncSourceSpec.parse({ kind: 'mysql', host: 'db', user: 'u', password: { env: 'SHOP_PW' }, databases: 'shop_%', tables: ['orders_0'] });
+test('the mysql spec joins the source union; it names a connection, or carries inline credentials, never both', () => {
+  const spec = SyncSourceSpec.parse({ kind: 'mysql', connection: 'orders-db', databases: 'shop_%', tables: ['orders_0'] });
   assert.equal(spec.kind, 'mysql');
   const mysql = MysqlSourceSpec.parse(spec);
-  assert.equal(mysql.port, 3306);
-  assert.equal(mysqlPassword(mysql, { SHOP_PW: 'secret' }), 'secret');
-  assert.equal(mysqlPassword(mysql, {}), undefined);
-  assert.equal(mysqlPassword({ password: 'inline' }, {}), 'inline');
-  assert.equal(MysqlSourceSpec.safeParse({ ...spec, password: { env: 'not a name' } }).success, false);
+  assert.equal(mysql.connection, 'orders-db');
+  assert.equal(mysql.port, undefined);
   assert.equal(MysqlSourceSpec.safeParse({ ...spec, splitRows: 0 }).success, false);
+  assert.equal(MysqlSourceSpec.safeParse({ ...spec, connection: 'no spaces' }).success, false);
+  assert.equal(MysqlSourceSpec.safeParse({ ...spec, host: 'db' }).success, false, 'a connection and a host');
+  assert.equal(MysqlSourceSpec.safeParse({ ...spec, connection: undefined }).success, false, 'neither');
+  assert.equal(MysqlSourceSpec.safeParse({ ...spec, connection: undefined, host: 'db', user: 'u', password: 'p' }).success, true);
+  assert.equal(MysqlSourceSpec.safeParse({ ...spec, connection: undefined, host: 'db', user: 'u', password: { env: 'PW' } }).success, false, 'no environment references');
 });
 
-test('an inline password is redacted wherever a plan is shown; an env reference is kept', () => {
+test('an inline password is redacted wherever a plan is shown', () => {
   const inline = { kind: 'mysql', host: 'db', password: 'secret' };
   assert.deepEqual(redactSource(inline), { kind: 'mysql', host: 'db', password: '***' });
   assert.equal(inline.password, 'secret'); // the plan itself keeps it for the workers
-  assert.deepEqual(redactSource({ kind: 'mysql', password: { env: 'PW' } }), { kind: 'mysql', password: { env: 'PW' } });
   assert.deepEqual(redactSource({ kind: 'generator', shards: 2 }), { kind: 'generator', shards: 2 });
 });

@@ -150,7 +150,10 @@ export interface DataFileResult {
 export interface DataFileWriterOptions extends ParquetEncodeOptions {
   /** The columns of the files (for primary-key files: keyValueRowType). */
   readonly rowType: RowType;
-  /** One UUID per writer (format code takes no randomness: the caller makes it). */
+  /**
+   * Unique per (partition, bucket) writer, never shared by two writers of one directory (format
+   * code takes no randomness: the caller makes it, see write/table-write.ts).
+   */
   readonly uuid: string;
   /** Opens the sink of a new file, e.g. an ObjectStore put of `<partition>/bucket-N/<fileName>`. */
   readonly openSink: (fileName: string) => FileSink;

@@ -49,6 +49,24 @@ export function warehouseStores(s3Options: S3ConnectionOptions = {}): (warehouse
   };
 }
 
+/**
+ * Like warehouseStores, for stores read with other credentials than the process's own (a source's
+ * S3 connection): one store per URI and credentials, so that a rotated secret opens a new one.
+ */
+export function credentialedStores(): (uri: string, s3Options: S3ConnectionOptions) => ObjectStore {
+  const stores = new Map<string, ObjectStore>();
+  return (uri, s3Options) => {
+    const key = JSON.stringify([uri, s3Options.endpoint, s3Options.region, s3Options.accessKeyId, s3Options.secretAccessKey]);
+    let store = stores.get(key);
+    if (store === undefined) {
+      if (stores.size >= 256) stores.clear();
+      store = openObjectStore(uri, s3Options);
+      stores.set(key, store);
+    }
+    return store;
+  };
+}
+
 function invalid(uri: string, why: string, cause?: unknown): Error {
   return errorFrom(tableErrors, 'STORAGE_URI_INVALID', `invalid storage URI ${JSON.stringify(uri)}: ${why}`, { uri }, { cause });
 }

@@ -14,6 +14,7 @@ import { decodeBinaryRow } from '../spec/binary-row.ts';
 import { mergeEntries } from '../spec/file-entry.ts';
 import { decodeManifestFile, type ManifestEntry } from '../spec/manifest-entry.ts';
 import { decodeManifestList, type ManifestFileMeta } from '../spec/manifest-file-meta.ts';
+import type { DataFilePaths } from '../spec/partition-path.ts';
 import type { Snapshot } from '../spec/snapshot.ts';
 import type { DataField, InternalValue } from '../spec/types.ts';
 import { errorFrom } from '@tributary/protocol';
@@ -34,6 +35,12 @@ export interface ScanFilter {
   readonly buckets?: readonly number[];
   /** Only these partitions, as arity-prefixed partition rows (the committer's conflict scan). */
   readonly partitionRows?: readonly Uint8Array[];
+  /**
+   * Only the partitions stored in the directories of these rows, which holds more rows than
+   * `partitionRows` where rows share a directory (NULL, '' and blank strings are all the default
+   * name): the committer's path check. `paths` computes the directories.
+   */
+  readonly partitionDirectories?: { readonly rows: readonly Uint8Array[]; readonly paths: DataFilePaths };
 }
 
 /** Manifests read at once (Java's `scan.manifest.parallelism` defaults to the CPU count). */
@@ -87,7 +94,8 @@ export class FileStoreScan {
   async plan(snapshot: Snapshot | null, filter: ScanFilter = {}): Promise<ManifestEntry[]> {
     if (snapshot === null) return [];
     const matches = this.entryFilter(filter);
-    const manifests = (await this.dataManifests(snapshot)).filter((meta) => this.mayContain(meta, filter));
+    const directories = this.directoryValues(filter.partitionDirectories);
+    const manifests = (await this.dataManifests(snapshot)).filter((meta) => this.mayContain(meta, filter, directories));
     // Read in parallel (object stores answer each GET slowly), merge in manifest order.
     const read = await mapInOrder(manifests, MANIFEST_READ_PARALLELISM, async (meta) =>
       (await this.readManifest(meta.fileName)).filter(matches),
@@ -106,6 +114,7 @@ export class FileStoreScan {
   private entryFilter(filter: ScanFilter): (entry: ManifestEntry) => boolean {
     const buckets = filter.buckets === undefined ? undefined : new Set(filter.buckets);
     const rows = filter.partitionRows === undefined ? undefined : new Set(filter.partitionRows.map(partitionKey));
+    const inDirectory = this.directoryFilter(filter.partitionDirectories);
     const predicate = this.partitionPredicate(filter.partition);
     const cache = new Map<string, boolean>();
     return (entry) => {
@@ -113,6 +122,7 @@ export class FileStoreScan {
       // into real buckets (ManifestsReader's onlyReadRealBuckets).
       if (entry.bucket < 0) return false;
       if (buckets !== undefined && !buckets.has(entry.bucket)) return false;
+      if (inDirectory !== undefined && !inDirectory(entry.partition)) return false;
       if (rows === undefined && predicate === undefined) return true;
       const key = partitionKey(entry.partition);
       if (rows !== undefined && !rows.has(key)) return false;
@@ -121,6 +131,31 @@ export class FileStoreScan {
       if (keep === undefined) cache.set(key, (keep = predicate(this.partitionSpec(entry.partition))));
       return keep;
     };
+  }
+
+  private directoryFilter(filter: ScanFilter['partitionDirectories']): ((partition: Uint8Array) => boolean) | undefined {
+    if (filter === undefined) return undefined;
+    const wanted = new Set(filter.rows.map((row) => filter.paths.directory(row)));
+    return (partition) => wanted.has(filter.paths.directory(partition));
+  }
+
+  /**
+   * The values a manifest must be able to hold to contain files of these directories: the rows
+   * themselves and each directory parsed back, the default name as null (matches anything).
+   * Undefined without the filter, or where a directory does not parse back (then no manifest is
+   * skipped).
+   */
+  private directoryValues(filter: ScanFilter['partitionDirectories']): InternalValue[][] | undefined {
+    if (filter === undefined) return undefined;
+    const types = this.partitionFields.map((f) => f.type);
+    try {
+      return filter.rows.flatMap((row) => [
+        decodeBinaryRow(row, types),
+        filter.paths.parse(filter.paths.directory(row)),
+      ]);
+    } catch {
+      return undefined;
+    }
   }
 
   private partitionPredicate(filter: ScanFilter['partition']): ((p: PartitionSpec) => boolean) | undefined {
@@ -134,14 +169,14 @@ export class FileStoreScan {
   }
 
   /** ManifestsReader: skip a manifest whose bucket range or partition stats exclude the filter. */
-  private mayContain(meta: ManifestFileMeta, filter: ScanFilter): boolean {
+  private mayContain(meta: ManifestFileMeta, filter: ScanFilter, directories: readonly InternalValue[][] | undefined): boolean {
     if (meta.maxBucket !== null && meta.maxBucket < 0) return false;
     if (filter.buckets !== undefined && meta.minBucket !== null && meta.maxBucket !== null) {
       const { minBucket, maxBucket } = meta;
       if (!filter.buckets.some((b) => b >= minBucket && b <= maxBucket)) return false;
     }
     const spec = typeof filter.partition === 'object' ? filter.partition : undefined;
-    if (spec === undefined && filter.partitionRows === undefined) return true;
+    if (spec === undefined && filter.partitionRows === undefined && filter.partitionDirectories === undefined) return true;
     const types = this.partitionFields.map((f) => f.type);
     let mins: InternalValue[];
     let maxs: InternalValue[];
@@ -160,6 +195,7 @@ export class FileStoreScan {
         return compareInternal(value, min) >= 0 && compareInternal(value, max) <= 0;
       });
     if (spec !== undefined && !within((i) => spec[(this.partitionFields[i] as DataField).name])) return false;
+    if (directories !== undefined && !directories.some((values) => within((i) => values[i]))) return false;
     if (filter.partitionRows === undefined) return true;
     return filter.partitionRows.some((row) => {
       const values = decodeBinaryRow(row, types);

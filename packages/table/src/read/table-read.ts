@@ -18,7 +18,7 @@ import { SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD } from '../format/key-value.ts'
 import { ParquetDataFileReader, type ByteSource } from '../format/parquet-reader.ts';
 import { decodeBinaryRow } from '../spec/binary-row.ts';
 import type { ManifestEntry } from '../spec/manifest-entry.ts';
-import { partitionPath } from '../spec/partition-path.ts';
+import { dataFilePaths, type DataFilePaths } from '../spec/partition-path.ts';
 import { decodeTableSchema, fieldsByName, partitionFields, trimmedPrimaryKeys, type TableSchema } from '../spec/table-schema.ts';
 import type { DataField, InternalRow, InternalValue, RowType } from '../spec/types.ts';
 import { FileStoreScan, type ScanFilter } from './file-store-scan.ts';
@@ -54,6 +54,7 @@ export class TableRead implements AsyncIterable<InternalRow> {
   readonly #options: TableReadOptions;
   readonly #rowType: RowType;
   readonly #partition: readonly DataField[];
+  readonly #paths: DataFilePaths;
   readonly #schemas = new Map<number, Promise<TableSchema>>();
 
   constructor(store: ObjectStore, tablePath: string, schema: TableSchema, options: TableReadOptions = {}) {
@@ -63,6 +64,7 @@ export class TableRead implements AsyncIterable<InternalRow> {
     this.#options = options;
     this.#rowType = { fields: schema.fields };
     this.#partition = partitionFields(schema);
+    this.#paths = dataFilePaths(this.#partition, partitionPathOptions(schema.options));
     checkReadable(schema);
   }
 
@@ -210,9 +212,7 @@ export class TableRead implements AsyncIterable<InternalRow> {
     if (!fileName.endsWith('.parquet')) {
       throw errorFrom(tableErrors, 'TABLE_UNSUPPORTED', `data file ${fileName} is not Parquet; Tributary reads Parquet only`, { fileName });
     }
-    const types = this.#partition.map((f) => f.type);
-    const dir = this.#partition.length === 0 ? '' : partitionPath(decodeBinaryRow(entry.partition, types), this.#partition, partitionPathOptions(this.#schema.options));
-    return `${this.#tablePath}/${dir}bucket-${entry.bucket}/${fileName}`;
+    return `${this.#tablePath}/${this.#paths.file(entry.partition, entry.bucket, fileName)}`;
   }
 }
 

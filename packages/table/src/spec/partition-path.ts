@@ -14,6 +14,7 @@
  */
 import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
+import { decodeBinaryRow } from './binary-row.ts';
 import type { DataField, DataType, InternalRow, InternalValue, Timestamp } from './types.ts';
 import {
   formatDecimalPlain,
@@ -130,6 +131,38 @@ export function partitionPath(values: InternalRow, fields: readonly DataField[],
     path += `${escapePathName(f.name)}=${escapePathName(isBlank(text) ? defaultName : text)}/`;
   });
   return path;
+}
+
+/** Where a table's data files live, computed from their partition rows (never stored). */
+export interface DataFilePaths {
+  /** The partition directory of an arity-prefixed partition row (`k=v/`, or `''` unpartitioned). */
+  directory(partition: Uint8Array): string;
+  /**
+   * `<partition directory>bucket-<N>/<file name>` inside the table (FileStorePathFactory with
+   * DataFilePathFactory). Distinct partition rows can share it: NULL, '' and blank strings are all
+   * the default name, so only this path, not the partition bytes, tells whether two files collide.
+   */
+  file(partition: Uint8Array, bucket: number, fileName: string): string;
+  /** The values a directory stands for, the default name as null (parsePartitionPath). */
+  parse(directory: string): InternalValue[];
+}
+
+/** DataFilePaths of a table's partition fields; remembers each row's directory (rows repeat). */
+export function dataFilePaths(fields: readonly DataField[], options: PartitionPathOptions = {}): DataFilePaths {
+  const types = fields.map((f) => f.type);
+  const directories = new Map<string, string>();
+  const directory = (partition: Uint8Array): string => {
+    if (fields.length === 0) return '';
+    const key = Buffer.from(partition.buffer, partition.byteOffset, partition.byteLength).toString('latin1');
+    let dir = directories.get(key);
+    if (dir === undefined) directories.set(key, (dir = partitionPath(decodeBinaryRow(partition, types), fields, options)));
+    return dir;
+  };
+  return {
+    directory,
+    file: (partition, bucket, fileName) => `${directory(partition)}bucket-${bucket}/${fileName}`,
+    parse: (dir) => parsePartitionPath(dir, fields, options),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,6 +3,8 @@
  *
  *   CommitMessages ──► delta entries (ADD new files, DELETE deleted files)
  *                  ──► + OVERWRITE: DELETE every live file of the overwritten partitions
+ *                  ──► primary key, APPEND: buckets whose live rows reach our sequence numbers
+ *                      are rebased (bucketsToRebase; the rewrite is write/sequence-rebase.ts)
  *                  ──► conflict check against the live entries of the latest snapshot
  *                  ──► record counts for the new snapshot
  *
@@ -118,6 +120,43 @@ export function checkCommitConflicts<E extends PlanEntry>(
   if (kind !== 'OVERWRITE') checkBucketKeepSame(merged.values());
 }
 
+/** A file's path inside the table (spec/partition-path.ts DataFilePaths.file); supplied by the committer. */
+export type LocateEntry<E> = (entry: E) => string;
+
+/**
+ * No two files at one path. FileEntry identifiers compare partition bytes, but distinct partition
+ * rows can share a directory (NULL, '', ' ' are all `__DEFAULT_PARTITION__`): two writers that name
+ * files alike there write one object, and the table would reference it twice. So every file
+ * `added` (the delta's ADDs and the changelog files) must have a path of its own, taken neither by
+ * another added file nor by a live one. The one exception is Paimon's level upgrade: the delta
+ * DELETEs a file and ADDs it again at another level of the same partition row (the same object).
+ * `live` holds the live entries of (at least) every partition sharing a directory with `added`.
+ */
+export function checkDistinctPaths<E extends PlanEntry>(
+  live: readonly E[],
+  added: readonly E[],
+  deleted: readonly E[],
+  locate: LocateEntry<E>,
+): void {
+  const moved = new Set(deleted.map((e) => `${partitionKey(e.partition)}|${locate(e)}`));
+  const taken = new Map<string, E>();
+  for (const e of live) taken.set(locate(e), e);
+  const seen = new Set<string>();
+  for (const e of added) {
+    const path = locate(e);
+    if (seen.has(path)) throw duplicatePath(`file ${e.file.fileName} in bucket ${e.bucket}: another file of this commit has the same path`, e);
+    seen.add(path);
+    const holder = taken.get(path);
+    if (holder !== undefined && !moved.has(`${partitionKey(e.partition)}|${path}`)) {
+      throw duplicatePath(`file ${e.file.fileName} in bucket ${e.bucket}: a live file of the table has the same path`, e);
+    }
+  }
+}
+
+function duplicatePath(message: string, e: PlanEntry): Error {
+  return errorFrom(tableErrors, 'COMMIT_PATH_DUPLICATE', message, { fileName: e.file.fileName, bucket: e.bucket });
+}
+
 function checkBucketKeepSame(entries: Iterable<PlanEntry>): void {
   const totals = new Map<string, number>();
   for (const e of entries) {
@@ -168,6 +207,54 @@ export function maxSequenceNumbers(live: Iterable<PlanEntry>): Map<string, bigin
   return max;
 }
 
+/** A file whose sequence range the rebase looks at (DataFileMeta's min and max sequence numbers). */
+export interface SequencedFile extends PlanFile {
+  readonly minSequenceNumber: bigint | number;
+}
+
+/**
+ * Issue #8 item 5, "the later snapshot wins": for a primary-key APPEND commit, the buckets whose
+ * rows might lose to rows committed since the writers' base snapshot, each with the first sequence
+ * number our files of that bucket must start at (bucketKey → live max + 1).
+ *
+ * A writer numbers a bucket from its base snapshot's max + 1, so live rows at or above our
+ * smallest number can only come from commits that landed after that base (another load planned on
+ * the same base, or any other writer). Shifting all our files of the bucket by one amount
+ * (write/sequence-rebase.ts) puts every one of our rows above them and keeps our own order
+ * (shards in plan order, rows in a shard). Buckets without such live rows are left alone.
+ * @throws SEQUENCE_RANGE_EXHAUSTED when the shifted numbers would pass 2^63 - 1
+ */
+export function bucketsToRebase(live: Iterable<PlanEntry>, messages: readonly CommitMessage<SequencedFile>[]): Map<string, bigint> {
+  const ours = new Map<string, { min: bigint; max: bigint }>();
+  for (const m of messages) {
+    const key = bucketKey(m.partition, m.bucket);
+    for (const file of m.newFiles) {
+      const min = BigInt(file.minSequenceNumber);
+      const max = BigInt(file.maxSequenceNumber);
+      const seen = ours.get(key);
+      if (seen === undefined) ours.set(key, { min, max });
+      else ours.set(key, { min: min < seen.min ? min : seen.min, max: max > seen.max ? max : seen.max });
+    }
+  }
+  const liveMax = maxSequenceNumbers([...live].filter((e) => ours.has(bucketKey(e.partition, e.bucket))));
+  const starts = new Map<string, bigint>();
+  for (const [key, range] of ours) {
+    const max = liveMax.get(key);
+    if (max === undefined || max < range.min) continue;
+    const start = max + 1n;
+    if (start + (range.max - range.min) > MAX_SEQUENCE_NUMBER) {
+      throw errorFrom(tableErrors, 'SEQUENCE_RANGE_EXHAUSTED', 'rebasing the commit above the live rows would pass the largest 64-bit sequence number', {
+        bucket: key,
+      });
+    }
+    starts.set(key, start);
+  }
+  return starts;
+}
+
+/** Long.MAX_VALUE: `_SEQUENCE_NUMBER` is a Java long. */
+export const MAX_SEQUENCE_NUMBER = 2n ** 63n - 1n;
+
 /** The commit identity written into every snapshot (Snapshot.commitUser / commitIdentifier). */
 export interface CommitIdentity {
   readonly commitUser: string;
@@ -177,6 +264,20 @@ export interface CommitIdentity {
 /** Does a snapshot carry this identity? (the check of FileStoreCommitImpl's retry loop, #5771) */
 export function hasIdentity(snapshot: { readonly commitUser: string; readonly commitIdentifier: bigint }, identity: CommitIdentity): boolean {
   return snapshot.commitUser === identity.commitUser && snapshot.commitIdentifier === identity.commitIdentifier;
+}
+
+/**
+ * Did a snapshot found under this commit's identity add exactly the files of `messages`
+ * (partition, bucket, file name of its delta's ADD entries against the messages' new files)? Yes
+ * for a retry after a lost acknowledgement; no when the identity was reused for another batch.
+ * `messages` are those of the committer's latest attempt; `original` maps a file name to the one it
+ * was rewritten from (sequence-rebase.ts rebasedFrom), so a rebased copy counts as its original.
+ */
+export function sameFiles(snapshotDelta: readonly PlanEntry[], messages: readonly CommitMessage[], original: (fileName: string) => string = (n) => n): boolean {
+  const key = (partition: Uint8Array, bucket: number, fileName: string) => `${bucketKey(partition, bucket)}/${original(fileName)}`;
+  const added = snapshotDelta.filter((e) => e.kind === 'ADD').map((e) => key(e.partition, e.bucket, e.file.fileName)).sort();
+  const ours = messages.flatMap((m) => m.newFiles.map((f) => key(m.partition, m.bucket, f.fileName))).sort();
+  return added.length === ours.length && added.every((k, i) => k === ours[i]);
 }
 
 /** What the committer wrote for a new snapshot, plus the values it takes from outside (uuid, clock). */

@@ -3,17 +3,23 @@
  * org.apache.paimon.operation.FileStoreCommitImpl (commit, overwrite, tryCommit, tryCommitOnce).
  *
  *   ┌──────────► read latest snapshot L (id N, or none)
- *   │            identity already in a snapshot after the base? ──yes──► done (no second commit)
+ *   │            identity already in a snapshot after the base? ──yes──► same files? yes ► done (no second commit)
+ *   │                                                                              no ─► COMMIT_IDENTITY_REUSED
+ *   │            live files of the touched partitions of L (and of those sharing their directories)
+ *   │            primary key, APPEND: live rows reach our sequence numbers in a bucket? ─► rebase it
+ *   │              (sequence-rebase.ts: our files of that bucket rewritten above the live rows)
  *   │            delta = ADD new files, DELETE deleted files (+ OVERWRITE: DELETE live files of the partitions)
- *   │            conflict check against L's live files (commit-plan.ts)
+ *   │            conflict and path checks against L's live files (commit-plan.ts)
  *   │            write delta manifests; base list = minor-compacted L.base + L.delta; delta list
  *   │            put-if-absent snapshot/snapshot-(N+1)
  *   │              ├─ ok ─────────────────► rewrite LATEST (best effort) ──► done
- *   │              ├─ ALREADY_EXISTS ─────► is it ours (lost response)? yes ► done
+ *   │              ├─ ALREADY_EXISTS ─────► is it ours (lost response)? yes ► done (same files checked)
  *   └─ backoff ◄───┴─ other error ────────► is it ours? yes ► done, no ► retry if retryable, else throw
  *
- * Manifests of a failed attempt are left behind unreferenced (garbage collection removes them
- * later); nothing is ever deleted while the outcome is unknown.
+ * Manifests of a failed attempt, and the original files of rebased buckets, are left behind
+ * unreferenced (garbage collection removes them later); nothing is ever deleted while the outcome
+ * is unknown. The messages an attempt commits (`current`: the originals, or their rebased copies)
+ * are what the next attempt starts from, and what a snapshot found with our identity holds.
  */
 import { randomUUID } from 'node:crypto';
 import { errorFrom, isTributaryError } from '@tributary/protocol';
@@ -21,6 +27,7 @@ import { tableErrors } from '../errors.ts';
 import type { ObjectStore } from '../io/object-store.ts';
 import { entryIdentifier, mergeEntries } from '../spec/file-entry.ts';
 import type { DataFileMeta } from '../spec/data-file-meta.ts';
+import { dataFilePaths, type DataFilePaths, type PartitionPathOptions } from '../spec/partition-path.ts';
 import type { ManifestEntry } from '../spec/manifest-entry.ts';
 import type { ManifestFileMeta } from '../spec/manifest-file-meta.ts';
 import { BATCH_COMMIT_IDENTIFIER, encodeSnapshot, type Snapshot } from '../spec/snapshot.ts';
@@ -28,19 +35,23 @@ import type { DataField } from '../spec/types.ts';
 import { FileStoreScan } from '../read/file-store-scan.ts';
 import { SnapshotManager } from '../read/snapshot-manager.ts';
 import {
+  bucketsToRebase,
   changelogEntries,
   checkCommitConflicts,
+  checkDistinctPaths,
   deltaEntries,
   hasIdentity,
   nextSnapshot,
   overwriteDeletes,
   partitionKey,
+  sameFiles,
   type CommitIdentity,
   type CommitKind,
   type CommitMessage,
 } from './commit-plan.ts';
 import { planMinorCompaction, type ManifestMergeOptions } from './manifest-merge.ts';
 import { writeManifestList, writeManifests, type ManifestWriterContext } from './manifest-writer.ts';
+import { rebasedFrom, type SequenceRebaser } from './sequence-rebase.ts';
 
 export interface FileStoreCommitOptions {
   readonly store: ObjectStore;
@@ -48,12 +59,19 @@ export interface FileStoreCommitOptions {
   readonly commitUser: string;
   readonly schemaId: number;
   readonly partitionFields: readonly DataField[];
+  /** `partition.default-name` and `partition.legacy-name`: where the files' directories are. */
+  readonly partitionPath?: PartitionPathOptions;
   /** `commit.max-retries` (default 10). */
   readonly maxRetries: number;
   /** `commit.min-retry-wait` / `commit.max-retry-wait` in ms (defaults 10 ms and 10 s). */
   readonly minRetryWaitMs: number;
   readonly maxRetryWaitMs: number;
   readonly manifestMerge: ManifestMergeOptions;
+  /**
+   * Primary-key tables: rewrites the files of buckets where rows committed since the writers' base
+   * reach our sequence numbers, so the later snapshot wins (absent: append tables, no rebase).
+   */
+  readonly rebaser?: SequenceRebaser;
   /** Wall clock for Snapshot.timeMillis (injectable for tests). */
   readonly clock?: () => number;
 }
@@ -82,18 +100,25 @@ export interface CommitResult {
   readonly attempts: number;
 }
 
-/** `builtOn`: the id of the snapshot the failed attempt read as latest (0 for none). */
-type Attempt = { readonly done: CommitResult } | { readonly retry: unknown; readonly builtOn: number };
+/**
+ * `builtOn`: the id of the snapshot the failed attempt read as latest (0 for none); `messages`:
+ * what it tried to commit (rebased or not), the next attempt's `current`.
+ */
+type Attempt =
+  | { readonly done: CommitResult }
+  | { readonly retry: unknown; readonly builtOn: number; readonly messages?: readonly CommitMessage<DataFileMeta>[] };
 
 export class FileStoreCommit {
   readonly #o: FileStoreCommitOptions;
   readonly #snapshots: SnapshotManager;
   readonly #scan: FileStoreScan;
+  readonly #paths: DataFilePaths;
 
   constructor(options: FileStoreCommitOptions) {
     this.#o = options;
     this.#snapshots = new SnapshotManager(options.store, options.tablePath);
     this.#scan = new FileStoreScan(options.store, options.tablePath, options.partitionFields);
+    this.#paths = dataFilePaths(options.partitionFields, options.partitionPath);
   }
 
   async commit(messages: readonly CommitMessage<DataFileMeta>[], request: CommitRequest = {}): Promise<CommitResult> {
@@ -102,14 +127,17 @@ export class FileStoreCommit {
     // Our snapshot can only follow the base; after a failed attempt, only the snapshots after the
     // one that attempt built on are new to us.
     let searchAfter = request.baseSnapshotId ?? 0;
+    // What the last attempt tried to commit: the caller's messages, or their rebased copies.
+    let current = messages;
     for (let attempt = 1; attempt <= this.#o.maxRetries + 1; attempt++) {
-      const outcome = await this.#attempt(messages, request, identity, attempt, searchAfter).catch((error: unknown): Attempt => {
+      const outcome = await this.#attempt(messages, current, request, identity, attempt, searchAfter).catch((error: unknown): Attempt => {
         // A storage hiccup while reading or writing metadata: the attempt changed nothing visible.
         if (isTributaryError(error) && error.retryable) return { retry: error, builtOn: searchAfter };
         throw error;
       });
       if ('done' in outcome) return outcome.done;
       lastFailure = outcome.retry;
+      current = outcome.messages ?? current;
       searchAfter = Math.max(searchAfter, outcome.builtOn);
       await sleep(this.#backoff(attempt));
     }
@@ -124,27 +152,54 @@ export class FileStoreCommit {
 
   /** One attempt: stop if the identity is already committed, else try to publish. */
   async #attempt(
-    messages: readonly CommitMessage<DataFileMeta>[],
+    original: readonly CommitMessage<DataFileMeta>[],
+    current: readonly CommitMessage<DataFileMeta>[],
     request: CommitRequest,
     identity: CommitIdentity,
     attempt: number,
     searchAfter: number,
   ): Promise<Attempt> {
     const found = await this.#snapshots.findCommitted(identity, searchAfter);
-    if (found !== null) return { done: { snapshotId: Number(found.id), alreadyCommitted: true, attempts: attempt } };
-    return this.#tryCommitOnce(messages, request, identity, attempt);
+    if (found !== null) {
+      await this.#checkSameFiles(found, current, identity);
+      return { done: { snapshotId: Number(found.id), alreadyCommitted: true, attempts: attempt } };
+    }
+    return this.#tryCommitOnce(original, current, request, identity, attempt);
+  }
+
+  /**
+   * A snapshot carries our identity: it is ours only if it added the files we commit now (a lost
+   * acknowledgement). Other files mean the identity was reused for another batch; answering
+   * `alreadyCommitted` would silently drop this batch. `messages`: those of the latest attempt. A
+   * rebased file counts as its original (`rebasedFrom`): a new commit() with the original messages
+   * may find its identity in a snapshot that holds their rebased copies.
+   */
+  async #checkSameFiles(found: Snapshot, messages: readonly CommitMessage<DataFileMeta>[], identity: CommitIdentity): Promise<void> {
+    const delta: ManifestEntry[] = [];
+    for (const meta of await this.#scan.readManifestList(found.deltaManifestList)) delta.push(...(await this.#scan.readManifest(meta.fileName)));
+    if (sameFiles(delta, messages, rebasedFrom)) return;
+    throw errorFrom(
+      tableErrors,
+      'COMMIT_IDENTITY_REUSED',
+      `snapshot ${found.id} of ${this.#o.tablePath} was committed by ${identity.commitUser} with identifier ${identity.commitIdentifier} and other files: ` +
+        'a commit identity belongs to one batch (use a new commit user or identifier per batch)',
+      { table: this.#o.tablePath, commitUser: identity.commitUser, commitIdentifier: identity.commitIdentifier, snapshotId: Number(found.id) },
+    );
   }
 
   async #tryCommitOnce(
-    messages: readonly CommitMessage<DataFileMeta>[],
+    original: readonly CommitMessage<DataFileMeta>[],
+    current: readonly CommitMessage<DataFileMeta>[],
     request: CommitRequest,
     identity: CommitIdentity,
     attempt: number,
   ): Promise<Attempt> {
     const latest = await this.#snapshots.latestSnapshot();
     const kind = request.kind ?? 'APPEND';
-    const delta = await this.#delta(latest, messages, request, kind);
+    const live = await this.#live(latest, original, request, kind);
+    const messages = await this.#rebased(original, current, live, kind);
     const changelog: ManifestEntry[] = changelogEntries(messages);
+    const delta = this.#delta(live, messages, changelog, request, kind);
     const snapshot = await this.#writeMetadata(latest, delta, changelog, request, identity, kind);
     const id = Number(snapshot.id);
     try {
@@ -153,11 +208,12 @@ export class FileStoreCommit {
       // The response may be lost although our write landed (S3 retries): look before deciding.
       const there = await this.#snapshots.tryGetSnapshot(id).catch(() => null);
       if (there !== null && hasIdentity(there, identity)) {
+        await this.#checkSameFiles(there, messages, identity);
         await this.#snapshots.commitLatestHint(id);
         return { done: { snapshotId: id, alreadyCommitted: false, attempts: attempt } };
       }
       if (isTributaryError(error) && (error.code === 'OBJECT_ALREADY_EXISTS' || error.retryable)) {
-        return { retry: error, builtOn: id - 1 };
+        return { retry: error, builtOn: id - 1, messages };
       }
       throw error;
     }
@@ -166,28 +222,59 @@ export class FileStoreCommit {
   }
 
   /**
-   * The delta entries, checked against the live files of the partitions they touch (manifests
-   * pruned by their partition statistics). Java's commit() skips this for a pure append; we do not,
-   * because a file added twice (the same messages committed under a second identity) would make
-   * the table unreadable for every engine (FileEntry.mergeEntries refuses it).
+   * The live files of the partitions the commit touches (manifests pruned by their partition
+   * statistics), and of every partition sharing a directory with one (NULL, '' and blank strings share one).
    */
-  async #delta(
+  async #live(
     latest: Snapshot | null,
     messages: readonly CommitMessage<DataFileMeta>[],
     request: CommitRequest,
     kind: CommitKind,
   ): Promise<ManifestEntry[]> {
-    const written: ManifestEntry[] = deltaEntries(messages);
-    if (latest === null) {
-      checkCommitConflicts([], written, kind, entryIdentifier);
-      return written;
-    }
+    if (latest === null) return [];
     const overwriteAll = kind === 'OVERWRITE' && request.overwritePartitions === undefined;
     const partitionRows = new Map<string, Uint8Array>();
-    for (const row of [...written.map((e) => e.partition), ...(request.overwritePartitions ?? [])]) partitionRows.set(partitionKey(row), row);
-    const live = await this.#scan.plan(latest, overwriteAll ? {} : { partitionRows: [...partitionRows.values()] });
+    for (const row of [...messages.map((m) => m.partition), ...(request.overwritePartitions ?? [])]) partitionRows.set(partitionKey(row), row);
+    return this.#scan.plan(latest, overwriteAll ? {} : { partitionDirectories: { rows: [...partitionRows.values()], paths: this.#paths } });
+  }
+
+  /**
+   * The messages this attempt commits: for a primary-key APPEND, the buckets where live rows reach
+   * our sequence numbers are rebased from the originals (bucketsToRebase against the messages of
+   * the last attempt, so a bucket already above the live rows is not rewritten again).
+   * OVERWRITE replaces the partitions: nothing live remains to lose to.
+   */
+  async #rebased(
+    original: readonly CommitMessage<DataFileMeta>[],
+    current: readonly CommitMessage<DataFileMeta>[],
+    live: readonly ManifestEntry[],
+    kind: CommitKind,
+  ): Promise<readonly CommitMessage<DataFileMeta>[]> {
+    const rebaser = this.#o.rebaser;
+    if (rebaser === undefined || kind !== 'APPEND') return current;
+    const starts = bucketsToRebase(live, current);
+    return starts.size === 0 ? current : rebaser.rebase(original, current, starts);
+  }
+
+  /**
+   * The delta entries, checked against the live files of the partitions they touch. Java's
+   * commit() skips this for a pure append; we do not, because a file added twice (the same messages
+   * committed under a second identity) would make the table unreadable for every engine
+   * (FileEntry.mergeEntries refuses it), and two files at one path mean one overwrote the other.
+   */
+  #delta(
+    live: readonly ManifestEntry[],
+    messages: readonly CommitMessage<DataFileMeta>[],
+    changelog: readonly ManifestEntry[],
+    request: CommitRequest,
+    kind: CommitKind,
+  ): ManifestEntry[] {
+    const written: ManifestEntry[] = deltaEntries(messages);
     const delta = kind === 'OVERWRITE' ? [...overwriteDeletes(live, request.overwritePartitions), ...written] : written;
     checkCommitConflicts(live, delta, kind, entryIdentifier);
+    const added = [...delta.filter((e) => e.kind === 'ADD'), ...changelog];
+    const locate = (e: ManifestEntry) => e.file.externalPath ?? this.#paths.file(e.partition, e.bucket, e.file.fileName);
+    checkDistinctPaths(live, added, delta.filter((e) => e.kind === 'DELETE'), locate);
     return delta;
   }
 

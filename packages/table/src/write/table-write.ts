@@ -11,8 +11,9 @@
  * Nothing is visible until a committer commits the messages. Each flush of a primary-key bucket
  * is its own sorted run (one or more level-0 files); readers merge the runs. Sequence numbers of a
  * primary-key bucket continue from the highest `_MAX_SEQUENCE_NUMBER` of that bucket in the base
- * snapshot (MergeTreeWriter), so later writes win over earlier ones. Two writers on one bucket at
- * the same time would produce overlapping sequence numbers: Paimon assumes one writer per bucket.
+ * snapshot (MergeTreeWriter), so later writes win over earlier ones. Writers of one load use
+ * disjoint ranges (`sequenceSlot`); writers of loads that overlap in time are put in commit order
+ * by the commit's rebase (sequence-rebase.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { errorFrom } from '@tributary/protocol';
@@ -26,7 +27,7 @@ import { bucketCount, fieldsByName, trimmedPrimaryKeys, validateTableSchema, typ
 import type { InternalRow, RowType } from '../spec/types.ts';
 import { FileStoreScan } from '../read/file-store-scan.ts';
 import { SnapshotManager } from '../read/snapshot-manager.ts';
-import { maxSequenceNumbers, type CommitMessage } from './commit-plan.ts';
+import { MAX_SEQUENCE_NUMBER, maxSequenceNumbers, type CommitMessage } from './commit-plan.ts';
 import { appendFileMeta, keyValueFileMeta, localCreationTime, valueStatsOptions, type FileMetaContext } from './data-file-metas.ts';
 import { parseMemorySize } from './manifest-merge.ts';
 import { objectStoreSink } from './object-sink.ts';
@@ -34,9 +35,13 @@ import { RowRouter, type BucketTarget } from './row-routing.ts';
 
 export interface TableWriteOptions {
   /**
-   * Goes into every data file name (`data-<writerId>-<n>.parquet`), so it must be unique per
-   * writer: the sync uses (sync, shard, attempt). Default: a random UUID. Characters other than
-   * [A-Za-z0-9._-] are replaced and a hash of the whole id is appended, so ids stay distinct.
+   * The prefix of every data file name: `data-<writerId>-<uuid>-<n>.parquet`, where `<uuid>` is
+   * fresh for each (partition, bucket) of this writer and `<n>` counts that bucket's files. The
+   * UUID makes names unique on its own (as Paimon's DataFilePathFactory does): distinct partitions
+   * may share a directory (NULL, '' and ' ' are all `__DEFAULT_PARTITION__`), and a caller may
+   * reuse an id. The id lets the sync find its files by name (sync, shard, attempt). Default: a
+   * random UUID. Characters other than [A-Za-z0-9._-] are replaced and a hash of the whole id is
+   * appended, so ids stay distinct.
    */
   readonly writerId?: string;
   /**
@@ -56,7 +61,18 @@ export interface TableWriteOptions {
    * because each open file holds an upload buffer (the S3 part size) in memory.
    */
   readonly maxOpenFiles?: number;
+  /**
+   * The writer's place among the writers of one load (a sync's shard index in plan order): a
+   * primary-key bucket then numbers its rows from `restoredMax + 1 + sequenceSlot * SEQUENCE_STRIDE`,
+   * so the writers' ranges are disjoint and, committed together, a later slot wins a key over an
+   * earlier one whatever order they finished in (committed apart, the later commit wins: the
+   * commit's rebase). Unset: no offset and no limit (a single writer).
+   */
+  readonly sequenceSlot?: number;
 }
+
+/** Sequence numbers one slot may use in one bucket (2^32): with 10,000 slots a load spans < 2^46. */
+export const SEQUENCE_STRIDE = 2n ** 32n;
 
 interface BucketWriter {
   readonly target: BucketTarget;
@@ -65,6 +81,8 @@ interface BucketWriter {
   pendingRows: number;
   nextSequence: bigint;
   readonly firstSequence: bigint;
+  /** With a sequence slot: the first number of the next slot, which this bucket must not reach. */
+  readonly sequenceLimit: bigint | undefined;
   readonly append: DataFileWriter | undefined;
   readonly keyValue: KeyValueFileWriter | undefined;
 }
@@ -83,6 +101,7 @@ export class TableWrite {
   readonly #maxBufferedRows: number;
   readonly #targetFileSize: number;
   readonly #maxOpenFiles: number;
+  readonly #sequenceSlot: bigint | undefined;
   /** `ignore-delete`: retractions are dropped on write, as DeduplicateMergeFunction ignores them. */
   readonly #ignoreDeletes: boolean;
   readonly #buckets = new Map<string, BucketWriter>();
@@ -107,6 +126,7 @@ export class TableWrite {
     this.#bufferRows = options.bufferRows ?? 100_000;
     this.#maxBufferedRows = options.maxBufferedRows ?? 400_000;
     this.#maxOpenFiles = Math.max(1, options.maxOpenFiles ?? 4);
+    this.#sequenceSlot = options.sequenceSlot === undefined || this.#primaryKeys.length === 0 ? undefined : BigInt(options.sequenceSlot);
     this.#ignoreDeletes = (schema.options['ignore-delete'] ?? '').trim().toLowerCase() === 'true';
     const target = schema.options['target-file-size'];
     const fallback = this.#primaryKeys.length > 0 ? 128 * 1024 * 1024 : 256 * 1024 * 1024;
@@ -116,6 +136,10 @@ export class TableWrite {
   /** Opens a writer; refuses tables Tributary does not write correctly (validateTableSchema). */
   static async open(store: ObjectStore, tablePath: string, schema: TableSchema, options: TableWriteOptions = {}): Promise<TableWrite> {
     validateTableSchema(schema);
+    const slot = options.sequenceSlot;
+    if (slot !== undefined && !(Number.isSafeInteger(slot) && slot >= 0)) {
+      throw errorFrom(tableErrors, 'TABLE_OPTION_INVALID', `sequenceSlot must be a non-negative integer, not ${slot}`, { option: 'sequenceSlot' });
+    }
     const producer = (schema.options['changelog-producer'] ?? 'none').trim().toLowerCase();
     if (producer !== 'none') {
       throw errorFrom(tableErrors, 'TABLE_UNSUPPORTED', `writing with changelog-producer = '${producer}' is not implemented`, {
@@ -217,12 +241,13 @@ export class TableWrite {
     if (bucket !== undefined) return bucket;
     const dir = `${this.#tablePath}/${target.partitionPath}bucket-${target.bucket}`;
     const options = {
-      uuid: this.#writerId,
+      // One UUID per (partition, bucket) writer: partitions whose rows differ can share `dir`.
+      uuid: `${this.#writerId}-${randomUUID()}`,
       targetFileSize: this.#targetFileSize,
       openSink: (fileName: string) => objectStoreSink(this.#store, `${dir}/${fileName}`),
     };
     const pk = this.#primaryKeys.length > 0;
-    const first = (this.#restored.get(target.key) ?? -1n) + 1n;
+    const first = (this.#restored.get(target.key) ?? -1n) + 1n + (this.#sequenceSlot ?? 0n) * SEQUENCE_STRIDE;
     bucket = {
       target,
       pending: [],
@@ -230,6 +255,7 @@ export class TableWrite {
       pendingRows: 0,
       nextSequence: first,
       firstSequence: first,
+      sequenceLimit: this.#sequenceSlot === undefined ? undefined : first + SEQUENCE_STRIDE,
       append: pk ? undefined : new DataFileWriter({ ...options, rowType: this.#rowType }),
       keyValue: pk ? new KeyValueFileWriter({ ...options, tableRowType: this.#rowType, trimmedPrimaryKeys: this.#primaryKeys }) : undefined,
     };
@@ -261,6 +287,18 @@ export class TableWrite {
         await oldest.append?.roll();
       }
       return;
+    }
+    if (bucket.sequenceLimit !== undefined && bucket.nextSequence + BigInt(batch.length) > bucket.sequenceLimit) {
+      throw errorFrom(tableErrors, 'SEQUENCE_RANGE_EXHAUSTED', `a writer with a sequence slot may write at most ${SEQUENCE_STRIDE} rows into one bucket`, {
+        bucket: bucket.target.bucket,
+        writerId: this.#writerId,
+      });
+    }
+    if (bucket.nextSequence + BigInt(batch.length) - 1n > MAX_SEQUENCE_NUMBER) {
+      throw errorFrom(tableErrors, 'SEQUENCE_RANGE_EXHAUSTED', 'the sequence numbers of this bucket would pass the largest 64-bit number', {
+        bucket: bucket.target.bucket,
+        writerId: this.#writerId,
+      });
     }
     const run = sortedRun({
       tableRowType: this.#rowType,

@@ -32,6 +32,7 @@ test('and through a blob: encode, strict decode, back to the table shape', () =>
     rowCount: 3n,
     byteCount: 10n,
     fileCount: 2n,
+    voteToken: new Uint8Array(32),
   };
   const blob = encodeBlob(header, [toProtocolCommitMessage(message)]);
   const decoded = decodeBlob(blob, { syncId: 'sync-1', shardId: 'shard-00000', tablePath: 'db.db/t', schemaId: 0n });

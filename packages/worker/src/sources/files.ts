@@ -8,12 +8,14 @@
  * Rows come out in the table's column order (`columns` is given by the caller, the table's names):
  * NDJSON objects are projected by key (a missing key is null); CSV files carry a header row whose
  * names are matched the same way, and every CSV value is a string (the converter parses it; an
- * empty field is null).
+ * empty field is null). Text is read strictly (text-records.ts): a malformed or possibly truncated
+ * file fails the shard with SOURCE_FILE_MALFORMED rather than yield a row it is not sure of.
  */
 import { FilesSourceSpec, errorFrom, planFileShards, splitObjectUri } from '@tributary/protocol';
 import type { ObjectStore } from '@tributary/table';
 import { workerErrors } from '../errors.ts';
 import { openParquetFile } from './parquet.ts';
+import { csvRecords, ndjsonLines, parseJsonLine, rawJsonText, utf8Text, type TextOptions } from './text-records.ts';
 import type { PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceValue } from './source.ts';
 
 const CHUNK_BYTES = 1 << 20;
@@ -102,20 +104,16 @@ export class FilesSource implements Source {
 
   async *#rows(uri: string): AsyncIterable<SourceRow> {
     const { root, key } = splitObjectUri(uri);
-    const text = chunks(this.#openStore(root), key, uri);
+    const text = utf8Text(chunks(this.#openStore(root), key, uri));
+    const options: TextOptions = { allowUnterminatedLastLine: this.#spec.allowUnterminatedLastLine };
     if (this.#spec.format === 'ndjson') {
-      let line = 0;
-      for await (const record of splitLines(text)) {
-        line++;
-        if (record.trim() === '') continue;
-        yield this.#project(parseJsonLine(record, uri, line));
-      }
+      for await (const line of ndjsonLines(text, uri, options)) yield this.#project(parseJsonLine(line, uri));
       return;
     }
-    let header: string[] | undefined;
-    for await (const fields of csvRecords(text)) {
-      if (header === undefined) header = fields;
-      else yield this.#columns.map((c) => csvValue(fields[header?.indexOf(c) ?? -1]));
+    let indexes: number[] | undefined; // per table column, its field in the header (-1: none, null)
+    for await (const fields of csvRecords(text, uri, options)) {
+      if (indexes === undefined) indexes = this.#columns.map((c) => fields.indexOf(c));
+      else yield indexes.map((i) => csvValue(fields[i]));
     }
   }
 
@@ -130,81 +128,20 @@ function parquetPosition(from: SourcePosition | undefined): { file: number; row:
   throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `a Parquet shard resumes at {file, row}, not ${JSON.stringify(from)}`);
 }
 
-async function* chunks(store: ObjectStore, key: string, uri: string): AsyncIterable<string> {
+async function* chunks(store: ObjectStore, key: string, uri: string): AsyncIterable<Uint8Array> {
   const meta = await store.stat(key);
   if (meta === null) throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `source file ${uri} does not exist`, { uri });
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  for (let offset = 0; offset < meta.size; offset += CHUNK_BYTES) {
-    yield decoder.decode(await store.getRange(key, offset, CHUNK_BYTES), { stream: true });
-  }
-  yield decoder.decode();
-}
-
-async function* splitLines(text: AsyncIterable<string>): AsyncIterable<string> {
-  let carry = '';
-  for await (const chunk of text) {
-    const parts = (carry + chunk).split('\n');
-    carry = parts.pop() ?? '';
-    for (const part of parts) yield part.endsWith('\r') ? part.slice(0, -1) : part;
-  }
-  if (carry !== '') yield carry;
-}
-
-function parseJsonLine(line: string, uri: string, lineNumber: number): Readonly<Record<string, unknown>> {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    value = undefined;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw errorFrom(workerErrors, 'SOURCE_ROW_INVALID', `${uri} line ${lineNumber}: not a JSON object`, { uri, line: lineNumber });
-  }
-  return value as Record<string, unknown>;
+  for (let offset = 0; offset < meta.size; offset += CHUNK_BYTES) yield await store.getRange(key, offset, CHUNK_BYTES);
 }
 
 function jsonValue(value: unknown): SourceValue {
   if (value === undefined || value === null) return null;
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  const numberText = rawJsonText(value); // a number a double does not hold exactly: its text
+  if (numberText !== undefined) return numberText;
   return JSON.stringify(value); // nested values reach a string column as JSON text, or fail conversion
 }
 
 function csvValue(field: string | undefined): SourceValue {
   return field === undefined || field === '' ? null : field;
-}
-
-/** RFC 4180 records: quoted fields may hold commas, doubled quotes and line breaks. */
-async function* csvRecords(text: AsyncIterable<string>): AsyncIterable<string[]> {
-  let fields: string[] = [];
-  let field = '';
-  let quoted = false;
-  let afterQuote = false;
-  for await (const chunk of text) {
-    for (const ch of chunk) {
-      if (quoted) {
-        if (ch === '"') {
-          quoted = false;
-          afterQuote = true;
-        } else field += ch;
-      } else if (ch === '"') {
-        if (afterQuote) field += '"'; // a doubled quote inside a quoted field
-        quoted = true;
-        afterQuote = false;
-      } else if (ch === ',') {
-        fields.push(field);
-        field = '';
-        afterQuote = false;
-      } else if (ch === '\n') {
-        fields.push(field.endsWith('\r') ? field.slice(0, -1) : field);
-        yield fields;
-        fields = [];
-        field = '';
-        afterQuote = false;
-      } else {
-        field += ch;
-        afterQuote = false;
-      }
-    }
-  }
-  if (field !== '' || fields.length > 0) yield [...fields, field];
 }

@@ -4,20 +4,28 @@
  * shard reads the same rows in the same order; the stream is pulled a batch at a time, and mysql2
  * pauses the socket while a batch is written, so memory stays at one batch whatever the table's size.
  *
+ * DOUBLE and FLOAT must come in MySQL's binary protocol (a prepared statement), as their IEEE
+ * bytes: the text protocol cannot carry them exactly (MariaDB prints a FLOAT with 6 significant
+ * digits, and mysql2 parses short DOUBLE text digit by digit, one unit in the last place off for
+ * some values). The statement is prepared first, which tells the result's column types: a shard
+ * with a DOUBLE or FLOAT column is read through it; any other shard by a plain query, whose text
+ * mysql2 decodes faster (DATETIME above all).
+ *
  * Values never pass through a JS float or the local time zone: BIGINT and DECIMAL come as strings,
  * DATE/DATETIME/TIMESTAMP as strings (the session's time zone is UTC, so a TIMESTAMP is its UTC wall
  * clock) that become exact `Timestamp`s here, microseconds included; TIME becomes milliseconds of the
  * day; BIT(1) and the TINYINT columns the plan marks as BOOLEAN become booleans. The converter
  * (convert.ts) then fits each value to its Paimon column and refuses what does not fit.
  */
-import { MysqlShard, MysqlSourceSpec, errorFrom, isTributaryError, keyValueText, mysqlPassword, shardSelect } from '@tributary/protocol';
+import { MysqlShard, MysqlSourceSpec, errorFrom, isTributaryError, keyValueText, mysqlEndpoint, shardSelect, type SourceAccess } from '@tributary/protocol';
 import type { Timestamp } from '@tributary/table';
-import { createConnection, type Connection, type FieldPacket } from 'mysql2';
+import { createConnection, type Connection, type FieldPacket, type PrepareStatementInfo } from 'mysql2';
 import { workerErrors } from '../errors.ts';
+import { civilInstant } from '../temporal-text.ts';
 import type { PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceValue } from './source.ts';
 
 /** mysql2's numeric column types (MySQL's enum_field_types). */
-const MYSQL_TYPE = { TIMESTAMP: 7, DATE: 10, TIME: 11, DATETIME: 12, BIT: 16 } as const;
+const MYSQL_TYPE = { FLOAT: 4, DOUBLE: 5, TIMESTAMP: 7, DATE: 10, TIME: 11, DATETIME: 12, BIT: 16 } as const;
 
 type Decode = (value: unknown) => SourceValue;
 
@@ -25,13 +33,18 @@ export class MysqlSource implements Source {
   readonly kind = 'mysql';
   readonly #spec: MysqlSourceSpec;
   readonly #columns: readonly string[];
+  readonly #access: SourceAccess;
 
-  /** `tableColumns`: the target table's column names, read when the spec names no columns. */
-  constructor(spec: unknown, tableColumns: readonly string[]) {
+  /**
+   * `tableColumns`: the target table's column names, read when the spec names no columns; `access`:
+   * this worker's connections, which the spec's connection name is looked up in.
+   */
+  constructor(spec: unknown, tableColumns: readonly string[], access: SourceAccess) {
     const parsed = MysqlSourceSpec.safeParse(spec);
     if (!parsed.success) throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `mysql source: ${parsed.error.message}`);
     this.#spec = parsed.data;
     this.#columns = parsed.data.columns ?? tableColumns;
+    this.#access = access;
   }
 
   columns(): Promise<readonly SourceColumn[]> {
@@ -42,22 +55,37 @@ export class MysqlSource implements Source {
     return Promise.reject(errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', 'a mysql source is planned by the coordinator, which checks the tables against the target'));
   }
 
-  /** Positions (for messages) count rows from where this read starts: the shard's start, or `from`. */
-  async *open(planned: PlannedSourceShard, from?: SourcePosition): AsyncIterable<SourceBatch> {
+  /**
+   * Positions (for messages) count rows from where this read starts: the shard's start, or `from`.
+   * When `signal` aborts, the query is killed on the server (KILL QUERY from a second connection:
+   * a query waiting for a lock or sending rows stops there, not only on this side of the socket) and
+   * the read fails with the signal's reason.
+   */
+  async *open(planned: PlannedSourceShard, from?: SourcePosition, signal?: AbortSignal): AsyncIterable<SourceBatch> {
     const shard = parseShard(planned);
     const keyNames = shard.key.map((k) => k.name);
     const selected = [...this.#columns, ...keyNames.filter((k) => !this.#columns.includes(k))];
     const keyIndexes = keyNames.map((k) => selected.indexOf(k));
     const { sql, params } = shardSelect(shard, selected, resumeKey(planned.id, keyNames, from));
-    const connection = await this.#connect(planned.id);
+    const { connection, label } = await this.#connect(planned.id);
+    let onAbort: (() => void) | undefined;
     try {
-      const query = connection.query({ sql, rowsAsArray: true }, [...params]);
+      signal?.throwIfAborted();
+      const statement = await prepare(connection, sql).catch((error: unknown) => Promise.reject(readError(planned.id, label, error)));
+      const binary = statement.columns.some((c) => c.columnType === MYSQL_TYPE.FLOAT || c.columnType === MYSQL_TYPE.DOUBLE);
+      // The binary protocol's BIGINT is a number when safe, else its text; the text protocol's always text.
+      const query = binary ? statement.execute([...params]) : connection.query({ sql, bigNumberStrings: true }, [...params]);
       let decoders: (readonly [number, Decode])[] | undefined;
       query.on('fields', (fields: FieldPacket[]) => (decoders = columnDecoders(fields.slice(0, this.#columns.length), shard.booleans ?? [])));
       const stream = query.stream({ highWaterMark: Math.min(this.#spec.batchRows, 10_000) });
       // mysql2 reports a connection lost under a paused stream only on the connection: without
       // this the read would wait for ever (a KILL, a server restart, a network cut).
       connection.on('error', (error) => stream.destroy(error));
+      onAbort = () => {
+        void this.#killQuery(connection.threadId);
+        stream.destroy(signal?.reason instanceof Error ? signal.reason : new Error('read aborted'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       let rows: SourceRow[] = [];
       let position = 0;
       let last: unknown[] = [];
@@ -72,24 +100,47 @@ export class MysqlSource implements Source {
           }
         }
       } catch (error) {
-        throw readError(planned.id, this.#spec, error);
+        throw readError(planned.id, label, error);
       } finally {
         stream.destroy();
       }
       if (rows.length > 0) yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last) };
     } finally {
+      if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
       connection.destroy();
     }
   }
 
-  async #connect(shardId: string): Promise<Connection> {
-    const password = mysqlPassword(this.#spec, process.env);
-    if (password === undefined) {
-      const name = typeof this.#spec.password === 'string' ? '' : this.#spec.password.env;
-      throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `the MySQL password variable ${name} is not set on this worker`, { shard: shardId, variable: name });
+  /** Best effort: the query of `threadId` stops on the server. Its own connection is destroyed by open() anyway. */
+  async #killQuery(threadId: number | null): Promise<void> {
+    if (threadId === null) return;
+    let killer: Connection | undefined;
+    try {
+      const { host, port, user, password } = mysqlEndpoint(this.#spec, this.#access);
+      killer = createConnection({ host, port, user, password, connectTimeout: 5000 });
+      killer.on('error', () => undefined);
+      await killer.promise().query(`KILL QUERY ${Number(threadId)}`);
+    } catch {
+      // The query had ended, or the server is away: nothing more to stop.
+    } finally {
+      killer?.destroy();
     }
-    const { host, port, user } = this.#spec;
-    const connection = createConnection({ host, port, user, password, connectTimeout: 10_000, supportBigNumbers: true, bigNumberStrings: true, dateStrings: true, jsonStrings: true });
+  }
+
+  /** Connects as the spec's connection says, looked up in this worker's own configuration. */
+  async #connect(shardId: string): Promise<{ connection: Connection; label: string }> {
+    const { host, port, user, password, label } = mysqlEndpoint(this.#spec, this.#access);
+    const connection = createConnection({
+      host,
+      port,
+      user,
+      password,
+      connectTimeout: 10_000,
+      rowsAsArray: true,
+      supportBigNumbers: true,
+      dateStrings: true,
+      jsonStrings: true,
+    });
     // Without a listener, the connection's own 'error' event would end the worker process; open()
     // hands it to the stream it reads.
     connection.on('error', () => undefined);
@@ -97,12 +148,20 @@ export class MysqlSource implements Source {
       // UTC: TIMESTAMP columns arrive as their UTC wall clock. A long net_write_timeout: the server
       // waits while a paused stream's batch is written to storage.
       await connection.promise().query("SET time_zone = '+00:00', SESSION net_write_timeout = 3600");
-      return connection;
+      return { connection, label };
     } catch (error) {
       connection.destroy();
-      throw readError(shardId, this.#spec, error);
+      throw readError(shardId, label, error);
     }
   }
+}
+
+/** A prepared statement with its result's columns (mysql2 sets them; its typings leave them out). */
+type Prepared = PrepareStatementInfo & { readonly columns: readonly FieldPacket[] };
+
+/** Prepares `sql` on the connection: the statement knows its result's column types before it runs. */
+function prepare(connection: Connection, sql: string): Promise<Prepared> {
+  return new Promise((resolve, reject) => connection.prepare(sql, (error, statement) => (error ? reject(error) : resolve(statement as Prepared))));
 }
 
 function parseShard(planned: PlannedSourceShard): MysqlShard {
@@ -120,7 +179,7 @@ function resumeKey(shardId: string, keyNames: readonly string[], from: SourcePos
   if (from === undefined) return undefined;
   const values = typeof from === 'object' ? keyNames.map((k) => from[k]) : [];
   if (values.length === 0 || values.some((v) => typeof v !== 'string')) {
-    throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `mysql shard ${shardId} resumes at its key columns ${keyNames.join(', ')}, not ${JSON.stringify(from)}`, { shard: shardId });
+    throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `mysql shard ${shardId} resumes at its key columns ${keyNames.join(', ')}, which the position does not give`, { shard: shardId });
   }
   return values as string[];
 }
@@ -161,30 +220,11 @@ function decoderFor(field: FieldPacket, booleans: readonly string[]): Decode {
 export function mysqlTimestamp(text: string): Timestamp | undefined {
   const m = TIMESTAMP_TEXT.exec(text);
   if (m === null) return undefined;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
-  const seconds = ((daysFromCivil(year, month, day) * 24 + Number(m[4])) * 60 + Number(m[5])) * 60 + Number(m[6]);
-  const nanos = m[7] === undefined ? 0 : Number(m[7].padEnd(9, '0'));
-  return { epochMillis: seconds * 1000 + Math.floor(nanos / 1_000_000), nanoOfMillis: nanos % 1_000_000 };
+  const [, y, mo, d, h, mi, s, fraction] = m;
+  return civilInstant(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s), fraction);
 }
 
 const TIMESTAMP_TEXT = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?$/;
-
-/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil): no Date object per value. */
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
-  return era * 146_097 + yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear - 719_468;
-}
-
-function daysInMonth(year: number, month: number): number {
-  if (month !== 2) return [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
-  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-}
 
 /** `HH:MM:SS[.ffffff]` within a day, as milliseconds; undefined for negative, 24 h or more, or finer than a millisecond. */
 export function mysqlTime(text: string): number | undefined {
@@ -199,12 +239,12 @@ export function mysqlTime(text: string): number | undefined {
 const SCHEMA_ERRORS = new Set(['ER_BAD_FIELD_ERROR', 'ER_NO_SUCH_TABLE', 'ER_BAD_DB_ERROR']);
 
 /** A table or column that is gone is deterministic (the source changed since the plan); anything else may pass on retry. */
-function readError(shardId: string, spec: MysqlSourceSpec, error: unknown): unknown {
+function readError(shardId: string, source: string, error: unknown): unknown {
   if (isTributaryError(error) || !(error instanceof Error)) return error;
   const code = 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN';
-  const context = { shard: shardId, host: spec.host, port: spec.port, mysqlCode: code };
+  const context = { shard: shardId, source, mysqlCode: code };
   if (SCHEMA_ERRORS.has(code)) {
     return errorFrom(workerErrors, 'SOURCE_SCHEMA_MISMATCH', `shard ${shardId}: the MySQL table changed since the plan: ${error.message}`, context, { cause: error });
   }
-  return errorFrom(workerErrors, 'MYSQL_READ_FAILED', `shard ${shardId}: reading MySQL at ${spec.host}:${spec.port} failed: ${code} ${error.message}`, context, { cause: error });
+  return errorFrom(workerErrors, 'MYSQL_READ_FAILED', `shard ${shardId}: reading MySQL ${source} failed: ${code} ${error.message}`, context, { cause: error });
 }

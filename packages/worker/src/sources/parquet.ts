@@ -17,7 +17,7 @@
  * whose name matches ignoring case. A table column the file lacks reads as null (convert.ts rejects
  * null in a NOT NULL column, naming the file's first row); file columns the table lacks are ignored.
  */
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom, isTributaryError } from '@tributary/protocol';
 import { ParquetDataFileReader, type ByteSource, type Column, type DataType, type ObjectStore, type RowType, type Timestamp } from '@tributary/table';
 import { workerErrors } from '../errors.ts';
 import type { SourceRow, SourceValue } from './source.ts';
@@ -223,7 +223,7 @@ export async function openParquetFile(
   const meta = await store.stat(key);
   if (meta === null) throw errorFrom(workerErrors, 'SOURCE_SPEC_INVALID', `source file ${uri} does not exist`, { uri });
   const bytes = storeByteSource(store, key, meta.size);
-  const reader = await ParquetDataFileReader.open(bytes);
+  const reader = await ParquetDataFileReader.open(bytes).catch((error: unknown) => unreadable(uri, undefined, error));
   const top = topLevelColumns(reader.schema as readonly ParquetElement[]);
   const matched = matchColumns(columns, top.map((e) => e.name), uri);
   const read = matched.flatMap((name, index) => {
@@ -245,7 +245,7 @@ export async function openParquetFile(
         // A big row group (pyarrow writes up to 1 Mi rows in one) is decoded a slice of rows at a
         // time: hyparquet skips the pages before the slice undecoded and stops after it.
         for (let sliceStart = start; sliceStart < groupEnd; sliceStart += sliceRows) {
-          const batch = await reader.readRows(rowType, sliceStart, Math.min(groupEnd, sliceStart + sliceRows));
+          const batch = await reader.readRows(rowType, sliceStart, Math.min(groupEnd, sliceStart + sliceRows)).catch((error: unknown) => unreadable(uri, sliceStart, error));
           for (let s = 0; s < batch.length; s += maxRows) {
             const end = Math.min(batch.length, s + maxRows);
             yield { firstRow: sliceStart + s, rows: toRows(batch.columns, read, columns.length, s, end, { uri, firstRow: sliceStart }) };
@@ -255,6 +255,16 @@ export async function openParquetFile(
       }
     },
   };
+}
+
+/**
+ * A file the table reader cannot decode (bad magic, a footer cut off, undecodable pages) is
+ * SOURCE_FILE_MALFORMED naming the file (and the first row of the slice); other errors (storage) pass.
+ */
+function unreadable(uri: string, row: number | undefined, error: unknown): never {
+  if (!isTributaryError(error) || error.code !== 'PARQUET_FILE_INVALID') throw error;
+  const where = row === undefined ? '' : ` (rows from ${row})`;
+  throw errorFrom(workerErrors, 'SOURCE_FILE_MALFORMED', `${uri}${where}: not a readable Parquet file, or a truncated one: ${error.message}`, { file: uri, ...(row === undefined ? {} : { row }) }, { cause: error });
 }
 
 function toRows(

@@ -4,13 +4,15 @@
  *
  * - `plan()` resolves the source into an exact list of shards, each with a stable id and a plain
  *   JSON spec (a MySQL shard is `{database, table, pkRange}`; a file shard a list of URIs). The
- *   coordinator persists this list before anything runs (coordinator-anchors.md, d.2).
+ *   coordinator persists this list before anything runs.
  * - `columns()` is the source's schema: names and the kind of value each column yields. The worker
  *   converts every value to the table column of the same name (convert.ts), so a source never needs
  *   to know the table.
  * - `open(shard, from)` streams a shard as batches of rows, each batch ending at a `position` that is
  *   enough to resume after it (a MySQL shard: the last primary key; a file: the byte offset; the
  *   generator: the row index). A batch is the unit of memory: a worker holds one at a time.
+ * - `open(shard, from, signal)`: when the signal aborts (the sync was aborted), a source that holds
+ *   a server-side resource cancels it (MySQL kills its query); the worker stops waiting either way.
  */
 
 import type { Timestamp } from '@tributary/table';
@@ -51,5 +53,5 @@ export interface Source {
   readonly kind: string;
   columns(): Promise<readonly SourceColumn[]>;
   plan(): Promise<readonly PlannedSourceShard[]>;
-  open(shard: PlannedSourceShard, from?: SourcePosition): AsyncIterable<SourceBatch>;
+  open(shard: PlannedSourceShard, from?: SourcePosition, signal?: AbortSignal): AsyncIterable<SourceBatch>;
 }

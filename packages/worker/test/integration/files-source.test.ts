@@ -32,7 +32,7 @@ describe('files source on a local disk', () => {
 
   test('NDJSON: projected by key, a glob over names, several files per shard, blank lines skipped', async () => {
     writeFileSync(join(dir, 'in', 'p-1.ndjson'), '{"id": 1, "name": "a"}\n\n{"id": 2}\n');
-    writeFileSync(join(dir, 'in', 'p-2.ndjson'), '{"name": "c", "id": 3, "extra": true}');
+    writeFileSync(join(dir, 'in', 'p-2.ndjson'), '{"name": "c", "id": 3, "extra": true}\n');
     const source = new FilesSource({ kind: 'files', format: 'ndjson', uris: [`${root}/in/p-*`], filesPerShard: 2 }, (r) => openObjectStore(r), ['id', 'name']);
     assert.deepEqual((await source.plan()).map((s) => s.id), ['files-00000']);
     assert.deepEqual(await readAll(source), [
@@ -45,7 +45,7 @@ describe('files source on a local disk', () => {
   test('NDJSON: a line that is not an object is a typed, non-retryable error naming the file and line', async () => {
     writeFileSync(join(dir, 'in', 'bad.ndjson'), '{"id": 1}\n[1, 2]\n');
     const source = new FilesSource({ kind: 'files', format: 'ndjson', uris: [`${root}/in/bad.ndjson`] }, (r) => openObjectStore(r), ['id']);
-    await assert.rejects(readAll(source), (e) => isTributaryError(e) && e.code === 'SOURCE_ROW_INVALID' && e.context.line === 2 && !e.retryable);
+    await assert.rejects(readAll(source), (e) => isTributaryError(e) && e.code === 'SOURCE_FILE_MALFORMED' && e.context.line === 2 && !e.retryable);
   });
 
   test('a missing file is refused with SOURCE_SPEC_INVALID (CSV and Parquet)', async () => {

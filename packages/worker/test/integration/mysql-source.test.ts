@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
-import { isTributaryError, type MysqlShard } from '@tributary/protocol';
+import { isTributaryError, loadSourceAccess, type MysqlShard } from '@tributary/protocol';
 import { parseDataTypeString, type RowType } from '@tributary/table';
 import { services, uniqueName } from '@tributary/testkit';
 import { rowConverter } from '../../src/convert.ts';
@@ -20,13 +20,18 @@ describe('mysql source reading MariaDB', () => {
   let admin: Connection;
   const spec = (extra: Record<string, unknown> = {}) => ({
     kind: 'mysql',
-    host: services.mariadb.host,
-    port: services.mariadb.port,
-    user: services.mariadb.user,
-    password: services.mariadb.password,
+    connection: 'mariadb',
     databases: [database],
     tables: '%',
     ...extra,
+  });
+  // The worker's own named connections, as a connections file would define them.
+  const { host, port, user } = services.mariadb;
+  const connections = { mariadb: { kind: 'mysql', host, port, user, passwordEnv: 'PW' }, down: { kind: 'mysql', host, port: 1, user, passwordEnv: 'PW' } };
+  const access = loadSourceAccess({
+    env: { TRIBUTARY_CONNECTIONS_FILE: '/connections.json', PW: services.mariadb.password },
+    readText: () => JSON.stringify({ connections }),
+    realpath: (path) => Promise.resolve(path),
   });
   const items: MysqlShard = {
     database,
@@ -61,7 +66,7 @@ describe('mysql source reading MariaDB', () => {
   }
 
   test('a composite key is read in key order, in batches; a resume at a batch end reads exactly the rest', async () => {
-    const source = new MysqlSource(spec({ batchRows: 7 }), ['tenant', 'code', 'flag', 'at']);
+    const source = new MysqlSource(spec({ batchRows: 7 }), ['tenant', 'code', 'flag', 'at'], access);
     const batches = await read(source, items);
     assert.deepEqual(batches.map((b) => b.rows.length), [7, 7, 7, 7, 7, 7, 7, 1]);
     const rows = batches.flatMap((b) => b.rows);
@@ -74,7 +79,7 @@ describe('mysql source reading MariaDB', () => {
   });
 
   test('a range shard [from, to) over a composite key; booleans only where the plan says so', async () => {
-    const source = new MysqlSource(spec(), ['tenant', 'code', 'flag']);
+    const source = new MysqlSource(spec(), ['tenant', 'code', 'flag'], access);
     const rows = (await read(source, { ...items, from: ['1', 'c-20'], to: ['3', 'c-00'], booleans: ['flag'] })).flatMap((b) => b.rows);
     const all = (await read(source, items)).flatMap((b) => b.rows);
     const expected = all.filter((r) => `${String(r[0])}/${String(r[1])}` >= '1/c-20' && `${String(r[0])}/${String(r[1])}` < '3/c-00');
@@ -85,7 +90,7 @@ describe('mysql source reading MariaDB', () => {
   test('a value that does not fit is refused with its shard, position and column', async () => {
     await admin.query(`UPDATE \`${database}\`.items SET flag = 2 WHERE tenant = 2 AND code = 'c-17'`);
     const table: RowType = { fields: ['tenant INT NOT NULL', 'code STRING NOT NULL', 'flag BOOLEAN'].map((t, id) => ({ id, name: t.split(' ')[0] ?? '', type: parseDataTypeString(t.split(' ').slice(1).join(' ')) })) };
-    const source = new MysqlSource(spec(), ['tenant', 'code', 'flag']);
+    const source = new MysqlSource(spec(), ['tenant', 'code', 'flag'], access);
     const convert = rowConverter('items', await source.columns(), table);
     const batches = await read(source, { ...items, booleans: ['flag'] });
     const rows = batches.flatMap((b) => b.rows);
@@ -97,17 +102,25 @@ describe('mysql source reading MariaDB', () => {
   });
 
   test('a table gone since the plan is SOURCE_SCHEMA_MISMATCH; an unreachable server MYSQL_READ_FAILED (retryable)', async () => {
-    const gone = read(new MysqlSource(spec(), ['tenant']), { ...items, table: 'vanished' });
+    const gone = read(new MysqlSource(spec(), ['tenant'], access), { ...items, table: 'vanished' });
     await assert.rejects(gone, (error: unknown) => isTributaryError(error) && error.code === 'SOURCE_SCHEMA_MISMATCH' && !error.retryable);
-    const down = read(new MysqlSource(spec({ port: 1 }), ['tenant']), items);
+    const down = read(new MysqlSource(spec({ connection: 'down' }), ['tenant'], access), items);
     await assert.rejects(down, (error: unknown) => isTributaryError(error) && error.code === 'MYSQL_READ_FAILED' && error.retryable && !error.message.includes(services.mariadb.password));
+  });
+
+  test('the worker resolves a connection by name from its own configuration; inline credentials and unknown names are refused', async () => {
+    const inline = { ...spec(), connection: undefined, host, port, user, password: services.mariadb.password };
+    await assert.rejects(read(new MysqlSource(inline, ['tenant'], access), items), (error: unknown) => isTributaryError(error) && error.code === 'SOURCE_CREDENTIALS_INLINE');
+    await assert.rejects(read(new MysqlSource(spec({ connection: 'other' }), ['tenant'], access), items), (error: unknown) => isTributaryError(error) && error.code === 'SOURCE_CONNECTION_UNKNOWN');
+    const allowed = loadSourceAccess({ env: { TRIBUTARY_ALLOW_INLINE_CREDENTIALS: '1' }, readText: () => '', realpath: (path) => Promise.resolve(path) });
+    assert.equal((await read(new MysqlSource(inline, ['tenant'], allowed), items)).flatMap((b) => b.rows).length, 50, 'allowed by the operator');
   });
 
   test('BIT(1) → boolean, TIMESTAMP as its UTC instant whatever time zone wrote it, JSON as text, zero dates left to refuse', async () => {
     await admin.query(`CREATE TABLE \`${database}\`.kinds (id INT NOT NULL PRIMARY KEY, b BIT(1), t TIMESTAMP(3) NULL, j JSON, d DATE)`);
     await admin.query("SET time_zone = '+08:00', sql_mode = ''");
     await admin.query(`INSERT INTO \`${database}\`.kinds VALUES (1, b'1', '2020-01-01 08:00:00.123', '{"a": [1, "😀"]}', '1969-07-20'), (2, b'0', NULL, NULL, '0000-00-00')`);
-    const source = new MysqlSource(spec(), ['id', 'b', 't', 'j', 'd']);
+    const source = new MysqlSource(spec(), ['id', 'b', 't', 'j', 'd'], access);
     const rows = (await read(source, { database, table: 'kinds', key: [{ name: 'id', kind: 'number' }] })).flatMap((b) => b.rows);
     assert.deepEqual(rows, [
       [1, true, { epochMillis: Date.UTC(2020, 0, 1, 0, 0, 0, 123), nanoOfMillis: 0 }, '{"a": [1, "😀"]}', '1969-07-20'],
@@ -118,7 +131,7 @@ describe('mysql source reading MariaDB', () => {
   });
 
   test('a connection killed mid-stream fails the read with MYSQL_READ_FAILED (retryable)', async () => {
-    const source = new MysqlSource(spec({ batchRows: 1000 }), ['id', 'note']);
+    const source = new MysqlSource(spec({ batchRows: 1000 }), ['id', 'note'], access);
     const shard: MysqlShard = { database, table: 'big', key: [{ name: 'id', kind: 'number' }] };
     let batches = 0;
     const reading = (async () => {
@@ -137,7 +150,7 @@ describe('mysql source reading MariaDB', () => {
   });
 
   test(`streams ${BIG_ROWS} rows with exact values, one batch in memory at a time`, async () => {
-    const source = new MysqlSource(spec({ batchRows: 10_000 }), ['id', 'amount', 'created', 'note']);
+    const source = new MysqlSource(spec({ batchRows: 10_000 }), ['id', 'amount', 'created', 'note'], access);
     const shard: MysqlShard = { database, table: 'big', key: [{ name: 'id', kind: 'number' }] };
     let count = 0;
     let idSum = 0n;

@@ -60,13 +60,13 @@ const CASES: [string, ParquetElement, Raw, string, InternalValue][] = [
 const REFUSALS: [string, ParquetElement, Raw, string, RegExp][] = [
   ['INT64 past INT', el('INT64'), 2147483648n, 'INT', /cannot be converted to INT/],
   ['UINT_64 past BIGINT', el('INT64', { converted_type: 'UINT_64' }), -1n, 'BIGINT', /cannot be converted to BIGINT/],
-  ['a decimal past the precision', el('INT64', logical({ type: 'DECIMAL', precision: 18, scale: 2 })), 10n ** 12n, 'DECIMAL(12, 2)', /10000000000\.00 does not fit DECIMAL\(12, 2\)/],
-  ['a decimal with more places than the column (never rounded)', el('INT64', logical({ type: 'DECIMAL', precision: 10, scale: 3 })), 1005n, 'DECIMAL(10, 2)', /1\.005 has more than 2 decimal places/],
-  ['a string longer than the column', el('BYTE_ARRAY', logical({ type: 'STRING' })), utf8('abcd'), 'VARCHAR(3)', /longer than VARCHAR\(3\)/],
-  ['bytes longer than the column', el('BYTE_ARRAY'), new Uint8Array(3), 'BINARY(2)', /3 bytes do not fit BINARY\(2\)/],
-  ['a date past the range of a date', el('INT32', logical({ type: 'DATE' })), 2 ** 31 - 1, 'DATE', /an invalid date .*cannot be converted to DATE/],
-  ['a timestamp past the supported range', el('INT96'), ts(9e15), 'TIMESTAMP(6)', /out of range for TIMESTAMP/],
-  ['bytes into a number', el('BYTE_ARRAY'), new Uint8Array(1), 'INT', /1 bytes .*cannot be converted to INT/],
+  ['a decimal past the precision', el('INT64', logical({ type: 'DECIMAL', precision: 18, scale: 2 })), 10n ** 12n, 'DECIMAL(12, 2)', /^(?!.*10000000000).*a number too large for DECIMAL\(12, 2\)/],
+  ['a decimal with more places than the column (never rounded)', el('INT64', logical({ type: 'DECIMAL', precision: 10, scale: 3 })), 1005n, 'DECIMAL(10, 2)', /^(?!.*1\.005).*more than 2 decimal places/],
+  ['a string longer than the column', el('BYTE_ARRAY', logical({ type: 'STRING' })), utf8('abcd'), 'VARCHAR(3)', /^(?!.*abcd).*a string longer than VARCHAR\(3\)/],
+  ['bytes longer than the column', el('BYTE_ARRAY'), new Uint8Array(3), 'BINARY(2)', /bytes longer than BINARY\(2\)/],
+  ['a date past the range of a date', el('INT32', logical({ type: 'DATE' })), 2 ** 31 - 1, 'DATE', /a date that cannot be converted to DATE/],
+  ['a timestamp past the supported range', el('INT96'), ts(9e15), 'TIMESTAMP(6)', /out of the range of TIMESTAMP/],
+  ['bytes into a number', el('BYTE_ARRAY'), new Uint8Array(1), 'INT', /bytes that cannot be converted to INT/],
   ['a timestamp into a date', el('INT64', logical({ type: 'TIMESTAMP', unit: 'MICROS' })), ts(0), 'DATE', /cannot be converted to DATE/],
 ];
 

@@ -52,7 +52,7 @@ async function preparingSync(): Promise<{ store: CountingStore; committer: SyncC
   await redis.hset(syncRedisKeys(store.prefix, 'p').accepted, ...accepted);
   const warehouse = pathToFileURL(mkdtempSync(join(tmpdir(), 'prefetch-'))).href;
   store.recordReads = 0;
-  return { store, committer: new SyncCommitter({ store, tables: coordinatorTables(), warehouse }) };
+  return { store, committer: new SyncCommitter({ store, tables: coordinatorTables(), warehouse, clusterSecret: new Uint8Array(32) }) };
 }
 
 async function settle(committer: SyncCommitter): Promise<void> {

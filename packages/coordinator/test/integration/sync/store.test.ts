@@ -83,6 +83,39 @@ describe('SyncStore on Redis', () => {
     await assert.rejects(store.phase('a'));
   });
 
+  test('discard is 1 only while and after aborting from before the commit, never after a commit started', async () => {
+    const store = new SyncStore(redis, uniqueName('store'));
+    const discard = async (id: string) => redis.hget(syncRedisKeys(store.prefix, id).record, 'discard');
+    await store.create(newSyncRecord('a', plan, 't'), 1);
+    await store.apply('a', { type: 'start' });
+    assert.equal(await discard('a'), '0');
+    await store.apply('a', { type: 'abort', reason });
+    assert.equal(await discard('a'), '1');
+    await store.apply('a', { type: 'cleaned' });
+    assert.equal(await discard('a'), '1');
+
+    await store.create(newSyncRecord('b', plan, 't'), 2);
+    await store.apply('b', { type: 'start' });
+    await store.apply('b', { type: 'beginCommit', accepted: { s0: { attemptId: '1', blobKey: 'k', checksum: 1, rows: 1, bytes: 1 } } });
+    await store.apply('b', { type: 'abandonCommit', reason });
+    assert.equal(await discard('b'), '0', 'a commit that may have published keeps its files');
+    await store.apply('b', { type: 'cleaned' });
+    assert.equal(await discard('b'), '0');
+  });
+
+  test('the transition that ends a sync marks its attempts still running abandoned, and only those', async () => {
+    const store = new SyncStore(redis, uniqueName('store'));
+    const key = syncRedisKeys(store.prefix, 'a').attempts;
+    const attempt = (shardId: string, attemptId: string, status: string) => JSON.stringify({ shardId, attemptId, status, startedAt: `2026-01-01T00:00:0${attemptId}.000Z` });
+    await redis.hset(key, 's0/1', attempt('s0', '1', 'running'), 's0/2', attempt('s0', '2', 'succeeded'), 's1/1', attempt('s1', '1', 'failed'));
+    await store.create(newSyncRecord('a', plan, 't'), 1);
+    await store.apply('a', { type: 'start' });
+    await store.apply('a', { type: 'abort', reason });
+    assert.deepEqual((await store.attempts('a')).map((a) => a.status), ['running', 'succeeded', 'failed'], 'not yet: ABORTING is not the end');
+    await store.apply('a', { type: 'cleaned' });
+    assert.deepEqual((await store.attempts('a')).map((a) => a.status), ['abandoned', 'succeeded', 'failed']);
+  });
+
   test('acceptedAttempt reads one shard of the accepted hash, as acceptedAttempts does for all', async () => {
     const store = new SyncStore(redis, uniqueName('store'));
     const key = syncRedisKeys(store.prefix, 'a').accepted;

@@ -51,5 +51,7 @@ test('a committed sync shows the attempts frozen at commit and the snapshot id',
   const committed: SyncRecord = { ...record, state: { phase: 'COMMITTED', accepted: { s0: attempt, s1: attempt }, snapshotId: 4 } };
   const view = syncView(committed, [], {});
   assert.equal(view.snapshotId, 4);
+  assert.equal(view.collidingKeys, null, 'not counted (an append table, or a record from before the count)');
+  assert.equal(syncView({ ...committed, state: { ...committed.state, collidingKeys: 2 } } as SyncRecord, [], {}).collidingKeys, 2);
   assert.deepEqual(view.shards.map((s) => s.acceptedAttempt), ['7', '7']);
 });

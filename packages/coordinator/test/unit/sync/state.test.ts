@@ -126,6 +126,18 @@ describe('sync state machine', () => {
     assert.equal(done.record.state.snapshotId, 9);
   });
 
+  test('the colliding-key count recorded at beginCommit stays with COMMITTED; old records have none', () => {
+    const committing = transition(recordIn('PREPARING'), { type: 'beginCommit', accepted: both, collidingKeys: 3 }, 't');
+    assert.ok(committing.kind === 'changed' && committing.record.state.phase === 'COMMITTING');
+    assert.equal(committing.record.state.collidingKeys, 3);
+    const done = transition(committing.record, { type: 'committed', snapshotId: 9 }, 't');
+    assert.ok(done.kind === 'changed' && done.record.state.phase === 'COMMITTED');
+    assert.equal(done.record.state.collidingKeys, 3);
+    const old = transition(recordIn('COMMITTING'), { type: 'committed', snapshotId: 9 }, 't');
+    assert.ok(old.kind === 'changed' && old.record.state.phase === 'COMMITTED');
+    assert.equal('collidingKeys' in old.record.state, false);
+  });
+
   test('committed with another snapshot id than the recorded one is refused', () => {
     assert.equal(transition(recordIn('COMMITTED'), { type: 'committed', snapshotId: 8 }, 't').kind, 'rejected');
   });

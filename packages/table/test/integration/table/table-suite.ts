@@ -191,10 +191,96 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       await second.writeRows(rowsOf(0, 3));
       const m2 = await second.prepareCommit();
       assert.deepEqual(m2.flatMap((m) => m.newFiles.map((f) => [f.minSequenceNumber, f.maxSequenceNumber])), [[25n, 27n]]);
-      // a writer pinned to an empty base starts again at 0 (and would lose to the rows above)
+      // a writer pinned to an empty base starts again at 0 (its commit would be rebased above the live rows)
       const pinned = await table.newWrite({ writerId: uniqueName('w'), baseSnapshotId: null });
       await pinned.writeRows(rowsOf(0, 1));
       assert.deepEqual((await pinned.prepareCommit()).flatMap((m) => m.newFiles.map((f) => f.minSequenceNumber)), [0n]);
+    });
+
+    test('sequence slots: disjoint ranges per writer, the later slot wins a key whatever the message order', async () => {
+      const table = await newTable({ ...ORDERS, primaryKeys: ['id'], options: { bucket: '1' } });
+      await writeAndCommit(table, [[1n, 1, 'base', 1n, ts(0)]]);
+      const slots = [0, 1, 2];
+      const prepared = await Promise.all(
+        slots.map(async (slot) => {
+          const write = await table.newWrite({ writerId: uniqueName('w'), sequenceSlot: slot });
+          await write.writeRows([[1n, 1, `slot-${slot}`, 1n, ts(slot)], [BigInt(10 + slot), 1, 'own', 1n, ts(slot)]]);
+          return write.prepareCommit();
+        }),
+      );
+      const firsts = prepared.map((m) => m.flatMap((x) => x.newFiles.map((f) => f.minSequenceNumber)));
+      assert.deepEqual(firsts, [[1n], [1n + 2n ** 32n], [1n + 2n * 2n ** 32n]], 'each slot starts STRIDE after the previous one');
+      // One commit, the messages in another order than the slots: slot 2 still wins key 1.
+      await table.newCommit(uniqueName('u')).commit([...prepared[2]!, ...prepared[0]!, ...prepared[1]!]);
+      const rows = await table.newRead().toArray();
+      assert.deepEqual(rows.find((r) => r[0] === 1n)?.[2], 'slot-2');
+      assert.equal(rows.length, 4);
+      // A slot whose range passes the largest 64-bit number is refused when it writes.
+      const far = await table.newWrite({ writerId: uniqueName('w'), sequenceSlot: 2 ** 31 });
+      assert.equal(await codeOf(far.writeRows([[1n, 1, 'x', 1n, ts(0)]]).then(() => far.prepareCommit())), 'SEQUENCE_RANGE_EXHAUSTED');
+      assert.equal(await codeOf(table.newWrite({ sequenceSlot: -1 })), 'TABLE_OPTION_INVALID');
+    });
+
+    test('rebase: two writers on one base snapshot, the later commit wins; the originals stay unreferenced', async () => {
+      const table = await newTable({ ...ORDERS, partitionKeys: ['dt'], primaryKeys: ['id', 'dt'], options: { bucket: '2' } });
+      const keys = [1n, 2n, 3n, 4n, 5n, 6n];
+      await writeAndCommit(table, keys.map((id) => [id, 7, 'base', 1n, ts(0)]));
+      const prepare = async (tag: string) => {
+        const write = await table.newWrite({ writerId: uniqueName(tag), bufferRows: 4 });
+        await write.writeRows(keys.map((id) => [id, 7, tag, 1n, ts(1)]));
+        await write.writeRows([[100n, 7, tag, 1n, ts(1)]]);
+        return write.prepareCommit();
+      };
+      const a = await prepare('a');
+      const b = await prepare('b');
+      await table.newCommit(uniqueName('u')).commit(b);
+      const result = await table.newCommit(uniqueName('u')).commit(a);
+      assert.equal(result.alreadyCommitted, false);
+      const rows = await table.newRead().toArray();
+      assert.deepEqual(rows.map((r) => r[2]), Array.from({ length: 7 }, () => 'a'), 'a, committed last, wins every key');
+      // a's files were rewritten above b's numbers, under new names; b's were not touched.
+      const live = await table.newRead().plan();
+      const original = new Set(a.flatMap((m) => m.newFiles.map((f) => `${m.bucket}/${f.fileName}`)));
+      const committedA = live.filter((e) => e.file.fileName.includes('-seq'));
+      assert.equal(committedA.length, original.size);
+      for (const e of committedA) {
+        const bMax = live.filter((x) => x.bucket === e.bucket && !x.file.fileName.includes('-seq')).reduce((m, x) => (x.file.maxSequenceNumber > m ? x.file.maxSequenceNumber : m), -1n);
+        assert.ok(e.file.minSequenceNumber > bMax, `${e.file.fileName} starts above the live rows of its bucket`);
+      }
+      assert.ok(live.every((e) => !original.has(`${e.bucket}/${e.file.fileName}`)), 'no original of a rebased file is referenced');
+      for (const key of table.dataFileKeys(a)) assert.notEqual(await store.stat(key), null, 'the originals are left in place');
+      const b0 = b.flatMap((m) => m.newFiles);
+      assert.ok(b0.every((f) => live.some((e) => e.file.fileName === f.fileName)), 'b committed as written');
+    });
+
+    test('countSharedKeys: keys written by more than one writer, counted once each', async () => {
+      const table = await newTable({ ...ORDERS, primaryKeys: ['id'], options: { bucket: '2' } });
+      const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => BigInt(from + i));
+      const prepare = async (batches: bigint[][]) => {
+        const write = await table.newWrite({ writerId: uniqueName('w'), bufferRows: 3 });
+        for (const batch of batches) await write.writeRows(batch.map((id) => [id, 1, 'v', 1n, ts(0)]));
+        return write.prepareCommit();
+      };
+      // Writer 0 repeats key 3 in a later flush: a repeat within one writer is not a collision.
+      const shards = [await prepare([ids(1, 10), [3n]]), await prepare([ids(5, 15)]), await prepare([ids(14, 20), [1n]]), await prepare([ids(30, 40)])];
+      // Shared: 5..10 (writers 0 and 1), 14 and 15 (1 and 2), 1 (0 and 2).
+      assert.equal(await table.countSharedKeys(shards), 9);
+      assert.equal(await table.countSharedKeys([shards[0]!, shards[3]!]), 0);
+      assert.equal(await table.countSharedKeys([shards[0]!]), 0);
+      // Random writers (seeded): the count equals a naive count over the written key sets.
+      let seed = 7;
+      const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+      for (let round = 0; round < 4; round++) {
+        const sets = Array.from({ length: 2 + next(4) }, () => {
+          const from = next(60);
+          return Array.from({ length: 1 + next(30) }, () => BigInt(from + next(40)));
+        });
+        const random = await Promise.all(sets.map((set) => prepare([set.slice(0, set.length >> 1), set.slice(set.length >> 1)])));
+        const owners = new Map<bigint, Set<number>>();
+        sets.forEach((set, w) => set.forEach((id) => owners.set(id, (owners.get(id) ?? new Set()).add(w))));
+        const naive = [...owners.values()].filter((o) => o.size > 1).length;
+        assert.equal(await table.countSharedKeys(random), naive, `round ${round}`);
+      }
     });
 
     test('append table: at most maxOpenFiles files stay open between flushes', async () => {
@@ -257,6 +343,37 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       for (let id = 1; id <= n; id++) assert.equal((await table.snapshot(id)).id, BigInt(id));
     });
 
+    test('commit race on a primary-key table: writers on one base, every commit lands, the last snapshot wins each key', async () => {
+      const table = await newTable({ ...ORDERS, primaryKeys: ['id'], options: { bucket: '2', 'commit.max-retries': '40', 'commit.min-retry-wait': '5 ms', 'commit.max-retry-wait': '200 ms' } });
+      await writeAndCommit(table, [1n, 2n, 3n, 4n].map((id) => [id, 1, 'base', 1n, ts(0)]));
+      const n = 5;
+      const prepared = await Promise.all(
+        Array.from({ length: n }, async (_, k) => {
+          const write = await table.newWrite({ writerId: uniqueName('w') });
+          await write.writeRows([1n, 2n, 3n, 4n, BigInt(100 + k)].map((id) => [id, 1, `racer-${k}`, 1n, ts(k)]));
+          return write.prepareCommit();
+        }),
+      );
+      const results = await Promise.all(prepared.map((messages, k) => table.newCommit(`racer-${k}`).commit(messages)));
+      assert.deepEqual(results.map((r) => r.snapshotId).sort((a, b) => a - b), [2, 3, 4, 5, 6]);
+      assert.ok(results.some((r) => r.attempts > 1), 'at least one commit lost a race, rebased again and retried');
+      const last = results.findIndex((r) => r.snapshotId === n + 1);
+      const rows = await table.newRead().toArray();
+      assert.deepEqual(rows.filter((r) => (r[0] as bigint) < 100n).map((r) => r[2]), Array.from({ length: 4 }, () => `racer-${last}`));
+      assert.equal(rows.length, 4 + n);
+      // And so in every snapshot: the keys hold the value of that snapshot's writer.
+      for (const r of results) {
+        const at = await table.newRead({ snapshotId: r.snapshotId }).toArray();
+        const k = results.indexOf(r);
+        assert.deepEqual(at.filter((x) => x[0] === 1n).map((x) => x[2]), [`racer-${k}`], `snapshot ${r.snapshotId}`);
+      }
+      // A commit retried with the same identity and its original messages finds its snapshot, rebased or not.
+      for (const [k, messages] of prepared.entries()) {
+        const again = await table.newCommit(`racer-${k}`).commit(messages, { baseSnapshotId: 1 });
+        assert.deepEqual([again.alreadyCommitted, again.snapshotId], [true, results[k]!.snapshotId]);
+      }
+    });
+
     test('a retried commit with the same identity does not commit twice', async () => {
       const table = await newTable(ORDERS);
       const write = await table.newWrite({ writerId: uniqueName('w') });
@@ -272,6 +389,91 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       assert.deepEqual(await readAll(table), canonical([[1n, 1, 'a', 1n, ts(1)], [2n, 1, 'other', 1n, ts(1)]]));
       // another identifier of the same user is a new commit (and here a conflict: the files are already in)
       assert.equal(await codeOf(table.newCommit('sync-42').commit(messages, { identifier: 8n })), 'COMMIT_CONFLICT');
+    });
+
+    test('partitions that share a directory (NULL, blank strings) each keep their own files: append and primary key', async () => {
+      const blanks = [null, '', ' ', '\t', '\u3000', '__DEFAULT_PARTITION__', 'a'];
+      const rowsOf = (values: readonly (string | null)[], first: number, tag: string, q?: number): InternalRow[] =>
+        values.map((p, i): InternalRow => (q === undefined ? [BigInt(first + i), p, `${tag}${i}`] : [BigInt(first + i), p, q, `${tag}${i}`]));
+      const one = [{ name: 'id', type: 'BIGINT' }, { name: 'p', type: 'STRING' }, { name: 'v', type: 'STRING' }];
+      const two = [{ name: 'id', type: 'BIGINT' }, { name: 'p', type: 'STRING' }, { name: 'q', type: 'INT' }, { name: 'v', type: 'STRING' }];
+      const layouts: { schema: SchemaDefinition; commits: InternalRow[][]; expected: InternalRow[] }[] = [];
+      const appendCommits = [rowsOf(blanks, 0, 'x'), rowsOf(blanks, 10, 'y')];
+      layouts.push({ schema: { fields: one, partitionKeys: ['p'] }, commits: appendCommits, expected: appendCommits.flat() });
+      layouts.push({ schema: { fields: one, partitionKeys: ['p'], options: { bucket: '2', 'bucket-key': 'id' } }, commits: appendCommits, expected: appendCommits.flat() });
+      const twoCommits = [rowsOf(blanks, 0, 'x', -5), rowsOf(blanks, 10, 'y', -5)];
+      layouts.push({ schema: { fields: two, partitionKeys: ['p', 'q'] }, commits: twoCommits, expected: twoCommits.flat() });
+      // Primary-key fields are NOT NULL; the second commit updates every key of the first.
+      const keys = blanks.filter((p) => p !== null);
+      const pk = [rowsOf(keys, 0, 'x'), rowsOf(keys, 0, 'y')];
+      layouts.push({ schema: { fields: one, partitionKeys: ['p'], primaryKeys: ['id', 'p'], options: { bucket: '2' } }, commits: pk, expected: pk[1]! });
+      const pkTwo = [rowsOf(keys, 0, 'x', -5), [...rowsOf(keys, 0, 'y', -5).slice(0, 2), ...rowsOf(keys, 20, 'z', -5)]];
+      layouts.push({
+        schema: { fields: two, partitionKeys: ['p', 'q'], primaryKeys: ['id', 'p', 'q'], options: { bucket: '1' } },
+        commits: pkTwo,
+        expected: [...pkTwo[1]!, ...pkTwo[0]!.slice(2)],
+      });
+      for (const layout of layouts) {
+        const table = await newTable(layout.schema);
+        // One writer id for every commit: names stay unique without the caller's help.
+        const writerId = uniqueName('w');
+        for (const rows of layout.commits) {
+          const write = await table.newWrite({ writerId });
+          await write.writeRows(rows);
+          await table.newCommit(uniqueName('u')).commit(await write.prepareCommit());
+        }
+        const entries = await table.newRead().plan();
+        const keys = table.dataFileKeys(entries.map((e) => ({ ...e, newFiles: [e.file], deletedFiles: [], changelogFiles: [] })));
+        assert.equal(new Set(keys).size, keys.length, `${JSON.stringify(layout.schema.options)}: one path per file`);
+        assert.deepEqual(await readAll(table), canonical(layout.expected), JSON.stringify(layout.schema));
+      }
+    });
+
+    test('a commit naming one path twice is refused and publishes nothing: within the commit and against live files', async () => {
+      const table = await newTable({ fields: [{ name: 'id', type: 'BIGINT' }, { name: 'p', type: 'STRING' }], partitionKeys: ['p'] });
+      const prepare = async (rows: InternalRow[]) => {
+        const write = await table.newWrite({ writerId: uniqueName('w') });
+        await write.writeRows(rows);
+        return write.prepareCommit();
+      };
+      const [live] = await prepare([[1n, ' ']]);
+      assert.ok(live);
+      await table.newCommit(uniqueName('u')).commit([live]);
+      // The same file name under another partition row of the same directory, as a writer that
+      // numbered files per partition produced. '\t' sorts before ' ', so the live file's manifest
+      // is outside the new row's statistics range: the check must read it by its directory.
+      for (const p of [null, '', '\t']) {
+        const copy: typeof live = { ...live, partition: table.partitionRow({ p }) };
+        assert.equal(await codeOf(table.newCommit(uniqueName('u')).commit([copy])), 'COMMIT_PATH_DUPLICATE', `live file, new partition ${JSON.stringify(p)}`);
+      }
+      const [fresh] = await prepare([[2n, '']]);
+      assert.ok(fresh);
+      const twin = { ...fresh, partition: table.partitionRow({ p: null }) };
+      assert.equal(await codeOf(table.newCommit(uniqueName('u')).commit([fresh, twin])), 'COMMIT_PATH_DUPLICATE', 'two files of one commit');
+      assert.equal((await table.latestSnapshot())?.id, 1n);
+      assert.deepEqual(await readAll(table), canonical([[1n, ' ']]));
+      await table.newCommit(uniqueName('u')).commit([fresh]);
+      assert.deepEqual(await readAll(table), canonical([[1n, ' '], [2n, '']]));
+    });
+
+    test('a commit identity reused for other files is an error, not a silent alreadyCommitted', async () => {
+      const table = await newTable(ORDERS);
+      const prepare = async (rows: InternalRow[]) => {
+        const write = await table.newWrite({ writerId: uniqueName('w') });
+        await write.writeRows(rows);
+        return write.prepareCommit();
+      };
+      const first = await prepare([[1n, 1, 'a', 1n, ts(1)]]);
+      const second = await prepare([[2n, 1, 'b', 1n, ts(1)]]);
+      const user = uniqueName('library-user');
+      assert.deepEqual(await table.newCommit(user).commit(first), { snapshotId: 1, alreadyCommitted: false, attempts: 1 });
+      assert.equal(await codeOf(table.newCommit(user).commit(second)), 'COMMIT_IDENTITY_REUSED');
+      assert.equal(await codeOf(table.newCommit(user).commit(second, { baseSnapshotId: 0 })), 'COMMIT_IDENTITY_REUSED');
+      // The same files again are a retry of the first commit.
+      assert.equal((await table.newCommit(user).commit(first)).alreadyCommitted, true);
+      // The second batch is not lost: under an identity of its own it lands.
+      assert.deepEqual(await table.newCommit(user).commit(second, { identifier: 2n }), { snapshotId: 2, alreadyCommitted: false, attempts: 1 });
+      assert.deepEqual(await readAll(table), canonical([[1n, 1, 'a', 1n, ts(1)], [2n, 1, 'b', 1n, ts(1)]]));
     });
 
     test('abort deletes the files of uncommitted messages; the table is unchanged', async () => {

@@ -1,17 +1,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  MAX_SEQUENCE_NUMBER,
+  bucketsToRebase,
   checkCommitConflicts,
+  checkDistinctPaths,
   deltaEntries,
   deltaRecordCount,
   hasIdentity,
   maxSequenceNumbers,
   nextSnapshot,
   overwriteDeletes,
+  sameFiles,
   bucketKey,
   type CommitKind,
   type PlanEntry,
   type PlanFile,
+  type SequencedFile,
 } from '../../../src/write/commit-plan.ts';
 import { isTributaryError } from '@tributary/protocol';
 
@@ -53,6 +58,47 @@ test('checkCommitConflicts from a case table (ConflictDetection)', () => {
   }
 });
 
+test('checkDistinctPaths from a case table: one path, one file', () => {
+  // P1 and P2 are distinct rows that share one directory (as NULL and '' share __DEFAULT_PARTITION__);
+  // P3 has a directory of its own.
+  const P3 = Uint8Array.of(0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0);
+  const directory = (p: Uint8Array) => (p[12] === 3 ? 'p=c/' : 'p=__DEFAULT_PARTITION__/');
+  const locate = (e: PlanEntry) => `${directory(e.partition)}bucket-${e.bucket}/${e.file.fileName}`;
+  const a = add('a');
+  const level = (e: PlanEntry, l: number): PlanEntry => ({ ...e, file: { ...e.file, level: l } as PlanFile });
+  const cases: { name: string; live: PlanEntry[]; added: PlanEntry[]; deleted?: PlanEntry[]; want?: string }[] = [
+    { name: 'distinct names', live: [a], added: [add('b'), add('c', P2)] },
+    { name: 'two added files, one path (two partitions, one directory)', live: [], added: [add('b'), add('b', P2)], want: 'COMMIT_PATH_DUPLICATE' },
+    { name: 'two added files, one path (one partition)', live: [], added: [add('b'), add('b')], want: 'COMMIT_PATH_DUPLICATE' },
+    { name: 'an added file at a live path of another partition', live: [a], added: [add('a', P2)], want: 'COMMIT_PATH_DUPLICATE' },
+    { name: 'an added file at a live path, live file deleted, other partition', live: [a], added: [add('a', P2)], deleted: [del(a)], want: 'COMMIT_PATH_DUPLICATE' },
+    { name: 'a level upgrade moves the live file (same partition row)', live: [a], added: [level(add('a'), 5)], deleted: [del(a)] },
+    { name: 'an upgrade without deleting the old entry', live: [a], added: [level(add('a'), 5)], want: 'COMMIT_PATH_DUPLICATE' },
+    { name: 'same name, another directory', live: [a], added: [add('a', P3)] },
+    { name: 'same name, another bucket', live: [a], added: [add('a', P2, 1)] },
+    { name: 'live files that share a path among themselves are not ours to refuse', live: [a, add('a', P2)], added: [add('b')] },
+  ];
+  for (const c of cases) {
+    assert.equal(conflictCode(() => checkDistinctPaths(c.live, c.added, c.deleted ?? [], locate)), c.want, c.name);
+  }
+});
+
+test('sameFiles: the found snapshot added exactly the messages\' new files', () => {
+  const msg = (partition: Uint8Array, bucket: number, ...names: string[]) => ({ partition, bucket, totalBuckets: 2, newFiles: names.map((n) => f(n)), deletedFiles: [], changelogFiles: [] });
+  const cases: { name: string; delta: PlanEntry[]; messages: ReturnType<typeof msg>[]; want: boolean }[] = [
+    { name: 'the same files (lost acknowledgement)', delta: [add('a'), add('b', P2, 1)], messages: [msg(P2, 1, 'b'), msg(P1, 0, 'a')], want: true },
+    { name: 'deleted entries of the snapshot are not compared', delta: [add('a'), del(add('x'))], messages: [msg(P1, 0, 'a')], want: true },
+    { name: 'nothing added, nothing to add', delta: [], messages: [], want: true },
+    { name: 'other files (a reused identity)', delta: [add('a')], messages: [msg(P1, 0, 'b')], want: false },
+    { name: 'one file more', delta: [add('a')], messages: [msg(P1, 0, 'a', 'b')], want: false },
+    { name: 'one file less', delta: [add('a'), add('b')], messages: [msg(P1, 0, 'a')], want: false },
+    { name: 'the same name in another partition', delta: [add('a')], messages: [msg(P2, 0, 'a')], want: false },
+    { name: 'the same name in another bucket', delta: [add('a')], messages: [msg(P1, 1, 'a')], want: false },
+    { name: 'a file twice against twice another', delta: [add('a'), add('a')], messages: [msg(P1, 0, 'a', 'b')], want: false },
+  ];
+  for (const c of cases) assert.equal(sameFiles(c.delta, c.messages), c.want, c.name);
+});
+
 test('overwriteDeletes deletes the live files of the given partitions only', () => {
   const live = [add('a', P1), add('b', P2), add('c', P1, 1)];
   const names = (es: PlanEntry[]) => es.map((e) => `${e.kind}:${e.file.fileName}`);
@@ -83,6 +129,32 @@ test('maxSequenceNumbers per (partition, bucket)', () => {
   assert.equal(max.get(bucketKey(P1, 1)), 2n);
   assert.equal(max.get(bucketKey(P2, 0)), 7n);
   assert.equal(max.get(bucketKey(P2, 1)), undefined);
+});
+
+test('bucketsToRebase from a case table: rebase where live rows reach our sequence numbers', () => {
+  const sf = (name: string, min: bigint, max: bigint): SequencedFile => ({ fileName: name, rowCount: max - min + 1n, minSequenceNumber: min, maxSequenceNumber: max });
+  const live = (p: Uint8Array, bucket: number, max: bigint): PlanEntry => ({ kind: 'ADD', partition: p, bucket, totalBuckets: 2, file: sf('live', 0n, max) });
+  const msg = (p: Uint8Array, bucket: number, ...files: SequencedFile[]) => ({ partition: p, bucket, totalBuckets: 2, newFiles: files, deletedFiles: [], changelogFiles: [] });
+  const k = (p: Uint8Array, bucket: number) => bucketKey(p, bucket);
+  const cases: { name: string; live: PlanEntry[]; messages: ReturnType<typeof msg>[]; want: [string, bigint][] }[] = [
+    { name: 'empty table', live: [], messages: [msg(P1, 0, sf('a', 0n, 9n))], want: [] },
+    { name: 'live rows below ours: our base is still the latest', live: [live(P1, 0, 9n)], messages: [msg(P1, 0, sf('a', 10n, 19n))], want: [] },
+    { name: 'a concurrent commit from the same base', live: [live(P1, 0, 19n)], messages: [msg(P1, 0, sf('a', 10n, 19n))], want: [[k(P1, 0), 20n]] },
+    { name: 'live max equals our min', live: [live(P1, 0, 10n)], messages: [msg(P1, 0, sf('a', 10n, 12n))], want: [[k(P1, 0), 11n]] },
+    { name: 'other buckets and partitions do not count', live: [live(P1, 1, 99n), live(P2, 0, 99n)], messages: [msg(P1, 0, sf('a', 10n, 19n))], want: [] },
+    {
+      name: 'one start per bucket over all its messages (shards), from their smallest number',
+      live: [live(P1, 0, 50n), live(P2, 1, 3n)],
+      messages: [msg(P1, 0, sf('s0', 10n, 19n)), msg(P1, 0, sf('s1', 10n + 2n ** 32n, 12n + 2n ** 32n)), msg(P2, 1, sf('s0', 4n, 8n))],
+      want: [[k(P1, 0), 51n]],
+    },
+    { name: 'a message without new files', live: [live(P1, 0, 50n)], messages: [msg(P1, 0)], want: [] },
+  ];
+  for (const c of cases) assert.deepEqual([...bucketsToRebase(c.live, c.messages)], c.want, c.name);
+  // Shifting past Long.MAX_VALUE is refused.
+  const near = [live(P1, 0, MAX_SEQUENCE_NUMBER - 5n)];
+  assert.equal(conflictCode(() => bucketsToRebase(near, [msg(P1, 0, sf('a', 0n, 9n))])), 'SEQUENCE_RANGE_EXHAUSTED');
+  assert.deepEqual([...bucketsToRebase(near, [msg(P1, 0, sf('a', 0n, 4n))])], [[k(P1, 0), MAX_SEQUENCE_NUMBER - 4n]]);
 });
 
 test('hasIdentity needs both user and identifier', () => {

@@ -21,7 +21,7 @@ function buckets(types: DataType[], rows: InternalRow[], n: number): number[] {
   return [...assignBuckets(batchFromRows(rowType, rows), types.map((_, i) => i), types, n)];
 }
 
-test('assignBuckets matches the reference vectors (paimon-format.md §5)', () => {
+test("assignBuckets matches the reference vectors (Paimon Java's bucket assignment)", () => {
   // value, N=2, N=4, N=10, N=16
   const cases: { type: DataType; value: InternalRow[number]; want: number[] }[] = [
     { type: INT, value: 5, want: [0, 0, 6, 4] },

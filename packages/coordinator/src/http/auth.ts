@@ -1,0 +1,197 @@
+/**
+ * Authentication and roles for every route of the app, the dashboard and the docs included.
+ *
+ * Each route gets the role it needs when it is registered (an `onRoute` hook, so a route added
+ * later is covered without anyone remembering to): `public` if its path is configured public, its
+ * `config.role` if it names one, `read` for GET/HEAD, `operate` for the dashboard's retries, and
+ * `admin` for any other method, so a new writing route is closed by default. One `onRequest` hook
+ * then checks the request's token against that role: 401 without a known token, 403 below the role.
+ *
+ * The token comes from `Authorization: Bearer …`, or from the HttpOnly, SameSite=Strict cookie that
+ * `POST /admin/login` sets, for browsers on the dashboard and the docs (a form posts the token, so
+ * it never appears in a URL, a proxy's access log or the browser history).
+ *
+ * With no token configured the app is open (server.ts allows that on loopback only).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { errorFrom } from '@tributary/protocol';
+import { findToken, roleAllows, type AuthToken, type Role } from '../auth-tokens.ts';
+import { coordinatorErrors } from '../errors.ts';
+import { ProblemSchema, sendError } from './problem.ts';
+
+export type RouteRole = Role | 'public';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The role a route needs; derived by `registerAuth` when a route does not set it. */
+    role?: RouteRole;
+  }
+  interface FastifyRequest {
+    /** Who made the request: a configured token's name and role, or `open` when auth is off. */
+    principal?: Principal;
+  }
+}
+
+export interface Principal {
+  readonly name: string;
+  readonly role: Role;
+  /** The rate-limit key: the token's name, or the client address when auth is off. */
+  readonly key: string;
+}
+
+export interface AuthOptions {
+  /** Empty: no authentication (every request may do everything). */
+  readonly tokens: readonly AuthToken[];
+  /** Route paths anyone may call (as registered, e.g. `/healthz`); default `['/healthz']`. */
+  readonly publicRoutes?: readonly string[];
+}
+
+export const DASHBOARD_PREFIX = '/admin/queues';
+export const LOGIN_PATH = '/admin/login';
+export const TOKEN_COOKIE = 'tributary_token';
+const COOKIE_MAX_AGE_S = 12 * 3600;
+
+/** The dashboard's retry actions, which `operate` may use; every other dashboard write is `admin`. */
+const DASHBOARD_RETRY = /\/retry(\/:queueStatus)?$/;
+
+export function routeRole(method: string | readonly string[], url: string, configured: RouteRole | undefined, publicRoutes: readonly string[]): RouteRole {
+  // The operator's public list wins over the route's own role.
+  if (publicRoutes.includes(url)) return 'public';
+  if (configured !== undefined) return configured;
+  const methods = (typeof method === 'string' ? [method] : method).map((m) => m.toUpperCase());
+  if (methods.every((m) => m === 'GET' || m === 'HEAD')) return 'read';
+  if (url.startsWith(`${DASHBOARD_PREFIX}/`) && DASHBOARD_RETRY.test(url)) return 'operate';
+  return 'admin';
+}
+
+/**
+ * Must be called before any route is registered (the onRoute hook only sees later routes); then
+ * registerLogin for the browser's cookie.
+ */
+export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
+  const publicRoutes = options.publicRoutes ?? ['/healthz'];
+  const open = options.tokens.length === 0;
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const role = routeRole(route.method, route.url, route.config?.role, publicRoutes);
+    route.config = { ...route.config, role };
+    // Configured public routes are not rate limited (a load balancer's health checks).
+    if (publicRoutes.includes(route.url)) route.config = { ...route.config, rateLimit: false } as typeof route.config;
+    const schema = route.schema as (Record<string, unknown> & { hide?: boolean; response?: Record<string, unknown> }) | undefined;
+    if (schema !== undefined && schema.hide !== true) {
+      route.schema = {
+        ...schema,
+        security: role === 'public' ? [] : [{ bearerAuth: [] }],
+        description: [schema.description, role === 'public' ? 'Public.' : `Needs a token with role \`${role}\` or above.`].filter(Boolean).join(' '),
+        ...(role === 'public' ? {} : { response: { 401: ProblemSchema, 403: ProblemSchema, 429: ProblemSchema, ...schema.response } }),
+      };
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    // A URL no route matches needs `read`: without a token, nobody learns which routes exist.
+    const need = request.routeOptions.config.role ?? 'read';
+    if (need === 'public') return;
+    if (open) {
+      request.principal = { name: 'open', role: 'admin', key: `ip:${request.ip}` };
+      return;
+    }
+    // The hook answers itself rather than throwing: a thrown error would reach the error handler
+    // of the route's own plugin (the dashboard has its own), not the problem+json one.
+    const presented = bearerToken(request) ?? cookieToken(request);
+    if (presented === undefined) {
+      return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_TOKEN_MISSING', 'this route needs a bearer token (Authorization: Bearer <token>)', { need }));
+    }
+    const token = findToken(options.tokens, presented);
+    if (token === undefined) {
+      void reply.header('www-authenticate', 'Bearer realm="tributary", error="invalid_token"');
+      return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_TOKEN_INVALID', 'the bearer token is not a configured token', { need }));
+    }
+    request.principal = { name: token.name, role: token.role, key: `token:${token.name}` };
+    if (!roleAllows(token.role, need)) {
+      const message = `this route needs role ${need}; the token ${token.name} has role ${token.role}`;
+      return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_ROLE_INSUFFICIENT', message, { need, role: token.role, token: token.name }));
+    }
+    return undefined;
+  });
+}
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (header === undefined) return undefined;
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  // A malformed header counts as a presented (and thus unknown) token, not as no token.
+  return match?.[1] ?? header;
+}
+
+function cookieToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  if (header === undefined) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === TOKEN_COOKIE) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return part.slice(eq + 1).trim();
+      }
+    }
+  }
+  return undefined;
+}
+
+const LOGIN_FORM = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Tributary: sign in</title></head>
+<body><form method="post" action="${LOGIN_PATH}">
+<label>Token <input type="password" name="token" autocomplete="off" required></label>
+<button type="submit">Sign in</button></form></body></html>`;
+
+/**
+ * GET /admin/login: a form (public: it holds nothing). POST /admin/login: checks the posted token
+ * and stores it in an HttpOnly, SameSite=Strict cookie (Secure over https), then sends the browser
+ * to the dashboard. A token that is not configured is refused with 401 like everywhere else.
+ */
+export function registerLogin(app: FastifyInstance, tokens: readonly AuthToken[]): void {
+  void app.register(async (scope) => {
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(String(body))));
+    });
+    scope.get(LOGIN_PATH, { config: { role: 'public' }, schema: { hide: true } }, (_request, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(LOGIN_FORM));
+    scope.post(LOGIN_PATH, { config: { role: 'public' }, schema: { hide: true } }, async (request, reply) => {
+      const body = request.body as { token?: unknown } | undefined;
+      const presented = typeof body?.token === 'string' ? body.token : '';
+      if (tokens.length === 0) return reply.redirect(`${DASHBOARD_PREFIX}/`, 303); // open: nothing to remember
+      if (crossSite(request)) {
+        throw errorFrom(coordinatorErrors, 'AUTH_LOGIN_CROSS_SITE', 'the login form was posted from another site', {});
+      }
+      if (presented === '' || findToken(tokens, presented) === undefined) {
+        void reply.header('www-authenticate', 'Bearer realm="tributary"');
+        throw errorFrom(coordinatorErrors, presented === '' ? 'AUTH_TOKEN_MISSING' : 'AUTH_TOKEN_INVALID', 'the posted token is not a configured token', {});
+      }
+      return setTokenCookie(request, reply, presented).redirect(`${DASHBOARD_PREFIX}/`, 303);
+    });
+  });
+}
+
+/**
+ * A login posted by another site's page (login CSRF: signing the victim's browser in with the
+ * attacker's token). Browsers name the poster in Sec-Fetch-Site and Origin; clients that send
+ * neither (curl) are not browsers and are let through.
+ */
+function crossSite(request: FastifyRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') return true;
+  const origin = request.headers.origin;
+  if (origin === undefined || origin === 'null') return origin === 'null';
+  try {
+    return new URL(origin).host !== request.headers.host;
+  } catch {
+    return true;
+  }
+}
+
+function setTokenCookie(request: FastifyRequest, reply: FastifyReply, token: string): FastifyReply {
+  const attributes = [`${TOKEN_COOKIE}=${encodeURIComponent(token)}`, 'Path=/', 'HttpOnly', 'SameSite=Strict', `Max-Age=${COOKIE_MAX_AGE_S}`];
+  if (request.protocol === 'https') attributes.push('Secure');
+  return reply.header('set-cookie', attributes.join('; ')).header('cache-control', 'no-store');
+}

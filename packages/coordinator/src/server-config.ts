@@ -1,0 +1,71 @@
+/**
+ * The coordinator's security and limit settings from the environment (server.ts reads the rest).
+ * Token files are read here, at the edge; their entries are parsed by auth-tokens.ts. Nothing read
+ * here is ever printed: errors name the variable or file and the entry's position only.
+ */
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { errorFrom } from '@tributary/protocol';
+import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts';
+import { parseTokenEntries, type AuthToken } from './auth-tokens.ts';
+import { coordinatorErrors } from './errors.ts';
+import type { AuthOptions } from './http/auth.ts';
+import { DEFAULT_LIMITS, type SyncLimits } from './sync/service.ts';
+
+export interface SecurityConfig {
+  readonly auth: AuthOptions;
+  readonly rateLimit: { readonly max: number; readonly timeWindowMs: number };
+  readonly limits: Required<SyncLimits>;
+  readonly testMode: boolean;
+}
+
+export function securityFromEnv(env: NodeJS.ProcessEnv): SecurityConfig {
+  const tokens: AuthToken[] = [];
+  const file = env.TRIBUTARY_AUTH_TOKENS_FILE;
+  if (file !== undefined && file !== '') {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw errorFrom(coordinatorErrors, 'AUTH_CONFIG_INVALID', `TRIBUTARY_AUTH_TOKENS_FILE cannot be read (${reason})`, { source: 'TRIBUTARY_AUTH_TOKENS_FILE' });
+    }
+    tokens.push(...parseTokenEntries(text, 'TRIBUTARY_AUTH_TOKENS_FILE'));
+  }
+  tokens.push(...parseTokenEntries(env.TRIBUTARY_AUTH_TOKENS ?? '', 'TRIBUTARY_AUTH_TOKENS'));
+  const publicRoutes = (env.TRIBUTARY_AUTH_PUBLIC ?? '/healthz')
+    .split(/[\s,]+/)
+    .filter((p) => p !== '');
+  return {
+    auth: { tokens, publicRoutes },
+    rateLimit: {
+      max: positiveInt(env, 'TRIBUTARY_RATE_LIMIT', DEFAULT_RATE_LIMIT.max),
+      timeWindowMs: positiveInt(env, 'TRIBUTARY_RATE_WINDOW_MS', DEFAULT_RATE_LIMIT.timeWindowMs),
+    },
+    limits: {
+      maxShards: positiveInt(env, 'TRIBUTARY_MAX_SHARDS', DEFAULT_LIMITS.maxShards),
+      maxActive: positiveInt(env, 'TRIBUTARY_MAX_ACTIVE_SYNCS', DEFAULT_LIMITS.maxActive),
+      maxActivePerTable: positiveInt(env, 'TRIBUTARY_MAX_ACTIVE_SYNCS_PER_TABLE', DEFAULT_LIMITS.maxActivePerTable),
+    },
+    testMode: env.TRIBUTARY_TEST_MODE === '1',
+  };
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', `${name} must be a positive integer`, { variable: name });
+  }
+  return value;
+}
+
+/** 127.0.0.0/8, ::1 and `localhost`: addresses only this machine reaches. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost') return true;
+  if (isIP(h) === 4) return h.startsWith('127.');
+  if (isIP(h) === 6) return h === '::1' || h.startsWith('::ffff:127.');
+  return false;
+}

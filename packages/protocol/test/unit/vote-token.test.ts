@@ -1,0 +1,116 @@
+/**
+ * Vote tokens (src/vote-token.ts) and where envelope version 2 carries them: the fingerprint
+ * follows the plan and nothing else, the token follows the secret, sync, shard and plan, the
+ * decoders refuse a blob without its shard's token, and a version 1 blob cannot carry one.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { crc32c } from '@node-rs/crc32';
+import {
+  clusterSecretFromEnv,
+  decodeBlob,
+  decodeBlobStream,
+  decodeVoteToken,
+  encodeBlob,
+  encodeVoteToken,
+  isTributaryError,
+  planFingerprint,
+  shardVoteToken,
+  type PlanFingerprintInput,
+} from '@tributary/protocol';
+import { expectationOf, sampleHeader } from '../support/samples.ts';
+import { chunked, goldenVectors } from '../support/vectors.ts';
+
+const code = (c: string) => (e: unknown) => isTributaryError(e) && e.code === c;
+
+const plan: PlanFingerprintInput = {
+  table: { database: 'shop', table: 'orders' },
+  source: { kind: 'generator', seed: 1, shards: 2, rowsPerShard: 10, batchRows: 10 },
+  shards: [
+    { id: 'shard-00000', spec: { index: 0, count: 2 } },
+    { id: 'shard-00001', spec: { index: 1, count: 2 } },
+  ],
+  baseSnapshotId: null,
+  schemaId: 0,
+  commitUser: 'tributary-sync-1',
+};
+const secret = new TextEncoder().encode('a cluster secret of at least thirty-two bytes');
+
+test('the plan fingerprint ignores key order and follows every planned value', () => {
+  const fingerprint = planFingerprint(plan);
+  assert.match(fingerprint, /^[0-9a-f]{64}$/);
+  const reordered: PlanFingerprintInput = {
+    commitUser: plan.commitUser,
+    schemaId: plan.schemaId,
+    baseSnapshotId: plan.baseSnapshotId,
+    shards: plan.shards.map((s) => ({ spec: { count: s.spec.count, index: s.spec.index }, id: s.id })),
+    source: { batchRows: 10, rowsPerShard: 10, shards: 2, seed: 1, kind: 'generator' },
+    table: { table: 'orders', database: 'shop' },
+  };
+  assert.equal(planFingerprint(reordered), fingerprint);
+  const changed: PlanFingerprintInput[] = [
+    { ...plan, source: { ...plan.source, rowsPerShard: 11 } },
+    { ...plan, shards: [plan.shards[0]!, { id: 'shard-00001', spec: { index: 1, count: 3 } }] },
+    { ...plan, shards: [plan.shards[0]!] },
+    { ...plan, baseSnapshotId: 1 },
+    { ...plan, schemaId: 1 },
+    { ...plan, table: { database: 'shop', table: 'other' } },
+  ];
+  for (const other of changed) assert.notEqual(planFingerprint(other), fingerprint, JSON.stringify(other));
+});
+
+test('a shard token follows the secret, the sync, the shard and the fingerprint', () => {
+  const fingerprint = planFingerprint(plan);
+  const token = shardVoteToken(secret, 'sync-1', 'shard-00000', fingerprint);
+  assert.equal(token.length, 32);
+  assert.deepEqual(decodeVoteToken(encodeVoteToken(token)), token);
+  assert.match(encodeVoteToken(token), /^[A-Za-z0-9_-]{43}$/);
+  const others = [
+    shardVoteToken(new TextEncoder().encode('another cluster secret, also thirty-two bytes'), 'sync-1', 'shard-00000', fingerprint),
+    shardVoteToken(secret, 'sync-2', 'shard-00000', fingerprint),
+    shardVoteToken(secret, 'sync-1', 'shard-00001', fingerprint),
+    shardVoteToken(secret, 'sync-1', 'shard-00000', planFingerprint({ ...plan, schemaId: 1 })),
+  ];
+  for (const other of others) assert.notDeepEqual(other, token);
+});
+
+test('a blob without its shard\'s token is refused by both decoders, and the error does not show a token', async () => {
+  const header = sampleHeader();
+  const blob = encodeBlob(header, []);
+  const wrong = { ...expectationOf(header), voteToken: new Uint8Array(32).fill(9) };
+  assert.throws(() => decodeBlob(blob, wrong), (e: unknown) => code('BLOB_VOTE_TOKEN_INVALID')(e) && !JSON.stringify(e).includes(encodeVoteToken(wrong.voteToken)));
+  await assert.rejects(decodeBlobStream(chunked(blob), wrong), code('BLOB_VOTE_TOKEN_INVALID'));
+  // A version 1 blob has no token: readable, but not where a token is expected.
+  const v1 = goldenVectors(1).find((g) => g.name === 'no-messages')!;
+  assert.equal(decodeBlob(v1.blob, expectationOf(v1.header)).header.voteToken, undefined);
+  assert.throws(() => decodeBlob(v1.blob, { ...expectationOf(v1.header), voteToken: header.voteToken! }), code('BLOB_VOTE_TOKEN_INVALID'));
+});
+
+test('a version 1 blob that carries a vote token was not written by a version 1 encoder', () => {
+  const v2 = encodeBlob(sampleHeader(), []);
+  const forged = Uint8Array.from(v2);
+  forged[5] = 1; // envelope version 2 → 1, same header bytes
+  new DataView(forged.buffer).setUint32(forged.length - 4, crc32c(forged.subarray(0, forged.length - 4)), false);
+  assert.throws(() => decodeBlob(forged, expectationOf(sampleHeader())), code('BLOB_HEADER_INVALID'));
+});
+
+test('the encoder refuses a header without a 32-byte vote token', () => {
+  assert.throws(() => encodeBlob(sampleHeader({ voteToken: undefined }), []), code('BLOB_VALUE_OUT_OF_RANGE'));
+  assert.throws(() => encodeBlob(sampleHeader({ voteToken: new Uint8Array(31) }), []), code('BLOB_VALUE_OUT_OF_RANGE'));
+});
+
+test('the cluster secret comes from exactly one of the value and the file, with at least 32 bytes', () => {
+  const value = 'x'.repeat(32);
+  const noFile = (): string => {
+    throw new Error('no file');
+  };
+  assert.deepEqual(clusterSecretFromEnv({ TRIBUTARY_CLUSTER_SECRET: value }, noFile), new TextEncoder().encode(value));
+  assert.deepEqual(clusterSecretFromEnv({ TRIBUTARY_CLUSTER_SECRET_FILE: '/s' }, () => `${value}\n`), new TextEncoder().encode(value));
+  const refused = (env: Parameters<typeof clusterSecretFromEnv>[0], read: (path: string) => string = noFile) =>
+    assert.throws(() => clusterSecretFromEnv(env, read), (e: unknown) => code('CLUSTER_SECRET_INVALID')(e) && !(e as Error).message.includes('short-secret'));
+  refused({});
+  refused({ TRIBUTARY_CLUSTER_SECRET: 'short-secret' });
+  refused({ TRIBUTARY_CLUSTER_SECRET: value, TRIBUTARY_CLUSTER_SECRET_FILE: '/s' }, () => value);
+  refused({ TRIBUTARY_CLUSTER_SECRET_FILE: '/missing' });
+  refused({ TRIBUTARY_CLUSTER_SECRET_FILE: '/s' }, () => 'short-secret\n');
+});

@@ -1,0 +1,151 @@
+/**
+ * How many primary keys a load wrote in more than one of its writers (a sync's shards): the
+ * "colliding keys" a sync reports (issue #8 item 4). Such a key keeps the row of the later shard
+ * in plan order (or of the greater `sequence.field`); the count tells the operator it happened.
+ *
+ *   files per (partition, bucket), each tagged with its shard
+ *     ─► sorted by min key, cut into clusters of overlapping key ranges (DataFileMeta min/max key)
+ *     ─► a cluster with files of ≥ 2 shards: k-way merge of the files' key columns only,
+ *        counting each key seen in ≥ 2 shards once
+ *
+ * Cost: only files whose key range overlaps a file of another shard are read, and only their
+ * `_KEY_` columns; memory holds one row group of key columns per file whose key range holds the
+ * key being merged.
+ */
+import type { ObjectStore } from '../io/object-store.ts';
+import { valueAt, type ColumnBatch } from '../format/column-batch.ts';
+import { keyValueRowType } from '../format/key-value.ts';
+import { ParquetDataFileReader } from '../format/parquet-reader.ts';
+import { decodeBinaryRow } from '../spec/binary-row.ts';
+import type { DataFileMeta } from '../spec/data-file-meta.ts';
+import { keyComparator, type KeyComparator } from '../spec/key-comparator.ts';
+import { fieldsByName, trimmedPrimaryKeys, type TableSchema } from '../spec/table-schema.ts';
+import type { InternalRow, RowType } from '../spec/types.ts';
+import { bucketKey, type CommitMessage } from '../write/commit-plan.ts';
+import { MinHeap } from './sort-merge-reader.ts';
+
+/** A file of one writer, with its decoded key range. */
+export interface ShardFile<F = DataFileMeta> {
+  readonly shard: number;
+  readonly file: F;
+  readonly minKey: InternalRow;
+  readonly maxKey: InternalRow;
+}
+
+/**
+ * The clusters of files of one bucket worth reading: files sorted by min key and joined while their
+ * ranges overlap (a file whose min key is ≤ the largest max key so far); clusters whose files
+ * all come from one shard are left out, since keys repeated within a shard are not collisions.
+ */
+export function overlappingClusters<F>(files: readonly ShardFile<F>[], compare: KeyComparator): ShardFile<F>[][] {
+  const sorted = [...files].sort((a, b) => compare(a.minKey, b.minKey));
+  const clusters: ShardFile<F>[][] = [];
+  let cluster: ShardFile<F>[] = [];
+  let max: InternalRow | undefined;
+  for (const f of sorted) {
+    if (max !== undefined && compare(f.minKey, max) > 0) {
+      clusters.push(cluster);
+      cluster = [];
+      max = undefined;
+    }
+    cluster.push(f);
+    if (max === undefined || compare(f.maxKey, max) > 0) max = f.maxKey;
+  }
+  if (cluster.length > 0) clusters.push(cluster);
+  return clusters.filter((c) => new Set(c.map((f) => f.shard)).size > 1);
+}
+
+export interface SharedKeysOptions {
+  readonly store: ObjectStore;
+  readonly tablePath: string;
+  readonly schema: TableSchema;
+  /** `<partition path>bucket-N/` of a message's files, relative to the table. */
+  readonly bucketDir: (partition: Uint8Array, bucket: number) => string;
+}
+
+/**
+ * Keys present in more than one of `shards` (each the messages of one writer). 0 for an append
+ * table: it has no keys.
+ */
+export async function countSharedKeys(o: SharedKeysOptions, shards: readonly (readonly CommitMessage<DataFileMeta>[])[]): Promise<number> {
+  const primaryKeys = trimmedPrimaryKeys(o.schema);
+  if (primaryKeys.length === 0) return 0;
+  const keyTypes = fieldsByName(o.schema, primaryKeys).map((f) => f.type);
+  const compare = keyComparator(keyTypes);
+  const keyRowType: RowType = { fields: keyValueRowType({ fields: o.schema.fields }, primaryKeys).fields.slice(0, primaryKeys.length) };
+  const buckets = new Map<string, { dir: string; files: ShardFile[] }>();
+  shards.forEach((messages, shard) => {
+    for (const m of messages) {
+      const key = bucketKey(m.partition, m.bucket);
+      let bucket = buckets.get(key);
+      if (bucket === undefined) buckets.set(key, (bucket = { dir: o.bucketDir(m.partition, m.bucket), files: [] }));
+      for (const file of m.newFiles) {
+        bucket.files.push({ shard, file, minKey: decodeBinaryRow(file.minKey, keyTypes), maxKey: decodeBinaryRow(file.maxKey, keyTypes) });
+      }
+    }
+  });
+  let count = 0;
+  for (const { dir, files } of buckets.values()) {
+    for (const cluster of overlappingClusters(files, compare)) {
+      count += await countInCluster(cluster, compare, (f) => keyRows(o.store, `${o.tablePath}/${dir}${f.fileName}`, f, keyRowType));
+    }
+  }
+  return count;
+}
+
+interface Cursor {
+  readonly shard: number;
+  readonly rows: AsyncIterator<InternalRow>;
+  current: InternalRow;
+}
+
+/**
+ * Merges the cluster's sorted key streams; counts the keys that come from two shards or more. A
+ * file is opened only once the merge reaches its min key (the cluster is sorted by min key), so
+ * only the files whose ranges hold the current key are open at a time.
+ */
+async function countInCluster(
+  cluster: readonly ShardFile[],
+  compare: KeyComparator,
+  open: (file: DataFileMeta) => AsyncIterable<InternalRow>,
+): Promise<number> {
+  const heap = new MinHeap<Cursor>((a, b) => compare(a.current, b.current));
+  let pending = 0;
+  const openReached = async (): Promise<void> => {
+    for (let next = cluster[pending]; next !== undefined; next = cluster[pending]) {
+      const top = heap.peek();
+      if (top !== undefined && compare(next.minKey, top.current) > 0) return;
+      pending++;
+      const rows = open(next.file)[Symbol.asyncIterator]();
+      const first = await rows.next();
+      if (first.done !== true) heap.push({ shard: next.shard, rows, current: first.value });
+    }
+  };
+  let count = 0;
+  await openReached();
+  for (let top = heap.peek(); top !== undefined; await openReached(), top = heap.peek()) {
+    const key = top.current;
+    const shards = new Set<number>();
+    while (top !== undefined && compare(top.current, key) === 0) {
+      shards.add(top.shard);
+      const next = await top.rows.next();
+      if (next.done === true) heap.pop();
+      else {
+        top.current = next.value;
+        heap.siftDownTop();
+      }
+      top = heap.peek();
+    }
+    if (shards.size > 1) count++;
+  }
+  return count;
+}
+
+async function* keyRows(store: ObjectStore, key: string, file: DataFileMeta, rowType: RowType): AsyncGenerator<InternalRow> {
+  const reader = await ParquetDataFileReader.open({ size: Number(file.fileSize), read: (offset, length) => store.getRange(key, offset, length) });
+  for await (const batch of reader.batches(rowType)) yield* rowsOf(batch);
+}
+
+function* rowsOf(batch: ColumnBatch): Generator<InternalRow> {
+  for (let i = 0; i < batch.length; i++) yield batch.columns.map((column) => valueAt(column, i));
+}

@@ -1,0 +1,236 @@
+/**
+ * Issue 9, item 1: every route of the real app (REST, the bull-board dashboard, /docs) refuses a
+ * request without a token (401) and with a token below its role (403), and serves the right role.
+ * The routes are enumerated from the app itself (printRoutes), so a route added later is checked
+ * without anyone listing it here; only the roles expected of writing routes are listed, and a
+ * writing route not listed is expected to need `admin` (the app's default).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { LOGIN_PATH, TOKEN_COOKIE, newToken, parseTokenEntries, startCoordinator, type Coordinator, type Role } from '@tributary/coordinator';
+import { services } from '@tributary/testkit';
+import { s3, syncEnv } from '../sync/harness.ts';
+
+type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Each line of printRoutes is `<tree>├── <segment> (METHODS)`; a segment continues its parent's path. */
+export function enumerateRoutes(tree: string): { method: Method; url: string }[] {
+  const routes: { method: Method; url: string }[] = [];
+  const stack: string[] = [];
+  for (const line of tree.split('\n')) {
+    const match = /^(.*?)[├└]── (.+?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (match === null) continue;
+    const depth = [...(match[1] ?? '')].length / 4;
+    stack.length = depth;
+    stack.push(match[2] ?? '');
+    const url = stack.join('').replace(/\/{2,}/g, '/');
+    for (const method of (match[3] ?? '').split(',').map((m) => m.trim()).filter((m) => m !== '')) {
+      routes.push({ method: method as Method, url });
+    }
+  }
+  return routes;
+}
+
+const PUBLIC = new Set(['/healthz', LOGIN_PATH]);
+
+/** The roles writing routes need; reading routes (GET, HEAD) need `read`; any other writing route `admin`. */
+const OPERATE = [
+  'POST /v1/syncs',
+  'POST /v1/syncs/:id/abort',
+  'PUT /v1/schedules/:id',
+  'DELETE /v1/schedules/:id',
+  'PUT /admin/queues/api/queues/:queueName/retry/:queueStatus',
+  'PUT /admin/queues/api/queues/:queueName/:jobId/retry',
+];
+
+function expectedRole(method: Method, url: string): Role | 'public' {
+  if (PUBLIC.has(url)) return 'public';
+  if (method === 'GET' || method === 'HEAD') return 'read';
+  return OPERATE.includes(`${method} ${url}`) ? 'operate' : 'admin';
+}
+
+/** Parameters that name nothing, so a request that passes auth changes nothing. */
+function concrete(url: string): string {
+  return url
+    .replace(':queueName', 'no-such-queue')
+    .replace(':queueStatus', 'failed')
+    .replace(/:[A-Za-z]+/g, 'no_such_thing')
+    .replace(/\*$/, 'no-such-file');
+}
+
+const BELOW: Record<Role, Role | undefined> = { read: undefined, operate: 'read', admin: 'operate' };
+
+describe('authentication and roles on every route (real app, real Redis)', () => {
+  const e = syncEnv('auth');
+  const tokens = {
+    read: newToken('read', 'reader'),
+    operate: newToken('operate', 'operator'),
+    admin: newToken('admin', 'admin-old'),
+    // Rotation: a second admin token valid at the same time as the first.
+    admin2: newToken('admin', 'admin-new'),
+  };
+  const bearer = (t: { token: string }) => ({ authorization: `Bearer ${t.token}` });
+  const asRole = (role: Role) => bearer(tokens[role]);
+  let c: Coordinator;
+
+  before(async () => {
+    c = await startCoordinator({
+      redis: services.redis,
+      prefix: e.prefix,
+      clusterSecret: e.clusterSecret,
+      warehouse: e.warehouse,
+      s3,
+      auth: { tokens: parseTokenEntries(Object.values(tokens).map((t) => t.entry).join('\n'), 'test') },
+    });
+    await c.app.ready();
+  });
+  after(async () => {
+    await c.close();
+  });
+
+  test('every registered route: 401 without a token, 401 with an unknown one, 403 below its role, served with its role', async () => {
+    const routes = enumerateRoutes(c.app.printRoutes({ commonPrefix: false }));
+    // The enumeration sees the whole app: the API, the dashboard's UI and API, the docs.
+    for (const expected of ['POST /v1/syncs', 'GET /v1/syncs/:id/shards', 'GET /admin/queues/', 'POST /admin/queues/api/queues/:queueName/add', 'GET /docs/json', 'GET /healthz']) {
+      assert.ok(routes.some((r) => `${r.method} ${r.url}` === expected), `${expected} is enumerated`);
+    }
+    assert.ok(routes.length > 60, `${routes.length} routes`);
+    const send = (method: Method, url: string, headers: Record<string, string> = {}) => c.app.inject({ method, url: concrete(url), headers });
+    const failures: string[] = [];
+    const check = (ok: boolean, what: string) => {
+      if (!ok) failures.push(what);
+    };
+    for (const { method, url } of routes) {
+      const role = expectedRole(method, url);
+      const name = `${method} ${url}`;
+      if (role === 'public') {
+        check((await send(method, url)).statusCode !== 403, `${name} is public`);
+        continue;
+      }
+      const none = await send(method, url);
+      check(none.statusCode === 401, `${name} without a token: ${none.statusCode}`);
+      check(String(none.headers['www-authenticate']).startsWith('Bearer'), `${name}: WWW-Authenticate`);
+      if (method !== 'HEAD') check(problemCode(none) === 'AUTH_TOKEN_MISSING', `${name}: ${none.body.slice(0, 200)}`);
+      const unknown = await send(method, url, { authorization: 'Bearer not-a-configured-token' });
+      check(unknown.statusCode === 401, `${name} with an unknown token: ${unknown.statusCode}`);
+      const below = BELOW[role];
+      if (below !== undefined) {
+        const refused = await send(method, url, asRole(below));
+        check(refused.statusCode === 403, `${name} as ${below}: ${refused.statusCode}`);
+        if (method !== 'HEAD') check(problemCode(refused) === 'AUTH_ROLE_INSUFFICIENT', `${name} as ${below}: ${refused.body.slice(0, 200)}`);
+      }
+      for (const as of role === 'admin' ? [tokens.admin, tokens.admin2] : [tokens[role]]) {
+        const served = await send(method, url, bearer(as));
+        check(![401, 403, 429].includes(served.statusCode), `${name} with role ${role}: ${served.statusCode} ${served.body.slice(0, 200)}`);
+      }
+    }
+    assert.deepEqual(failures, []);
+  });
+
+  test('401 and 403 are problem+json with stable codes; a higher role may do what a lower one may', async () => {
+    const missing = await c.app.inject({ method: 'GET', url: '/v1/syncs' });
+    assert.equal(missing.statusCode, 401);
+    assert.match(String(missing.headers['content-type']), /^application\/problem\+json/);
+    assert.deepEqual(pick(missing.json()), { status: 401, code: 'AUTH_TOKEN_MISSING', retryable: false });
+    const malformed = await c.app.inject({ method: 'GET', url: '/v1/syncs', headers: { authorization: `Basic ${tokens.admin.token}` } });
+    assert.equal(problemCode(malformed), 'AUTH_TOKEN_INVALID');
+    const denied = await c.app.inject({ method: 'POST', url: '/v1/tables', headers: asRole('operate'), payload: {} });
+    assert.equal(denied.statusCode, 403);
+    assert.deepEqual(pick(denied.json()), { status: 403, code: 'AUTH_ROLE_INSUFFICIENT', retryable: false });
+    assert.ok(!denied.body.includes(tokens.operate.token), 'the token is not echoed');
+    for (const role of ['read', 'operate', 'admin'] as const) {
+      assert.equal((await c.app.inject({ method: 'GET', url: '/v1/syncs', headers: asRole(role) })).statusCode, 200, role);
+    }
+    // An unknown URL needs a token too: nobody learns without one which routes exist.
+    assert.equal((await c.app.inject({ method: 'GET', url: '/v1/nothing-here' })).statusCode, 401);
+    assert.equal((await c.app.inject({ method: 'GET', url: '/v1/nothing-here', headers: asRole('read') })).statusCode, 404);
+  });
+
+  test('the OpenAPI document declares the bearer scheme and security on every operation', async () => {
+    const doc = (await c.app.inject({ method: 'GET', url: '/docs/json', headers: asRole('read') })).json<OpenApi>();
+    assert.deepEqual(doc.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer', description: doc.components.securitySchemes.bearerAuth?.description });
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ name: `${method} ${path}`, op })));
+    assert.ok(operations.length >= 10);
+    for (const { name, op } of operations) {
+      assert.deepEqual(op.security, [{ bearerAuth: [] }], name);
+      assert.ok(op.responses['401'] !== undefined && op.responses['403'] !== undefined, `${name} documents 401 and 403`);
+    }
+  });
+
+  test('dashboard: read sees it read-only and cannot act; operate may retry but not add jobs; admin may', async () => {
+    const queues = async (role: Role) =>
+      (await c.app.inject({ method: 'GET', url: '/admin/queues/api/queues', headers: asRole(role) })).json<{ queues: { name: string; readOnlyMode: boolean; allowRetries: boolean }[] }>().queues;
+    const seenByReader = await queues('read');
+    assert.ok(seenByReader.length >= 2);
+    assert.ok(seenByReader.every((q) => q.readOnlyMode && !q.allowRetries), 'read: the UI shows no actions');
+    assert.ok((await queues('operate')).every((q) => !q.readOnlyMode && q.allowRetries));
+    const shardQueue = seenByReader.find((q) => q.name === 'write-shard')?.name ?? 'write-shard';
+    const add = (role: Role) =>
+      c.app.inject({ method: 'POST', url: `/admin/queues/api/queues/${shardQueue}/add`, headers: asRole(role), payload: { name: 'forged', data: {} } });
+    assert.equal((await add('read')).statusCode, 403);
+    assert.equal((await add('operate')).statusCode, 403, 'adding a job (a forged shard job) needs admin');
+    assert.equal((await add('admin')).statusCode, 200);
+    const retry = (role: Role) => c.app.inject({ method: 'PUT', url: `/admin/queues/api/queues/${shardQueue}/retry/failed`, headers: asRole(role) });
+    assert.equal((await retry('read')).statusCode, 403);
+    assert.equal((await retry('operate')).statusCode, 200);
+    assert.equal((await c.app.inject({ method: 'GET', url: '/admin/queues/' })).statusCode, 401);
+  });
+
+  test('browser login: a posted token becomes an HttpOnly SameSite=Strict cookie that opens the dashboard; a wrong one does not', async () => {
+    const form = await c.app.inject({ method: 'GET', url: LOGIN_PATH });
+    assert.equal(form.statusCode, 200);
+    assert.match(form.body, /<form method="post"/);
+    const wrong = await c.app.inject({ method: 'POST', url: LOGIN_PATH, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'token=nope' });
+    assert.equal(wrong.statusCode, 401);
+    assert.equal(wrong.headers['set-cookie'], undefined);
+    const login = await c.app.inject({
+      method: 'POST',
+      url: LOGIN_PATH,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ token: tokens.read.token }).toString(),
+    });
+    assert.equal(login.statusCode, 303);
+    assert.equal(login.headers.location, '/admin/queues/');
+    const cookie = String(login.headers['set-cookie']);
+    assert.match(cookie, new RegExp(`^${TOKEN_COOKIE}=`));
+    for (const attribute of ['HttpOnly', 'SameSite=Strict', 'Path=/']) assert.ok(cookie.includes(attribute), `${attribute} in ${cookie.split(';').slice(1).join(';')}`);
+    const sent = cookie.split(';')[0] ?? '';
+    const board = await c.app.inject({ method: 'GET', url: '/admin/queues/', headers: { cookie: sent } });
+    assert.equal(board.statusCode, 200);
+    assert.match(String(board.headers['content-type']), /text\/html/);
+    // The cookie carries the read role only.
+    const act = await c.app.inject({ method: 'PUT', url: '/admin/queues/api/queues/write-shard/retry/failed', headers: { cookie: sent } });
+    assert.equal(act.statusCode, 403);
+    const forged = await c.app.inject({ method: 'GET', url: '/admin/queues/', headers: { cookie: `${TOKEN_COOKIE}=forged` } });
+    assert.equal(forged.statusCode, 401);
+    // Login CSRF: another site's page posting its own token into this browser is refused.
+    const form2 = { 'content-type': 'application/x-www-form-urlencoded' };
+    const payload = new URLSearchParams({ token: tokens.read.token }).toString();
+    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }]) {
+      const csrf = await c.app.inject({ method: 'POST', url: LOGIN_PATH, headers: { ...form2, ...headers }, payload });
+      assert.equal(csrf.statusCode, 403, JSON.stringify(headers));
+      assert.equal(csrf.json<{ code: string }>().code, 'AUTH_LOGIN_CROSS_SITE');
+      assert.equal(csrf.headers['set-cookie'], undefined);
+    }
+    const sameOrigin = await c.app.inject({ method: 'POST', url: LOGIN_PATH, headers: { ...form2, origin: 'http://localhost:8080', host: 'localhost:8080', 'sec-fetch-site': 'same-origin' }, payload });
+    assert.equal(sameOrigin.statusCode, 303);
+  });
+});
+
+function problemCode(response: LightMyRequestResponse): string | undefined {
+  try {
+    return response.json<{ code?: string }>().code;
+  } catch {
+    return undefined;
+  }
+}
+
+function pick(body: { status: number; code: string; retryable: boolean }) {
+  return { status: body.status, code: body.code, retryable: body.retryable };
+}
+
+interface OpenApi {
+  components: { securitySchemes: Record<string, { type: string; scheme: string; description?: string } | undefined> };
+  paths: Record<string, Record<string, { security?: unknown; responses: Record<string, unknown> }>>;
+}
