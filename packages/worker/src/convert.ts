@@ -126,7 +126,12 @@ function nonNull(type: DataType): (value: Exclude<SourceValue, null>) => Interna
         return day === undefined ? unfit(v, 'DATE') : day;
       };
     case 'TIME':
-      return (v) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < 86_400_000 ? v : unfit(v, 'TIME'));
+      return (v) => {
+        // Milliseconds of the day; as text too, as the integer types take it (an NDJSON number that is
+        // a float32 midpoint arrives as its written text).
+        const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
+        return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n < 86_400_000 ? n : unfit(v, 'TIME');
+      };
     case 'TIMESTAMP':
     case 'TIMESTAMP_LTZ':
       return timestamp(type.root, type.precision);

@@ -104,6 +104,15 @@ describe('NDJSON numbers', () => {
     assert.equal(convert('FLOAT', written), 1 + 2 ** -23);
     assert.equal(convert('FLOAT', 1 + 2 ** -24), 1); // a double's own value: the tie goes to even, as Java's (float) cast
   });
+
+  test('an integer kept as text because it is a float midpoint still reaches every integer-valued type', () => {
+    // 48497882 lies halfway between the floats 48497880 and 48497884 (found by the differential test, seed 28).
+    const { t } = parseJsonLine({ text: '{"t": 48497882}', line: 1 }, 'f');
+    const text = rawJsonText(t);
+    assert.equal(text, '48497882');
+    for (const type of ['TIME(3)', 'INT', 'BIGINT']) assert.equal(BigInt(convert(type, text as string) as number | bigint), 48497882n, type);
+    assert.throws(() => convert('TIME(3)', '86400000'));
+  });
 });
 
 describe('timestamps and dates from text', () => {
