@@ -2,9 +2,11 @@
  * Which seeds a run tests. CI runs CI_SEEDS (chosen so that together they cover every type, every
  * file format, append and primary-key tables, 0–3 partition columns and `sequence.field`: the unit
  * test test/unit/differential-generator.test.ts checks it). scripts/differential.mjs turns
- * `--seed S` and `--seeds N [--from F]` into the environment variables read here.
+ * `--seed S` and `--seeds N [--from F]` into the environment variables read here. Seed 203 is there
+ * for its CSV field ending in a carriage return inside quotes (`"…\r"`), which a parser that strips a
+ * record's trailing CR from quoted fields too would shorten.
  */
-export const CI_SEEDS: readonly number[] = [25, 26, 27, 28, 29, 30, 31, 32];
+export const CI_SEEDS: readonly number[] = [25, 26, 27, 28, 29, 30, 31, 32, 203];
 
 export function seedsFromEnvironment(env: Readonly<Record<string, string | undefined>>): { seeds: number[]; label: string } {
   const one = env['TRIBUTARY_DIFFERENTIAL_SEED'];
