@@ -67,6 +67,10 @@ export const coordinatorErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'The dashboard login form was posted from another site (Origin or Sec-Fetch-Site); sign in from the coordinator\u2019s own /admin/login page.',
   },
+  AUTH_OPEN_FOREIGN: {
+    retryable: false,
+    summary: 'No token is configured, so the coordinator answers only requests addressed to a loopback host and sent from no other site (a web page cannot drive it by DNS rebinding or a cross-site request); configure tokens to serve others.',
+  },
   AUTH_NOT_CONFIGURED: {
     retryable: false,
     summary: 'No token is configured and the coordinator was asked to listen on a non-loopback address; configure TRIBUTARY_AUTH_TOKENS or TRIBUTARY_AUTH_TOKENS_FILE.',

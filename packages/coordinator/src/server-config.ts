@@ -4,11 +4,11 @@
  * here is ever printed: errors name the variable or file and the entry's position only.
  */
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { errorFrom } from '@tributary/protocol';
 import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts';
 import { parseTokenEntries, type AuthToken } from './auth-tokens.ts';
 import { coordinatorErrors } from './errors.ts';
+import { isLoopback } from './loopback.ts';
 import type { AuthOptions } from './http/auth.ts';
 import { DEFAULT_LIMITS, type SyncLimits } from './sync/service.ts';
 
@@ -61,11 +61,3 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   return value;
 }
 
-/** 127.0.0.0/8, ::1 and `localhost`: addresses only this machine reaches. */
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost') return true;
-  if (isIP(h) === 4) return h.startsWith('127.');
-  if (isIP(h) === 6) return h === '::1' || h.startsWith('::ffff:127.');
-  return false;
-}

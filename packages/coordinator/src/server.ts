@@ -26,7 +26,8 @@ import { readFileSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { clusterSecretFromEnv, isTributaryError, loadSourceAccess, type SourceAccess } from '@tributary/protocol';
 import { startCoordinator } from './runtime.ts';
-import { isLoopback, securityFromEnv, type SecurityConfig } from './server-config.ts';
+import { isLoopback } from './loopback.ts';
+import { securityFromEnv, type SecurityConfig } from './server-config.ts';
 
 const env = process.env;
 const bucket = env.TRIBUTARY_S3_BUCKET ?? 'tributary';

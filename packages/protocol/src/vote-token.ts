@@ -6,7 +6,8 @@
  *
  *   token = HMAC-SHA256(secret, "tributary-vote-token-v1" 0 syncId 0 shardId 0 planFingerprint)
  *
- * and puts it in the shard's job. The worker recomputes it from the plan persisted in Redis and
+ * and puts it in the shard's job. The worker recomputes it from the fingerprint stored with the
+ * plan's head in Redis (it reads one shard, so it cannot hash the whole plan; Redis is trusted) and
  * refuses a job that does not carry it (a job added by hand, or for a shard the plan does not
  * have); it writes the token into its blob's header, and the coordinator refuses a blob whose token
  * is not its shard's. The fingerprint binds the token to the plan: SHA-256 over the canonical JSON

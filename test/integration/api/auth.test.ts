@@ -218,6 +218,43 @@ describe('authentication and roles on every route (real app, real Redis)', () =>
   });
 });
 
+describe('an open coordinator (no token configured) serves this machine only', () => {
+  const e = syncEnv('auth-open');
+  let c: Coordinator;
+
+  before(async () => {
+    c = await startCoordinator({ redis: services.redis, prefix: e.prefix, clusterSecret: e.clusterSecret, warehouse: e.warehouse, s3 });
+    await c.app.ready();
+  });
+  after(async () => {
+    await c.close();
+  });
+
+  test('a request addressed to another host (DNS rebinding) or sent from another site is refused; loopback callers are served', async () => {
+    for (const host of ['localhost:8080', '127.0.0.1:8080', '[::1]:8080']) {
+      assert.equal((await c.app.inject({ method: 'GET', url: '/v1/syncs', headers: { host } })).statusCode, 200, host);
+    }
+    const refused: Record<string, string>[] = [
+      { host: 'rebound.example:8080' },
+      { host: '127.0.0.1.nip.example' },
+      { host: 'localhost:8080', origin: 'https://evil.example' },
+      { host: 'localhost:8080', origin: 'null' },
+      { host: 'localhost:8080', 'sec-fetch-site': 'cross-site' },
+    ];
+    for (const headers of refused) {
+      const get = await c.app.inject({ method: 'GET', url: '/v1/syncs', headers });
+      assert.equal(get.statusCode, 403, JSON.stringify(headers));
+      assert.equal(problemCode(get), 'AUTH_OPEN_FOREIGN');
+      // The bodiless abort a cross-site form could send never reaches the route.
+      const abort = await c.app.inject({ method: 'POST', url: '/v1/syncs/some-sync/abort', headers });
+      assert.equal(abort.statusCode, 403, JSON.stringify(headers));
+    }
+    // A page on this machine (the dashboard itself) may call it.
+    const local = await c.app.inject({ method: 'GET', url: '/v1/syncs', headers: { host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080', 'sec-fetch-site': 'same-origin' } });
+    assert.equal(local.statusCode, 200);
+  });
+});
+
 function problemCode(response: LightMyRequestResponse): string | undefined {
   try {
     return response.json<{ code?: string }>().code;

@@ -17,6 +17,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import { errorFrom } from '@tributary/protocol';
 import { findToken, roleAllows, type AuthToken, type Role } from '../auth-tokens.ts';
 import { coordinatorErrors } from '../errors.ts';
+import { isLoopback } from '../loopback.ts';
 import { ProblemSchema, sendError } from './problem.ts';
 
 export type RouteRole = Role | 'public';
@@ -93,6 +94,12 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     const need = request.routeOptions.config.role ?? 'read';
     if (need === 'public') return;
     if (open) {
+      // Open serves this machine's own clients only. A web page the user visits cannot use it: by
+      // DNS rebinding its requests name the page's host, and a cross-site form or fetch is marked
+      // so by the browser (Sec-Fetch-Site, Origin).
+      if (!isLoopback(request.hostname) || crossOrigin(request)) {
+        return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_OPEN_FOREIGN', 'an open coordinator answers only requests addressed to a loopback host from no other site', { need }));
+      }
       request.principal = { name: 'open', role: 'admin', key: `ip:${request.ip}` };
       return;
     }
@@ -178,6 +185,19 @@ export function registerLogin(app: FastifyInstance, tokens: readonly AuthToken[]
  * attacker's token). Browsers name the poster in Sec-Fetch-Site and Origin; clients that send
  * neither (curl) are not browsers and are let through.
  */
+/** A browser's request from another origin: a site other than this one, or an Origin not on loopback. */
+function crossOrigin(request: FastifyRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') return true;
+  const origin = request.headers.origin;
+  if (origin === undefined) return false;
+  try {
+    return !isLoopback(new URL(origin).hostname);
+  } catch {
+    return true; // 'null' (a sandboxed or file: page) and anything malformed
+  }
+}
+
 function crossSite(request: FastifyRequest): boolean {
   const site = request.headers['sec-fetch-site'];
   if (site === 'cross-site' || site === 'same-site') return true;

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { isTributaryError } from '@tributary/protocol';
 import { findToken, hashToken, newToken, parseTokenEntries, roleAllows } from '../../../src/auth-tokens.ts';
 import { routeRole } from '../../../src/http/auth.ts';
-import { isLoopback } from '../../../src/server-config.ts';
+import { isLoopback } from '../../../src/loopback.ts';
 
 const HASH = hashToken('secret-token');
 
