@@ -11,7 +11,8 @@
  * refuses a job that does not carry it (a job added by hand, or for a shard the plan does not
  * have); it writes the token into its blob's header, and the coordinator refuses a blob whose token
  * is not its shard's. The fingerprint binds the token to the plan: SHA-256 over the canonical JSON
- * of the table, source, base snapshot, schema id, commit user and every shard's id and spec.
+ * of the table, source, base snapshot, schema id, commit user, mode, snapshot properties and every
+ * shard's id and spec, so a record changed after planning (say to `overwrite`) fails every blob.
  *
  * Pure: hashing only; reading the secret's file is the caller's (`readFile` is handed in).
  */
@@ -33,6 +34,9 @@ export interface PlanFingerprintInput {
   readonly baseSnapshotId: number | null;
   readonly schemaId: number;
   readonly commitUser: string;
+  /** How the commit writes (an `overwrite` replaces the partitions it touches). */
+  readonly mode: string;
+  readonly options: { readonly snapshotProperties: Readonly<Record<string, string>> };
 }
 
 /** SHA-256 (hex) of the plan's canonical JSON; the same for the same plan, whatever its key order. */
@@ -44,6 +48,8 @@ export function planFingerprint(plan: PlanFingerprintInput): string {
     baseSnapshotId: plan.baseSnapshotId,
     schemaId: plan.schemaId,
     commitUser: plan.commitUser,
+    mode: plan.mode,
+    snapshotProperties: plan.options.snapshotProperties,
     shardCount: plan.shards.length,
   }));
   // One shard at a time: a 100,000-shard plan is never one string.

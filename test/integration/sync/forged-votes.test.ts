@@ -188,6 +188,48 @@ describe('attack 2: the accepted blob rewritten after the vote, with a valid che
   });
 });
 
+describe('attack 3: the sync record changed after planning (append turned into overwrite)', () => {
+  const e = syncEnv('remode');
+  let coordinator: Coordinator | undefined;
+  const workers: ChildProcess[] = [];
+  let queue: Queue;
+
+  before(async () => {
+    queue = new Queue(SYNC_QUEUES.writeShard, { connection: { ...services.redis, maxRetriesPerRequest: null }, prefix: e.prefix });
+  });
+  after(async () => {
+    await Promise.all(workers.map((w) => stop(w)));
+    await queue.close();
+    await coordinator?.close();
+  });
+
+  test('every blob fails its token, the sync aborts, the earlier rows stay', async () => {
+    const first = await inProcessCoordinator(e);
+    await createOrdersTable(first, 'shop', 'orders');
+    workers.push(await spawnWorker(e));
+    const earlier = await startSync(first, generatorSource(1, 500));
+    assert.equal((await waitForPhase(() => first.syncs.get(earlier), ['COMMITTED', 'ABORTED'], 60_000)).state.phase, 'COMMITTED');
+    const id = await startSync(first, generatorSource(1, 200, { seed: 7 }));
+    await first.close();
+    assert.equal((await finished(queue, `shard-${id}-shard-00000`)).state, 'completed');
+
+    // What only direct Redis access allows: the record's mode rewritten while no coordinator runs.
+    const key = syncRedisKeys(e.prefix, id).record;
+    const json = await redis.hget(key, 'json');
+    assert.ok(json !== null);
+    const record = JSON.parse(json) as { plan: { mode: string } };
+    assert.equal(record.plan.mode, 'append');
+    record.plan.mode = 'overwrite';
+    await redis.hset(key, 'json', JSON.stringify(record));
+
+    coordinator = await inProcessCoordinator(e);
+    const done = await waitForPhase(() => coordinator!.syncs.get(id), ['COMMITTED', 'ABORTED'], 60_000);
+    assert.equal(done.state.phase, 'ABORTED', 'a commit of the changed plan would have replaced the table');
+    const table = await coordinator.tables.describeTable(e.warehouse, { database: 'shop', table: 'orders' });
+    assert.equal(table?.rowCount, 500, 'the earlier sync\'s rows are all there');
+  });
+});
+
 describe('attack 2 after the commit started: the blob rewritten while the coordinator was down in COMMITTING', () => {
   const e = syncEnv('reseal-commit');
   const store = new SyncStore(redis, e.prefix);

@@ -33,6 +33,8 @@ const plan: PlanFingerprintInput = {
   baseSnapshotId: null,
   schemaId: 0,
   commitUser: 'tributary-sync-1',
+  mode: 'upsert',
+  options: { snapshotProperties: { origin: 'nightly' } },
 };
 const secret = new TextEncoder().encode('a cluster secret of at least thirty-two bytes');
 
@@ -46,6 +48,8 @@ test('the plan fingerprint ignores key order and follows every planned value', (
     shards: plan.shards.map((s) => ({ spec: { count: s.spec.count, index: s.spec.index }, id: s.id })),
     source: { batchRows: 10, rowsPerShard: 10, shards: 2, seed: 1, kind: 'generator' },
     table: { table: 'orders', database: 'shop' },
+    options: { snapshotProperties: { origin: 'nightly' } },
+    mode: 'upsert',
   };
   assert.equal(planFingerprint(reordered), fingerprint);
   const changed: PlanFingerprintInput[] = [
@@ -55,6 +59,8 @@ test('the plan fingerprint ignores key order and follows every planned value', (
     { ...plan, baseSnapshotId: 1 },
     { ...plan, schemaId: 1 },
     { ...plan, table: { database: 'shop', table: 'other' } },
+    { ...plan, mode: 'overwrite' },
+    { ...plan, options: { snapshotProperties: { origin: 'other' } } },
   ];
   for (const other of changed) assert.notEqual(planFingerprint(other), fingerprint, JSON.stringify(other));
 });
