@@ -2,21 +2,19 @@
  * A small seeded PRNG (mulberry32) with the draws the generator needs. Pure and deterministic: the
  * same seed gives the same sequence on every machine, so a failing seed replays exactly.
  */
+import { mulberry32 } from '@tributary/testkit';
+
 export class Random {
-  #state: number;
+  readonly #next: () => number;
 
   constructor(seed: number) {
     // Mix the seed once so that neighbouring seeds start far apart.
-    this.#state = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) >>> 0;
+    this.#next = mulberry32(Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b));
   }
 
   /** A uniform 32-bit unsigned integer. */
   uint32(): number {
-    this.#state = (this.#state + 0x6d2b79f5) >>> 0;
-    let t = this.#state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
+    return this.#next();
   }
 
   /** A uniform float in [0, 1). */

@@ -149,72 +149,65 @@ describe('attack 1: a job added to the shard queue by hand', () => {
   });
 });
 
-describe('attack 2: the accepted blob rewritten after the vote, with a valid checksum', () => {
-  const e = syncEnv('reseal');
-  let coordinator: Coordinator | undefined;
-  const workers: ChildProcess[] = [];
-  let queue: Queue;
-
-  before(async () => {
-    queue = new Queue(SYNC_QUEUES.writeShard, { connection: { ...services.redis, maxRetriesPerRequest: null }, prefix: e.prefix });
+/**
+ * For the attacks that change something while no coordinator runs: the sync's environment, the
+ * shard queue as seen from outside, and the workers and coordinator a test starts, closed after it.
+ */
+function restartFixture(name: string): { readonly e: SyncEnv; readonly workers: ChildProcess[]; queue: Queue; coordinator?: Coordinator } {
+  const f: { e: SyncEnv; workers: ChildProcess[]; queue: Queue; coordinator?: Coordinator } = { e: syncEnv(name), workers: [], queue: undefined as unknown as Queue };
+  before(() => {
+    f.queue = new Queue(SYNC_QUEUES.writeShard, { connection: { ...services.redis, maxRetriesPerRequest: null }, prefix: f.e.prefix });
   });
   after(async () => {
-    await Promise.all(workers.map((w) => stop(w)));
-    await queue.close();
-    await coordinator?.close();
+    await Promise.all(f.workers.map((w) => stop(w)));
+    await f.queue.close();
+    await f.coordinator?.close();
   });
+  return f;
+}
+
+describe('attack 2: the accepted blob rewritten after the vote, with a valid checksum', () => {
+  const f = restartFixture('reseal');
 
   test('aborts with a typed reason; the table gets no snapshot and the staged files go', async () => {
-    const first = await inProcessCoordinator(e);
+    const first = await inProcessCoordinator(f.e);
     await createOrdersTable(first, 'shop', 'orders');
     const id = await startSync(first, generatorSource(2, 3000));
     // The coordinator goes away while the shards prepare, so that nothing has read a blob yet when
     // the attacker rewrites it; the next coordinator resumes the sync and reads every blob.
     await first.close();
-    workers.push(await spawnWorker(e));
-    for (const shard of ['shard-00000', 'shard-00001']) assert.equal((await finished(queue, `shard-${id}-${shard}`)).state, 'completed');
+    f.workers.push(await spawnWorker(f.e));
+    for (const shard of ['shard-00000', 'shard-00001']) assert.equal((await finished(f.queue, `shard-${id}-${shard}`)).state, 'completed');
 
-    await rewriteAcceptedBlob(e, id, 'shard-00000');
+    await rewriteAcceptedBlob(f.e, id, 'shard-00000');
 
-    coordinator = await inProcessCoordinator(e);
-    const done = await waitForPhase(() => coordinator!.syncs.get(id), ['COMMITTED', 'ABORTED'], 60_000);
+    f.coordinator = await inProcessCoordinator(f.e);
+    const done = await waitForPhase(() => f.coordinator!.syncs.get(id), ['COMMITTED', 'ABORTED'], 60_000);
     assert.ok(done.state.phase === 'ABORTED', `${done.state.phase}: the rewritten blob was committed`);
     assert.equal(done.state.reason.code, 'SYNC_VOTE_MISMATCH');
     assert.equal(done.state.reason.context.shard, 'shard-00000');
-    const table = await coordinator.tables.describeTable(e.warehouse, { database: 'shop', table: 'orders' });
+    const table = await f.coordinator.tables.describeTable(f.e.warehouse, { database: 'shop', table: 'orders' });
     assert.equal(table?.latestSnapshotId, null, 'nothing visible');
-    assert.deepEqual((await listKeys(e, `.tributary/syncs/${id}/`)).filter((k) => k.endsWith('.blob')), []);
-    assert.deepEqual((await listKeys(e, 'shop.db/orders/')).filter((k) => k.includes(`/data-${id}-`)), []);
+    assert.deepEqual((await listKeys(f.e, `.tributary/syncs/${id}/`)).filter((k) => k.endsWith('.blob')), []);
+    assert.deepEqual((await listKeys(f.e, 'shop.db/orders/')).filter((k) => k.includes(`/data-${id}-`)), []);
   });
 });
 
 describe('attack 3: the sync record changed after planning (append turned into overwrite)', () => {
-  const e = syncEnv('remode');
-  let coordinator: Coordinator | undefined;
-  const workers: ChildProcess[] = [];
-  let queue: Queue;
-
-  before(async () => {
-    queue = new Queue(SYNC_QUEUES.writeShard, { connection: { ...services.redis, maxRetriesPerRequest: null }, prefix: e.prefix });
-  });
-  after(async () => {
-    await Promise.all(workers.map((w) => stop(w)));
-    await queue.close();
-    await coordinator?.close();
-  });
+  const f = restartFixture('remode');
 
   test('every blob fails its token, the sync aborts, the earlier rows stay', async () => {
-    const first = await inProcessCoordinator(e);
+    const first = await inProcessCoordinator(f.e);
     await createOrdersTable(first, 'shop', 'orders');
-    workers.push(await spawnWorker(e));
+    f.workers.push(await spawnWorker(f.e));
     const earlier = await startSync(first, generatorSource(1, 500));
     assert.equal((await waitForPhase(() => first.syncs.get(earlier), ['COMMITTED', 'ABORTED'], 60_000)).state.phase, 'COMMITTED');
     const id = await startSync(first, generatorSource(1, 200, { seed: 7 }));
     await first.close();
-    assert.equal((await finished(queue, `shard-${id}-shard-00000`)).state, 'completed');
+    assert.equal((await finished(f.queue, `shard-${id}-shard-00000`)).state, 'completed');
 
     // What only direct Redis access allows: the record's mode rewritten while no coordinator runs.
-    const key = syncRedisKeys(e.prefix, id).record;
+    const key = syncRedisKeys(f.e.prefix, id).record;
     const json = await redis.hget(key, 'json');
     assert.ok(json !== null);
     const record = JSON.parse(json) as { plan: { mode: string } };
@@ -222,10 +215,10 @@ describe('attack 3: the sync record changed after planning (append turned into o
     record.plan.mode = 'overwrite';
     await redis.hset(key, 'json', JSON.stringify(record));
 
-    coordinator = await inProcessCoordinator(e);
-    const done = await waitForPhase(() => coordinator!.syncs.get(id), ['COMMITTED', 'ABORTED'], 60_000);
+    f.coordinator = await inProcessCoordinator(f.e);
+    const done = await waitForPhase(() => f.coordinator!.syncs.get(id), ['COMMITTED', 'ABORTED'], 60_000);
     assert.equal(done.state.phase, 'ABORTED', 'a commit of the changed plan would have replaced the table');
-    const table = await coordinator.tables.describeTable(e.warehouse, { database: 'shop', table: 'orders' });
+    const table = await f.coordinator.tables.describeTable(f.e.warehouse, { database: 'shop', table: 'orders' });
     assert.equal(table?.rowCount, 500, 'the earlier sync\'s rows are all there');
   });
 });

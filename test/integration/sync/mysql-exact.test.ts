@@ -8,23 +8,12 @@ import { after, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
 import { createConnection, type Connection } from 'mysql2/promise';
 import type { Coordinator } from '@tributary/coordinator';
-import { paimonJava, services, type OracleRow } from '@tributary/testkit';
+import { paimonJava, services, type OracleRow, mulberry32 } from '@tributary/testkit';
 import { inProcessCoordinator, spawnWorker, stop, syncEnv, waitForPhase, withMariadb } from './harness.ts';
 
 const ROWS = 20_000;
 const SEED = Number(process.env.TRIBUTARY_TEST_SEED ?? 8);
 
-/** mulberry32, seeded: a failure replays with TRIBUTARY_TEST_SEED. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
 
 const view = new DataView(new ArrayBuffer(8));
 const double = (high: number, low: number): number => (view.setUint32(0, high), view.setUint32(4, low), view.getFloat64(0));
@@ -42,7 +31,7 @@ interface Row {
 }
 
 function rows(): Row[] {
-  const next = generator(SEED);
+  const next = mulberry32(SEED);
   const edges = [
     [5e-324, float(1)],
     [Number.MAX_VALUE, float(0x7f7fffff)],

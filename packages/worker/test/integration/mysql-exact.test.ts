@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
 import { loadSourceAccess, type MysqlShard } from '@tributary/protocol';
 import { parseDataTypeString, type RowType } from '@tributary/table';
-import { services, uniqueName } from '@tributary/testkit';
+import { services, uniqueName, mulberry32 } from '@tributary/testkit';
 import { rowConverter } from '../../src/convert.ts';
 import { MysqlSource } from '../../src/sources/mysql.ts';
 import type { SourceRow } from '../../src/sources/source.ts';
@@ -18,17 +18,6 @@ import type { SourceRow } from '../../src/sources/source.ts';
 const ROWS = 100_000;
 const SEED = Number(process.env.TRIBUTARY_TEST_SEED ?? 20_261_201);
 
-/** mulberry32: a seeded 32-bit generator, so a failure can be replayed with TRIBUTARY_TEST_SEED. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
 
 const f64 = new Float64Array(1);
 const w64 = new Uint32Array(f64.buffer);
@@ -61,7 +50,7 @@ function values(): { doubles: number[]; floats: number[] } {
   const floatEdges = [0, -0, floatOf(1), floatOf(0x007fffff), floatOf(0x00800000), floatOf(0x7f7fffff), 1, Math.fround(0.1), 16777216, Math.fround(1.2345678)];
   const doubles = [...doubleEdges, ...doubleEdges.map((d) => -d)];
   const floats = [...floatEdges, ...floatEdges.map((f) => -f)];
-  const next = generator(SEED);
+  const next = mulberry32(SEED);
   while (doubles.length < ROWS) {
     const subnormal = doubles.length % 50 === 0;
     const high = subnormal ? next() & 0x800fffff : next();
