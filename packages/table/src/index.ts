@@ -32,6 +32,7 @@ export {
 } from './spec/binary-row.ts';
 export { bucketOf, bucketOfHash, fmix32, murmurHashBinaryRow, murmurHashBytes } from './spec/bucket.ts';
 export { formatDataType, parseDataType, parseDataTypeString } from './spec/data-type-json.ts';
+export { jsonCell, type JsonCell } from './spec/json-value.ts';
 export {
   allocateColumn,
   batchFromRows,
@@ -138,6 +139,7 @@ export {
 } from './spec/snapshot.ts';
 export {
   DEFAULT_PARTITION_NAME,
+  dataFilePaths,
   escapePathName,
   parsePartitionPath,
   partitionPath,

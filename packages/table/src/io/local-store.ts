@@ -17,7 +17,7 @@ import { dirname, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { errorFrom, isTributaryError, type TributaryError } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
-import { checkKey, checkPrefix, checkRange, compareKeys, isTempName, rangePastEnd } from './object-key.ts';
+import { checkDirectory, checkKey, checkPrefix, checkRange, compareKeys, isTempName, rangePastEnd } from './object-key.ts';
 import { watchBody } from './object-body.ts';
 import type { ObjectBody, ObjectMeta, ObjectStore } from './object-store.ts';
 
@@ -110,6 +110,22 @@ export class LocalObjectStore implements ObjectStore {
   async *list(prefix: string): AsyncIterable<ObjectMeta> {
     checkPrefix(prefix);
     yield* this.#walk('', prefix);
+  }
+
+  async *listDirectories(dir: string): AsyncIterable<string> {
+    checkDirectory(dir);
+    let entries: Dirent[];
+    try {
+      entries = await readdir(join(this.#root, ...dir.split('/').filter((s) => s !== '')), { withFileTypes: true });
+    } catch (error) {
+      const code = errnoOf(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return;
+      throw fsError(error, 'list', dir);
+    }
+    yield* entries
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort((a, b) => compareKeys(`${a}/`, `${b}/`));
   }
 
   async delete(key: string): Promise<void> {

@@ -66,6 +66,15 @@ export function checkPrefix(prefix: string): void {
   }
 }
 
+/** Throws OBJECT_KEY_INVALID unless `dir` is '' or a valid key followed by '/'. */
+export function checkDirectory(dir: string): void {
+  if (dir === '') return;
+  const problem = !dir.endsWith('/') ? "does not end with '/'" : dir.startsWith('/') || dir.includes('\\') || dir.includes('\0') ? 'absolute or contains \\ or NUL' : keyProblem(dir.slice(0, -1));
+  if (problem !== null) {
+    throw errorFrom(tableErrors, 'OBJECT_KEY_INVALID', `invalid directory ${JSON.stringify(dir)}: ${problem}`, { prefix: dir });
+  }
+}
+
 /** Throws OBJECT_RANGE_INVALID unless offset and length are non-negative safe integers. */
 export function checkRange(key: string, offset: number, length: number): void {
   if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0) {

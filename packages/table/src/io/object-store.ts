@@ -94,6 +94,14 @@ export interface ObjectStore {
    */
   list(prefix: string): AsyncIterable<ObjectMeta>;
 
+  /**
+   * The names of the "directories" directly below `dir` (`''` for the root, else a prefix ending in
+   * '/'): the distinct next segments of the keys that continue past a '/' below it, in ascending
+   * order, without listing what they hold (S3: a delimiter listing; local: one readdir). How a
+   * catalog lists databases and tables.
+   */
+  listDirectories(dir: string): AsyncIterable<string>;
+
   /** Deletes the object at `key`; deleting a missing object succeeds (idempotent). */
   delete(key: string): Promise<void>;
 

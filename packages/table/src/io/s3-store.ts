@@ -21,7 +21,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
 import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
-import { checkKey, checkPrefix, checkRange, isValidKey, rangePastEnd } from './object-key.ts';
+import { checkDirectory, checkKey, checkPrefix, checkRange, isValidKey, rangePastEnd } from './object-key.ts';
 import { watchBody } from './object-body.ts';
 import type { ObjectBody, ObjectMeta, ObjectStore } from './object-store.ts';
 import { isInvalidRange, isMissingObject, isPreconditionFailure, s3Error } from './s3-errors.ts';
@@ -166,6 +166,24 @@ export class S3ObjectStore implements ObjectStore {
         if (object.Key === undefined) continue;
         const key = object.Key.slice(this.#root.length);
         yield { key, size: object.Size ?? 0, lastModified: object.LastModified ?? new Date(0) };
+      }
+      ContinuationToken = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken !== undefined);
+  }
+
+  async *listDirectories(dir: string): AsyncIterable<string> {
+    checkDirectory(dir);
+    const Prefix = this.#root + dir;
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await this.#client
+        .send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix, Delimiter: '/', ContinuationToken }))
+        .catch((error: unknown) => {
+          throw s3Error(error, 'list', this.bucket, Prefix);
+        });
+      for (const common of page.CommonPrefixes ?? []) {
+        const name = common.Prefix?.slice(Prefix.length, -1);
+        if (name !== undefined && name !== '') yield name;
       }
       ContinuationToken = page.IsTruncated === true ? page.NextContinuationToken : undefined;
     } while (ContinuationToken !== undefined);

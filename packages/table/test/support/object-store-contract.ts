@@ -134,6 +134,19 @@ export function objectStoreContract(
       assert.deepEqual(await collect(store.list(`${uniqueName('contract')}/`)), []);
     });
 
+    test('listDirectories gives the directories directly below a directory, in key order, not the objects', async () => {
+      const base = uniqueName('contract');
+      const names = ['a.db/t1/schema/schema-0', 'a.db/t2/x', 'a.db/top', 'b.db/t/y', 'c', 'é.db/t/z', 'a0.db/u/v'];
+      await Promise.all(names.map((n) => store.put(`${base}/${n}`, new Uint8Array(1))));
+      assert.deepEqual(await collect(store.listDirectories(`${base}/`)), ['a.db', 'a0.db', 'b.db', 'é.db']);
+      assert.deepEqual(await collect(store.listDirectories(`${base}/a.db/`)), ['t1', 't2']);
+      assert.deepEqual(await collect(store.listDirectories(`${base}/a.db/t1/schema/`)), []);
+      assert.deepEqual(await collect(store.listDirectories(`${base}/nothing-here/`)), []);
+      assert.ok((await collect(store.listDirectories(''))).includes(base));
+      await assert.rejects(collect(store.listDirectories(`${base}`)), { code: 'OBJECT_KEY_INVALID' });
+      await assert.rejects(collect(store.listDirectories(`${base}/../`)), { code: 'OBJECT_KEY_INVALID' });
+    });
+
     test('list pages through 1,100 objects; deleteMany removes them all', async () => {
       const base = uniqueName('contract');
       const keys = Array.from({ length: 1100 }, (_, i) => `${base}/k-${String(i).padStart(5, '0')}`);
@@ -257,8 +270,8 @@ async function* chunked(body: Uint8Array, size: number): AsyncGenerator<Uint8Arr
   for (let at = 0; at < body.length; at += size) yield body.subarray(at, at + size);
 }
 
-async function collect(items: AsyncIterable<ObjectMeta>): Promise<ObjectMeta[]> {
-  const out: ObjectMeta[] = [];
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
   for await (const item of items) out.push(item);
   return out;
 }

@@ -638,6 +638,7 @@ function faultyStore(inner: ObjectStore, plan: { beforeWrite?: number; afterWrit
       return inner.put(key, body);
     },
     list: (prefix) => inner.list(prefix),
+    listDirectories: (dir) => inner.listDirectories(dir),
     delete: (key) => inner.delete(key),
     deleteMany: (keys) => inner.deleteMany(keys),
     close: () => Promise.resolve(),
