@@ -89,6 +89,11 @@ export const coordinatorErrors = defineErrorCatalogue({
     summary: 'Too many syncs are not yet COMMITTED or ABORTED, for this table or overall; retry after Retry-After seconds.',
   },
   SYNC_CURSOR_INVALID: { retryable: false, summary: 'The shards cursor was not returned by this sync\u2019s shard listing.' },
+  TABLE_SYNC_ACTIVE: {
+    retryable: false,
+    summary: 'The table has a sync that is not yet COMMITTED or ABORTED; it cannot be dropped until that sync ends (abort it, or wait).',
+  },
+  TABLE_CURSOR_INVALID: { retryable: false, summary: 'The cursor was not returned by this listing (tables, or this table\u2019s files).' },
   TEST_HOOKS_DISABLED: {
     retryable: false,
     summary: 'The source asks for test hooks (generator `faults`), which are refused unless the coordinator runs with TRIBUTARY_TEST_MODE=1.',

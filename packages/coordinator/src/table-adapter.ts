@@ -5,17 +5,35 @@
 import { errorFrom, isTributaryError, type CommitMessage } from '@tributary/protocol';
 import {
   FileStoreScan,
+  bucketCount,
   createTable,
   credentialedStores,
+  dataFilePaths,
+  formatDataType,
+  jsonCell,
+  mapInOrder,
+  partitionFields,
+  partitionPathOptions,
   fromProtocolCommitMessage,
   openTable,
   tableErrors,
   tablePath,
   warehouseStores,
+  type ObjectStore,
   type S3ConnectionOptions,
+  type Snapshot,
   type Table,
 } from '@tributary/table';
-import type { CommitIdentity, CoordinatorTables, PublishRequest, TableDefinition, TableInfo } from './table-port.ts';
+import type {
+  CommitIdentity,
+  CoordinatorTables,
+  DataFileSummary,
+  PublishRequest,
+  RowPreview,
+  SnapshotSummary,
+  TableDefinition,
+  TableInfo,
+} from './table-port.ts';
 import type { TableRef } from './sync/state.ts';
 
 export function coordinatorTables(s3: S3ConnectionOptions = {}): CoordinatorTables {
@@ -51,6 +69,82 @@ export function coordinatorTables(s3: S3ConnectionOptions = {}): CoordinatorTabl
     async describeTable(warehouse: string, ref: TableRef): Promise<TableInfo | undefined> {
       const table = await open(warehouse, ref);
       return table === undefined ? undefined : describe(table);
+    },
+    async listTableRefs(warehouse: string): Promise<TableRef[]> {
+      const store = storeOf(warehouse);
+      const databases: string[] = [];
+      for await (const dir of store.listDirectories('')) if (dir.endsWith(DATABASE_SUFFIX) && dir.length > DATABASE_SUFFIX.length) databases.push(dir);
+      const perDatabase = await mapInOrder(databases, LIST_PARALLELISM, async (dir) => {
+        const database = dir.slice(0, -DATABASE_SUFFIX.length);
+        const names: string[] = [];
+        for await (const name of store.listDirectories(`${dir}/`)) names.push(name);
+        // A directory is a table when it holds a schema (a dropped or foreign directory does not).
+        const tables = await mapInOrder(names, LIST_PARALLELISM, async (name) => ((await hasSchema(store, `${dir}/${name}/`)) ? name : undefined));
+        return tables.filter((t) => t !== undefined).map((table) => ({ database, table }));
+      });
+      return perDatabase.flat().sort((a, b) => compareRefs(a, b));
+    },
+    async summarizeTable(warehouse: string, ref: TableRef) {
+      const table = await open(warehouse, ref);
+      if (table === undefined) return undefined;
+      return {
+        database: table.database,
+        table: table.name,
+        primaryKeys: table.schema.primaryKeys,
+        partitionKeys: table.schema.partitionKeys,
+        bucket: bucketCount(table.schema),
+        latestSnapshotId: await table.snapshots.latestSnapshotId(),
+      };
+    },
+    async dropTable(warehouse: string, ref: TableRef): Promise<void> {
+      const table = await require(warehouse, ref);
+      const keys: string[] = [];
+      for await (const meta of table.store.list(`${table.path}/`)) keys.push(meta.key);
+      const rank = (key: string): number => (key.startsWith(`${table.path}/snapshot/`) ? 0 : key.startsWith(`${table.path}/schema/`) ? 2 : 1);
+      for (const step of [0, 1, 2]) await table.store.deleteMany(keys.filter((k) => rank(k) === step));
+    },
+    async listSnapshots(warehouse: string, ref: TableRef, limit: number, beforeId?: number): Promise<SnapshotSummary[]> {
+      const table = await require(warehouse, ref);
+      const ids: number[] = [];
+      const prefix = `${table.path}/snapshot/snapshot-`;
+      for await (const meta of table.store.list(prefix)) {
+        const suffix = meta.key.slice(prefix.length);
+        if (/^\d+$/.test(suffix) && (beforeId === undefined || Number(suffix) < beforeId)) ids.push(Number(suffix));
+      }
+      const page = ids.sort((a, b) => b - a).slice(0, limit);
+      const snapshots = await mapInOrder(page, LIST_PARALLELISM, (id) => table.snapshots.tryGetSnapshot(id));
+      return snapshots.flatMap((s) => (s === null ? [] : [snapshotSummary(s)]));
+    },
+    async listFiles(warehouse: string, ref: TableRef, snapshotId?: number): Promise<{ snapshotId: number | null; files: DataFileSummary[] }> {
+      const table = await require(warehouse, ref);
+      const snapshot = snapshotId === undefined ? await table.latestSnapshot() : await table.snapshot(snapshotId);
+      if (snapshot === null) return { snapshotId: null, files: [] };
+      const fields = partitionFields(table.schema);
+      const paths = dataFilePaths(fields, partitionPathOptions(table.schema.options));
+      const entries = await new FileStoreScan(table.store, table.path, fields).plan(snapshot);
+      const files = entries.map((e) => ({
+        partition: paths.directory(e.partition),
+        bucket: e.bucket,
+        level: e.file.level,
+        path: paths.file(e.partition, e.bucket, e.file.fileName),
+        rows: Number(e.file.rowCount),
+        size: Number(e.file.fileSize),
+      }));
+      return { snapshotId: Number(snapshot.id), files: files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
+    },
+    async previewRows(warehouse: string, ref: TableRef, limit: number, snapshotId?: number): Promise<RowPreview> {
+      const table = await require(warehouse, ref);
+      const id = snapshotId ?? (await table.snapshots.latestSnapshotId());
+      if (snapshotId !== undefined) await table.snapshot(snapshotId); // SNAPSHOT_NOT_FOUND before any read
+      const fields = table.schema.fields;
+      const rows: (readonly ReturnType<typeof jsonCell>[])[] = [];
+      if (id !== null && limit > 0) {
+        for await (const row of table.newRead({ snapshotId: id }).rows()) {
+          rows.push(row.map((value, i) => jsonCell(value, (fields[i] as (typeof fields)[number]).type)));
+          if (rows.length >= limit) break;
+        }
+      }
+      return { snapshotId: id, columns: fields.map((f) => ({ name: f.name, type: formatDataType(f.type) })), rows };
     },
     async publish(warehouse: string, ref: TableRef, request: PublishRequest): Promise<number> {
       const table = await require(warehouse, ref);
@@ -92,5 +186,33 @@ async function describe(table: Table): Promise<TableInfo> {
     latestSnapshotId: snapshot === null ? null : Number(snapshot.id),
     fileCount: files.length,
     rowCount: snapshot === null ? 0 : Number(snapshot.totalRecordCount),
+  };
+}
+
+const DATABASE_SUFFIX = '.db';
+/** Listings and reads in flight at once while listing tables or snapshots. */
+const LIST_PARALLELISM = 8;
+
+async function hasSchema(store: ObjectStore, tableDir: string): Promise<boolean> {
+  for await (const meta of store.list(`${tableDir}schema/schema-`)) if (/^\d+$/.test(meta.key.slice(meta.key.lastIndexOf('-') + 1))) return true;
+  return false;
+}
+
+function compareRefs(a: TableRef, b: TableRef): number {
+  const x = `${a.database}\u0000${a.table}`;
+  const y = `${b.database}\u0000${b.table}`;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function snapshotSummary(s: Snapshot): SnapshotSummary {
+  return {
+    id: Number(s.id),
+    commitKind: s.commitKind,
+    time: new Date(Number(s.timeMillis)).toISOString(),
+    commitUser: s.commitUser,
+    totalRecordCount: Number(s.totalRecordCount),
+    deltaRecordCount: Number(s.deltaRecordCount),
+    changelogRecordCount: s.changelogRecordCount === null ? null : Number(s.changelogRecordCount),
+    properties: Object.fromEntries(s.properties ?? []),
   };
 }

@@ -5,7 +5,7 @@
  * table-adapter.ts implements it with @tributary/table.
  */
 import type { CommitMessage } from '@tributary/protocol';
-import type { DataType, ObjectStore, S3ConnectionOptions } from '@tributary/table';
+import type { DataType, JsonCell, ObjectStore, S3ConnectionOptions } from '@tributary/table';
 import type { TableRef } from './sync/state.ts';
 
 export interface ColumnSpec {
@@ -30,6 +30,49 @@ export interface TableInfo extends TableDefinition {
   readonly rowCount: number;
 }
 
+/** One table of the warehouse, as a listing shows it (GET /v1/tables). */
+export interface TableSummary {
+  readonly database: string;
+  readonly table: string;
+  readonly primaryKeys: readonly string[];
+  readonly partitionKeys: readonly string[];
+  /** The `bucket` option: N fixed buckets, -1 bucket-unaware (append) or dynamic. */
+  readonly bucket: number;
+  readonly latestSnapshotId: number | null;
+}
+
+/** One snapshot of a table, as GET /v1/tables/{db}/{table}/snapshots shows it. */
+export interface SnapshotSummary {
+  readonly id: number;
+  readonly commitKind: string;
+  /** ISO time of the commit. */
+  readonly time: string;
+  readonly commitUser: string;
+  readonly totalRecordCount: number;
+  readonly deltaRecordCount: number;
+  readonly changelogRecordCount: number | null;
+  readonly properties: Readonly<Record<string, string>>;
+}
+
+/** One live data file of a snapshot. */
+export interface DataFileSummary {
+  /** The partition directory (`dt=2024-01-01/`), '' for an unpartitioned table. */
+  readonly partition: string;
+  readonly bucket: number;
+  readonly level: number;
+  /** The file's key below the table (`dt=2024-01-01/bucket-0/data-….parquet`). */
+  readonly path: string;
+  readonly rows: number;
+  readonly size: number;
+}
+
+/** The first rows of a snapshot, every value JSON-safe (jsonCell of @tributary/table). */
+export interface RowPreview {
+  readonly snapshotId: number | null;
+  readonly columns: readonly { readonly name: string; readonly type: string }[];
+  readonly rows: readonly (readonly JsonCell[])[];
+}
+
 export interface CommitIdentity {
   readonly commitUser: string;
   readonly commitIdentifier: bigint;
@@ -51,6 +94,21 @@ export interface CoordinatorTables {
   createTable(warehouse: string, ref: TableRef, definition: TableDefinition): Promise<TableInfo>;
   /** Undefined when the table does not exist. */
   describeTable(warehouse: string, ref: TableRef): Promise<TableInfo | undefined>;
+  /** Every table of the warehouse (`<db>.db/<table>` with a schema), sorted by database then name. */
+  listTableRefs(warehouse: string): Promise<TableRef[]>;
+  /** Undefined when the table does not exist. */
+  summarizeTable(warehouse: string, ref: TableRef): Promise<TableSummary | undefined>;
+  /**
+   * Deletes every object of the table (snapshots first, schemas last, so an interrupted drop leaves
+   * a table that a retried drop finishes). @throws TABLE_NOT_FOUND
+   */
+  dropTable(warehouse: string, ref: TableRef): Promise<void>;
+  /** Newest first: at most `limit` snapshots with an id below `beforeId` (all when undefined). @throws TABLE_NOT_FOUND */
+  listSnapshots(warehouse: string, ref: TableRef, limit: number, beforeId?: number): Promise<SnapshotSummary[]>;
+  /** The live data files of a snapshot (the latest by default), sorted by path. @throws TABLE_NOT_FOUND, SNAPSHOT_NOT_FOUND */
+  listFiles(warehouse: string, ref: TableRef, snapshotId?: number): Promise<{ snapshotId: number | null; files: DataFileSummary[] }>;
+  /** The first `limit` rows of a snapshot (the latest by default). @throws TABLE_NOT_FOUND, SNAPSHOT_NOT_FOUND */
+  previewRows(warehouse: string, ref: TableRef, limit: number, snapshotId?: number): Promise<RowPreview>;
   /** Publishes one snapshot; returns its id (the existing one if the identity already landed). */
   publish(warehouse: string, ref: TableRef, request: PublishRequest): Promise<number>;
   /**

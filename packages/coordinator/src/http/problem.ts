@@ -31,6 +31,9 @@ type HttpErrorCode = CoordinatorErrorCode | TableErrorCode | ProtocolErrorCode;
 const STATUS_BY_CODE: Readonly<Partial<Record<HttpErrorCode, number>>> = {
   SYNC_NOT_FOUND: 404,
   TABLE_NOT_FOUND: 404,
+  SNAPSHOT_NOT_FOUND: 404,
+  TABLE_SYNC_ACTIVE: 409,
+  TABLE_CURSOR_INVALID: 400,
   SCHEDULE_NOT_FOUND: 404,
   SYNC_ILLEGAL_TRANSITION: 409,
   SYNC_COMMIT_IN_PROGRESS: 409,

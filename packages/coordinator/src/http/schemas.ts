@@ -2,7 +2,7 @@
  * REST request and response bodies (zod; OpenAPI is generated from these).
  */
 import { z } from 'zod';
-import { ShardAttempt, SyncTableRef } from '@tributary/protocol';
+import { ErrorDataSchema, ShardAttempt, SyncTableRef } from '@tributary/protocol';
 import { SyncPhaseSchema, SyncPlanSchema, SyncStateSchema } from '../sync/record-schema.ts';
 
 export const TableParams = SyncTableRef;
@@ -99,6 +99,8 @@ export const SyncSummary = z.object({
   table: SyncTableRef,
   shards: z.number().int(),
   snapshotId: z.number().int().nullable(),
+  /** Why the sync is aborting or was aborted (code and message); null otherwise. */
+  reason: ErrorDataSchema.nullable(),
   timings: z.partialRecord(SyncPhaseSchema, z.string()),
 });
 
@@ -110,3 +112,80 @@ export const ListSyncsQuery = z.object({
 });
 
 export const StartSyncResponse = z.object({ id: z.string(), phase: SyncPhaseSchema, created: z.boolean() });
+
+export const TableSummary = z.object({
+  database: z.string(),
+  table: z.string(),
+  primaryKeys: z.array(z.string()),
+  partitionKeys: z.array(z.string()),
+  /** The `bucket` option: N fixed buckets; -1 bucket-unaware (append) or dynamic. */
+  bucket: z.number().int(),
+  latestSnapshotId: z.number().int().nullable(),
+});
+
+export const PageQuery = z.object({
+  cursor: z.string().max(400).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+export const TablesPage = z.object({
+  tables: z.array(TableSummary),
+  /** Pass as `cursor` for the next page; null after the last table. */
+  nextCursor: z.string().nullable(),
+});
+
+const SnapshotIdQuery = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional();
+
+/** Rows a preview may ask for. */
+export const MAX_PREVIEW_ROWS = 1000;
+
+export const RowsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_PREVIEW_ROWS).default(20),
+  snapshot: SnapshotIdQuery,
+});
+
+export const JsonCellSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+export const RowsResponse = z.object({
+  /** The snapshot read; null when the table has none (no rows). */
+  snapshotId: z.number().int().nullable(),
+  columns: z.array(z.object({ name: z.string(), type: z.string() })),
+  /** Each row's values in column order: BIGINT and DECIMAL as text, bytes base64, dates and times ISO text. */
+  rows: z.array(z.array(JsonCellSchema)),
+});
+
+export const SnapshotView = z.object({
+  id: z.number().int(),
+  commitKind: z.string(),
+  time: z.string(),
+  commitUser: z.string(),
+  totalRecordCount: z.number().int(),
+  deltaRecordCount: z.number().int(),
+  changelogRecordCount: z.number().int().nullable(),
+  properties: z.record(z.string(), z.string()),
+});
+
+export const SnapshotsPage = z.object({
+  /** Newest first. */
+  snapshots: z.array(SnapshotView),
+  nextCursor: z.string().nullable(),
+});
+
+export const FilesQuery = PageQuery.extend({ snapshot: SnapshotIdQuery });
+
+export const DataFileView = z.object({
+  partition: z.string(),
+  bucket: z.number().int(),
+  level: z.number().int(),
+  path: z.string(),
+  rows: z.number().int(),
+  size: z.number().int(),
+});
+
+export const FilesPage = z.object({
+  /** The snapshot listed; null when the table has none. */
+  snapshotId: z.number().int().nullable(),
+  /** Sorted by path. */
+  files: z.array(DataFileView),
+  nextCursor: z.string().nullable(),
+});

@@ -92,6 +92,7 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
           table: r.plan.table,
           shards: r.plan.shards.length,
           snapshotId: r.state.phase === 'COMMITTED' ? r.state.snapshotId : null,
+          reason: r.state.phase === 'ABORTING' || r.state.phase === 'ABORTED' ? r.state.reason : null,
           timings: r.timings,
         })),
       };

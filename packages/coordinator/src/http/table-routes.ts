@@ -1,19 +1,42 @@
 /**
- * /v1/tables: create a Paimon table, describe one.
+ * /v1/tables: create, list and drop Paimon tables; describe one, list its snapshots and a
+ * snapshot's data files, preview its rows.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CreateTableRequest, errorFrom } from '@tributary/protocol';
 import { formatDataType, parseDataTypeString, tableErrors } from '@tributary/table';
-import type { CoordinatorTables, TableInfo } from '../table-port.ts';
+import { z } from 'zod';
+import { coordinatorErrors } from '../errors.ts';
+import type { SyncStore } from '../sync/store.ts';
+import type { TableRef } from '../sync/state.ts';
+import type { CoordinatorTables, TableInfo, TableSummary } from '../table-port.ts';
 import { problemResponses } from './problem.ts';
-import { TableParams, TableResponse } from './schemas.ts';
+import {
+  FilesPage,
+  FilesQuery,
+  PageQuery,
+  RowsQuery,
+  RowsResponse,
+  SnapshotsPage,
+  TableParams,
+  TableResponse,
+  TablesPage,
+} from './schemas.ts';
+import { decodeFilesCursor, decodeSnapshotsCursor, decodeTablesCursor, encodeTableCursor } from './table-cursor.ts';
 
 export interface TableRouteDeps {
   readonly tables: CoordinatorTables;
   readonly warehouse: string;
+  /** Who asks whether a table has a sync that is not finished (a drop is refused then). */
+  readonly store: SyncStore;
 }
 
-export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { tables, warehouse }) => {
+/** Tables described at once while answering a page of the listing. */
+const DESCRIBE_PARALLELISM = 8;
+
+export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { tables, warehouse, store }) => {
+  const notFound = (ref: TableRef) => errorFrom(tableErrors, 'TABLE_NOT_FOUND', `table ${ref.database}.${ref.table} does not exist`, { ...ref });
+
   app.post(
     '/v1/tables',
     { config: { role: 'admin' }, schema: { summary: 'Create a Paimon table', body: CreateTableRequest, response: { 201: TableResponse, ...problemResponses(400, 409, 500, 503) } } },
@@ -33,16 +56,131 @@ export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { 
   );
 
   app.get(
+    '/v1/tables',
+    {
+      schema: {
+        summary: 'List the tables of the warehouse, by database then name; follow nextCursor',
+        querystring: PageQuery,
+        response: { 200: TablesPage, ...problemResponses(400, 500, 503) },
+      },
+    },
+    async (request) => {
+      const after = request.query.cursor === undefined ? undefined : decodeTablesCursor(request.query.cursor);
+      const refs = await tables.listTableRefs(warehouse);
+      const rest = after === undefined ? refs : refs.filter((r) => r.database > after.d || (r.database === after.d && r.table > after.t));
+      const page = rest.slice(0, request.query.limit);
+      const summaries: TableSummary[] = [];
+      for (let i = 0; i < page.length; i += DESCRIBE_PARALLELISM) {
+        // A table dropped since the listing is left out.
+        const batch = await Promise.all(page.slice(i, i + DESCRIBE_PARALLELISM).map((ref) => tables.summarizeTable(warehouse, ref)));
+        for (const s of batch) if (s !== undefined) summaries.push(s);
+      }
+      const last = page.at(-1);
+      return {
+        tables: summaries.map((s) => ({ ...s, primaryKeys: [...s.primaryKeys], partitionKeys: [...s.partitionKeys] })),
+        nextCursor: last !== undefined && rest.length > page.length ? encodeTableCursor({ k: 'tables', d: last.database, t: last.table }) : null,
+      };
+    },
+  );
+
+  app.get(
     '/v1/tables/:database/:table',
     { schema: { summary: 'A table: schema, latest snapshot, file and row counts', params: TableParams, response: { 200: TableResponse, ...problemResponses(400, 404, 500, 503) } } },
     async (request) => {
       const info = await tables.describeTable(warehouse, request.params);
-      if (info === undefined) {
-        throw errorFrom(tableErrors, 'TABLE_NOT_FOUND', `table ${request.params.database}.${request.params.table} does not exist`, {
-          ...request.params,
+      if (info === undefined) throw notFound(request.params);
+      return tableView(info);
+    },
+  );
+
+  app.delete(
+    '/v1/tables/:database/:table',
+    {
+      config: { role: 'admin' },
+      schema: {
+        summary: 'Drop a table: delete every object under its directory (refused while a sync of it has not ended)',
+        params: TableParams,
+        response: { 204: z.null().describe('Dropped'), ...problemResponses(400, 404, 409, 500, 503) },
+      },
+    },
+    async (request, reply) => {
+      const ref = request.params;
+      const active = await store.activeIdsOf(ref);
+      if (active.length > 0) {
+        throw errorFrom(coordinatorErrors, 'TABLE_SYNC_ACTIVE', `table ${ref.database}.${ref.table} has ${active.length} sync(s) not yet COMMITTED or ABORTED (${active.slice(0, 3).join(', ')})`, {
+          ...ref,
+          syncId: active[0] ?? null,
+          activeSyncs: active.length,
         });
       }
-      return tableView(info);
+      await tables.dropTable(warehouse, ref);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    '/v1/tables/:database/:table/rows',
+    {
+      schema: {
+        summary: 'The first rows of a snapshot (the latest by default), values JSON-safe',
+        params: TableParams,
+        querystring: RowsQuery,
+        response: { 200: RowsResponse, ...problemResponses(400, 404, 500, 503) },
+      },
+    },
+    async (request) => {
+      const preview = await tables.previewRows(warehouse, request.params, request.query.limit, request.query.snapshot);
+      return { snapshotId: preview.snapshotId, columns: preview.columns.map((c) => ({ ...c })), rows: preview.rows.map((r) => [...r]) };
+    },
+  );
+
+  app.get(
+    '/v1/tables/:database/:table/snapshots',
+    {
+      schema: {
+        summary: 'The snapshots of a table, newest first: id, commit kind, time, record counts, commit user; follow nextCursor',
+        params: TableParams,
+        querystring: PageQuery,
+        response: { 200: SnapshotsPage, ...problemResponses(400, 404, 500, 503) },
+      },
+    },
+    async (request) => {
+      const of = `${request.params.database}.${request.params.table}`;
+      const before = request.query.cursor === undefined ? undefined : decodeSnapshotsCursor(request.query.cursor, of).before;
+      // One more than the page tells whether another page follows.
+      const found = await tables.listSnapshots(warehouse, request.params, request.query.limit + 1, before);
+      const page = found.slice(0, request.query.limit);
+      const last = page.at(-1);
+      return {
+        snapshots: page.map((s) => ({ ...s, properties: { ...s.properties } })),
+        nextCursor: last !== undefined && found.length > page.length ? encodeTableCursor({ k: 'snapshots', of, before: last.id }) : null,
+      };
+    },
+  );
+
+  app.get(
+    '/v1/tables/:database/:table/files',
+    {
+      schema: {
+        summary: 'The live data files of a snapshot (the latest by default), by path: partition, bucket, level, rows, size; follow nextCursor',
+        params: TableParams,
+        querystring: FilesQuery,
+        response: { 200: FilesPage, ...problemResponses(400, 404, 500, 503) },
+      },
+    },
+    async (request) => {
+      const of = `${request.params.database}.${request.params.table}`;
+      const { cursor, limit } = request.query;
+      const position = cursor === undefined ? undefined : decodeFilesCursor(cursor, of, request.query.snapshot);
+      const listed = await tables.listFiles(warehouse, request.params, position?.s ?? request.query.snapshot);
+      const offset = position?.o ?? 0;
+      if (offset > listed.files.length) throw errorFrom(coordinatorErrors, 'TABLE_CURSOR_INVALID', 'the cursor was not returned by this files listing', { listing: 'files' });
+      const end = Math.min(listed.files.length, offset + limit);
+      return {
+        snapshotId: listed.snapshotId,
+        files: listed.files.slice(offset, end),
+        nextCursor: listed.snapshotId !== null && end < listed.files.length ? encodeTableCursor({ k: 'files', of, s: listed.snapshotId, o: end }) : null,
+      };
     },
   );
 };

@@ -254,6 +254,14 @@ export class SyncStore {
     return this.#redis.smembers(`${this.#prefix}:syncs:active`);
   }
 
+  /** The ids of the syncs of this table that are not yet COMMITTED or ABORTED. */
+  async activeIdsOf(table: { readonly database: string; readonly table: string }): Promise<string[]> {
+    const ids = await this.activeIds();
+    if (ids.length === 0) return [];
+    const tables = await Promise.all(ids.map((id) => this.#redis.hget(syncRedisKeys(this.#prefix, id).record, 'table')));
+    return ids.filter((_, i) => tables[i] === `${table.database}.${table.table}`);
+  }
+
   /** Newest first, filtered by phase and table. */
   async list(filter: ListFilter): Promise<SyncRecord[]> {
     const found: SyncRecord[] = [];
