@@ -1,6 +1,6 @@
 /**
  * The coordinator's HTTP app as a Fastify plugin: zod-validated routes, OpenAPI at /docs, the
- * BullMQ dashboard at /admin/queues, and one problem+json error handler; every route behind a
+ * BullMQ dashboard at /admin/queues, the syncs page at /ui, and one problem+json error handler; every route behind a
  * bearer token and a role (http/auth.ts) and a request rate limit per token. It listens nowhere;
  * server.ts does (so tests inject requests without a port).
  */
@@ -21,6 +21,7 @@ import { registerProblemHandler } from './http/problem.ts';
 import { syncRoutes } from './http/sync-routes.ts';
 import { tableRoutes } from './http/table-routes.ts';
 import { scheduleRoutes } from './http/schedule-routes.ts';
+import { registerUi } from './http/ui-routes.ts';
 import type { ScheduleService } from './schedule/service.ts';
 import { DASHBOARD_PREFIX, registerAuth, registerLogin, type AuthOptions } from './http/auth.ts';
 import { DEFAULT_RATE_LIMIT, registerRateLimit, type RateLimitOptions } from './http/rate-limit.ts';
@@ -73,6 +74,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean } = {}
   board.setBasePath('/admin/queues');
   createBullBoard({ queues: deps.queues.map((q) => new BullMQAdapter(q)), serverAdapter: board });
   await app.register(board.registerPlugin(), { prefix: DASHBOARD_PREFIX });
+  registerUi(app);
   app.get('/healthz', { schema: { hide: true } }, () => ({ ok: true }));
   return app;
 }

@@ -8,8 +8,9 @@
  * then checks the request's token against that role: 401 without a known token, 403 below the role.
  *
  * The token comes from `Authorization: Bearer …`, or from the HttpOnly, SameSite=Strict cookie that
- * `POST /admin/login` sets, for browsers on the dashboard and the docs (a form posts the token, so
- * it never appears in a URL, a proxy's access log or the browser history).
+ * `POST /admin/login` sets, for browsers on the dashboard, the docs and the syncs page (a form posts
+ * the token, so it never appears in a URL, a proxy's access log or the browser history). A browser
+ * that opens the syncs page without a valid token is redirected to the login form.
  *
  * With no token configured the app is open (server.ts allows that on loopback only).
  */
@@ -106,6 +107,10 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     // The hook answers itself rather than throwing: a thrown error would reach the error handler
     // of the route's own plugin (the dashboard has its own), not the problem+json one.
     const presented = bearerToken(request) ?? cookieToken(request);
+    // A browser opening the syncs page without a (valid) token is sent to the login form.
+    const signIn = () => reply.header('cache-control', 'no-store').redirect(`${LOGIN_PATH}?next=${encodeURIComponent(UI_PAGE)}`, 303);
+    const pageNavigation = request.method === 'GET' && request.routeOptions.url === UI_PAGE && /\btext\/html\b/.test(request.headers.accept ?? '');
+    if ((presented === undefined || findToken(options.tokens, presented) === undefined) && pageNavigation) return signIn();
     if (presented === undefined) {
       return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_TOKEN_MISSING', 'this route needs a bearer token (Authorization: Bearer <token>)', { need }));
     }
@@ -147,11 +152,25 @@ function cookieToken(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-const LOGIN_FORM = `<!doctype html>
+/** The syncs page (http/ui-routes.ts): a browser without a token is sent to the login form first. */
+const UI_PAGE = '/ui/';
+
+/** Where a login may send the browser afterwards (`next`): only these fixed paths, never a URL from the request. */
+const LOGIN_TARGETS: readonly string[] = [`${DASHBOARD_PREFIX}/`, UI_PAGE];
+
+function loginTarget(next: unknown): string {
+  return typeof next === 'string' && LOGIN_TARGETS.includes(next) ? next : `${DASHBOARD_PREFIX}/`;
+}
+
+function loginForm(next: string): string {
+  // `next` is one of LOGIN_TARGETS (plain paths), so it needs no escaping.
+  return `<!doctype html>
 <html><head><meta charset="utf-8"><title>Tributary: sign in</title></head>
 <body><form method="post" action="${LOGIN_PATH}">
+<input type="hidden" name="next" value="${next}">
 <label>Token <input type="password" name="token" autocomplete="off" required></label>
 <button type="submit">Sign in</button></form></body></html>`;
+}
 
 /**
  * GET /admin/login: a form (public: it holds nothing). POST /admin/login: checks the posted token
@@ -163,11 +182,14 @@ export function registerLogin(app: FastifyInstance, tokens: readonly AuthToken[]
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(String(body))));
     });
-    scope.get(LOGIN_PATH, { config: { role: 'public' }, schema: { hide: true } }, (_request, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(LOGIN_FORM));
+    scope.get(LOGIN_PATH, { config: { role: 'public' }, schema: { hide: true } }, (request, reply) =>
+      reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(loginForm(loginTarget((request.query as { next?: unknown }).next))),
+    );
     scope.post(LOGIN_PATH, { config: { role: 'public' }, schema: { hide: true } }, async (request, reply) => {
-      const body = request.body as { token?: unknown } | undefined;
+      const body = request.body as { token?: unknown; next?: unknown } | undefined;
       const presented = typeof body?.token === 'string' ? body.token : '';
-      if (tokens.length === 0) return reply.redirect(`${DASHBOARD_PREFIX}/`, 303); // open: nothing to remember
+      const next = loginTarget(body?.next);
+      if (tokens.length === 0) return reply.redirect(next, 303); // open: nothing to remember
       if (crossSite(request)) {
         throw errorFrom(coordinatorErrors, 'AUTH_LOGIN_CROSS_SITE', 'the login form was posted from another site', {});
       }
@@ -175,7 +197,7 @@ export function registerLogin(app: FastifyInstance, tokens: readonly AuthToken[]
         void reply.header('www-authenticate', 'Bearer realm="tributary"');
         throw errorFrom(coordinatorErrors, presented === '' ? 'AUTH_TOKEN_MISSING' : 'AUTH_TOKEN_INVALID', 'the posted token is not a configured token', {});
       }
-      return setTokenCookie(request, reply, presented).redirect(`${DASHBOARD_PREFIX}/`, 303);
+      return setTokenCookie(request, reply, presented).redirect(next, 303);
     });
   });
 }

@@ -1,0 +1,398 @@
+/*
+ * The syncs page: plain DOM, no build step. Reads the coordinator's API with the browser's login
+ * cookie (same origin; the page never sees or stores a token) and renders every server value with
+ * textContent or as a text node, never as HTML. Views, by the URL's hash:
+ *   #/                 syncs grouped by table: state, start/end, rows, snapshot, reason
+ *   #/sync/<id>        one sync: per-shard progress bars, rows/s, ETA, links to bull-board jobs
+ *   #/tables           the warehouse's tables
+ *   #/table/<db>/<t>   one table: counts, snapshots with their file counts, its syncs
+ * Running views poll every second.
+ */
+'use strict';
+
+const POLL_MS = 1000;
+const DASHBOARD = '/admin/queues';
+const LOGIN = '/admin/login?next=/ui/';
+/** The BullMQ queue and job id of a shard (the coordinator's sync/flow.ts names them so). */
+const SHARD_QUEUE = 'write-shard';
+const shardJobId = (syncId, shardId) => `shard-${syncId}-${shardId}`;
+const TERMINAL = new Set(['COMMITTED', 'ABORTED']);
+
+/** Builds an element; strings among the children become text nodes, never markup. */
+function h(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs ?? {})) {
+    if (value === undefined || value === null) continue;
+    if (key === 'text') node.textContent = String(value);
+    else if (key === 'class') node.className = value;
+    else node.setAttribute(key, String(value));
+  }
+  for (const child of children.flat()) if (child !== undefined && child !== null) node.append(child);
+  return node;
+}
+
+class HttpProblem extends Error {
+  constructor(status, body) {
+    super(body && typeof body.code === 'string' ? `${body.code}: ${body.detail ?? ''}` : `HTTP ${status}`);
+    this.status = status;
+  }
+}
+
+async function api(path) {
+  const response = await fetch(path, { credentials: 'same-origin', headers: { accept: 'application/json' } });
+  const body = await response.json().catch(() => undefined);
+  if (!response.ok) throw new HttpProblem(response.status, body);
+  return body;
+}
+
+const seg = (s) => encodeURIComponent(s);
+const fmtInt = (n) => (n === null || n === undefined ? '—' : Number(n).toLocaleString('en-US'));
+const fmtTime = (iso) => (iso ? new Date(iso).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '—');
+function fmtDuration(ms) {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+}
+const fmtRate = (r) => (r === null || !Number.isFinite(r) ? '—' : `${Math.round(r).toLocaleString('en-US')} rows/s`);
+const tableName = (t) => `${t.database}.${t.table}`;
+const started = (timings) => timings.PLANNED ?? Object.values(timings).sort()[0];
+const ended = (timings) => timings.COMMITTED ?? timings.ABORTED;
+
+function phaseCell(phase) {
+  return h('span', { class: `phase phase-${phase}`, text: phase });
+}
+
+function reasonText(reason) {
+  return reason ? `${reason.code}: ${reason.message}` : '';
+}
+
+function bar(fraction, kind, label) {
+  const fill = h('span');
+  if (fraction !== null) fill.style.width = `${Math.round(Math.min(1, Math.max(0, fraction)) * 100)}%`;
+  return h('div', { class: `bar ${fraction === null ? 'unknown' : kind}`, role: 'progressbar', 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': fraction === null ? undefined : Math.round(fraction * 100), title: label }, fill);
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a sync's detail says about its progress (ops fields used when the server gives them)
+// ---------------------------------------------------------------------------------------------
+
+function lastAttempt(shard) {
+  return shard.attempts.length === 0 ? undefined : shard.attempts[shard.attempts.length - 1];
+}
+
+function shardState(shard, phase) {
+  if (shard.acceptedAttempt !== null) return 'done';
+  const last = lastAttempt(shard);
+  if (last === undefined) return TERMINAL.has(phase) ? 'not run' : 'pending';
+  return last.status;
+}
+
+/** Rows a shard has read: its own count while running (when reported), else its accepted attempt's. */
+function shardRows(shard) {
+  const last = lastAttempt(shard);
+  const value = shard.rows ?? last?.rows ?? null;
+  return typeof value === 'number' ? value : null;
+}
+
+/** Rows per second of a shard from its own times, when the server reports them. */
+function shardRate(shard) {
+  const rows = shardRows(shard);
+  const last = lastAttempt(shard);
+  const from = shard.startedAt ?? last?.startedAt;
+  const to = shard.updatedAt ?? last?.updatedAt ?? last?.finishedAt;
+  if (rows === null || !from || !to) return null;
+  const seconds = (Date.parse(to) - Date.parse(from)) / 1000;
+  return seconds > 0 ? rows / seconds : null;
+}
+
+/** Client-side rates from successive polls of the same thing. */
+const samples = new Map();
+function observedRate(key, value) {
+  const now = performance.now();
+  const prev = samples.get(key);
+  samples.set(key, { value, at: now, rate: prev?.rate ?? null });
+  if (prev === undefined || value === null || prev.value === null) return prev?.rate ?? null;
+  if (value === prev.value) return prev.rate;
+  const rate = (value - prev.value) / ((now - prev.at) / 1000);
+  const smoothed = prev.rate === null ? rate : 0.5 * prev.rate + 0.5 * rate;
+  samples.set(key, { value, at: now, rate: smoothed });
+  return smoothed;
+}
+
+function syncProgress(detail) {
+  const total = detail.shardCounts.total;
+  const done = detail.shardCounts.accepted;
+  const shardRowsKnown = detail.shards.map(shardRows).filter((r) => r !== null);
+  const rows = typeof detail.rowsRead === 'number' ? detail.rowsRead : shardRowsKnown.length === 0 ? null : shardRowsKnown.reduce((a, b) => a + b, 0);
+  const partial = typeof detail.rowsRead !== 'number' && detail.nextShardsCursor !== null;
+  const doneRows = detail.shards.filter((s) => s.acceptedAttempt !== null).map(shardRows).filter((r) => r !== null);
+  const perShard = doneRows.length === 0 ? null : doneRows.reduce((a, b) => a + b, 0) / doneRows.length;
+  const expectedRows = perShard === null ? null : perShard * total;
+  const running = !TERMINAL.has(detail.phase);
+  const rate = running ? observedRate(`sync:${detail.id}`, rows) : null;
+  const since = started(detail.timings);
+  const elapsedMs = since ? (ended(detail.timings) ? Date.parse(ended(detail.timings)) : Date.now()) - Date.parse(since) : null;
+  let etaMs = null;
+  if (running && detail.phase === 'PREPARING') {
+    if (rate && expectedRows !== null && rows !== null) etaMs = (Math.max(0, expectedRows - rows) / rate) * 1000;
+    else if (done > 0 && elapsedMs !== null) etaMs = (elapsedMs / done) * (total - done);
+  }
+  const fraction = total === 0 ? 1 : expectedRows !== null && rows !== null && running ? Math.min(rows / expectedRows, 1) : done / total;
+  const averageRate = !running && rows !== null && elapsedMs ? rows / (elapsedMs / 1000) : null;
+  return { total, done, rows, partial, perShard, rate: rate ?? averageRate, etaMs, fraction, elapsedMs };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Views
+// ---------------------------------------------------------------------------------------------
+
+/** Details of syncs that ended never change: fetched once. */
+const finishedDetails = new Map();
+
+async function syncDetail(summary) {
+  const cached = finishedDetails.get(summary.id);
+  if (cached) return cached;
+  const detail = await api(`/v1/syncs/${seg(summary.id)}`);
+  if (TERMINAL.has(detail.phase)) finishedDetails.set(detail.id, detail);
+  return detail;
+}
+
+/** How many syncs of the list get their rows shown (one detail request each while they run). */
+const DETAILED_SYNCS = 50;
+
+async function syncsView() {
+  const { syncs } = await api('/v1/syncs?limit=200');
+  const details = await Promise.all(syncs.slice(0, DETAILED_SYNCS).map((s) => syncDetail(s).catch(() => undefined)));
+  const byTable = new Map();
+  syncs.forEach((s, i) => {
+    const key = tableName(s.table);
+    if (!byTable.has(key)) byTable.set(key, { table: s.table, rows: [] });
+    byTable.get(key).rows.push({ summary: s, detail: details[i] });
+  });
+  const sections = [...byTable.values()].map(({ table, rows }) =>
+    h(
+      'section',
+      { 'data-table': tableName(table) },
+      h('h2', {}, h('a', { href: `#/table/${seg(table.database)}/${seg(table.table)}`, text: tableName(table) })),
+      h(
+        'table',
+        {},
+        h('thead', {}, h('tr', {}, ['Sync', 'State', 'Started', 'Ended', 'Progress', 'Rows', 'Snapshot', 'Reason'].map((t) => h('th', { text: t })))),
+        h(
+          'tbody',
+          {},
+          rows.map(({ summary, detail }) => {
+            const p = detail ? syncProgress(detail) : undefined;
+            return h(
+              'tr',
+              { 'data-sync': summary.id },
+              h('td', {}, h('a', { href: `#/sync/${seg(summary.id)}` }, h('code', { text: summary.id }))),
+              h('td', {}, phaseCell(summary.phase)),
+              h('td', { text: fmtTime(started(summary.timings)) }),
+              h('td', { text: fmtTime(ended(summary.timings)) }),
+              h('td', {}, p ? bar(p.fraction, summary.phase === 'ABORTED' ? 'failed' : TERMINAL.has(summary.phase) ? 'done' : 'running', `${p.done}/${p.total} shards`) : '', p ? `${p.done}/${p.total} shards` : `${summary.shards} shards`),
+              h('td', { class: 'num', text: p ? `${fmtInt(p.rows)}${p.partial ? '+' : ''}` : '—' }),
+              h('td', { class: 'num', text: summary.snapshotId ?? '—' }),
+              h('td', { class: 'reason', 'data-testid': 'reason', text: reasonText(summary.reason) }),
+            );
+          }),
+        ),
+      ),
+    ),
+  );
+  return [h('p', { text: syncs.length === 0 ? 'No sync yet.' : `${syncs.length} most recent syncs, by table, newest first.` }), ...sections];
+}
+
+async function syncView(id) {
+  const detail = await api(`/v1/syncs/${seg(id)}`);
+  const p = syncProgress(detail);
+  const reason = detail.state.reason;
+  const running = !TERMINAL.has(detail.phase);
+  const facts = [
+    ['Sync', h('code', { text: detail.id })],
+    ['Table', h('a', { href: `#/table/${seg(detail.plan.table.database)}/${seg(detail.plan.table.table)}`, text: tableName(detail.plan.table) })],
+    ['State', phaseCell(detail.phase)],
+    ['Started', fmtTime(started(detail.timings))],
+    ['Ended', fmtTime(ended(detail.timings))],
+    ['Elapsed', fmtDuration(p.elapsedMs)],
+    ['Snapshot', detail.snapshotId === null ? '—' : String(detail.snapshotId)],
+    ['Progress', h('span', { 'data-testid': 'sync-progress', text: `${p.done}/${p.total} shards · ${fmtInt(p.rows)}${p.partial ? '+' : ''} rows` })],
+    ['Rate', h('span', { 'data-testid': 'sync-rate', text: fmtRate(p.rate) })],
+    ['ETA', h('span', { 'data-testid': 'sync-eta', text: running ? fmtDuration(p.etaMs) : '—' })],
+    ['Reason', h('span', { class: 'reason', 'data-testid': 'reason', text: reasonText(reason) })],
+  ];
+  const shards = detail.shards.map((shard) => {
+    const state = shardState(shard, detail.phase);
+    const rows = shardRows(shard);
+    const rate = state === 'running' ? shardRate(shard) ?? observedRate(`shard:${detail.id}:${shard.id}`, rows) : shardRate(shard);
+    const fraction = state === 'done' ? 1 : state === 'running' && rows !== null && p.perShard ? Math.min(rows / p.perShard, 0.99) : state === 'running' ? null : 0;
+    const eta = state === 'running' && rate && rows !== null && p.perShard ? ((p.perShard - rows) / rate) * 1000 : null;
+    const error = shard.error ?? lastAttempt(shard)?.error;
+    return h(
+      'tr',
+      { 'data-shard': shard.id },
+      h('td', {}, h('code', { text: shard.id })),
+      h('td', { text: state }),
+      h('td', {}, bar(fraction, state === 'failed' ? 'failed' : state === 'done' ? 'done' : 'running', `${state}`)),
+      h('td', { class: 'num', 'data-testid': 'shard-rows', text: fmtInt(rows) }),
+      h('td', { class: 'num', text: fmtRate(rate) }),
+      h('td', { class: 'num', text: state === 'running' ? fmtDuration(eta) : fmtDuration(shard.durationMs) }),
+      h('td', { class: 'num', text: shard.attempts.length }),
+      h('td', { class: 'reason', text: error ? reasonText(error) : '' }),
+      h('td', {}, h('a', { href: `${DASHBOARD}/queue/${seg(SHARD_QUEUE)}/${seg(shardJobId(detail.id, shard.id))}`, 'data-testid': 'job-link', text: 'job' })),
+    );
+  });
+  return [
+    h('h2', { text: 'Sync' }),
+    h('dl', {}, facts.flatMap(([k, v]) => [h('dt', { text: k }), h('dd', {}, v)])),
+    bar(p.fraction, detail.phase === 'ABORTED' ? 'failed' : running ? 'running' : 'done', 'sync'),
+    h('h2', { text: detail.nextShardsCursor === null ? `Shards (${p.total})` : `Shards (first ${detail.shards.length} of ${p.total})` }),
+    h(
+      'table',
+      {},
+      h('thead', {}, h('tr', {}, ['Shard', 'State', 'Progress', 'Rows', 'Rate', 'ETA / took', 'Attempts', 'Error', 'bull-board'].map((t) => h('th', { text: t })))),
+      h('tbody', {}, shards),
+    ),
+  ];
+}
+
+async function tablesView() {
+  const { tables, nextCursor } = await api('/v1/tables?limit=1000');
+  return [
+    h('h2', { text: 'Tables' }),
+    h(
+      'table',
+      {},
+      h('thead', {}, h('tr', {}, ['Table', 'Primary keys', 'Partition keys', 'Buckets', 'Latest snapshot'].map((t) => h('th', { text: t })))),
+      h(
+        'tbody',
+        {},
+        tables.map((t) =>
+          h(
+            'tr',
+            {},
+            h('td', {}, h('a', { href: `#/table/${seg(t.database)}/${seg(t.table)}`, text: tableName(t) })),
+            h('td', { text: t.primaryKeys.join(', ') }),
+            h('td', { text: t.partitionKeys.join(', ') }),
+            h('td', { class: 'num', text: t.bucket }),
+            h('td', { class: 'num', text: t.latestSnapshotId ?? '—' }),
+          ),
+        ),
+      ),
+    ),
+    nextCursor === null ? '' : h('p', { text: 'More tables than shown (first 1,000).' }),
+  ];
+}
+
+/** Snapshots whose files are counted (each count pages through that snapshot's file listing). */
+const COUNTED_SNAPSHOTS = 10;
+
+async function countFiles(database, table, snapshotId) {
+  let count = 0;
+  let cursor = null;
+  do {
+    const page = await api(`/v1/tables/${seg(database)}/${seg(table)}/files?snapshot=${snapshotId}&limit=1000${cursor ? `&cursor=${seg(cursor)}` : ''}`);
+    count += page.files.length;
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return count;
+}
+
+async function tableView(database, table) {
+  const base = `/v1/tables/${seg(database)}/${seg(table)}`;
+  const [info, { snapshots }, { syncs }] = await Promise.all([
+    api(base),
+    api(`${base}/snapshots?limit=50`),
+    api(`/v1/syncs?database=${seg(database)}&table=${seg(table)}&limit=20`),
+  ]);
+  const fileCounts = await Promise.all(snapshots.slice(0, COUNTED_SNAPSHOTS).map((s) => countFiles(database, table, s.id).catch(() => null)));
+  return [
+    h('h2', { text: tableName(info) }),
+    h(
+      'dl',
+      {},
+      [
+        ['Primary keys', info.primaryKeys.join(', ') || '—'],
+        ['Partition keys', info.partitionKeys.join(', ') || '—'],
+        ['Buckets', info.options.bucket ?? '—'],
+        ['Latest snapshot', info.latestSnapshotId ?? '—'],
+        ['Rows', fmtInt(info.rowCount)],
+        ['Files', fmtInt(info.fileCount)],
+      ].flatMap(([k, v]) => [h('dt', { text: k }), h('dd', { 'data-testid': `table-${k.toLowerCase().replace(/ /g, '-')}`, text: v })]),
+    ),
+    h('h2', { text: 'Snapshots' }),
+    h(
+      'table',
+      {},
+      h('thead', {}, h('tr', {}, ['Id', 'Kind', 'Time', 'Commit user', 'Total rows', 'Rows added', 'Files'].map((t) => h('th', { text: t })))),
+      h(
+        'tbody',
+        {},
+        snapshots.map((s, i) =>
+          h(
+            'tr',
+            { 'data-snapshot': s.id },
+            h('td', { class: 'num', text: s.id }),
+            h('td', { text: s.commitKind }),
+            h('td', { text: fmtTime(s.time) }),
+            h('td', {}, h('code', { text: s.commitUser })),
+            h('td', { class: 'num', text: fmtInt(s.totalRecordCount) }),
+            h('td', { class: 'num', text: fmtInt(s.deltaRecordCount) }),
+            h('td', { class: 'num', 'data-testid': 'snapshot-files', text: i < COUNTED_SNAPSHOTS ? fmtInt(fileCounts[i]) : '' }),
+          ),
+        ),
+      ),
+    ),
+    h('h2', { text: 'Syncs' }),
+    h(
+      'ul',
+      {},
+      syncs.map((s) => h('li', {}, h('a', { href: `#/sync/${seg(s.id)}` }, h('code', { text: s.id })), ' ', phaseCell(s.phase), ' ', fmtTime(started(s.timings)))),
+    ),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routing and polling
+// ---------------------------------------------------------------------------------------------
+
+function route() {
+  const parts = location.hash.replace(/^#\/?/, '').split('/').map((p) => decodeURIComponent(p));
+  if (parts[0] === 'sync' && parts[1]) return { render: () => syncView(parts[1]), poll: true };
+  if (parts[0] === 'tables') return { render: tablesView, poll: false };
+  if (parts[0] === 'table' && parts[1] && parts[2]) return { render: () => tableView(parts[1], parts[2]), poll: false };
+  return { render: syncsView, poll: true };
+}
+
+let generation = 0;
+let timer;
+
+async function refresh() {
+  const mine = ++generation;
+  clearTimeout(timer);
+  const { render, poll } = route();
+  const status = document.getElementById('status');
+  const main = document.getElementById('main');
+  try {
+    const nodes = await render();
+    if (mine !== generation) return;
+    main.replaceChildren(...nodes);
+    status.className = '';
+    status.textContent = `Updated ${new Date().toISOString().slice(11, 19)} UTC`;
+  } catch (error) {
+    if (mine !== generation) return;
+    status.className = 'error';
+    if (error instanceof HttpProblem && error.status === 401) {
+      status.textContent = 'Not signed in.';
+      main.replaceChildren(h('p', {}, h('a', { href: LOGIN, text: 'Sign in' }), ' with a token to see the syncs.'));
+      return;
+    }
+    status.textContent = String(error.message ?? error);
+  }
+  if (poll && mine === generation) timer = setTimeout(refresh, POLL_MS);
+}
+
+window.addEventListener('hashchange', () => void refresh());
+void refresh();
