@@ -216,6 +216,32 @@ describe('authentication and roles on every route (real app, real Redis)', () =>
     const sameOrigin = await c.app.inject({ method: 'POST', url: LOGIN_PATH, headers: { ...form2, origin: 'http://localhost:8080', host: 'localhost:8080', 'sec-fetch-site': 'same-origin' }, payload });
     assert.equal(sameOrigin.statusCode, 303);
   });
+
+  test('the syncs page: a browser without a valid token goes to the login form, which comes back to the page; next takes only known paths', async () => {
+    const html = { accept: 'text/html,application/xhtml+xml' };
+    for (const headers of [html, { ...html, cookie: `${TOKEN_COOKIE}=forged` }]) {
+      const page = await c.app.inject({ method: 'GET', url: '/ui/', headers });
+      assert.equal(page.statusCode, 303, JSON.stringify(headers));
+      assert.equal(page.headers.location, `${LOGIN_PATH}?next=%2Fui%2F`);
+    }
+    // Not a page navigation (a script, an API client): the usual 401.
+    assert.equal((await c.app.inject({ method: 'GET', url: '/ui/' })).statusCode, 401);
+    assert.equal((await c.app.inject({ method: 'GET', url: '/ui/app.js', headers: html })).statusCode, 401);
+    const form = await c.app.inject({ method: 'GET', url: `${LOGIN_PATH}?next=%2Fui%2F` });
+    assert.match(form.body, /<input type="hidden" name="next" value="\/ui\/">/);
+    const foreign = await c.app.inject({ method: 'GET', url: `${LOGIN_PATH}?next=${encodeURIComponent('"><script>alert(1)</script>')}` });
+    assert.ok(!foreign.body.includes('<script>'), 'next is never echoed');
+    assert.match(foreign.body, /name="next" value="\/admin\/queues\/"/);
+    const post = (next: string) =>
+      c.app.inject({ method: 'POST', url: LOGIN_PATH, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ token: tokens.read.token, next }).toString() });
+    assert.equal((await post('/ui/')).headers.location, '/ui/');
+    for (const next of ['https://evil.example/', '//evil.example/', '/v1/syncs']) assert.equal((await post(next)).headers.location, '/admin/queues/', next);
+    const sent = String((await post('/ui/')).headers['set-cookie']).split(';')[0] ?? '';
+    const page = await c.app.inject({ method: 'GET', url: '/ui/', headers: { ...html, cookie: sent } });
+    assert.equal(page.statusCode, 200);
+    assert.match(String(page.headers['content-security-policy']), /script-src 'self'/);
+    assert.ok(!page.body.includes(tokens.read.token));
+  });
 });
 
 describe('an open coordinator (no token configured) serves this machine only', () => {

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * The syncs page (/ui) in headless Chromium (Debian's `chromium`, driven by playwright-core)
  * against a real coordinator process with authentication on, a real worker process, Redis and
