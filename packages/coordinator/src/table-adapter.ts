@@ -5,23 +5,18 @@
 import { errorFrom, isTributaryError, type CommitMessage } from '@tributary/protocol';
 import {
   FileStoreScan,
-  bucketCount,
   createTable,
   credentialedStores,
-  dataFilePaths,
   formatDataType,
   jsonCell,
+  listTables,
   mapInOrder,
-  partitionFields,
-  partitionPathOptions,
   fromProtocolCommitMessage,
   openTable,
   tableErrors,
   tablePath,
   warehouseStores,
-  type ObjectStore,
   type S3ConnectionOptions,
-  type Snapshot,
   type Table,
 } from '@tributary/table';
 import type {
@@ -71,18 +66,7 @@ export function coordinatorTables(s3: S3ConnectionOptions = {}): CoordinatorTabl
       return table === undefined ? undefined : describe(table);
     },
     async listTableRefs(warehouse: string): Promise<TableRef[]> {
-      const store = storeOf(warehouse);
-      const databases: string[] = [];
-      for await (const dir of store.listDirectories('')) if (dir.endsWith(DATABASE_SUFFIX) && dir.length > DATABASE_SUFFIX.length) databases.push(dir);
-      const perDatabase = await mapInOrder(databases, LIST_PARALLELISM, async (dir) => {
-        const database = dir.slice(0, -DATABASE_SUFFIX.length);
-        const names: string[] = [];
-        for await (const name of store.listDirectories(`${dir}/`)) names.push(name);
-        // A directory is a table when it holds a schema (a dropped or foreign directory does not).
-        const tables = await mapInOrder(names, LIST_PARALLELISM, async (name) => ((await hasSchema(store, `${dir}/${name}/`)) ? name : undefined));
-        return tables.filter((t) => t !== undefined).map((table) => ({ database, table }));
-      });
-      return perDatabase.flat().sort((a, b) => compareRefs(a, b));
+      return (await listTables(storeOf(warehouse))).map((id) => ({ database: id.database, table: id.name }));
     },
     async summarizeTable(warehouse: string, ref: TableRef) {
       const table = await open(warehouse, ref);
@@ -92,7 +76,7 @@ export function coordinatorTables(s3: S3ConnectionOptions = {}): CoordinatorTabl
         table: table.name,
         primaryKeys: table.schema.primaryKeys,
         partitionKeys: table.schema.partitionKeys,
-        bucket: bucketCount(table.schema),
+        bucket: table.bucketCount,
         latestSnapshotId: await table.snapshots.latestSnapshotId(),
       };
     },
@@ -105,32 +89,13 @@ export function coordinatorTables(s3: S3ConnectionOptions = {}): CoordinatorTabl
     },
     async listSnapshots(warehouse: string, ref: TableRef, limit: number, beforeId?: number): Promise<SnapshotSummary[]> {
       const table = await require(warehouse, ref);
-      const ids: number[] = [];
-      const prefix = `${table.path}/snapshot/snapshot-`;
-      for await (const meta of table.store.list(prefix)) {
-        const suffix = meta.key.slice(prefix.length);
-        if (/^\d+$/.test(suffix) && (beforeId === undefined || Number(suffix) < beforeId)) ids.push(Number(suffix));
-      }
-      const page = ids.sort((a, b) => b - a).slice(0, limit);
-      const snapshots = await mapInOrder(page, LIST_PARALLELISM, (id) => table.snapshots.tryGetSnapshot(id));
-      return snapshots.flatMap((s) => (s === null ? [] : [snapshotSummary(s)]));
+      const ids = (await table.snapshots.listIds()).filter((id) => beforeId === undefined || id < beforeId);
+      const page = ids.reverse().slice(0, limit);
+      const snapshots = await mapInOrder(page, SNAPSHOT_READS, (id) => table.snapshots.tryGetSnapshot(id));
+      return snapshots.flatMap((s) => (s === null ? [] : [snapshotSummary(s)])); // null: expired since the listing
     },
     async listFiles(warehouse: string, ref: TableRef, snapshotId?: number): Promise<{ snapshotId: number | null; files: DataFileSummary[] }> {
-      const table = await require(warehouse, ref);
-      const snapshot = snapshotId === undefined ? await table.latestSnapshot() : await table.snapshot(snapshotId);
-      if (snapshot === null) return { snapshotId: null, files: [] };
-      const fields = partitionFields(table.schema);
-      const paths = dataFilePaths(fields, partitionPathOptions(table.schema.options));
-      const entries = await new FileStoreScan(table.store, table.path, fields).plan(snapshot);
-      const files = entries.map((e) => ({
-        partition: paths.directory(e.partition),
-        bucket: e.bucket,
-        level: e.file.level,
-        path: paths.file(e.partition, e.bucket, e.file.fileName),
-        rows: Number(e.file.rowCount),
-        size: Number(e.file.fileSize),
-      }));
-      return { snapshotId: Number(snapshot.id), files: files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
+      return (await require(warehouse, ref)).dataFiles(snapshotId);
     },
     async previewRows(warehouse: string, ref: TableRef, limit: number, snapshotId?: number): Promise<RowPreview> {
       const table = await require(warehouse, ref);
@@ -189,20 +154,10 @@ async function describe(table: Table): Promise<TableInfo> {
   };
 }
 
-const DATABASE_SUFFIX = '.db';
-/** Listings and reads in flight at once while listing tables or snapshots. */
-const LIST_PARALLELISM = 8;
+/** Snapshot files read at once while listing snapshots. */
+const SNAPSHOT_READS = 8;
 
-async function hasSchema(store: ObjectStore, tableDir: string): Promise<boolean> {
-  for await (const meta of store.list(`${tableDir}schema/schema-`)) if (/^\d+$/.test(meta.key.slice(meta.key.lastIndexOf('-') + 1))) return true;
-  return false;
-}
-
-function compareRefs(a: TableRef, b: TableRef): number {
-  const x = `${a.database}\u0000${a.table}`;
-  const y = `${b.database}\u0000${b.table}`;
-  return x < y ? -1 : x > y ? 1 : 0;
-}
+type Snapshot = NonNullable<Awaited<ReturnType<Table['latestSnapshot']>>>;
 
 function snapshotSummary(s: Snapshot): SnapshotSummary {
   return {

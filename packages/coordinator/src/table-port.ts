@@ -5,7 +5,7 @@
  * table-adapter.ts implements it with @tributary/table.
  */
 import type { CommitMessage } from '@tributary/protocol';
-import type { DataType, JsonCell, ObjectStore, S3ConnectionOptions } from '@tributary/table';
+import type { DataFileSummary, DataType, JsonCell, ObjectStore, S3ConnectionOptions } from '@tributary/table';
 import type { TableRef } from './sync/state.ts';
 
 export interface ColumnSpec {
@@ -54,17 +54,8 @@ export interface SnapshotSummary {
   readonly properties: Readonly<Record<string, string>>;
 }
 
-/** One live data file of a snapshot. */
-export interface DataFileSummary {
-  /** The partition directory (`dt=2024-01-01/`), '' for an unpartitioned table. */
-  readonly partition: string;
-  readonly bucket: number;
-  readonly level: number;
-  /** The file's key below the table (`dt=2024-01-01/bucket-0/data-….parquet`). */
-  readonly path: string;
-  readonly rows: number;
-  readonly size: number;
-}
+/** One live data file of a snapshot (the table's own summary). */
+export type { DataFileSummary };
 
 /** The first rows of a snapshot, every value JSON-safe (jsonCell of @tributary/table). */
 export interface RowPreview {

@@ -86,9 +86,11 @@ export {
   Table,
   createTable,
   newTableSchema,
+  listTables,
   openTable,
   tablePath,
   type ColumnDefinition,
+  type DataFileSummary,
   type SchemaDefinition,
   type TableCommit,
   type TableIdentifier,
@@ -139,7 +141,6 @@ export {
 } from './spec/snapshot.ts';
 export {
   DEFAULT_PARTITION_NAME,
-  dataFilePaths,
   escapePathName,
   parsePartitionPath,
   partitionPath,

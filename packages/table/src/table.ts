@@ -28,6 +28,7 @@ import { manifestMergeOptions } from './write/manifest-merge.ts';
 import { TableWrite, type TableWriteOptions } from './write/table-write.ts';
 import { SequenceRebaser } from './write/sequence-rebase.ts';
 import { SnapshotManager } from './read/snapshot-manager.ts';
+import { FileStoreScan, mapInOrder } from './read/file-store-scan.ts';
 import { TableRead, type TableReadOptions } from './read/table-read.ts';
 import { countSharedKeys } from './read/shared-keys.ts';
 
@@ -107,6 +108,47 @@ export async function createTable(
   return new Table(store, request, schema);
 }
 
+/**
+ * Every table of the warehouse, by database then name, as FileSystemCatalog lists them: the
+ * directories `<db>.db` at the root, and below each the directories that hold a schema. Uses
+ * delimiter listings (ObjectStore.listDirectories), never a listing of the tables' files.
+ */
+export async function listTables(store: ObjectStore): Promise<TableIdentifier[]> {
+  const databases: string[] = [];
+  for await (const dir of store.listDirectories('')) if (dir.endsWith(DATABASE_SUFFIX) && dir.length > DATABASE_SUFFIX.length) databases.push(dir);
+  const perDatabase = await mapInOrder(databases, CATALOG_PARALLELISM, async (dir) => {
+    const names: string[] = [];
+    for await (const name of store.listDirectories(`${dir}/`)) names.push(name);
+    const isTable = await mapInOrder(names, CATALOG_PARALLELISM, (name) => hasSchema(store, `${dir}/${name}/`));
+    const database = dir.slice(0, -DATABASE_SUFFIX.length);
+    return names.filter((_, i) => isTable[i]).map((name) => ({ database, name }));
+  });
+  const key = (id: TableIdentifier) => `${id.database}\u0000${id.name}`;
+  return perDatabase.flat().sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+const DATABASE_SUFFIX = '.db';
+/** Listings in flight at once while listing a catalog. */
+const CATALOG_PARALLELISM = 8;
+
+async function hasSchema(store: ObjectStore, tableDir: string): Promise<boolean> {
+  const prefix = `${tableDir}schema/schema-`;
+  for await (const meta of store.list(prefix)) if (/^\d+$/.test(meta.key.slice(prefix.length))) return true;
+  return false;
+}
+
+/** One live data file of a snapshot (Table.dataFiles). */
+export interface DataFileSummary {
+  /** The partition directory (`dt=2024-01-01/`); '' for an unpartitioned table. */
+  readonly partition: string;
+  readonly bucket: number;
+  readonly level: number;
+  /** The file's key below the table (`dt=2024-01-01/bucket-0/data-….parquet`). */
+  readonly path: string;
+  readonly rows: number;
+  readonly size: number;
+}
+
 /** Opens a table with its latest schema. @throws TABLE_NOT_FOUND */
 export async function openTable(store: ObjectStore, database: string, name: string): Promise<Table> {
   const path = tablePath({ database, name });
@@ -157,6 +199,27 @@ export class Table {
 
   snapshot(id: number): Promise<Snapshot> {
     return this.snapshots.snapshot(id);
+  }
+
+  /**
+   * The live data files of a snapshot (the latest by default; null and none when the table has no
+   * snapshot), sorted by path. @throws SNAPSHOT_NOT_FOUND
+   */
+  async dataFiles(snapshotId?: number): Promise<{ snapshotId: number | null; files: DataFileSummary[] }> {
+    const snapshot = snapshotId === undefined ? await this.latestSnapshot() : await this.snapshot(snapshotId);
+    if (snapshot === null) return { snapshotId: null, files: [] };
+    const fields = partitionFields(this.schema);
+    const paths = dataFilePaths(fields, partitionPathOptions(this.schema.options));
+    const entries = await new FileStoreScan(this.store, this.path, fields).plan(snapshot);
+    const files = entries.map((e) => ({
+      partition: paths.directory(e.partition),
+      bucket: e.bucket,
+      level: e.file.level,
+      path: paths.file(e.partition, e.bucket, e.file.fileName),
+      rows: Number(e.file.rowCount),
+      size: Number(e.file.fileSize),
+    }));
+    return { snapshotId: Number(snapshot.id), files: files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
   }
 
   /** A writer for one worker; see TableWriteOptions (writerId starts its file names). */

@@ -103,16 +103,19 @@ export class SnapshotManager {
     return /^\d+$/.test(text) ? Number(text) : null;
   }
 
-  private async maxListedId(): Promise<number | null> {
-    let max: number | null = null;
+  /** The ids of the snapshots present (one listing), ascending. */
+  async listIds(): Promise<number[]> {
+    const ids: number[] = [];
     for await (const meta of this.store.list(`${this.tablePath}/snapshot/${SNAPSHOT_PREFIX}`)) {
       const suffix = meta.key.slice(meta.key.lastIndexOf('/') + 1 + SNAPSHOT_PREFIX.length);
       // Temporary files of other writers have unparsable suffixes (FileUtils.listVersionedFiles skips them).
-      if (!/^\d+$/.test(suffix)) continue;
-      const id = Number(suffix);
-      if (max === null || id > max) max = id;
+      if (/^\d+$/.test(suffix)) ids.push(Number(suffix));
     }
-    return max;
+    return ids.sort((a, b) => a - b);
+  }
+
+  private async maxListedId(): Promise<number | null> {
+    return (await this.listIds()).at(-1) ?? null;
   }
 }
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { errorFrom, isTributaryError } from '@tributary/protocol';
 import { uniqueName } from '@tributary/testkit';
-import { FileStoreScan, createTable, encodeTableSchema, openTable, tableErrors, type InternalRow, type ObjectStore, type SchemaDefinition, type Table } from '@tributary/table';
+import { FileStoreScan, createTable, encodeTableSchema, listTables, openTable, tableErrors, type InternalRow, type ObjectStore, type SchemaDefinition, type Table } from '@tributary/table';
 
 const D = 3; // -D
 const UB = 1; // -U
@@ -85,6 +85,31 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       assert.equal(await codeOf(newTable({ ...pkDynamic, options: { bucket: '2', 'deletion-vectors.enabled': 'true' } })), 'TABLE_UNSUPPORTED');
       assert.equal(await table.latestSnapshot(), null);
       assert.deepEqual(await table.newRead().toArray(), []);
+    });
+
+    test('catalog listing: listTables finds the directories holding a schema; dataFiles lists a snapshot\'s live files', async () => {
+      const database = uniqueName('catalog').replace(/-/g, '_');
+      const b = await createTable(store, { database, name: 'b', schema: { ...ORDERS, partitionKeys: ['dt'] } });
+      await createTable(store, { database, name: 'a', schema: ORDERS });
+      await store.put(`${database}.db/not_a_table/data.txt`, new Uint8Array(1)); // no schema
+      const listed = (await listTables(store)).filter((t) => t.database === database);
+      assert.deepEqual(listed, [{ database, name: 'a' }, { database, name: 'b' }]);
+      assert.deepEqual(await b.dataFiles(), { snapshotId: null, files: [] });
+      await writeAndCommit(b, [[1n, 19723, 'x', 1n, ts(0)], [2n, 19724, 'y', 2n, ts(0)]]);
+      await writeAndCommit(b, [[3n, 19724, 'z', 3n, ts(0)]], undefined, { overwrite: [b.partitionRow({ dt: 19724 })] });
+      const first = await b.dataFiles(1);
+      assert.equal(first.snapshotId, 1);
+      assert.deepEqual(first.files.map((f) => [f.partition, f.bucket, f.level, f.rows]), [['dt=19723/', 0, 0, 1], ['dt=19724/', 0, 0, 1]]);
+      const latest = await b.dataFiles();
+      assert.equal(latest.snapshotId, 2);
+      assert.deepEqual(latest.files.map((f) => [f.partition, f.rows]), [['dt=19723/', 1], ['dt=19724/', 1]]);
+      for (const f of latest.files) {
+        assert.ok(f.path.startsWith(`${f.partition}bucket-0/`), f.path);
+        assert.equal((await store.stat(`${b.path}/${f.path}`))?.size, f.size);
+      }
+      assert.notEqual(latest.files[1]?.path, first.files[1]?.path, 'the overwritten partition has a new file');
+      assert.equal(await codeOf(b.dataFiles(7)), 'SNAPSHOT_NOT_FOUND');
+      assert.deepEqual(await b.snapshots.listIds(), [1, 2]);
     });
 
     test('append table, partitioned, bucket-unaware: commits, overwrite, time travel', async () => {
