@@ -219,9 +219,9 @@ describe('authentication and roles on every route (real app, real Redis)', () =>
 
   test('the syncs page: a browser without a valid token goes to the login form, which comes back to the page; next takes only known paths', async () => {
     const html = { accept: 'text/html,application/xhtml+xml' };
-    for (const headers of [html, { ...html, cookie: `${TOKEN_COOKIE}=forged` }]) {
-      const page = await c.app.inject({ method: 'GET', url: '/ui/', headers });
-      assert.equal(page.statusCode, 303, JSON.stringify(headers));
+    for (const [url, headers] of [['/ui/', html], ['/ui/', { ...html, cookie: `${TOKEN_COOKIE}=forged` }], ['/ui', html]] as const) {
+      const page = await c.app.inject({ method: 'GET', url, headers });
+      assert.equal(page.statusCode, 303, `${url} ${JSON.stringify(headers)}`);
       assert.equal(page.headers.location, `${LOGIN_PATH}?next=%2Fui%2F`);
     }
     // Not a page navigation (a script, an API client): the usual 401.

@@ -109,7 +109,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     const presented = bearerToken(request) ?? cookieToken(request);
     // A browser opening the syncs page without a (valid) token is sent to the login form.
     const signIn = () => reply.header('cache-control', 'no-store').redirect(`${LOGIN_PATH}?next=${encodeURIComponent(UI_PAGE)}`, 303);
-    const pageNavigation = request.method === 'GET' && request.routeOptions.url === UI_PAGE && /\btext\/html\b/.test(request.headers.accept ?? '');
+    const pageNavigation = request.method === 'GET' && (request.routeOptions.url === UI_PAGE || request.routeOptions.url === UI_PAGE.slice(0, -1)) && /\btext\/html\b/.test(request.headers.accept ?? '');
     if ((presented === undefined || findToken(options.tokens, presented) === undefined) && pageNavigation) return signIn();
     if (presented === undefined) {
       return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_TOKEN_MISSING', 'this route needs a bearer token (Authorization: Bearer <token>)', { need }));
