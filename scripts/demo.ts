@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openObjectStore, openTable } from '@tributary/table';
 import { oraclePaths, pypaimon } from '@tributary/testkit';
-import { GENERATOR_TABLE_COLUMNS } from '@tributary/worker';
+import { GENERATOR_TABLE_COLUMNS } from '@tributary/sources';
 
 const env = process.env;
 const shards = Number(env.TRIBUTARY_DEMO_SHARDS ?? 8);

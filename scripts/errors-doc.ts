@@ -8,12 +8,14 @@ import { fileURLToPath } from 'node:url';
 import type { ErrorCatalogue } from '@tributary/protocol';
 import { protocolErrors } from '@tributary/protocol';
 import { tableErrors } from '@tributary/table';
+import { sourceErrors } from '@tributary/sources';
 import { workerErrors } from '@tributary/worker';
 import { coordinatorErrors } from '@tributary/coordinator';
 
 export const catalogues: Readonly<Record<string, ErrorCatalogue<string>>> = {
   '@tributary/protocol': protocolErrors,
   '@tributary/table': tableErrors,
+  '@tributary/sources': sourceErrors,
   '@tributary/worker': workerErrors,
   '@tributary/coordinator': coordinatorErrors,
 };

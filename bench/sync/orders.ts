@@ -2,7 +2,7 @@
  * The one table definition and source of every part of the sync benchmark: the demo's orders
  * table (primary key order_id, 4 buckets) fed by the deterministic generator of @tributary/worker.
  */
-import { GENERATOR_TABLE_COLUMNS } from '@tributary/worker';
+import { GENERATOR_TABLE_COLUMNS } from '@tributary/sources';
 
 /** The body of POST /v1/tables, less database and name. */
 export const ORDERS_TABLE = {

@@ -8,7 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { openObjectStore, openTable, type TableWrite } from '@tributary/table';
-import { GeneratorSource, rowConverter } from '@tributary/worker';
+import { GeneratorSource, rowConverter } from '@tributary/sources';
 import { s3Options } from './processes.ts';
 import type { GeneratorSpec } from './orders.ts';
 

@@ -42,18 +42,6 @@ export const coordinatorErrors = defineErrorCatalogue({
   REQUEST_INVALID: { retryable: false, summary: 'The request body, query or parameters do not match the schema.' },
   ROUTE_NOT_FOUND: { retryable: false, summary: 'No route serves this path.' },
   METHOD_NOT_ALLOWED: { retryable: false, summary: 'The path is served, but not with this method; the Allow header lists the methods that are.' },
-  MYSQL_SOURCE_UNAVAILABLE: {
-    retryable: true,
-    summary: 'The MySQL source could not be reached, or its connection broke, while the sync was planned; nothing was enqueued.',
-  },
-  MYSQL_SOURCE_INVALID: {
-    retryable: false,
-    summary: 'The MySQL source cannot be planned: no table matches, a table has no primary key, a name is unsupported, or a query was refused.',
-  },
-  MYSQL_SCHEMA_MISMATCH: {
-    retryable: false,
-    summary: 'A physical MySQL table lacks a column of the target table, has an extra one, or has a type that does not fit (context: database, table, column).',
-  },
   AUTH_TOKEN_MISSING: {
     retryable: false,
     summary: 'The request carries no bearer token (Authorization header or the dashboard cookie) and the route is not public.',

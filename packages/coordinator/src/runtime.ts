@@ -6,7 +6,8 @@
 import { QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
-import { SYNC_QUEUES, SyncCommitJob, SyncShardResult, checkClusterSecret, noSourceAccess, parsePayload, type SourceAccess } from '@tributary/protocol';
+import { SYNC_QUEUES, SyncCommitJob, SyncShardResult, checkClusterSecret, parsePayload } from '@tributary/protocol';
+import { noSourceAccess, type SourceAccess } from '@tributary/sources';
 import type { S3ConnectionOptions } from '@tributary/table';
 import { buildApp } from './app.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './http/rate-limit.ts';

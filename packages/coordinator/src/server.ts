@@ -24,7 +24,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
-import { clusterSecretFromEnv, isTributaryError, loadSourceAccess, type SourceAccess } from '@tributary/protocol';
+import { clusterSecretFromEnv, isTributaryError } from '@tributary/protocol';
+import { loadSourceAccess, type SourceAccess } from '@tributary/sources';
 import { startCoordinator } from './runtime.ts';
 import { isLoopback } from './loopback.ts';
 import { securityFromEnv, type SecurityConfig } from './server-config.ts';

@@ -86,8 +86,8 @@ export function isTributaryError(error: unknown): error is TributaryError {
 
 /**
  * The codes of @tributary/protocol: blob framing and decoding (see README.md, "Strict decoding"),
- * payload validation, and what a source may read (sources/access.ts, checked by the coordinator
- * and the workers alike). None is retryable: the same input fails the same way every time.
+ * payload validation and the cluster secret. None is retryable: the same input fails the same way
+ * every time.
  */
 export const protocolErrors = defineErrorCatalogue({
   BLOB_TRUNCATED: {
@@ -142,20 +142,6 @@ export const protocolErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'A blob stream was used wrongly: its messages iterated twice, or its source yielded non-byte chunks.',
   },
-  SOURCE_NOT_ALLOWED: {
-    retryable: false,
-    summary: 'A source URI is not under a configured source root (TRIBUTARY_SOURCE_ROOTS), or is not a plain file:///path or s3://bucket/key; the answer is the same whether or not it exists (HTTP 403).',
-  },
-  SOURCE_CREDENTIALS_INLINE: {
-    retryable: false,
-    summary: 'A database source gives host, port, user or password instead of naming a configured connection; allowed only when the operator sets TRIBUTARY_ALLOW_INLINE_CREDENTIALS.',
-  },
-  SOURCE_CONNECTION_UNKNOWN: { retryable: false, summary: 'The source names a connection that is not in the connections file (TRIBUTARY_CONNECTIONS_FILE) of this process.' },
-  SOURCE_SECRET_UNAVAILABLE: {
-    retryable: false,
-    summary: 'The password file of a configured connection cannot be read, or its password variable is not set, in the process that connects.',
-  },
-  SOURCE_ACCESS_CONFIG_INVALID: { retryable: false, summary: 'The connections file or a source root is not valid; the process does not start.' },
   CLUSTER_SECRET_INVALID: {
     retryable: false,
     summary: 'The cluster secret is missing, set twice (value and file), unreadable or shorter than 32 bytes; the process does not start.',

@@ -75,55 +75,6 @@ export {
   type ClusterSecretEnv,
   type PlanFingerprintInput,
 } from './vote-token.ts';
-export {
-  FilesSourceSpec,
-  GeneratorSourceSpec,
-  SyncSourceSpec,
-  generatorShardId,
-  planGeneratorShards,
-  type GeneratorShard,
-  filesShardId,
-  planFileShards,
-  splitObjectUri,
-} from './sync-sources.ts';
-export {
-  MysqlKeyKind,
-  MysqlShard,
-  MysqlSourceSpec,
-  isShardSafeName,
-  keyCondition,
-  keyValueText,
-  mysqlShardId,
-  nameMatcher,
-  quoteIdentifier,
-  redactSource,
-  shardSelect,
-  type NamePattern,
-  type SqlFragment,
-} from './sources/mysql.ts';
-export {
-  ConnectionName,
-  MysqlConnection,
-  S3Connection,
-  SourceAccessFile,
-  SourceConnection,
-  checkSourceUri,
-  loadSourceAccess,
-  mysqlEndpoint,
-  noSourceAccess,
-  parseRoot,
-  pathInsideRoots,
-  s3Credentials,
-  sourceLocation,
-  sourceNotAllowed,
-  uriUnderRoots,
-  type MysqlEndpoint,
-  type MysqlTarget,
-  type S3Credentials,
-  type SourceAccess,
-  type SourceAccessIo,
-  type SourceRoot,
-} from './sources/access.ts';
 export { Identifier, StringMap, SyncMode, parsePayload } from './schemas/common.ts';
-export { ColumnSpec, CreateTableRequest, ProblemDetails, StartSyncRequest, SyncOptions } from './schemas/rest.ts';
-export { PutScheduleRequest, ScheduleId, ScheduleRun } from './schemas/schedules.ts';
+export { ColumnSpec, CreateTableRequest, ProblemDetails, SyncOptions, startSyncRequest } from './schemas/rest.ts';
+export { ScheduleId, ScheduleRun, putScheduleRequest } from './schemas/schedules.ts';

@@ -5,24 +5,6 @@
 import { defineErrorCatalogue } from '@tributary/protocol';
 
 export const workerErrors = defineErrorCatalogue({
-  SOURCE_ROW_INVALID: {
-    retryable: false,
-    summary: 'A source row has a value that cannot be converted to its column (context: shard, position, column; file and fileRow when the source reads files).',
-  },
-  SOURCE_SCHEMA_MISMATCH: {
-    retryable: false,
-    summary: 'The source has no column for a non-nullable table column, the names do not match the table, or a file column has a type the source cannot read (a nested Parquet column).',
-  },
-  SOURCE_FILE_MALFORMED: {
-    retryable: false,
-    summary:
-      'A source file is not well-formed: an unclosed quote, a CSV record with more or fewer fields than the header, invalid UTF-8, a line that is not a JSON object, a last record without its line terminator (the file may be truncated), an unreadable or truncated Parquet file (context: file; line and column for text, row for Parquet).',
-  },
-  SOURCE_SPEC_INVALID: { retryable: false, summary: 'The source or shard description in the job is not valid.' },
-  MYSQL_READ_FAILED: {
-    retryable: true,
-    summary: 'Reading a shard from MySQL failed (connection refused or lost, a server error); the shard is retried.',
-  },
   SYNC_NOT_ACCEPTING: {
     retryable: false,
     summary: 'The sync left PREPARING (aborted or committing) while this shard ran; the attempt stopped.',

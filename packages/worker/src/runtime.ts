@@ -3,7 +3,8 @@
  */
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { SYNC_QUEUES, checkClusterSecret, noSourceAccess, type SourceAccess } from '@tributary/protocol';
+import { SYNC_QUEUES, checkClusterSecret } from '@tributary/protocol';
+import { noSourceAccess, type SourceAccess } from '@tributary/sources';
 import type { S3ConnectionOptions } from '@tributary/table';
 import { tablePort } from './table-adapter.ts';
 import type { TablePort } from './table-port.ts';

@@ -13,7 +13,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
-import { clusterSecretFromEnv, isTributaryError, loadSourceAccess } from '@tributary/protocol';
+import { clusterSecretFromEnv, isTributaryError } from '@tributary/protocol';
+import { loadSourceAccess } from '@tributary/sources';
 import { startShardWorker } from './runtime.ts';
 
 const env = process.env;

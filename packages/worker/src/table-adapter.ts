@@ -4,8 +4,8 @@
  * (Paimon's CommitMessageImpl with its DataIncrement), which is what a blob carries.
  */
 import { errorFrom } from '@tributary/protocol';
+import { sourceErrors } from '@tributary/sources';
 import { credentialedStores, openTable, toProtocolCommitMessage, warehouseStores, type S3ConnectionOptions, type Table } from '@tributary/table';
-import { workerErrors } from './errors.ts';
 import type { ShardWrite, ShardWriteOptions, TablePort } from './table-port.ts';
 
 export function tablePort(s3: S3ConnectionOptions = {}): TablePort {
@@ -30,7 +30,7 @@ export function tablePort(s3: S3ConnectionOptions = {}): TablePort {
     async openShardWrite(options: ShardWriteOptions): Promise<ShardWrite> {
       const table = await tableAt(options);
       if (table.schema.id !== options.schemaId) {
-        throw errorFrom(workerErrors, 'SOURCE_SCHEMA_MISMATCH', `table ${table.path} is at schema ${table.schema.id}, the sync planned ${options.schemaId}`, {
+        throw errorFrom(sourceErrors, 'SOURCE_SCHEMA_MISMATCH', `table ${table.path} is at schema ${table.schema.id}, the sync planned ${options.schemaId}`, {
           table: table.path,
         });
       }

@@ -33,24 +33,20 @@ import {
   encodeBlob,
   errorFrom,
   isTributaryError,
-  noSourceAccess,
   stagedBlobKey,
   toErrorData,
   type CommitMessage,
   type ShardAttempt,
-  type S3Credentials,
-  type SourceAccess,
   type SyncShardResult,
 } from '@tributary/protocol';
+import { noSourceAccess, openSource, rowConverter, type S3Credentials, type SourceAccess } from '@tributary/sources';
 import type { Redis } from 'ioredis';
 import { createHash } from 'node:crypto';
 import { crc32c } from '@node-rs/crc32';
 import { raceAbort, untilAborted } from './abortable.ts';
 import { AttemptLedger } from './attempt-ledger.ts';
-import { rowConverter } from './convert.ts';
 import { workerErrors } from './errors.ts';
 import { plannedShard, type PlannedShardTask } from './shard-plan.ts';
-import { openSource } from './sources/open-source.ts';
 import type { ShardWrite, TablePort } from './table-port.ts';
 
 const TRIBUTARY_VERSION = '0.1.0';

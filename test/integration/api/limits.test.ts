@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { newToken, parseTokenEntries, startCoordinator, type Coordinator, type CoordinatorConfig } from '@tributary/coordinator';
-import { generatorShardId } from '@tributary/protocol';
+import { generatorShardId } from '@tributary/sources';
 import { openObjectStore } from '@tributary/table';
 import { services } from '@tributary/testkit';
 import { FAST_LOCKS, createOrdersTable, generatorSource, s3, spawnWorker, stop, syncEnv, waitForPhase, type SyncEnv } from '../sync/harness.ts';

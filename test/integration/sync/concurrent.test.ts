@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
 import type { Coordinator } from '@tributary/coordinator';
-import { GENERATOR_COLUMNS, generatorRow, rowConverter } from '@tributary/worker';
+import { GENERATOR_COLUMNS, generatorRow, rowConverter } from '@tributary/sources';
 import { openTable, type InternalRow } from '@tributary/table';
 import { createOrdersTable, generatorSource, inProcessCoordinator, pypaimonRead, readRows, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
 

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
 import type { Coordinator } from '@tributary/coordinator';
 import { openObjectStore, type InternalRow } from '@tributary/table';
-import { PYARROW_TABLE_COLUMNS, pyarrowRow, writePyarrowFiles, type PyarrowFileSpec } from '../../../packages/worker/test/support/pyarrow-files.ts';
+import { PYARROW_TABLE_COLUMNS, pyarrowRow, writePyarrowFiles, type PyarrowFileSpec } from '../../../packages/sources/test/support/pyarrow-files.ts';
 import { canonicalRows, inProcessCoordinator, listKeys, pypaimonRead, readRows, s3, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tributary-parquet-sync-'));

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
 import type { Coordinator } from '@tributary/coordinator';
-import { GENERATOR_COLUMNS, generatorRow, rowConverter } from '@tributary/worker';
+import { GENERATOR_COLUMNS, generatorRow, rowConverter } from '@tributary/sources';
 import { openObjectStore, openTable, type InternalRow } from '@tributary/table';
 import { ORDERS_COLUMNS, canonicalRows, createOrdersTable, inProcessCoordinator, pypaimonRead, readRows, s3, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
 

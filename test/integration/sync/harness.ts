@@ -16,8 +16,8 @@ import { canonicalRows, pypaimon, services, uniqueName, type OracleRow } from '@
 import { Queue } from 'bullmq';
 import { startCoordinator, type Coordinator, type CoordinatorConfig, type SyncRecord } from '@tributary/coordinator';
 import { openObjectStore, openTable, type InternalRow, type ObjectStore } from '@tributary/table';
-import { GENERATOR_TABLE_COLUMNS } from '@tributary/worker';
-import { loadSourceAccess, type SourceAccess } from '@tributary/protocol';
+import { GENERATOR_TABLE_COLUMNS } from '@tributary/sources';
+import { loadSourceAccess, type SourceAccess } from '@tributary/sources';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 

@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isTributaryError, toErrorData, type ProtocolErrorCode, type TributaryError } from '@tributary/protocol';
+import type { SourceErrorCode } from '@tributary/sources';
 import type { TableErrorCode } from '@tributary/table';
 import { z } from 'zod';
 import type { CoordinatorErrorCode } from '../errors.ts';
@@ -22,7 +23,7 @@ export const ProblemSchema = z.object({
 export type Problem = z.infer<typeof ProblemSchema>;
 
 /** Every code an HTTP answer can carry: the coordinator's own, and those of the packages it calls. */
-type HttpErrorCode = CoordinatorErrorCode | TableErrorCode | ProtocolErrorCode;
+type HttpErrorCode = CoordinatorErrorCode | TableErrorCode | ProtocolErrorCode | SourceErrorCode;
 
 /**
  * The status of each code a caller can cause. A code not listed is the server's own fault: 503 when
@@ -46,7 +47,7 @@ const STATUS_BY_CODE: Readonly<Partial<Record<HttpErrorCode, number>>> = {
   MYSQL_SCHEMA_MISMATCH: 400,
   // MYSQL_SOURCE_UNAVAILABLE stays 503 (retryable): a source names an operator's connection, so a
   // server that cannot be reached is the deployment's trouble, not the caller's input.
-  // What the operator allows a source to read (sources/access.ts of the protocol).
+  // What the operator allows a source to read (access.ts of @tributary/sources).
   SOURCE_NOT_ALLOWED: 403,
   SOURCE_CREDENTIALS_INLINE: 400,
   SOURCE_CONNECTION_UNKNOWN: 400,

@@ -4,7 +4,9 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { PutScheduleRequest, ScheduleId, ScheduleRun, StartSyncRequest, redactSource } from '@tributary/protocol';
+import { ScheduleId, ScheduleRun } from '@tributary/protocol';
+import { redactSource } from '@tributary/sources';
+import { PutScheduleRequest, StartSyncRequest } from '../requests.ts';
 import type { ScheduleService } from '../schedule/service.ts';
 import type { ScheduleDefinition } from '../schedule/store.ts';
 import { SyncPhaseSchema } from '../sync/record-schema.ts';

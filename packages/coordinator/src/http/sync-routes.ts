@@ -2,7 +2,7 @@
  * /v1/syncs: start (202 + id; Idempotency-Key), inspect (shards paged), list, abort.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { StartSyncRequest } from '@tributary/protocol';
+import { StartSyncRequest } from '../requests.ts';
 import type { SyncService } from '../sync/service.ts';
 import type { SyncStore } from '../sync/store.ts';
 import { problemResponses } from './problem.ts';

@@ -4,7 +4,8 @@
  * accepted attempt; and how long each phase took. Further pages: GET /v1/syncs/:id/shards, in plan
  * order, behind an opaque cursor. A page costs the same whatever the shard count.
  */
-import { errorFrom, redactSource, type ShardAttempt } from '@tributary/protocol';
+import { errorFrom, type ShardAttempt } from '@tributary/protocol';
+import { redactSource } from '@tributary/sources';
 import { coordinatorErrors } from '../errors.ts';
 import { SYNC_PHASES, type SyncPhase, type SyncRecord } from '../sync/state.ts';
 import type { SyncResponse } from './schemas.ts';

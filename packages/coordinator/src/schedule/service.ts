@@ -12,7 +12,8 @@
  * (BullMQ's upsertJobScheduler), so `fireTemplate` always builds all of it.
  */
 import type { Queue } from 'bullmq';
-import { errorFrom, isTributaryError, type PutScheduleRequest, type ScheduleRun, type StartSyncRequest } from '@tributary/protocol';
+import { errorFrom, isTributaryError, type ScheduleRun } from '@tributary/protocol';
+import type { PutScheduleRequest, StartSyncRequest } from '../requests.ts';
 import { coordinatorErrors } from '../errors.ts';
 import type { SyncService } from '../sync/service.ts';
 import type { SyncStore } from '../sync/store.ts';

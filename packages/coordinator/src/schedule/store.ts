@@ -15,7 +15,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { ScheduleRun, StartSyncRequest, errorFrom } from '@tributary/protocol';
+import { ScheduleRun, errorFrom } from '@tributary/protocol';
+import { StartSyncRequest } from '../requests.ts';
 import { coordinatorErrors } from '../errors.ts';
 
 const RUNS_KEPT = 100;

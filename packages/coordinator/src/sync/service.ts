@@ -8,25 +8,13 @@
  */
 import { tableErrors } from '@tributary/table';
 import { createHash, randomUUID } from 'node:crypto';
-import {
-  checkSourceUri,
-  errorFrom,
-  mysqlEndpoint,
-  planFileShards,
-  planFingerprint,
-  planGeneratorShards,
-  s3Credentials,
-  splitObjectUri,
-  type FilesSourceSpec,
-  type SourceAccess,
-  type StartSyncRequest,
-  type SyncSourceSpec,
-} from '@tributary/protocol';
+import { errorFrom, planFingerprint } from '@tributary/protocol';
+import { openSource, summarizeSource, type Source, type SourceAccess, type SyncSourceSpec } from '@tributary/sources';
 import { coordinatorErrors } from '../errors.ts';
+import type { StartSyncRequest } from '../requests.ts';
 import type { ColumnSpec, CoordinatorTables } from '../table-port.ts';
 import type { SyncCommitter } from './committer.ts';
 import type { SyncFlows } from './flow.ts';
-import { planMysqlShards } from './mysql-planner.ts';
 import { isTerminal, newSyncRecord, type PlannedShard, type SyncPlan, type SyncRecord } from './state.ts';
 import type { ActiveLimits, SyncStore } from './store.ts';
 
@@ -45,7 +33,7 @@ export interface SyncServiceDeps {
   readonly sources: SourceAccess;
   readonly log?: (message: string) => void;
   readonly limits?: SyncLimits;
-  /** Test hooks (the generator's `faults`) are accepted only in test mode. */
+  /** Test hooks (such as the generator's `faults`) are accepted only in test mode. */
   readonly testMode?: boolean;
 }
 
@@ -69,14 +57,15 @@ export class SyncService {
 
   /**
    * What can be refused from the request alone, before anything is read or planned: test hooks
-   * outside test mode, and a generator that would plan too many shards. Schedules check the same.
+   * outside test mode, and a source whose spec names too many shards. Schedules check the same.
    */
   check(request: StartSyncRequest): void {
-    const source = request.source;
-    if (source.kind === 'generator' && source.faults !== undefined && this.#deps.testMode !== true) {
-      throw errorFrom(coordinatorErrors, 'TEST_HOOKS_DISABLED', 'source.faults is a test hook; the coordinator is not in test mode', { field: 'source.faults' });
+    const { testHook, shards } = summarizeSource(request.source);
+    if (testHook !== undefined && this.#deps.testMode !== true) {
+      const field = `source.${testHook}`;
+      throw errorFrom(coordinatorErrors, 'TEST_HOOKS_DISABLED', `${field} is a test hook; the coordinator is not in test mode`, { field });
     }
-    if (source.kind === 'generator' && source.shards > this.#maxShards) throw this.#tooManyShards(String(source.shards));
+    if (shards !== undefined && shards > this.#maxShards) throw this.#tooManyShards(String(shards));
   }
 
   #tooManyShards(planned: string): Error {
@@ -133,66 +122,34 @@ export class SyncService {
     };
   }
 
-  /** The exact shard list: computed for the generator, listed once for files and MySQL tables (never re-listed later). */
-  async #planShards(source: SyncSourceSpec, columns: readonly ColumnSpec[]): Promise<PlannedShard[]> {
-    switch (source.kind) {
-      case 'generator':
-        return planGeneratorShards(source).map(({ id, spec }) => ({ id, spec: { ...spec } }));
-      case 'files':
-        return planFileShards(await this.#resolveFiles(source), source.filesPerShard).map(({ id, spec }) => ({ id, spec: { files: spec.files } }));
-      case 'mysql': {
-        const shards = await planMysqlShards(source, columns, this.#deps.sources);
-        if (shards.length > this.#maxShards) throw this.#tooManyShards(String(shards.length));
-        return shards;
-      }
-    }
+  /** The exact shard list, listed once by the source (never re-listed later). */
+  async #planShards(spec: SyncSourceSpec, columns: readonly ColumnSpec[]): Promise<PlannedShard[]> {
+    const shards = await this.#source(spec, columns).plan({
+      target: columns,
+      maxShards: this.#maxShards,
+      tooManyShards: (planned) => this.#tooManyShards(planned),
+      refuse: (message, context) => errorFrom(coordinatorErrors, 'REQUEST_INVALID', message, context),
+    });
+    return shards.map(({ id, spec: shard }) => ({ id, spec: { ...shard } }));
   }
 
   /**
    * What can be refused without reading the source: a file URI outside the roots, inline or unknown
-   * database credentials (schedules check this when they are stored).
+   * credentials (schedules check this when they are stored).
    */
-  async checkSource(source: SyncSourceSpec): Promise<void> {
-    if (source.kind === 'files') {
-      if (source.connection !== undefined) s3Credentials(source.connection, this.#deps.sources);
-      for (const [index, uri] of source.uris.entries()) {
-        // Another scheme is malformed input (400), whatever the roots; a file: or s3: URI is judged by them (403).
-        if (!/^(file|s3a?):/i.test(uri)) throw errorFrom(tableErrors, 'STORAGE_URI_INVALID', `source URI ${index} is not a file: or s3: URI`, { index });
-        await checkSourceUri(uri, index, this.#deps.sources);
-      }
-    } else if (source.kind === 'mysql') {
-      mysqlEndpoint(source, this.#deps.sources);
-    }
+  async checkSource(spec: SyncSourceSpec): Promise<void> {
+    await this.#source(spec, []).check();
   }
 
-  /**
-   * Lists the files once; stops listing as soon as they make more shards than allowed. Every URI is
-   * checked against the roots before anything is read, so a refusal says nothing about what exists;
-   * each file found is checked again (a listed name or a symlink may lead out).
-   */
-  async #resolveFiles(source: FilesSourceSpec): Promise<string[]> {
-    await this.checkSource(source);
-    const maxFiles = this.#maxShards * source.filesPerShard;
-    const tooMany = () => this.#tooManyShards(`more than ${this.#maxShards}`);
+  /** The source of a request, bound to this coordinator's stores and source access. */
+  #source(spec: SyncSourceSpec, columns: readonly ColumnSpec[]): Source {
     const { tables, sources } = this.#deps;
-    const credentials = source.connection === undefined ? undefined : s3Credentials(source.connection, sources);
-    const files: string[] = [];
-    for (const [index, uri] of source.uris.entries()) {
-      const { root, key, prefix } = splitObjectUri(uri);
-      const store = credentials === undefined ? tables.warehouseStore(root) : tables.sourceStore(root, credentials);
-      const found: string[] = [];
-      if (prefix) {
-        for await (const o of store.list(key)) {
-          found.push(`${root}/${o.key}`);
-          if (files.length + found.length > maxFiles) throw tooMany();
-        }
-      } else if ((await store.stat(key)) !== null) found.push(uri);
-      if (found.length === 0) throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', `no source file matches ${uri}`, { uri });
-      for (const file of found) await checkSourceUri(file, index, this.#deps.sources);
-      files.push(...found);
-      if (files.length > maxFiles) throw tooMany();
-    }
-    return files;
+    return openSource(spec, {
+      openStore: (root) => tables.warehouseStore(root),
+      openCredentialedStore: (root, s3) => tables.sourceStore(root, s3),
+      columns: columns.map((c) => c.name),
+      access: sources,
+    });
   }
 
   async #enqueue(record: SyncRecord): Promise<SyncRecord> {

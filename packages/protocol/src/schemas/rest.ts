@@ -1,12 +1,13 @@
 /**
  * Bodies of the coordinator's REST API (`/v1/tables`, `/v1/syncs`) and its error body. The
  * coordinator registers these with fastify-type-provider-zod, so they also make the OpenAPI
- * document. A sync's source is the same `SyncSourceSpec` the planner and the worker use
- * (../sync-sources.ts); job payloads and results are in ../sync-schemas.ts.
+ * document. A sync's source is described by the sources package (`@tributary/sources`
+ * `SyncSourceSpec`, the union of every source kind's spec), which depends on this package; so the
+ * sync request is built from it by `startSyncRequest(sourceSpec)` in the coordinator, and this
+ * package never learns the source kinds. Job payloads and results are in ../sync-schemas.ts.
  */
 import { z } from 'zod';
 import { SyncTableRef } from '../sync-schemas.ts';
-import { SyncSourceSpec } from '../sync-sources.ts';
 import { Identifier, StringMap, SyncMode } from './common.ts';
 
 /**
@@ -71,14 +72,15 @@ export const SyncOptions = z.strictObject({
 });
 export type SyncOptions = z.infer<typeof SyncOptions>;
 
-/** `POST /v1/syncs`. */
-export const StartSyncRequest = z.strictObject({
-  table: SyncTableRef,
-  source: SyncSourceSpec,
-  mode: SyncMode.default('append'),
-  options: SyncOptions.default({ maxAttempts: 3, snapshotProperties: {} }),
-});
-export type StartSyncRequest = z.infer<typeof StartSyncRequest>;
+/** `POST /v1/syncs`, with `source` the union of the source kinds' specs. */
+export function startSyncRequest<Source extends z.ZodType>(source: Source) {
+  return z.strictObject({
+    table: SyncTableRef,
+    source,
+    mode: SyncMode.default('append'),
+    options: SyncOptions.default({ maxAttempts: 3, snapshotProperties: {} }),
+  });
+}
 
 /**
  * An error answer, `application/problem+json` (RFC 9457), with Tributary's stable `code` and

@@ -1,12 +1,12 @@
 /**
  * Bodies of the coordinator's schedule API (`/v1/schedules`): a cron pattern that starts a sync.
- * The `sync` member is exactly the body of `POST /v1/syncs` (./rest.ts `StartSyncRequest`), so a
- * schedule fires the same request a client could send by hand. The cron pattern and the time zone
+ * The `sync` member is exactly the body of `POST /v1/syncs` (the coordinator passes the schema it
+ * builds with ./rest.ts `startSyncRequest`), so a schedule fires the same request a client could
+ * send by hand. The cron pattern and the time zone
  * are checked by the coordinator (typed SCHEDULE_* codes), not here, so that a bad pattern gets
  * its own code rather than the generic REQUEST_INVALID.
  */
 import { z } from 'zod';
-import { StartSyncRequest } from './rest.ts';
 
 /** A schedule id: also the BullMQ job-scheduler id, so no `:` (BullMQ joins ids with it). */
 export const ScheduleId = z
@@ -14,16 +14,17 @@ export const ScheduleId = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'letters, digits, ".", "_" or "-", at most 100, starting with a letter or digit');
 export type ScheduleId = z.infer<typeof ScheduleId>;
 
-/** `PUT /v1/schedules/{id}`: create or replace. */
-export const PutScheduleRequest = z.strictObject({
-  /** 5 fields (minute first) or 6 fields (second first), e.g. `0 30 2 * * *`. */
-  cron: z.string().min(1).max(200),
-  /** IANA time zone the pattern is read in; UTC when absent. */
-  tz: z.string().min(1).max(100).optional(),
-  sync: StartSyncRequest,
-  enabled: z.boolean().default(true),
-});
-export type PutScheduleRequest = z.infer<typeof PutScheduleRequest>;
+/** `PUT /v1/schedules/{id}`: create or replace; `sync` is the `POST /v1/syncs` body schema. */
+export function putScheduleRequest<Sync extends z.ZodType>(sync: Sync) {
+  return z.strictObject({
+    /** 5 fields (minute first) or 6 fields (second first), e.g. `0 30 2 * * *`. */
+    cron: z.string().min(1).max(200),
+    /** IANA time zone the pattern is read in; UTC when absent. */
+    tz: z.string().min(1).max(100).optional(),
+    sync,
+    enabled: z.boolean().default(true),
+  });
+}
 
 /**
  * What happened at one fire time: a sync started; the fire was skipped because the schedule's

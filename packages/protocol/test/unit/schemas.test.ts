@@ -4,7 +4,6 @@ import { z } from 'zod';
 import {
   CreateTableRequest,
   ProblemDetails,
-  StartSyncRequest,
   isTributaryError,
   parsePayload,
   toErrorData,
@@ -51,23 +50,6 @@ test('CreateTableRequest refuses what Paimon or v1 would refuse, naming the fiel
   }
 });
 
-test('StartSyncRequest takes the sync source union and fills the options', () => {
-  const parsed = StartSyncRequest.parse({
-    table: { database: 'shop', table: 'orders' },
-    source: { kind: 'generator', seed: 7, shards: 8, rowsPerShard: 1000 },
-  });
-  assert.equal(parsed.mode, 'append');
-  assert.equal(parsed.options.maxAttempts, 3);
-  assert.equal(parsed.source.kind, 'generator');
-  const files = StartSyncRequest.parse({
-    table: { database: 'shop', table: 'orders' },
-    source: { kind: 'files', format: 'ndjson', uris: ['s3://bucket/in/part-*'] },
-    mode: 'upsert',
-  });
-  assert.equal(files.source.kind === 'files' ? files.source.filesPerShard : 0, 1);
-  assert.equal(StartSyncRequest.safeParse({ table: { database: 'shop', table: 'orders' }, source: { kind: 'mysql' } }).success, false);
-});
-
 test('ProblemDetails describes a TributaryError as problem+json', () => {
   const data = toErrorData(new Error('boom'));
   const body = ProblemDetails.parse({ title: 'Internal error', status: 500, ...data });
@@ -77,7 +59,7 @@ test('ProblemDetails describes a TributaryError as problem+json', () => {
 });
 
 test('the REST schemas convert to JSON Schema for the OpenAPI document', () => {
-  for (const [name, schema] of Object.entries({ CreateTableRequest, StartSyncRequest, ProblemDetails })) {
+  for (const [name, schema] of Object.entries({ CreateTableRequest, ProblemDetails })) {
     const json = z.toJSONSchema(schema, { io: 'input' });
     assert.equal(json.type, 'object', name);
     assert.ok(json.properties !== undefined && Object.keys(json.properties).length >= 3, name);

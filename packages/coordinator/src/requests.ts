@@ -1,0 +1,14 @@
+/**
+ * The REST bodies that carry a source: `POST /v1/syncs` and `PUT /v1/schedules/{id}`. Their shape
+ * is the protocol's; their `source` is the union of every source kind's spec, which only the
+ * sources package knows (the protocol does not depend on it), so the two meet here.
+ */
+import { putScheduleRequest, startSyncRequest } from '@tributary/protocol';
+import { SyncSourceSpec } from '@tributary/sources';
+import type { z } from 'zod';
+
+export const StartSyncRequest = startSyncRequest(SyncSourceSpec);
+export type StartSyncRequest = z.infer<typeof StartSyncRequest>;
+
+export const PutScheduleRequest = putScheduleRequest(StartSyncRequest);
+export type PutScheduleRequest = z.infer<typeof PutScheduleRequest>;

@@ -1,0 +1,190 @@
+/**
+ * Files on disk or in S3 (NDJSON, CSV or Parquet), one or more files per shard. A text file is read
+ * in ranges of CHUNK_BYTES through the ObjectStore, so memory stays bounded by one chunk and one
+ * batch whatever the file's size; a Parquet file (parquet.ts) by one row group of the projected
+ * columns. A Parquet shard's position is `{file, row}` (the file's index in the shard, the next row
+ * in it); a text shard's is the count of rows read.
+ *
+ * Rows come out in the table's column order (`columns` is given by the caller, the table's names):
+ * NDJSON objects are projected by key (a missing key is null); CSV files carry a header row whose
+ * names are matched the same way, and every CSV value is a string (the converter parses it; an
+ * empty field is null). Text is read strictly (text-records.ts): a malformed or possibly truncated
+ * file fails the shard with SOURCE_FILE_MALFORMED rather than yield a row it is not sure of.
+ */
+import { errorFrom } from '@tributary/protocol';
+import { tableErrors, type ObjectStore } from '@tributary/table';
+import { checkSourceUri, s3Credentials, type SourceAccess } from '../access.ts';
+import { sourceErrors } from '../errors.ts';
+import type { OpenStore, PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourceContext, SourcePosition, SourceRow, SourceValue } from '../source.ts';
+import { openParquetFile } from './parquet.ts';
+import { FilesSourceSpec, planFileShards, splitObjectUri } from './spec.ts';
+import { csvRecords, ndjsonLines, parseJsonLine, rawJsonText, utf8Text, type TextOptions } from './text-records.ts';
+
+const CHUNK_BYTES = 1 << 20;
+const BATCH_ROWS = 10_000;
+
+export class FilesSource implements Source {
+  readonly kind = 'files';
+  readonly #spec: FilesSourceSpec;
+  readonly #openStore: OpenStore;
+  readonly #columns: readonly string[];
+  readonly #access: SourceAccess;
+
+  /** Every file is read through the context's stores, and only under its source roots. */
+  constructor(spec: unknown, context: SourceContext) {
+    const parsed = FilesSourceSpec.safeParse(spec);
+    if (!parsed.success) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `files source: ${parsed.error.message}`);
+    this.#spec = parsed.data;
+    this.#openStore = filesStore(parsed.data, context);
+    this.#columns = context.columns;
+    this.#access = context.access;
+  }
+
+  columns(): Promise<readonly SourceColumn[]> {
+    return Promise.resolve(this.#columns.map((name) => ({ name, sourceType: `${this.#spec.format} field` })));
+  }
+
+  /** An unknown S3 connection, or a URI that is not a file: or s3: URI under the roots (before anything is read). */
+  async check(): Promise<void> {
+    if (this.#spec.connection !== undefined) s3Credentials(this.#spec.connection, this.#access);
+    for (const [index, uri] of this.#spec.uris.entries()) {
+      // Another scheme is malformed input (400), whatever the roots; a file: or s3: URI is judged by them (403).
+      if (!/^(file|s3a?):/i.test(uri)) throw errorFrom(tableErrors, 'STORAGE_URI_INVALID', `source URI ${index} is not a file: or s3: URI`, { index });
+      await checkSourceUri(uri, index, this.#access);
+    }
+  }
+
+  /**
+   * Lists the files once; stops listing as soon as they make more shards than allowed. Every URI is
+   * checked against the roots before anything is read, so a refusal says nothing about what exists;
+   * each file found is checked again (a listed name or a symlink may lead out).
+   */
+  async plan(ctx: PlanContext): Promise<readonly PlannedSourceShard[]> {
+    await this.check();
+    const maxFiles = ctx.maxShards * this.#spec.filesPerShard;
+    const tooMany = () => ctx.tooManyShards(`more than ${ctx.maxShards}`);
+    const files: string[] = [];
+    for (const [index, uri] of this.#spec.uris.entries()) {
+      const { root, key, prefix } = splitObjectUri(uri);
+      const store = this.#openStore(root);
+      const found: string[] = [];
+      if (prefix) {
+        for await (const o of store.list(key)) {
+          found.push(`${root}/${o.key}`);
+          if (files.length + found.length > maxFiles) throw tooMany();
+        }
+      } else if ((await store.stat(key)) !== null) found.push(uri);
+      if (found.length === 0) throw ctx.refuse(`no source file matches ${uri}`, { uri });
+      for (const file of found) await checkSourceUri(file, index, this.#access);
+      files.push(...found);
+      if (files.length > maxFiles) throw tooMany();
+    }
+    return planFileShards(files, this.#spec.filesPerShard).map(({ id, spec }) => ({ id, spec: { files: spec.files } }));
+  }
+
+  /** Every file of the shard is checked against the roots (and realpath) before any is opened. */
+  async *open(shard: PlannedSourceShard, from?: SourcePosition): AsyncIterable<SourceBatch> {
+    const files = shard.spec.files;
+    if (!Array.isArray(files)) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `files shard ${shard.id} lists no files`, { shard: shard.id });
+    for (const [index, uri] of files.entries()) await checkSourceUri(String(uri), index, this.#access);
+    if (!files.every((f): f is string => typeof f === 'string')) {
+      throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `files shard ${shard.id}: no file list`, { shard: shard.id });
+    }
+    if (this.#spec.format === 'parquet') {
+      yield* this.#parquet(files, from);
+      return;
+    }
+    const skip = typeof from === 'number' ? from : 0;
+    let position = 0;
+    let rows: SourceRow[] = [];
+    let first = 0;
+    for (const uri of files) {
+      for await (const row of this.#rows(uri)) {
+        if (position++ < skip) continue;
+        if (rows.length === 0) first = position - 1;
+        rows.push(row);
+        if (rows.length === BATCH_ROWS) {
+          yield { rows, firstRowPosition: first, end: position };
+          rows = [];
+        }
+      }
+    }
+    if (rows.length > 0) yield { rows, firstRowPosition: first, end: position };
+  }
+
+  /** Row group by row group; resumes at `{file, row}`. Batches never span two files. */
+  async *#parquet(files: readonly string[], from?: SourcePosition): AsyncIterable<SourceBatch> {
+    const start = parquetPosition(from);
+    let position = 0;
+    for (const [index, uri] of files.entries()) {
+      if (index < start.file) {
+        position += (await this.#openParquet(uri)).rowCount; // keeps shard positions stable across a resume
+        continue;
+      }
+      const file = await this.#openParquet(uri);
+      const fromRow = index === start.file ? start.row : 0;
+      position += Math.min(fromRow, file.rowCount);
+      for await (const { firstRow, rows } of file.batches(fromRow, BATCH_ROWS)) {
+        yield { rows, firstRowPosition: position, end: { file: index, row: firstRow + rows.length }, file: { uri, firstRow } };
+        position += rows.length;
+      }
+    }
+  }
+
+  #openParquet(uri: string): ReturnType<typeof openParquetFile> {
+    const { root, key } = splitObjectUri(uri);
+    return openParquetFile(this.#openStore(root), key, uri, this.#columns);
+  }
+
+  async *#rows(uri: string): AsyncIterable<SourceRow> {
+    const { root, key } = splitObjectUri(uri);
+    const text = utf8Text(chunks(this.#openStore(root), key, uri));
+    const options: TextOptions = { allowUnterminatedLastLine: this.#spec.allowUnterminatedLastLine };
+    if (this.#spec.format === 'ndjson') {
+      for await (const line of ndjsonLines(text, uri, options)) yield this.#project(parseJsonLine(line, uri));
+      return;
+    }
+    let indexes: number[] | undefined; // per table column, its field in the header (-1: none, null)
+    for await (const fields of csvRecords(text, uri, options)) {
+      if (indexes === undefined) indexes = this.#columns.map((c) => fields.indexOf(c));
+      else yield indexes.map((i) => csvValue(fields[i]));
+    }
+  }
+
+  #project(object: Readonly<Record<string, unknown>>): SourceRow {
+    return this.#columns.map((c) => jsonValue(object[c]));
+  }
+}
+
+function parquetPosition(from: SourcePosition | undefined): { file: number; row: number } {
+  if (from === undefined) return { file: 0, row: 0 };
+  if (typeof from === 'object' && typeof from.file === 'number' && typeof from.row === 'number') return { file: from.file, row: from.row };
+  throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `a Parquet shard resumes at {file, row}, not ${JSON.stringify(from)}`);
+}
+
+async function* chunks(store: ObjectStore, key: string, uri: string): AsyncIterable<Uint8Array> {
+  const meta = await store.stat(key);
+  if (meta === null) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `source file ${uri} does not exist`, { uri });
+  for (let offset = 0; offset < meta.size; offset += CHUNK_BYTES) yield await store.getRange(key, offset, CHUNK_BYTES);
+}
+
+function jsonValue(value: unknown): SourceValue {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  const numberText = rawJsonText(value); // a number a double does not hold exactly: its text
+  if (numberText !== undefined) return numberText;
+  return JSON.stringify(value); // nested values reach a string column as JSON text, or fail conversion
+}
+
+function csvValue(field: string | undefined): SourceValue {
+  return field === undefined || field === '' ? null : field;
+}
+
+/** The stores a files source reads: with the S3 connection it names (looked up here), or the process's own. */
+function filesStore(spec: FilesSourceSpec, context: SourceContext): OpenStore {
+  if (spec.connection === undefined) return context.openStore;
+  const credentials = s3Credentials(spec.connection, context.access);
+  const open = context.openCredentialedStore;
+  if (open === undefined) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', 'this process cannot open stores with a source connection');
+  return (root) => open(root, credentials);
+}

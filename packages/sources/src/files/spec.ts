@@ -1,0 +1,49 @@
+/**
+ * How a sync request names a files source, and the pure part of its plan: URIs split into a store
+ * root and a key (or a name prefix), and the resolved files grouped into shards.
+ */
+import { z } from 'zod';
+import { ConnectionName } from '../access.ts';
+
+/** Files on disk or in S3; each file one shard, or `filesPerShard` files per shard. */
+export const FilesSourceSpec = z.object({
+  kind: z.literal('files'),
+  format: z.enum(['ndjson', 'csv', 'parquet']),
+  /** Warehouse-style URIs (`s3://bucket/prefix/`, `file:///dir/`); a trailing `*` matches a name prefix. */
+  uris: z.array(z.string().min(1)).min(1),
+  /** An S3 connection of the operator's to read the `s3://` URIs with (default: the service's own S3 credentials). */
+  connection: ConnectionName.optional(),
+  filesPerShard: z.number().int().min(1).default(1),
+  /**
+   * CSV and NDJSON: accept a last record without its line terminator. Off by default, because a
+   * file cut inside its last field still parses as a plausible row; the worker then refuses it.
+   */
+  allowUnterminatedLastLine: z.boolean().default(false),
+});
+export type FilesSourceSpec = z.infer<typeof FilesSourceSpec>;
+
+/**
+ * Splits an object URI into the store root and the key below it: `s3://b/dir/f.csv` →
+ * `{ root: 's3://b/dir', key: 'f.csv' }`. A trailing `*` makes the key a name prefix (a glob of
+ * one kind only: `s3://b/dir/orders-*`), reported as `prefix: true`.
+ */
+export function splitObjectUri(uri: string): { root: string; key: string; prefix: boolean } {
+  const slash = uri.lastIndexOf('/');
+  const root = uri.slice(0, slash);
+  const name = uri.slice(slash + 1);
+  const prefix = name.endsWith('*');
+  return { root, key: prefix ? name.slice(0, -1) : name, prefix };
+}
+
+export function filesShardId(index: number): string {
+  return `files-${String(index).padStart(5, '0')}`;
+}
+
+/** Groups resolved file URIs into shards of `filesPerShard`, in the given order. */
+export function planFileShards(files: readonly string[], filesPerShard: number): { id: string; spec: { files: string[] } }[] {
+  const shards: { id: string; spec: { files: string[] } }[] = [];
+  for (let i = 0; i < files.length; i += filesPerShard) {
+    shards.push({ id: filesShardId(shards.length), spec: { files: files.slice(i, i + filesPerShard) } });
+  }
+  return shards;
+}

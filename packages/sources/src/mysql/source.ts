@@ -1,0 +1,262 @@
+/**
+ * Reads one shard of a MySQL 分库分表 source: one physical table, or one primary-key range of it, as
+ * the coordinator planned it (MysqlShard). One streaming query in primary-key order, so a retried
+ * shard reads the same rows in the same order; the stream is pulled a batch at a time, and mysql2
+ * pauses the socket while a batch is written, so memory stays at one batch whatever the table's size.
+ *
+ * DOUBLE and FLOAT must come in MySQL's binary protocol (a prepared statement), as their IEEE
+ * bytes: the text protocol cannot carry them exactly (MariaDB prints a FLOAT with 6 significant
+ * digits, and mysql2 parses short DOUBLE text digit by digit, one unit in the last place off for
+ * some values). The statement is prepared first, which tells the result's column types: a shard
+ * with a DOUBLE or FLOAT column is read through it; any other shard by a plain query, whose text
+ * mysql2 decodes faster (DATETIME above all).
+ *
+ * Values never pass through a JS float or the local time zone: BIGINT and DECIMAL come as strings,
+ * DATE/DATETIME/TIMESTAMP as strings (the session's time zone is UTC, so a TIMESTAMP is its UTC wall
+ * clock) that become exact `Timestamp`s here, microseconds included; TIME becomes milliseconds of the
+ * day; BIT(1) and the TINYINT columns the plan marks as BOOLEAN become booleans. The converter
+ * (values/convert.ts) then fits each value to its Paimon column and refuses what does not fit.
+ */
+import { errorFrom, isTributaryError } from '@tributary/protocol';
+import type { Timestamp } from '@tributary/table';
+import { createConnection, type Connection, type FieldPacket, type PrepareStatementInfo } from 'mysql2';
+import { mysqlEndpoint, type SourceAccess } from '../access.ts';
+import { sourceErrors } from '../errors.ts';
+import type { PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceValue } from '../source.ts';
+import { civilInstant } from '../values/temporal-text.ts';
+import { planMysqlShards } from './plan.ts';
+import { MysqlShard, MysqlSourceSpec } from './spec.ts';
+import { keyValueText, shardSelect } from './sql.ts';
+
+/** mysql2's numeric column types (MySQL's enum_field_types). */
+const MYSQL_TYPE = { FLOAT: 4, DOUBLE: 5, TIMESTAMP: 7, DATE: 10, TIME: 11, DATETIME: 12, BIT: 16 } as const;
+
+type Decode = (value: unknown) => SourceValue;
+
+export class MysqlSource implements Source {
+  readonly kind = 'mysql';
+  readonly #spec: MysqlSourceSpec;
+  readonly #columns: readonly string[];
+  readonly #access: SourceAccess;
+
+  /**
+   * `tableColumns`: the target table's column names, read when the spec names no columns; `access`:
+   * this worker's connections, which the spec's connection name is looked up in.
+   */
+  constructor(spec: unknown, tableColumns: readonly string[], access: SourceAccess) {
+    const parsed = MysqlSourceSpec.safeParse(spec);
+    if (!parsed.success) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `mysql source: ${parsed.error.message}`);
+    this.#spec = parsed.data;
+    this.#columns = parsed.data.columns ?? tableColumns;
+    this.#access = access;
+  }
+
+  columns(): Promise<readonly SourceColumn[]> {
+    return Promise.resolve(this.#columns.map((name) => ({ name, sourceType: 'mysql column' })));
+  }
+
+  /** Inline credentials, or a connection this process does not have (before anything is read). */
+  check(): Promise<void> {
+    return Promise.resolve().then(() => void mysqlEndpoint(this.#spec, this.#access));
+  }
+
+  /** Lists the matching tables and checks each against the target (plan.ts); at most `maxShards` shards. */
+  async plan(ctx: PlanContext): Promise<readonly PlannedSourceShard[]> {
+    const shards = await planMysqlShards(this.#spec, ctx.target, this.#access);
+    if (shards.length > ctx.maxShards) throw ctx.tooManyShards(String(shards.length));
+    return shards;
+  }
+
+  /**
+   * Positions (for messages) count rows from where this read starts: the shard's start, or `from`.
+   * When `signal` aborts, the query is killed on the server (KILL QUERY from a second connection:
+   * a query waiting for a lock or sending rows stops there, not only on this side of the socket) and
+   * the read fails with the signal's reason.
+   */
+  async *open(planned: PlannedSourceShard, from?: SourcePosition, signal?: AbortSignal): AsyncIterable<SourceBatch> {
+    const shard = parseShard(planned);
+    const keyNames = shard.key.map((k) => k.name);
+    const selected = [...this.#columns, ...keyNames.filter((k) => !this.#columns.includes(k))];
+    const keyIndexes = keyNames.map((k) => selected.indexOf(k));
+    const { sql, params } = shardSelect(shard, selected, resumeKey(planned.id, keyNames, from));
+    const { connection, label } = await this.#connect(planned.id);
+    let onAbort: (() => void) | undefined;
+    try {
+      signal?.throwIfAborted();
+      const statement = await prepare(connection, sql).catch((error: unknown) => Promise.reject(readError(planned.id, label, error)));
+      const binary = statement.columns.some((c) => c.columnType === MYSQL_TYPE.FLOAT || c.columnType === MYSQL_TYPE.DOUBLE);
+      // The binary protocol's BIGINT is a number when safe, else its text; the text protocol's always text.
+      const query = binary ? statement.execute([...params]) : connection.query({ sql, bigNumberStrings: true }, [...params]);
+      let decoders: (readonly [number, Decode])[] | undefined;
+      query.on('fields', (fields: FieldPacket[]) => (decoders = columnDecoders(fields.slice(0, this.#columns.length), shard.booleans ?? [])));
+      const stream = query.stream({ highWaterMark: Math.min(this.#spec.batchRows, 10_000) });
+      // mysql2 reports a connection lost under a paused stream only on the connection: without
+      // this the read would wait for ever (a KILL, a server restart, a network cut).
+      connection.on('error', (error) => stream.destroy(error));
+      onAbort = () => {
+        void this.#killQuery(connection.threadId);
+        stream.destroy(signal?.reason instanceof Error ? signal.reason : new Error('read aborted'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      let rows: SourceRow[] = [];
+      let position = 0;
+      let last: unknown[] = [];
+      try {
+        for await (const raw of stream as AsyncIterable<unknown[]>) {
+          last = raw;
+          rows.push(decodeRow(raw, decoders ?? [], this.#columns.length));
+          if (rows.length === this.#spec.batchRows) {
+            yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last) };
+            position += rows.length;
+            rows = [];
+          }
+        }
+      } catch (error) {
+        throw readError(planned.id, label, error);
+      } finally {
+        stream.destroy();
+      }
+      if (rows.length > 0) yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last) };
+    } finally {
+      if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+      connection.destroy();
+    }
+  }
+
+  /** Best effort: the query of `threadId` stops on the server. Its own connection is destroyed by open() anyway. */
+  async #killQuery(threadId: number | null): Promise<void> {
+    if (threadId === null) return;
+    let killer: Connection | undefined;
+    try {
+      const { host, port, user, password } = mysqlEndpoint(this.#spec, this.#access);
+      killer = createConnection({ host, port, user, password, connectTimeout: 5000 });
+      killer.on('error', () => undefined);
+      await killer.promise().query(`KILL QUERY ${Number(threadId)}`);
+    } catch {
+      // The query had ended, or the server is away: nothing more to stop.
+    } finally {
+      killer?.destroy();
+    }
+  }
+
+  /** Connects as the spec's connection says, looked up in this worker's own configuration. */
+  async #connect(shardId: string): Promise<{ connection: Connection; label: string }> {
+    const { host, port, user, password, label } = mysqlEndpoint(this.#spec, this.#access);
+    const connection = createConnection({
+      host,
+      port,
+      user,
+      password,
+      connectTimeout: 10_000,
+      rowsAsArray: true,
+      supportBigNumbers: true,
+      dateStrings: true,
+      jsonStrings: true,
+    });
+    // Without a listener, the connection's own 'error' event would end the worker process; open()
+    // hands it to the stream it reads.
+    connection.on('error', () => undefined);
+    try {
+      // UTC: TIMESTAMP columns arrive as their UTC wall clock. A long net_write_timeout: the server
+      // waits while a paused stream's batch is written to storage.
+      await connection.promise().query("SET time_zone = '+00:00', SESSION net_write_timeout = 3600");
+      return { connection, label };
+    } catch (error) {
+      connection.destroy();
+      throw readError(shardId, label, error);
+    }
+  }
+}
+
+/** A prepared statement with its result's columns (mysql2 sets them; its typings leave them out). */
+type Prepared = PrepareStatementInfo & { readonly columns: readonly FieldPacket[] };
+
+/** Prepares `sql` on the connection: the statement knows its result's column types before it runs. */
+function prepare(connection: Connection, sql: string): Promise<Prepared> {
+  return new Promise((resolve, reject) => connection.prepare(sql, (error, statement) => (error ? reject(error) : resolve(statement as Prepared))));
+}
+
+function parseShard(planned: PlannedSourceShard): MysqlShard {
+  const parsed = MysqlShard.safeParse(planned.spec);
+  if (!parsed.success) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `mysql shard ${planned.id}: ${parsed.error.message}`, { shard: planned.id });
+  return parsed.data;
+}
+
+/** A batch ends at the key of its last row: `{<key column>: <value as text>}`. */
+function endPosition(keyNames: readonly string[], keyIndexes: readonly number[], row: readonly unknown[]): SourcePosition {
+  return Object.fromEntries(keyNames.map((name, i) => [name, keyValueText(row[keyIndexes[i] ?? -1])]));
+}
+
+function resumeKey(shardId: string, keyNames: readonly string[], from: SourcePosition | undefined): string[] | undefined {
+  if (from === undefined) return undefined;
+  const values = typeof from === 'object' ? keyNames.map((k) => from[k]) : [];
+  if (values.length === 0 || values.some((v) => typeof v !== 'string')) {
+    throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `mysql shard ${shardId} resumes at its key columns ${keyNames.join(', ')}, which the position does not give`, { shard: shardId });
+  }
+  return values as string[];
+}
+
+const identity: Decode = (value) => value as SourceValue;
+
+/** The columns whose values need decoding (most come from mysql2 as they are), with their decoders. */
+function columnDecoders(fields: readonly FieldPacket[], booleans: readonly string[]): (readonly [number, Decode])[] {
+  return fields.flatMap((field, i) => {
+    const decode = decoderFor(field, booleans);
+    return decode === identity ? [] : [[i, decode] as const];
+  });
+}
+
+/** A new row of the read columns, decoded; `raw` (mysql2's own array) is left as it is for the resume key. */
+function decodeRow(raw: readonly unknown[], decoders: readonly (readonly [number, Decode])[], width: number): SourceRow {
+  const row = raw.slice(0, width) as SourceValue[];
+  for (const [i, decode] of decoders) row[i] = decode(row[i]);
+  return row;
+}
+
+function decoderFor(field: FieldPacket, booleans: readonly string[]): Decode {
+  if (booleans.includes(field.name)) return (v) => (v === 0 ? false : v === 1 ? true : identity(v));
+  switch (field.columnType ?? field.type) {
+    case MYSQL_TYPE.DATETIME:
+    case MYSQL_TYPE.TIMESTAMP:
+      return (v) => (typeof v === 'string' ? (mysqlTimestamp(v) ?? v) : identity(v));
+    case MYSQL_TYPE.TIME:
+      return (v) => (typeof v === 'string' ? (mysqlTime(v) ?? v) : identity(v));
+    case MYSQL_TYPE.BIT:
+      return (v) => (v instanceof Uint8Array && v.length === 1 && (v[0] === 0 || v[0] === 1) ? v[0] === 1 : identity(v));
+    default:
+      return identity;
+  }
+}
+
+/** `YYYY-MM-DD HH:MM:SS[.ffffff]` as an exact instant (UTC); undefined for zero dates and anything else. */
+export function mysqlTimestamp(text: string): Timestamp | undefined {
+  const m = TIMESTAMP_TEXT.exec(text);
+  if (m === null) return undefined;
+  const [, y, mo, d, h, mi, s, fraction] = m;
+  return civilInstant(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s), fraction);
+}
+
+const TIMESTAMP_TEXT = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?$/;
+
+/** `HH:MM:SS[.ffffff]` within a day, as milliseconds; undefined for negative, 24 h or more, or finer than a millisecond. */
+export function mysqlTime(text: string): number | undefined {
+  const m = /^(\d{2,3}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/.exec(text);
+  if (m === null) return undefined;
+  const [, h, mi, s, fraction = ''] = m.map((p) => p ?? '');
+  if (/[1-9]/.test(fraction.slice(3))) return undefined;
+  const ms = ((Number(h) * 60 + Number(mi)) * 60 + Number(s)) * 1000 + Number(fraction.slice(0, 3).padEnd(3, '0'));
+  return ms < 86_400_000 ? ms : undefined;
+}
+
+const SCHEMA_ERRORS = new Set(['ER_BAD_FIELD_ERROR', 'ER_NO_SUCH_TABLE', 'ER_BAD_DB_ERROR']);
+
+/** A table or column that is gone is deterministic (the source changed since the plan); anything else may pass on retry. */
+function readError(shardId: string, source: string, error: unknown): unknown {
+  if (isTributaryError(error) || !(error instanceof Error)) return error;
+  const code = 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN';
+  const context = { shard: shardId, source, mysqlCode: code };
+  if (SCHEMA_ERRORS.has(code)) {
+    return errorFrom(sourceErrors, 'SOURCE_SCHEMA_MISMATCH', `shard ${shardId}: the MySQL table changed since the plan: ${error.message}`, context, { cause: error });
+  }
+  return errorFrom(sourceErrors, 'MYSQL_READ_FAILED', `shard ${shardId}: reading MySQL ${source} failed: ${code} ${error.message}`, context, { cause: error });
+}

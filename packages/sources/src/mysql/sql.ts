@@ -1,0 +1,76 @@
+/**
+ * The SQL that plans and reads a MySQL shard, pure: quoted identifiers, key-range conditions that
+ * use the primary-key index, the shard's SELECT, and the text form a key value is carried in.
+ */
+import type { MysqlShard } from './spec.ts';
+
+/** A MySQL identifier in backquotes. */
+export function quoteIdentifier(name: string): string {
+  return `\`${name.replaceAll('`', '``')}\``;
+}
+
+export interface SqlFragment {
+  readonly sql: string;
+  readonly params: readonly string[];
+}
+
+/**
+ * `key <op> values` in lexicographic order over a composite key, written as ORs of equalities so
+ * that MySQL and MariaDB use the primary-key index (a row constructor `(a, b) > (?, ?)` is not a
+ * range scan on every version).
+ */
+export function keyCondition(key: MysqlShard['key'], values: readonly string[], op: '>' | '>=' | '<'): SqlFragment {
+  if (values.length !== key.length) throw new RangeError(`a key of ${key.length} columns needs ${key.length} values, not ${values.length}`);
+  const strict = op === '>=' ? '>' : op;
+  const alternatives: SqlFragment[] = key.map((_, i) => {
+    const parts = key.slice(0, i + 1).map((column, j) => {
+      const last = j === i;
+      const operator = !last ? '=' : i === key.length - 1 ? op : strict;
+      return literal(column, values[j] ?? '', operator);
+    });
+    return { sql: parts.map((p) => p.sql).join(' AND '), params: parts.flatMap((p) => p.params) };
+  });
+  return {
+    sql: alternatives.length === 1 ? (alternatives[0]?.sql ?? '') : alternatives.map((a) => `(${a.sql})`).join(' OR '),
+    params: alternatives.flatMap((a) => a.params),
+  };
+}
+
+function literal(column: MysqlShard['key'][number], value: string, operator: string): SqlFragment {
+  const name = quoteIdentifier(column.name);
+  switch (column.kind) {
+    case 'number':
+      // Messages name the column, never the value (a key is a cell of the source).
+      if (!/^-?\d+(\.\d+)?$/.test(value)) throw new RangeError(`a value of key column ${column.name} is not a number`);
+      return { sql: `${name} ${operator} ${value}`, params: [] };
+    case 'bytes':
+      if (!/^([0-9a-f]{2})*$/.test(value)) throw new RangeError(`a value of key column ${column.name} is not hex`);
+      return { sql: `${name} ${operator} X'${value}'`, params: [] };
+    case 'string':
+      return { sql: `${name} ${operator} ?`, params: [value] };
+  }
+}
+
+/**
+ * The query that reads a shard's rows in primary-key order: its range, and only the rows after
+ * `after` (the key of the last row already read) when resuming.
+ */
+export function shardSelect(shard: MysqlShard, columns: readonly string[], after?: readonly string[]): SqlFragment {
+  const conditions: SqlFragment[] = [];
+  if (shard.from !== undefined) conditions.push(keyCondition(shard.key, shard.from, '>='));
+  if (after !== undefined) conditions.push(keyCondition(shard.key, after, '>'));
+  if (shard.to !== undefined) conditions.push(keyCondition(shard.key, shard.to, '<'));
+  const where = conditions.length === 0 ? '' : ` WHERE ${conditions.map((c) => `(${c.sql})`).join(' AND ')}`;
+  const order = shard.key.map((k) => quoteIdentifier(k.name)).join(', ');
+  return {
+    sql: `SELECT ${columns.map(quoteIdentifier).join(', ')} FROM ${quoteIdentifier(shard.database)}.${quoteIdentifier(shard.table)}${where} ORDER BY ${order}`,
+    params: conditions.flatMap((c) => c.params),
+  };
+}
+
+/** The text form of a key value as MySQL returned it (strings as they are, bytes as hex). */
+export function keyValueText(value: unknown): string {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('hex');
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') return String(value);
+  throw new RangeError(`a primary-key value cannot be ${value === null ? 'NULL' : typeof value}`);
+}

@@ -1,0 +1,47 @@
+/**
+ * Every source kind, looked up by its `kind`. The coordinator and the worker know sources only
+ * through this registry and the contract in source.ts. A new kind (PostgreSQL: `postgres/`) is a
+ * folder exporting its `SourceKind` and one line in SOURCE_KINDS; the request schema, planning and
+ * reading follow from it.
+ */
+import { errorFrom } from '@tributary/protocol';
+import { z } from 'zod';
+import { sourceErrors } from './errors.ts';
+import { filesSource } from './files/index.ts';
+import { generatorSource } from './generator/index.ts';
+import { mysqlSource } from './mysql/index.ts';
+import type { Source, SourceContext, SourceKind, SpecSummary } from './source.ts';
+
+const SOURCE_KINDS = [generatorSource, filesSource, mysqlSource] as const;
+
+/** The kinds' spec schemas, as a tuple of their own types. */
+type KindSpecs<Kinds> = { -readonly [I in keyof Kinds]: Kinds[I] extends { readonly spec: infer Spec } ? Spec : never };
+
+/** The `source` of a sync request: one of the kinds' specs, told apart by `kind`. */
+export const SyncSourceSpec = z.discriminatedUnion('kind', SOURCE_KINDS.map((k) => k.spec) as unknown as KindSpecs<typeof SOURCE_KINDS>);
+export type SyncSourceSpec = z.infer<typeof SyncSourceSpec>;
+
+/** The kinds' names, in registry order. */
+export const SOURCE_KIND_NAMES: readonly string[] = SOURCE_KINDS.map((k) => k.kind);
+
+function lookUp(kind: unknown): SourceKind {
+  const found = SOURCE_KINDS.find((k) => k.kind === kind) as SourceKind | undefined;
+  if (found === undefined) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `unknown source kind ${JSON.stringify(kind)}`, { kind: String(kind) });
+  return found;
+}
+
+/** What a (valid) spec says by itself: a test hook it sets, the shards it names. */
+export function summarizeSource(spec: SyncSourceSpec): SpecSummary {
+  return lookUp(spec.kind).summary(spec);
+}
+
+/**
+ * The source a spec describes, bound to this process's context: the coordinator's request source
+ * (already valid), or the source a shard job carries (checked here, SOURCE_SPEC_INVALID if not).
+ */
+export function openSource(spec: Readonly<Record<string, unknown>>, context: SourceContext): Source {
+  const kind = lookUp(spec.kind);
+  const parsed = kind.spec.safeParse(spec);
+  if (!parsed.success) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `${kind.kind} source: ${parsed.error.message}`);
+  return kind.create(parsed.data, context);
+}

@@ -1,0 +1,125 @@
+/**
+ * The source contract. Every source kind (a folder of this package: generator/, files/, mysql/)
+ * gives one `SourceKind`: its spec (zod, the `source` member of a sync request), what the spec
+ * alone says, and `create(spec, context)`, a `Source` bound to the process's context. The
+ * coordinator and the worker look a kind up in the registry (registry.ts) and know nothing else
+ * about it:
+ *
+ * - `check()` refuses what can be refused without reading the source: a URI outside the source
+ *   roots, an unknown connection, inline credentials. Schedules check this when they are stored.
+ * - `plan(ctx)` (coordinator) resolves the source into an exact list of shards, each with a stable
+ *   id and a plain JSON spec (a MySQL shard is `{database, table, key, from?, to?}`; a file shard a
+ *   list of URIs; a generator shard its index). The coordinator persists this list before anything
+ *   runs and never lists the source again.
+ * - `columns()` (worker) is the source's schema: names and what the source knows of each column's
+ *   type. The worker converts every value to the table column of the same name (values/convert.ts),
+ *   so a source never needs to know the table's types.
+ * - `open(shard, from, signal)` (worker) streams a shard as batches of rows, each batch ending at a
+ *   `position` that is enough to resume after it (a MySQL shard: the last primary key; a file: the
+ *   row count or `{file, row}`; the generator: the row index). A batch is the unit of memory: a
+ *   worker holds one at a time. When the signal aborts (the sync was aborted), a source that holds a
+ *   server-side resource cancels it (MySQL kills its query); the worker stops waiting either way.
+ */
+import type { DataType, ObjectStore, Timestamp } from '@tributary/table';
+import type { z } from 'zod';
+import type { S3Credentials, SourceAccess } from './access.ts';
+
+/**
+ * A value as a source yields it, before conversion to the table type. A `Timestamp` (epoch millis
+ * + nanos of the milli) is an exact instant finer than a Date (Parquet MICROS/NANOS, INT96).
+ */
+export type SourceValue = string | number | bigint | boolean | Date | Uint8Array | Timestamp | null;
+
+export type SourceRow = readonly SourceValue[];
+
+export interface SourceColumn {
+  readonly name: string;
+  /** What the source knows about the column (its own type name), for error messages. */
+  readonly sourceType: string;
+}
+
+/** An opaque, JSON-serialisable point in a shard after which reading can resume. */
+export type SourcePosition = string | number | Readonly<Record<string, string | number>>;
+
+export interface SourceBatch {
+  readonly rows: readonly SourceRow[];
+  /** The position of the first row of the batch (for error messages: the position of row i is found from it). */
+  readonly firstRowPosition: number;
+  /** Where to resume after this batch. */
+  readonly end: SourcePosition;
+  /** When every row of the batch comes from one file: its URI and the file's row index of the first row (for error messages). */
+  readonly file?: { readonly uri: string; readonly firstRow: number };
+}
+
+export interface PlannedSourceShard {
+  readonly id: string;
+  readonly spec: Readonly<Record<string, unknown>>;
+}
+
+/** Opens the store of a source file's directory (s3://… or file://…). */
+export type OpenStore = (root: string) => ObjectStore;
+
+/** What a process gives every source it creates: the coordinator to plan, a worker to read. */
+export interface SourceContext {
+  /** Opens the store of a source root with the process's own credentials. */
+  readonly openStore: OpenStore;
+  /** Opens it with a source's own S3 credentials (a files source that names an S3 connection). */
+  readonly openCredentialedStore?: (root: string, s3: S3Credentials) => ObjectStore;
+  /** The table's column names, in order: sources without a fixed schema (files) project onto them. */
+  readonly columns: readonly string[];
+  /** This process's connections and source roots: a spec is checked against them, whatever it says. */
+  readonly access: SourceAccess;
+}
+
+/** A column of the target table, with its Paimon type. */
+export interface TargetColumn {
+  readonly name: string;
+  readonly type: DataType;
+}
+
+/** What planning needs beyond the context: the target's types, and the shard limit. */
+export interface PlanContext {
+  /** The target table's columns: a source with a schema of its own (MySQL) checks it against them. */
+  readonly target: readonly TargetColumn[];
+  /** At most this many shards; a source that finds more stops listing and throws `tooManyShards`. */
+  readonly maxShards: number;
+  /** The planner's own error for too many shards (`planned`: the count, or "more than N"). */
+  readonly tooManyShards: (planned: string) => Error;
+  /** The planner's own error for a request that cannot be planned as it is (no file matches a URI). */
+  readonly refuse: (message: string, context: Readonly<Record<string, string>>) => Error;
+}
+
+export interface Source {
+  readonly kind: string;
+  /** What can be refused without reading the source (access, URIs); resolves when nothing is. */
+  check(): Promise<void>;
+  /** The exact shard list (coordinator). Starts with `check()`. */
+  plan(ctx: PlanContext): Promise<readonly PlannedSourceShard[]>;
+  /** The columns the shards' rows carry, in row order (worker). */
+  columns(): Promise<readonly SourceColumn[]>;
+  /** One shard's rows, from its start or after `from` (worker). */
+  open(shard: PlannedSourceShard, from?: SourcePosition, signal?: AbortSignal): AsyncIterable<SourceBatch>;
+}
+
+/** What a spec says by itself, before the table or the source is looked at. */
+export interface SpecSummary {
+  /** The field of a test hook the spec sets (refused outside test mode), relative to the spec. */
+  readonly testHook?: string;
+  /** How many shards it will plan, when the spec alone says. */
+  readonly shards?: number;
+}
+
+/** One kind of source: a folder of this package, one line of the registry. */
+export interface SourceKind<Schema extends z.ZodType<{ readonly kind: string }> = z.ZodType<{ readonly kind: string }>> {
+  readonly kind: z.infer<Schema>['kind'];
+  /** The `source` member of a sync request of this kind. */
+  readonly spec: Schema;
+  summary(spec: z.infer<Schema>): SpecSummary;
+  /** The source a spec (valid by `spec`) describes, bound to the process's context. */
+  create(spec: z.infer<Schema>, context: SourceContext): Source;
+}
+
+/** Declares a kind (only to check it against the contract while keeping its spec's own type). */
+export function sourceKind<Schema extends z.ZodType<{ readonly kind: string }>>(kind: SourceKind<Schema>): SourceKind<Schema> {
+  return kind;
+}
