@@ -93,7 +93,7 @@ export interface Source {
   readonly kind: string;
   /** What can be refused without reading the source (access, URIs); resolves when nothing is. */
   check(): Promise<void>;
-  /** The exact shard list (coordinator). Starts with `check()`. */
+  /** The exact shard list (coordinator); refuses at least what `check()` refuses. */
   plan(ctx: PlanContext): Promise<readonly PlannedSourceShard[]>;
   /** The columns the shards' rows carry, in row order (worker). */
   columns(): Promise<readonly SourceColumn[]>;

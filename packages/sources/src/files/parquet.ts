@@ -11,10 +11,10 @@
  * decodes exactly (DECIMAL unscaled from INT32/INT64/FIXED/BYTE_ARRAY, TIMESTAMP from
  * MILLIS/MICROS/NANOS or INT96). The values are then handed on as exact source values
  * (`parquetValue`): a decimal as its exact decimal text, a timestamp as epoch millis + nanos, a
- * date as a UTC Date; convert.ts turns them into the table's types or rejects them.
+ * date as a UTC Date; values/convert.ts turns them into the table's types or rejects them.
  *
  * Columns map to the table by name: an exact (case-sensitive) match first, else the one column
- * whose name matches ignoring case. A table column the file lacks reads as null (convert.ts rejects
+ * whose name matches ignoring case. A table column the file lacks reads as null (values/convert.ts rejects
  * null in a NOT NULL column, naming the file's first row); file columns the table lacks are ignored.
  */
 import { errorFrom, isTributaryError } from '@tributary/protocol';
@@ -125,7 +125,7 @@ export function parquetValue(reading: ParquetReading, raw: number | bigint | boo
     case 'decimal':
       return decimalText(BigInt(raw as bigint), reading.scale);
     case 'date':
-      return new Date((raw as number) * 86_400_000); // Invalid Date past ±100,000,000 days: convert.ts rejects it
+      return new Date((raw as number) * 86_400_000); // Invalid Date past ±100,000,000 days: values/convert.ts rejects it
     case 'time': {
       const nanos = BigInt(raw as bigint) * reading.nanosPerUnit;
       return Number(nanos / 1_000_000n); // TIME is stored in millis (Paimon's TimeType keeps millisecond of day)

@@ -377,7 +377,7 @@ const rawJson = JSON as JSON & { rawJSON(text: string): object; isRawJSON(value:
  * exactly the written one (its shortest decimal form has the same value: `0.1`, `1e3`, not
  * `9007199254740993`, `0.12345678901234567891`, `1e400` or `-0`, nor a double exactly halfway
  * between two floats); otherwise it stays its text, as a raw JSON value (`rawJsonText` reads it;
- * JSON.stringify of a nested value writes it as written), from which convert.ts reads BIGINT,
+ * JSON.stringify of a nested value writes it as written), from which values/convert.ts reads BIGINT,
  * DECIMAL, DOUBLE and FLOAT columns exactly.
  */
 export function parseJsonLine({ text, line }: NdjsonLine, uri: string): Readonly<Record<string, unknown>> {

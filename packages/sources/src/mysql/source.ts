@@ -41,7 +41,7 @@ export class MysqlSource implements Source {
 
   /**
    * `tableColumns`: the target table's column names, read when the spec names no columns; `access`:
-   * this worker's connections, which the spec's connection name is looked up in.
+   * this process's connections, which the spec's connection name is looked up in.
    */
   constructor(spec: unknown, tableColumns: readonly string[], access: SourceAccess) {
     const parsed = MysqlSourceSpec.safeParse(spec);
@@ -139,7 +139,7 @@ export class MysqlSource implements Source {
     }
   }
 
-  /** Connects as the spec's connection says, looked up in this worker's own configuration. */
+  /** Connects as the spec's connection says, looked up in this process's own configuration. */
   async #connect(shardId: string): Promise<{ connection: Connection; label: string }> {
     const { host, port, user, password, label } = mysqlEndpoint(this.#spec, this.#access);
     const connection = createConnection({
