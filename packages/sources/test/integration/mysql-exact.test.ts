@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
-import { loadSourceAccess, type MysqlShard } from '@tributary/sources';
+import { loadSourceAccess } from '../../src/access.ts';
+import type { MysqlShard } from '../../src/mysql/spec.ts';
 import { parseDataTypeString, type RowType } from '@tributary/table';
 import { services, uniqueName, mulberry32 } from '@tributary/testkit';
 import { rowConverter } from '../../src/values/convert.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { isTributaryError } from '@tributary/protocol';
-import { loadSourceAccess } from '@tributary/sources';
+import { loadSourceAccess } from '../../src/access.ts';
 import { credentialedStores, openObjectStore } from '@tributary/table';
 import { services, uniqueName } from '@tributary/testkit';
 import { openSource } from '../../src/registry.ts';

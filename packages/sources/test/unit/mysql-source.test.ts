@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MysqlSourceSpec, SyncSourceSpec, keyCondition, mysqlShardId, nameMatcher, quoteIdentifier, redactSource, shardSelect, type MysqlShard } from '@tributary/sources';
+import { redactSource } from '../../src/access.ts';
+import { MysqlSourceSpec, mysqlShardId, nameMatcher, type MysqlShard } from '../../src/mysql/spec.ts';
+import { keyCondition, quoteIdentifier, shardSelect } from '../../src/mysql/sql.ts';
+import { SyncSourceSpec } from '../../src/registry.ts';
 
 test('name patterns: LIKE semantics (case-sensitive) or an exact list', () => {
   const cases: [pattern: string | string[], name: string, matches: boolean][] = [

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isTributaryError } from '@tributary/protocol';
-import { loadSourceAccess, mysqlEndpoint, parseRoot, s3Credentials, uriUnderRoots, type SourceAccessIo } from '@tributary/sources';
+import { loadSourceAccess, mysqlEndpoint, parseRoot, s3Credentials, uriUnderRoots, type SourceAccessIo } from '../../src/access.ts';
 
 function io(files: Record<string, string>, env: Record<string, string> = {}): SourceAccessIo {
   return {
