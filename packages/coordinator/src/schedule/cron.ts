@@ -1,37 +1,38 @@
 /**
  * Checks a schedule's cron pattern and time zone before BullMQ sees them, so a bad pattern is
- * refused with its own code and a message naming the field, instead of surfacing as whatever the
- * cron library throws. Pure: no clock, no I/O.
+ * refused with its own code and a message naming the field, instead of surfacing later as whatever
+ * the cron library throws. Pure: no clock, no I/O.
  *
- * Accepted: 5 fields (minute hour day-of-month month day-of-week; seconds are 0) or 6 fields
- * (second first), the form BullMQ's job schedulers read (cron-parser). Each field is a list of
- * `*`, `?` (day fields only), a value, or a range `a-b`, each optionally with a step `/n`; months
- * and weekdays also by name (JAN, MON). cron-parser's `L`, `W` and `#` are refused: a schedule
- * that needs them can be written as several schedules.
+ * cron-parser, at the version BullMQ's job schedulers use, is the judge: a pattern it refuses is
+ * refused here, so what we accept is what BullMQ accepts. On top of it we accept a subset only:
+ * 5 fields (minute hour day-of-month month day-of-week; seconds are 0) or 6 fields (second first);
+ * each field a list of `*`, `?` (day fields only), a value or a range `a-b`, each optionally with a
+ * step `/n` no wider than the field; months and weekdays also by name (JAN, MON). cron-parser's
+ * shorter forms (fewer fields, `@daily`), `L`, `W`, `#` and `H` are refused: a schedule that needs
+ * them can be written as one or several schedules in the plain form, which reads the same everywhere.
  */
+import { CronExpressionParser } from 'cron-parser';
 import { errorFrom } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
 
 interface FieldSpec {
   readonly name: string;
-  readonly min: number;
-  readonly max: number;
-  readonly names?: readonly string[];
+  /** How many values the field holds (seconds 60, weekdays 8 with both 0 and 7 for Sunday). */
+  readonly size: number;
   readonly question?: boolean;
 }
 
-const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
-const WEEKDAYS = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
-
 const FIELDS: readonly FieldSpec[] = [
-  { name: 'second', min: 0, max: 59 },
-  { name: 'minute', min: 0, max: 59 },
-  { name: 'hour', min: 0, max: 23 },
-  { name: 'day of month', min: 1, max: 31, question: true },
-  // Month names map to 1..12, weekday names to 0..6; 7 is Sunday too (cron-parser).
-  { name: 'month', min: 1, max: 12, names: ['', ...MONTHS] },
-  { name: 'day of week', min: 0, max: 7, names: WEEKDAYS, question: true },
+  { name: 'second', size: 60 },
+  { name: 'minute', size: 60 },
+  { name: 'hour', size: 24 },
+  { name: 'day of month', size: 31, question: true },
+  { name: 'month', size: 12 },
+  { name: 'day of week', size: 8, question: true },
 ];
+
+/** One list item of the subset we accept: base (`*`, `?`, value or name), optional `-end`, optional `/step`. */
+const ITEM = /^(?:\*|\?|\d{1,2}|[a-z]{3})(?:-(?:\d{1,2}|[a-z]{3}))?(?:\/\d{1,2})?$/i;
 
 /** Why the pattern is invalid, or undefined when it is valid. */
 export function cronProblem(pattern: string): string | undefined {
@@ -43,48 +44,49 @@ export function cronProblem(pattern: string): string | undefined {
   for (const [i, part] of parts.entries()) {
     const spec = specs[i];
     if (spec === undefined) continue;
-    const problem = fieldProblem(part, spec);
-    if (problem !== undefined) return `${spec.name} field "${part}": ${problem}`;
+    const at = FIELDS.indexOf(spec);
+    for (const item of part.split(',')) {
+      const problem = itemProblem(item, spec, at);
+      if (problem !== undefined) return `${spec.name} field "${part}": ${problem}`;
+    }
   }
-  return undefined;
+  // Each item passed alone; the whole pattern must pass as BullMQ will read it.
+  const refused = parserRefusal(parts.length === 6 ? parts : ['0', ...parts]);
+  return refused === undefined ? undefined : `cron-parser refuses it: ${refused}`;
 }
 
-function fieldProblem(field: string, spec: FieldSpec): string | undefined {
-  for (const item of field.split(',')) {
-    const problem = itemProblem(item, spec);
-    if (problem !== undefined) return problem;
-  }
-  return undefined;
-}
-
-function itemProblem(item: string, spec: FieldSpec): string | undefined {
+function itemProblem(item: string, spec: FieldSpec, at: number): string | undefined {
   const [base = '', step, extra] = item.split('/');
   if (extra !== undefined) return `"${item}" has more than one step`;
-  if (step !== undefined) {
-    const n = integer(step);
-    if (n === undefined || n < 1 || n > spec.max - spec.min + 1) return `step "${step}" is not between 1 and ${spec.max - spec.min + 1}`;
+  if (base.split('-').length > 2) return `"${base}" is not a range a-b`;
+  if (!ITEM.test(item)) return `"${item}" is not a ${spec.name}, a range a-b, * or ?, each with an optional step /n`;
+  if (base === '?' && spec.question !== true) return `"?" is only allowed in the day fields`;
+  if (step !== undefined && (Number(step) < 1 || Number(step) > spec.size)) return `step "${step}" is not between 1 and ${spec.size}`;
+  if (base === '*' || base === '?') return undefined;
+  // Ask cron-parser about each end alone, then about the range.
+  const [from = '', to] = base.split('-');
+  for (const end of to === undefined ? [from] : [from, to]) {
+    const refused = fieldRefusal(at, end);
+    if (refused !== undefined) return `"${end}" is not a ${spec.name} (${refused})`;
   }
-  if (base === '*') return undefined;
-  if (base === '?') return spec.question === true ? undefined : `"?" is only allowed in the day fields`;
-  const [from = '', to, more] = base.split('-');
-  if (more !== undefined) return `"${base}" is not a range a-b`;
-  const low = value(from, spec);
-  if (low === undefined) return `"${from}" is not a ${spec.name} (${spec.min}-${spec.max}${spec.names === undefined ? '' : ' or a name'})`;
-  if (to === undefined) return undefined;
-  const high = value(to, spec);
-  if (high === undefined) return `"${to}" is not a ${spec.name} (${spec.min}-${spec.max}${spec.names === undefined ? '' : ' or a name'})`;
-  return low <= high ? undefined : `range "${base}" runs backwards`;
+  const refused = fieldRefusal(at, item);
+  if (refused === undefined) return undefined;
+  // Both ends are values of the field, the step is in range: the range itself is what is refused.
+  return `range "${base}" runs backwards (${refused})`;
 }
 
-function value(text: string, spec: FieldSpec): number | undefined {
-  const byName = text === '' ? -1 : (spec.names?.indexOf(text.toUpperCase()) ?? -1);
-  if (byName >= 0) return byName;
-  const n = integer(text);
-  return n !== undefined && n >= spec.min && n <= spec.max ? n : undefined;
+/** cron-parser's message for a 6-field pattern holding `text` in field `at` and `*` elsewhere. */
+function fieldRefusal(at: number, text: string): string | undefined {
+  return parserRefusal(FIELDS.map((_, i) => (i === at ? text : '*')));
 }
 
-function integer(text: string): number | undefined {
-  return /^\d{1,2}$/.test(text) ? Number(text) : undefined;
+function parserRefusal(fields: readonly string[]): string | undefined {
+  try {
+    CronExpressionParser.parse(fields.join(' '));
+    return undefined;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
 }
 
 /** Whether the runtime knows this IANA time zone (the same table BullMQ's cron library uses). */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { CronExpressionParser } from 'cron-parser';
 import { isTributaryError } from '@tributary/protocol';
 import { checkCron, cronProblem, isTimeZone } from '../../../src/schedule/cron.ts';
 
@@ -44,6 +45,21 @@ describe('cron pattern check', () => {
   for (const [pattern, message] of invalid) {
     test(`refuses "${pattern}"`, () => assert.match(cronProblem(pattern) ?? '', message));
   }
+
+  // Forms cron-parser (and so BullMQ) reads but this subset refuses, and one only the whole pattern shows.
+  const refusedTooByUs: [string, RegExp][] = [
+    ['H * * * *', /minute field "H"/],
+    ['@daily', /this one has 1/],
+    ['0 0 * * 5L', /day of week field "5L"/],
+    ['0 0 30 2 *', /cron-parser refuses it/],
+  ];
+  for (const [pattern, message] of refusedTooByUs) {
+    test(`refuses "${pattern}"`, () => assert.match(cronProblem(pattern) ?? '', message));
+  }
+
+  test('what it accepts, cron-parser accepts', () => {
+    for (const pattern of valid) assert.doesNotThrow(() => CronExpressionParser.parse(pattern), pattern);
+  });
 
   test('six zeros means midnight every day', () => assert.equal(cronProblem('0 0 0 * * *'), undefined));
 });
