@@ -12,6 +12,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { TRIBUTARY_VERSION } from '@tributary/protocol';
 import type { SyncService } from './sync/service.ts';
 import type { SyncStore } from './sync/store.ts';
 import type { CoordinatorTables } from './table-port.ts';
@@ -59,7 +60,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean } = {}
     // 3.1: its schemas are JSON Schema 2020-12, so constraints such as non-empty map keys survive.
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Tributary coordinator', version: '0.1.0' },
+      info: { title: 'Tributary coordinator', version: TRIBUTARY_VERSION },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A configured token; its role (read < operate < admin) decides what it may do.' } } },
       security: [{ bearerAuth: [] }],
     },

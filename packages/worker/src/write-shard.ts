@@ -28,6 +28,7 @@ import { UnrecoverableError } from 'bullmq';
 import {
   PAIMON_COMMIT_MESSAGE_VERSION,
   SyncShardJob,
+  TRIBUTARY_VERSION,
   attemptWriterId,
   dataFileMarker,
   encodeBlob,
@@ -48,8 +49,6 @@ import { AttemptLedger } from './attempt-ledger.ts';
 import { workerErrors } from './errors.ts';
 import { plannedShard, type PlannedShardTask } from './shard-plan.ts';
 import type { ShardWrite, TablePort } from './table-port.ts';
-
-const TRIBUTARY_VERSION = '0.1.0';
 
 export interface WriteShardDeps {
   readonly redis: Redis;

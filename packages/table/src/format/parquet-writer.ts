@@ -15,7 +15,7 @@
  * would drop rows; the manifest stats come from our own pass (column-stats.ts) instead.
  */
 import { gzipSync, zstdCompressSync, constants as zlibConstants } from 'node:zlib';
-import { errorFrom } from '@tributary/protocol';
+import { TRIBUTARY_VERSION, errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 import type { InternalRow, RowType } from '../spec/types.ts';
 import { sliceBatch, valueAt, type Column, type ColumnBatch } from './column-batch.ts';
@@ -42,7 +42,7 @@ export interface ParquetEncodeOptions {
 }
 
 const MAGIC = new Uint8Array([0x50, 0x41, 0x52, 0x31]); // "PAR1"
-const CREATED_BY = 'tributary version 0.1.0';
+const CREATED_BY = `tributary version ${TRIBUTARY_VERSION}`;
 
 function compressor(options: ParquetEncodeOptions): { codec: number; compress: Compress } {
   switch (options.compression ?? 'zstd') {
