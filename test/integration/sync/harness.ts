@@ -196,8 +196,13 @@ export async function waitUntil<T>(check: () => Promise<T | undefined | false>, 
  * The rows a running shard job has reported as its BullMQ progress (the worker reports every
  * phase check, about twice a second): proof that the shard is in the middle of its work.
  */
-export async function shardProgressRows(e: SyncEnv, syncId: string, shardId: string): Promise<number> {
-  const queue = new Queue('write-shard', { connection: services.redis, prefix: e.prefix });
+export async function shardProgressRows(
+  e: SyncEnv,
+  syncId: string,
+  shardId: string,
+  redis: { readonly host: string; readonly port: number } = services.redis,
+): Promise<number> {
+  const queue = new Queue('write-shard', { connection: { host: redis.host, port: redis.port }, prefix: e.prefix });
   try {
     const progress = (await queue.getJob(`shard-${syncId}-${shardId}`))?.progress;
     return typeof progress === 'object' && progress !== null && 'rows' in progress && typeof progress.rows === 'number' ? progress.rows : 0;

@@ -16,7 +16,20 @@ import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { SyncStore, type SyncRecord } from '@tributary/coordinator';
 import { openTable } from '@tributary/table';
-import { ORDERS_COLUMNS, generatorSource, oneTo, pypaimonIds, readRows, spawnCoordinator, spawnWorker, stop, syncEnv } from './harness.ts';
+import {
+  ORDERS_COLUMNS,
+  generatorSource,
+  oneTo,
+  outputOf,
+  pypaimonIds,
+  readRows,
+  shardProgressRows,
+  spawnCoordinator,
+  spawnWorker,
+  stop,
+  syncEnv,
+  waitUntil,
+} from './harness.ts';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -73,14 +86,24 @@ describe('case 9: Redis restarted in the middle of a sync', () => {
     assert.equal(started.status, 202);
     const { id } = (await started.json()) as { id: string };
 
-    await sleep(1500); // shards are running
-    await stop(redisProcess); // SIGTERM: Redis writes its append-only file and exits
-    await sleep(2000);
-    redisProcess = await startRedis(redisPort, dir);
-
     const redis = new Redis({ host: '127.0.0.1', port: redisPort, maxRetriesPerRequest: null });
+    redis.on('error', () => undefined); // refused while this test's Redis is down
     try {
       const store = new SyncStore(redis, e.prefix);
+      await waitUntil(async () => {
+        const running = (await store.attempts(id)).filter((a) => a.status === 'running');
+        const rows = await Promise.all(running.map((a) => shardProgressRows(e, id, a.shardId, { host: '127.0.0.1', port: redisPort })));
+        return rows.some((n) => n > 0);
+      }, 'a shard is in the middle of writing rows');
+      const printed = processes.map((p) => outputOf(p).length);
+      await stop(redisProcess); // SIGTERM: Redis writes its append-only file and exits
+      // Down until the coordinator and each worker has found Redis gone (each logs "redis: <error>").
+      await waitUntil(
+        async () => processes.every((p, i) => outputOf(p).slice(printed[i]).includes('redis: ')),
+        'the coordinator and both workers logged the lost Redis connection',
+      );
+      redisProcess = await startRedis(redisPort, dir);
+
       let record: SyncRecord | undefined;
       const deadline = Date.now() + 90_000;
       for (;;) {
