@@ -169,11 +169,25 @@ describe('schedules: cron-started syncs (real Redis and MinIO, a worker process)
   });
 
   test('DELETE stops the schedule: no sync starts after it', async () => {
+    const { nextRunAt } = await view('every-2s');
+    assert.ok(nextRunAt !== null);
     const deleted = await coordinator.app.inject({ method: 'DELETE', url: '/v1/schedules/every-2s' });
     assert.equal(deleted.statusCode, 204, deleted.body);
     assert.equal((await coordinator.app.inject({ method: 'GET', url: '/v1/schedules/every-2s' })).statusCode, 404);
     const settled = await until('every sync finished', syncs, (list) => list.every((s) => s.phase === 'COMMITTED' || s.phase === 'ABORTED'));
-    await sleep(5_000); // two and a half fire intervals
+    // Watch the syncs until two more fire times of the deleted schedule (and half an interval) have
+    // passed, failing at once if one appears.
+    const quietUntil = Math.max(Date.parse(nextRunAt), Date.now()) + 2 * 2_000 + 1_000;
+    const settledIds = settled.map((s) => s.id).sort();
+    await until(
+      'two fire times of the deleted schedule passed',
+      async () => {
+        const now = Date.now();
+        assert.deepEqual((await syncs()).map((s) => s.id).sort(), settledIds, 'no new sync after DELETE');
+        return now;
+      },
+      (now) => now > quietUntil,
+    );
     const later = await syncs();
     assert.deepEqual(later.map((s) => s.id).sort(), settled.map((s) => s.id).sort(), 'no new sync after DELETE');
     assert.ok(later.every((s) => s.phase === 'COMMITTED'), JSON.stringify(later));
