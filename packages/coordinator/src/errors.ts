@@ -33,7 +33,7 @@ export const coordinatorErrors = defineErrorCatalogue({
   },
   SYNC_COMMIT_ABANDONED: {
     retryable: false,
-    summary: 'The commit gave up and no snapshot carries the sync\u2019s identity; staged files are kept for GC.',
+    summary: 'The commit gave up and no snapshot carries the sync\u2019s identity; staged files are kept (nothing deletes them automatically).',
   },
   IDEMPOTENCY_KEY_REUSED: {
     retryable: false,
