@@ -1,6 +1,6 @@
 /**
  * The benchmark's results and the table it prints: every number measured, the ratios, and the
- * targets of issue 5 (coordination under 10% of end-to-end time; commit under 2 s at 1,000 shards,
+ * targets (coordination under 10% of end-to-end time; commit under 2 s at 1,000 shards,
  * growing linearly).
  */
 import type { SyncMeasurement } from './sync-run.ts';

@@ -1,7 +1,7 @@
 // Partitions that are distinct rows but share one directory: NULL, '', ' ', '\t' and other
 // whitespace-only strings (and the literal '__DEFAULT_PARTITION__') all live in
 // `p=__DEFAULT_PARTITION__/`, alone or next to a second partition column. Each partition has its
-// own writer, so the writers' file names must differ (issue: they were `data-<writer>-0.parquet`
+// own writer, so the writers' file names must differ (they once were `data-<writer>-0.parquet`
 // for all of them, and overwrote each other). Tributary writes append and primary-key tables with
 // such partitions in several commits; Paimon Java, pypaimon and Tributary read them, and every
 // reader must return exactly the model's rows at every snapshot. The oracles also write the same

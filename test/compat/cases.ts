@@ -56,7 +56,7 @@ const fieldIndex = new Map<string, number>(fields.map((f, i) => [f.name, i]));
 export const PYPAIMON_PK_UNREADABLE_COLUMNS: readonly FieldName[] = ['ts7', 'ts9', 'ltz9'];
 const pypaimonFields = fields.filter((f) => !PYPAIMON_PK_UNREADABLE_COLUMNS.includes(f.name));
 
-/** Tables of every layout the issue names; PK fields become NOT NULL as Java makes them. */
+/** Tables of every layout: append (unaware and fixed bucket), primary key (flat, partitioned, with a sequence field), all NOT NULL; PK fields become NOT NULL as Java makes them. */
 export const tables = {
   appendUnaware: { fields, partitionKeys: ['region'] },
   appendFixed: { fields, options: { bucket: '2', 'bucket-key': 'id' } },

@@ -1,4 +1,4 @@
-// Issue #8 item 5: writers that start from the same snapshot and commit one after another. Each
+// Writers that start from the same snapshot and commit one after another. Each
 // numbers its rows from the base snapshot's sequence numbers, so without a rebase at commit the
 // commit that lands later may lose its keys to the earlier one. The rule: the later snapshot wins.
 // Every snapshot is read by Tributary, Paimon Java and pypaimon.

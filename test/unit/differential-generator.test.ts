@@ -73,7 +73,7 @@ describe('differential generator', () => {
     }
   });
 
-  test('the CI seeds cover every type, format, layout and partition count, and the collisions the issue names', () => {
+  test('the CI seeds cover every type, format, layout and partition count, blank string partitions and a key in two shards', () => {
     const cases = CI_SEEDS.map((seed) => generateCase(seed));
     const roots = new Set(cases.flatMap((c) => c.columns.map((col) => col.type.root)));
     assert.deepEqual(TYPE_ROOTS.filter((r) => !roots.has(r)), []);

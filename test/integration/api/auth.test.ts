@@ -1,5 +1,5 @@
 /**
- * Issue 9, item 1: every route of the real app (REST, the bull-board dashboard, /docs) refuses a
+ * Every route of the real app (REST, the bull-board dashboard, /docs) refuses a
  * request without a token (401) and with a token below its role (403), and serves the right role.
  * The routes are enumerated from the app itself (printRoutes), so a route added later is checked
  * without anyone listing it here; only the roles expected of writing routes are listed, and a

@@ -1,6 +1,6 @@
 /**
  * Client mistakes are 4xx with a stable code, the server's own faults alone are 5xx, and a method
- * the API does not serve on a path it serves is 405 with `Allow` (issue: "Safe to expose", 4xx
+ * the API does not serve on a path it serves is 405 with `Allow` ("safe to expose": 4xx
  * for client mistakes). The schemathesis run (test/api-fuzz) explores the same from the OpenAPI
  * document; these pin the cases it first found.
  */

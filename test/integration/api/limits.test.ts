@@ -1,5 +1,5 @@
 /**
- * Issue 9, item 5: limits of the real app on real Redis and MinIO, with a worker process.
+ * Limits of the real app on real Redis and MinIO, with a worker process.
  * - a sync planning more shards than allowed is refused with 400 at once, nothing persisted or
  *   enqueued (100,000 generator shards against the default 10,000; a file listing stops early);
  * - non-terminal syncs per table and overall are capped (429 with Retry-After);

@@ -1,5 +1,5 @@
 /**
- * Issue 9, item 1, the server process (packages/coordinator/src/server.ts) as an operator starts it:
+ * The server process (packages/coordinator/src/server.ts) as an operator starts it:
  * - no token configured and a non-loopback address: refuses to start (exit 2, a clear message);
  * - no token on loopback: runs open and says so once on stderr;
  * - tokens from a file: listens on 0.0.0.0, refuses requests without a token, serves with one,

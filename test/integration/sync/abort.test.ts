@@ -1,5 +1,5 @@
 /**
- * Issue cases 5 (a shard fails for good) and 6 (an explicit abort while shards run): the sync ends
+ * A shard that fails for good, and an explicit abort while shards run: the sync ends
  * ABORTED with a typed reason, no snapshot exists, and every staged file is gone.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Issue case 8: a corrupted blob, and a blob from another sync, in place of a shard's own blob.
+ * A corrupted blob, and a blob from another sync, in place of a shard's own blob.
  * The worker runs in this process over a store that swaps the bytes of one shard's blob as it is
  * written (a fault at the storage edge); the commit must refuse it with the typed reason, commit
  * nothing, and remove the staged files.

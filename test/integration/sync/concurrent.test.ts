@@ -1,5 +1,5 @@
 /**
- * Issue case 7: three syncs into one table at once all commit; the snapshots are linear (1, 2, 3,
+ * Three syncs into one table at once all commit; the snapshots are linear (1, 2, 3,
  * one per sync, each with its own commit user) and no row is lost.
  */
 import assert from 'node:assert/strict';

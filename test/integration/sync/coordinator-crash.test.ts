@@ -1,5 +1,5 @@
 /**
- * Issue cases 3 and 4: the coordinator process SIGKILLs itself just after publishing the snapshot
+ * The coordinator process SIGKILLs itself just after publishing the snapshot
  * (before recording the outcome), or just before publishing; a new coordinator process resumes the
  * sync, which ends COMMITTED with exactly one snapshot carrying its identity and each row once.
  */

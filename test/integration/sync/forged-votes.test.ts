@@ -1,5 +1,5 @@
 /**
- * Only the coordinator's planned jobs can vote (issue 9, item 2). Two attacks that once worked:
+ * Only the coordinator's planned jobs can vote. Two attacks that once worked:
  *
  * 1. A job added to the shard queue by hand (as the bull-board dashboard can), for a live sync's
  *    shard, with a 3-row CSV as its source, ran first and won the shard's vote: the sync committed

@@ -1,5 +1,5 @@
 /**
- * Issue case 10: a sync of 1,000 small shards commits, and the coordinator process's memory stays
+ * A sync of 1,000 small shards commits, and the coordinator process's memory stays
  * bounded. Prints the coordinator's peak RSS (VmHWM) and the commit latency (last shard done →
  * COMMITTED recorded).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue case 9: Redis restarted in the middle of a sync. The test runs its own redis-server (on a
+ * Redis restarted in the middle of a sync. The test runs its own redis-server (on a
  * free port, append-only, in a temporary directory) so restarting it disturbs no other test; the
  * coordinator and the workers are the usual processes. The sync must end COMMITTED or ABORTED with
  * a reason, never stuck and never half visible.

@@ -1,5 +1,5 @@
 /**
- * Issue #8 items 4 and 5: which row a primary key keeps when several writers carry it.
+ * Which row a primary key keeps when several writers carry it.
  *
  * - The same key in three shards of one sync, the shards finishing in each of the six orders: one
  *   identical table every time, the later shard in plan order winning the key (or, with

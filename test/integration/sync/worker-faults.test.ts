@@ -1,5 +1,5 @@
 /**
- * Issue cases 1 and 2, with real worker processes:
+ * Workers that die or hang in the middle of a shard, with real worker processes:
  * 1. a worker SIGKILLed in the middle of a shard: BullMQ re-runs the stalled job on another
  *    worker and the sync commits with exactly the source rows; the dead attempt is shown
  *    `abandoned` from the moment its re-run starts, never `running` for ever;

@@ -34,7 +34,7 @@ export interface CommitterDeps {
   readonly clusterSecret: Uint8Array;
   readonly log?: (message: string) => void;
   /**
-   * Fault injection for the crash tests (issue cases 3 and 4): called just before the snapshot is
+   * Fault injection for the coordinator-crash tests: called just before the snapshot is
    * published and just after, before the outcome is recorded. Production leaves it unset.
    */
   readonly faultPoint?: (point: FaultPoint) => void;

@@ -18,7 +18,7 @@
  *   completeness is "every planned id has one accepted attempt", never a count or a listing.
  * - Blobs are loaded and verified while still PREPARING; COMMITTING means "a snapshot may be
  *   published at any moment". From then on the outcome can be unknown, and Paimon's own incidents
- *   (#7232, #9269) say: delete nothing until the table proves the outcome. So an abort from
+ *   (apache/paimon#7232, apache/paimon#9269) say: delete nothing until the table proves the outcome. So an abort from
  *   COMMITTING keeps every staged file (`deleteStaged: false`); a plain abort request is refused.
  * - `accepted` (one attempt per shard) is frozen into COMMITTING; a late or zombie attempt can
  *   never change what the commit publishes.

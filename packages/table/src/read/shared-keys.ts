@@ -1,6 +1,6 @@
 /**
  * How many primary keys a load wrote in more than one of its writers (a sync's shards): the
- * "colliding keys" a sync reports (issue #8 item 4). Such a key keeps the row of the later shard
+ * "colliding keys" a sync reports (docs/architecture.md, "Which row a key keeps"). Such a key keeps the row of the later shard
  * in plan order (or of the greater `sequence.field`); the count tells the operator it happened.
  *
  *   files per (partition, bucket), each tagged with its shard

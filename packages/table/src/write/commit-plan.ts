@@ -213,7 +213,7 @@ export interface SequencedFile extends PlanFile {
 }
 
 /**
- * Issue #8 item 5, "the later snapshot wins": for a primary-key APPEND commit, the buckets whose
+ * "The later snapshot wins" (docs/architecture.md, "Which row a key keeps"): for a primary-key APPEND commit, the buckets whose
  * rows might lose to rows committed since the writers' base snapshot, each with the first sequence
  * number our files of that bucket must start at (bucketKey → live max + 1).
  *
@@ -261,7 +261,7 @@ export interface CommitIdentity {
   readonly commitIdentifier: bigint;
 }
 
-/** Does a snapshot carry this identity? (the check of FileStoreCommitImpl's retry loop, #5771) */
+/** Does a snapshot carry this identity? (the check of FileStoreCommitImpl's retry loop, apache/paimon#5771) */
 export function hasIdentity(snapshot: { readonly commitUser: string; readonly commitIdentifier: bigint }, identity: CommitIdentity): boolean {
   return snapshot.commitUser === identity.commitUser && snapshot.commitIdentifier === identity.commitIdentifier;
 }

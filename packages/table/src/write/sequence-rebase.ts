@@ -1,5 +1,5 @@
 /**
- * The rewrite behind "the later snapshot wins" (issue #8 item 5; the decision is
+ * The rewrite behind "the later snapshot wins" (docs/architecture.md, "Which row a key keeps"; the decision is
  * commit-plan.ts bucketsToRebase): when rows committed since our writers' base snapshot reach our
  * sequence numbers in a primary-key bucket, our files of that bucket are copied with every
  * `_SEQUENCE_NUMBER` shifted by one amount, so they start just above the live rows and keep their
