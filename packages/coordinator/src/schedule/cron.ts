@@ -7,9 +7,11 @@
  * refused here, so what we accept is what BullMQ accepts. On top of it we accept a subset only:
  * 5 fields (minute hour day-of-month month day-of-week; seconds are 0) or 6 fields (second first);
  * each field a list of `*`, `?` (day fields only), a value or a range `a-b`, each optionally with a
- * step `/n` no wider than the field; months and weekdays also by name (JAN, MON). cron-parser's
- * shorter forms (fewer fields, `@daily`), `L`, `W`, `#` and `H` are refused: a schedule that needs
- * them can be written as one or several schedules in the plain form, which reads the same everywhere.
+ * step `/n` no wider than the field; months and weekdays also by name (JAN, MON; each field only
+ * its own names, where cron-parser would read FEB as Tuesday). No value may repeat within a field
+ * (cron-parser refuses `0,30,0`). cron-parser's shorter forms (fewer fields, `@daily`), `L`, `W`,
+ * `#` and `H` are refused: a schedule that needs them can be written as one or several schedules
+ * in the plain form, which reads the same everywhere.
  */
 import { CronExpressionParser } from 'cron-parser';
 import { errorFrom } from '@tributary/protocol';
@@ -20,6 +22,8 @@ interface FieldSpec {
   /** How many values the field holds (seconds 60, weekdays 8 with both 0 and 7 for Sunday). */
   readonly size: number;
   readonly question?: boolean;
+  /** The names the field takes (cron-parser takes either field's names in both). */
+  readonly names?: readonly string[];
 }
 
 const FIELDS: readonly FieldSpec[] = [
@@ -27,8 +31,8 @@ const FIELDS: readonly FieldSpec[] = [
   { name: 'minute', size: 60 },
   { name: 'hour', size: 24 },
   { name: 'day of month', size: 31, question: true },
-  { name: 'month', size: 12 },
-  { name: 'day of week', size: 8, question: true },
+  { name: 'month', size: 12, names: ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'] },
+  { name: 'day of week', size: 8, question: true, names: ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'] },
 ];
 
 /** One list item of the subset we accept: base (`*`, `?`, value or name), optional `-end`, optional `/step`. */
@@ -66,6 +70,9 @@ function itemProblem(item: string, spec: FieldSpec, at: number): string | undefi
   // Ask cron-parser about each end alone, then about the range.
   const [from = '', to] = base.split('-');
   for (const end of to === undefined ? [from] : [from, to]) {
+    if (/^[a-z]+$/i.test(end) && spec.names?.includes(end.toUpperCase()) !== true) {
+      return `"${end}" is not a ${spec.name}${spec.names === undefined ? '' : ` (names: ${spec.names.join(' ')})`}`;
+    }
     const refused = fieldRefusal(at, end);
     if (refused !== undefined) return `"${end}" is not a ${spec.name} (${refused})`;
   }

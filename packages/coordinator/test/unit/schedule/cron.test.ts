@@ -52,6 +52,9 @@ describe('cron pattern check', () => {
     ['@daily', /this one has 1/],
     ['0 0 * * 5L', /day of week field "5L"/],
     ['0 0 30 2 *', /cron-parser refuses it/],
+    ['0 0 * * FEB', /"FEB" is not a day of week/],
+    ['0 0 * MON *', /"MON" is not a month/],
+    ['0,*/30 * * * *', /cron-parser refuses it: .*duplicate/],
   ];
   for (const [pattern, message] of refusedTooByUs) {
     test(`refuses "${pattern}"`, () => assert.match(cronProblem(pattern) ?? '', message));
