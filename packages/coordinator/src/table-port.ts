@@ -1,7 +1,8 @@
 /**
  * What the coordinator needs from the table library, in the words of the protocol it runs:
  * create and describe tables, pin the latest snapshot, publish one snapshot with a commit identity,
- * and find out whether a snapshot with that identity exists (Paimon's `filterCommitted`, apache/paimon#5771).
+ * and find out whether a snapshot with that identity exists (Paimon's `filterCommitted`,
+ * apache/paimon#5771).
  * table-adapter.ts implements it with @tributary/table.
  */
 import type { CommitMessage } from '@tributary/protocol';

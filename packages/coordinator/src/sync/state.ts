@@ -18,8 +18,9 @@
  *   completeness is "every planned id has one accepted attempt", never a count or a listing.
  * - Blobs are loaded and verified while still PREPARING; COMMITTING means "a snapshot may be
  *   published at any moment". From then on the outcome can be unknown, and Paimon's own incidents
- *   (apache/paimon#7232, apache/paimon#9269) say: delete nothing until the table proves the outcome. So an abort from
- *   COMMITTING keeps every staged file (`deleteStaged: false`); a plain abort request is refused.
+ *   (apache/paimon#7232, apache/paimon#9269) say: delete nothing until the table proves the
+ *   outcome. So an abort from COMMITTING keeps every staged file (`deleteStaged: false`); a plain
+ *   abort request is refused.
  * - `accepted` (one attempt per shard) is frozen into COMMITTING; a late or zombie attempt can
  *   never change what the commit publishes.
  */
@@ -48,7 +49,7 @@ export interface SyncPlan {
   /** The table's latest snapshot when the sync was planned (null: the table had none). */
   readonly baseSnapshotId: number | null;
   readonly schemaId: number;
-  /** Derived from the sync id: never shared between syncs (paimon#9667, fluss#4396). */
+  /** Derived from the sync id: never shared between syncs (apache/paimon#9667, apache/fluss#4396). */
   readonly commitUser: string;
   /** Paimon's commitIdentifier (a Java long), as a decimal string. */
   readonly commitIdentifier: string;
