@@ -170,6 +170,9 @@ export const ShardAttempt = z.object({
   accepted: z.boolean().optional(),
   startedAt: z.string(),
   finishedAt: z.string().optional(),
+  /** When the worker last reported on this attempt (its progress while it runs, then its end). */
+  updatedAt: z.string().optional(),
+  /** Rows read and data-file bytes written: so far while running (reported a few times a second), the totals once it succeeded. */
   rows: z.number().int().nonnegative().optional(),
   bytes: z.number().int().nonnegative().optional(),
   blobKey: z.string().optional(),

@@ -11,7 +11,8 @@
  *   are never referenced. The accepted attempt's vote (its blob's checksums and totals) is recorded
  *   in the same script, so an accepted attempt always has one: the coordinator commits its blob only
  *   if the blob is still exactly what was voted.
- * - `report` keeps every attempt's progress for the API (`GET /v1/syncs/:id`); `abandonEarlier`
+ * - `report` keeps every attempt's status for the API (`GET /v1/syncs/:id`), `progress` its rows and
+ *   bytes so far while it runs; `abandonEarlier`
  *   marks the shard's earlier attempts still shown `running` as `abandoned` when a new one starts
  *   (BullMQ re-runs a job only when its previous execution lost the job: a dead or frozen worker).
  * - `discardable` says whether the sync aborted before its commit started, so that a fenced attempt
@@ -19,6 +20,15 @@
  */
 import type { Redis } from 'ioredis';
 import { ABANDON_RUNNING_ATTEMPTS_SCRIPT, syncRedisKeys, type ShardAttempt, type ShardVote } from '@tributary/protocol';
+
+// KEYS: attempts. ARGV: field, attempt JSON. Writes the progress only over an attempt still shown
+// running, so a late progress report never undoes its own end or an `abandoned` mark.
+const PROGRESS_SCRIPT = `
+local json = redis.call('HGET', KEYS[1], ARGV[1])
+if not json or not string.find(json, '"status":"running"', 1, true) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+`;
 
 // KEYS: record, accepted, votes. ARGV: shardId, attempt, vote JSON.
 // Returns 1 accepted, 0 another attempt was accepted first, -1 the sync no longer accepts.
@@ -63,6 +73,11 @@ export class AttemptLedger {
 
   async report(attempt: ShardAttempt): Promise<void> {
     await this.#redis.hset(this.#keys.attempts, `${attempt.shardId}/${attempt.attemptId}`, JSON.stringify(attempt));
+  }
+
+  /** A running attempt's progress (rows, bytes, updatedAt so far); ignored once the attempt ended or was abandoned. */
+  async progress(attempt: ShardAttempt): Promise<void> {
+    await this.#redis.eval(PROGRESS_SCRIPT, 1, this.#keys.attempts, `${attempt.shardId}/${attempt.attemptId}`, JSON.stringify(attempt));
   }
 
   /** Attempts 1 … attempt-1 of the shard that still say `running` become `abandoned`. */

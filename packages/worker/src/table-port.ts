@@ -31,6 +31,11 @@ export interface ShardWrite {
   prepareCommit(): Promise<CommitMessage[]>;
   /** Best effort: deletes what this write has produced so far. */
   abort(): Promise<void>;
+  /**
+   * Bytes of this write's data files sent to storage so far (for progress; the blob's totals are
+   * the file sizes prepareCommit reports). Rows still buffered in memory count nothing yet.
+   */
+  bytesWritten(): number;
 }
 
 export interface TablePort {

@@ -42,11 +42,13 @@ import {
 } from '@tributary/protocol';
 import { noSourceAccess, openSource, rowConverter, type S3Credentials, type SourceAccess } from '@tributary/sources';
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { createHash } from 'node:crypto';
 import { crc32c } from '@node-rs/crc32';
 import { raceAbort, untilAborted } from './abortable.ts';
 import { AttemptLedger } from './attempt-ledger.ts';
 import { workerErrors } from './errors.ts';
+import { progressReporter } from './progress.ts';
 import { plannedShard, type PlannedShardTask } from './shard-plan.ts';
 import type { ShardWrite, TablePort } from './table-port.ts';
 
@@ -59,11 +61,16 @@ export interface WriteShardDeps {
   readonly tables: TablePort;
   /** This worker's named connections and source roots (default: none, so only the generator reads). */
   readonly sources?: SourceAccess;
-  /** How often a running attempt re-reads the sync's phase (and reports its progress) to stop after an abort. */
+  /** How often a running attempt re-reads the sync's phase to stop after an abort. */
   readonly phaseCheckMs?: number;
+  /** How often a running attempt reports its rows and bytes so far, when they changed (default 250 ms). */
+  readonly progressMs?: number;
+  /** One line per attempt start and end, with the sync id, shard id, attempt and duration. */
+  readonly logger?: Logger;
 }
 
 const PHASE_CHECK_MS = 500;
+const PROGRESS_MS = 250;
 
 export function writeShardProcessor(deps: WriteShardDeps): (job: Job) => Promise<SyncShardResult> {
   return async (job) => {
@@ -78,16 +85,26 @@ export function writeShardProcessor(deps: WriteShardDeps): (job: Job) => Promise
     }
     const ledger = new AttemptLedger(deps.redis, deps.prefix, data.syncId);
     const attempt = await ledger.nextAttempt(data.shardId);
-    const report: ShardAttempt = { shardId: data.shardId, attemptId: String(attempt), status: 'running', startedAt: new Date().toISOString() };
+    const started = Date.now();
+    const startedAt = new Date(started).toISOString();
+    const report: ShardAttempt = { shardId: data.shardId, attemptId: String(attempt), status: 'running', startedAt, updatedAt: startedAt, rows: 0, bytes: 0 };
+    const log = deps.logger?.child({ syncId: data.syncId, shardId: data.shardId, attempt, jobId: job.id });
     // BullMQ runs a job again only when its previous execution lost it (a dead or frozen worker).
     await ledger.abandonEarlier(data.shardId, attempt);
     await ledger.report(report);
+    log?.info('shard attempt started');
     try {
-      const result = await runAttempt(deps, ledger, data, attempt, job);
-      await ledger.report({ ...report, ...resultFields(result), status: 'succeeded', finishedAt: new Date().toISOString() });
+      const result = await runAttempt(deps, ledger, data, attempt, job, report);
+      const finishedAt = new Date().toISOString();
+      await ledger.report({ ...report, ...resultFields(result), status: 'succeeded', finishedAt, updatedAt: finishedAt });
+      log?.info({ durationMs: Date.now() - started, rows: result.rows, bytes: result.bytes, accepted: result.accepted }, 'shard attempt succeeded');
       return result;
     } catch (error) {
-      await ledger.report({ ...report, status: 'failed', finishedAt: new Date().toISOString(), error: toErrorData(error) });
+      const finishedAt = new Date().toISOString();
+      const reason = toErrorData(error);
+      await ledger.report({ ...report, status: 'failed', finishedAt, updatedAt: finishedAt, error: reason });
+      // The typed code and message only: a message names columns and positions, never a cell value.
+      log?.warn({ durationMs: Date.now() - started, code: reason.code, retryable: reason.retryable, error: reason.message }, 'shard attempt failed');
       if (isTributaryError(error) && !error.retryable) throw new UnrecoverableError(`${error.code}: ${error.message}`);
       throw error;
     }
@@ -98,7 +115,14 @@ function resultFields(r: SyncShardResult): Partial<ShardAttempt> {
   return { rows: r.rows, bytes: r.bytes, blobKey: r.blobKey, checksum: r.checksum, accepted: r.accepted };
 }
 
-async function runAttempt(deps: WriteShardDeps, ledger: AttemptLedger, data: PlannedShardTask, attempt: number, job: Job): Promise<SyncShardResult> {
+async function runAttempt(
+  deps: WriteShardDeps,
+  ledger: AttemptLedger,
+  data: PlannedShardTask,
+  attempt: number,
+  job: Job,
+  report: ShardAttempt,
+): Promise<SyncShardResult> {
   await assertAccepting(ledger, data);
   const watch = watchPhase(ledger, data, deps.phaseCheckMs ?? PHASE_CHECK_MS);
   let write: ShardWrite | undefined;
@@ -115,7 +139,7 @@ async function runAttempt(deps: WriteShardDeps, ledger: AttemptLedger, data: Pla
       }),
       watch.signal,
     );
-    const { messages, rows } = await readShard(deps, data, write, job, watch.signal);
+    const { messages, rows } = await readShard(deps, ledger, data, write, job, report, watch.signal);
     return await stageBlob(deps, ledger, data, attempt, write, messages, rows);
   } catch (error) {
     if (write !== undefined) await abortQuietly(write);
@@ -133,13 +157,26 @@ async function runAttempt(deps: WriteShardDeps, ledger: AttemptLedger, data: Pla
 /** Streams the shard into the write; the signal cancels the read and the write and ends the wait. */
 async function readShard(
   deps: WriteShardDeps,
+  ledger: AttemptLedger,
   data: PlannedShardTask,
   write: ShardWrite,
   job: Job,
+  report: ShardAttempt,
   signal: AbortSignal,
 ): Promise<{ messages: CommitMessage[]; rows: number }> {
   const cancelWrite = () => void abortQuietly(write); // an upload in flight fails, nothing of it becomes visible
   signal.addEventListener('abort', cancelWrite, { once: true });
+  let rows = 0;
+  let position: unknown = null;
+  // Progress so far, as the job's BullMQ progress and on the attempt the API shows.
+  const progress = progressReporter(
+    () => ({ rows, bytes: write.bytesWritten() }),
+    async (p) => {
+      await job.updateProgress({ ...p, position });
+      await ledger.progress({ ...report, ...p, updatedAt: new Date().toISOString() });
+    },
+    deps.progressMs ?? PROGRESS_MS,
+  );
   try {
     const { sourceStore } = deps.tables;
     const source = openSource(data.head.source, {
@@ -149,21 +186,19 @@ async function readShard(
       access: deps.sources ?? noSourceAccess(),
     });
     const convert = rowConverter(data.shardId, await raceAbort(source.columns(), signal), write.rowType);
-    let rows = 0;
-    let lastProgress = Date.now();
     for await (const batch of untilAborted(source.open({ id: data.shardId, spec: data.spec }, undefined, signal), signal)) {
       const file = batch.file;
       await write.write(batch.rows.map((row, i) => convert(row, batch.firstRowPosition + i, file && { uri: file.uri, row: file.firstRow + i })));
       rows += batch.rows.length;
+      position = batch.end;
       signal.throwIfAborted();
-      if (Date.now() - lastProgress >= (deps.phaseCheckMs ?? PHASE_CHECK_MS)) {
-        await job.updateProgress({ rows, position: batch.end });
-        lastProgress = Date.now();
-      }
     }
     signal.throwIfAborted();
-    return { messages: await write.prepareCommit(), rows };
+    const messages = await write.prepareCommit();
+    await progress.stop();
+    return { messages, rows };
   } finally {
+    await progress.stop();
     signal.removeEventListener('abort', cancelWrite);
   }
 }

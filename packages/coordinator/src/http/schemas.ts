@@ -34,8 +34,15 @@ export const ShardView = z.object({
   spec: z.record(z.string(), z.unknown()),
   acceptedAttempt: z.string().nullable(),
   attempts: z.array(ShardAttempt.extend({ durationMs: z.number().nullable() })),
-  rows: z.number().int().nullable(),
-  bytes: z.number().int().nullable(),
+  /**
+   * Progress of the shard's current attempt (the accepted one, else the latest running one; null
+   * without either): rows read and data-file bytes written, so far while it runs (reported a few
+   * times a second), the totals once accepted.
+   */
+  rows: z.number().int().nullable().describe('Rows read by the current attempt: so far while it runs, the total once accepted; null without a running or accepted attempt.'),
+  bytes: z.number().int().nullable().describe('Data-file bytes written by the current attempt (so far while it runs; the total once accepted).'),
+  startedAt: z.string().nullable().describe('When the current attempt started.'),
+  updatedAt: z.string().nullable().describe('When the current attempt last reported progress (or ended).'),
   durationMs: z.number().nullable(),
   error: ShardAttempt.shape.error,
 });
@@ -77,6 +84,8 @@ export const SyncResponse = z.object({
   /** The plan without its shard list: the shards are paged (`shards`, then GET /v1/syncs/{id}/shards). */
   plan: SyncPlanSchema.omit({ shards: true }),
   shardCounts: ShardCounts,
+  rowsRead: z.number().int().describe('Rows read by the running and finished shards (each shard\u2019s accepted attempt, else its latest running one), so far.'),
+  bytesWritten: z.number().int().describe('Data-file bytes written by the same attempts, so far.'),
   snapshotId: z.number().int().nullable(),
   /**
    * Primary keys present in more than one shard (each kept the row of the later shard in plan

@@ -17,7 +17,7 @@ import {
   SyncResponse,
   SyncSummary,
 } from './schemas.ts';
-import { decodeCursor, FIRST_SHARD_PAGE, shardPage, syncView } from './sync-view.ts';
+import { decodeCursor, FIRST_SHARD_PAGE, progressTotals, shardPage, syncView } from './sync-view.ts';
 import { z } from 'zod';
 
 export interface SyncRouteDeps {
@@ -56,7 +56,10 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
       const record = await syncs.get(request.params.id);
       const ids = record.plan.shards.slice(0, FIRST_SHARD_PAGE).map((s) => s.id);
       const [attempts, accepted, counts] = await Promise.all([store.attemptsOf(record.id, ids), store.acceptedOf(record.id, ids), store.shardCounts(record.id)]);
-      return syncView(record, attempts, accepted, counts);
+      // Once the commit began the record itself has the totals; before, every shard's attempts do.
+      const frozen = record.state.phase === 'COMMITTING' || record.state.phase === 'COMMITTED';
+      const [allAttempts, allAccepted] = frozen ? [[], {}] : await Promise.all([store.attempts(record.id), store.acceptedAttempts(record.id)]);
+      return syncView(record, attempts, accepted, counts, FIRST_SHARD_PAGE, progressTotals(record, allAttempts, allAccepted));
     },
   );
 

@@ -3,6 +3,11 @@
  * page of shards, each with its attempts as the workers reported them (with durations) and its
  * accepted attempt; and how long each phase took. Further pages: GET /v1/syncs/:id/shards, in plan
  * order, behind an opaque cursor. A page costs the same whatever the shard count.
+ *
+ * Progress: each shard shows the rows and bytes of its current attempt (the accepted one, else the
+ * latest running one), so far while it runs; the sync shows their sums over all its shards
+ * (`rowsRead`, `bytesWritten`: from the frozen accepted attempts once the commit began, else from
+ * every attempt's last report, a read proportional to the attempts).
  */
 import { errorFrom, type ShardAttempt } from '@tributary/protocol';
 import { redactSource } from '@tributary/sources';
@@ -27,6 +32,7 @@ export function syncView(
   acceptedIds: Readonly<Record<string, string>>,
   counts?: { readonly accepted: number; readonly attempted: number },
   pageSize = FIRST_SHARD_PAGE,
+  totals: ProgressTotals = progressTotals(record, attempts, acceptedIds),
 ): SyncResponse {
   const state = record.state;
   const page = shardPage(record, attempts, acceptedIds, 0, pageSize);
@@ -42,6 +48,8 @@ export function syncView(
       accepted: frozenCount(record) ?? counts?.accepted ?? Object.keys(acceptedIds).length,
       attempted: counts?.attempted ?? new Set(attempts.map((a) => a.shardId)).size,
     },
+    rowsRead: totals.rows,
+    bytesWritten: totals.bytes,
     snapshotId: state.phase === 'COMMITTED' ? state.snapshotId : null,
     collidingKeys: (state.phase === 'COMMITTING' || state.phase === 'COMMITTED' ? state.collidingKeys : undefined) ?? null,
     timings: record.timings,
@@ -49,6 +57,49 @@ export function syncView(
     shards: page.shards,
     nextShardsCursor: page.nextCursor,
   };
+}
+
+export interface ProgressTotals {
+  readonly rows: number;
+  readonly bytes: number;
+}
+
+/**
+ * Rows read and bytes written by the sync's running and finished shards: each shard counts its
+ * accepted attempt, else its latest running attempt (a failed or abandoned attempt counts nothing).
+ * Once the commit began the frozen accepted attempts are the whole answer; before, `attempts` and
+ * `acceptedIds` must cover every shard.
+ */
+export function progressTotals(record: SyncRecord, attempts: readonly ShardAttempt[], acceptedIds: Readonly<Record<string, string>>): ProgressTotals {
+  const state = record.state;
+  if (state.phase === 'COMMITTING' || state.phase === 'COMMITTED') {
+    let rows = 0;
+    let bytes = 0;
+    for (const a of Object.values(state.accepted)) {
+      rows += a.rows;
+      bytes += a.bytes;
+    }
+    return { rows, bytes };
+  }
+  const current = new Map<string, ShardAttempt>();
+  for (const a of attempts) {
+    const counts = acceptedIds[a.shardId] === undefined ? a.status === 'running' : a.attemptId === acceptedIds[a.shardId];
+    const previous = current.get(a.shardId);
+    if (counts && (previous === undefined || Number(a.attemptId) > Number(previous.attemptId))) current.set(a.shardId, a);
+  }
+  let rows = 0;
+  let bytes = 0;
+  for (const a of current.values()) {
+    rows += a.rows ?? 0;
+    bytes += a.bytes ?? 0;
+  }
+  return { rows, bytes };
+}
+
+/** The attempt a shard's progress shows: the accepted one, else the latest still running. */
+function currentAttempt(list: readonly ShardAttempt[], acceptedAttempt: string | null): ShardAttempt | undefined {
+  if (acceptedAttempt !== null) return list.find((a) => a.attemptId === acceptedAttempt);
+  return list.filter((a) => a.status === 'running').reduce<ShardAttempt | undefined>((latest, a) => (latest === undefined || Number(a.attemptId) > Number(latest.attemptId) ? a : latest), undefined);
 }
 
 function stateView(state: SyncRecord['state']): SyncResponse['state'] {
@@ -83,14 +134,17 @@ export function shardPage(
     const list = byShard.get(shard.id) ?? [];
     const acceptedAttempt = frozen?.[shard.id]?.attemptId ?? acceptedIds[shard.id] ?? null;
     const winner = list.find((a) => a.attemptId === acceptedAttempt);
+    const current = currentAttempt(list, acceptedAttempt);
     const lastError = [...list].reverse().find((a) => a.error !== undefined)?.error;
     return {
       id: shard.id,
       spec: { ...shard.spec },
       acceptedAttempt,
       attempts: list.map((a) => ({ ...a, durationMs: ms(a.startedAt, a.finishedAt) })),
-      rows: winner?.rows ?? null,
-      bytes: winner?.bytes ?? null,
+      rows: current?.rows ?? null,
+      bytes: current?.bytes ?? null,
+      startedAt: current?.startedAt ?? null,
+      updatedAt: current === undefined ? null : (current.updatedAt ?? current.finishedAt ?? current.startedAt),
       durationMs: winner === undefined ? null : ms(winner.startedAt, winner.finishedAt),
       error: winner === undefined ? lastError : undefined,
     };

@@ -55,3 +55,28 @@ test('a committed sync shows the attempts frozen at commit and the snapshot id',
   assert.equal(syncView({ ...committed, state: { ...committed.state, collidingKeys: 2 } } as SyncRecord, [], {}).collidingKeys, 2);
   assert.deepEqual(view.shards.map((s) => s.acceptedAttempt), ['7', '7']);
 });
+
+test('progress: a running shard shows its rows and bytes so far; the sync sums running and accepted attempts only', () => {
+  const at = (s: number) => `2026-01-01T00:00:0${s}.000Z`;
+  const view = syncView(
+    record,
+    [
+      { shardId: 's0', attemptId: '1', status: 'succeeded', accepted: true, rows: 10, bytes: 99, startedAt: at(1), finishedAt: at(2) },
+      { shardId: 's1', attemptId: '1', status: 'failed', rows: 500, bytes: 5000, startedAt: at(1), finishedAt: at(2), error },
+      { shardId: 's1', attemptId: '2', status: 'running', rows: 7, bytes: 0, startedAt: at(3), updatedAt: at(4) },
+    ],
+    { s0: '1' },
+  );
+  assert.deepEqual({ rows: view.rowsRead, bytes: view.bytesWritten }, { rows: 17, bytes: 99 }, 'the failed attempt counts nothing');
+  const s1 = view.shards[1];
+  assert.deepEqual({ rows: s1?.rows, bytes: s1?.bytes, startedAt: s1?.startedAt, updatedAt: s1?.updatedAt, accepted: s1?.acceptedAttempt }, { rows: 7, bytes: 0, startedAt: at(3), updatedAt: at(4), accepted: null });
+  const s0 = view.shards[0];
+  assert.deepEqual({ startedAt: s0?.startedAt, updatedAt: s0?.updatedAt }, { startedAt: at(1), updatedAt: at(2) }, 'a finished attempt without updatedAt shows its end');
+});
+
+test('progress of a committed sync: the frozen accepted attempts', () => {
+  const attempt = { attemptId: '7', blobKey: 'k', checksum: 1, rows: 5, bytes: 6 };
+  const committed: SyncRecord = { ...record, state: { phase: 'COMMITTED', accepted: { s0: attempt, s1: attempt }, snapshotId: 4 } };
+  const view = syncView(committed, [], {});
+  assert.deepEqual({ rows: view.rowsRead, bytes: view.bytesWritten }, { rows: 10, bytes: 12 });
+});
