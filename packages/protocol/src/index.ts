@@ -79,3 +79,4 @@ export {
 export { Identifier, StringMap, SyncMode, parsePayload } from './schemas/common.ts';
 export { ColumnSpec, CreateTableRequest, ProblemDetails, SyncOptions, startSyncRequest } from './schemas/rest.ts';
 export { ScheduleId, ScheduleRun, putScheduleRequest } from './schemas/schedules.ts';
+export { READINESS_TIMEOUT_MS, checkReadiness, type Readiness, type ReadinessProbe } from './readiness.ts';

@@ -9,6 +9,10 @@ export const workerErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'The sync left PREPARING (aborted or committing) while this shard ran; the attempt stopped.',
   },
+  WORKER_SHUTTING_DOWN: {
+    retryable: true,
+    summary: 'The worker was stopped (SIGTERM) and its shutdown grace ran out while this attempt ran: the attempt stopped, deleted its data files and put its job back in the queue for another worker.',
+  },
   SHARD_JOB_INVALID: { retryable: false, summary: 'The write-shard job data does not match its schema.' },
   SHARD_NOT_PLANNED: {
     retryable: false,

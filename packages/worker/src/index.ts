@@ -1,5 +1,7 @@
 export { workerErrors, type WorkerErrorCode } from './errors.ts';
-export { startShardWorker, type ShardWorker, type WorkerConfig } from './runtime.ts';
+export { startShardWorker, type CloseOptions, type ShardWorker, type WorkerConfig } from './runtime.ts';
 export { writeShardProcessor, type WriteShardDeps } from './write-shard.ts';
 export { tablePort } from './table-adapter.ts';
 export type { ShardWrite, ShardWriteOptions, TablePort } from './table-port.ts';
+export { serveWorkerHttp, type WorkerHttp } from './http.ts';
+export { WorkerMetrics } from './metrics.ts';

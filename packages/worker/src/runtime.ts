@@ -1,11 +1,14 @@
 /**
- * A running shard worker: a BullMQ Worker on the `write-shard` queue with the write-shard processor.
+ * A running shard worker: a BullMQ Worker on the `write-shard` queue with the write-shard processor,
+ * its metrics and readiness (served by http.ts when configured), and a graceful close.
  */
-import { Worker } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import { SYNC_QUEUES, checkClusterSecret } from '@tributary/protocol';
+import { pino, type Logger } from 'pino';
+import { SYNC_QUEUES, checkClusterSecret, checkReadiness, type Readiness, type SyncShardResult } from '@tributary/protocol';
 import { noSourceAccess, type SourceAccess } from '@tributary/sources';
 import type { S3ConnectionOptions } from '@tributary/table';
+import { WorkerMetrics } from './metrics.ts';
 import { tablePort } from './table-adapter.ts';
 import type { TablePort } from './table-port.ts';
 import { writeShardProcessor } from './write-shard.ts';
@@ -29,41 +32,100 @@ export interface WorkerConfig {
   readonly stalledIntervalMs?: number;
   /** How often a running attempt re-reads its sync's phase, to stop soon after an abort (default 500 ms). */
   readonly phaseCheckMs?: number;
-  readonly log?: (message: string) => void;
+  /** How often a running attempt reports its rows and bytes so far (default 250 ms). */
+  readonly progressMs?: number;
+  /** JSON log lines (pino); default: none. Each shard attempt's lines carry syncId, shardId, attempt. */
+  readonly logger?: Logger;
   /** The table library; default @tributary/table (tests wrap it to inject storage faults). */
   readonly tables?: TablePort;
+  /** Where /readyz checks storage: a warehouse URI whose store must answer (default: storage is not checked). */
+  readonly storageProbe?: string;
+}
+
+export interface CloseOptions {
+  /**
+   * How long running shards may take to finish once the worker stops taking jobs; after it they are
+   * released (stopped, their files deleted, their jobs put back in the queue for another worker).
+   * Default: wait for them however long they take.
+   */
+  readonly graceMs?: number;
 }
 
 export interface ShardWorker {
   readonly worker: Worker;
-  close(): Promise<void>;
+  readonly metrics: WorkerMetrics;
+  /** Whether Redis and (with `storageProbe`) storage answer now. */
+  readiness(): Promise<Readiness>;
+  /** Stops taking jobs, lets the running ones finish (or releases them after `graceMs`), then disconnects. */
+  close(options?: CloseOptions): Promise<void>;
 }
 
 export function startShardWorker(config: WorkerConfig): ShardWorker {
   const clusterSecret = checkClusterSecret(config.clusterSecret);
+  const logger = config.logger ?? pino({ level: 'silent' });
   const redis = new Redis({ ...config.redis, maxRetriesPerRequest: null });
   // ioredis reconnects by itself; log instead of an unhandled 'error' event while Redis is away.
-  redis.on('error', (error: Error) => config.log?.(`redis: ${error.message}`));
+  redis.on('error', (error: Error) => logger.warn({ err: { message: error.message } }, 'redis connection error'));
+  const tables = config.tables ?? tablePort(config.s3);
+  const concurrency = config.concurrency ?? 1;
+  const metrics = new WorkerMetrics(concurrency);
   const processor = writeShardProcessor({
     redis,
     prefix: config.prefix,
     clusterSecret,
-    tables: config.tables ?? tablePort(config.s3),
+    tables,
     sources: config.sources ?? noSourceAccess(),
     phaseCheckMs: config.phaseCheckMs,
+    progressMs: config.progressMs,
+    logger,
   });
-  const worker = new Worker(SYNC_QUEUES.writeShard, processor, {
+  // Three parameters, so BullMQ hands the processor its cancellation signal (a shutdown's release).
+  const measured = async (job: Job, token?: string, signal?: AbortSignal): Promise<SyncShardResult> => {
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    metrics.started();
+    try {
+      const result = await processor(job, token, signal);
+      metrics.ended('succeeded', seconds(), result);
+      return result;
+    } catch (error) {
+      metrics.ended(signal?.aborted === true ? 'released' : 'failed', seconds());
+      throw error;
+    }
+  };
+  const worker = new Worker(SYNC_QUEUES.writeShard, measured, {
     connection: { ...config.redis, maxRetriesPerRequest: null },
     prefix: config.prefix,
-    concurrency: config.concurrency ?? 1,
+    concurrency,
     lockDuration: config.lockDurationMs ?? 30_000,
     stalledInterval: config.stalledIntervalMs ?? 30_000,
   });
-  worker.on('failed', (job, error) => config.log?.(`shard job ${job?.id ?? '?'} failed (attempt ${job?.attemptsMade ?? '?'}): ${error.message}`));
+  worker.on('failed', (job, error) => logger.warn({ jobId: job?.id, jobAttempt: job?.attemptsMade, error: error.message }, 'shard job failed'));
+  worker.on('error', (error) => logger.warn({ error: error.message }, 'worker error'));
+  const probes = {
+    redis: async () => {
+      if (redis.status !== 'ready') throw new Error(`not connected (${redis.status})`);
+      await redis.ping();
+    },
+    ...(config.storageProbe === undefined ? {} : { storage: async () => void (await tables.warehouseStore(config.storageProbe as string).stat('.tributary/readyz')) }),
+  };
   return {
     worker,
-    async close() {
-      await worker.close();
+    metrics,
+    readiness: () => checkReadiness(probes),
+    async close(options: CloseOptions = {}) {
+      const release =
+        options.graceMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              logger.warn({ graceMs: options.graceMs }, 'shutdown grace over: releasing the running shards');
+              worker.cancelAllJobs('shutdown');
+            }, options.graceMs);
+      try {
+        await worker.close();
+      } finally {
+        clearTimeout(release);
+      }
       await redis.quit();
     },
   };

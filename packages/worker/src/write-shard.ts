@@ -24,7 +24,7 @@
  * wrote since would otherwise stay.
  */
 import type { Job } from 'bullmq';
-import { UnrecoverableError } from 'bullmq';
+import { UnrecoverableError, WaitingError } from 'bullmq';
 import {
   PAIMON_COMMIT_MESSAGE_VERSION,
   SyncShardJob,
@@ -72,8 +72,13 @@ export interface WriteShardDeps {
 const PHASE_CHECK_MS = 500;
 const PROGRESS_MS = 250;
 
-export function writeShardProcessor(deps: WriteShardDeps): (job: Job) => Promise<SyncShardResult> {
-  return async (job) => {
+/**
+ * `signal`: BullMQ's cancellation of the job (a worker shutting down whose grace ran out). The
+ * attempt then stops as on an abort, fails as WORKER_SHUTTING_DOWN, and its job goes back to the
+ * queue (`token`) without counting as a failed try.
+ */
+export function writeShardProcessor(deps: WriteShardDeps): (job: Job, token?: string, signal?: AbortSignal) => Promise<SyncShardResult> {
+  return async (job, token, signal) => {
     const parsed = SyncShardJob.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`SHARD_JOB_INVALID: ${parsed.error.message}`);
     let data: PlannedShardTask;
@@ -94,7 +99,7 @@ export function writeShardProcessor(deps: WriteShardDeps): (job: Job) => Promise
     await ledger.report(report);
     log?.info('shard attempt started');
     try {
-      const result = await runAttempt(deps, ledger, data, attempt, job, report);
+      const result = await runAttempt(deps, ledger, data, attempt, job, report, signal);
       const finishedAt = new Date().toISOString();
       await ledger.report({ ...report, ...resultFields(result), status: 'succeeded', finishedAt, updatedAt: finishedAt });
       log?.info({ durationMs: Date.now() - started, rows: result.rows, bytes: result.bytes, accepted: result.accepted }, 'shard attempt succeeded');
@@ -105,6 +110,10 @@ export function writeShardProcessor(deps: WriteShardDeps): (job: Job) => Promise
       await ledger.report({ ...report, status: 'failed', finishedAt, updatedAt: finishedAt, error: reason });
       // The typed code and message only: a message names columns and positions, never a cell value.
       log?.warn({ durationMs: Date.now() - started, code: reason.code, retryable: reason.retryable, error: reason.message }, 'shard attempt failed');
+      if (reason.code === 'WORKER_SHUTTING_DOWN' && token !== undefined) {
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
       if (isTributaryError(error) && !error.retryable) throw new UnrecoverableError(`${error.code}: ${error.message}`);
       throw error;
     }
@@ -122,9 +131,10 @@ async function runAttempt(
   attempt: number,
   job: Job,
   report: ShardAttempt,
+  cancelled: AbortSignal | undefined,
 ): Promise<SyncShardResult> {
   await assertAccepting(ledger, data);
-  const watch = watchPhase(ledger, data, deps.phaseCheckMs ?? PHASE_CHECK_MS);
+  const watch = watchPhase(ledger, data, deps.phaseCheckMs ?? PHASE_CHECK_MS, cancelled);
   let write: ShardWrite | undefined;
   try {
     write = await raceAbort(
@@ -206,10 +216,15 @@ async function readShard(
 /**
  * Re-reads the sync's phase every `intervalMs` on a timer of its own, so an attempt blocked in a
  * source query or an upload still learns of an abort; the signal aborts with SYNC_NOT_ACCEPTING.
- * A failed read (Redis away) is tried again at the next tick.
+ * A failed read (Redis away) is tried again at the next tick. `cancelled` (the worker shutting
+ * down) aborts it with WORKER_SHUTTING_DOWN.
  */
-function watchPhase(ledger: AttemptLedger, data: PlannedShardTask, intervalMs: number): { signal: AbortSignal; stop: () => void } {
+function watchPhase(ledger: AttemptLedger, data: PlannedShardTask, intervalMs: number, cancelled?: AbortSignal): { signal: AbortSignal; stop: () => void } {
   const controller = new AbortController();
+  const shutDown = () =>
+    controller.abort(errorFrom(workerErrors, 'WORKER_SHUTTING_DOWN', `the worker stopped; shard ${data.shardId} goes back to the queue`, { syncId: data.syncId, shard: data.shardId }));
+  if (cancelled?.aborted === true) shutDown();
+  cancelled?.addEventListener('abort', shutDown, { once: true });
   let checking = false;
   const timer = setInterval(() => {
     if (checking || controller.signal.aborted) return;
@@ -220,7 +235,13 @@ function watchPhase(ledger: AttemptLedger, data: PlannedShardTask, intervalMs: n
       })
       .finally(() => (checking = false));
   }, intervalMs);
-  return { signal: controller.signal, stop: () => clearInterval(timer) };
+  return {
+    signal: controller.signal,
+    stop: () => {
+      clearInterval(timer);
+      cancelled?.removeEventListener('abort', shutDown);
+    },
+  };
 }
 
 /**
