@@ -1,10 +1,13 @@
 /**
  * The coordinator's HTTP app as a Fastify plugin: zod-validated routes, OpenAPI at /docs, the
- * BullMQ dashboard at /admin/queues, the syncs page at /ui, and one problem+json error handler; every route behind a
- * bearer token and a role (http/auth.ts) and a request rate limit per token. It listens nowhere;
+ * BullMQ dashboard at /admin/queues, the syncs page at /ui, and one problem+json error handler; every
+ * route behind a bearer token and a role (http/auth.ts) and a request rate limit per token; /healthz,
+ * /readyz and /metrics (http/ops-routes.ts); one JSON log line per request. It listens nowhere;
  * server.ts does (so tests inject requests without a port).
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { Readiness } from '@tributary/protocol';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import { createBullBoard } from '@bull-board/api';
@@ -26,6 +29,7 @@ import { registerUi } from './http/ui-routes.ts';
 import type { ScheduleService } from './schedule/service.ts';
 import { DASHBOARD_PREFIX, registerAuth, registerLogin, type AuthOptions } from './http/auth.ts';
 import { DEFAULT_RATE_LIMIT, registerRateLimit, type RateLimitOptions } from './http/rate-limit.ts';
+import { registerOpsRoutes, registerRequestLog } from './http/ops-routes.ts';
 
 export interface AppDeps {
   readonly syncs: SyncService;
@@ -39,12 +43,22 @@ export interface AppDeps {
   /** Tokens and public routes; without, the app is open (server.ts allows that on loopback only). */
   readonly auth?: AuthOptions;
   readonly rateLimit?: RateLimitOptions;
+  /** /readyz: whether Redis and storage answer (and the coordinator is not shutting down); default: always ready. */
+  readonly readiness?: () => Promise<Readiness>;
+  /** /metrics serves this registry; without, no /metrics route. */
+  readonly metrics?: Registry;
 }
 
-export async function buildApp(deps: AppDeps, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
+export async function buildApp(deps: AppDeps, options: { logger?: FastifyBaseLogger } = {}): Promise<FastifyInstance> {
   // A path parameter longer than Fastify's default 100 characters would get a bare 414; with room for
-  // it, the route's schema refuses it with a documented 400 problem.
-  const app = Fastify({ logger: options.logger ?? false, routerOptions: { maxParamLength: 2048 } }).withTypeProvider<ZodTypeProvider>();
+  // it, the route's schema refuses it with a documented 400 problem. Fastify's own request lines
+  // are off: registerRequestLog writes one line per request without query string or headers.
+  const app = Fastify({
+    ...(options.logger === undefined ? {} : { loggerInstance: options.logger }),
+    disableRequestLogging: true,
+    routerOptions: { maxParamLength: 2048 },
+  }).withTypeProvider<ZodTypeProvider>();
+  registerRequestLog(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerProblemHandler(app);
@@ -76,8 +90,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: boolean } = {}
   createBullBoard({ queues: deps.queues.map((q) => new BullMQAdapter(q)), serverAdapter: board });
   await app.register(board.registerPlugin(), { prefix: DASHBOARD_PREFIX });
   registerUi(app);
-  app.get('/healthz', { schema: { hide: true } }, () => ({ ok: true }));
-  return app;
+  registerOpsRoutes(app, { readiness: deps.readiness, metrics: deps.metrics });
+  return app as unknown as FastifyInstance;
 }
 
 /**

@@ -86,6 +86,10 @@ export const coordinatorErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'The source asks for test hooks (generator `faults`), which are refused unless the coordinator runs with TRIBUTARY_TEST_MODE=1.',
   },
+  COORDINATOR_SHUTTING_DOWN: {
+    retryable: true,
+    summary: 'The coordinator is shutting down (SIGTERM): it finishes the commits in flight and starts no new sync; retry against another coordinator or after it restarted.',
+  },
   SCHEDULE_NOT_FOUND: { retryable: false, summary: 'No schedule with this id exists.' },
   SCHEDULE_CRON_INVALID: {
     retryable: false,

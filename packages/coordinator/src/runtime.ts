@@ -1,21 +1,29 @@
 /**
  * Assembles a running coordinator: the sync store, the flows, the committer as the `commit`
- * queue's processor, the HTTP app; then resumes every non-terminal sync. server.ts and the tests
- * start it; nothing here reads the environment (server.ts does).
+ * queue's processor, the HTTP app, its metrics and readiness; then resumes every non-terminal
+ * sync. server.ts and the tests start it; nothing here reads the environment (server.ts does).
+ *
+ * `close` is the graceful shutdown: new syncs are refused (503 COORDINATOR_SHUTTING_DOWN) and
+ * /readyz says so, schedules stop firing, the commits in flight finish, then the HTTP app and the
+ * connections close. Syncs still preparing are left to the queue: their commit job runs on another
+ * coordinator, or on this one when it restarts (and `resume` picks up every non-terminal sync).
  */
 import { QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
+import { pino, type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { SYNC_QUEUES, SyncCommitJob, SyncShardResult, checkClusterSecret, parsePayload } from '@tributary/protocol';
+import { SYNC_QUEUES, SyncCommitJob, SyncShardResult, checkClusterSecret, checkReadiness, parsePayload, type Readiness } from '@tributary/protocol';
 import { noSourceAccess, type SourceAccess } from '@tributary/sources';
 import type { S3ConnectionOptions } from '@tributary/table';
 import { buildApp } from './app.ts';
+import { CoordinatorMetrics } from './metrics.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './http/rate-limit.ts';
 import type { AuthOptions } from './http/auth.ts';
 import { SyncCommitter, type FaultPoint } from './sync/committer.ts';
 import { ABORT_GRACE_JOB, PREPARE_TIMEOUT_JOB, SyncFlows } from './sync/flow.ts';
 import { SyncService, type SyncLimits } from './sync/service.ts';
 import { SyncStore } from './sync/store.ts';
+import type { SyncRecord } from './sync/state.ts';
 import { coordinatorTables } from './table-adapter.ts';
 import { startSchedules } from './schedule/runtime.ts';
 import type { ScheduleService } from './schedule/service.ts';
@@ -44,7 +52,8 @@ export interface CoordinatorConfig {
    * a second; this bounds an abort whose shard is held by a dead or frozen worker.
    */
   readonly abortGraceMs?: number;
-  readonly log?: (message: string) => void;
+  /** JSON log lines (pino) of the coordinator and of its HTTP requests; default: none. */
+  readonly logger?: Logger;
   /** Crash-test hook, see CommitterDeps.faultPoint. */
   readonly faultPoint?: (point: FaultPoint) => void;
   /** Tokens and public routes; without tokens the HTTP app is open (server.ts allows that on loopback only). */
@@ -63,6 +72,10 @@ export interface Coordinator {
   readonly store: SyncStore;
   readonly tables: CoordinatorTables;
   readonly schedules: ScheduleService;
+  readonly metrics: CoordinatorMetrics;
+  /** Whether Redis and the warehouse's storage answer, and the coordinator still takes syncs. */
+  readiness(): Promise<Readiness>;
+  /** Graceful: refuses new syncs, lets the commits in flight finish, then disconnects. */
   close(): Promise<void>;
 }
 
@@ -71,10 +84,15 @@ const DEFAULT_ABORT_GRACE_MS = 10_000;
 export async function startCoordinator(config: CoordinatorConfig): Promise<Coordinator> {
   const clusterSecret = checkClusterSecret(config.clusterSecret);
   const connection: ConnectionOptions = { ...config.redis, maxRetriesPerRequest: null };
+  const logger = config.logger ?? pino({ level: 'silent' });
   const redis = new Redis({ ...config.redis, maxRetriesPerRequest: null });
   // ioredis reconnects by itself; log instead of an unhandled 'error' event while Redis is away.
-  redis.on('error', (error: Error) => config.log?.(`redis: ${error.message}`));
-  const store = new SyncStore(redis, config.prefix);
+  redis.on('error', (error: Error) => logger.warn({ error: error.message }, 'redis connection error'));
+  const metrics = new CoordinatorMetrics();
+  const store = new SyncStore(redis, config.prefix, (record, previous) => {
+    metrics.transition(record, previous);
+    logTransition(logger, record, previous);
+  });
   const tables = coordinatorTables(config.s3);
   const flows = new SyncFlows({
     connection,
@@ -83,7 +101,15 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     shardBackoffMs: 1000,
     commitAttempts: 25,
   });
-  const committer = new SyncCommitter({ store, tables, warehouse: config.warehouse, clusterSecret, log: config.log, faultPoint: config.faultPoint });
+  const committer = new SyncCommitter({
+    store,
+    tables,
+    warehouse: config.warehouse,
+    clusterSecret,
+    logger,
+    faultPoint: config.faultPoint,
+    published: (attempts, conflicts) => metrics.published(attempts, conflicts),
+  });
   const syncs = new SyncService({
     store,
     flows,
@@ -92,7 +118,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     warehouse: config.warehouse,
     sources: config.sources ?? noSourceAccess(),
     abortGraceMs: config.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS,
-    log: config.log,
+    logger,
     ...(config.limits === undefined ? {} : { limits: config.limits }),
     testMode: config.testMode === true,
   });
@@ -112,7 +138,11 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
       stalledInterval: config.stalledIntervalMs ?? 30_000,
     },
   );
-  commitWorker.on('failed', (job, error) => config.log?.(`commit job ${job?.id ?? '?'} failed: ${error.message}`));
+  commitWorker.on('failed', (job, error) => {
+    const retried = job !== undefined && job.attemptsMade < (job.opts.attempts ?? 1);
+    if (retried) metrics.commitJobRetried();
+    logger.warn({ jobId: job?.id, syncId: job === undefined ? undefined : SyncCommitJob.safeParse(job.data).data?.syncId, jobAttempt: job?.attemptsMade, retried, error: error.message }, 'commit job failed');
+  });
   // Verify each accepted blob as its shard finishes, so the commit does not start with N reads.
   const shardEvents = new QueueEvents(SYNC_QUEUES.writeShard, { connection, prefix: config.prefix });
   shardEvents.on('completed', ({ returnvalue }) => {
@@ -122,35 +152,76 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     }
   });
   await syncs.resume();
-  const schedules = await startSchedules({ connection, redis, prefix: config.prefix, syncs, syncStore: store, tables, warehouse: config.warehouse, log: config.log });
-  const app = await buildApp({
+  const schedules = await startSchedules({ connection, redis, prefix: config.prefix, syncs, syncStore: store, tables, warehouse: config.warehouse, logger });
+  const queues = [flows.commitQueue, flows.shardQueue, schedules.queue];
+  metrics.watch({ store, queues, shardQueue: flows.shardQueue });
+  const probes = {
+    redis: async () => {
+      if (redis.status !== 'ready') throw new Error(`not connected (${redis.status})`);
+      await redis.ping();
+    },
+    storage: async () => void (await tables.warehouseStore(config.warehouse).stat('.tributary/readyz')),
+    accepting: () => (syncs.accepting ? Promise.resolve() : Promise.reject(new Error('shutting down: no new syncs'))),
+  };
+  const readiness = () => checkReadiness(probes);
+  const app = await buildApp(
+    {
     syncs,
     store,
     tables,
     warehouse: config.warehouse,
-    queues: [flows.commitQueue, flows.shardQueue, schedules.queue],
+    queues,
     schedules: schedules.service,
     ...(config.auth === undefined ? {} : { auth: config.auth }),
     rateLimit: { ...DEFAULT_RATE_LIMIT, ...config.rateLimit, redis, keyPrefix: config.prefix },
-  });
+    readiness,
+    metrics: metrics.registry,
+    },
+    { logger },
+  );
   return {
     app,
     syncs,
     store,
     tables,
     schedules: schedules.service,
+    metrics,
+    readiness,
     async close() {
-      await app.close();
+      // No new sync (POST answers 503, /readyz too), no schedule fires; the HTTP app still answers
+      // reads while the commits in flight finish.
+      syncs.stopAccepting();
+      logger.info('shutting down: no new syncs; finishing the commits in flight');
       await schedules.close();
       // No new prefetches, then the running commit and the running prefetches finish, and only then
       // the connections close: a prefetch still queued at 10,000 shards once hit a closed connection.
       await shardEvents.close();
       await commitWorker.close();
       await committer.close();
+      await app.close();
       await flows.close();
       await redis.quit();
+      logger.info('shut down');
     },
   };
+}
+
+/** One line per sync transition this coordinator wrote: the sync id, its phase and the time it spent in the previous one. */
+function logTransition(logger: Logger, record: SyncRecord, previous: SyncRecord | undefined): void {
+  const phase = record.state.phase;
+  if (previous === undefined) {
+    logger.info({ syncId: record.id, phase, table: record.plan.table, shards: record.plan.shards.length }, 'sync created');
+    return;
+  }
+  const from = previous.state.phase;
+  if (from === phase) return;
+  const enteredAt = previous.timings[from];
+  const at = record.timings[phase];
+  const durationMs = enteredAt === undefined || at === undefined ? undefined : Date.parse(at) - Date.parse(enteredAt);
+  const fields = { syncId: record.id, phase, from, durationMs };
+  if (phase === 'COMMITTED') logger.info({ ...fields, snapshotId: record.state.snapshotId }, 'sync committed');
+  else if (phase === 'ABORTING' || phase === 'ABORTED') logger.warn({ ...fields, reason: 'reason' in record.state ? record.state.reason.code : undefined }, `sync ${phase.toLowerCase()}`);
+  else logger.info(fields, 'sync phase');
 }
 
 function safeJson(text: string): unknown {

@@ -24,6 +24,7 @@ import type {
   CoordinatorTables,
   DataFileSummary,
   PublishRequest,
+  PublishResult,
   RowPreview,
   SnapshotSummary,
   TableDefinition,
@@ -111,7 +112,7 @@ export function coordinatorTables(s3: S3ConnectionOptions = {}): CoordinatorTabl
       }
       return { snapshotId: id, columns: fields.map((f) => ({ name: f.name, type: formatDataType(f.type) })), rows };
     },
-    async publish(warehouse: string, ref: TableRef, request: PublishRequest): Promise<number> {
+    async publish(warehouse: string, ref: TableRef, request: PublishRequest): Promise<PublishResult> {
       const table = await require(warehouse, ref);
       const result = await table.newCommit(request.identity.commitUser).commit(request.messages.map(fromProtocolCommitMessage), {
         identifier: request.identity.commitIdentifier,
@@ -120,7 +121,7 @@ export function coordinatorTables(s3: S3ConnectionOptions = {}): CoordinatorTabl
         ...(request.baseSnapshotId === null ? {} : { baseSnapshotId: request.baseSnapshotId }),
         properties: request.properties,
       });
-      return result.snapshotId;
+      return { snapshotId: result.snapshotId, attempts: result.attempts, conflicts: result.conflicts };
     },
     async countCollidingKeys(warehouse: string, ref: TableRef, shards: readonly (readonly CommitMessage[])[]): Promise<number | null> {
       const table = await require(warehouse, ref);

@@ -82,6 +82,14 @@ export interface PublishRequest {
   readonly properties: Readonly<Record<string, string>>;
 }
 
+export interface PublishResult {
+  readonly snapshotId: number;
+  /** Snapshot writes tried (1: the first one landed). */
+  readonly attempts: number;
+  /** Tries that lost the next snapshot id to another committer. */
+  readonly conflicts: number;
+}
+
 export interface CoordinatorTables {
   createTable(warehouse: string, ref: TableRef, definition: TableDefinition): Promise<TableInfo>;
   /** Undefined when the table does not exist. */
@@ -101,8 +109,8 @@ export interface CoordinatorTables {
   listFiles(warehouse: string, ref: TableRef, snapshotId?: number): Promise<{ snapshotId: number | null; files: DataFileSummary[] }>;
   /** The first `limit` rows of a snapshot (the latest by default). @throws TABLE_NOT_FOUND, SNAPSHOT_NOT_FOUND */
   previewRows(warehouse: string, ref: TableRef, limit: number, snapshotId?: number): Promise<RowPreview>;
-  /** Publishes one snapshot; returns its id (the existing one if the identity already landed). */
-  publish(warehouse: string, ref: TableRef, request: PublishRequest): Promise<number>;
+  /** Publishes one snapshot; returns its id (the existing one if the identity already landed) and how many tries it took. */
+  publish(warehouse: string, ref: TableRef, request: PublishRequest): Promise<PublishResult>;
   /**
    * Primary keys present in more than one shard (`shards`: each shard's messages, in plan order),
    * reading only the key columns of files whose key ranges overlap another shard's; null for an

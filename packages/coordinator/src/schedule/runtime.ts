@@ -3,6 +3,7 @@
  * that queue that processes fires. Every coordinator runs one; BullMQ gives each fire job to one of
  * them at a time, and a fire delivered twice still starts one sync (./fire.ts).
  */
+import type { Logger } from 'pino';
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { parsePayload } from '@tributary/protocol';
@@ -21,7 +22,7 @@ export interface SchedulesDeps {
   readonly syncStore: SyncStore;
   readonly tables: CoordinatorTables;
   readonly warehouse: string;
-  readonly log?: (message: string) => void;
+  readonly logger?: Logger;
 }
 
 export interface Schedules {
@@ -31,7 +32,7 @@ export interface Schedules {
 }
 
 export async function startSchedules(deps: SchedulesDeps): Promise<Schedules> {
-  const { connection, prefix, log } = deps;
+  const { connection, prefix, logger } = deps;
   const queue = new Queue(SCHEDULE_QUEUE, { connection, prefix });
   const service = new ScheduleService({ ...deps, schedules: new ScheduleStore(deps.redis, prefix), queue });
   const worker = new Worker(
@@ -43,9 +44,9 @@ export async function startSchedules(deps: SchedulesDeps): Promise<Schedules> {
     },
     { connection, prefix, concurrency: 4 },
   );
-  worker.on('failed', (job, error) => log?.(`schedule fire ${job?.id ?? '?'} failed: ${error.message}`));
+  worker.on('failed', (job, error) => logger?.warn({ jobId: job?.id, error: error.message }, 'schedule fire failed'));
   const armed = await service.rearm();
-  if (armed > 0) log?.(`re-armed ${armed} schedule(s)`);
+  if (armed > 0) logger?.info({ armed }, 're-armed schedules');
   return {
     service,
     queue,

@@ -11,6 +11,7 @@
  * coordinator starts (`rearm`). BullMQ replaces a scheduler's whole template on every upsert
  * (BullMQ's upsertJobScheduler), so `fireTemplate` always builds all of it.
  */
+import type { Logger } from 'pino';
 import type { Queue } from 'bullmq';
 import { errorFrom, isTributaryError, type ScheduleRun } from '@tributary/protocol';
 import type { PutScheduleRequest, StartSyncRequest } from '../requests.ts';
@@ -29,7 +30,7 @@ export interface ScheduleServiceDeps {
   readonly tables: CoordinatorTables;
   readonly warehouse: string;
   readonly queue: Queue;
-  readonly log?: (message: string) => void;
+  readonly logger?: Logger;
 }
 
 /** The whole job template of a schedule's fires: pointer data, retries for a transient start failure. */
@@ -158,7 +159,7 @@ export class ScheduleService {
       const recorded = await schedules.runAt(id, fireMs);
       if (recorded !== undefined) return recorded;
       const run = await this.#decideAndStart(definition, fireMs);
-      this.#deps.log?.(`schedule ${id} fire ${run.firedAt}: ${run.outcome} ${run.syncId ?? run.code ?? ''}`);
+      this.#deps.logger?.info({ scheduleId: id, firedAt: run.firedAt, outcome: run.outcome, syncId: run.syncId, code: run.code }, 'schedule fired');
       return schedules.recordRun(id, fireMs, run);
     });
   }

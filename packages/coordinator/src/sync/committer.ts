@@ -18,6 +18,7 @@
  * and only then does the flow's parent run; finding the sync ABORTED with its staged files deleted,
  * it deletes the sync's staged files again. A sync whose commit started is never swept.
  */
+import type { Logger } from 'pino';
 import { errorFrom, isTributaryError, planFingerprint, shardVoteToken, toErrorData, type CommitMessage, type ErrorData, type ShardVote } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
 import type { CoordinatorTables, CommitIdentity } from '../table-port.ts';
@@ -32,12 +33,14 @@ export interface CommitterDeps {
   readonly warehouse: string;
   /** Derives each shard's vote token, which the shard's blob must carry. */
   readonly clusterSecret: Uint8Array;
-  readonly log?: (message: string) => void;
+  readonly logger?: Logger;
   /**
    * Fault injection for the coordinator-crash tests: called just before the snapshot is
    * published and just after, before the outcome is recorded. Production leaves it unset.
    */
   readonly faultPoint?: (point: FaultPoint) => void;
+  /** Told how many tries each published snapshot took (metrics). */
+  readonly published?: (attempts: number, conflicts: number) => void;
 }
 
 export type FaultPoint = 'before-publish' | 'after-publish';
@@ -99,7 +102,7 @@ export class SyncCommitter {
   async #sweepLate(record: SyncRecord): Promise<void> {
     const { tables, warehouse } = this.#deps;
     const deleted = await deleteStaged(tables.warehouseStore(warehouse), record.id, tables.tablePath(record.plan.table));
-    if (deleted > 0) this.#deps.log?.(`sync ${record.id}: deleted ${deleted} object(s) staged after its abort`);
+    if (deleted > 0) this.#deps.logger?.info({ syncId: record.id, deleted }, 'deleted objects staged after the abort');
   }
 
   /** The sync's summary beside its staged files, written even on failure. */
@@ -107,7 +110,7 @@ export class SyncCommitter {
     try {
       await writeOutcome(this.#deps.tables.warehouseStore(this.#deps.warehouse), record);
     } catch (error) {
-      this.#deps.log?.(`sync ${record.id}: outcome.json not written: ${error instanceof Error ? error.message : String(error)}`);
+      this.#deps.logger?.warn({ syncId: record.id, error: error instanceof Error ? error.message : String(error) }, 'outcome.json not written');
     }
   }
 
@@ -261,7 +264,7 @@ export class SyncCommitter {
       const messages = verified ?? (await loadAcceptedBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(ref), attempts, await this.#trustAll(record))).messages;
       loading = false;
       this.#deps.faultPoint?.('before-publish');
-      const snapshotId = await tables.publish(warehouse, ref, {
+      const published = await tables.publish(warehouse, ref, {
         messages,
         identity,
         kind: record.plan.mode === 'overwrite' ? 'OVERWRITE' : 'APPEND',
@@ -271,13 +274,14 @@ export class SyncCommitter {
         properties: { ...record.plan.options.snapshotProperties, 'tributary.sync-id': record.id, 'tributary.shards': String(record.plan.shards.length) },
       });
       this.#deps.faultPoint?.('after-publish');
-      return await store.apply(record.id, { type: 'committed', snapshotId });
+      this.#deps.published?.(published.attempts, published.conflicts);
+      return await store.apply(record.id, { type: 'committed', snapshotId: published.snapshotId });
     } catch (error) {
       // Unknown outcome until the table says otherwise: look for our identity before giving up.
       const landed = await tables.findCommitted(warehouse, ref, identity, record.plan.baseSnapshotId);
       if (landed !== undefined) return store.apply(record.id, { type: 'committed', snapshotId: landed });
       if (!isTributaryError(error) || error.retryable) throw error; // the commit job retries with backoff
-      this.#deps.log?.(`sync ${record.id}: commit abandoned: ${error.message}`);
+      this.#deps.logger?.error({ syncId: record.id, code: error.code, error: error.message }, 'commit abandoned');
       // A blob refused while loading (a bad token, a blob changed after its vote) is its own reason.
       const reason = loading ? error : errorFrom(coordinatorErrors, 'SYNC_COMMIT_ABANDONED', `commit failed for good: ${error.message}`, { cause: error.code });
       return store.apply(record.id, { type: 'abandonCommit', reason: toErrorData(reason) });

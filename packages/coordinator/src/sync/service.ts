@@ -6,6 +6,7 @@
  * then enqueue the flow and record PREPARING. A crash between any two of these steps is repaired
  * by `resume` (the flow's job ids are deterministic, so enqueueing twice adds nothing).
  */
+import type { Logger } from 'pino';
 import { tableErrors } from '@tributary/table';
 import { createHash, randomUUID } from 'node:crypto';
 import { errorFrom, planFingerprint } from '@tributary/protocol';
@@ -31,7 +32,7 @@ export interface SyncServiceDeps {
   readonly abortGraceMs: number;
   /** The connections and source roots this coordinator was configured with. */
   readonly sources: SourceAccess;
-  readonly log?: (message: string) => void;
+  readonly logger?: Logger;
   readonly limits?: SyncLimits;
   /** Test hooks (such as the generator's `faults`) are accepted only in test mode. */
   readonly testMode?: boolean;
@@ -44,8 +45,12 @@ export interface SyncLimits extends ActiveLimits {
 
 export const DEFAULT_LIMITS = { maxShards: 10_000, maxActivePerTable: 8, maxActive: 64 } as const;
 
+/** When a client refused by a shutting-down coordinator should try again (it restarts within seconds). */
+const SHUTDOWN_RETRY_AFTER_S = 5;
+
 export class SyncService {
   readonly #deps: SyncServiceDeps;
+  #accepting = true;
 
   constructor(deps: SyncServiceDeps) {
     this.#deps = deps;
@@ -75,9 +80,21 @@ export class SyncService {
     });
   }
 
+  /** From now on `start` refuses with COORDINATOR_SHUTTING_DOWN (a coordinator shutting down). */
+  stopAccepting(): void {
+    this.#accepting = false;
+  }
+
+  get accepting(): boolean {
+    return this.#accepting;
+  }
+
   /** Plans, persists and enqueues a sync; with an idempotency key, a repeated request returns the first sync. */
   async start(request: StartSyncRequest, idempotencyKey?: string): Promise<{ record: SyncRecord; created: boolean }> {
     const { store } = this.#deps;
+    if (!this.#accepting) {
+      throw errorFrom(coordinatorErrors, 'COORDINATOR_SHUTTING_DOWN', 'this coordinator is shutting down and starts no new sync', { retryAfterSeconds: SHUTDOWN_RETRY_AFTER_S });
+    }
     this.check(request);
     let syncId = `sync-${randomUUID()}`;
     if (idempotencyKey !== undefined) {
@@ -188,7 +205,7 @@ export class SyncService {
   async finishAbort(syncId: string): Promise<SyncRecord> {
     const record = await this.#deps.store.require(syncId);
     if (record.state.phase !== 'ABORTING') return record;
-    this.#deps.log?.(`sync ${syncId}: shards still running after the abort grace; cleaning up without them`);
+    this.#deps.logger?.warn({ syncId }, 'shards still running after the abort grace; cleaning up without them');
     return this.#deps.committer.drive(syncId);
   }
 
@@ -220,7 +237,7 @@ export class SyncService {
       const record = await store.get(id);
       if (record === undefined || isTerminal(record.state.phase)) continue;
       resumed++;
-      this.#deps.log?.(`resuming sync ${id} from ${record.state.phase}`);
+      this.#deps.logger?.info({ syncId: id, phase: record.state.phase }, 'resuming sync');
       if (record.state.phase === 'PLANNED') {
         await this.#enqueue(record);
       } else if (!(await flows.parentPending(id))) {

@@ -86,13 +86,18 @@ export interface ListFilter {
   readonly limit: number;
 }
 
+/** Told of every record this store wrote (a created sync: `previous` undefined), after the write. */
+export type SyncObserver = (record: SyncRecord, previous: SyncRecord | undefined) => void;
+
 export class SyncStore {
   readonly #redis: Redis;
   readonly #prefix: string;
+  readonly #observe: SyncObserver | undefined;
 
-  constructor(redis: Redis, prefix: string) {
+  constructor(redis: Redis, prefix: string, observe?: SyncObserver) {
     this.#redis = redis;
     this.#prefix = prefix;
+    this.#observe = observe;
   }
 
   get prefix(): string {
@@ -114,6 +119,7 @@ export class SyncStore {
         retryAfterSeconds: CONCURRENCY_RETRY_AFTER_S,
       });
     }
+    if (result === 1) this.#observe?.(record, undefined);
     return result === 1;
   }
 
@@ -140,7 +146,10 @@ export class SyncStore {
       if (result.kind === 'rejected') {
         throw errorFrom(coordinatorErrors, result.code, result.message, { syncId, phase: current.state.phase, event: event.type });
       }
-      if (await this.#write(result.record, current.version, 0)) return result.record;
+      if (await this.#write(result.record, current.version, 0)) {
+        this.#observe?.(result.record, current);
+        return result.record;
+      }
     }
     throw errorFrom(coordinatorErrors, 'SYNC_VERSION_CONFLICT', `sync ${syncId} kept changing under ${event.type}`, { syncId });
   }
@@ -247,6 +256,20 @@ export class SyncStore {
     const keys = syncRedisKeys(this.#prefix, syncId);
     const [accepted, attempted] = await Promise.all([this.#redis.hlen(keys.accepted), this.#redis.hlen(keys.attemptSeq)]);
     return { accepted, attempted };
+  }
+
+  /** How many syncs not yet COMMITTED or ABORTED are in each phase (one read per such sync; they are few). */
+  async activePhases(): Promise<Partial<Record<SyncPhase, number>>> {
+    const ids = await this.activeIds();
+    const counts: Partial<Record<SyncPhase, number>> = {};
+    if (ids.length === 0) return counts;
+    const pipeline = this.#redis.pipeline();
+    for (const id of ids) pipeline.hget(syncRedisKeys(this.#prefix, id).record, 'phase');
+    for (const [error, phase] of (await pipeline.exec()) ?? []) {
+      const parsed = SyncPhaseSchema.safeParse(phase);
+      if (error === null && parsed.success) counts[parsed.data] = (counts[parsed.data] ?? 0) + 1;
+    }
+    return counts;
   }
 
   /** Ids of the syncs that have not reached COMMITTED or ABORTED. */

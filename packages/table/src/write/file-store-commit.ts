@@ -98,6 +98,8 @@ export interface CommitResult {
   /** True when a snapshot with this identity already existed: nothing new was committed. */
   readonly alreadyCommitted: boolean;
   readonly attempts: number;
+  /** Attempts that lost the race for the next snapshot id to another committer (each was retried). */
+  readonly conflicts: number;
 }
 
 /**
@@ -105,7 +107,7 @@ export interface CommitResult {
  * what it tried to commit (rebased or not), the next attempt's `current`.
  */
 type Attempt =
-  | { readonly done: CommitResult }
+  | { readonly done: Omit<CommitResult, 'conflicts'> }
   | { readonly retry: unknown; readonly builtOn: number; readonly messages?: readonly CommitMessage<DataFileMeta>[] };
 
 export class FileStoreCommit {
@@ -129,13 +131,15 @@ export class FileStoreCommit {
     let searchAfter = request.baseSnapshotId ?? 0;
     // What the last attempt tried to commit: the caller's messages, or their rebased copies.
     let current = messages;
+    let conflicts = 0;
     for (let attempt = 1; attempt <= this.#o.maxRetries + 1; attempt++) {
       const outcome = await this.#attempt(messages, current, request, identity, attempt, searchAfter).catch((error: unknown): Attempt => {
         // A storage hiccup while reading or writing metadata: the attempt changed nothing visible.
         if (isTributaryError(error) && error.retryable) return { retry: error, builtOn: searchAfter };
         throw error;
       });
-      if ('done' in outcome) return outcome.done;
+      if ('done' in outcome) return { ...outcome.done, conflicts };
+      if (isTributaryError(outcome.retry) && outcome.retry.code === 'OBJECT_ALREADY_EXISTS') conflicts++;
       lastFailure = outcome.retry;
       current = outcome.messages ?? current;
       searchAfter = Math.max(searchAfter, outcome.builtOn);

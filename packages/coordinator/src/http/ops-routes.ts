@@ -1,0 +1,50 @@
+/**
+ * What operators and orchestrators call: `/healthz` (the process answers), `/readyz` (Redis and
+ * storage answer and the coordinator is not shutting down; 503 naming what is not ready) and
+ * `/metrics` (Prometheus text). Their roles are auth.ts's: GET needs `read` unless the path is in
+ * TRIBUTARY_AUTH_PUBLIC (default `/healthz` only). Not in the OpenAPI document (not the API).
+ *
+ * And the request log: one JSON line per request with its method, route, path without the query
+ * string, status, duration, the token's name and the sync id a /v1/syncs/{id} route names. Never a
+ * header (Authorization, cookies), a query string or a body.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { Readiness } from '@tributary/protocol';
+
+export interface OpsDeps {
+  readonly readiness?: () => Promise<Readiness>;
+  readonly metrics?: Registry;
+}
+
+export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
+  app.get('/healthz', { schema: { hide: true } }, () => ({ ok: true }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    const readiness = (await deps.readiness?.()) ?? { ready: true, checks: {} };
+    return reply.status(readiness.ready ? 200 : 503).header('cache-control', 'no-store').send(readiness);
+  });
+  const registry = deps.metrics;
+  if (registry !== undefined) {
+    app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => reply.type(registry.contentType).header('cache-control', 'no-store').send(await registry.metrics()));
+  }
+}
+
+export function registerRequestLog(app: FastifyInstance): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url;
+    const params = request.params as Record<string, unknown> | undefined;
+    const syncId = route?.startsWith('/v1/syncs/:id') === true && typeof params?.id === 'string' ? params.id : undefined;
+    const status = reply.statusCode;
+    const line = {
+      method: request.method,
+      route,
+      path: request.url.split('?')[0],
+      status,
+      durationMs: Math.round(reply.elapsedTime),
+      ...(syncId === undefined ? {} : { syncId }),
+      ...(request.principal === undefined ? {} : { token: request.principal.name }),
+    };
+    if (status >= 500) request.log.error(line, 'request failed');
+    else request.log.info(line, 'request');
+  });
+}
