@@ -5,7 +5,7 @@
  * /readyz and /metrics (http/ops-routes.ts); one JSON log line per request. It listens nowhere;
  * server.ts does (so tests inject requests without a port).
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Readiness } from '@tributary/protocol';
 import fastifySwagger from '@fastify/swagger';
@@ -55,7 +55,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyBaseLog
   // are off: registerRequestLog writes one line per request without query string or headers.
   const app = Fastify({
     ...(options.logger === undefined ? {} : { loggerInstance: options.logger }),
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { maxParamLength: 2048 },
   }).withTypeProvider<ZodTypeProvider>();
   registerRequestLog(app);

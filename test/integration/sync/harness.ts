@@ -4,6 +4,8 @@
  * child processes, the orders table, and waiting for a sync to reach a phase.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -253,4 +255,35 @@ export async function waitForObject(e: SyncEnv, key: string, timeoutMs = 10_000)
     if (Date.now() > deadline) throw new Error(`${key} was not written within ${timeoutMs} ms`);
     await sleep(100);
   }
+}
+
+/** A TCP port nobody listens on now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}
+
+/**
+ * A redis-server of the test's own (append-only, in `dir`) on `port`, once it answers: a test may
+ * stop or restart it without disturbing the shared Redis.
+ */
+export async function startRedis(port: number, dir: string): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--dir', dir, '--appendonly', 'yes', '--save', '', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
+  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
+  probe.on('error', () => undefined); // refused until the server listens
+  for (let i = 0; i < 100; i++) {
+    try {
+      await probe.connect();
+      await probe.ping();
+      break;
+    } catch {
+      await sleep(50);
+    }
+  }
+  probe.disconnect();
+  return child;
 }

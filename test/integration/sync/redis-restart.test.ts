@@ -5,10 +5,8 @@
  * a reason, never stuck and never half visible.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +16,7 @@ import { SyncStore, type SyncRecord } from '@tributary/coordinator';
 import { openTable } from '@tributary/table';
 import {
   ORDERS_COLUMNS,
+  freePort,
   generatorSource,
   oneTo,
   outputOf,
@@ -26,36 +25,11 @@ import {
   shardProgressRows,
   spawnCoordinator,
   spawnWorker,
+  startRedis,
   stop,
   syncEnv,
   waitUntil,
 } from './harness.ts';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  return typeof address === 'object' && address !== null ? address.port : 0;
-}
-
-async function startRedis(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--dir', dir, '--appendonly', 'yes', '--save', '', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
-  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
-  probe.on('error', () => undefined); // refused until the server listens
-  for (let i = 0; i < 100; i++) {
-    try {
-      await probe.connect();
-      await probe.ping();
-      break;
-    } catch {
-      await sleep(50);
-    }
-  }
-  probe.disconnect();
-  return child;
-}
 
 describe('case 9: Redis restarted in the middle of a sync', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tributary-redis-'));

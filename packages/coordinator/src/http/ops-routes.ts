@@ -2,7 +2,8 @@
  * What operators and orchestrators call: `/healthz` (the process answers), `/readyz` (Redis and
  * storage answer and the coordinator is not shutting down; 503 naming what is not ready) and
  * `/metrics` (Prometheus text). Their roles are auth.ts's: GET needs `read` unless the path is in
- * TRIBUTARY_AUTH_PUBLIC (default `/healthz` only). Not in the OpenAPI document (not the API).
+ * TRIBUTARY_AUTH_PUBLIC (default `/healthz` only); they are not rate limited. Not in the OpenAPI
+ * document (not the API).
  *
  * And the request log: one JSON line per request with its method, route, path without the query
  * string, status, duration, the token's name and the sync id a /v1/syncs/{id} route names. Never a
@@ -17,15 +18,18 @@ export interface OpsDeps {
   readonly metrics?: Registry;
 }
 
+/** Not rate limited: the rate limit counts in Redis, and these must answer (503) while Redis is away. */
+const OPS = { schema: { hide: true }, config: { rateLimit: false } } as const;
+
 export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
-  app.get('/healthz', { schema: { hide: true } }, () => ({ ok: true }));
-  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/healthz', OPS, () => ({ ok: true }));
+  app.get('/readyz', OPS, async (_request, reply) => {
     const readiness = (await deps.readiness?.()) ?? { ready: true, checks: {} };
     return reply.status(readiness.ready ? 200 : 503).header('cache-control', 'no-store').send(readiness);
   });
   const registry = deps.metrics;
   if (registry !== undefined) {
-    app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => reply.type(registry.contentType).header('cache-control', 'no-store').send(await registry.metrics()));
+    app.get('/metrics', OPS, async (_request, reply) => reply.type(registry.contentType).header('cache-control', 'no-store').send(await registry.metrics()));
   }
 }
 
