@@ -87,7 +87,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
   const logger = config.logger ?? pino({ level: 'silent' });
   const redis = new Redis({ ...config.redis, maxRetriesPerRequest: null });
   // ioredis reconnects by itself; log instead of an unhandled 'error' event while Redis is away.
-  redis.on('error', (error: Error) => logger.warn({ error: error.message }, 'redis connection error'));
+  redis.on('error', (error: Error) => logger.warn(`redis: ${error.message}`));
   const metrics = new CoordinatorMetrics();
   const store = new SyncStore(redis, config.prefix, (record, previous) => {
     metrics.transition(record, previous);
@@ -143,8 +143,10 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     if (retried) metrics.commitJobRetried();
     logger.warn({ jobId: job?.id, syncId: job === undefined ? undefined : SyncCommitJob.safeParse(job.data).data?.syncId, jobAttempt: job?.attemptsMade, retried, error: error.message }, 'commit job failed');
   });
+  commitWorker.on('error', (error) => logger.warn({ error: error.message }, 'commit worker error'));
   // Verify each accepted blob as its shard finishes, so the commit does not start with N reads.
   const shardEvents = new QueueEvents(SYNC_QUEUES.writeShard, { connection, prefix: config.prefix });
+  shardEvents.on('error', (error) => logger.warn({ error: error.message }, 'shard queue events error'));
   shardEvents.on('completed', ({ returnvalue }) => {
     const parsed = SyncShardResult.safeParse(typeof returnvalue === 'string' ? safeJson(returnvalue) : returnvalue);
     if (parsed.success && parsed.data.accepted) {

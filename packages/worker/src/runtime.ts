@@ -65,7 +65,7 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
   const logger = config.logger ?? pino({ level: 'silent' });
   const redis = new Redis({ ...config.redis, maxRetriesPerRequest: null });
   // ioredis reconnects by itself; log instead of an unhandled 'error' event while Redis is away.
-  redis.on('error', (error: Error) => logger.warn({ err: { message: error.message } }, 'redis connection error'));
+  redis.on('error', (error: Error) => logger.warn(`redis: ${error.message}`));
   const tables = config.tables ?? tablePort(config.s3);
   const concurrency = config.concurrency ?? 1;
   const metrics = new WorkerMetrics(concurrency);
