@@ -39,7 +39,7 @@ export default tseslint.config(
               message: 'Import a package through its public index, not its files.',
             },
             {
-              regex: '^(\\.\\./)+(packages/)?(protocol|table|sources|worker|coordinator)/src',
+              regex: '^(\\.\\./)+(packages/)?(errors|protocol|table|sources|worker|coordinator)/src',
               message: 'Import another package by its name (@tributary/…), never by a path into its src/.',
             },
           ],

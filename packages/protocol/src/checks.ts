@@ -3,7 +3,8 @@
  * rule gives BLOB_VALUE_OUT_OF_RANGE when the encoder is handed a bad value and
  * BLOB_MESSAGE_INVALID / BLOB_HEADER_INVALID when the decoder finds one in a blob.
  */
-import { type ErrorContext, type ProtocolErrorCode, protocolError } from './errors.ts';
+import type { ErrorContext } from '@tributary/errors';
+import { type ProtocolErrorCode, protocolError } from './errors.ts';
 
 /** Reports a bad value at `path` (e.g. `dataIncrement.newFiles[3].rowCount`); never returns. */
 export type Fail = (path: string, reason: string) => never;

@@ -1,17 +1,17 @@
+// The error type is @tributary/errors'; re-exported so that the worker and the coordinator take
+// everything they share from one package.
 export {
   TributaryError,
   defineErrorCatalogue,
   errorFrom,
   isTributaryError,
-  protocolError,
-  protocolErrors,
   toErrorData,
   type ErrorCatalogue,
   type ErrorContext,
   type ErrorData,
   type ErrorSpec,
-  type ProtocolErrorCode,
-} from './errors.ts';
+} from '@tributary/errors';
+export { protocolError, protocolErrors, type ProtocolErrorCode } from './errors.ts';
 export {
   EMPTY_COMPACT_INCREMENT,
   EMPTY_DATA_INCREMENT,

@@ -2,7 +2,7 @@
  * The table library's error codes. Code branches on `code`, never on the message; each entry says
  * whether the same operation may succeed if tried again unchanged.
  */
-import { defineErrorCatalogue } from '@tributary/protocol';
+import { defineErrorCatalogue } from '@tributary/errors';
 
 export const tableErrors = defineErrorCatalogue({
   // io/: the ObjectStore contract (see io/object-store.ts).

@@ -6,10 +6,10 @@
 import {
   EMPTY_COMPACT_INCREMENT,
   FileSource,
-  errorFrom,
   type CommitMessage as ProtocolCommitMessage,
   type FileMeta,
 } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from './errors.ts';
 import type { CommitMessage } from './write/commit-plan.ts';
 import type { DataFileMeta } from './spec/data-file-meta.ts';

@@ -10,7 +10,7 @@
  *   await table.newCommit(commitUser).commit(messages, { identifier })    // one committer
  *   for await (const row of table.newRead({ snapshotId }).rows()) …       // any time
  */
-import { errorFrom, isTributaryError } from '@tributary/protocol';
+import { errorFrom, isTributaryError } from '@tributary/errors';
 import { tableErrors } from './errors.ts';
 import type { ObjectStore } from './io/object-store.ts';
 import { parseDataTypeString } from './spec/data-type-json.ts';

@@ -11,7 +11,7 @@
  * record with the highest (sequence.field…, sequence number) wins, whatever its kind, so a trailing
  * delete stays a delete row and counts in `_DELETE_ROW_COUNT`.
  */
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import type { DataField, InternalRow, RowType } from '../spec/types.ts';
 import { isNullAt, takeRows, type Column, type ColumnBatch } from './column-batch.ts';

@@ -13,7 +13,7 @@
 import { zstdDecompressSync } from 'node:zlib';
 import { parquetMetadataAsync, parquetRead, type AsyncBuffer, type FileMetaData, type SchemaElement } from 'hyparquet';
 import { compressors as extraCodecs } from 'hyparquet-compressors';
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import type { DataField, RowType } from '../spec/types.ts';
 import { allocateColumn, type Column, type ColumnBatch } from './column-batch.ts';

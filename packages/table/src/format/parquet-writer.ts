@@ -15,7 +15,8 @@
  * would drop rows; the manifest stats come from our own pass (column-stats.ts) instead.
  */
 import { gzipSync, zstdCompressSync, constants as zlibConstants } from 'node:zlib';
-import { TRIBUTARY_VERSION, errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
+import { TRIBUTARY_VERSION } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 import type { InternalRow, RowType } from '../spec/types.ts';
 import { sliceBatch, valueAt, type Column, type ColumnBatch } from './column-batch.ts';

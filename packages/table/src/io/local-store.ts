@@ -15,7 +15,7 @@ import { constants, type Dirent } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { errorFrom, isTributaryError, type TributaryError } from '@tributary/protocol';
+import { errorFrom, isTributaryError, type TributaryError } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import { checkDirectory, checkKey, checkPrefix, checkRange, compareKeys, isTempName, rangePastEnd } from './object-key.ts';
 import { watchBody } from './object-body.ts';

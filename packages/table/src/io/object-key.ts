@@ -2,7 +2,7 @@
  * Validation of object keys and list prefixes, shared by every ObjectStore implementation so that
  * a key valid on one store is valid on all (no Paimon counterpart: Java's `Path` is looser).
  */
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 
 /**

@@ -4,7 +4,7 @@
  * (or Hadoop's `s3a://`, which Paimon users often write) an S3ObjectStore.
  */
 import { fileURLToPath } from 'node:url';
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import { LocalObjectStore } from './local-store.ts';
 import type { ObjectStore } from './object-store.ts';

@@ -6,7 +6,7 @@
  * an error reaches us; the `retryable` flag tells the caller (a BullMQ job) whether a later retry
  * of the whole operation makes sense.
  */
-import { errorFrom, isTributaryError, type TributaryError } from '@tributary/protocol';
+import { errorFrom, isTributaryError, type TributaryError } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 
 /** What we read from an SDK error, a plain Node network error or anything else thrown. */

@@ -19,7 +19,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import { checkDirectory, checkKey, checkPrefix, checkRange, isValidKey, rangePastEnd } from './object-key.ts';
 import { watchBody } from './object-body.ts';

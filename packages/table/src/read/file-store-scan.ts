@@ -17,7 +17,7 @@ import { decodeManifestList, type ManifestFileMeta } from '../spec/manifest-file
 import type { DataFilePaths } from '../spec/partition-path.ts';
 import type { Snapshot } from '../spec/snapshot.ts';
 import type { DataField, InternalValue } from '../spec/types.ts';
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import { partitionKey } from '../write/commit-plan.ts';
 

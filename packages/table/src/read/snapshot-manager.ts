@@ -8,7 +8,7 @@
  * missing or stale, because publishing `snapshot-N` (put-if-absent) and rewriting `LATEST` are two
  * separate writes.
  */
-import { errorFrom, isTributaryError } from '@tributary/protocol';
+import { errorFrom, isTributaryError } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import type { ObjectStore } from '../io/object-store.ts';
 import { decodeSnapshot, type Snapshot } from '../spec/snapshot.ts';

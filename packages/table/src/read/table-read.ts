@@ -9,7 +9,7 @@
  *
  * Memory: one row group per open file, and a merge opens one file per sorted run of a section.
  */
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import type { ObjectStore } from '../io/object-store.ts';
 import { batchFromRows, valueAt, type ColumnBatch } from '../format/column-batch.ts';

@@ -14,7 +14,7 @@
 
 import { createHash } from 'node:crypto';
 import { constants, crc32, deflateRawSync, inflateRawSync, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
-import { errorFrom, isTributaryError } from '@tributary/protocol';
+import { errorFrom, isTributaryError } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import { compileSchema, type AvroNode, type AvroSchema, type AvroValue } from './avro.ts';
 import { AvroReader, datumReader } from './avro-decoder.ts';

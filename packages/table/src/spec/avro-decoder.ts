@@ -3,7 +3,7 @@
  * arrays and maps) against a compiled `AvroNode`. Pure: bytes in, values out.
  */
 
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import type { AvroNode, AvroValue } from './avro.ts';
 

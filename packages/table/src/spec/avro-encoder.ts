@@ -3,7 +3,7 @@
  * arrays and maps) against a compiled `AvroNode`. Pure: values in, bytes out.
  */
 
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import { isRecord, type AvroNode, type AvroValue } from './avro.ts';
 

@@ -11,7 +11,7 @@
  * carried in the schema JSON (so they reach the file header) but do not change the values.
  */
 
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 
 export type AvroPrimitiveName =

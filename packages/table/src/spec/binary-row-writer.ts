@@ -8,7 +8,7 @@
  * silently drop nanoseconds of a TIMESTAMP(3), and JS would silently replace a lone surrogate,
  * both of which would change keys and partitions behind the caller's back.
  */
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import type { DataType, InternalRow, InternalValue, Timestamp } from './types.ts';
 

@@ -21,7 +21,7 @@
  * Null DECIMAL(p > 18) and TIMESTAMP(p > 3) still reserve their variable bytes (zeroed) and keep the
  * offset in the slot, as BinaryRowWriter does (pypaimon does not; Java is the reference).
  */
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import { binaryRowEncoder, bitSetWidthInBytes, HEADER_BITS, isCompactDecimal, isCompactTimestamp, MAX_INLINE } from './binary-row-writer.ts';
 import type { DataType, InternalRow, InternalValue, Timestamp } from './types.ts';

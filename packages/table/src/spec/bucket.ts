@@ -6,7 +6,7 @@
  * Writers from any engine must agree on the bucket of a key, and Java prunes buckets for
  * `key = literal` filters, so this must match Java bit for bit.
  */
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 
 const SEED = 42;

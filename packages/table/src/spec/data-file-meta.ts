@@ -15,7 +15,7 @@ import {
   simpleStatsSchema, simpleStatsToAvro,
 } from './manifest-avro.ts';
 import type { SimpleStats } from './simple-stats.ts';
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 
 /** Java `org.apache.paimon.manifest.FileSource`: byte 0 = APPEND (new data), 1 = COMPACT. */

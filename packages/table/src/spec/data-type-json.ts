@@ -6,7 +6,7 @@
  * are JSON objects, which Tributary does not support yet: they fail with UNSUPPORTED_TYPE, as do
  * VARIANT, BLOB, GEOMETRY, GEOGRAPHY, VECTOR and INTERVAL types.
  */
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import { MAX_LENGTH, type DataType } from './types.ts';
 

@@ -7,7 +7,7 @@
  * must copy those fields from the ADD it cancels rather than re-encode them.
  */
 
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import type { ManifestEntry } from './manifest-entry.ts';
 

@@ -13,7 +13,7 @@
  * commit rewrites it from the previous one plus the changes (`IndexManifestFileHandler.write`).
  */
 
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import { readAvroFile } from './avro-container.ts';
 import type { FileKind } from './manifest-entry.ts';

@@ -4,7 +4,7 @@
  * partition names) and org.apache.paimon.utils.DateTimeUtils formatDate / formatTimestamp /
  * formatTimestampMillis (CAST to STRING, non-legacy names). Plus the few parsers the inverse needs.
  */
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import type { Timestamp } from './types.ts';
 

@@ -13,7 +13,7 @@
  * Objects to write are Maps so that key order is exactly the insertion order (a plain object
  * would move integer-like keys first).
  */
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors, type TableErrorCode } from '../errors.ts';
 
 export type JsonNode = string | number | bigint | boolean | null | readonly JsonNode[] | ReadonlyMap<string, JsonNode>;

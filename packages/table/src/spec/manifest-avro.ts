@@ -6,7 +6,7 @@
  * the writer's schema reads as null; extra fields are ignored).
  */
 
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import { isRecord, type AvroField, type AvroRecord, type AvroSchema, type AvroValue } from './avro.ts';
 import type { SimpleStats } from './simple-stats.ts';

@@ -8,7 +8,7 @@
  * types, so we write exactly `_VERSION, _KIND, _PARTITION, _BUCKET, _TOTAL_BUCKETS, _FILE`.
  */
 
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import type { AvroSchema } from './avro.ts';
 import { readAvroFile, writeAvroFile, type AvroWriteOptions } from './avro-container.ts';

@@ -12,7 +12,7 @@
  * (DateTimeUtils.formatDate / formatTimestamp). Null, empty and whitespace-only values become
  * `partition.default-name`.
  */
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import { decodeBinaryRow } from './binary-row.ts';
 import type { DataField, DataType, InternalRow, InternalValue, Timestamp } from './types.ts';

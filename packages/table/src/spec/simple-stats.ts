@@ -8,7 +8,7 @@
  * cannot be expressed (a truncated max that cannot be bumped), min and max are both null, which
  * readers treat as "unknown" and keep the file.
  */
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import { EMPTY_ROW, serializeBinaryRow } from './binary-row.ts';
 import type { DataField, DataType, InternalRow, InternalValue } from './types.ts';

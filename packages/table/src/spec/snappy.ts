@@ -5,7 +5,7 @@
  * by another tool may use it. Decode only: we write zstandard.
  */
 
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 
 function corrupt(message: string): Error {

@@ -10,7 +10,7 @@
  * ignored) and strict where Java would fail or produce garbage: a missing required field, a wrong
  * type, or an unknown `commitKind` / `operation` gives SNAPSHOT_INVALID.
  */
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import { JsonObjectReader, parseJsonExact, toJacksonPrettyJson, type JsonNode } from './json-serde.ts';
 

@@ -7,7 +7,7 @@
  * write correctly (see the list on the function): a table Java can read but we would corrupt is
  * worse than a clear "not supported".
  */
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import { formatDataType, parseDataType } from './data-type-json.ts';
 import { JsonObjectReader, parseJsonExact, toJacksonPrettyJson, type JsonNode, type JsonValue } from './json-serde.ts';

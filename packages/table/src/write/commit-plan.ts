@@ -12,7 +12,7 @@
  * org.apache.paimon.operation.commit.ConflictDetection (checkConflicts, checkBucketKeepSame).
  * Everything here works on plain values and is tested from case tables.
  */
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import { SNAPSHOT_VERSION, type Snapshot } from '../spec/snapshot.ts';
 

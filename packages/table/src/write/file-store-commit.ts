@@ -22,7 +22,7 @@
  * are what the next attempt starts from, and what a snapshot found with our identity holds.
  */
 import { randomUUID } from 'node:crypto';
-import { errorFrom, isTributaryError } from '@tributary/protocol';
+import { errorFrom, isTributaryError } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import type { ObjectStore } from '../io/object-store.ts';
 import { entryIdentifier, mergeEntries } from '../spec/file-entry.ts';

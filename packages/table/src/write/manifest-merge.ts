@@ -13,7 +13,7 @@
  * `manifest.full-compaction-threshold-size`) is not done: it only makes metadata smaller, readers
  * never need it. Pure: the caller reads and writes the manifests.
  */
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 
 export interface ManifestMergeOptions {

@@ -16,7 +16,7 @@
  * by the commit's rebase (sequence-rebase.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import type { ObjectStore } from '../io/object-store.ts';
 import { batchFromRows, concatBatches, takeRows, type ColumnBatch } from '../format/column-batch.ts';

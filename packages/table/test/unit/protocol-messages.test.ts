@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PAIMON_COMMIT_MESSAGE_VERSION, decodeBlob, encodeBlob, isTributaryError, type BlobHeader } from '@tributary/protocol';
+import { PAIMON_COMMIT_MESSAGE_VERSION, decodeBlob, encodeBlob, type BlobHeader } from '@tributary/protocol';
+import { isTributaryError } from '@tributary/errors';
 import { fromProtocolCommitMessage, toProtocolCommitMessage } from '../../src/protocol-messages.ts';
 import type { CommitMessage } from '../../src/write/commit-plan.ts';
 import type { DataFileMeta } from '../../src/spec/data-file-meta.ts';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { errorFrom, isTributaryError } from '@tributary/protocol';
+import { errorFrom, isTributaryError } from '@tributary/errors';
 import { uniqueName } from '@tributary/testkit';
 import { FileStoreScan, createTable, encodeTableSchema, listTables, openTable, tableErrors, type InternalRow, type ObjectStore, type SchemaDefinition, type Table } from '@tributary/table';
 

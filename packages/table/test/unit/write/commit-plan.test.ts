@@ -18,7 +18,7 @@ import {
   type PlanFile,
   type SequencedFile,
 } from '../../../src/write/commit-plan.ts';
-import { isTributaryError } from '@tributary/protocol';
+import { isTributaryError } from '@tributary/errors';
 
 const P1 = Uint8Array.of(0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0);
 const P2 = Uint8Array.of(0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0);
