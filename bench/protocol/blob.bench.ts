@@ -9,7 +9,8 @@
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { decodeBlob, decodeBlobStream, encodeBlob, encodeBlobStream, type CommitMessage } from '@tributary/protocol';
+import { decodeBlob, decodeBlobStream, encodeBlob, encodeBlobStream } from '@tributary/protocol';
+import type { CommitMessage } from '@tributary/table';
 import { EXPECT, header, message } from './sample-files.ts';
 
 const FILES_PER_MESSAGE = 100;

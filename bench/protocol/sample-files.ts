@@ -5,15 +5,8 @@
  * purpose: these are 128 MiB files of a million rows with three-field value stats, so the measured
  * blob sizes are those of a real load.
  */
-import {
-  EMPTY_COMPACT_INCREMENT,
-  EMPTY_DATA_INCREMENT,
-  FileSource,
-  PAIMON_COMMIT_MESSAGE_VERSION,
-  type BlobHeader,
-  type CommitMessage,
-  type FileMeta,
-} from '@tributary/protocol';
+import { PAIMON_COMMIT_MESSAGE_VERSION, type BlobHeader } from '@tributary/protocol';
+import { EMPTY_COMPACT_INCREMENT, EMPTY_DATA_INCREMENT, FileSource, type CommitMessage, type DataFileMeta } from '@tributary/table';
 
 const hex = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s.replace(/\s+/g, ''), 'hex'));
 const PARTITION = hex('00000001 0000000000000000 0a00000010000000 323032342d30312d3031000000000000');
@@ -23,7 +16,7 @@ const VALUE_STATS = hex(
   '00000003 0000000000000000 0100000000000000 0a00000020000000 2a00000000000000 323032342d30312d3031000000000000',
 );
 
-function file(i: number): FileMeta {
+function file(i: number): DataFileMeta {
   return {
     fileName: `data-0f3c9a1e-7d2b-4c55-9e61-${String(i).padStart(12, '0')}-0.parquet`,
     fileSize: 134_217_728n + BigInt(i),

@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   const writeSeconds = (performance.now() - writeStart - generateMs) / 1000;
   const writeCpuSeconds = (cpuMicros() - writeCpuStart - generateCpuMicros) / 1e6;
 
-  const files = messages.reduce((n, m) => n + m.newFiles.length, 0);
+  const files = messages.reduce((n, m) => n + m.dataIncrement.newFiles.length, 0);
   console.log(
     JSON.stringify({
       peer: 'tributary',

@@ -8,7 +8,7 @@
 // tables for Tributary to read.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { LocalObjectStore, createTable, openTable } from '@tributary/table';
+import { LocalObjectStore, createTable, dataFilesMessage, openTable } from '@tributary/table';
 import { paimonJava, pypaimon, readResults, type Oracle, type OracleOp, type OracleRow, type TableDefinition } from '@tributary/testkit';
 import { ExpectedTable, assertRows, tributaryCommit, warehouses, type Operation } from './cases.ts';
 
@@ -134,7 +134,7 @@ describe('partitions that share the default directory', { concurrency: true }, a
       const table = await openTable(store, database, c.name);
       for (let id = 1; id <= c.operations.length; id++) {
         const entries = await table.newRead({ snapshotId: id }).plan();
-        const paths = table.dataFileKeys(entries.map((e) => ({ ...e, newFiles: [e.file], deletedFiles: [], changelogFiles: [] })));
+        const paths = table.dataFileKeys(entries.map((e) => dataFilesMessage(e.partition, e.bucket, e.totalBuckets, { newFiles: [e.file] })));
         assert.equal(new Set(paths).size, paths.length, `${c.name} snapshot ${id}: ${paths.length} files`);
       }
     }

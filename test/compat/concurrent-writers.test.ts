@@ -4,7 +4,7 @@
 // Every snapshot is read by Tributary, Paimon Java and pypaimon.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { LocalObjectStore, createTable, type CommitMessage, type DataFileMeta, type InternalRow, type Table } from '@tributary/table';
+import { LocalObjectStore, createTable, type CommitMessage, type InternalRow, type Table } from '@tributary/table';
 import { paimonJava, pypaimon, readResults, type OracleOp, type OracleRow, type TableRef } from '@tributary/testkit';
 import { ExpectedTable, assertRows, plainRows, project, tables, tributaryCommit, warehouses, type Operation } from './cases.ts';
 
@@ -19,13 +19,13 @@ function rowsOf(tag: string, ownKey: number): OracleRow[] {
 }
 
 /** A writer opened on the table's latest snapshot, with its rows written and its messages prepared. */
-async function prepared(table: Table, rows: readonly OracleRow[]): Promise<CommitMessage<DataFileMeta>[]> {
+async function prepared(table: Table, rows: readonly OracleRow[]): Promise<CommitMessage[]> {
   const write = await table.newWrite();
   await write.writeRows(rows as InternalRow[]);
   return write.prepareCommit();
 }
 
-async function commit(table: Table, messages: CommitMessage<DataFileMeta>[], user: string): Promise<number> {
+async function commit(table: Table, messages: CommitMessage[], user: string): Promise<number> {
   const result = await table.newCommit(user).commit(messages);
   assert.equal(result.alreadyCommitted, false);
   return result.snapshotId;

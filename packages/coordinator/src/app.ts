@@ -18,7 +18,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import { TRIBUTARY_VERSION } from '@tributary/protocol';
 import type { SyncService } from './sync/service.ts';
 import type { SyncStore } from './sync/store.ts';
-import type { CoordinatorTables } from './table-port.ts';
+import type { Tables } from '@tributary/table';
 import { registerMethodNotAllowed } from './http/method-not-allowed.ts';
 import { problemJsonResponses } from './http/openapi.ts';
 import { registerProblemHandler } from './http/problem.ts';
@@ -34,7 +34,7 @@ import { registerOpsRoutes, registerRequestLog } from './http/ops-routes.ts';
 export interface AppDeps {
   readonly syncs: SyncService;
   readonly store: SyncStore;
-  readonly tables: CoordinatorTables;
+  readonly tables: Tables;
   readonly warehouse: string;
   /** Shown on the dashboard. */
   readonly queues: readonly Queue[];

@@ -14,7 +14,7 @@ import { pino, type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { SYNC_QUEUES, SyncCommitJob, SyncShardResult, checkClusterSecret, checkReadiness, parsePayload, type Readiness } from '@tributary/protocol';
 import { noSourceAccess, type SourceAccess } from '@tributary/sources';
-import type { S3ConnectionOptions } from '@tributary/table';
+import { warehouseTables, type S3ConnectionOptions, type Tables } from '@tributary/table';
 import { buildApp } from './app.ts';
 import { CoordinatorMetrics } from './metrics.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './http/rate-limit.ts';
@@ -24,10 +24,8 @@ import { ABORT_GRACE_JOB, PREPARE_TIMEOUT_JOB, SyncFlows } from './sync/flow.ts'
 import { SyncService, type SyncLimits } from './sync/service.ts';
 import { SyncStore } from './sync/store.ts';
 import type { SyncRecord } from './sync/state.ts';
-import { coordinatorTables } from './table-adapter.ts';
 import { startSchedules } from './schedule/runtime.ts';
 import type { ScheduleService } from './schedule/service.ts';
-import type { CoordinatorTables } from './table-port.ts';
 
 export interface CoordinatorConfig {
   readonly redis: { readonly host: string; readonly port: number };
@@ -70,7 +68,7 @@ export interface Coordinator {
   readonly app: FastifyInstance;
   readonly syncs: SyncService;
   readonly store: SyncStore;
-  readonly tables: CoordinatorTables;
+  readonly tables: Tables;
   readonly schedules: ScheduleService;
   readonly metrics: CoordinatorMetrics;
   /** Whether Redis and the warehouse's storage answer, and the coordinator still takes syncs. */
@@ -93,7 +91,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     metrics.transition(record, previous);
     logTransition(logger, record, previous);
   });
-  const tables = coordinatorTables(config.s3);
+  const tables = warehouseTables(config.s3);
   const flows = new SyncFlows({
     connection,
     prefix: config.prefix,

@@ -23,7 +23,7 @@ import { protocolError } from './errors.ts';
 import { type BlobExpectation, type BlobHeader, checkExpectation, decodeBlobHeader, encodeBlobHeader } from './blob-header.ts';
 import { ChunkReader } from './chunk-reader.ts';
 import { decodeCommitMessage, encodeCommitMessage } from './commit-message-codec.ts';
-import type { CommitMessage } from './commit-message.ts';
+import type { CommitMessage } from '@tributary/table';
 import {
   type BlobLimits,
   CRC_BYTES,

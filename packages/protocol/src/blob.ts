@@ -11,7 +11,7 @@ import { crc32c } from '@node-rs/crc32';
 import { protocolError } from './errors.ts';
 import { type BlobExpectation, type BlobHeader, checkExpectation, decodeBlobHeader, encodeBlobHeader } from './blob-header.ts';
 import { decodeCommitMessage, encodeCommitMessage } from './commit-message-codec.ts';
-import type { CommitMessage } from './commit-message.ts';
+import type { CommitMessage } from '@tributary/table';
 import {
   type BlobLimits,
   CRC_BYTES,

@@ -6,7 +6,7 @@
  * `_FILE_SOURCE` 0 or 1, structurally sound BinaryRows, Java ints within int32.
  */
 import { type Fail, checkBinaryRow, checkString, isInt32 } from './checks.ts';
-import type { FileMeta, IndexFileMeta, SimpleStats } from './commit-message.ts';
+import type { DataFileMeta, IndexFileMeta, SimpleStats } from '@tributary/table';
 
 export function checkIntField(value: number, path: string, fail: Fail, min?: number): void {
   if (!isInt32(value, min)) fail(path, `not an int32${min === undefined ? '' : ` >= ${min}`}`);
@@ -16,7 +16,7 @@ function checkNonNegative(value: bigint | null, path: string, fail: Fail): void 
   if (value !== null && !(typeof value === 'bigint' && value >= 0n)) fail(path, 'must be a non-negative bigint');
 }
 
-export function checkFileMeta(f: FileMeta, path: string, fail: Fail): void {
+export function checkFileMeta(f: DataFileMeta, path: string, fail: Fail): void {
   checkString(f.fileName, `${path}.fileName`, fail, true);
   checkNonNegative(f.fileSize, `${path}.fileSize`, fail);
   checkNonNegative(f.rowCount, `${path}.rowCount`, fail);

@@ -1,6 +1,7 @@
 /**
  * CommitMessage ↔ protobuf (proto/commit_message.proto): the one place where the wire shape
- * meets the domain shape (commit-message.ts). Both directions run the same domain checks, so
+ * meets the domain shape (@tributary/table's CommitMessage and DataFileMeta, the types the table
+ * library writes and commits). Both directions run the same domain checks, so
  * `encodeCommitMessage` refuses exactly what `decodeCommitMessage` would reject, and every
  * accepted message round-trips exactly.
  *
@@ -18,13 +19,13 @@ import { checkFileMeta, checkIndexFileMeta, checkIntField, checkStats } from './
 import type {
   CommitMessage,
   CompactIncrement,
+  DataFileMeta,
   DataIncrement,
   DeletionVectorMeta,
-  FileMeta,
   GlobalIndexMeta,
   IndexFileMeta,
   SimpleStats,
-} from './commit-message.ts';
+} from '@tributary/table';
 
 const wire = tributary.protocol;
 type W = typeof wire;
@@ -79,11 +80,11 @@ function commitMessageToWire(m: CommitMessage, fail: Fail): Props<'CommitMessage
   };
 }
 
-function filesToWire(files: readonly FileMeta[], path: string, fail: Fail): Props<'DataFileMeta'>[] {
+function filesToWire(files: readonly DataFileMeta[], path: string, fail: Fail): Props<'DataFileMeta'>[] {
   return files.map((f, i) => fileToWire(f, `${path}[${i}]`, fail));
 }
 
-function fileToWire(f: FileMeta, path: string, fail: Fail): Props<'DataFileMeta'> {
+function fileToWire(f: DataFileMeta, path: string, fail: Fail): Props<'DataFileMeta'> {
   checkFileMeta(f, path, fail);
   return {
     fileName: f.fileName,
@@ -208,13 +209,13 @@ function commitMessageFromWire(w: tributary.protocol.CommitMessage, fail: Fail):
   return message;
 }
 
-function filesFromWire(files: WireFile[], path: string, fail: Fail): FileMeta[] {
+function filesFromWire(files: WireFile[], path: string, fail: Fail): DataFileMeta[] {
   return files.map((f, i) => fileFromWire(f, `${path}[${i}]`, fail));
 }
 
-function fileFromWire(w: WireFile, path: string, fail: Fail): FileMeta {
+function fileFromWire(w: WireFile, path: string, fail: Fail): DataFileMeta {
   known(w, path, fail);
-  const file: FileMeta = {
+  const file: DataFileMeta = {
     fileName: w.fileName,
     fileSize: fromLong(w.fileSize),
     rowCount: fromLong(w.rowCount),
@@ -230,7 +231,7 @@ function fileFromWire(w: WireFile, path: string, fail: Fail): FileMeta {
     creationTimeMillis: nullableFromLong(w.creationTimeMillis),
     deleteRowCount: nullableFromLong(w.deleteRowCount),
     embeddedIndex: w.embeddedIndex === null ? null : copy(w.embeddedIndex),
-    fileSource: w.fileSource as FileMeta['fileSource'],
+    fileSource: w.fileSource as DataFileMeta['fileSource'],
     valueStatsCols: listOrNull(w.valueStatsCols as tributary.protocol.StringList | null, `${path}.valueStatsCols`, fail),
     externalPath: w.externalPath ?? null,
     firstRowId: nullableFromLong(w.firstRowId),

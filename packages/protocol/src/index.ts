@@ -12,21 +12,7 @@ export {
   type ErrorSpec,
 } from '@tributary/errors';
 export { protocolError, protocolErrors, type ProtocolErrorCode } from './errors.ts';
-export {
-  EMPTY_COMPACT_INCREMENT,
-  EMPTY_DATA_INCREMENT,
-  FileSource,
-  fileEntryCount,
-  splitCommitMessage,
-  type CommitMessage,
-  type CompactIncrement,
-  type DataIncrement,
-  type DeletionVectorMeta,
-  type FileMeta,
-  type GlobalIndexMeta,
-  type IndexFileMeta,
-  type SimpleStats,
-} from './commit-message.ts';
+export { fileEntryCount, splitCommitMessage } from './commit-message.ts';
 export { decodeCommitMessage, encodeCommitMessage } from './commit-message-codec.ts';
 export { PAIMON_COMMIT_MESSAGE_VERSION, type BlobExpectation, type BlobHeader } from './blob-header.ts';
 export {

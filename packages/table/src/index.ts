@@ -91,10 +91,23 @@ export {
   tablePath,
   type ColumnDefinition,
   type DataFileSummary,
+  type ColumnSpec,
   type SchemaDefinition,
+  type TableDescription,
   type TableCommit,
   type TableIdentifier,
 } from './table.ts';
+export {
+  warehouseTables,
+  type PublishRequest,
+  type PublishResult,
+  type RowPreview,
+  type SnapshotSummary,
+  type TableDefinition,
+  type TableRef,
+  type TableSummary,
+  type Tables,
+} from './tables.ts';
 export { SEQUENCE_STRIDE, TableWrite, type TableWriteOptions } from './write/table-write.ts';
 export { rebasedFileName, rebasedFrom } from './write/sequence-rebase.ts';
 export { FileStoreCommit, type CommitRequest, type CommitResult, type FileStoreCommitOptions } from './write/file-store-commit.ts';
@@ -105,11 +118,9 @@ export {
   partitionKey,
   type CommitIdentity,
   type CommitKind as TableCommitKind,
-  type CommitMessage,
 } from './write/commit-plan.ts';
 export { encodePartitionRow, partitionPathOptions, RowRouter, type BucketTarget } from './write/row-routing.ts';
 export { TableRead, type TableReadOptions } from './read/table-read.ts';
-export { fromProtocolCommitMessage, toProtocolCommitMessage } from './protocol-messages.ts';
 export { FileStoreScan, mapInOrder, type PartitionSpec, type ScanFilter } from './read/file-store-scan.ts';
 export { SnapshotManager } from './read/snapshot-manager.ts';
 export { mergeDeduplicate, type KeyValue, type KeyValueOrder } from './read/sort-merge-reader.ts';
@@ -174,8 +185,20 @@ export {
   type KeyComparator,
 } from './spec/key-comparator.ts';
 
-// spec/: Avro manifests (manifest files, manifest lists, data file meta) and FileEntry's merge.
-export { localCreationTime, type DataFileMeta, type FileSource } from './spec/data-file-meta.ts';
+// spec/: Avro manifests (manifest files, manifest lists, data file meta), FileEntry's merge, and
+// the commit message (Paimon's CommitMessageImpl) a writer hands the committer.
+export { FileSource, localCreationTime, type DataFileMeta } from './spec/data-file-meta.ts';
+export {
+  EMPTY_COMPACT_INCREMENT,
+  EMPTY_DATA_INCREMENT,
+  dataFilesMessage,
+  type CommitMessage,
+  type CompactIncrement,
+  type DataIncrement,
+  type DeletionVectorMeta,
+  type GlobalIndexMeta,
+  type IndexFileMeta,
+} from './spec/commit-message.ts';
 export {
   MANIFEST_ENTRY_SCHEMA,
   MANIFEST_ENTRY_VERSION,

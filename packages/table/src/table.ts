@@ -22,8 +22,8 @@ import type { DataType, InternalValue } from './spec/types.ts';
 import { encodePartitionRow, partitionPathOptions } from './write/row-routing.ts';
 import { dataFilePaths } from './spec/partition-path.ts';
 import { FileStoreCommit, type CommitRequest, type CommitResult } from './write/file-store-commit.ts';
-import type { CommitMessage } from './write/commit-plan.ts';
-import type { DataFileMeta } from './spec/data-file-meta.ts';
+import type { CommitMessage } from './spec/commit-message.ts';
+import { checkDataFilesOnly } from './write/commit-plan.ts';
 import { manifestMergeOptions } from './write/manifest-merge.ts';
 import { TableWrite, type TableWriteOptions } from './write/table-write.ts';
 import { SequenceRebaser } from './write/sequence-rebase.ts';
@@ -46,6 +46,28 @@ export interface SchemaDefinition {
   readonly primaryKeys?: readonly string[];
   readonly options?: Readonly<Record<string, string>>;
   readonly comment?: string;
+}
+
+/** A column as a table describes it. */
+export interface ColumnSpec {
+  readonly name: string;
+  readonly type: DataType;
+  readonly description?: string;
+}
+
+/** What a table shows of itself (Table.describe): its schema and the size of its latest snapshot. */
+export interface TableDescription {
+  readonly database: string;
+  readonly table: string;
+  readonly schemaId: number;
+  readonly columns: readonly ColumnSpec[];
+  readonly partitionKeys: readonly string[];
+  readonly primaryKeys: readonly string[];
+  readonly options: Readonly<Record<string, string>>;
+  readonly latestSnapshotId: number | null;
+  /** Live data files of the latest snapshot (its manifests are read). */
+  readonly fileCount: number;
+  readonly rowCount: number;
 }
 
 export interface TableIdentifier {
@@ -166,13 +188,13 @@ export async function openTable(store: ObjectStore, database: string, name: stri
 
 /** The committer of one commit user (org.apache.paimon.table.sink.TableCommitImpl). */
 export interface TableCommit {
-  commit(messages: readonly CommitMessage<DataFileMeta>[], request?: CommitRequest): Promise<CommitResult>;
+  commit(messages: readonly CommitMessage[], request?: CommitRequest): Promise<CommitResult>;
   /**
    * Deletes the data files the messages list (TableCommitImpl.abort). Only for messages that are
    * known never to have been committed: a commit whose outcome is unknown must be resolved first
    * (commit again with the same identity: it finds its own snapshot or commits).
    */
-  abort(messages: readonly CommitMessage<DataFileMeta>[]): Promise<void>;
+  abort(messages: readonly CommitMessage[]): Promise<void>;
 }
 
 export class Table {
@@ -222,6 +244,25 @@ export class Table {
     return { snapshotId: Number(snapshot.id), files: files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
   }
 
+  /** The schema, and the latest snapshot's id, live file count (from its manifests) and row count. */
+  async describe(): Promise<TableDescription> {
+    const schema = this.schema;
+    const snapshot = await this.latestSnapshot();
+    const files = snapshot === null ? [] : await new FileStoreScan(this.store, this.path, partitionFields(schema)).plan(snapshot);
+    return {
+      database: this.database,
+      table: this.name,
+      schemaId: schema.id,
+      columns: schema.fields.map((f) => ({ name: f.name, type: f.type, ...(f.description === undefined ? {} : { description: f.description }) })),
+      partitionKeys: schema.partitionKeys,
+      primaryKeys: schema.primaryKeys,
+      options: schema.options,
+      latestSnapshotId: snapshot === null ? null : Number(snapshot.id),
+      fileCount: files.length,
+      rowCount: snapshot === null ? 0 : Number(snapshot.totalRecordCount),
+    };
+  }
+
   /** A writer for one worker; see TableWriteOptions (writerId starts its file names). */
   newWrite(options: TableWriteOptions = {}): Promise<TableWrite> {
     return TableWrite.open(this.store, this.path, this.schema, options);
@@ -261,14 +302,15 @@ export class Table {
    * shards). Reads only the key columns of files whose key ranges overlap another writer's; 0 for
    * an append table.
    */
-  countSharedKeys(shards: readonly (readonly CommitMessage<DataFileMeta>[])[]): Promise<number> {
+  countSharedKeys(shards: readonly (readonly CommitMessage[])[]): Promise<number> {
+    for (const messages of shards) checkDataFilesOnly(messages);
     return countSharedKeys({ store: this.store, tablePath: this.path, schema: this.schema, bucketDir: (p, b) => this.#bucketDir(p, b) }, shards);
   }
 
   /** The store keys of the data files the messages add (`<table>/<partition>/bucket-N/<file>`). */
-  dataFileKeys(messages: readonly CommitMessage<DataFileMeta>[]): string[] {
+  dataFileKeys(messages: readonly CommitMessage[]): string[] {
     const paths = dataFilePaths(partitionFields(this.schema), partitionPathOptions(this.schema.options));
-    return messages.flatMap((m) => [...m.newFiles, ...m.changelogFiles].map((f) => `${this.path}/${paths.file(m.partition, m.bucket, f.fileName)}`));
+    return messages.flatMap((m) => [...m.dataIncrement.newFiles, ...m.dataIncrement.changelogFiles].map((f) => `${this.path}/${paths.file(m.partition, m.bucket, f.fileName)}`));
   }
 
   /** `<partition path>bucket-N/`, relative to the table (DataFilePathFactory). */

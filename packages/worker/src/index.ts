@@ -1,7 +1,6 @@
 export { workerErrors, type WorkerErrorCode } from './errors.ts';
 export { startShardWorker, type CloseOptions, type ShardWorker, type WorkerConfig } from './runtime.ts';
 export { writeShardProcessor, type WriteShardDeps } from './write-shard.ts';
-export { tablePort } from './table-adapter.ts';
-export type { ShardWrite, ShardWriteOptions, TablePort } from './table-port.ts';
+export type { ShardWrite, ShardWriteOptions, WorkerTables } from './shard-write.ts';
 export { serveWorkerHttp, type WorkerHttp } from './http.ts';
 export { WorkerMetrics } from './metrics.ts';

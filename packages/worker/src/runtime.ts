@@ -7,10 +7,9 @@ import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { SYNC_QUEUES, checkClusterSecret, checkReadiness, type Readiness, type SyncShardResult } from '@tributary/protocol';
 import { noSourceAccess, type SourceAccess } from '@tributary/sources';
-import type { S3ConnectionOptions } from '@tributary/table';
+import { warehouseTables, type S3ConnectionOptions } from '@tributary/table';
 import { WorkerMetrics } from './metrics.ts';
-import { tablePort } from './table-adapter.ts';
-import type { TablePort } from './table-port.ts';
+import type { WorkerTables } from './shard-write.ts';
 import { writeShardProcessor } from './write-shard.ts';
 
 export interface WorkerConfig {
@@ -37,7 +36,7 @@ export interface WorkerConfig {
   /** JSON log lines (pino); default: none. Each shard attempt's lines carry syncId, shardId, attempt. */
   readonly logger?: Logger;
   /** The table library; default @tributary/table (tests wrap it to inject storage faults). */
-  readonly tables?: TablePort;
+  readonly tables?: WorkerTables;
   /** Where /readyz checks storage: a warehouse URI whose store must answer (default: storage is not checked). */
   readonly storageProbe?: string;
 }
@@ -66,7 +65,7 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
   const redis = new Redis({ ...config.redis, maxRetriesPerRequest: null });
   // ioredis reconnects by itself; log instead of an unhandled 'error' event while Redis is away.
   redis.on('error', (error: Error) => logger.warn(`redis: ${error.message}`));
-  const tables = config.tables ?? tablePort(config.s3);
+  const tables = config.tables ?? warehouseTables(config.s3);
   const concurrency = config.concurrency ?? 1;
   const metrics = new WorkerMetrics(concurrency);
   const processor = writeShardProcessor({

@@ -36,11 +36,11 @@ import {
   isTributaryError,
   stagedBlobKey,
   toErrorData,
-  type CommitMessage,
   type ShardAttempt,
   type SyncShardResult,
 } from '@tributary/protocol';
 import { noSourceAccess, openSource, rowConverter, type S3Credentials, type SourceAccess } from '@tributary/sources';
+import type { CommitMessage } from '@tributary/table';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createHash } from 'node:crypto';
@@ -50,7 +50,7 @@ import { AttemptLedger } from './attempt-ledger.ts';
 import { workerErrors } from './errors.ts';
 import { progressReporter } from './progress.ts';
 import { plannedShard, type PlannedShardTask } from './shard-plan.ts';
-import type { ShardWrite, TablePort } from './table-port.ts';
+import { openShardWrite, type ShardWrite, type WorkerTables } from './shard-write.ts';
 
 export interface WriteShardDeps {
   readonly redis: Redis;
@@ -58,7 +58,7 @@ export interface WriteShardDeps {
   readonly prefix: string;
   /** The cluster secret shared with the coordinator (vote tokens). */
   readonly clusterSecret: Uint8Array;
-  readonly tables: TablePort;
+  readonly tables: WorkerTables;
   /** This worker's named connections and source roots (default: none, so only the generator reads). */
   readonly sources?: SourceAccess;
   /** How often a running attempt re-reads the sync's phase to stop after an abort. */
@@ -138,7 +138,7 @@ async function runAttempt(
   let write: ShardWrite | undefined;
   try {
     write = await raceAbort(
-      deps.tables.openShardWrite({
+      openShardWrite(deps.tables, {
         warehouse: data.head.warehouse,
         database: data.head.table.database,
         table: data.head.table.table,

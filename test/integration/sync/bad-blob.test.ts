@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Coordinator } from '@tributary/coordinator';
-import { startShardWorker, tablePort, type ShardWorker, type TablePort } from '@tributary/worker';
-import type { ObjectBody, ObjectStore } from '@tributary/table';
+import { startShardWorker, type ShardWorker, type WorkerTables } from '@tributary/worker';
+import { warehouseTables, type ObjectBody, type ObjectStore } from '@tributary/table';
 import { services } from '@tributary/testkit';
 import { createOrdersTable, generatorSource, inProcessCoordinator, listKeys, oneTo, pypaimonIds, s3, syncEnv, waitForPhase, FAST_LOCKS } from './harness.ts';
 
@@ -46,9 +46,9 @@ describe('case 8: blobs that must not be committed', () => {
 
   before(async () => {
     coordinator = await inProcessCoordinator(e);
-    const real = tablePort(s3);
-    const tables: TablePort = {
-      openShardWrite: (options) => real.openShardWrite(options),
+    const real = warehouseTables(s3);
+    const tables: WorkerTables = {
+      openTable: (warehouse, ref, schemaId) => real.openTable(warehouse, ref, schemaId),
       warehouseStore: (warehouse) => swappingStore(real.warehouseStore(warehouse), () => fault),
     };
     worker = startShardWorker({ redis: services.redis, prefix: e.prefix, clusterSecret: e.clusterSecret, tables, concurrency: 2, ...FAST_LOCKS });

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
 import type { Coordinator } from '@tributary/coordinator';
-import { openObjectStore, openTable, type InternalRow } from '@tributary/table';
+import { dataFilesMessage, openObjectStore, openTable, type InternalRow } from '@tributary/table';
 import { canonicalRows, paimonJava, pypaimon, services } from '@tributary/testkit';
 import { inProcessCoordinator, listKeys, readRows, s3, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
 
@@ -98,7 +98,7 @@ describe('a sync into partitions that share the default directory', () => {
       // One object on storage per live file: no writer overwrote another's file.
       const t = await openTable(e.store, 'shop', layout.table);
       const live = await t.newRead().plan();
-      const keys = t.dataFileKeys(live.map((x) => ({ ...x, newFiles: [x.file], deletedFiles: [], changelogFiles: [] })));
+      const keys = t.dataFileKeys(live.map((x) => dataFilesMessage(x.partition, x.bucket, x.totalBuckets, { newFiles: [x.file] })));
       const stored = (await listKeys(e, `shop.db/${layout.table}/`)).filter((k) => k.endsWith('.parquet'));
       assert.equal(new Set(keys).size, live.length, 'one path per live file');
       assert.deepEqual(stored.sort(), [...keys].sort(), 'the objects on storage are the live files');

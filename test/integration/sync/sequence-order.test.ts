@@ -18,9 +18,9 @@ import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Coordinator } from '@tributary/coordinator';
 import { SYNC_QUEUES, type SyncShardResult } from '@tributary/protocol';
-import { openObjectStore } from '@tributary/table';
+import { openObjectStore, warehouseTables } from '@tributary/table';
 import { canonicalRows, paimonJava, pypaimon, readResults, services, type OracleRow } from '@tributary/testkit';
-import { tablePort, writeShardProcessor } from '@tributary/worker';
+import { writeShardProcessor } from '@tributary/worker';
 import { inProcessCoordinator, readRows, s3, syncEnv, waitForPhase, type SyncEnv } from './harness.ts';
 
 /** Shard jobs taken off the queue and run here, each when the test says so. */
@@ -35,7 +35,7 @@ class ShardRunner {
     this.#redis = new Redis(connection);
     // No processor and no autorun: jobs are only fetched by getNextJob below.
     this.#worker = new Worker(SYNC_QUEUES.writeShard, null, { connection, prefix: e.prefix, lockDuration: 300_000, autorun: false });
-    this.#process = writeShardProcessor({ redis: this.#redis, prefix: e.prefix, clusterSecret: e.clusterSecret, tables: tablePort(s3), sources: e.sources });
+    this.#process = writeShardProcessor({ redis: this.#redis, prefix: e.prefix, clusterSecret: e.clusterSecret, tables: warehouseTables(s3), sources: e.sources });
   }
 
   /** Takes shard jobs until the sync's `count` shards are held (they are enqueued when the sync starts). */

@@ -4,12 +4,11 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CreateTableRequest, errorFrom } from '@tributary/protocol';
-import { formatDataType, parseDataTypeString, tableErrors } from '@tributary/table';
+import { formatDataType, parseDataTypeString, tableErrors, type TableDescription, type TableSummary, type Tables } from '@tributary/table';
 import { z } from 'zod';
 import { coordinatorErrors } from '../errors.ts';
 import type { SyncStore } from '../sync/store.ts';
 import type { TableRef } from '../sync/state.ts';
-import type { CoordinatorTables, TableInfo, TableSummary } from '../table-port.ts';
 import { problemResponses } from './problem.ts';
 import {
   FilesPage,
@@ -25,7 +24,7 @@ import {
 import { decodeFilesCursor, decodeSnapshotsCursor, decodeTablesCursor, encodeTableCursor } from './table-cursor.ts';
 
 export interface TableRouteDeps {
-  readonly tables: CoordinatorTables;
+  readonly tables: Tables;
   readonly warehouse: string;
   /** Who asks whether a table has a sync that is not finished (a drop is refused then). */
   readonly store: SyncStore;
@@ -185,7 +184,7 @@ export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { 
   );
 };
 
-function tableView(info: TableInfo) {
+function tableView(info: TableDescription) {
   return {
     ...info,
     columns: info.columns.map((c) => ({ name: c.name, type: formatDataType(c.type), description: c.description })),

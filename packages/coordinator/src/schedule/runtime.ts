@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
 import { parsePayload } from '@tributary/protocol';
 import type { SyncService } from '../sync/service.ts';
 import type { SyncStore } from '../sync/store.ts';
-import type { CoordinatorTables } from '../table-port.ts';
+import type { Tables } from '@tributary/table';
 import { SCHEDULE_QUEUE, ScheduleFireJob, fireTimeOf } from './fire.ts';
 import { ScheduleService } from './service.ts';
 import { ScheduleStore } from './store.ts';
@@ -20,7 +20,7 @@ export interface SchedulesDeps {
   readonly prefix: string;
   readonly syncs: SyncService;
   readonly syncStore: SyncStore;
-  readonly tables: CoordinatorTables;
+  readonly tables: Tables;
   readonly warehouse: string;
   readonly logger?: Logger;
 }

@@ -18,7 +18,7 @@ import type { PutScheduleRequest, StartSyncRequest } from '../requests.ts';
 import { coordinatorErrors } from '../errors.ts';
 import type { SyncService } from '../sync/service.ts';
 import type { SyncStore } from '../sync/store.ts';
-import type { CoordinatorTables } from '../table-port.ts';
+import type { Tables } from '@tributary/table';
 import { checkCron } from './cron.ts';
 import { SCHEDULE_FIRE_JOB, decideFire, fireIdempotencyKey, type ScheduleFireJob } from './fire.ts';
 import type { ScheduleDefinition, ScheduleStore } from './store.ts';
@@ -27,7 +27,7 @@ export interface ScheduleServiceDeps {
   readonly schedules: ScheduleStore;
   readonly syncs: SyncService;
   readonly syncStore: SyncStore;
-  readonly tables: CoordinatorTables;
+  readonly tables: Tables;
   readonly warehouse: string;
   readonly queue: Queue;
   readonly logger?: Logger;

@@ -19,9 +19,9 @@
  * it deletes the sync's staged files again. A sync whose commit started is never swept.
  */
 import type { Logger } from 'pino';
-import { errorFrom, isTributaryError, planFingerprint, shardVoteToken, toErrorData, type CommitMessage, type ErrorData, type ShardVote } from '@tributary/protocol';
+import { errorFrom, isTributaryError, planFingerprint, shardVoteToken, toErrorData, type ErrorData, type ShardVote } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
-import type { CoordinatorTables, CommitIdentity } from '../table-port.ts';
+import type { CommitIdentity, CommitMessage, Tables } from '@tributary/table';
 import { PrefetchQueue } from './prefetch-queue.ts';
 import { deleteStaged, loadAcceptedBlobs, loadShardBlob, writeOutcome, type ShardTrust, type VerifiedShard } from './staging.ts';
 import { isTerminal, stagedDiscardable, type AcceptedAttempt, type SyncRecord } from './state.ts';
@@ -29,7 +29,7 @@ import type { SyncStore } from './store.ts';
 
 export interface CommitterDeps {
   readonly store: SyncStore;
-  readonly tables: CoordinatorTables;
+  readonly tables: Tables;
   readonly warehouse: string;
   /** Derives each shard's vote token, which the shard's blob must carry. */
   readonly clusterSecret: Uint8Array;

@@ -7,13 +7,12 @@
  * by `resume` (the flow's job ids are deterministic, so enqueueing twice adds nothing).
  */
 import type { Logger } from 'pino';
-import { tableErrors } from '@tributary/table';
+import { tableErrors, type ColumnSpec, type Tables } from '@tributary/table';
 import { createHash, randomUUID } from 'node:crypto';
 import { errorFrom, planFingerprint } from '@tributary/protocol';
 import { openSource, summarizeSource, type Source, type SourceAccess, type SyncSourceSpec } from '@tributary/sources';
 import { coordinatorErrors } from '../errors.ts';
 import type { StartSyncRequest } from '../requests.ts';
-import type { ColumnSpec, CoordinatorTables } from '../table-port.ts';
 import type { SyncCommitter } from './committer.ts';
 import type { SyncFlows } from './flow.ts';
 import { isTerminal, newSyncRecord, type PlannedShard, type SyncPlan, type SyncRecord } from './state.ts';
@@ -26,7 +25,7 @@ export interface SyncServiceDeps {
   readonly store: SyncStore;
   readonly flows: SyncFlows;
   readonly committer: SyncCommitter;
-  readonly tables: CoordinatorTables;
+  readonly tables: Tables;
   readonly warehouse: string;
   /** How long an abort waits for running shards to stop before it deletes the staged files anyway. */
   readonly abortGraceMs: number;

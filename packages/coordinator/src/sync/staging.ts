@@ -12,9 +12,9 @@
  */
 import { createHash } from 'node:crypto';
 import { crc32c } from '@node-rs/crc32';
-import { dataFileMarker, decodeBlob, errorFrom, stagedBlobKey, syncStagingPrefix, type CommitMessage, type ShardVote } from '@tributary/protocol';
+import { dataFileMarker, decodeBlob, errorFrom, stagedBlobKey, syncStagingPrefix, type ShardVote } from '@tributary/protocol';
 import { redactSource } from '@tributary/sources';
-import { mapInOrder, type ObjectStore } from '@tributary/table';
+import { mapInOrder, type CommitMessage, type ObjectStore } from '@tributary/table';
 import { coordinatorErrors } from '../errors.ts';
 import type { AcceptedAttempt, SyncRecord } from './state.ts';
 

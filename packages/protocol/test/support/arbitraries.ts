@@ -4,13 +4,8 @@
  * lists both null and empty.
  */
 import fc from 'fast-check';
-import type {
-  BlobHeader,
-  CommitMessage,
-  FileMeta,
-  IndexFileMeta,
-  SimpleStats,
-} from '@tributary/protocol';
+import type { BlobHeader } from '@tributary/protocol';
+import type { CommitMessage, DataFileMeta, IndexFileMeta, SimpleStats } from '@tributary/table';
 
 const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
@@ -47,7 +42,7 @@ export const simpleStats: fc.Arbitrary<SimpleStats> = record({
   nullCounts: nullable(fc.array(nullable(nonNegativeInt64), { maxLength: 4 })),
 });
 
-export const fileMeta: fc.Arbitrary<FileMeta> = fc
+export const fileMeta: fc.Arbitrary<DataFileMeta> = fc
   .record({
     fileName: name,
     fileSize: nonNegativeInt64,

@@ -3,13 +3,8 @@
  * per envelope version by scripts/make-golden-vectors.ts and then never change; this file only
  * feeds that script (the tests read the checked-in JSON, not this file).
  */
-import {
-  EMPTY_COMPACT_INCREMENT,
-  EMPTY_DATA_INCREMENT,
-  FileSource,
-  type BlobHeader,
-  type CommitMessage,
-} from '@tributary/protocol';
+import type { BlobHeader } from '@tributary/protocol';
+import { EMPTY_COMPACT_INCREMENT, EMPTY_DATA_INCREMENT, FileSource, type CommitMessage } from '@tributary/table';
 import { EMPTY_ROW, EMPTY_STATS, KEY_42, KEY_5, PARTITION_2024_01_01, hex, sampleFile, sampleHeader, sampleMessage } from './samples.ts';
 
 export interface GoldenInput {

@@ -3,17 +3,15 @@
  * look like what a worker writes for a partitioned primary-key table: arity-prefixed BinaryRows
  * (Paimon's verified vectors from the format notes), Parquet file names, realistic stats.
  */
+import { PAIMON_COMMIT_MESSAGE_VERSION, type BlobExpectation, type BlobHeader } from '@tributary/protocol';
 import {
   EMPTY_COMPACT_INCREMENT,
   EMPTY_DATA_INCREMENT,
   FileSource,
-  PAIMON_COMMIT_MESSAGE_VERSION,
-  type BlobExpectation,
-  type BlobHeader,
   type CommitMessage,
-  type FileMeta,
+  type DataFileMeta,
   type SimpleStats,
-} from '@tributary/protocol';
+} from '@tributary/table';
 
 export function hex(s: string): Uint8Array {
   return Uint8Array.from(Buffer.from(s.replace(/\s+/g, ''), 'hex'));
@@ -29,7 +27,7 @@ export const KEY_5 = hex('00000001 0000000000000000 0500000000000000');
 
 export const EMPTY_STATS: SimpleStats = { minValues: EMPTY_ROW, maxValues: EMPTY_ROW, nullCounts: [] };
 
-export function sampleFile(i: number, overrides: Partial<FileMeta> = {}): FileMeta {
+export function sampleFile(i: number, overrides: Partial<DataFileMeta> = {}): DataFileMeta {
   return {
     fileName: `data-0f3c9a1e-7d2b-4c55-9e61-${String(i).padStart(12, '0')}-0.parquet`,
     fileSize: 1_048_576n + BigInt(i),
@@ -56,7 +54,7 @@ export function sampleFile(i: number, overrides: Partial<FileMeta> = {}): FileMe
   };
 }
 
-export function sampleMessage(files: readonly FileMeta[], bucket = 0): CommitMessage {
+export function sampleMessage(files: readonly DataFileMeta[], bucket = 0): CommitMessage {
   return {
     partition: PARTITION_2024_01_01,
     bucket,

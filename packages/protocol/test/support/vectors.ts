@@ -2,7 +2,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BlobExpectation, BlobHeader, CommitMessage } from '@tributary/protocol';
+import type { BlobExpectation, BlobHeader } from '@tributary/protocol';
+import type { CommitMessage } from '@tributary/table';
 import { fromVectorJson } from './vector-json.ts';
 
 export const VECTORS_DIR = fileURLToPath(new URL('../../../../test/vectors/protocol/', import.meta.url));

@@ -7,8 +7,8 @@ import {
   encodeBlob,
   encodeBlobStream,
   isTributaryError,
-  type CommitMessage,
 } from '@tributary/protocol';
+import type { CommitMessage } from '@tributary/table';
 import { expectationOf, sampleFile, sampleHeader, sampleMessage, sampleMessages } from '../support/samples.ts';
 import { chunked } from '../support/vectors.ts';
 

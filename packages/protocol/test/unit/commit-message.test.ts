@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { crc32c } from '@node-rs/crc32';
+import { EMPTY_COMPACT_INCREMENT, FileSource, dataFilesMessage } from '@tributary/table';
 import {
-  EMPTY_COMPACT_INCREMENT,
   decodeBlob,
   decodeCommitMessage,
   encodeBlob,
@@ -72,4 +72,18 @@ test('splitCommitMessage leaves a message with compaction or deletions whole', (
   };
   assert.deepEqual(splitCommitMessage(compacting, 1), [compacting]);
   assert.equal(fileEntryCount(compacting), 4);
+});
+
+test('a message as the table writer builds it survives a blob, every DataFileMeta field included', () => {
+  const full = sampleFile(1, {
+    embeddedIndex: Uint8Array.of(1, 2, 3), fileSource: FileSource.COMPACT, valueStatsCols: ['id'], externalPath: 's3://b/x.parquet',
+    firstRowId: 42n, writeCols: ['id'], writeColsSequences: [7n], extraFiles: ['x.index'], level: 5,
+  });
+  const sparse = sampleFile(2, {
+    creationTimeMillis: null, deleteRowCount: null, embeddedIndex: null, fileSource: null, valueStatsCols: null,
+    externalPath: null, firstRowId: null, writeCols: null, writeColsSequences: null,
+  });
+  const message = dataFilesMessage(sampleMessage([]).partition, 3, 16, { newFiles: [full, sparse], changelogFiles: [sparse] });
+  const blob = encodeBlob(sampleHeader(), [message]);
+  assert.deepEqual(decodeBlob(blob, expectationOf(sampleHeader())).messages, [message]);
 });

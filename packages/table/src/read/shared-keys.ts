@@ -21,7 +21,8 @@ import type { DataFileMeta } from '../spec/data-file-meta.ts';
 import { keyComparator, type KeyComparator } from '../spec/key-comparator.ts';
 import { fieldsByName, trimmedPrimaryKeys, type TableSchema } from '../spec/table-schema.ts';
 import type { InternalRow, RowType } from '../spec/types.ts';
-import { bucketKey, type CommitMessage } from '../write/commit-plan.ts';
+import { bucketKey } from '../write/commit-plan.ts';
+import type { CommitMessage } from '../spec/commit-message.ts';
 import { MinHeap } from './sort-merge-reader.ts';
 
 /** A file of one writer, with its decoded key range. */
@@ -67,7 +68,7 @@ export interface SharedKeysOptions {
  * Keys present in more than one of `shards` (each the messages of one writer). 0 for an append
  * table: it has no keys.
  */
-export async function countSharedKeys(o: SharedKeysOptions, shards: readonly (readonly CommitMessage<DataFileMeta>[])[]): Promise<number> {
+export async function countSharedKeys(o: SharedKeysOptions, shards: readonly (readonly CommitMessage[])[]): Promise<number> {
   const primaryKeys = trimmedPrimaryKeys(o.schema);
   if (primaryKeys.length === 0) return 0;
   const keyTypes = fieldsByName(o.schema, primaryKeys).map((f) => f.type);
@@ -79,7 +80,7 @@ export async function countSharedKeys(o: SharedKeysOptions, shards: readonly (re
       const key = bucketKey(m.partition, m.bucket);
       let bucket = buckets.get(key);
       if (bucket === undefined) buckets.set(key, (bucket = { dir: o.bucketDir(m.partition, m.bucket), files: [] }));
-      for (const file of m.newFiles) {
+      for (const file of m.dataIncrement.newFiles) {
         bucket.files.push({ shard, file, minKey: decodeBinaryRow(file.minKey, keyTypes), maxKey: decodeBinaryRow(file.maxKey, keyTypes) });
       }
     }

@@ -18,9 +18,16 @@ import type { SimpleStats } from './simple-stats.ts';
 import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 
-/** Java `org.apache.paimon.manifest.FileSource`: byte 0 = APPEND (new data), 1 = COMPACT. */
-export type FileSource = 'APPEND' | 'COMPACT';
+/** Java `org.apache.paimon.manifest.FileSource`, as the byte Paimon stores: APPEND (new data) or COMPACT. */
+export const FileSource = { APPEND: 0, COMPACT: 1 } as const;
+export type FileSource = (typeof FileSource)[keyof typeof FileSource];
 
+/**
+ * The one definition of a data file's metadata: what a manifest entry's `_FILE` record holds (the
+ * Avro mapping below) and what a commit message carries to the committer (spec/commit-message.ts;
+ * @tributary/protocol puts the same fields into a blob). Java longs are `bigint` (exact), Java
+ * ints `number`; Java's `@Nullable` is `| null`.
+ */
 export interface DataFileMeta {
   readonly fileName: string;
   readonly fileSize: bigint;
@@ -41,7 +48,7 @@ export interface DataFileMeta {
    * `Timestamp.fromLocalDateTime(LocalDateTime.now())`, i.e. the writer's local wall-clock time
    * as epoch millis read as if it were UTC (see `localCreationTime`). Informational only.
    */
-  readonly creationTime: number | null;
+  readonly creationTimeMillis: bigint | null;
   /** Rows of kind -U/-D in the file; null when unknown (files from before Paimon 0.9). */
   readonly deleteRowCount: bigint | null;
   readonly embeddedIndex: Uint8Array | null;
@@ -91,8 +98,6 @@ export function dataFileMetaSchema(recordName: string): AvroSchema {
   };
 }
 
-const FILE_SOURCES: readonly FileSource[] = ['APPEND', 'COMPACT'];
-
 export function dataFileMetaToAvro(file: DataFileMeta): AvroRecord {
   return {
     _FILE_NAME: file.fileName,
@@ -107,7 +112,7 @@ export function dataFileMetaToAvro(file: DataFileMeta): AvroRecord {
     _SCHEMA_ID: file.schemaId,
     _LEVEL: file.level,
     _EXTRA_FILES: file.extraFiles,
-    _CREATION_TIME: creationTimeToAvro(file.creationTime),
+    _CREATION_TIME: file.creationTimeMillis,
     _DELETE_ROW_COUNT: file.deleteRowCount,
     _EMBEDDED_FILE_INDEX: file.embeddedIndex,
     _FILE_SOURCE: fileSourceToAvro(file.fileSource),
@@ -135,7 +140,7 @@ export function dataFileMetaFromAvro(value: AvroValue | undefined, path: string)
     schemaId: requiredLong(r, '_SCHEMA_ID', path),
     level: requiredInt(r, '_LEVEL', path),
     extraFiles: optionalStrings(r, '_EXTRA_FILES', path) ?? [],
-    creationTime: creationTimeFromAvro(optionalLong(r, '_CREATION_TIME', path)),
+    creationTimeMillis: optionalLong(r, '_CREATION_TIME', path),
     deleteRowCount: optionalLong(r, '_DELETE_ROW_COUNT', path),
     embeddedIndex: optionalBytes(r, '_EMBEDDED_FILE_INDEX', path),
     fileSource: fileSourceFromAvro(optionalInt(r, '_FILE_SOURCE', path), path),
@@ -151,31 +156,17 @@ function invalidValue(field: string, value: unknown): Error {
   return errorFrom(tableErrors, 'AVRO_VALUE_INVALID', `DataFileMeta.${field}: invalid value ${String(value)}`, { field });
 }
 
-function creationTimeToAvro(millis: number | null): bigint | null {
-  if (millis === null) return null;
-  if (!Number.isSafeInteger(millis)) throw invalidValue('creationTime', millis);
-  return BigInt(millis);
-}
-
 function fileSourceToAvro(source: FileSource | null): number | null {
-  if (source === null) return null;
-  const index = FILE_SOURCES.indexOf(source);
-  if (index < 0) throw invalidValue('fileSource', source);
-  return index;
-}
-
-function creationTimeFromAvro(millis: bigint | null): number | null {
-  // Any real wall-clock time is far inside the safe-integer range; clamp nothing, just convert.
-  return millis === null ? null : Number(millis);
+  if (source !== null && source !== FileSource.APPEND && source !== FileSource.COMPACT) throw invalidValue('fileSource', source);
+  return source;
 }
 
 function fileSourceFromAvro(value: number | null, path: string): FileSource | null {
   if (value === null) return null;
-  const source = FILE_SOURCES[value];
-  if (source === undefined) {
+  if (value !== FileSource.APPEND && value !== FileSource.COMPACT) {
     throw errorFrom(tableErrors, 'MANIFEST_RECORD_INVALID', `${path}._FILE_SOURCE: unknown value ${value}`, { path });
   }
-  return source;
+  return value;
 }
 
 /**

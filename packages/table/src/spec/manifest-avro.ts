@@ -38,8 +38,9 @@ export function simpleStatsSchema(recordName: string): AvroSchema {
   };
 }
 
+/** Null counts a message did not carry are written as none known: `[]`, as a manifest read gives them back. */
 export function simpleStatsToAvro(stats: SimpleStats): AvroRecord {
-  return { _MIN_VALUES: stats.minValues, _MAX_VALUES: stats.maxValues, _NULL_COUNTS: stats.nullCounts };
+  return { _MIN_VALUES: stats.minValues, _MAX_VALUES: stats.maxValues, _NULL_COUNTS: stats.nullCounts ?? [] };
 }
 
 /** A null `_NULL_COUNTS` (allowed by the schema) reads as "no counts known": `[]`. */

@@ -17,8 +17,11 @@ export interface SimpleStats {
   /** Arity-prefixed BinaryRow of the minimum per stats column (null = unknown). */
   readonly minValues: Uint8Array;
   readonly maxValues: Uint8Array;
-  /** Null count per stats column; null = unknown. */
-  readonly nullCounts: readonly (bigint | null)[];
+  /**
+   * Null count per stats column (an element null = unknown). The list itself is null only in a
+   * commit message that carried none (the blob keeps null and `[]` apart); a manifest stores `[]`.
+   */
+  readonly nullCounts: readonly (bigint | null)[] | null;
 }
 
 /** SimpleStats.EMPTY_STATS: rows of arity 0 and no null counts. */

@@ -14,6 +14,7 @@
  */
 import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
+import type { CommitMessage } from '../spec/commit-message.ts';
 import { SNAPSHOT_VERSION, type Snapshot } from '../spec/snapshot.ts';
 
 export type CommitKind = 'APPEND' | 'OVERWRITE';
@@ -36,18 +37,39 @@ export interface PlanEntry<F extends PlanFile = PlanFile> {
 }
 
 /**
- * The plain value a writer hands to the committer for one (partition, bucket)
- * (org.apache.paimon.table.sink.CommitMessageImpl with its DataIncrement).
+ * The fields of a commit message this module looks at (a subset of spec/commit-message.ts
+ * CommitMessage: its data increment; a load carries nothing else, see checkDataFilesOnly).
  */
-export interface CommitMessage<F extends PlanFile = PlanFile> {
+export interface PlanMessage<F extends PlanFile = PlanFile> {
   /** Arity-prefixed BinaryRow of the partition values. */
   readonly partition: Uint8Array;
   readonly bucket: number;
-  /** N for fixed-bucket tables, -1 for bucket-unaware append tables. */
-  readonly totalBuckets: number;
-  readonly newFiles: readonly F[];
-  readonly deletedFiles: readonly F[];
-  readonly changelogFiles: readonly F[];
+  /** N for fixed-bucket tables, -1 (or null) for bucket-unaware append tables. */
+  readonly totalBuckets: number | null;
+  readonly dataIncrement: {
+    readonly newFiles: readonly F[];
+    readonly deletedFiles: readonly F[];
+    readonly changelogFiles: readonly F[];
+  };
+}
+
+/**
+ * A load only adds (and an overwrite only deletes) data files: a message that carries index files
+ * or compaction output was not written by Tributary's writer, and committing it would drop what
+ * it meant, so it is refused.
+ * @throws COMMIT_MESSAGE_UNSUPPORTED
+ */
+export function checkDataFilesOnly(messages: readonly CommitMessage[]): void {
+  for (const m of messages) {
+    const d = m.dataIncrement;
+    const c = m.compactIncrement;
+    const unsupported = d.newIndexFiles.length + d.deletedIndexFiles.length + c.compactBefore.length + c.compactAfter.length + c.changelogFiles.length;
+    if (unsupported > 0) {
+      throw errorFrom(tableErrors, 'COMMIT_MESSAGE_UNSUPPORTED', 'a commit message carries index or compaction files, which a load never writes', {
+        bucket: m.bucket,
+      });
+    }
+  }
 }
 
 /** FileEntry.Identifier as a string key; supplied by spec/manifest-entry.ts (entryIdentifier). */
@@ -62,20 +84,20 @@ export function bucketKey(partition: Uint8Array, bucket: number): string {
 }
 
 /** The data increment of the messages as manifest entries: ADDs first, then DELETEs, per message. */
-export function deltaEntries<F extends PlanFile>(messages: readonly CommitMessage<F>[]): PlanEntry<F>[] {
+export function deltaEntries<F extends PlanFile>(messages: readonly PlanMessage<F>[]): PlanEntry<F>[] {
   const entries: PlanEntry<F>[] = [];
   for (const m of messages) {
-    const at = { partition: m.partition, bucket: m.bucket, totalBuckets: m.totalBuckets };
-    for (const file of m.newFiles) entries.push({ kind: 'ADD', ...at, file });
-    for (const file of m.deletedFiles) entries.push({ kind: 'DELETE', ...at, file });
+    const at = { partition: m.partition, bucket: m.bucket, totalBuckets: m.totalBuckets ?? -1 };
+    for (const file of m.dataIncrement.newFiles) entries.push({ kind: 'ADD', ...at, file });
+    for (const file of m.dataIncrement.deletedFiles) entries.push({ kind: 'DELETE', ...at, file });
   }
   return entries;
 }
 
 /** The changelog files of the messages as ADD entries (they go to the changelog manifest list). */
-export function changelogEntries<F extends PlanFile>(messages: readonly CommitMessage<F>[]): PlanEntry<F>[] {
+export function changelogEntries<F extends PlanFile>(messages: readonly PlanMessage<F>[]): PlanEntry<F>[] {
   return messages.flatMap((m) =>
-    m.changelogFiles.map((file) => ({ kind: 'ADD' as const, partition: m.partition, bucket: m.bucket, totalBuckets: m.totalBuckets, file })),
+    m.dataIncrement.changelogFiles.map((file) => ({ kind: 'ADD' as const, partition: m.partition, bucket: m.bucket, totalBuckets: m.totalBuckets ?? -1, file })),
   );
 }
 
@@ -224,11 +246,11 @@ export interface SequencedFile extends PlanFile {
  * (shards in plan order, rows in a shard). Buckets without such live rows are left alone.
  * @throws SEQUENCE_RANGE_EXHAUSTED when the shifted numbers would pass 2^63 - 1
  */
-export function bucketsToRebase(live: Iterable<PlanEntry>, messages: readonly CommitMessage<SequencedFile>[]): Map<string, bigint> {
+export function bucketsToRebase(live: Iterable<PlanEntry>, messages: readonly PlanMessage<SequencedFile>[]): Map<string, bigint> {
   const ours = new Map<string, { min: bigint; max: bigint }>();
   for (const m of messages) {
     const key = bucketKey(m.partition, m.bucket);
-    for (const file of m.newFiles) {
+    for (const file of m.dataIncrement.newFiles) {
       const min = BigInt(file.minSequenceNumber);
       const max = BigInt(file.maxSequenceNumber);
       const seen = ours.get(key);
@@ -273,10 +295,10 @@ export function hasIdentity(snapshot: { readonly commitUser: string; readonly co
  * `messages` are those of the committer's latest attempt; `original` maps a file name to the one it
  * was rewritten from (sequence-rebase.ts rebasedFrom), so a rebased copy counts as its original.
  */
-export function sameFiles(snapshotDelta: readonly PlanEntry[], messages: readonly CommitMessage[], original: (fileName: string) => string = (n) => n): boolean {
+export function sameFiles(snapshotDelta: readonly PlanEntry[], messages: readonly PlanMessage[], original: (fileName: string) => string = (n) => n): boolean {
   const key = (partition: Uint8Array, bucket: number, fileName: string) => `${bucketKey(partition, bucket)}/${original(fileName)}`;
   const added = snapshotDelta.filter((e) => e.kind === 'ADD').map((e) => key(e.partition, e.bucket, e.file.fileName)).sort();
-  const ours = messages.flatMap((m) => m.newFiles.map((f) => key(m.partition, m.bucket, f.fileName))).sort();
+  const ours = messages.flatMap((m) => m.dataIncrement.newFiles.map((f) => key(m.partition, m.bucket, f.fileName))).sort();
   return added.length === ours.length && added.every((k, i) => k === ours[i]);
 }
 

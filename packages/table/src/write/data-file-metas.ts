@@ -12,7 +12,7 @@ import type { ColumnStats } from '../format/column-stats.ts';
 import type { DataFileResult } from '../format/parquet-writer.ts';
 import type { KeyValueFileResult } from '../format/key-value.ts';
 import { EMPTY_ROW, serializeBinaryRow } from '../spec/binary-row.ts';
-import type { DataFileMeta } from '../spec/data-file-meta.ts';
+import { FileSource, type DataFileMeta } from '../spec/data-file-meta.ts';
 import {
   EMPTY_STATS,
   applyStatsMode,
@@ -89,9 +89,9 @@ function baseMeta(file: DataFileResult, ctx: FileMetaContext): Omit<DataFileMeta
     schemaId: BigInt(ctx.schemaId),
     level: 0,
     extraFiles: [],
-    creationTime: ctx.creationTime,
+    creationTimeMillis: BigInt(ctx.creationTime),
     embeddedIndex: null,
-    fileSource: 'APPEND',
+    fileSource: FileSource.APPEND,
     valueStatsCols: null,
     externalPath: null,
     firstRowId: null,

@@ -26,7 +26,7 @@ import { errorFrom, isTributaryError } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import type { ObjectStore } from '../io/object-store.ts';
 import { entryIdentifier, mergeEntries } from '../spec/file-entry.ts';
-import type { DataFileMeta } from '../spec/data-file-meta.ts';
+import type { CommitMessage } from '../spec/commit-message.ts';
 import { dataFilePaths, type DataFilePaths, type PartitionPathOptions } from '../spec/partition-path.ts';
 import type { ManifestEntry } from '../spec/manifest-entry.ts';
 import type { ManifestFileMeta } from '../spec/manifest-file-meta.ts';
@@ -38,6 +38,7 @@ import {
   bucketsToRebase,
   changelogEntries,
   checkCommitConflicts,
+  checkDataFilesOnly,
   checkDistinctPaths,
   deltaEntries,
   hasIdentity,
@@ -47,7 +48,6 @@ import {
   sameFiles,
   type CommitIdentity,
   type CommitKind,
-  type CommitMessage,
 } from './commit-plan.ts';
 import { planMinorCompaction, type ManifestMergeOptions } from './manifest-merge.ts';
 import { writeManifestList, writeManifests, type ManifestWriterContext } from './manifest-writer.ts';
@@ -108,7 +108,7 @@ export interface CommitResult {
  */
 type Attempt =
   | { readonly done: Omit<CommitResult, 'conflicts'> }
-  | { readonly retry: unknown; readonly builtOn: number; readonly messages?: readonly CommitMessage<DataFileMeta>[] };
+  | { readonly retry: unknown; readonly builtOn: number; readonly messages?: readonly CommitMessage[] };
 
 export class FileStoreCommit {
   readonly #o: FileStoreCommitOptions;
@@ -123,7 +123,8 @@ export class FileStoreCommit {
     this.#paths = dataFilePaths(options.partitionFields, options.partitionPath);
   }
 
-  async commit(messages: readonly CommitMessage<DataFileMeta>[], request: CommitRequest = {}): Promise<CommitResult> {
+  async commit(messages: readonly CommitMessage[], request: CommitRequest = {}): Promise<CommitResult> {
+    checkDataFilesOnly(messages);
     const identity: CommitIdentity = { commitUser: this.#o.commitUser, commitIdentifier: request.identifier ?? BATCH_COMMIT_IDENTIFIER };
     let lastFailure: unknown;
     // Our snapshot can only follow the base; after a failed attempt, only the snapshots after the
@@ -156,8 +157,8 @@ export class FileStoreCommit {
 
   /** One attempt: stop if the identity is already committed, else try to publish. */
   async #attempt(
-    original: readonly CommitMessage<DataFileMeta>[],
-    current: readonly CommitMessage<DataFileMeta>[],
+    original: readonly CommitMessage[],
+    current: readonly CommitMessage[],
     request: CommitRequest,
     identity: CommitIdentity,
     attempt: number,
@@ -178,7 +179,7 @@ export class FileStoreCommit {
    * rebased file counts as its original (`rebasedFrom`): a new commit() with the original messages
    * may find its identity in a snapshot that holds their rebased copies.
    */
-  async #checkSameFiles(found: Snapshot, messages: readonly CommitMessage<DataFileMeta>[], identity: CommitIdentity): Promise<void> {
+  async #checkSameFiles(found: Snapshot, messages: readonly CommitMessage[], identity: CommitIdentity): Promise<void> {
     const delta: ManifestEntry[] = [];
     for (const meta of await this.#scan.readManifestList(found.deltaManifestList)) delta.push(...(await this.#scan.readManifest(meta.fileName)));
     if (sameFiles(delta, messages, rebasedFrom)) return;
@@ -192,8 +193,8 @@ export class FileStoreCommit {
   }
 
   async #tryCommitOnce(
-    original: readonly CommitMessage<DataFileMeta>[],
-    current: readonly CommitMessage<DataFileMeta>[],
+    original: readonly CommitMessage[],
+    current: readonly CommitMessage[],
     request: CommitRequest,
     identity: CommitIdentity,
     attempt: number,
@@ -231,7 +232,7 @@ export class FileStoreCommit {
    */
   async #live(
     latest: Snapshot | null,
-    messages: readonly CommitMessage<DataFileMeta>[],
+    messages: readonly CommitMessage[],
     request: CommitRequest,
     kind: CommitKind,
   ): Promise<ManifestEntry[]> {
@@ -249,11 +250,11 @@ export class FileStoreCommit {
    * OVERWRITE replaces the partitions: nothing live remains to lose to.
    */
   async #rebased(
-    original: readonly CommitMessage<DataFileMeta>[],
-    current: readonly CommitMessage<DataFileMeta>[],
+    original: readonly CommitMessage[],
+    current: readonly CommitMessage[],
     live: readonly ManifestEntry[],
     kind: CommitKind,
-  ): Promise<readonly CommitMessage<DataFileMeta>[]> {
+  ): Promise<readonly CommitMessage[]> {
     const rebaser = this.#o.rebaser;
     if (rebaser === undefined || kind !== 'APPEND') return current;
     const starts = bucketsToRebase(live, current);
@@ -268,7 +269,7 @@ export class FileStoreCommit {
    */
   #delta(
     live: readonly ManifestEntry[],
-    messages: readonly CommitMessage<DataFileMeta>[],
+    messages: readonly CommitMessage[],
     changelog: readonly ManifestEntry[],
     request: CommitRequest,
     kind: CommitKind,

@@ -23,7 +23,8 @@ import type { DataFileMeta } from '../spec/data-file-meta.ts';
 import { decodeTableSchema, trimmedPrimaryKeys, type TableSchema } from '../spec/table-schema.ts';
 import type { RowType } from '../spec/types.ts';
 import { mapInOrder } from '../read/file-store-scan.ts';
-import { bucketKey, type CommitMessage } from './commit-plan.ts';
+import { bucketKey } from './commit-plan.ts';
+import type { CommitMessage } from '../spec/commit-message.ts';
 import { objectStoreSink } from './object-sink.ts';
 
 export interface SequenceRebaseOptions {
@@ -69,14 +70,14 @@ export class SequenceRebaser {
    * earlier result of this method for it (same messages, same order).
    */
   async rebase(
-    original: readonly CommitMessage<DataFileMeta>[],
-    current: readonly CommitMessage<DataFileMeta>[],
+    original: readonly CommitMessage[],
+    current: readonly CommitMessage[],
     starts: ReadonlyMap<string, bigint>,
-  ): Promise<CommitMessage<DataFileMeta>[]> {
+  ): Promise<CommitMessage[]> {
     const firstOf = new Map<string, bigint>();
     for (const m of original) {
       const key = bucketKey(m.partition, m.bucket);
-      for (const f of m.newFiles) {
+      for (const f of m.dataIncrement.newFiles) {
         const seen = firstOf.get(key);
         if (seen === undefined || f.minSequenceNumber < seen) firstOf.set(key, f.minSequenceNumber);
       }
@@ -85,17 +86,17 @@ export class SequenceRebaser {
       const key = bucketKey(message.partition, message.bucket);
       const start = starts.get(key);
       const first = firstOf.get(key);
-      return start === undefined || first === undefined ? [] : message.newFiles.map((file) => ({ index, file, shift: start - first }));
+      return start === undefined || first === undefined ? [] : message.dataIncrement.newFiles.map((file) => ({ index, file, shift: start - first }));
     });
     const rewritten = await mapInOrder(rewrites, FILES_IN_FLIGHT, (r) => {
-      const m = original[r.index] as CommitMessage<DataFileMeta>;
+      const m = original[r.index] as CommitMessage;
       return this.#rewrite(this.#o.bucketDir(m.partition, m.bucket), r.file, r.shift);
     });
     const filesOf = new Map<number, DataFileMeta[]>();
     rewrites.forEach((r, i) => filesOf.set(r.index, [...(filesOf.get(r.index) ?? []), rewritten[i] as DataFileMeta]));
     return original.map((message, index) => {
       const newFiles = filesOf.get(index);
-      return newFiles === undefined ? (current[index] ?? message) : { ...message, newFiles };
+      return newFiles === undefined ? (current[index] ?? message) : { ...message, dataIncrement: { ...message.dataIncrement, newFiles } };
     });
   }
 

@@ -27,7 +27,8 @@ import { bucketCount, fieldsByName, trimmedPrimaryKeys, validateTableSchema, typ
 import type { InternalRow, RowType } from '../spec/types.ts';
 import { FileStoreScan } from '../read/file-store-scan.ts';
 import { SnapshotManager } from '../read/snapshot-manager.ts';
-import { MAX_SEQUENCE_NUMBER, maxSequenceNumbers, type CommitMessage } from './commit-plan.ts';
+import { MAX_SEQUENCE_NUMBER, maxSequenceNumbers } from './commit-plan.ts';
+import { dataFilesMessage, type CommitMessage } from '../spec/commit-message.ts';
 import { appendFileMeta, keyValueFileMeta, localCreationTime, valueStatsOptions, type FileMetaContext } from './data-file-metas.ts';
 import { parseMemorySize } from './manifest-merge.ts';
 import { objectStoreSink } from './object-sink.ts';
@@ -188,7 +189,7 @@ export class TableWrite {
   }
 
   /** Flushes and closes every file; returns one CommitMessage per (partition, bucket) written. Once. */
-  async prepareCommit(): Promise<CommitMessage<DataFileMeta>[]> {
+  async prepareCommit(): Promise<CommitMessage[]> {
     await this.#tail;
     this.#checkOpen();
     this.#closed = true;
@@ -197,13 +198,13 @@ export class TableWrite {
       creationTime: localCreationTime(new Date()),
       valueStats: valueStatsOptions(this.#rowType.fields, this.#schema.options),
     };
-    const messages: CommitMessage<DataFileMeta>[] = [];
+    const messages: CommitMessage[] = [];
     for (const bucket of this.#buckets.values()) {
       await this.#flush(bucket);
       const newFiles = await this.#closeBucket(bucket, ctx);
       if (newFiles.length === 0) continue;
       const { partition, bucket: b, totalBuckets } = bucket.target;
-      messages.push({ partition, bucket: b, totalBuckets, newFiles, deletedFiles: [], changelogFiles: [] });
+      messages.push(dataFilesMessage(partition, b, totalBuckets, { newFiles }));
     }
     return messages;
   }

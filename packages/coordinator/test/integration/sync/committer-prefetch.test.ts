@@ -13,10 +13,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { services, uniqueName } from '@tributary/testkit';
 import { syncRedisKeys } from '@tributary/protocol';
+import { warehouseTables } from '@tributary/table';
 import { SyncCommitter } from '../../../src/sync/committer.ts';
 import { SyncStore } from '../../../src/sync/store.ts';
 import { newSyncRecord, type SyncPhase, type SyncPlan, type SyncRecord } from '../../../src/sync/state.ts';
-import { coordinatorTables } from '../../../src/table-adapter.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
 after(() => redis.quit());
@@ -77,7 +77,7 @@ async function preparingSync(): Promise<{ store: CountingStore; committer: SyncC
   store.recordReads = 0;
   store.phaseCalls = 0;
   store.acceptanceAnswers = 0;
-  return { store, committer: new SyncCommitter({ store, tables: coordinatorTables(), warehouse, clusterSecret: new Uint8Array(32) }) };
+  return { store, committer: new SyncCommitter({ store, tables: warehouseTables(), warehouse, clusterSecret: new Uint8Array(32) }) };
 }
 
 describe('SyncCommitter prefetch on Redis', () => {

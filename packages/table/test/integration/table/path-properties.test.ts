@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { FileStoreScan, LocalObjectStore, createTable, type InternalRow, type ManifestEntry, type Table } from '@tributary/table';
+import { FileStoreScan, LocalObjectStore, createTable, dataFilesMessage, type InternalRow, type ManifestEntry, type Table } from '@tributary/table';
 import { canonical } from './table-suite.ts';
 
 const partitionValue = fc.oneof(
@@ -64,7 +64,7 @@ async function addedEntries(table: Table, id: number): Promise<ManifestEntry[]> 
 }
 
 const keysOf = (table: Table, entries: readonly ManifestEntry[]) =>
-  table.dataFileKeys(entries.map((e) => ({ partition: e.partition, bucket: e.bucket, totalBuckets: e.totalBuckets, newFiles: [e.file], deletedFiles: [], changelogFiles: [] })));
+  table.dataFileKeys(entries.map((e) => dataFilesMessage(e.partition, e.bucket, e.totalBuckets, { newFiles: [e.file] })));
 
 test('data file paths stay distinct and reads stay exact over random partitioned batches', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tributary-path-prop-'));

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { errorFrom, isTributaryError } from '@tributary/errors';
 import { uniqueName } from '@tributary/testkit';
-import { FileStoreScan, createTable, encodeTableSchema, listTables, openTable, tableErrors, type InternalRow, type ObjectStore, type SchemaDefinition, type Table } from '@tributary/table';
+import { FileStoreScan, createTable, dataFilesMessage, encodeTableSchema, listTables, openTable, tableErrors, type InternalRow, type ObjectStore, type SchemaDefinition, type Table } from '@tributary/table';
 
 const D = 3; // -D
 const UB = 1; // -U
@@ -197,7 +197,7 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
         for (const r of rows) expected.set(r[0] as bigint, r);
       }
       const messages = await write.prepareCommit();
-      assert.ok(messages.some((m) => m.newFiles.length > 2), 'several level-0 files in one bucket');
+      assert.ok(messages.some((m) => m.dataIncrement.newFiles.length > 2), 'several level-0 files in one bucket');
       await table.newCommit(uniqueName('u')).commit(messages);
       assert.deepEqual(await readAll(table), canonical([...expected.values()]));
       assert.equal(await codeOf(write.writeRows([])), 'WRITE_CLOSED');
@@ -209,17 +209,17 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       const first = await table.newWrite({ writerId: uniqueName('w'), bufferRows: 10 });
       for (const [from, n] of [[0, 10], [10, 10], [20, 5]] as const) await first.writeRows(rowsOf(from, n));
       const m1 = await first.prepareCommit();
-      const ranges = m1.flatMap((m) => m.newFiles.map((f) => [f.minSequenceNumber, f.maxSequenceNumber]));
+      const ranges = m1.flatMap((m) => m.dataIncrement.newFiles.map((f) => [f.minSequenceNumber, f.maxSequenceNumber]));
       assert.deepEqual(ranges, [[0n, 9n], [10n, 19n], [20n, 24n]]);
       await table.newCommit(uniqueName('u')).commit(m1);
       const second = await table.newWrite({ writerId: uniqueName('w') });
       await second.writeRows(rowsOf(0, 3));
       const m2 = await second.prepareCommit();
-      assert.deepEqual(m2.flatMap((m) => m.newFiles.map((f) => [f.minSequenceNumber, f.maxSequenceNumber])), [[25n, 27n]]);
+      assert.deepEqual(m2.flatMap((m) => m.dataIncrement.newFiles.map((f) => [f.minSequenceNumber, f.maxSequenceNumber])), [[25n, 27n]]);
       // a writer pinned to an empty base starts again at 0 (its commit would be rebased above the live rows)
       const pinned = await table.newWrite({ writerId: uniqueName('w'), baseSnapshotId: null });
       await pinned.writeRows(rowsOf(0, 1));
-      assert.deepEqual((await pinned.prepareCommit()).flatMap((m) => m.newFiles.map((f) => f.minSequenceNumber)), [0n]);
+      assert.deepEqual((await pinned.prepareCommit()).flatMap((m) => m.dataIncrement.newFiles.map((f) => f.minSequenceNumber)), [0n]);
     });
 
     test('sequence slots: disjoint ranges per writer, the later slot wins a key whatever the message order', async () => {
@@ -233,7 +233,7 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
           return write.prepareCommit();
         }),
       );
-      const firsts = prepared.map((m) => m.flatMap((x) => x.newFiles.map((f) => f.minSequenceNumber)));
+      const firsts = prepared.map((m) => m.flatMap((x) => x.dataIncrement.newFiles.map((f) => f.minSequenceNumber)));
       assert.deepEqual(firsts, [[1n], [1n + 2n ** 32n], [1n + 2n * 2n ** 32n]], 'each slot starts STRIDE after the previous one');
       // One commit, the messages in another order than the slots: slot 2 still wins key 1.
       await table.newCommit(uniqueName('u')).commit([...prepared[2]!, ...prepared[0]!, ...prepared[1]!]);
@@ -265,7 +265,7 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       assert.deepEqual(rows.map((r) => r[2]), Array.from({ length: 7 }, () => 'a'), 'a, committed last, wins every key');
       // a's files were rewritten above b's numbers, under new names; b's were not touched.
       const live = await table.newRead().plan();
-      const original = new Set(a.flatMap((m) => m.newFiles.map((f) => `${m.bucket}/${f.fileName}`)));
+      const original = new Set(a.flatMap((m) => m.dataIncrement.newFiles.map((f) => `${m.bucket}/${f.fileName}`)));
       const committedA = live.filter((e) => e.file.fileName.includes('-seq'));
       assert.equal(committedA.length, original.size);
       for (const e of committedA) {
@@ -274,7 +274,7 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       }
       assert.ok(live.every((e) => !original.has(`${e.bucket}/${e.file.fileName}`)), 'no original of a rebased file is referenced');
       for (const key of table.dataFileKeys(a)) assert.notEqual(await store.stat(key), null, 'the originals are left in place');
-      const b0 = b.flatMap((m) => m.newFiles);
+      const b0 = b.flatMap((m) => m.dataIncrement.newFiles);
       assert.ok(b0.every((f) => live.some((e) => e.file.fileName === f.fileName)), 'b committed as written');
     });
 
@@ -319,7 +319,7 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       }
       const messages = await write.prepareCommit();
       assert.equal(messages.length, 4);
-      assert.ok(messages.every((m) => m.newFiles.length >= 2), 'files were closed early and new ones opened');
+      assert.ok(messages.every((m) => m.dataIncrement.newFiles.length >= 2), 'files were closed early and new ones opened');
       await table.newCommit(uniqueName('u')).commit(messages);
       assert.deepEqual(await readAll(table), canonical(rows));
     });
@@ -448,7 +448,7 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
           await table.newCommit(uniqueName('u')).commit(await write.prepareCommit());
         }
         const entries = await table.newRead().plan();
-        const keys = table.dataFileKeys(entries.map((e) => ({ ...e, newFiles: [e.file], deletedFiles: [], changelogFiles: [] })));
+        const keys = table.dataFileKeys(entries.map((e) => dataFilesMessage(e.partition, e.bucket, e.totalBuckets, { newFiles: [e.file] })));
         assert.equal(new Set(keys).size, keys.length, `${JSON.stringify(layout.schema.options)}: one path per file`);
         assert.deepEqual(await readAll(table), canonical(layout.expected), JSON.stringify(layout.schema));
       }
@@ -508,7 +508,7 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       await write.writeRows([[2n, 19723, 'a', 1n, ts(1)], [3n, 19724, 'b', 1n, ts(1)]]);
       const messages = await write.prepareCommit();
       const keys = table.dataFileKeys(messages);
-      assert.equal(keys.length, messages.reduce((n, m) => n + m.newFiles.length, 0));
+      assert.equal(keys.length, messages.reduce((n, m) => n + m.dataIncrement.newFiles.length, 0));
       for (const key of keys) assert.ok(await store.stat(key), key);
       await table.newCommit(uniqueName('u')).abort(messages);
       for (const key of keys) assert.equal(await store.stat(key), null, key);
@@ -520,7 +520,7 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       await writeAndCommit(table, [[1n, 1, 'a', 1n, ts(1)]]);
       const [entry] = await table.newRead().plan();
       assert.ok(entry);
-      const removal = [{ partition: entry.partition, bucket: entry.bucket, totalBuckets: entry.totalBuckets, newFiles: [], deletedFiles: [entry.file], changelogFiles: [] }];
+      const removal = [dataFilesMessage(entry.partition, entry.bucket, entry.totalBuckets, { deletedFiles: [entry.file] })];
       await table.newCommit(uniqueName('u')).commit(removal);
       assert.deepEqual(await readAll(table), []);
       assert.equal(await codeOf(table.newCommit(uniqueName('u')).commit(removal)), 'COMMIT_CONFLICT');

@@ -13,7 +13,7 @@ function entry(kind: 'ADD' | 'DELETE', name: string, more: Partial<ManifestEntry
 test('identity: partition bytes, bucket, level, name, extra files, embedded index and external path', () => {
   const a = entry('ADD', 'f');
   assert.equal(entryIdentifier(a), entryIdentifier(entry('DELETE', 'f', { totalBuckets: 4 })));
-  assert.equal(entryIdentifier(a), entryIdentifier({ ...a, file: { ...a.file, rowCount: 99n, creationTime: 5 } }));
+  assert.equal(entryIdentifier(a), entryIdentifier({ ...a, file: { ...a.file, rowCount: 99n, creationTimeMillis: 5n } }));
   const differing: ManifestEntry[] = [
     { ...a, partition: EMPTY_ROW },
     { ...a, bucket: 1 },

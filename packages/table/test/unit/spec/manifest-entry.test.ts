@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { AvroField, AvroRecord, AvroSchema } from '../../../src/spec/avro.ts';
 import { writeAvroFile } from '../../../src/spec/avro-container.ts';
-import { localCreationTime, type DataFileMeta } from '../../../src/spec/data-file-meta.ts';
+import { FileSource, localCreationTime, type DataFileMeta } from '../../../src/spec/data-file-meta.ts';
 import { decodeManifestFile, encodeManifestFile, MANIFEST_ENTRY_SCHEMA, type ManifestEntry } from '../../../src/spec/manifest-entry.ts';
 import { decodeManifestList, encodeManifestList, type ManifestFileMeta } from '../../../src/spec/manifest-file-meta.ts';
 import type { SimpleStats } from '../../../src/spec/simple-stats.ts';
@@ -19,8 +19,8 @@ const strings = fc.array(fc.string({ unit: 'grapheme' }), { maxLength: 3 });
 const dataFileMeta: fc.Arbitrary<DataFileMeta> = fc.record({
   fileName: fc.string({ unit: 'grapheme', minLength: 1 }), fileSize: long, rowCount: long, minKey: bytes, maxKey: bytes,
   keyStats: stats, valueStats: stats, minSequenceNumber: long, maxSequenceNumber: long, schemaId: long, level: int,
-  extraFiles: strings, creationTime: nullable(fc.integer({ min: -(2 ** 47), max: 2 ** 47 })), deleteRowCount: nullable(long),
-  embeddedIndex: nullable(bytes), fileSource: nullable(fc.constantFrom('APPEND' as const, 'COMPACT' as const)),
+  extraFiles: strings, creationTimeMillis: nullable(long), deleteRowCount: nullable(long),
+  embeddedIndex: nullable(bytes), fileSource: nullable(fc.constantFrom(FileSource.APPEND, FileSource.COMPACT)),
   valueStatsCols: nullable(strings), externalPath: nullable(fc.string()), firstRowId: nullable(long),
   writeCols: nullable(strings), writeColsSequences: nullable(fc.array(long, { maxLength: 3 })),
 });
@@ -82,8 +82,8 @@ test('files from older writers (no _EXTERNAL_PATH, _FIRST_ROW_ID, _WRITE_COLS...
   const bytes = writeAvroFile(olderEntrySchema('_EXTERNAL_PATH'), [rawEntry(rawFile)]);
   const [entry] = decodeManifestFile(bytes);
   assert.ok(entry);
-  assert.equal(entry.file.creationTime, 1700000000000);
-  assert.equal(entry.file.fileSource, 'APPEND');
+  assert.equal(entry.file.creationTimeMillis, 1700000000000n);
+  assert.equal(entry.file.fileSource, FileSource.APPEND);
   assert.equal(entry.file.externalPath, null);
   assert.equal(entry.file.firstRowId, null);
   assert.equal(entry.file.writeCols, null);
@@ -114,8 +114,8 @@ function fileRecord(f: DataFileMeta): AvroRecord {
     _FILE_NAME: f.fileName, _FILE_SIZE: f.fileSize, _ROW_COUNT: f.rowCount, _MIN_KEY: f.minKey, _MAX_KEY: f.maxKey,
     _KEY_STATS: s(f.keyStats), _VALUE_STATS: s(f.valueStats), _MIN_SEQUENCE_NUMBER: f.minSequenceNumber,
     _MAX_SEQUENCE_NUMBER: f.maxSequenceNumber, _SCHEMA_ID: f.schemaId, _LEVEL: f.level, _EXTRA_FILES: f.extraFiles,
-    _CREATION_TIME: f.creationTime === null ? null : BigInt(f.creationTime), _DELETE_ROW_COUNT: f.deleteRowCount,
-    _EMBEDDED_FILE_INDEX: f.embeddedIndex, _FILE_SOURCE: f.fileSource === null ? null : f.fileSource === 'APPEND' ? 0 : 1,
+    _CREATION_TIME: f.creationTimeMillis, _DELETE_ROW_COUNT: f.deleteRowCount,
+    _EMBEDDED_FILE_INDEX: f.embeddedIndex, _FILE_SOURCE: f.fileSource,
     _VALUE_STATS_COLS: f.valueStatsCols, _EXTERNAL_PATH: f.externalPath, _FIRST_ROW_ID: f.firstRowId,
     _WRITE_COLS: f.writeCols, _WRITE_COLS_SEQUENCES: f.writeColsSequences,
   };
@@ -182,8 +182,8 @@ test('invalid domain values are refused on encode, never written wrongly', () =>
   const add = SAMPLE_ENTRIES[0] as ManifestEntry;
   const bad: unknown[] = [
     { ...add, kind: 'UPSERT' },
-    { ...add, file: { ...add.file, fileSource: 'MERGE' } },
-    { ...add, file: { ...add.file, creationTime: 1.5 } },
+    { ...add, file: { ...add.file, fileSource: 2 } },
+    { ...add, file: { ...add.file, creationTimeMillis: 1.5 } },
     { ...add, file: { ...add.file, fileSize: 5 } },
     { ...add, bucket: 2 ** 31 },
   ];

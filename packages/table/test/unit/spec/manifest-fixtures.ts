@@ -5,7 +5,7 @@
  * Paimon Java itself read from the same bytes.
  */
 
-import type { DataFileMeta } from '../../../src/spec/data-file-meta.ts';
+import { FileSource, type DataFileMeta } from '../../../src/spec/data-file-meta.ts';
 import type { ManifestEntry } from '../../../src/spec/manifest-entry.ts';
 import type { ManifestFileMeta } from '../../../src/spec/manifest-file-meta.ts';
 import type { SimpleStats } from '../../../src/spec/simple-stats.ts';
@@ -36,10 +36,10 @@ export const FULL_FILE: DataFileMeta = {
   schemaId: 3n,
   level: 5,
   extraFiles: ['data-0.parquet.index', 'x'],
-  creationTime: -86_400_001,
+  creationTimeMillis: -86_400_001n,
   deleteRowCount: 2n,
   embeddedIndex: Uint8Array.of(1, 2, 3),
-  fileSource: 'COMPACT',
+  fileSource: FileSource.COMPACT,
   valueStatsCols: ['id', 'name'],
   externalPath: 's3://bucket/ext/data-0.parquet',
   firstRowId: 42n,
@@ -61,7 +61,7 @@ export const SPARSE_FILE: DataFileMeta = {
   schemaId: 0n,
   level: 0,
   extraFiles: [],
-  creationTime: null,
+  creationTimeMillis: null,
   deleteRowCount: null,
   embeddedIndex: null,
   fileSource: null,
@@ -100,7 +100,7 @@ export function sampleList(manifests: readonly [name: string, size: bigint][]): 
 const list = (items: readonly unknown[] | null): string => (items === null ? 'null' : `[${items.join(', ')}]`);
 
 function stats(s: SimpleStats): string {
-  return `{min=${hex(s.minValues)} max=${hex(s.maxValues)} nulls=${list(s.nullCounts.map((c) => (c === null ? 'null' : c)))}}`;
+  return `{min=${hex(s.minValues)} max=${hex(s.maxValues)} nulls=${list(s.nullCounts?.map((c) => (c === null ? 'null' : c)) ?? null)}}`;
 }
 
 /** The line `MakeJavaVectors.java dump` prints for a manifest list record. */
@@ -117,7 +117,7 @@ export function entryLine(e: ManifestEntry): string {
     + ` file=${f.fileName} size=${f.fileSize} rows=${f.rowCount} minKey=${hex(f.minKey)} maxKey=${hex(f.maxKey)}`
     + ` keyStats=${stats(f.keyStats)} valueStats=${stats(f.valueStats)}`
     + ` seq=${f.minSequenceNumber}..${f.maxSequenceNumber} schemaId=${f.schemaId} level=${f.level}`
-    + ` extraFiles=${list(f.extraFiles)} creationTime=${f.creationTime} deleteRowCount=${f.deleteRowCount}`
-    + ` embeddedIndex=${hex(f.embeddedIndex)} fileSource=${f.fileSource} valueStatsCols=${list(f.valueStatsCols)}`
+    + ` extraFiles=${list(f.extraFiles)} creationTime=${f.creationTimeMillis} deleteRowCount=${f.deleteRowCount}`
+    + ` embeddedIndex=${hex(f.embeddedIndex)} fileSource=${f.fileSource === null ? null : f.fileSource === FileSource.APPEND ? 'APPEND' : 'COMPACT'} valueStatsCols=${list(f.valueStatsCols)}`
     + ` externalPath=${f.externalPath} firstRowId=${f.firstRowId} writeCols=${list(f.writeCols)}`;
 }

@@ -13,18 +13,31 @@ import {
   overwriteDeletes,
   sameFiles,
   bucketKey,
+  checkDataFilesOnly,
   type CommitKind,
   type PlanEntry,
   type PlanFile,
+  type PlanMessage,
   type SequencedFile,
 } from '../../../src/write/commit-plan.ts';
+import { dataFilesMessage } from '../../../src/spec/commit-message.ts';
 import { isTributaryError } from '@tributary/errors';
+import { SPARSE_FILE } from '../spec/manifest-fixtures.ts';
 
 const P1 = Uint8Array.of(0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0);
 const P2 = Uint8Array.of(0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0);
 const f = (fileName: string, rowCount = 10, maxSequenceNumber = 0): PlanFile => ({ fileName, rowCount: BigInt(rowCount), maxSequenceNumber: BigInt(maxSequenceNumber) });
 const add = (name: string, partition = P1, bucket = 0, totalBuckets = 2, rows = 10): PlanEntry => ({ kind: 'ADD', partition, bucket, totalBuckets, file: f(name, rows) });
 const del = (e: PlanEntry): PlanEntry => ({ ...e, kind: 'DELETE' });
+/** A message of these files (the data increment: what the plan reads of a CommitMessage). */
+function planMessage<F extends PlanFile>(
+  partition: Uint8Array,
+  bucket: number,
+  totalBuckets: number,
+  files: { newFiles?: F[]; deletedFiles?: F[]; changelogFiles?: F[] },
+): PlanMessage<F> {
+  return { partition, bucket, totalBuckets, dataIncrement: { newFiles: files.newFiles ?? [], deletedFiles: files.deletedFiles ?? [], changelogFiles: files.changelogFiles ?? [] } };
+}
 const identify = (e: PlanEntry): string => `${Buffer.from(e.partition).toString('hex')}|${e.bucket}|${e.file.fileName}`;
 
 function conflictCode(fn: () => void): string | undefined {
@@ -84,7 +97,7 @@ test('checkDistinctPaths from a case table: one path, one file', () => {
 });
 
 test('sameFiles: the found snapshot added exactly the messages\' new files', () => {
-  const msg = (partition: Uint8Array, bucket: number, ...names: string[]) => ({ partition, bucket, totalBuckets: 2, newFiles: names.map((n) => f(n)), deletedFiles: [], changelogFiles: [] });
+  const msg = (partition: Uint8Array, bucket: number, ...names: string[]) => planMessage(partition, bucket, 2, { newFiles: names.map((n) => f(n)) });
   const cases: { name: string; delta: PlanEntry[]; messages: ReturnType<typeof msg>[]; want: boolean }[] = [
     { name: 'the same files (lost acknowledgement)', delta: [add('a'), add('b', P2, 1)], messages: [msg(P2, 1, 'b'), msg(P1, 0, 'a')], want: true },
     { name: 'deleted entries of the snapshot are not compared', delta: [add('a'), del(add('x'))], messages: [msg(P1, 0, 'a')], want: true },
@@ -113,8 +126,8 @@ test('overwriteDeletes deletes the live files of the given partitions only', () 
 
 test('deltaEntries and deltaRecordCount', () => {
   const msgs = [
-    { partition: P1, bucket: 0, totalBuckets: 2, newFiles: [f('n1', 5), f('n2', 7)], deletedFiles: [f('old', 3)], changelogFiles: [] },
-    { partition: P2, bucket: 1, totalBuckets: 2, newFiles: [f('n3', 1)], deletedFiles: [], changelogFiles: [] },
+    planMessage(P1, 0, 2, { newFiles: [f('n1', 5), f('n2', 7)], deletedFiles: [f('old', 3)] }),
+    planMessage(P2, 1, 2, { newFiles: [f('n3', 1)] }),
   ];
   const delta = deltaEntries(msgs);
   assert.deepEqual(delta.map((e) => `${e.kind}:${e.file.fileName}:${e.bucket}`), ['ADD:n1:0', 'ADD:n2:0', 'DELETE:old:0', 'ADD:n3:1']);
@@ -134,7 +147,7 @@ test('maxSequenceNumbers per (partition, bucket)', () => {
 test('bucketsToRebase from a case table: rebase where live rows reach our sequence numbers', () => {
   const sf = (name: string, min: bigint, max: bigint): SequencedFile => ({ fileName: name, rowCount: max - min + 1n, minSequenceNumber: min, maxSequenceNumber: max });
   const live = (p: Uint8Array, bucket: number, max: bigint): PlanEntry => ({ kind: 'ADD', partition: p, bucket, totalBuckets: 2, file: sf('live', 0n, max) });
-  const msg = (p: Uint8Array, bucket: number, ...files: SequencedFile[]) => ({ partition: p, bucket, totalBuckets: 2, newFiles: files, deletedFiles: [], changelogFiles: [] });
+  const msg = (p: Uint8Array, bucket: number, ...files: SequencedFile[]) => planMessage(p, bucket, 2, { newFiles: files });
   const k = (p: Uint8Array, bucket: number) => bucketKey(p, bucket);
   const cases: { name: string; live: PlanEntry[]; messages: ReturnType<typeof msg>[]; want: [string, bigint][] }[] = [
     { name: 'empty table', live: [], messages: [msg(P1, 0, sf('a', 0n, 9n))], want: [] },
@@ -208,4 +221,14 @@ test('nextSnapshot: ids, counts, carried fields and the watermark (tryCommitOnce
   const withChangelog = nextSnapshot(null, { ...parts, changelog: { fileName: 'manifest-list-a-2', size: 5 }, changelogEntries: [add('c', P1, 0, 2, 6)] });
   assert.equal(withChangelog.changelogRecordCount, 6n);
   assert.equal(withChangelog.changelogManifestListSize, 5n);
+});
+
+test('index files or compaction output in a message are refused with a typed error', () => {
+  const message = dataFilesMessage(P1, 3, 16, { newFiles: [SPARSE_FILE] });
+  checkDataFilesOnly([message]);
+  const compacted = { ...message, compactIncrement: { ...message.compactIncrement, compactAfter: message.dataIncrement.newFiles } };
+  assert.throws(
+    () => checkDataFilesOnly([message, compacted]),
+    (e: unknown) => isTributaryError(e) && e.code === 'COMMIT_MESSAGE_UNSUPPORTED',
+  );
 });

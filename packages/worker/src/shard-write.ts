@@ -1,0 +1,83 @@
+/**
+ * A shard attempt's write into the table: the table opened at the schema the sync pinned (through
+ * the `Tables` seam of @tributary/table, which the coordinator uses too), a TableWrite whose data
+ * file names carry the attempt, and the CommitMessages it prepares (Paimon's
+ * `BatchTableWrite.prepareCommit`), which the blob carries as they are.
+ */
+import { dataFileMarker, errorFrom } from '@tributary/protocol';
+import { sourceErrors } from '@tributary/sources';
+import { countingStore } from './counting-store.ts';
+import { TableWrite, type CommitMessage, type InternalRow, type RowType, type Tables } from '@tributary/table';
+
+/**
+ * What of the `Tables` seam a worker uses: open a table, and the stores of the warehouse (where
+ * blobs are staged) and of a file source; without `sourceStore`, sources with their own S3
+ * credentials are not supported.
+ */
+export type WorkerTables = Pick<Tables, 'openTable' | 'warehouseStore'> & Partial<Pick<Tables, 'sourceStore'>>;
+
+export interface ShardWriteOptions {
+  readonly warehouse: string;
+  readonly database: string;
+  readonly table: string;
+  readonly schemaId: number;
+  readonly baseSnapshotId: number | null;
+  /**
+   * Starts every data file name (`data-<writerId>-<uuid>-<n>.parquet`): (sync, shard, attempt), so
+   * an abort finds every file of a sync by its name.
+   */
+  readonly writerId: string;
+  /** The shard's index in the plan: its own range of sequence numbers (absent: none). */
+  readonly sequenceSlot?: number;
+}
+
+export interface ShardWrite {
+  readonly rowType: RowType;
+  /** The table's path inside the warehouse ("db.db/orders"); goes into the blob header. */
+  readonly tablePath: string;
+  write(rows: readonly InternalRow[]): Promise<void>;
+  /** Closes the data files; the messages name every file written. Called once. */
+  prepareCommit(): Promise<CommitMessage[]>;
+  /** Best effort: deletes what this write has produced so far. */
+  abort(): Promise<void>;
+  /**
+   * Bytes of this write's data files sent to storage so far (for progress; the blob's totals are
+   * the file sizes prepareCommit reports). Rows still buffered in memory count nothing yet.
+   */
+  bytesWritten(): number;
+}
+
+/** @throws SOURCE_SCHEMA_MISMATCH when the table's schema is no longer the one the sync planned */
+export async function openShardWrite(tables: WorkerTables, options: ShardWriteOptions): Promise<ShardWrite> {
+  const table = await tables.openTable(options.warehouse, { database: options.database, table: options.table }, options.schemaId);
+  if (table.schema.id !== options.schemaId) {
+    throw errorFrom(sourceErrors, 'SOURCE_SCHEMA_MISMATCH', `table ${table.path} is at schema ${table.schema.id}, the sync planned ${options.schemaId}`, {
+      table: table.path,
+    });
+  }
+  // The write goes through a store that counts its data-file bytes as storage takes them (progress).
+  const counting = countingStore(table.store);
+  const write = await TableWrite.open(counting.store, table.path, table.schema, {
+    writerId: options.writerId,
+    baseSnapshotId: options.baseSnapshotId,
+    ...(options.sequenceSlot === undefined ? {} : { sequenceSlot: options.sequenceSlot }),
+  });
+  const bytes = counting.track(dataFileMarker(options.writerId));
+  return {
+    rowType: { fields: table.schema.fields },
+    tablePath: table.path,
+    write: (rows) => write.writeRows(rows),
+    prepareCommit: async () => {
+      try {
+        return await write.prepareCommit();
+      } finally {
+        bytes.stop();
+      }
+    },
+    abort: async () => {
+      bytes.stop();
+      await write.abort();
+    },
+    bytesWritten: bytes.bytes,
+  };
+}
