@@ -25,15 +25,11 @@
  *   never change what the commit publishes.
  */
 import type { ErrorData } from '@tributary/protocol';
+import type { TableRef } from '@tributary/table';
 
 export const SYNC_PHASES = ['PLANNED', 'PREPARING', 'COMMITTING', 'COMMITTED', 'ABORTING', 'ABORTED'] as const;
 export type SyncPhase = (typeof SYNC_PHASES)[number];
 export const TERMINAL_PHASES: readonly SyncPhase[] = ['COMMITTED', 'ABORTED'];
-
-export interface TableRef {
-  readonly database: string;
-  readonly table: string;
-}
 
 /** One shard of the plan: a stable id and the source's description of it (plain JSON). */
 export interface PlannedShard {

@@ -1,0 +1,101 @@
+/**
+ * The Tables seam over a local warehouse: what the coordinator shows of a table (describe), a
+ * publish found again by its identity, colliding keys, and the worker's table reused per schema id.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, before, test } from 'node:test';
+import { isTributaryError } from '@tributary/errors';
+import { parseDataTypeString, warehouseTables, type CommitMessage, type Tables } from '@tributary/table';
+
+let dir = '';
+let warehouse = '';
+let tables: Tables;
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tributary-tables-'));
+  warehouse = pathToFileURL(dir).href;
+  tables = warehouseTables();
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const columns = [
+  { name: 'id', type: parseDataTypeString('BIGINT NOT NULL'), description: 'the key' },
+  { name: 'v', type: parseDataTypeString('STRING') },
+];
+
+async function written(ref: { database: string; table: string }, ids: readonly bigint[], writerId: string): Promise<CommitMessage[]> {
+  const table = await tables.openTable(warehouse, ref);
+  const write = await table.newWrite({ writerId });
+  await write.writeRows(ids.map((id) => [id, `v${id}`]));
+  return write.prepareCommit();
+}
+
+test('describeTable shows the schema, then the latest snapshot with its live files and rows; undefined for no table', async () => {
+  const ref = { database: 'seam', table: 'kv' };
+  assert.equal(await tables.describeTable(warehouse, ref), undefined);
+  const created = await tables.createTable(warehouse, ref, { columns, partitionKeys: [], primaryKeys: ['id'], options: { bucket: '2' } });
+  assert.deepEqual(created, {
+    database: 'seam',
+    table: 'kv',
+    schemaId: 0,
+    columns,
+    partitionKeys: [],
+    primaryKeys: ['id'],
+    options: { bucket: '2', 'file.format': 'parquet' },
+    latestSnapshotId: null,
+    fileCount: 0,
+    rowCount: 0,
+  });
+
+  const messages = await written(ref, [1n, 2n, 3n, 4n, 5n, 6n], 'w1');
+  const files = messages.reduce((n, m) => n + m.dataIncrement.newFiles.length, 0);
+  const identity = { commitUser: 'seam-user', commitIdentifier: 7n };
+  const request = { messages, identity, kind: 'APPEND' as const, baseSnapshotId: null, properties: { sync: 's1' } };
+  assert.equal(await tables.findCommitted(warehouse, ref, identity, null), undefined);
+  const id = await tables.publish(warehouse, ref, request);
+  assert.equal(id, 1);
+  assert.equal(await tables.findCommitted(warehouse, ref, identity, null), 1);
+  assert.equal(await tables.publish(warehouse, ref, request), 1, 'the same identity finds its own snapshot');
+
+  const shown = await tables.describeTable(warehouse, ref);
+  assert.equal(shown?.latestSnapshotId, 1);
+  assert.equal(shown?.fileCount, files);
+  assert.ok(files >= 2, `${files} files: both buckets written`);
+  assert.equal(shown?.rowCount, 6);
+  assert.deepEqual(await (await tables.openTable(warehouse, ref)).describe(), shown);
+});
+
+test('countCollidingKeys: keys in more than one shard for a primary-key table, null for an append table', async () => {
+  const kv = { database: 'seam', table: 'collide' };
+  await tables.createTable(warehouse, kv, { columns, partitionKeys: [], primaryKeys: ['id'], options: { bucket: '1' } });
+  const shards = [await written(kv, [1n, 2n, 3n], 's0'), await written(kv, [3n, 4n], 's1'), await written(kv, [4n, 5n, 1n], 's2')];
+  assert.equal(await tables.countCollidingKeys(warehouse, kv, shards), 3, 'keys 1, 3 and 4');
+
+  const log = { database: 'seam', table: 'log' };
+  await tables.createTable(warehouse, log, { columns, partitionKeys: [], primaryKeys: [], options: {} });
+  assert.equal(await tables.countCollidingKeys(warehouse, log, [await written(log, [1n], 'a'), await written(log, [1n], 'b')]), null);
+});
+
+test('openTable reuses a table opened at its pinned schema id; publish on a missing table is TABLE_NOT_FOUND', async () => {
+  const ref = { database: 'seam', table: 'pinned' };
+  await tables.createTable(warehouse, ref, { columns, partitionKeys: [], primaryKeys: [], options: {} });
+  const first = await tables.openTable(warehouse, ref, 0);
+  assert.equal(await tables.openTable(warehouse, ref, 0), first);
+  assert.notEqual(await tables.openTable(warehouse, ref), first, 'without a schema id the table is opened afresh');
+  const other = await tables.openTable(warehouse, ref, 5);
+  assert.equal(other.schema.id, 0, 'a table at another schema is returned for the caller to refuse');
+  assert.notEqual(await tables.openTable(warehouse, ref, 5), other, 'and not kept');
+
+  const missing = { database: 'seam', table: 'missing' };
+  await assert.rejects(
+    tables.publish(warehouse, missing, { messages: [], identity: { commitUser: 'u', commitIdentifier: 1n }, kind: 'APPEND', baseSnapshotId: null, properties: {} }),
+    (e: unknown) => isTributaryError(e) && e.code === 'TABLE_NOT_FOUND',
+  );
+  assert.equal(tables.tablePath(ref), 'seam.db/pinned');
+});
