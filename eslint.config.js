@@ -47,4 +47,40 @@ export default tseslint.config(
       ],
     },
   },
+  // The package arrows run one way: @tributary/errors ← table ← protocol ← worker, coordinator.
+  {
+    files: ['packages/errors/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['@tributary/*'], message: '@tributary/errors depends on no other package.' }] }],
+    },
+  },
+  {
+    files: ['packages/table/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: ['@tributary/protocol', '@tributary/worker', '@tributary/coordinator'].map((name) => ({
+            name,
+            message: 'The table library depends only on @tributary/errors (and the testkit in tests).',
+          })),
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/protocol/src/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: '@tributary/table', allowTypeImports: true, message: 'The protocol takes only types from the table library (CommitMessage, DataFileMeta, …): its code stays pure.' },
+            { name: '@tributary/worker', message: 'The protocol is below the worker.' },
+            { name: '@tributary/coordinator', message: 'The protocol is below the coordinator.' },
+          ],
+        },
+      ],
+    },
+  },
 );
