@@ -103,7 +103,6 @@ export {
   type PublishResult,
   type RowPreview,
   type SnapshotSummary,
-  type TableDefinition,
   type TableRef,
   type TableSummary,
   type Tables,

@@ -18,20 +18,12 @@ import { mapInOrder } from './read/file-store-scan.ts';
 import type { S3ConnectionOptions } from './io/s3-store.ts';
 import type { CommitMessage } from './spec/commit-message.ts';
 import type { CommitIdentity, CommitKind } from './write/commit-plan.ts';
-import { createTable, listTables, openTable, tablePath, type ColumnSpec, type DataFileSummary, type Table, type TableDescription } from './table.ts';
+import { createTable, listTables, openTable, tablePath, type DataFileSummary, type SchemaDefinition, type Table, type TableDescription } from './table.ts';
 
 /** A table of the warehouse, by database and table name. */
 export interface TableRef {
   readonly database: string;
   readonly table: string;
-}
-
-/** What a new table is made of. */
-export interface TableDefinition {
-  readonly columns: readonly ColumnSpec[];
-  readonly partitionKeys: readonly string[];
-  readonly primaryKeys: readonly string[];
-  readonly options: Readonly<Record<string, string>>;
 }
 
 /** One table of the warehouse, as a listing shows it. */
@@ -93,7 +85,7 @@ export interface Tables {
    * shard; the caller compares `schema.id` with what it planned. @throws TABLE_NOT_FOUND
    */
   openTable(warehouse: string, ref: TableRef, schemaId?: number): Promise<Table>;
-  createTable(warehouse: string, ref: TableRef, definition: TableDefinition): Promise<TableDescription>;
+  createTable(warehouse: string, ref: TableRef, schema: SchemaDefinition): Promise<TableDescription>;
   /** Undefined when the table does not exist. */
   describeTable(warehouse: string, ref: TableRef): Promise<TableDescription | undefined>;
   /** Every table of the warehouse (`<db>.db/<table>` with a schema), sorted by database then name. */
@@ -163,13 +155,7 @@ export function warehouseTables(s3: S3ConnectionOptions = {}): Tables {
       }
       return table;
     },
-    async createTable(warehouse: string, ref: TableRef, definition: TableDefinition): Promise<TableDescription> {
-      const schema = {
-        fields: definition.columns,
-        partitionKeys: definition.partitionKeys,
-        primaryKeys: definition.primaryKeys,
-        options: definition.options,
-      };
+    async createTable(warehouse: string, ref: TableRef, schema: SchemaDefinition): Promise<TableDescription> {
       const table = await createTable(storeOf(warehouse), { database: ref.database, name: ref.table, schema });
       return table.describe();
     },

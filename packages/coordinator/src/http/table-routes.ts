@@ -45,7 +45,7 @@ export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { 
       const options = { ...body.options, bucket: String(body.bucket) };
       const columns = body.columns.map((c) => ({ name: c.name, type: parseDataTypeString(c.type), description: c.description }));
       const info = await tables.createTable(warehouse, ref, {
-        columns,
+        fields: columns,
         partitionKeys: body.partitionKeys,
         primaryKeys: body.primaryKeys,
         options,

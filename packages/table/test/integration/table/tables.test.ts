@@ -39,7 +39,7 @@ async function written(ref: { database: string; table: string }, ids: readonly b
 test('describeTable shows the schema, then the latest snapshot with its live files and rows; undefined for no table', async () => {
   const ref = { database: 'seam', table: 'kv' };
   assert.equal(await tables.describeTable(warehouse, ref), undefined);
-  const created = await tables.createTable(warehouse, ref, { columns, partitionKeys: [], primaryKeys: ['id'], options: { bucket: '2' } });
+  const created = await tables.createTable(warehouse, ref, { fields: columns, partitionKeys: [], primaryKeys: ['id'], options: { bucket: '2' } });
   assert.deepEqual(created, {
     database: 'seam',
     table: 'kv',
@@ -73,18 +73,18 @@ test('describeTable shows the schema, then the latest snapshot with its live fil
 
 test('countCollidingKeys: keys in more than one shard for a primary-key table, null for an append table', async () => {
   const kv = { database: 'seam', table: 'collide' };
-  await tables.createTable(warehouse, kv, { columns, partitionKeys: [], primaryKeys: ['id'], options: { bucket: '1' } });
+  await tables.createTable(warehouse, kv, { fields: columns, partitionKeys: [], primaryKeys: ['id'], options: { bucket: '1' } });
   const shards = [await written(kv, [1n, 2n, 3n], 's0'), await written(kv, [3n, 4n], 's1'), await written(kv, [4n, 5n, 1n], 's2')];
   assert.equal(await tables.countCollidingKeys(warehouse, kv, shards), 3, 'keys 1, 3 and 4');
 
   const log = { database: 'seam', table: 'log' };
-  await tables.createTable(warehouse, log, { columns, partitionKeys: [], primaryKeys: [], options: {} });
+  await tables.createTable(warehouse, log, { fields: columns, partitionKeys: [], primaryKeys: [], options: {} });
   assert.equal(await tables.countCollidingKeys(warehouse, log, [await written(log, [1n], 'a'), await written(log, [1n], 'b')]), null);
 });
 
 test('openTable reuses a table opened at its pinned schema id; publish on a missing table is TABLE_NOT_FOUND', async () => {
   const ref = { database: 'seam', table: 'pinned' };
-  await tables.createTable(warehouse, ref, { columns, partitionKeys: [], primaryKeys: [], options: {} });
+  await tables.createTable(warehouse, ref, { fields: columns, partitionKeys: [], primaryKeys: [], options: {} });
   const first = await tables.openTable(warehouse, ref, 0);
   assert.equal(await tables.openTable(warehouse, ref, 0), first);
   assert.notEqual(await tables.openTable(warehouse, ref), first, 'without a schema id the table is opened afresh');
