@@ -4,11 +4,10 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CreateTableRequest, errorFrom } from '@tributary/protocol';
-import { formatDataType, parseDataTypeString, tableErrors, type TableDescription, type TableSummary, type Tables } from '@tributary/table';
+import { formatDataType, parseDataTypeString, tableErrors, type TableDescription, type TableRef, type TableSummary, type Tables } from '@tributary/table';
 import { z } from 'zod';
 import { coordinatorErrors } from '../errors.ts';
 import type { SyncStore } from '../sync/store.ts';
-import type { TableRef } from '../sync/state.ts';
 import { problemResponses } from './problem.ts';
 import {
   FilesPage,
