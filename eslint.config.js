@@ -47,7 +47,7 @@ export default tseslint.config(
       ],
     },
   },
-  // The package arrows run one way: @tributary/errors ← table ← protocol ← worker, coordinator.
+  // The package arrows run one way: @tributary/errors ← table ← protocol ← sources ← worker, coordinator.
   {
     files: ['packages/errors/**/*.ts'],
     rules: {
@@ -60,7 +60,7 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: ['@tributary/protocol', '@tributary/worker', '@tributary/coordinator'].map((name) => ({
+          paths: ['@tributary/protocol', '@tributary/sources', '@tributary/worker', '@tributary/coordinator'].map((name) => ({
             name,
             message: 'The table library depends only on @tributary/errors (and the testkit in tests).',
           })),
@@ -76,6 +76,7 @@ export default tseslint.config(
         {
           paths: [
             { name: '@tributary/table', allowTypeImports: true, message: 'The protocol takes only types from the table library (CommitMessage, DataFileMeta, …): its code stays pure.' },
+            { name: '@tributary/sources', message: 'The protocol is below the sources.' },
             { name: '@tributary/worker', message: 'The protocol is below the worker.' },
             { name: '@tributary/coordinator', message: 'The protocol is below the coordinator.' },
           ],
