@@ -3,8 +3,8 @@
  * coordinator do with tables in a warehouse, each call naming its warehouse URI. The worker opens a
  * table at the schema its sync pinned and writes; the coordinator creates, lists, describes, shows
  * and drops tables, publishes a sync's messages as one snapshot and finds out whether it already
- * landed (Paimon's `filterCommitted`). Both reach the warehouse store (staged blobs live beside the tables) and a
- * source's store through it. `warehouseTables` implements it; a test may wrap it (say, a store that
+ * landed (Paimon's `filterCommitted`). Both reach the warehouse store (staged blobs live beside
+ * the tables) and a source's store through it. `warehouseTables` implements it; a test may wrap it (say, a store that
  * corrupts blobs as they are written) and hand the wrapper to a worker or a coordinator.
  */
 import { errorFrom, isTributaryError } from '@tributary/errors';
