@@ -15,7 +15,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { TRIBUTARY_VERSION } from '@tributary/protocol';
+import { TRIBUTARY_VERSION } from '@tributary/table';
 import type { SyncService } from './sync/service.ts';
 import type { SyncStore } from './sync/store.ts';
 import type { Tables } from '@tributary/table';

@@ -23,7 +23,6 @@ export {
   type BlobLimits,
 } from './envelope.ts';
 export { decodeBlob, encodeBlob, type DecodedBlob } from './blob.ts';
-export { TRIBUTARY_VERSION } from './version.ts';
 export { decodeBlobStream, encodeBlobStream, type BlobStream, type EncodeStreamOptions } from './blob-stream.ts';
 export {
   ABANDON_RUNNING_ATTEMPTS_SCRIPT,

@@ -9,6 +9,7 @@ export type {
 } from './spec/types.ts';
 export { MAX_LENGTH } from './spec/types.ts';
 export { tableErrors, type TableErrorCode } from './errors.ts';
+export { TRIBUTARY_VERSION } from './version.ts';
 export type { ObjectBody, ObjectMeta, ObjectStore } from './io/object-store.ts';
 export { LocalObjectStore } from './io/local-store.ts';
 export { S3ObjectStore, type S3ConnectionOptions, type S3StoreOptions } from './io/s3-store.ts';

@@ -28,7 +28,6 @@ import { UnrecoverableError, WaitingError } from 'bullmq';
 import {
   PAIMON_COMMIT_MESSAGE_VERSION,
   SyncShardJob,
-  TRIBUTARY_VERSION,
   attemptWriterId,
   dataFileMarker,
   encodeBlob,
@@ -40,7 +39,7 @@ import {
   type SyncShardResult,
 } from '@tributary/protocol';
 import { noSourceAccess, openSource, rowConverter, type S3Credentials, type SourceAccess } from '@tributary/sources';
-import type { CommitMessage } from '@tributary/table';
+import { TRIBUTARY_VERSION, type CommitMessage } from '@tributary/table';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createHash } from 'node:crypto';

@@ -16,7 +16,7 @@
  */
 import { gzipSync, zstdCompressSync, constants as zlibConstants } from 'node:zlib';
 import { errorFrom } from '@tributary/errors';
-import { TRIBUTARY_VERSION } from '@tributary/protocol';
+import { TRIBUTARY_VERSION } from '../version.ts';
 import { tableErrors } from '../errors.ts';
 import type { InternalRow, RowType } from '../spec/types.ts';
 import { sliceBatch, valueAt, type Column, type ColumnBatch } from './column-batch.ts';

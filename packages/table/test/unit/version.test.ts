@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { TRIBUTARY_VERSION } from '../../src/index.ts';
+import { TRIBUTARY_VERSION } from '../../src/version.ts';
 
 test('the version is the one in package.json, and every package carries the same one', () => {
   assert.match(TRIBUTARY_VERSION, /^\d+\.\d+\.\d+/);
