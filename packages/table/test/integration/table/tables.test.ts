@@ -58,10 +58,10 @@ test('describeTable shows the schema, then the latest snapshot with its live fil
   const identity = { commitUser: 'seam-user', commitIdentifier: 7n };
   const request = { messages, identity, kind: 'APPEND' as const, baseSnapshotId: null, properties: { sync: 's1' } };
   assert.equal(await tables.findCommitted(warehouse, ref, identity, null), undefined);
-  const id = await tables.publish(warehouse, ref, request);
-  assert.equal(id, 1);
+  const published = await tables.publish(warehouse, ref, request);
+  assert.deepEqual(published, { snapshotId: 1, attempts: 1, conflicts: 0 });
   assert.equal(await tables.findCommitted(warehouse, ref, identity, null), 1);
-  assert.equal(await tables.publish(warehouse, ref, request), 1, 'the same identity finds its own snapshot');
+  assert.equal((await tables.publish(warehouse, ref, request)).snapshotId, 1, 'the same identity finds its own snapshot');
 
   const shown = await tables.describeTable(warehouse, ref);
   assert.equal(shown?.latestSnapshotId, 1);
