@@ -51,7 +51,7 @@ export {
   type ColumnKind,
 } from './format/column-batch.ts';
 export { columnStats, mergeStats, type ColumnStats } from './format/column-stats.ts';
-export { decimalByteLength, parquetElement, parquetSchema, timestampEncoding, PARQUET_ROOT_NAME } from './format/parquet-schema.ts';
+export { decimalByteLength, parquetElement, parquetSchema, timestampEncoding, PARQUET_ROOT_NAME } from './parquet/parquet-schema.ts';
 export {
   DataFileWriter,
   ParquetFileEncoder,
@@ -61,12 +61,11 @@ export {
   type FileSink,
   type ParquetCompression,
   type ParquetEncodeOptions,
-} from './format/parquet-writer.ts';
-export { ParquetDataFileReader, byteSourceFromBytes, readDataFile, type ByteSource } from './format/parquet-reader.ts';
+} from './parquet/parquet-writer.ts';
+export { ParquetDataFileReader, byteSourceFromBytes, readDataFile, type ByteSource } from './parquet/parquet-reader.ts';
 export {
   KEY_FIELD_ID_START,
   KEY_FIELD_PREFIX,
-  KeyValueFileWriter,
   RowKind,
   SEQUENCE_NUMBER_FIELD,
   VALUE_KIND_FIELD,
@@ -75,11 +74,10 @@ export {
   keyValueRowType,
   rowsComparator,
   sortedRun,
-  type KeyValueFileResult,
-  type KeyValueFileWriterOptions,
   type RowKindByte,
   type SortedRunInput,
 } from './format/key-value.ts';
+export { KeyValueFileWriter, type KeyValueFileResult, type KeyValueFileWriterOptions } from './write/key-value-writer.ts';
 
 // The table API (table.ts, write/, read/): create or open a table, write, commit, read.
 export {
@@ -102,16 +100,14 @@ export {
   checkCommitConflicts,
   deltaEntries,
   overwriteDeletes,
-  partitionKey,
-  type CommitIdentity,
   type CommitKind as TableCommitKind,
-  type CommitMessage,
 } from './write/commit-plan.ts';
-export { encodePartitionRow, partitionPathOptions, RowRouter, type BucketTarget } from './write/row-routing.ts';
+export { partitionKey, type CommitIdentity, type CommitMessage } from './snapshot/commit-message.ts';
+export { encodePartitionRow, RowRouter, type BucketTarget } from './write/row-routing.ts';
 export { TableRead, type TableReadOptions } from './read/table-read.ts';
 export { fromProtocolCommitMessage, toProtocolCommitMessage } from './protocol-messages.ts';
-export { FileStoreScan, mapInOrder, type PartitionSpec, type ScanFilter } from './read/file-store-scan.ts';
-export { SnapshotManager } from './read/snapshot-manager.ts';
+export { FileStoreScan, mapInOrder, type PartitionSpec, type ScanFilter } from './snapshot/file-store-scan.ts';
+export { SnapshotManager } from './snapshot/snapshot-manager.ts';
 export { mergeDeduplicate, type KeyValue, type KeyValueOrder } from './read/sort-merge-reader.ts';
 
 // spec/: pure codecs of Paimon's schema, snapshot, partition paths, stats and key order.
@@ -144,6 +140,7 @@ export {
   escapePathName,
   parsePartitionPath,
   partitionPath,
+  partitionPathOptions,
   partitionValueText,
   unescapePathName,
   type PartitionPathOptions,
@@ -192,7 +189,7 @@ export {
   type ManifestFileMeta,
 } from './spec/manifest-file-meta.ts';
 export { entryIdentifier, mergeEntries } from './spec/file-entry.ts';
-export type { AvroWriteCodec, AvroWriteOptions } from './spec/avro-container.ts';
+export type { AvroWriteCodec, AvroWriteOptions } from './avro/avro-container.ts';
 export {
   INDEX_MANIFEST_ENTRY_VERSION,
   decodeIndexManifest,

@@ -15,15 +15,9 @@
 import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 import { SNAPSHOT_VERSION, type Snapshot } from '../spec/snapshot.ts';
+import { bucketKey, partitionKey, type CommitIdentity, type CommitMessage, type PlanFile } from '../snapshot/commit-message.ts';
 
 export type CommitKind = 'APPEND' | 'OVERWRITE';
-
-/** The fields of a data file this module looks at (a subset of spec/data-file-meta.ts DataFileMeta). */
-export interface PlanFile {
-  readonly fileName: string;
-  readonly rowCount: bigint | number;
-  readonly maxSequenceNumber: bigint | number;
-}
 
 /** The fields of a manifest entry this module looks at (a subset of spec/manifest-entry.ts ManifestEntry). */
 export interface PlanEntry<F extends PlanFile = PlanFile> {
@@ -35,31 +29,8 @@ export interface PlanEntry<F extends PlanFile = PlanFile> {
   readonly file: F;
 }
 
-/**
- * The plain value a writer hands to the committer for one (partition, bucket)
- * (org.apache.paimon.table.sink.CommitMessageImpl with its DataIncrement).
- */
-export interface CommitMessage<F extends PlanFile = PlanFile> {
-  /** Arity-prefixed BinaryRow of the partition values. */
-  readonly partition: Uint8Array;
-  readonly bucket: number;
-  /** N for fixed-bucket tables, -1 for bucket-unaware append tables. */
-  readonly totalBuckets: number;
-  readonly newFiles: readonly F[];
-  readonly deletedFiles: readonly F[];
-  readonly changelogFiles: readonly F[];
-}
-
 /** FileEntry.Identifier as a string key; supplied by spec/manifest-entry.ts (entryIdentifier). */
 export type IdentifyEntry<E> = (entry: E) => string;
-
-export function partitionKey(partition: Uint8Array): string {
-  return Buffer.from(partition.buffer, partition.byteOffset, partition.byteLength).toString('hex');
-}
-
-export function bucketKey(partition: Uint8Array, bucket: number): string {
-  return `${partitionKey(partition)}/${bucket}`;
-}
 
 /** The data increment of the messages as manifest entries: ADDs first, then DELETEs, per message. */
 export function deltaEntries<F extends PlanFile>(messages: readonly CommitMessage<F>[]): PlanEntry<F>[] {
@@ -254,17 +225,6 @@ export function bucketsToRebase(live: Iterable<PlanEntry>, messages: readonly Co
 
 /** Long.MAX_VALUE: `_SEQUENCE_NUMBER` is a Java long. */
 export const MAX_SEQUENCE_NUMBER = 2n ** 63n - 1n;
-
-/** The commit identity written into every snapshot (Snapshot.commitUser / commitIdentifier). */
-export interface CommitIdentity {
-  readonly commitUser: string;
-  readonly commitIdentifier: bigint;
-}
-
-/** Does a snapshot carry this identity? (the check of FileStoreCommitImpl's retry loop, apache/paimon#5771) */
-export function hasIdentity(snapshot: { readonly commitUser: string; readonly commitIdentifier: bigint }, identity: CommitIdentity): boolean {
-  return snapshot.commitUser === identity.commitUser && snapshot.commitIdentifier === identity.commitIdentifier;
-}
 
 /**
  * Did a snapshot found under this commit's identity add exactly the files of `messages`

@@ -32,22 +32,19 @@ import type { ManifestEntry } from '../spec/manifest-entry.ts';
 import type { ManifestFileMeta } from '../spec/manifest-file-meta.ts';
 import { BATCH_COMMIT_IDENTIFIER, encodeSnapshot, type Snapshot } from '../spec/snapshot.ts';
 import type { DataField } from '../spec/types.ts';
-import { FileStoreScan } from '../read/file-store-scan.ts';
-import { SnapshotManager } from '../read/snapshot-manager.ts';
+import { FileStoreScan } from '../snapshot/file-store-scan.ts';
+import { SnapshotManager } from '../snapshot/snapshot-manager.ts';
+import { hasIdentity, partitionKey, type CommitIdentity, type CommitMessage } from '../snapshot/commit-message.ts';
 import {
   bucketsToRebase,
   changelogEntries,
   checkCommitConflicts,
   checkDistinctPaths,
   deltaEntries,
-  hasIdentity,
   nextSnapshot,
   overwriteDeletes,
-  partitionKey,
   sameFiles,
-  type CommitIdentity,
   type CommitKind,
-  type CommitMessage,
 } from './commit-plan.ts';
 import { planMinorCompaction, type ManifestMergeOptions } from './manifest-merge.ts';
 import { writeManifestList, writeManifests, type ManifestWriterContext } from './manifest-writer.ts';

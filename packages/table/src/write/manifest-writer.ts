@@ -14,7 +14,7 @@ import { encodeManifestFile, type ManifestEntry } from '../spec/manifest-entry.t
 import { encodeManifestList, type ManifestFileMeta } from '../spec/manifest-file-meta.ts';
 import { EMPTY_STATS, type SimpleStats } from '../spec/simple-stats.ts';
 import type { DataType, InternalValue } from '../spec/types.ts';
-import { partitionKey } from './commit-plan.ts';
+import { partitionKey } from '../snapshot/commit-message.ts';
 
 /** Entries per manifest file; Java rolls at `manifest.target-file-size` (8 MB), about this many entries. */
 const MANIFEST_ROLL_ENTRIES = 16_000;

@@ -7,7 +7,7 @@
  * by the ObjectStore contract, nothing becomes visible.
  */
 import type { ObjectStore } from '../io/object-store.ts';
-import type { FileSink } from '../format/parquet-writer.ts';
+import type { FileSink } from '../parquet/parquet-writer.ts';
 
 interface Pending {
   readonly chunk: Uint8Array | null;

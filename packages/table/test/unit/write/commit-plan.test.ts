@@ -7,17 +7,15 @@ import {
   checkDistinctPaths,
   deltaEntries,
   deltaRecordCount,
-  hasIdentity,
   maxSequenceNumbers,
   nextSnapshot,
   overwriteDeletes,
   sameFiles,
-  bucketKey,
   type CommitKind,
   type PlanEntry,
-  type PlanFile,
   type SequencedFile,
 } from '../../../src/write/commit-plan.ts';
+import { bucketKey, hasIdentity, type PlanFile } from '../../../src/snapshot/commit-message.ts';
 import { isTributaryError } from '@tributary/protocol';
 
 const P1 = Uint8Array.of(0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0);

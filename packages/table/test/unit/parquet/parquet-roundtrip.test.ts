@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DataField, DataType, InternalValue, RowType } from '../../../src/spec/types.ts';
 import { batchFromRows, rowsFromBatch, type Column, type ColumnBatch } from '../../../src/format/column-batch.ts';
-import { pageRanges } from '../../../src/format/parquet-pages.ts';
-import { ParquetFileEncoder, DataFileWriter, memorySink, type FileSink } from '../../../src/format/parquet-writer.ts';
-import { ParquetDataFileReader, byteSourceFromBytes, readDataFile } from '../../../src/format/parquet-reader.ts';
-import { timestampToInt96, timestampFromInt96 } from '../../../src/format/parquet-values.ts';
+import { pageRanges } from '../../../src/parquet/parquet-pages.ts';
+import { ParquetFileEncoder, DataFileWriter, memorySink, type FileSink } from '../../../src/parquet/parquet-writer.ts';
+import { ParquetDataFileReader, byteSourceFromBytes, readDataFile } from '../../../src/parquet/parquet-reader.ts';
+import { timestampToInt96, timestampFromInt96 } from '../../../src/parquet/parquet-values.ts';
 
 const STRING = 2147483647;
 const t = (root: string, extra: Record<string, number> = {}, nullable = true) => ({ root, nullable, ...extra }) as DataType;

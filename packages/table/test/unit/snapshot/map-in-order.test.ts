@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { mapInOrder } from '../../../src/read/file-store-scan.ts';
+import { mapInOrder } from '../../../src/snapshot/file-store-scan.ts';
 
 test('mapInOrder keeps the order and never exceeds the limit', async () => {
   let inFlight = 0;

@@ -12,7 +12,7 @@ import { errorFrom, isTributaryError } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 import type { ObjectStore } from '../io/object-store.ts';
 import { decodeSnapshot, type Snapshot } from '../spec/snapshot.ts';
-import { hasIdentity, type CommitIdentity } from '../write/commit-plan.ts';
+import { hasIdentity, type CommitIdentity } from './commit-message.ts';
 
 const SNAPSHOT_PREFIX = 'snapshot-';
 

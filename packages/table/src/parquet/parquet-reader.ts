@@ -16,7 +16,7 @@ import { compressors as extraCodecs } from 'hyparquet-compressors';
 import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 import type { DataField, RowType } from '../spec/types.ts';
-import { allocateColumn, type Column, type ColumnBatch } from './column-batch.ts';
+import { allocateColumn, type Column, type ColumnBatch } from '../format/column-batch.ts';
 import { decimalFromBytes, timestampFromInt96, timestampFromMicros, timestampFromNanos } from './parquet-values.ts';
 
 /** Random access to a file's bytes, e.g. an ObjectStore ranged get. */

@@ -19,7 +19,7 @@ import type { Snapshot } from '../spec/snapshot.ts';
 import type { DataField, InternalValue } from '../spec/types.ts';
 import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
-import { partitionKey } from '../write/commit-plan.ts';
+import { partitionKey } from './commit-message.ts';
 
 /** Partition values by partition-key name. */
 export type PartitionSpec = Readonly<Record<string, InternalValue>>;

@@ -18,8 +18,8 @@ import { gzipSync, zstdCompressSync, constants as zlibConstants } from 'node:zli
 import { TRIBUTARY_VERSION, errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 import type { InternalRow, RowType } from '../spec/types.ts';
-import { sliceBatch, valueAt, type Column, type ColumnBatch } from './column-batch.ts';
-import { columnStats, mergeStats, type ColumnStats } from './column-stats.ts';
+import { sliceBatch, valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
+import { columnStats, mergeStats, type ColumnStats } from '../format/column-stats.ts';
 import { CODEC, fileMetaData, type RowGroupInfo } from './parquet-footer.ts';
 import { PageCollector, writeColumnChunk, type Compress } from './parquet-pages.ts';
 import { parquetSchema } from './parquet-schema.ts';

@@ -10,7 +10,7 @@
  * physical conversions are those of ParquetRowDataWriter (see parquet-values.ts).
  */
 import type { DataField, DataType } from '../spec/types.ts';
-import type { Column } from './column-batch.ts';
+import type { Column } from '../format/column-batch.ts';
 import { ENCODING, dataPageHeader, dictionaryPageHeader, type ColumnChunkInfo } from './parquet-footer.ts';
 import { decimalByteLength, parquetElement, timestampEncoding, type PhysicalType } from './parquet-schema.ts';
 import { decimalToFixedBytes } from './parquet-values.ts';

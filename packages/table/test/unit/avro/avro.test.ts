@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { compileSchema, type AvroSchema, type AvroValue } from '../../../src/spec/avro.ts';
-import { AvroReader, readDatum } from '../../../src/spec/avro-decoder.ts';
-import { AvroWriter, writeDatum } from '../../../src/spec/avro-encoder.ts';
-import { readAvroFile, writeAvroFile } from '../../../src/spec/avro-container.ts';
-import { snappyDecompress } from '../../../src/spec/snappy.ts';
+import { compileSchema, type AvroSchema, type AvroValue } from '../../../src/avro/avro.ts';
+import { AvroReader, readDatum } from '../../../src/avro/avro-decoder.ts';
+import { AvroWriter, writeDatum } from '../../../src/avro/avro-encoder.ts';
+import { readAvroFile, writeAvroFile } from '../../../src/avro/avro-container.ts';
+import { snappyDecompress } from '../../../src/avro/snappy.ts';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 

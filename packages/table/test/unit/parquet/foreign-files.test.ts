@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DataType, RowType } from '../../../src/spec/types.ts';
 import { batchFromRows, rowsFromBatch } from '../../../src/format/column-batch.ts';
-import { ParquetDataFileReader, byteSourceFromBytes, readDataFile } from '../../../src/format/parquet-reader.ts';
-import { ParquetFileEncoder, memorySink } from '../../../src/format/parquet-writer.ts';
+import { ParquetDataFileReader, byteSourceFromBytes, readDataFile } from '../../../src/parquet/parquet-reader.ts';
+import { ParquetFileEncoder, memorySink } from '../../../src/parquet/parquet-writer.ts';
 
 /*
  * Golden files written by another implementation: pyarrow 26.0.1 (Arrow C++), the Parquet writer
