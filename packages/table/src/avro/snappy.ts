@@ -3,8 +3,12 @@
  * as Avro's `snappy` codec stores it. Paimon's data-file Avro writer defaults to snappy
  * (`AvroFileFormat`, `avro.codec`), so a manifest written with `manifest.compression=snappy` or
  * by another tool may use it. Decode only: we write zstandard.
+ *
+ * The block itself is decoded by hyparquet's `snappyUncompress`, which decodes into a buffer of
+ * the caller's size and skips the length preamble. What it lacks is kept here: reading that
+ * preamble to size the output, and turning its plain errors into the typed AVRO_CORRUPT.
  */
-
+import { snappyUncompress } from 'hyparquet';
 import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 
@@ -12,7 +16,8 @@ function corrupt(message: string): Error {
   return errorFrom(tableErrors, 'AVRO_CORRUPT', `snappy: ${message}`);
 }
 
-function readUncompressedLength(input: Uint8Array): { length: number; offset: number } {
+/** The uncompressed length, a varint of at most 32 bits at the start of the block. */
+function uncompressedLength(input: Uint8Array): number {
   let length = 0;
   let shift = 0;
   let offset = 0;
@@ -20,57 +25,17 @@ function readUncompressedLength(input: Uint8Array): { length: number; offset: nu
     if (offset >= input.length || shift > 28) throw corrupt('bad length preamble');
     const b = input[offset++] as number;
     length += (b & 0x7f) * 2 ** shift;
-    if ((b & 0x80) === 0) return { length, offset };
+    if ((b & 0x80) === 0) return length;
     shift += 7;
   }
 }
 
-/** Reads a little-endian integer of `n` bytes at `at`. */
-function readLE(input: Uint8Array, at: number, n: number): number {
-  if (at + n > input.length) throw corrupt('truncated tag');
-  let v = 0;
-  for (let i = n - 1; i >= 0; i--) v = v * 256 + (input[at + i] as number);
-  return v;
-}
-
 export function snappyDecompress(input: Uint8Array): Uint8Array {
-  const { length, offset: start } = readUncompressedLength(input);
-  const out = new Uint8Array(length);
-  let pos = start;
-  let written = 0;
-  while (pos < input.length) {
-    const tag = input[pos++] as number;
-    const type = tag & 3;
-    if (type === 0) {
-      let len = tag >>> 2;
-      if (len >= 60) {
-        const extra = len - 59;
-        len = readLE(input, pos, extra);
-        pos += extra;
-      }
-      len += 1;
-      if (pos + len > input.length || written + len > length) throw corrupt('literal overruns');
-      out.set(input.subarray(pos, pos + len), written);
-      pos += len;
-      written += len;
-      continue;
-    }
-    let len: number;
-    let distance: number;
-    if (type === 1) {
-      len = ((tag >>> 2) & 7) + 4;
-      distance = ((tag >>> 5) << 8) | readLE(input, pos, 1);
-      pos += 1;
-    } else {
-      const size = type === 2 ? 2 : 4;
-      len = (tag >>> 2) + 1;
-      distance = readLE(input, pos, size);
-      pos += size;
-    }
-    if (distance === 0 || distance > written || written + len > length) throw corrupt('bad copy');
-    // Byte by byte: a copy may overlap its own output (run-length encoding).
-    for (let i = 0; i < len; i++, written++) out[written] = out[written - distance] as number;
+  const out = new Uint8Array(uncompressedLength(input));
+  try {
+    snappyUncompress(input, out);
+  } catch (cause) {
+    throw corrupt(cause instanceof Error ? cause.message : 'undecodable block');
   }
-  if (written !== length) throw corrupt(`decoded ${written} bytes, expected ${length}`);
   return out;
 }
