@@ -35,8 +35,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['@tributary/*/*'],
-              message: 'Import a package through its public index, not its files.',
+              group: ['@tributary/*/*', '!@tributary/table/spec', '!@tributary/table/parquet'],
+              message: 'Import a package through its public index (or a subpath its package.json exports), not its files.',
             },
             {
               regex: '^(\\.\\./)+(packages/)?(protocol|table|sources|worker|coordinator)/src',

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { errorFrom, isTributaryError } from '@tributary/protocol';
 import { uniqueName } from '@tributary/testkit';
-import { FileStoreScan, createTable, encodeTableSchema, listTables, openTable, tableErrors, type InternalRow, type ObjectStore, type SchemaDefinition, type Table } from '@tributary/table';
+import { FileStoreScan, createTable, listTables, openTable, tableErrors, type InternalRow, type ObjectStore, type SchemaDefinition, type Table } from '@tributary/table';
+import { encodeTableSchema } from '@tributary/table/spec';
 
 const D = 3; // -D
 const UB = 1; // -U
