@@ -5,7 +5,7 @@
 // The table: create or open it, write, commit, read.
 export { Table, createTable, listTables, openTable, tablePath, type DataFileSummary, type SchemaDefinition } from './table.ts';
 export { TableWrite } from './write/table-write.ts';
-export type { CommitMessage } from './snapshot/commit-message.ts';
+export type { CommitMessage } from './spec/commit-message.ts';
 export type { DataFileMeta } from './spec/data-file-meta.ts';
 export { FileStoreScan, mapInOrder } from './snapshot/file-store-scan.ts';
 export { fromProtocolCommitMessage, toProtocolCommitMessage } from './protocol-messages.ts';

@@ -11,7 +11,7 @@ import {
   type FileMeta,
 } from '@tributary/protocol';
 import { tableErrors } from './errors.ts';
-import type { CommitMessage } from './snapshot/commit-message.ts';
+import type { CommitMessage } from './spec/commit-message.ts';
 import type { DataFileMeta } from './spec/data-file-meta.ts';
 
 /** A worker's prepared message as the protocol carries it. */

@@ -22,7 +22,7 @@ import type { DataType, InternalValue } from './spec/types.ts';
 import { encodePartitionRow } from './write/row-routing.ts';
 import { dataFilePaths, partitionPathOptions } from './spec/partition-path.ts';
 import { FileStoreCommit, type CommitRequest, type CommitResult } from './write/file-store-commit.ts';
-import type { CommitMessage } from './snapshot/commit-message.ts';
+import type { CommitMessage } from './spec/commit-message.ts';
 import type { DataFileMeta } from './spec/data-file-meta.ts';
 import { manifestMergeOptions } from './write/manifest-merge.ts';
 import { TableWrite, type TableWriteOptions } from './write/table-write.ts';

@@ -10,7 +10,7 @@
  */
 import type { ObjectStore } from '../io/object-store.ts';
 import { compareInternal } from '../format/column-stats.ts';
-import { decodeBinaryRow } from '../spec/binary-row.ts';
+import { decodeBinaryRow, partitionKey } from '../spec/binary-row.ts';
 import { mergeEntries } from '../spec/file-entry.ts';
 import { decodeManifestFile, type ManifestEntry } from '../spec/manifest-entry.ts';
 import { decodeManifestList, type ManifestFileMeta } from '../spec/manifest-file-meta.ts';
@@ -19,7 +19,6 @@ import type { Snapshot } from '../spec/snapshot.ts';
 import type { DataField, InternalValue } from '../spec/types.ts';
 import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
-import { partitionKey } from './commit-message.ts';
 
 /** Partition values by partition-key name. */
 export type PartitionSpec = Readonly<Record<string, InternalValue>>;

@@ -11,8 +11,7 @@
 import { errorFrom, isTributaryError } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
 import type { ObjectStore } from '../io/object-store.ts';
-import { decodeSnapshot, type Snapshot } from '../spec/snapshot.ts';
-import { hasIdentity, type CommitIdentity } from './commit-message.ts';
+import { decodeSnapshot, hasIdentity, type CommitIdentity, type Snapshot } from '../spec/snapshot.ts';
 
 const SNAPSHOT_PREFIX = 'snapshot-';
 

@@ -14,8 +14,9 @@
  */
 import { errorFrom } from '@tributary/protocol';
 import { tableErrors } from '../errors.ts';
-import { SNAPSHOT_VERSION, type Snapshot } from '../spec/snapshot.ts';
-import { bucketKey, partitionKey, type CommitIdentity, type CommitMessage, type PlanFile } from '../snapshot/commit-message.ts';
+import { bucketKey, partitionKey } from '../spec/binary-row.ts';
+import type { CommitMessage, PlanFile } from '../spec/commit-message.ts';
+import { SNAPSHOT_VERSION, type CommitIdentity, type Snapshot } from '../spec/snapshot.ts';
 
 export type CommitKind = 'APPEND' | 'OVERWRITE';
 

@@ -28,13 +28,14 @@ import type { ObjectStore } from '../io/object-store.ts';
 import { entryIdentifier, mergeEntries } from '../spec/file-entry.ts';
 import type { DataFileMeta } from '../spec/data-file-meta.ts';
 import { dataFilePaths, type DataFilePaths, type PartitionPathOptions } from '../spec/partition-path.ts';
+import { partitionKey } from '../spec/binary-row.ts';
+import type { CommitMessage } from '../spec/commit-message.ts';
 import type { ManifestEntry } from '../spec/manifest-entry.ts';
 import type { ManifestFileMeta } from '../spec/manifest-file-meta.ts';
-import { BATCH_COMMIT_IDENTIFIER, encodeSnapshot, type Snapshot } from '../spec/snapshot.ts';
+import { BATCH_COMMIT_IDENTIFIER, encodeSnapshot, hasIdentity, type CommitIdentity, type Snapshot } from '../spec/snapshot.ts';
 import type { DataField } from '../spec/types.ts';
 import { FileStoreScan } from '../snapshot/file-store-scan.ts';
 import { SnapshotManager } from '../snapshot/snapshot-manager.ts';
-import { hasIdentity, partitionKey, type CommitIdentity, type CommitMessage } from '../snapshot/commit-message.ts';
 import {
   bucketsToRebase,
   changelogEntries,

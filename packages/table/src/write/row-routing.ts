@@ -8,12 +8,11 @@
  *   (`bucket = -1`): bucket 0 with totalBuckets -1.
  */
 import { valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
-import { serializeBinaryRow } from '../spec/binary-row.ts';
+import { partitionKey, serializeBinaryRow } from '../spec/binary-row.ts';
 import { assignBuckets } from './bucket-assigner.ts';
 import { partitionPath, partitionPathOptions } from '../spec/partition-path.ts';
 import { bucketCount, bucketKeys, partitionFields, type TableSchema } from '../spec/table-schema.ts';
 import type { DataField, DataType, InternalRow } from '../spec/types.ts';
-import { partitionKey } from '../snapshot/commit-message.ts';
 
 /** The arity-prefixed BinaryRow of partition values (`_PARTITION`). */
 export function encodePartitionRow(values: InternalRow, types: readonly DataType[]): Uint8Array {

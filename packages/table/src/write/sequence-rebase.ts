@@ -23,7 +23,8 @@ import type { DataFileMeta } from '../spec/data-file-meta.ts';
 import { decodeTableSchema, trimmedPrimaryKeys, type TableSchema } from '../spec/table-schema.ts';
 import type { RowType } from '../spec/types.ts';
 import { mapInOrder } from '../snapshot/file-store-scan.ts';
-import { bucketKey, type CommitMessage } from '../snapshot/commit-message.ts';
+import { bucketKey } from '../spec/binary-row.ts';
+import type { CommitMessage } from '../spec/commit-message.ts';
 import { objectStoreSink } from './object-sink.ts';
 
 export interface SequenceRebaseOptions {

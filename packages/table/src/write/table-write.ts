@@ -27,7 +27,7 @@ import { bucketCount, fieldsByName, trimmedPrimaryKeys, validateTableSchema, typ
 import type { InternalRow, RowType } from '../spec/types.ts';
 import { FileStoreScan } from '../snapshot/file-store-scan.ts';
 import { SnapshotManager } from '../snapshot/snapshot-manager.ts';
-import type { CommitMessage } from '../snapshot/commit-message.ts';
+import type { CommitMessage } from '../spec/commit-message.ts';
 import { MAX_SEQUENCE_NUMBER, maxSequenceNumbers } from './commit-plan.ts';
 import { appendFileMeta, keyValueFileMeta, localCreationTime, valueStatsOptions, type FileMetaContext } from './data-file-metas.ts';
 import { parseMemorySize } from './manifest-merge.ts';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PAIMON_COMMIT_MESSAGE_VERSION, decodeBlob, encodeBlob, isTributaryError, type BlobHeader } from '@tributary/protocol';
 import { fromProtocolCommitMessage, toProtocolCommitMessage } from '../../src/protocol-messages.ts';
-import type { CommitMessage } from '../../src/snapshot/commit-message.ts';
+import type { CommitMessage } from '../../src/spec/commit-message.ts';
 import type { DataFileMeta } from '../../src/spec/data-file-meta.ts';
 import { DT_ROW, FULL_FILE, SPARSE_FILE } from './spec/manifest-fixtures.ts';
 

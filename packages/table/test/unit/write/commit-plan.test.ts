@@ -15,7 +15,9 @@ import {
   type PlanEntry,
   type SequencedFile,
 } from '../../../src/write/commit-plan.ts';
-import { bucketKey, hasIdentity, type PlanFile } from '../../../src/snapshot/commit-message.ts';
+import { bucketKey } from '../../../src/spec/binary-row.ts';
+import type { PlanFile } from '../../../src/spec/commit-message.ts';
+import { hasIdentity } from '../../../src/spec/snapshot.ts';
 import { isTributaryError } from '@tributary/protocol';
 
 const P1 = Uint8Array.of(0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0);
