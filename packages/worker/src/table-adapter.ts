@@ -1,6 +1,6 @@
 /**
  * TablePort over @tributary/table: opens the table at the schema the sync pinned and converts the
- * table's CommitMessages (snapshot/commit-message.ts, DataFileMeta) to the protocol's domain shape
+ * table's CommitMessages (spec/commit-message.ts, DataFileMeta) to the protocol's domain shape
  * (Paimon's CommitMessageImpl with its DataIncrement), which is what a blob carries.
  */
 import { dataFileMarker, errorFrom } from '@tributary/protocol';
