@@ -1,17 +1,19 @@
 // deploy/: the Kubernetes manifests pass a strict schema check (kubeconform against the Kubernetes
-// JSON schemas, infra/kubeconform.sh; KEDA's ScaledObject against KEDA's API types), a broken copy
-// fails it, and the autoscaler watches the Redis lists BullMQ really keeps the shard queue in.
+// JSON schemas; KEDA's ScaledObject against KEDA's API types), the compose file loads as Docker
+// Compose loads it (compose-go: the Compose Specification's schema), broken copies fail, and the
+// autoscaler watches the Redis lists BullMQ really keeps the shard queue in. infra/deploy-check.sh
+// builds and caches the tools.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
-import { SYNC_QUEUES } from '@tributary/protocol';
+import { SYNC_QUEUES, clusterSecretFromEnv, isTributaryError, loadSourceAccess } from '@tributary/protocol';
 import { services, uniqueName } from '@tributary/testkit';
 
 const repo = resolve(import.meta.dirname, '../..');
@@ -35,11 +37,13 @@ function manifestsIn(dir: string): Manifest[] {
     );
 }
 
-/** infra/kubeconform.sh check <dir>: kubeconform's exit code and its text. */
-function kubeconform(dir: string): { status: number | null; out: string } {
-  const result = spawnSync('bash', [join(repo, 'infra/kubeconform.sh'), 'check', dir], { encoding: 'utf8' });
+/** infra/deploy-check.sh <what> <args>: the checker's exit code and its text. */
+function deployCheck(what: 'k8s' | 'compose', args: string[], env: NodeJS.ProcessEnv = process.env): { status: number | null; out: string } {
+  const result = spawnSync('bash', [join(repo, 'infra/deploy-check.sh'), what, ...args], { encoding: 'utf8', env });
   return { status: result.status, out: `${result.stdout}${result.stderr}` };
 }
+
+const kubeconform = (dir: string) => deployCheck('k8s', [dir]);
 
 /** Validates a KEDA ScaledObject against KEDA's API types; the error text, or undefined. */
 function scaledObjectError(manifest: Manifest): string | undefined {
@@ -54,16 +58,17 @@ function scaledObjectError(manifest: Manifest): string | undefined {
 
 const summaryOf = (out: string) => /Summary: (\d+) resources? found in \d+ files? - Valid: (\d+), Invalid: (\d+), Errors: (\d+), Skipped: (\d+)/.exec(out);
 
-describe('deploy/k8s', () => {
-  let scratch: string;
-  before(() => {
-    // Builds kubeconform and fetches the schemas on the first run (cached in ~/.cache/tributary).
-    const install = spawnSync('bash', [join(repo, 'infra/kubeconform.sh'), 'install'], { encoding: 'utf8' });
-    assert.equal(install.status, 0, install.stderr);
-    scratch = mkdtempSync(join(tmpdir(), 'deploy-manifests-'));
-  });
-  after(() => rmSync(scratch, { recursive: true, force: true }));
+let scratch: string;
+before(() => {
+  // Builds kubeconform and compose-check and fetches the schemas on the first run (cached in
+  // ~/.cache/tributary).
+  const install = spawnSync('bash', [join(repo, 'infra/deploy-check.sh'), 'install'], { encoding: 'utf8' });
+  assert.equal(install.status, 0, install.stderr);
+  scratch = mkdtempSync(join(tmpdir(), 'deploy-manifests-'));
+});
+after(() => rmSync(scratch, { recursive: true, force: true }));
 
+describe('deploy/k8s', () => {
   test('every manifest passes: built-in kinds by kubeconform -strict, the ScaledObject by KEDA’s types', () => {
     const manifests = manifestsIn(k8s);
     const custom = manifests.filter((m) => m.kind === 'ScaledObject');
@@ -103,6 +108,27 @@ describe('deploy/k8s', () => {
     const error = scaledObjectError(scaled);
     assert.match(error ?? '', /spec\/minReplicaCount must be integer/);
     assert.match(error ?? '', /spec\/triggers\/0 must have required property type/);
+  });
+
+  test('the Secrets template starts nothing (empty cluster secret), and its connections file is one the processes accept', () => {
+    const secrets = manifestsIn(k8s).filter((m) => m.kind === 'Secret') as unknown as { metadata: { name: string }; stringData: Record<string, string> }[];
+    const data = (name: string, key: string) => secrets.find((s) => s.metadata.name === name)?.stringData[key];
+    const config = manifestsIn(k8s).find((m) => m.kind === 'ConfigMap') as unknown as { data: Record<string, string> };
+    const files: Record<string, string | undefined> = {
+      [config.data.TRIBUTARY_CLUSTER_SECRET_FILE ?? '']: data('tributary-cluster', 'cluster-secret'),
+      [config.data.TRIBUTARY_CONNECTIONS_FILE ?? '']: data('tributary-connections', 'connections.json'),
+    };
+    const readText = (path: string) => {
+      const text = files[path];
+      if (text === undefined) throw new Error(`no such file ${path}`);
+      return text;
+    };
+    assert.throws(
+      () => clusterSecretFromEnv({ TRIBUTARY_CLUSTER_SECRET_FILE: config.data.TRIBUTARY_CLUSTER_SECRET_FILE }, readText),
+      (e: unknown) => isTributaryError(e) && e.code === 'CLUSTER_SECRET_INVALID',
+    );
+    const access = loadSourceAccess({ env: { TRIBUTARY_CONNECTIONS_FILE: config.data.TRIBUTARY_CONNECTIONS_FILE }, readText, realpath: async (p: string) => realpathSync(p) });
+    assert.deepEqual({ connections: access.connections, roots: access.roots }, { connections: {}, roots: [] });
   });
 
   test('the autoscaler reads the lists BullMQ keeps waiting and running shards in, with the worker’s own settings', async () => {
@@ -147,5 +173,62 @@ describe('deploy/k8s', () => {
       await queue.close();
       redis.disconnect();
     }
+  });
+});
+
+describe('deploy/compose.yaml', () => {
+  const compose = join(repo, 'deploy/compose.yaml');
+  // The S3 keys come from deploy/.env, which the compose file requires; any values do here.
+  const keys = { TRIBUTARY_S3_ACCESS_KEY: 'check-key', TRIBUTARY_S3_SECRET_KEY: 'check-secret' };
+  const withKeys = { ...process.env, ...keys };
+  const { TRIBUTARY_S3_ACCESS_KEY: _key, TRIBUTARY_S3_SECRET_KEY: _secret, ...withoutKeys } = process.env;
+
+  test('loads as Docker Compose loads it: the Compose Specification schema, then interpolation', () => {
+    const { status, out } = deployCheck('compose', [compose], withKeys);
+    assert.equal(status, 0, out);
+    assert.equal(out, 'tributary: 5 services\n');
+  });
+
+  test('refuses to load without the S3 keys, naming the variable and where to set it', () => {
+    const { status, out } = deployCheck('compose', [compose], withoutKeys);
+    assert.equal(status, 1, out);
+    assert.match(out, /required variable TRIBUTARY_S3_ACCESS_KEY is missing a value: set it in deploy\/\.env/);
+    assert.doesNotMatch(out, /check-secret/);
+  });
+
+  test('a broken copy fails: an unknown key, a wrong type', () => {
+    const dir = join(scratch, 'deploy');
+    cpSync(join(repo, 'deploy'), dir, { recursive: true });
+    const broken = join(dir, 'compose.yaml');
+    const text = readFileSync(compose, 'utf8');
+    assert.ok(text.includes('    stop_grace_period: 60s') && text.includes('      replicas: 2'));
+    writeFileSync(broken, text.replace('    stop_grace_period: 60s', '    stop_grace_periods: 60s'));
+    const unknown = deployCheck('compose', [broken], withKeys);
+    assert.equal(unknown.status, 1, unknown.out);
+    assert.match(unknown.out, /services\.coordinator.*stop_grace_periods/);
+    writeFileSync(broken, text.replace('      replicas: 2', '      replicas: two'));
+    const wrongType = deployCheck('compose', [broken], withKeys);
+    assert.equal(wrongType.status, 1, wrongType.out);
+    assert.match(wrongType.out, /replicas/);
+  });
+
+  test('Redis keeps what BullMQ needs, and the probes and workers use the settings the manifests use', () => {
+    const [doc] = parseAllDocuments(readFileSync(compose, 'utf8'), { merge: true });
+    assert.ok(doc);
+    const services = (doc.toJS() as { services: Record<string, { command?: string[]; environment?: Record<string, string>; healthcheck?: { test: string[] } }> }).services;
+    const redis = services.redis?.command?.join(' ') ?? '';
+    assert.match(redis, /--appendonly yes/);
+    assert.match(redis, /--maxmemory-policy noeviction/);
+    assert.deepEqual(services.worker?.command?.slice(0, 2), ['worker', '--concurrency']);
+    assert.deepEqual(services.coordinator?.command, ['coordinator']);
+    assert.match(services.coordinator?.healthcheck?.test.join(' ') ?? '', /\/readyz/);
+    for (const name of ['coordinator', 'worker']) {
+      const env = services[name]?.environment ?? {};
+      assert.equal(env.TRIBUTARY_CLUSTER_SECRET_FILE, '/run/secrets/cluster-secret', name);
+      assert.equal(env.TRIBUTARY_REDIS_HOST, 'redis', name);
+    }
+    const config = manifestsIn(k8s).find((m) => m.kind === 'ConfigMap') as unknown as { data: Record<string, string> };
+    assert.equal(services.coordinator?.environment?.TRIBUTARY_PREFIX, config.data.TRIBUTARY_PREFIX, 'one prefix: the autoscaler\'s list names depend on it');
+    assert.deepEqual(services.coordinator?.environment?.TRIBUTARY_AUTH_PUBLIC?.split(' '), ['/healthz', '/readyz', '/metrics']);
   });
 });

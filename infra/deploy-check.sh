@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Checks Kubernetes manifests offline with kubeconform, strictly (an unknown field is an error):
-#   kubeconform  built once from source with `go install` into the cache ($TRIBUTARY_CACHE)
-#   schemas      the strict JSON schemas of Kubernetes $K8S_VERSION from the PyPI package
-#                kubernetes-validate (fetched once with pip, unpacked into the cache)
-# Custom resources (KEDA's ScaledObject) have no schema here: kubeconform skips them, and
-# test/integration/deploy-manifests.test.ts checks them against KEDA's own API types.
-# Usage: infra/kubeconform.sh install | check <file or directory>...
+# Checks the deployment files offline; the tools are built or fetched once into the cache
+# ($TRIBUTARY_CACHE) from the package registries:
+#   k8s       Kubernetes manifests, with kubeconform (built with `go install`) in strict mode (an
+#             unknown field is an error) against the JSON schemas of Kubernetes $K8S_VERSION from
+#             the PyPI package kubernetes-validate (fetched with pip). Custom resources (KEDA's
+#             ScaledObject) have no schema here: kubeconform skips them, and
+#             test/integration/deploy-manifests.test.ts checks them against KEDA's own API types.
+#   compose   compose files, with compose-go (the library Docker Compose is built on; the small
+#             program in infra/compose-check): the Compose Specification's schema, interpolation.
+# Usage: infra/deploy-check.sh install | k8s <file or directory>... | compose <compose file>...
 source "$(dirname "$0")/lib.sh"
 KUBECONFORM_VERSION="${TRIBUTARY_KUBECONFORM_VERSION:-v0.8.0}"
 SCHEMAS_VERSION="${TRIBUTARY_K8S_SCHEMAS_VERSION:-1.37.0}"   # of kubernetes-validate
@@ -14,6 +17,9 @@ BIN="$CACHE/kubeconform-$KUBECONFORM_VERSION/kubeconform"
 SCHEMAS="$CACHE/kubernetes-json-schema-$SCHEMAS_VERSION/v$K8S_VERSION-strict"
 # Kinds of custom resources, checked elsewhere (see above).
 SKIP_KINDS="ScaledObject,TriggerAuthentication"
+COMPOSE_SRC="$REPO/infra/compose-check"
+# Rebuilt when its sources change: their hash names the binary.
+COMPOSE_BIN="$CACHE/compose-check-$(cat "$COMPOSE_SRC/go.mod" "$COMPOSE_SRC/go.sum" "$COMPOSE_SRC/main.go" | sha256sum | cut -c1-12)/compose-check"
 
 build() {
   [[ -x $BIN ]] && return 0
@@ -58,13 +64,28 @@ PY
   touch "$SCHEMAS/.complete"
 }
 
-install() { build; schemas; }
+build_compose_check() {
+  [[ -x $COMPOSE_BIN ]] && return 0
+  command -v go >/dev/null || die "go is needed to build compose-check"
+  log "building compose-check (compose-go) from infra/compose-check (once)"
+  mkdir -p "$(dirname "$COMPOSE_BIN")"
+  GOFLAGS=-buildvcs=false with_progress "building compose-check" go build -C "$COMPOSE_SRC" -o "$COMPOSE_BIN" . \
+    || die "building compose-check failed"
+}
 
-check() {
-  (( $# > 0 )) || die "usage: infra/kubeconform.sh check <file or directory>..."
-  install
+install() { build; schemas; build_compose_check; }
+
+k8s() {
+  (( $# > 0 )) || die "usage: infra/deploy-check.sh k8s <file or directory>..."
+  build; schemas
   "$BIN" -strict -summary -kubernetes-version "$K8S_VERSION" -skip "$SKIP_KINDS" \
     -schema-location "$SCHEMAS/{{.ResourceKind}}{{.KindSuffix}}.json" "$@"
+}
+
+compose() {
+  (( $# > 0 )) || die "usage: infra/deploy-check.sh compose <compose file>..."
+  build_compose_check
+  "$COMPOSE_BIN" "$@"
 }
 
 cmd="${1:-install}"; shift || true
