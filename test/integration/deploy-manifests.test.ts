@@ -13,7 +13,8 @@ import { parseAllDocuments } from 'yaml';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
-import { SYNC_QUEUES, clusterSecretFromEnv, isTributaryError, loadSourceAccess } from '@tributary/protocol';
+import { SYNC_QUEUES, clusterSecretFromEnv, isTributaryError } from '@tributary/protocol';
+import { loadSourceAccess } from '@tributary/sources';
 import { services, uniqueName } from '@tributary/testkit';
 
 const repo = resolve(import.meta.dirname, '../..');
