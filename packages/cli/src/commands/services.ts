@@ -1,0 +1,62 @@
+/**
+ * What the coordinator and the worker share at start: refusing a bad configuration with a message
+ * (never a stack trace, never a secret), the cluster secret and source access from the resolved
+ * configuration, and waiting for Redis and S3.
+ */
+import { readFileSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { clusterSecretFromEnv, isTributaryError, loadSourceAccess, type SourceAccess } from '@tributary/protocol';
+import type { S3ConnectionOptions } from '@tributary/table';
+import type { Config } from '../config/keys.ts';
+import { configAsEnv } from '../config/load.ts';
+import { pingRedis, statStore } from '../probes.ts';
+import { UnreachableError, waitFor } from '../wait-for.ts';
+
+/** Exit code of a start that gave up on Redis or S3. */
+export const EXIT_UNREACHABLE = 3;
+
+export function refuse(who: string, error: unknown, code: number): never {
+  console.error(`${who}: ${isTributaryError(error) ? `${error.code}: ` : ''}${error instanceof Error ? error.message : String(error)}`);
+  process.exit(code);
+}
+
+export interface Common {
+  readonly clusterSecret: Uint8Array;
+  readonly sources: SourceAccess;
+  readonly redis: { readonly host: string; readonly port: number };
+  readonly s3: S3ConnectionOptions;
+  /** The configuration as variables, for the parsers that read them. */
+  readonly env: Record<string, string | undefined>;
+}
+
+/** The cluster secret and source access; throws their typed errors (which name variables, never values). */
+export function commonSettings(config: Config): Common {
+  const env = configAsEnv(config, process.env);
+  return {
+    env,
+    clusterSecret: clusterSecretFromEnv(env, (path) => readFileSync(path, 'utf8')),
+    sources: loadSourceAccess({ env, readText: (path) => readFileSync(path, 'utf8'), realpath }),
+    redis: { host: config['redis.host'], port: config['redis.port'] },
+    s3: {
+      endpoint: config['s3.endpoint'],
+      region: config['s3.region'],
+      accessKeyId: config['s3.accessKey'],
+      secretAccessKey: config['s3.secretKey'],
+    },
+  };
+}
+
+/** Waits for Redis and then the S3 store; exits with EXIT_UNREACHABLE when either stays unreachable. */
+export async function awaitServices(who: string, config: Config, common: Common, storeUri: string): Promise<void> {
+  const log = (line: string) => console.error(`[${who}] ${line}`);
+  const started = Date.now();
+  const left = () => Math.max(0, config.startupTimeoutMs - (Date.now() - started));
+  try {
+    await waitFor({ what: `Redis at ${common.redis.host}:${common.redis.port}`, attempt: () => pingRedis(common.redis), timeoutMs: config.startupTimeoutMs, log });
+    await waitFor({ what: `S3 ${storeUri} at ${config['s3.endpoint']}`, attempt: () => statStore(storeUri, common.s3), timeoutMs: left(), log });
+  } catch (error) {
+    if (!(error instanceof UnreachableError)) throw error;
+    console.error(`${who}: ${error.message}`);
+    process.exit(EXIT_UNREACHABLE);
+  }
+}
