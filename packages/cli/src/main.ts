@@ -10,11 +10,9 @@ import { CONFIG_FILE_ENV, CONFIG_KEYS, type Config, type KeySpec, type Role } fr
 import { ConfigError } from './config/load.ts';
 import { loadConfig } from './config/read.ts';
 import { UsageError } from './commands/args.ts';
-import { runCoordinator } from './commands/coordinator.ts';
 import { scheduleCommands } from './commands/schedule.ts';
 import { syncCommands } from './commands/sync.ts';
 import { tableCommands } from './commands/table.ts';
-import { runWorker } from './commands/worker.ts';
 
 const flagKeys = (role: Role) => Object.entries(CONFIG_KEYS).filter(([, s]: [string, KeySpec]) => s.flag !== undefined && s.usedBy.includes(role)) as [keyof Config, KeySpec][];
 const camel = (flag: string) => flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -52,11 +50,18 @@ const program = new Command('tributary')
   .showHelpAfterError('(add --help for usage)');
 
 withKeyFlags(program.command('coordinator').description('start a coordinator: the REST API, the dashboard and the two-phase commit'), 'coordinator').action(
-  async (_o: unknown, command: Command) => runCoordinator(configFor(command, 'coordinator')),
+  // Loaded when run: --help and the REST commands need none of the coordinator's dependencies.
+  async (_o: unknown, command: Command) => {
+    const config = configFor(command, 'coordinator');
+    await (await import('./commands/coordinator.ts')).runCoordinator(config);
+  },
 );
 
 withKeyFlags(program.command('worker').description('start a shard worker; start as many as you like, on any machine that reaches Redis and S3'), 'worker').action(
-  async (_o: unknown, command: Command) => runWorker(configFor(command, 'worker')),
+  async (_o: unknown, command: Command) => {
+    const config = configFor(command, 'worker');
+    await (await import('./commands/worker.ts')).runWorker(config);
+  },
 );
 
 const apiFor = (command: Command) => {

@@ -122,8 +122,8 @@ export function outputOf(child: ChildProcess): string {
 }
 
 /** Starts a process and resolves once it printed its ready line. */
-async function spawnReady(command: string, env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [CLI, command], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+async function spawnReady(command: string, env: NodeJS.ProcessEnv, ready: string, args: readonly string[] = []): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [CLI, command, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const all = { text: '' };
   outputs.set(child, all);
   let err = '';
@@ -144,8 +144,8 @@ async function spawnReady(command: string, env: NodeJS.ProcessEnv, ready: string
   return child;
 }
 
-export function spawnWorker(e: SyncEnv, extra: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
-  return spawnReady('worker', { ...e.env, ...extra }, '"worker":"ready"');
+export function spawnWorker(e: SyncEnv, extra: NodeJS.ProcessEnv = {}, args: readonly string[] = []): Promise<ChildProcess> {
+  return spawnReady('worker', { ...e.env, ...extra }, '"worker":"ready"', args);
 }
 
 export function spawnCoordinator(e: SyncEnv, port: number, extra: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {

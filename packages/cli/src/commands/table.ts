@@ -46,9 +46,9 @@ export function tableCommands(parent: Command, apiFor: ApiFor): void {
             ...(Object.keys(options).length === 0 ? {} : { options }),
           };
         }
-        const created = await apiFor(command).request<{ database: string; name: string }>('POST', '/v1/tables', body);
+        const created = await apiFor(command).request<{ database: string; table: string }>('POST', '/v1/tables', body);
         if (o.json === true) printJson(created);
-        else console.log(`created ${created.database}.${created.name}`);
+        else console.log(`created ${created.database}.${created.table}`);
       },
     );
 
