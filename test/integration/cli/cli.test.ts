@@ -137,6 +137,16 @@ describe('tributary: configuration errors at start', () => {
     // From its first line to its exit: the 2 s and an attempt's time, not more.
     assert.ok((run.afterFirstError ?? Infinity) < 4000, `exited ${run.afterFirstError} ms after its first line`);
   });
+
+  test('S3 unreachable: the worker says so once per attempt and exits 3', async () => {
+    const port = await freePort();
+    const run = await tributary(['worker', '--s3-endpoint', `http://127.0.0.1:${port}`, '--startup-timeout-ms', '1500'], e.env);
+    assert.equal(run.code, 3, run.stderr);
+    const attempts = run.stderr.split('\n').filter((l) => /^\[worker\] S3 s3:\/\/\S+ at http:\/\/127\.0\.0\.1:\d+ unreachable \(attempt \d\): .*ECONNREFUSED/.test(l));
+    assert.ok(attempts.length >= 2 && attempts.length <= 5, run.stderr);
+    assert.match(run.stderr, /^worker: S3 .* unreachable after \d+ attempts in \d+ ms \(startupTimeoutMs\)/m);
+    assert.doesNotMatch(run.stderr, /^\s+at /m, 'no stack trace');
+  });
 });
 
 /** A route the coordinator does not have (yet): an unknown path, or a known one without this method. */
@@ -263,14 +273,15 @@ describe('tributary: every REST command against a coordinator and a worker start
   test('table list, snapshots, files, read and drop (where the coordinator has the route)', async (t) => {
     const routes: [string, string[], RegExp][] = [
       ['list', ['table', 'list', '--database', database, '--json'], new RegExp(name)],
-      ['snapshots', ['table', 'snapshots', table, '--json'], /"?1"?/],
+      ['snapshots', ['table', 'snapshots', table, '--json'], /"(snapshotId|id)": 1\b/],
       ['files', ['table', 'files', table, '--json'], /\.parquet/],
-      ['read', ['table', 'read', table, '--limit', '5', '--json'], /order_id|orderId|"id"/],
+      ['read', ['table', 'read', table, '--limit', '5', '--json'], /order_id/],
     ];
+    const missing: string[] = [];
     for (const [what, args, expected] of routes) {
       const run = await cli(...args);
       if (routeMissing(run)) {
-        t.diagnostic(`table ${what}: the coordinator has no such route yet`);
+        missing.push(what);
         // The CLI still fails cleanly: one line, the route named, no stack.
         assert.match(run.stderr, /^tributary: GET \/v1\/tables[^\n]*: (404 ROUTE_NOT_FOUND|405 METHOD_NOT_ALLOWED): [^\n]*\n$/);
         continue;
@@ -282,13 +293,14 @@ describe('tributary: every REST command against a coordinator and a worker start
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /repeat with --yes/);
     const dropped = await cli('table', 'drop', table, '--yes');
-    if (routeMissing(dropped)) {
-      t.diagnostic('table drop: the coordinator has no such route yet');
-      return;
+    if (routeMissing(dropped)) missing.push('drop');
+    else {
+      assert.equal(dropped.code, 0, dropped.stderr);
+      const gone = await cli('table', 'show', table);
+      assert.match(gone.stderr, /404 TABLE_NOT_FOUND/);
     }
-    assert.equal(dropped.code, 0, dropped.stderr);
-    const gone = await cli('table', 'show', table);
-    assert.match(gone.stderr, /404 TABLE_NOT_FOUND/);
+    // Reported as to do, not as passed, until the coordinator serves them.
+    if (missing.length > 0) t.todo(`the coordinator has no route for table ${missing.join(', ')} yet`);
   });
 
   test('an unreachable coordinator: one line naming it, exit 1', async () => {
