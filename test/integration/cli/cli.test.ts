@@ -303,6 +303,19 @@ describe('tributary: every REST command against a coordinator and a worker start
     if (missing.length > 0) t.todo(`the coordinator has no route for table ${missing.join(', ')} yet`);
   });
 
+  test('the shim on the machine’s node runs a worker on Node 24 and passes SIGTERM on to it', async () => {
+    const shim = spawn('/usr/bin/node', ['packages/cli/bin/tributary.js', 'worker', '--concurrency', '1'], { cwd: root, env: e.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    shim.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const pid = await waitUntil(async () => Number(/"worker":"ready","pid":(\d+)/.exec(out)?.[1] ?? 0) || undefined, 'the worker is ready', 60_000);
+    assert.notEqual(pid, shim.pid, 'the worker runs in a child process (Node 24), not in the shim');
+    const exited = once(shim, 'exit');
+    shim.kill('SIGTERM');
+    const [code] = (await exited) as [number | null];
+    assert.equal(code, 0);
+    assert.throws(() => process.kill(pid, 0), /ESRCH/, 'the Node 24 worker is gone too');
+  });
+
   test('an unreachable coordinator: one line naming it, exit 1', async () => {
     const run = await tributary(['sync', 'list', '--url', `http://127.0.0.1:${await freePort()}`], e.env);
     assert.equal(run.code, 1);
