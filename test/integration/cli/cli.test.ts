@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import { newToken } from '@tributary/coordinator';
 import { uniqueName } from '@tributary/testkit';
 import { ORDERS_COLUMNS, spawnListeningCoordinator, spawnWorker, stop, syncEnv, waitUntil } from '../sync/harness.ts';
 
@@ -314,6 +315,26 @@ describe('tributary: every REST command against a coordinator and a worker start
     const [code] = (await exited) as [number | null];
     assert.equal(code, 0);
     assert.throws(() => process.kill(pid, 0), /ESRCH/, 'the Node 24 worker is gone too');
+  });
+
+  test('a coordinator with tokens: the client sends TRIBUTARY_TOKEN; without it, 401 in one line; the token is never printed', async () => {
+    const reader = newToken('read', 'cli-test');
+    const secured = syncEnv('cli-auth');
+    const { child, url } = await spawnListeningCoordinator(secured, { TRIBUTARY_AUTH_TOKENS: reader.entry });
+    try {
+      const denied = await tributary(['sync', 'list', '--url', url], secured.env);
+      assert.equal(denied.code, 1);
+      assert.match(denied.stderr, /^tributary: GET \/v1\/syncs\?limit=50: 401 AUTH_TOKEN_MISSING: /);
+      const allowed = await tributary(['sync', 'list', '--url', url], { ...secured.env, TRIBUTARY_TOKEN: reader.token });
+      assert.equal(allowed.code, 0, allowed.stderr);
+      assert.match(allowed.stdout, /^ID +PHASE/);
+      const forbidden = await tributary(['sync', 'abort', 'sync-x', '--url', url], { ...secured.env, TRIBUTARY_TOKEN: reader.token });
+      assert.equal(forbidden.code, 1);
+      assert.match(forbidden.stderr, /403/);
+      for (const run of [denied, allowed, forbidden]) assert.ok(!run.stdout.includes(reader.token) && !run.stderr.includes(reader.token));
+    } finally {
+      await stop(child);
+    }
   });
 
   test('an unreachable coordinator: one line naming it, exit 1', async () => {
