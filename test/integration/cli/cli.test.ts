@@ -273,10 +273,11 @@ describe('tributary: every REST command against a coordinator and a worker start
 
   test('table list, snapshots, files, read and drop (where the coordinator has the route)', async (t) => {
     const routes: [string, string[], RegExp][] = [
-      ['list', ['table', 'list', '--database', database, '--json'], new RegExp(name)],
+      ['list', ['table', 'list', '--database', database], new RegExp(`^TABLE +PRIMARY KEYS[^\\n]*\\n${database}\\.${name} +- +- +-?\\d+ +2\\n$`)],
       ['snapshots', ['table', 'snapshots', table, '--json'], /"(snapshotId|id)": 1\b/],
       ['files', ['table', 'files', table, '--json'], /\.parquet/],
-      ['read', ['table', 'read', table, '--limit', '5', '--json'], /order_id/],
+      ['read', ['table', 'read', table, '--limit', '5'], /^order_id +customer_id +store_id[^\n]*\n(\d+ +\d+ [^\n]*\n){5}$/],
+      ['read --json', ['table', 'read', table, '--limit', '2', '--snapshot', '1', '--json'], /"snapshotId": 1,[\s\S]*"name": "order_id"/],
     ];
     const missing: string[] = [];
     for (const [what, args, expected] of routes) {
@@ -290,6 +291,16 @@ describe('tributary: every REST command against a coordinator and a worker start
       assert.equal(run.code, 0, `${what}: ${run.stderr}`);
       assert.match(run.stdout, expected, what);
     }
+    // While a sync of the table runs, the coordinator refuses the drop.
+    const running = await cli('sync', 'start', '--table', table, '--source', JSON.stringify({ kind: 'generator', shards: 1, rowsPerShard: 100_000, batchRows: 1000, faults: { delayMsPerBatch: 200 } }));
+    assert.equal(running.code, 0, running.stderr);
+    const busy = await cli('table', 'drop', table, '--yes');
+    if (!routeMissing(busy)) {
+      assert.equal(busy.code, 1);
+      assert.match(busy.stderr, /409 TABLE_SYNC_ACTIVE/);
+    }
+    await cli('sync', 'abort', running.stdout.trim());
+    assert.equal((await cli('sync', 'watch', running.stdout.trim(), '--interval', '200')).code, 1, 'aborted');
     const refused = await cli('table', 'drop', table);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /repeat with --yes/);

@@ -1,7 +1,37 @@
 /** `tributary table create|list|show|snapshots|files|read|drop`: the /v1/tables routes. */
 import type { Command } from 'commander';
-import { intArg, jsonArg, listArg, printAnswer, printJson, tableName, tablePath, UsageError } from './args.ts';
+import type { Api } from '../client.ts';
+import { intArg, jsonArg, listArg, printAnswer, printColumns, printJson, tableName, tablePath, UsageError } from './args.ts';
 import type { ApiFor } from './sync.ts';
+
+interface TableSummary {
+  readonly database: string;
+  readonly table: string;
+  readonly primaryKeys: readonly string[];
+  readonly partitionKeys: readonly string[];
+  readonly bucket: number;
+  readonly latestSnapshotId: number | null;
+}
+
+interface RowsAnswer {
+  readonly snapshotId: number | null;
+  readonly columns: readonly { readonly name: string }[];
+  readonly rows: readonly (readonly (string | number | boolean | null)[])[];
+}
+
+/** Every item of a paged listing (`{<key>: […], nextCursor}`), following the cursors; `first` is the first page. */
+async function allPages<T = unknown>(api: Api, path: string, key: string): Promise<{ items: T[]; first: Record<string, unknown> }> {
+  const items: T[] = [];
+  let first: Record<string, unknown> | undefined;
+  for (let cursor: string | null | undefined; cursor !== null; ) {
+    const sep = path.includes('?') ? '&' : '?';
+    const page = await api.request<Record<string, unknown>>('GET', cursor === undefined ? path : `${path}${sep}cursor=${encodeURIComponent(cursor)}`);
+    first ??= page;
+    items.push(...((page[key] ?? []) as T[]));
+    cursor = typeof page.nextCursor === 'string' ? page.nextCursor : null;
+  }
+  return { items, first: first ?? {} };
+}
 
 export function tableCommands(parent: Command, apiFor: ApiFor): void {
   const table = parent.command('table').description('create, list, inspect, read and drop Paimon tables');
@@ -56,12 +86,15 @@ export function tableCommands(parent: Command, apiFor: ApiFor): void {
     .command('list')
     .description('the tables of the warehouse')
     .option('--database <name>', 'only this database')
-    .option('--json', 'print the API’s answer as JSON')
+    .option('--json', 'print the tables as JSON')
     .action(async (o: { database?: string; json?: boolean }, command: Command) => {
-      const query = o.database === undefined ? '' : `?${new URLSearchParams({ database: o.database }).toString()}`;
-      const answer = await apiFor(command).request('GET', `/v1/tables${query}`);
-      if (o.json === true) printJson(answer);
-      else printAnswer(answer);
+      const all = await allPages<TableSummary>(apiFor(command), '/v1/tables', 'tables');
+      const tables = all.items.filter((t) => o.database === undefined || t.database === o.database);
+      if (o.json === true) return printJson({ tables });
+      printColumns(
+        ['TABLE', 'PRIMARY KEYS', 'PARTITION KEYS', 'BUCKETS', 'SNAPSHOT'],
+        tables.map((t) => [`${t.database}.${t.table}`, t.primaryKeys.join(',') || '-', t.partitionKeys.join(',') || '-', String(t.bucket), t.latestSnapshotId === null ? '-' : String(t.latestSnapshotId)]),
+      );
     });
 
   table
@@ -73,24 +106,25 @@ export function tableCommands(parent: Command, apiFor: ApiFor): void {
 
   table
     .command('snapshots <database.table>')
-    .description('the table’s snapshots')
-    .option('--json', 'print the API’s answer as JSON')
+    .description('the table’s snapshots, newest first')
+    .option('--json', 'print the snapshots as JSON')
     .action(async (name: string, o: { json?: boolean }, command: Command) => {
-      const answer = await apiFor(command).request('GET', `${tablePath(name)}/snapshots`);
-      if (o.json === true) printJson(answer);
-      else printAnswer(answer);
+      const { items } = await allPages(apiFor(command), `${tablePath(name)}/snapshots`, 'snapshots');
+      if (o.json === true) printJson({ snapshots: items });
+      else printAnswer(items);
     });
 
   table
     .command('files <database.table>')
-    .description('the data files of a snapshot (default: the latest)')
+    .description('the live data files of a snapshot (default: the latest)')
     .option('--snapshot <id>', 'this snapshot', intArg('--snapshot', 1))
-    .option('--json', 'print the API’s answer as JSON')
+    .option('--json', 'print the files as JSON')
     .action(async (name: string, o: { snapshot?: number; json?: boolean }, command: Command) => {
       const query = o.snapshot === undefined ? '' : `?snapshot=${o.snapshot}`;
-      const answer = await apiFor(command).request('GET', `${tablePath(name)}/files${query}`);
-      if (o.json === true) printJson(answer);
-      else printAnswer(answer);
+      const { items, first } = await allPages(apiFor(command), `${tablePath(name)}/files${query}`, 'files');
+      if (o.json === true) return printJson({ snapshotId: first.snapshotId ?? null, files: items });
+      console.log(`snapshot ${String(first.snapshotId ?? 'none')}: ${items.length} files`);
+      if (items.length > 0) printAnswer(items);
     });
 
   table
@@ -102,9 +136,12 @@ export function tableCommands(parent: Command, apiFor: ApiFor): void {
     .action(async (name: string, o: { limit: number; snapshot?: number; json?: boolean }, command: Command) => {
       const query = new URLSearchParams({ limit: String(o.limit) });
       if (o.snapshot !== undefined) query.set('snapshot', String(o.snapshot));
-      const answer = await apiFor(command).request('GET', `${tablePath(name)}/rows?${query.toString()}`);
-      if (o.json === true) printJson(answer);
-      else printAnswer(answer);
+      const answer = await apiFor(command).request<RowsAnswer>('GET', `${tablePath(name)}/rows?${query.toString()}`);
+      if (o.json === true) return printJson(answer);
+      printColumns(
+        answer.columns.map((c) => c.name),
+        answer.rows.map((row) => row.map((cell) => (cell === null ? 'NULL' : String(cell)))),
+      );
     });
 
   table
