@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
-import { clusterSecretFromEnv, isTributaryError, loadSourceAccess, type SourceAccess } from '@tributary/protocol';
+import { clusterSecretFromEnv, isTributaryError } from '@tributary/protocol';
+import { loadSourceAccess, type SourceAccess } from '@tributary/sources';
 import type { S3ConnectionOptions } from '@tributary/table';
 import type { Config } from '../config/keys.ts';
 import { configAsEnv } from '../config/load.ts';
