@@ -4,7 +4,7 @@
  * node:util parseArgs leaves to hand-written code.
  */
 import { Command } from 'commander';
-import pkg from '../package.json' with { type: 'json' };
+import { TRIBUTARY_VERSION } from '@tributary/protocol';
 import { apiClient, ApiError } from './client.ts';
 import { CONFIG_FILE_ENV, CONFIG_KEYS, type Config, type KeySpec, type Role } from './config/keys.ts';
 import { ConfigError } from './config/load.ts';
@@ -45,7 +45,7 @@ function configFor(command: Command, role: Role): Config {
 
 const program = new Command('tributary')
   .description('Load a sharded source into one Apache Paimon table, one snapshot per load.')
-  .version(pkg.version)
+  .version(TRIBUTARY_VERSION)
   .option('--config <file>', `a JSON configuration file [${CONFIG_FILE_ENV}] (docs/configuration.md)`)
   .showHelpAfterError('(add --help for usage)');
 

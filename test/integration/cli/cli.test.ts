@@ -7,13 +7,14 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { newToken } from '@tributary/coordinator';
+import { TRIBUTARY_VERSION } from '@tributary/protocol';
 import { uniqueName } from '@tributary/testkit';
 import { ORDERS_COLUMNS, spawnListeningCoordinator, spawnWorker, stop, syncEnv, waitUntil } from '../sync/harness.ts';
 
@@ -79,7 +80,8 @@ describe('tributary: help, version, the shim', () => {
   });
 
   test('--version, directly, through the bin shim on the machine’s node, and through npx', async () => {
-    const { version } = JSON.parse(readFileSync(join(root, 'packages/cli/package.json'), 'utf8')) as { version: string };
+    // Tributary's one version (the protocol package's, as in blob headers and the OpenAPI document).
+    const version = TRIBUTARY_VERSION;
     assert.equal((await tributary(['--version'])).stdout.trim(), version);
     // The system node (any version) runs the plain-JavaScript shim, which re-executes the pinned Node 24.
     const systemNode = '/usr/bin/node';
