@@ -145,7 +145,8 @@ describe('tributary: configuration errors at start', () => {
     const port = await freePort();
     const run = await tributary(['worker', '--s3-endpoint', `http://127.0.0.1:${port}`, '--startup-timeout-ms', '1500'], e.env);
     assert.equal(run.code, 3, run.stderr);
-    const attempts = run.stderr.split('\n').filter((l) => /^\[worker\] S3 s3:\/\/\S+ at http:\/\/127\.0\.0\.1:\d+ unreachable \(attempt \d\): .*ECONNREFUSED/.test(l));
+    // One JSON log line per attempt.
+    const attempts = run.stderr.split('\n').filter((l) => /^\{.*"service":"worker".*"msg":"S3 s3:\/\/\S+ at http:\/\/127\.0\.0\.1:\d+ unreachable \(attempt \d\): .*ECONNREFUSED/.test(l));
     assert.ok(attempts.length >= 2 && attempts.length <= 5, run.stderr);
     assert.match(run.stderr, /^worker: S3 .* unreachable after \d+ attempts in \d+ ms \(startupTimeoutMs\)/m);
     assert.doesNotMatch(run.stderr, /^\s+at /m, 'no stack trace');

@@ -5,12 +5,13 @@
  */
 import { startCoordinator, securityFromEnv, isLoopback, type SecurityConfig } from '@tributary/coordinator';
 import type { Config } from '../config/keys.ts';
-import { awaitServices, commonSettings, refuse, type Common } from './services.ts';
+import { awaitServices, commonSettings, processLogger, refuse, type Common } from './services.ts';
 
 const who = 'coordinator';
 
 export async function runCoordinator(config: Config): Promise<void> {
   const host = config['coordinator.host'];
+  const logger = processLogger('coordinator', config);
   let common: Common;
   let security: SecurityConfig;
   try {
@@ -27,10 +28,10 @@ export async function runCoordinator(config: Config): Promise<void> {
         2,
       );
     }
-    console.error(`[coordinator] authentication is OFF: no token configured; anyone who reaches ${host} may do everything (allowed on loopback only)`);
+    logger.warn({ host }, 'authentication is OFF: no token configured; anyone who reaches this address may do everything (allowed on loopback only)');
   }
   const warehouse = config.warehouse ?? `s3://${config['s3.bucket']}/warehouse`;
-  await awaitServices(who, config, common, warehouse);
+  await awaitServices(who, logger, config, common, warehouse);
 
   const coordinator = await startCoordinator({
     clusterSecret: common.clusterSecret,
@@ -42,7 +43,7 @@ export async function runCoordinator(config: Config): Promise<void> {
     lockDurationMs: config.lockMs,
     stalledIntervalMs: config.stalledMs,
     abortGraceMs: config['coordinator.abortGraceMs'],
-    log: (message) => console.error(`[coordinator] ${message}`),
+    logger,
     faultPoint: (point) => {
       if (security.testMode && config['coordinator.faultKillAt'] === point) process.kill(process.pid, 'SIGKILL');
     },
@@ -56,10 +57,12 @@ export async function runCoordinator(config: Config): Promise<void> {
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
+      // Refuses new syncs at once, finishes the commits in flight, then exits 0.
+      logger.info({ signal }, 'shutting down');
       coordinator.close().then(
         () => process.exit(0),
         (error: unknown) => {
-          console.error(`coordinator: close failed: ${error instanceof Error ? error.message : String(error)}`);
+          logger.error({ error: error instanceof Error ? error.message : String(error) }, 'close failed');
           process.exit(1);
         },
       );

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
+import { pino, type Logger } from 'pino';
 import { clusterSecretFromEnv, isTributaryError } from '@tributary/protocol';
 import { loadSourceAccess, type SourceAccess } from '@tributary/sources';
 import type { S3ConnectionOptions } from '@tributary/table';
@@ -12,6 +13,21 @@ import type { Config } from '../config/keys.ts';
 import { configAsEnv } from '../config/load.ts';
 import { pingRedis, statStore } from '../probes.ts';
 import { UnreachableError, waitFor } from '../wait-for.ts';
+
+/**
+ * The process's JSON log (pino) on stderr. Lines carry ids, phases, codes and durations; the paths
+ * below are never logged, and are removed should a future line carry them by mistake.
+ */
+export function processLogger(service: 'coordinator' | 'worker', config: Config): Logger {
+  return pino(
+    {
+      base: { service, pid: process.pid },
+      level: config.logLevel,
+      redact: { paths: ['headers.authorization', 'headers.cookie', '*.headers.authorization', '*.headers.cookie', '*.secretAccessKey', '*.password'], censor: '[redacted]' },
+    },
+    pino.destination({ dest: 2, sync: true }),
+  );
+}
 
 /** Exit code of a start that gave up on Redis or S3. */
 export const EXIT_UNREACHABLE = 3;
@@ -48,8 +64,8 @@ export function commonSettings(config: Config): Common {
 }
 
 /** Waits for Redis and then the S3 store; exits with EXIT_UNREACHABLE when either stays unreachable. */
-export async function awaitServices(who: string, config: Config, common: Common, storeUri: string): Promise<void> {
-  const log = (line: string) => console.error(`[${who}] ${line}`);
+export async function awaitServices(who: string, logger: Logger, config: Config, common: Common, storeUri: string): Promise<void> {
+  const log = (line: string) => logger.warn(line);
   const started = Date.now();
   const left = () => Math.max(0, config.startupTimeoutMs - (Date.now() - started));
   try {

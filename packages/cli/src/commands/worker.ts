@@ -3,13 +3,14 @@
  * stdout when ready; a bad configuration exits 1 (as the worker always has), Redis or S3
  * unreachable past `startupTimeoutMs` exits 3.
  */
-import { startShardWorker } from '@tributary/worker';
+import { serveWorkerHttp, startShardWorker } from '@tributary/worker';
 import type { Config } from '../config/keys.ts';
-import { awaitServices, commonSettings, refuse, type Common } from './services.ts';
+import { awaitServices, commonSettings, processLogger, refuse, type Common } from './services.ts';
 
 const who = 'worker';
 
 export async function runWorker(config: Config): Promise<void> {
+  const logger = processLogger('worker', config);
   let common: Common;
   try {
     common = commonSettings(config);
@@ -17,7 +18,7 @@ export async function runWorker(config: Config): Promise<void> {
     refuse(who, error, 1);
   }
   // Workers take each sync's warehouse from its plan; the configured bucket proves S3 is there.
-  await awaitServices(who, config, common, `s3://${config['s3.bucket']}`);
+  await awaitServices(who, logger, config, common, `s3://${config['s3.bucket']}`);
 
   const shardWorker = startShardWorker({
     clusterSecret: common.clusterSecret,
@@ -29,14 +30,34 @@ export async function runWorker(config: Config): Promise<void> {
     lockDurationMs: config.lockMs,
     stalledIntervalMs: config.stalledMs,
     phaseCheckMs: config['worker.phaseCheckMs'],
-    log: (message) => console.error(`[worker ${process.pid}] ${message}`),
+    logger,
+    // Where /readyz checks storage.
+    storageProbe: config.warehouse ?? `s3://${config['s3.bucket']}/warehouse`,
   });
+  const metricsPort = config['worker.metricsPort'];
+  const http = metricsPort === undefined ? undefined : await serveWorkerHttp(shardWorker, { host: config['worker.metricsHost'], port: metricsPort });
   await shardWorker.worker.waitUntilReady();
-  console.log(JSON.stringify({ worker: 'ready', pid: process.pid }));
+  console.log(JSON.stringify({ worker: 'ready', pid: process.pid, ...(http === undefined ? {} : { metrics: http.url }) }));
+  logger.info({ concurrency: shardWorker.worker.concurrency, metrics: http?.url }, 'worker ready');
 
+  const graceMs = config['worker.shutdownGraceMs'];
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
-      void shardWorker.close().then(() => process.exit(0));
+      // Stop taking jobs; running shards finish, or after the grace go back to the queue for another worker.
+      logger.info({ signal, graceMs }, 'shutting down');
+      shardWorker
+        .close({ graceMs })
+        .then(() => http?.close())
+        .then(
+          () => {
+            logger.info('shut down');
+            process.exit(0);
+          },
+          (error: unknown) => {
+            logger.error({ error: error instanceof Error ? error.message : String(error) }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
     });
   }
 }
