@@ -63,17 +63,19 @@ export function commonSettings(config: Config): Common {
   };
 }
 
-/** Waits for Redis and then the S3 store; exits with EXIT_UNREACHABLE when either stays unreachable. */
+/** Waits for Redis and the S3 store, both at once; exits with EXIT_UNREACHABLE when either stays unreachable. */
 export async function awaitServices(who: string, logger: Logger, config: Config, common: Common, storeUri: string): Promise<void> {
   const log = (line: string) => logger.warn(line);
-  const started = Date.now();
-  const left = () => Math.max(0, config.startupTimeoutMs - (Date.now() - started));
-  try {
-    await waitFor({ what: `Redis at ${common.redis.host}:${common.redis.port}`, attempt: () => pingRedis(common.redis), timeoutMs: config.startupTimeoutMs, log });
-    await waitFor({ what: `S3 ${storeUri} at ${config['s3.endpoint']}`, attempt: () => statStore(storeUri, common.s3), timeoutMs: left(), log });
-  } catch (error) {
+  const timeoutMs = config.startupTimeoutMs;
+  const results = await Promise.allSettled([
+    waitFor({ what: `Redis at ${common.redis.host}:${common.redis.port}`, attempt: () => pingRedis(common.redis), timeoutMs, log }),
+    waitFor({ what: `S3 ${storeUri} at ${config['s3.endpoint']}`, attempt: () => statStore(storeUri, common.s3), timeoutMs, log }),
+  ]);
+  const failed = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  if (failed.length === 0) return;
+  for (const error of failed) {
     if (!(error instanceof UnreachableError)) throw error;
     console.error(`${who}: ${error.message}`);
-    process.exit(EXIT_UNREACHABLE);
   }
+  process.exit(EXIT_UNREACHABLE);
 }

@@ -35,7 +35,7 @@ line per bad key on stderr, naming the key and where the value came from, never 
 Secrets have no flag (a command line is visible to every user of the machine); give them in the
 environment or the file (keep it readable by its owner only).
 
-When Redis or S3 cannot be reached at start, the coordinator and the workers print one line per
+When Redis or S3 cannot be reached at start (both are tried at once), the coordinator and the workers print one line per
 attempt, wait 250 ms, then twice as long each time up to 5 s, and exit with code 3 once
 \`startupTimeoutMs\` has passed.
 
