@@ -102,6 +102,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     shardBackoffMs: 1000,
     commitAttempts: 25,
   });
+  flows.onError((error) => logger.warn({ error: error.message }, 'sync queues error'));
   const committer = new SyncCommitter({
     store,
     tables,

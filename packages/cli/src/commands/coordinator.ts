@@ -5,7 +5,7 @@
  */
 import { startCoordinator, securityFromEnv, isLoopback, type SecurityConfig } from '@tributary/coordinator';
 import type { Config } from '../config/keys.ts';
-import { awaitServices, commonSettings, processLogger, refuse, type Common } from './services.ts';
+import { awaitServices, commonSettings, processLogger, refuse, stopBounded, type Common } from './services.ts';
 
 const who = 'coordinator';
 
@@ -57,6 +57,7 @@ export async function runCoordinator(config: Config): Promise<void> {
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
+      stopBounded(logger, config.shutdownGraceMs);
       // Refuses new syncs at once, finishes the commits in flight, then exits 0.
       logger.info({ signal }, 'shutting down');
       coordinator.close().then(

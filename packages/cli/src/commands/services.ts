@@ -37,6 +37,22 @@ export function refuse(who: string, error: unknown, code: number): never {
   process.exit(code);
 }
 
+/** Margin after the shutdown grace before a process that has not stopped gives up. */
+export const SHUTDOWN_MARGIN_MS = 15_000;
+
+/**
+ * Bounds a graceful shutdown: a process still running `graceMs` + 15 s after the first signal (a
+ * close waiting on an unreachable Redis, say) exits 1, and so does it at once on a second signal.
+ */
+export function stopBounded(logger: Logger, graceMs: number): void {
+  const force = (why: string) => {
+    logger.error({ graceMs }, why);
+    process.exit(1);
+  };
+  setTimeout(() => force('shutdown did not finish in time; exiting'), graceMs + SHUTDOWN_MARGIN_MS).unref();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => force(`second ${signal}; exiting`));
+}
+
 export interface Common {
   readonly clusterSecret: Uint8Array;
   readonly sources: SourceAccess;

@@ -5,7 +5,7 @@
  */
 import { serveWorkerHttp, startShardWorker } from '@tributary/worker';
 import type { Config } from '../config/keys.ts';
-import { awaitServices, commonSettings, processLogger, refuse, type Common } from './services.ts';
+import { awaitServices, commonSettings, processLogger, refuse, stopBounded, type Common } from './services.ts';
 
 const who = 'worker';
 
@@ -40,9 +40,10 @@ export async function runWorker(config: Config): Promise<void> {
   console.log(JSON.stringify({ worker: 'ready', pid: process.pid, ...(http === undefined ? {} : { metrics: http.url }) }));
   logger.info({ concurrency: shardWorker.worker.concurrency, metrics: http?.url }, 'worker ready');
 
-  const graceMs = config['worker.shutdownGraceMs'];
+  const graceMs = config.shutdownGraceMs;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
+      stopBounded(logger, graceMs);
       // Stop taking jobs; running shards finish, or after the grace go back to the queue for another worker.
       logger.info({ signal, graceMs }, 'shutting down');
       shardWorker
