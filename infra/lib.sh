@@ -21,6 +21,29 @@ wait_until() {
   done
 }
 
+# with_progress <what> <command...>: runs a long first-time step (a build, an install) and prints
+# "<what>: still running, N s" every TRIBUTARY_PROGRESS_SECONDS (default 15) until it ends, so a
+# cold run is never minutes of silence. Returns the command's exit status.
+with_progress() {
+  local what=$1; shift
+  local every=${TRIBUTARY_PROGRESS_SECONDS:-15} t0=$SECONDS pid status=0
+  "$@" &
+  pid=$!
+  while ! wait_pid_for "$pid" "$every"; do log "$what: still running, $((SECONDS - t0)) s"; done
+  wait "$pid" || status=$?
+  return "$status"
+}
+
+# wait_pid_for <pid> <seconds>: true once the child has ended, false if it still runs after <seconds>.
+wait_pid_for() {
+  local pid=$1 deadline=$((SECONDS + $2))
+  while kill -0 "$1" 2>/dev/null; do
+    (( SECONDS >= deadline )) && return 1
+    sleep 0.5
+  done
+  return 0
+}
+
 # pid_alive <pidfile>: true if the file names a live process.
 pid_alive() { [[ -s $1 ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
 

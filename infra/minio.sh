@@ -21,7 +21,7 @@ build() {
   command -v go >/dev/null || die "go is needed to build MinIO"
   log "building MinIO $MINIO_VERSION from source (once; about 3 minutes on a fresh machine)"
   local t0=$SECONDS
-  GOBIN="$(dirname "$BIN")" GOFLAGS=-buildvcs=false go install "github.com/minio/minio@$MINIO_VERSION"
+  GOBIN="$(dirname "$BIN")" GOFLAGS=-buildvcs=false with_progress "building MinIO" go install "github.com/minio/minio@$MINIO_VERSION"
   log "MinIO built in $((SECONDS - t0)) s: $BIN"
 }
 

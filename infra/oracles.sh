@@ -33,7 +33,7 @@ python_venv() {
   log "oracles: creating the $what venv in $venv"
   rm -rf "$venv"
   python3 -m venv "$venv" || die "oracles: python3 -m venv failed (is the venv module installed?)"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements" \
+  with_progress "installing the $what venv" "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements" \
     || die "oracles: pip install -r $requirements failed"
   "$venv/bin/python" -c "$check" || die "oracles: the $what venv does not import"
   printf '%s' "$stamp" >"$venv/.requirements-stamp"
@@ -56,7 +56,9 @@ java_oracle() {
   fi
   log "oracles: building the Paimon Java runner (mvn package)"
   mkdir -p "$REPO/.cache"
-  (cd "$JAVA_DIR" && mvn --batch-mode --no-transfer-progress clean package) >"$REPO/.cache/oracle-mvn.log" 2>&1 \
+  # Maven's output goes to the log; the progress lines to the terminal.
+  with_progress "mvn package (log: .cache/oracle-mvn.log)" \
+    bash -c 'cd "$1" && mvn --batch-mode --no-transfer-progress clean package >"$2" 2>&1' _ "$JAVA_DIR" "$REPO/.cache/oracle-mvn.log" \
     || { tail -40 "$REPO/.cache/oracle-mvn.log" >&2; die "oracles: mvn package in $JAVA_DIR failed (log: .cache/oracle-mvn.log)"; }
   [[ -f $JAR ]] || die "oracles: mvn did not produce $JAR"
   java_class_archive

@@ -42,8 +42,8 @@ const secretEnv: Record<string, string> =
   env.TRIBUTARY_CLUSTER_SECRET || env.TRIBUTARY_CLUSTER_SECRET_FILE ? {} : { TRIBUTARY_CLUSTER_SECRET: randomBytes(32).toString('base64url') };
 
 /** Starts one of Tributary's processes and waits for its ready line (one JSON object on stdout). */
-async function start(script: string, extraEnv: Record<string, string>): Promise<Record<string, unknown>> {
-  const child = spawn(process.execPath, [script], {
+async function start(command: string, extraEnv: Record<string, string>): Promise<Record<string, unknown>> {
+  const child = spawn(process.execPath, ['packages/cli/src/main.ts', command], {
     cwd: root,
     env: { ...env, ...secretEnv, TRIBUTARY_PREFIX: prefix, TRIBUTARY_WAREHOUSE: warehouse, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -54,7 +54,7 @@ async function start(script: string, extraEnv: Record<string, string>): Promise<
   const [line] = (await Promise.race([
     once(child.stdout!, 'data'),
     once(child, 'exit').then(([code]) => {
-      throw new Error(`${script} exited with ${String(code)} before it was ready:\n${log}`);
+      throw new Error(`tributary ${command} exited with ${String(code)} before it was ready:\n${log}`);
     }),
   ])) as [Buffer];
   return JSON.parse(line.toString().split('\n')[0] ?? '{}') as Record<string, unknown>;
@@ -83,9 +83,9 @@ async function main(): Promise<number> {
   console.log(`Tributary demo: ${shards} shards × ${rowsPerShard.toLocaleString('en')} generated rows, ${workerCount} workers`);
   console.log(`warehouse ${warehouse}\n`);
 
-  const { listening } = await start('packages/coordinator/src/server.ts', { TRIBUTARY_PORT: '0' });
+  const { listening } = await start('coordinator', { TRIBUTARY_PORT: '0' });
   const base = String(listening);
-  await Promise.all(Array.from({ length: workerCount }, () => start('packages/worker/src/server.ts', {})));
+  await Promise.all(Array.from({ length: workerCount }, () => start('worker', {})));
   console.log(`coordinator ${base}   dashboard ${base}/admin/queues   API docs ${base}/docs`);
 
   await call(base, 'POST', '/v1/tables', {

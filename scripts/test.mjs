@@ -31,7 +31,7 @@ const result = spawnSync(
     '--test',
     '--test-concurrency=4',
     '--test-timeout=600000',
-    '--test-reporter=spec',
+    '--test-reporter=./test/support/spec-reporter.mjs',
     '--test-reporter-destination=stdout',
     '--test-reporter=./test/support/summary-reporter.mjs',
     '--test-reporter-destination=stdout',

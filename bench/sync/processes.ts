@@ -23,8 +23,8 @@ export interface Started {
 }
 
 /** Starts one of Tributary's processes and waits for its ready line (one JSON object on stdout). */
-export async function startProcess(script: string, env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = []): Promise<Started> {
-  const child = spawn(process.execPath, [...nodeArgs, script], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startProcess(command: string, env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = []): Promise<Started> {
+  const child = spawn(process.execPath, [...nodeArgs, 'packages/cli/src/main.ts', command], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stderr?.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-4000)));
   let out = '';
@@ -38,10 +38,10 @@ export async function startProcess(script: string, env: NodeJS.ProcessEnv, nodeA
       resolve(JSON.parse(out.slice(0, newline)) as Record<string, unknown>);
     };
     child.stdout?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${String(code)} before it was ready:\n${log}`)));
+    child.once('exit', (code) => reject(new Error(`tributary ${command} exited with ${String(code)} before it was ready:\n${log}`)));
   });
   child.on('exit', (code, signal) => {
-    if (code !== 0 && signal === null) console.error(`${script} (pid ${child.pid}) exited with ${String(code)}:\n${log}`);
+    if (code !== 0 && signal === null) console.error(`tributary ${command} (pid ${child.pid}) exited with ${String(code)}:\n${log}`);
   });
   return { child, ready };
 }
@@ -73,10 +73,10 @@ export interface ClusterOptions {
 
 /** A coordinator and `workers` shard worker processes on one deployment. */
 export async function startCluster(d: Deployment, options: ClusterOptions): Promise<Cluster> {
-  const coordinator = await startProcess('packages/coordinator/src/server.ts', deploymentEnv(d, { TRIBUTARY_PORT: '0' }), options.coordinatorNodeArgs);
+  const coordinator = await startProcess('coordinator', deploymentEnv(d, { TRIBUTARY_PORT: '0' }), options.coordinatorNodeArgs);
   const workerEnv = deploymentEnv(d, { TRIBUTARY_WORKER_CONCURRENCY: String(options.workerConcurrency) });
   const workers = await Promise.all(
-    Array.from({ length: options.workers }, (_, i) => startProcess('packages/worker/src/server.ts', workerEnv, options.workerNodeArgs?.(i))),
+    Array.from({ length: options.workers }, (_, i) => startProcess('worker', workerEnv, options.workerNodeArgs?.(i))),
   );
   const all = [coordinator.child, ...workers.map((w) => w.child)];
   return {

@@ -9,18 +9,8 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import {
-  LocalObjectStore,
-  createTable,
-  decodeBinaryRow,
-  decodeManifestFile,
-  decodeManifestList,
-  decodeSnapshot,
-  parseDataTypeString,
-  type DataType,
-  type ManifestEntry,
-  type SimpleStats,
-} from '@tributary/table';
+import { LocalObjectStore, createTable, parseDataTypeString, type DataType, type SimpleStats } from '@tributary/table';
+import { decodeBinaryRow, decodeManifestFile, decodeManifestList, decodeSnapshot, type ManifestEntry } from '@tributary/table/spec';
 import { canonicalRows, normaliseValue, paimonJava, type OracleOp, type TableDefinition } from '@tributary/testkit';
 import { bulkRows, extremeRows, fields, plainRows, timestamp, tributaryCommit, warehouses, withValues, type Operation } from './cases.ts';
 

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isTributaryError } from '@tributary/protocol';
-import { LocalObjectStore, createTable, decodeManifestList, openTable } from '@tributary/table';
+import { LocalObjectStore, createTable, openTable } from '@tributary/table';
+import { decodeManifestList } from '@tributary/table/spec';
 import { paimonJava, pypaimon, readResults, type OracleOp, type OracleRow, type TableDefinition } from '@tributary/testkit';
 import {
   ExpectedTable,

@@ -3,7 +3,7 @@
  * BullMQ dashboard at /admin/queues, the syncs page at /ui, and one problem+json error handler; every
  * route behind a bearer token and a role (http/auth.ts) and a request rate limit per token; /healthz,
  * /readyz and /metrics (http/ops-routes.ts); one JSON log line per request. It listens nowhere;
- * server.ts does (so tests inject requests without a port).
+ * `tributary coordinator` does (so tests inject requests without a port).
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
@@ -40,7 +40,7 @@ export interface AppDeps {
   readonly queues: readonly Queue[];
   /** /v1/schedules is served when given. */
   readonly schedules?: ScheduleService;
-  /** Tokens and public routes; without, the app is open (server.ts allows that on loopback only). */
+  /** Tokens and public routes; without, the app is open (`tributary coordinator` allows that on loopback only). */
   readonly auth?: AuthOptions;
   readonly rateLimit?: RateLimitOptions;
   /** /readyz: whether Redis and storage answer (and the coordinator is not shutting down); default: always ready. */

@@ -17,3 +17,5 @@ export {
 } from './sync/state.ts';
 export { ScheduleService } from './schedule/service.ts';
 export { type ScheduleDefinition } from './schedule/store.ts';
+export { securityFromEnv, type SecurityConfig } from './server-config.ts';
+export { isLoopback } from './loopback.ts';

@@ -1,7 +1,8 @@
 /**
  * Assembles a running coordinator: the sync store, the flows, the committer as the `commit`
  * queue's processor, the HTTP app, its metrics and readiness; then resumes every non-terminal
- * sync. server.ts and the tests start it; nothing here reads the environment (server.ts does).
+ * sync. The CLI (`tributary coordinator`) and the tests start it; nothing here reads the
+ * environment (the CLI's configuration does).
  *
  * `close` is the graceful shutdown: new syncs are refused (503 COORDINATOR_SHUTTING_DOWN) and
  * /readyz says so, schedules stop firing, the commits in flight finish, then the HTTP app and the
@@ -33,7 +34,7 @@ export interface CoordinatorConfig {
   readonly prefix: string;
   /**
    * The cluster secret shared with the workers (at least 32 bytes): signs each shard job and checks
-   * each blob (vote tokens). server.ts reads it from the environment; it never goes to Redis.
+   * each blob (vote tokens). The CLI reads it from the configuration; it never goes to Redis.
    */
   readonly clusterSecret: Uint8Array;
   /** `s3://bucket/prefix` or `file:///path`. */
@@ -54,7 +55,7 @@ export interface CoordinatorConfig {
   readonly logger?: Logger;
   /** Crash-test hook, see CommitterDeps.faultPoint. */
   readonly faultPoint?: (point: FaultPoint) => void;
-  /** Tokens and public routes; without tokens the HTTP app is open (server.ts allows that on loopback only). */
+  /** Tokens and public routes; without tokens the HTTP app is open (`tributary coordinator` allows that on loopback only). */
   readonly auth?: AuthOptions;
   /** Requests per window per token (per address when open); counted in Redis. Default DEFAULT_RATE_LIMIT. */
   readonly rateLimit?: Omit<RateLimitOptions, 'redis' | 'keyPrefix'>;
@@ -99,6 +100,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     shardBackoffMs: 1000,
     commitAttempts: 25,
   });
+  flows.onError((error) => logger.warn({ error: error.message }, 'sync queues error'));
   const committer = new SyncCommitter({
     store,
     tables,

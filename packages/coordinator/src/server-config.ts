@@ -1,5 +1,5 @@
 /**
- * The coordinator's security and limit settings from the environment (server.ts reads the rest).
+ * The coordinator's security and limit settings from the environment (the CLI's configuration, packages/cli, gives the rest).
  * Token files are read here, at the edge; their entries are parsed by auth-tokens.ts. Nothing read
  * here is ever printed: errors name the variable or file and the entry's position only.
  */

@@ -110,7 +110,7 @@ export const tableErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'Merging manifest entries found a file added twice (FileEntry.mergeEntries): the manifests are inconsistent.',
   },
-  // format/: Parquet data files (see format/parquet-writer.ts, format/parquet-reader.ts).
+  // parquet/ and format/: Parquet data files (see parquet/parquet-writer.ts, parquet/parquet-reader.ts).
   DATA_FILE_NULL_IN_REQUIRED: {
     retryable: false,
     summary: 'A null value reached a NOT NULL column (or a primary-key column) of a data file. Fix the source rows or the schema.',

@@ -19,16 +19,16 @@ import {
 } from './spec/table-schema.ts';
 import type { Snapshot } from './spec/snapshot.ts';
 import type { DataType, InternalValue } from './spec/types.ts';
-import { encodePartitionRow, partitionPathOptions } from './write/row-routing.ts';
-import { dataFilePaths } from './spec/partition-path.ts';
+import { encodePartitionRow } from './write/row-routing.ts';
+import { dataFilePaths, partitionPathOptions } from './spec/partition-path.ts';
 import { FileStoreCommit, type CommitRequest, type CommitResult } from './write/file-store-commit.ts';
 import type { CommitMessage } from './spec/commit-message.ts';
 import { checkDataFilesOnly } from './write/commit-plan.ts';
 import { manifestMergeOptions } from './write/manifest-merge.ts';
 import { TableWrite, type TableWriteOptions } from './write/table-write.ts';
 import { SequenceRebaser } from './write/sequence-rebase.ts';
-import { SnapshotManager } from './read/snapshot-manager.ts';
-import { FileStoreScan, mapInOrder } from './read/file-store-scan.ts';
+import { SnapshotManager } from './snapshot/snapshot-manager.ts';
+import { FileStoreScan, mapInOrder } from './snapshot/file-store-scan.ts';
 import { TableRead, type TableReadOptions } from './read/table-read.ts';
 import { countSharedKeys } from './read/shared-keys.ts';
 

@@ -13,11 +13,11 @@ import type { ObjectStore } from './io/object-store.ts';
 import { credentialedStores, warehouseStores } from './io/open-object-store.ts';
 import { formatDataType } from './spec/data-type-json.ts';
 import { jsonCell, type JsonCell } from './spec/json-value.ts';
-import type { Snapshot } from './spec/snapshot.ts';
-import { mapInOrder } from './read/file-store-scan.ts';
+import { mapInOrder } from './snapshot/file-store-scan.ts';
 import type { S3ConnectionOptions } from './io/s3-store.ts';
 import type { CommitMessage } from './spec/commit-message.ts';
-import type { CommitIdentity, CommitKind } from './write/commit-plan.ts';
+import type { CommitIdentity, Snapshot } from './spec/snapshot.ts';
+import type { CommitKind } from './write/commit-plan.ts';
 import { createTable, listTables, openTable, tablePath, type DataFileSummary, type SchemaDefinition, type Table, type TableDescription } from './table.ts';
 
 /** A table of the warehouse, by database and table name. */

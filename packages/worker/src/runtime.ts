@@ -18,7 +18,7 @@ export interface WorkerConfig {
   readonly prefix: string;
   /**
    * The cluster secret, the same as the coordinator's (at least 32 bytes): the worker runs only
-   * jobs that carry their shard's token under it. server.ts reads it from the environment.
+   * jobs that carry their shard's token under it. The CLI reads it from the configuration.
    */
   readonly clusterSecret: Uint8Array;
   readonly s3?: S3ConnectionOptions;

@@ -1,5 +1,5 @@
 /**
- * The server process (packages/coordinator/src/server.ts) as an operator starts it:
+ * The coordinator process (`tributary coordinator`) as an operator starts it:
  * - no token configured and a non-loopback address: refuses to start (exit 2, a clear message);
  * - no token on loopback: runs open and says so once on stderr;
  * - tokens from a file: listens on 0.0.0.0, refuses requests without a token, serves with one,
@@ -25,11 +25,11 @@ interface Run {
 }
 
 /**
- * Starts server.ts; resolves when it exits, or once it printed its ready line (then `whileUp` runs
+ * Starts `tributary coordinator`; resolves when it exits, or once it printed its ready line (then `whileUp` runs
  * against its address and the process is stopped with SIGTERM).
  */
 function runServer(env: NodeJS.ProcessEnv, whileUp?: (address: string) => Promise<void>): Promise<Run> {
-  const child = spawn(process.execPath, ['packages/coordinator/src/server.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['packages/cli/src/main.ts', 'coordinator'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -23,6 +23,9 @@ import { loadSourceAccess, type SourceAccess } from '@tributary/sources';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
+/** The `tributary` command's entry (the processes start as operators start them: `tributary coordinator`, `tributary worker`). */
+const CLI = 'packages/cli/src/main.ts';
+
 export const ORDERS_COLUMNS = GENERATOR_TABLE_COLUMNS;
 
 export const s3 = {
@@ -119,8 +122,8 @@ export function outputOf(child: ChildProcess): string {
 }
 
 /** Starts a process and resolves once it printed its ready line. */
-async function spawnReady(script: string, env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [script], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+async function spawnReady(command: string, env: NodeJS.ProcessEnv, ready: string, args: readonly string[] = []): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [CLI, command, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const all = { text: '' };
   outputs.set(child, all);
   let err = '';
@@ -135,18 +138,18 @@ async function spawnReady(script: string, env: NodeJS.ProcessEnv, ready: string)
       out += d.toString();
       if (out.includes(ready)) resolve();
     });
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}: ${err}`)));
+    child.once('exit', (code) => reject(new Error(`tributary ${command} exited with ${code}: ${err}`)));
   });
   await started;
   return child;
 }
 
-export function spawnWorker(e: SyncEnv, extra: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
-  return spawnReady('packages/worker/src/server.ts', { ...e.env, ...extra }, '"worker":"ready"');
+export function spawnWorker(e: SyncEnv, extra: NodeJS.ProcessEnv = {}, args: readonly string[] = []): Promise<ChildProcess> {
+  return spawnReady('worker', { ...e.env, ...extra }, '"worker":"ready"', args);
 }
 
 export function spawnCoordinator(e: SyncEnv, port: number, extra: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
-  return spawnReady('packages/coordinator/src/server.ts', { ...e.env, TRIBUTARY_PORT: String(port), ...extra }, '"listening"');
+  return spawnReady('coordinator', { ...e.env, TRIBUTARY_PORT: String(port), ...extra }, '"listening"');
 }
 
 /** A coordinator process on a free port, and its base URL. */

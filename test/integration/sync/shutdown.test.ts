@@ -45,8 +45,12 @@ interface ShardView {
 }
 
 const SHARDS = 2;
-const ROWS = 4000;
-/** 40 batches of 100 rows, 50 ms each: a shard runs about two seconds. */
+const ROWS = 20_000;
+/**
+ * 200 batches of 100 rows, 50 ms each: a shard runs at least ten seconds, so a shard seen less than
+ * half done is still running after a second worker has started on a loaded machine (at two seconds
+ * it sometimes finished first, and the test then saw no shard to finish or release).
+ */
 const slowSource = () => generatorSource(SHARDS, ROWS, { batchRows: 100, faults: { delayMsPerBatch: 50 } });
 
 async function startSync(url: string): Promise<string> {

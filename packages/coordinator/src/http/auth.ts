@@ -12,7 +12,7 @@
  * the token, so it never appears in a URL, a proxy's access log or the browser history). A browser
  * that opens the syncs page without a valid token is redirected to the login form.
  *
- * With no token configured the app is open (server.ts allows that on loopback only).
+ * With no token configured the app is open (`tributary coordinator` allows that on loopback only).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { errorFrom } from '@tributary/protocol';

@@ -44,6 +44,8 @@ export async function startSchedules(deps: SchedulesDeps): Promise<Schedules> {
     },
     { connection, prefix, concurrency: 4 },
   );
+  queue.on('error', (error) => logger?.warn({ error: error.message }, 'schedule queue error'));
+  worker.on('error', (error) => logger?.warn({ error: error.message }, 'schedule worker error'));
   worker.on('failed', (job, error) => logger?.warn({ jobId: job?.id, error: error.message }, 'schedule fire failed'));
   const armed = await service.rearm();
   if (armed > 0) logger?.info({ armed }, 're-armed schedules');

@@ -44,6 +44,13 @@ export class SyncFlows {
     this.shardQueue = new Queue(SYNC_QUEUES.writeShard, { connection, prefix });
   }
 
+  /** Reports the connection errors of the producer and both queues (BullMQ prints a stack trace for each when nobody listens). */
+  onError(listener: (error: Error) => void): void {
+    this.#producer.on('error', listener);
+    this.commitQueue.on('error', listener);
+    this.shardQueue.on('error', listener);
+  }
+
   /** Enqueues the flow; `fingerprint` is planFingerprint(record.plan), which the worker plan carries too. */
   async enqueue(record: SyncRecord, fingerprint: string): Promise<void> {
     const { prefix, clusterSecret, shardBackoffMs, commitAttempts } = this.#options;

@@ -18,7 +18,8 @@
  * null in a NOT NULL column, naming the file's first row); file columns the table lacks are ignored.
  */
 import { errorFrom, isTributaryError } from '@tributary/protocol';
-import { ParquetDataFileReader, type ByteSource, type Column, type DataType, type ObjectStore, type RowType, type Timestamp } from '@tributary/table';
+import type { Column, DataType, ObjectStore, RowType, Timestamp } from '@tributary/table';
+import { ParquetDataFileReader, type ByteSource } from '@tributary/table/parquet';
 import { sourceErrors } from '../errors.ts';
 import type { SourceRow, SourceValue } from '../source.ts';
 

@@ -361,3 +361,40 @@ function copyInto(to: Column, from: Column, at: number, n: number): void {
     }
   }
 }
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const TWO_32 = 4294967296;
+
+/**
+ * Integral numbers (|v| ≤ 2^53) → BigInt64Array without a BigInt per value: each value's two 32-bit
+ * words are written through an Int32Array view (the hot path of timestamps and sequence numbers).
+ */
+export function bigInt64FromNumbers(values: ArrayLike<number>, length = values.length): BigInt64Array {
+  const out = new BigInt64Array(length);
+  if (!LITTLE_ENDIAN) {
+    for (let i = 0; i < length; i++) out[i] = BigInt(values[i] as number);
+    return out;
+  }
+  const words = new Int32Array(out.buffer);
+  for (let i = 0; i < length; i++) {
+    const v = values[i] as number;
+    const hi = Math.floor(v / TWO_32);
+    words[2 * i] = v - hi * TWO_32;
+    words[2 * i + 1] = hi;
+  }
+  return out;
+}
+
+/** BigInt64Array → Float64Array when every value is a safe integer, else undefined. */
+export function safeNumbersOf(values: BigInt64Array): Float64Array | undefined {
+  const out = new Float64Array(values.length);
+  if (!LITTLE_ENDIAN) return undefined;
+  const words = new Int32Array(values.buffer, values.byteOffset, values.length * 2);
+  for (let i = 0; i < values.length; i++) {
+    const hi = words[2 * i + 1] as number;
+    // -2^53 ≤ v < 2^53 ⇔ -2^21 ≤ high word < 2^21; every such integer is an exact double.
+    if (hi >= 2097152 || hi < -2097152) return undefined;
+    out[i] = hi * TWO_32 + ((words[2 * i] as number) >>> 0);
+  }
+  return out;
+}

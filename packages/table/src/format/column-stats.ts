@@ -13,8 +13,7 @@
 import type { InternalValue } from '../spec/types.ts';
 // One definition of Paimon's value order, shared with the key comparator.
 import { compareBytes, compareJavaDouble, compareTimestamps, compareUtf8 } from '../spec/key-comparator.ts';
-import { isNullAt, valueAt, type Column } from './column-batch.ts';
-import { safeNumbersOf } from './parquet-values.ts';
+import { isNullAt, safeNumbersOf, valueAt, type Column } from './column-batch.ts';
 
 export interface ColumnStats {
   readonly min: InternalValue;

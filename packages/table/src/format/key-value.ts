@@ -1,8 +1,7 @@
 /**
- * Primary-key data files: the key-value layout, one sorted run with unique keys, and the file
- * facts the manifest needs. Mirrors org.apache.paimon.KeyValue (createKeyValueFields),
- * org.apache.paimon.table.SpecialFields, org.apache.paimon.io.KeyValueDataFileWriter and the
- * write buffer of org.apache.paimon.mergetree.MergeTreeWriter with DeduplicateMergeFunction.
+ * Primary-key data files: the key-value layout and one sorted run with unique keys (the file
+ * writer is write/key-value-writer.ts). Mirrors org.apache.paimon.KeyValue (createKeyValueFields),
+ * org.apache.paimon.table.SpecialFields and the write buffer of org.apache.paimon.mergetree.MergeTreeWriter with DeduplicateMergeFunction.
  *
  * Columns, in order: `_KEY_<pk>` per trimmed primary-key field (field id + 1073741823),
  * `_SEQUENCE_NUMBER` BIGINT NOT NULL (id 2147483646), `_VALUE_KIND` TINYINT NOT NULL (id 2147483645),
@@ -11,14 +10,9 @@
  * record with the highest (sequence.field…, sequence number) wins, whatever its kind, so a trailing
  * delete stays a delete row and counts in `_DELETE_ROW_COUNT`.
  */
-import { errorFrom } from '@tributary/errors';
-import { tableErrors } from '../errors.ts';
-import type { DataField, InternalRow, RowType } from '../spec/types.ts';
-import { isNullAt, takeRows, type Column, type ColumnBatch } from './column-batch.ts';
+import type { DataField, RowType } from '../spec/types.ts';
+import { bigInt64FromNumbers, safeNumbersOf, takeRows, type Column, type ColumnBatch } from './column-batch.ts';
 import { compareBytes, compareJavaDouble, compareUtf8 } from '../spec/key-comparator.ts';
-import type { ColumnStats } from './column-stats.ts';
-import { bigInt64FromNumbers, safeNumbersOf } from './parquet-values.ts';
-import { DataFileWriter, type DataFileResult, type DataFileWriterOptions } from './parquet-writer.ts';
 
 /** SpecialFields.KEY_FIELD_ID_START = Integer.MAX_VALUE / 2. */
 export const KEY_FIELD_ID_START = 1073741823;
@@ -216,82 +210,4 @@ function sequenceNumbers(first: bigint, rows: Int32Array): BigInt64Array {
     return bigInt64FromNumbers(numbers);
   }
   return BigInt64Array.from(rows, (row) => first + BigInt(row));
-}
-
-/** What a primary-key data file adds to DataFileResult (DataFileMeta's key and sequence fields). */
-export interface KeyValueFileResult extends DataFileResult {
-  readonly minKey: InternalRow;
-  readonly maxKey: InternalRow;
-  readonly keyStats: readonly ColumnStats[];
-  /** Stats of the table columns (the value fields), in table order. */
-  readonly valueStats: readonly ColumnStats[];
-  readonly minSequenceNumber: bigint;
-  readonly maxSequenceNumber: bigint;
-  /** Rows with kind -U or -D: DataFileMeta._DELETE_ROW_COUNT, exact. */
-  readonly deleteRowCount: number;
-}
-
-export type KeyValueFileWriterOptions = Omit<DataFileWriterOptions, 'rowType' | 'onRowGroup'> & {
-  readonly tableRowType: RowType;
-  readonly trimmedPrimaryKeys: readonly string[];
-};
-
-/**
- * Writes sorted runs (from sortedRun) of one (partition, bucket) into primary-key data files. Each
- * run ends its last file, so no file mixes two runs and keys stay unique and sorted within a file.
- */
-export class KeyValueFileWriter {
-  readonly #keyCount: number;
-  readonly #files: DataFileWriter;
-  readonly #deletes: number[] = [];
-
-  constructor(options: KeyValueFileWriterOptions) {
-    this.#keyCount = options.trimmedPrimaryKeys.length;
-    const rowType = keyValueRowType(options.tableRowType, options.trimmedPrimaryKeys);
-    const kindIndex = this.#keyCount + 1;
-    this.#files = new DataFileWriter({
-      ...options,
-      rowType,
-      onRowGroup: (rows, fileIndex) => {
-        const kinds = rows.columns[kindIndex] as Column & { kind: 'int32' };
-        let n = 0;
-        for (let i = 0; i < rows.length; i++) if (isRetract(kinds.values[i] as number)) n++;
-        this.#deletes[fileIndex] = (this.#deletes[fileIndex] ?? 0) + n;
-      },
-    });
-  }
-
-  async writeRun(run: ColumnBatch): Promise<void> {
-    for (const column of run.columns.slice(0, this.#keyCount)) {
-      for (let i = 0; i < run.length; i++) {
-        if (isNullAt(column, i)) throw errorFrom(tableErrors, 'DATA_FILE_NULL_IN_REQUIRED', 'null primary-key value', { row: i });
-      }
-    }
-    await this.#files.write(run);
-    await this.#files.roll();
-  }
-
-  async close(): Promise<KeyValueFileResult[]> {
-    const files = await this.#files.close();
-    return files.map((file, index) => this.#result(file, index));
-  }
-
-  async abort(reason: unknown): Promise<void> {
-    await this.#files.abort(reason);
-  }
-
-  #result(file: DataFileResult, index: number): KeyValueFileResult {
-    const k = this.#keyCount;
-    const seq = file.stats[k] as ColumnStats;
-    return {
-      ...file,
-      minKey: file.firstRow.slice(0, k),
-      maxKey: file.lastRow.slice(0, k),
-      keyStats: file.stats.slice(0, k),
-      valueStats: file.stats.slice(k + 2),
-      minSequenceNumber: seq.min as bigint,
-      maxSequenceNumber: seq.max as bigint,
-      deleteRowCount: this.#deletes[index] ?? 0,
-    };
-  }
 }

@@ -15,13 +15,12 @@
 import type { ObjectStore } from '../io/object-store.ts';
 import { valueAt, type ColumnBatch } from '../format/column-batch.ts';
 import { keyValueRowType } from '../format/key-value.ts';
-import { ParquetDataFileReader } from '../format/parquet-reader.ts';
-import { decodeBinaryRow } from '../spec/binary-row.ts';
+import { ParquetDataFileReader } from '../parquet/parquet-reader.ts';
+import { bucketKey, decodeBinaryRow } from '../spec/binary-row.ts';
 import type { DataFileMeta } from '../spec/data-file-meta.ts';
 import { keyComparator, type KeyComparator } from '../spec/key-comparator.ts';
 import { fieldsByName, trimmedPrimaryKeys, type TableSchema } from '../spec/table-schema.ts';
 import type { InternalRow, RowType } from '../spec/types.ts';
-import { bucketKey } from '../write/commit-plan.ts';
 import type { CommitMessage } from '../spec/commit-message.ts';
 import { MinHeap } from './sort-merge-reader.ts';
 

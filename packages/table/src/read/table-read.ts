@@ -15,16 +15,15 @@ import type { ObjectStore } from '../io/object-store.ts';
 import { batchFromRows, valueAt, type ColumnBatch } from '../format/column-batch.ts';
 import { compareInternal } from '../format/column-stats.ts';
 import { SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD } from '../format/key-value.ts';
-import { ParquetDataFileReader, type ByteSource } from '../format/parquet-reader.ts';
+import { ParquetDataFileReader, type ByteSource } from '../parquet/parquet-reader.ts';
 import { decodeBinaryRow } from '../spec/binary-row.ts';
 import type { ManifestEntry } from '../spec/manifest-entry.ts';
-import { dataFilePaths, type DataFilePaths } from '../spec/partition-path.ts';
+import { dataFilePaths, partitionPathOptions, type DataFilePaths } from '../spec/partition-path.ts';
 import { decodeTableSchema, fieldsByName, partitionFields, trimmedPrimaryKeys, type TableSchema } from '../spec/table-schema.ts';
 import type { DataField, InternalRow, InternalValue, RowType } from '../spec/types.ts';
-import { FileStoreScan, type ScanFilter } from './file-store-scan.ts';
+import { FileStoreScan, type ScanFilter } from '../snapshot/file-store-scan.ts';
 import { splitForBatch, type SplitFile } from './merge-tree-split.ts';
-import { SnapshotManager } from './snapshot-manager.ts';
-import { partitionPathOptions } from '../write/row-routing.ts';
+import { SnapshotManager } from '../snapshot/snapshot-manager.ts';
 import { mergeDeduplicate, type KeyValue, type KeyValueOrder } from './sort-merge-reader.ts';
 
 export interface TableReadOptions {

@@ -208,3 +208,13 @@ function readField(rowBytes: Uint8Array, view: DataView, slot: number, fixed: nu
       return readTimestamp(rowBytes, view, slot, fixed, type.precision, field);
   }
 }
+
+/** A partition's arity-prefixed BinaryRow bytes as a map key (hex): equal bytes, equal key. */
+export function partitionKey(partition: Uint8Array): string {
+  return Buffer.from(partition.buffer, partition.byteOffset, partition.byteLength).toString('hex');
+}
+
+/** A (partition, bucket) as a map key. */
+export function bucketKey(partition: Uint8Array, bucket: number): string {
+  return `${partitionKey(partition)}/${bucket}`;
+}

@@ -8,7 +8,7 @@
  * keeping it means rewriting another writer's entries (manifest merging) loses nothing.
  */
 
-import type { AvroRecord, AvroSchema, AvroValue } from './avro.ts';
+import type { AvroRecord, AvroSchema, AvroValue } from '../avro/avro.ts';
 import {
   asRecord, nullableField, optionalBytes, optionalInt, optionalLong, optionalLongs, optionalString, optionalStrings,
   requiredBytes, requiredField, requiredInt, requiredLong, requiredString, simpleStatsFromAvro,

@@ -15,7 +15,7 @@
 
 import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
-import { readAvroFile } from './avro-container.ts';
+import { readAvroFile } from '../avro/avro-container.ts';
 import type { FileKind } from './manifest-entry.ts';
 import {
   asRecord, checkVersion, optionalString, requiredBytes, requiredInt, requiredLong, requiredString,

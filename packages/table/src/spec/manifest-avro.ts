@@ -8,7 +8,7 @@
 
 import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
-import { isRecord, type AvroField, type AvroRecord, type AvroSchema, type AvroValue } from './avro.ts';
+import { isRecord, type AvroField, type AvroRecord, type AvroSchema, type AvroValue } from '../avro/avro.ts';
 import type { SimpleStats } from './simple-stats.ts';
 
 /** Java's top-level Avro record name (`AvroSchemaConverter.convertToSchema`). */

@@ -10,8 +10,8 @@
 
 import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
-import type { AvroSchema } from './avro.ts';
-import { readAvroFile, writeAvroFile, type AvroWriteOptions } from './avro-container.ts';
+import type { AvroSchema } from '../avro/avro.ts';
+import { readAvroFile, writeAvroFile, type AvroWriteOptions } from '../avro/avro-container.ts';
 import { dataFileMetaFromAvro, dataFileMetaSchema, dataFileMetaToAvro, type DataFileMeta } from './data-file-meta.ts';
 import {
   AVRO_ROOT_NAME, AVRO_ROOT_NAMESPACE, asRecord, checkVersion, requiredBytes, requiredField, requiredInt,

@@ -5,8 +5,8 @@
  * `ManifestFileMetaSerializer` (`_VERSION` = 2 first).
  */
 
-import type { AvroSchema } from './avro.ts';
-import { readAvroFile, writeAvroFile, type AvroWriteOptions } from './avro-container.ts';
+import type { AvroSchema } from '../avro/avro.ts';
+import { readAvroFile, writeAvroFile, type AvroWriteOptions } from '../avro/avro-container.ts';
 import {
   AVRO_ROOT_NAME, AVRO_ROOT_NAMESPACE, asRecord, checkVersion, nullableField, optionalInt, optionalLong,
   requiredField, requiredLong, requiredString, simpleStatsFromAvro, simpleStatsSchema, simpleStatsToAvro,

@@ -38,6 +38,16 @@ export interface PartitionPathOptions {
   readonly legacyName?: boolean;
 }
 
+/** `partition.default-name` and `partition.legacy-name` from the table options. */
+export function partitionPathOptions(options: Readonly<Record<string, string>>): PartitionPathOptions {
+  const defaultName = options['partition.default-name'];
+  const legacy = options['partition.legacy-name'];
+  return {
+    ...(defaultName !== undefined ? { defaultName } : {}),
+    ...(legacy !== undefined ? { legacyName: legacy.trim().toLowerCase() !== 'false' } : {}),
+  };
+}
+
 function unsupported(message: string, field: string): Error {
   return errorFrom(tableErrors, 'PARTITION_VALUE_UNSUPPORTED', message, { field });
 }

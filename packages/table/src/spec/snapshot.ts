@@ -164,3 +164,14 @@ export function snapshotsEqual(a: Snapshot, b: Snapshot): boolean {
   });
   return encodeSnapshot(sorted(a)) === encodeSnapshot(sorted(b));
 }
+
+/** The commit identity written into every snapshot (Snapshot.commitUser / commitIdentifier). */
+export interface CommitIdentity {
+  readonly commitUser: string;
+  readonly commitIdentifier: bigint;
+}
+
+/** Does a snapshot carry this identity? (the check of FileStoreCommitImpl's retry loop, apache/paimon#5771) */
+export function hasIdentity(snapshot: { readonly commitUser: string; readonly commitIdentifier: bigint }, identity: CommitIdentity): boolean {
+  return snapshot.commitUser === identity.commitUser && snapshot.commitIdentifier === identity.commitIdentifier;
+}

@@ -14,8 +14,9 @@
  */
 import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
+import { bucketKey, partitionKey } from '../spec/binary-row.ts';
 import type { CommitMessage } from '../spec/commit-message.ts';
-import { SNAPSHOT_VERSION, type Snapshot } from '../spec/snapshot.ts';
+import { SNAPSHOT_VERSION, type CommitIdentity, type Snapshot } from '../spec/snapshot.ts';
 
 export type CommitKind = 'APPEND' | 'OVERWRITE';
 
@@ -74,14 +75,6 @@ export function checkDataFilesOnly(messages: readonly CommitMessage[]): void {
 
 /** FileEntry.Identifier as a string key; supplied by spec/manifest-entry.ts (entryIdentifier). */
 export type IdentifyEntry<E> = (entry: E) => string;
-
-export function partitionKey(partition: Uint8Array): string {
-  return Buffer.from(partition.buffer, partition.byteOffset, partition.byteLength).toString('hex');
-}
-
-export function bucketKey(partition: Uint8Array, bucket: number): string {
-  return `${partitionKey(partition)}/${bucket}`;
-}
 
 /** The data increment of the messages as manifest entries: ADDs first, then DELETEs, per message. */
 export function deltaEntries<F extends PlanFile>(messages: readonly PlanMessage<F>[]): PlanEntry<F>[] {
@@ -276,17 +269,6 @@ export function bucketsToRebase(live: Iterable<PlanEntry>, messages: readonly Pl
 
 /** Long.MAX_VALUE: `_SEQUENCE_NUMBER` is a Java long. */
 export const MAX_SEQUENCE_NUMBER = 2n ** 63n - 1n;
-
-/** The commit identity written into every snapshot (Snapshot.commitUser / commitIdentifier). */
-export interface CommitIdentity {
-  readonly commitUser: string;
-  readonly commitIdentifier: bigint;
-}
-
-/** Does a snapshot carry this identity? (the check of FileStoreCommitImpl's retry loop, apache/paimon#5771) */
-export function hasIdentity(snapshot: { readonly commitUser: string; readonly commitIdentifier: bigint }, identity: CommitIdentity): boolean {
-  return snapshot.commitUser === identity.commitUser && snapshot.commitIdentifier === identity.commitIdentifier;
-}
 
 /**
  * Did a snapshot found under this commit's identity add exactly the files of `messages`

@@ -9,8 +9,8 @@
  * always "all mode" (untruncated), as KeyValueDataFileWriter writes them.
  */
 import type { ColumnStats } from '../format/column-stats.ts';
-import type { DataFileResult } from '../format/parquet-writer.ts';
-import type { KeyValueFileResult } from '../format/key-value.ts';
+import type { DataFileResult } from '../parquet/parquet-writer.ts';
+import type { KeyValueFileResult } from './key-value-writer.ts';
 import { EMPTY_ROW, serializeBinaryRow } from '../spec/binary-row.ts';
 import { FileSource, type DataFileMeta } from '../spec/data-file-meta.ts';
 import {

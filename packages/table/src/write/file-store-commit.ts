@@ -26,14 +26,15 @@ import { errorFrom, isTributaryError } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import type { ObjectStore } from '../io/object-store.ts';
 import { entryIdentifier, mergeEntries } from '../spec/file-entry.ts';
-import type { CommitMessage } from '../spec/commit-message.ts';
 import { dataFilePaths, type DataFilePaths, type PartitionPathOptions } from '../spec/partition-path.ts';
+import { partitionKey } from '../spec/binary-row.ts';
+import type { CommitMessage } from '../spec/commit-message.ts';
 import type { ManifestEntry } from '../spec/manifest-entry.ts';
 import type { ManifestFileMeta } from '../spec/manifest-file-meta.ts';
-import { BATCH_COMMIT_IDENTIFIER, encodeSnapshot, type Snapshot } from '../spec/snapshot.ts';
+import { BATCH_COMMIT_IDENTIFIER, encodeSnapshot, hasIdentity, type CommitIdentity, type Snapshot } from '../spec/snapshot.ts';
 import type { DataField } from '../spec/types.ts';
-import { FileStoreScan } from '../read/file-store-scan.ts';
-import { SnapshotManager } from '../read/snapshot-manager.ts';
+import { FileStoreScan } from '../snapshot/file-store-scan.ts';
+import { SnapshotManager } from '../snapshot/snapshot-manager.ts';
 import {
   bucketsToRebase,
   changelogEntries,
@@ -41,12 +42,9 @@ import {
   checkDataFilesOnly,
   checkDistinctPaths,
   deltaEntries,
-  hasIdentity,
   nextSnapshot,
   overwriteDeletes,
-  partitionKey,
   sameFiles,
-  type CommitIdentity,
   type CommitKind,
 } from './commit-plan.ts';
 import { planMinorCompaction, type ManifestMergeOptions } from './manifest-merge.ts';

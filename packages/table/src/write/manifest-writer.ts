@@ -9,12 +9,11 @@
  */
 import type { ObjectStore } from '../io/object-store.ts';
 import { compareInternal } from '../format/column-stats.ts';
-import { decodeBinaryRow, serializeBinaryRow } from '../spec/binary-row.ts';
+import { decodeBinaryRow, partitionKey, serializeBinaryRow } from '../spec/binary-row.ts';
 import { encodeManifestFile, type ManifestEntry } from '../spec/manifest-entry.ts';
 import { encodeManifestList, type ManifestFileMeta } from '../spec/manifest-file-meta.ts';
 import { EMPTY_STATS, type SimpleStats } from '../spec/simple-stats.ts';
 import type { DataType, InternalValue } from '../spec/types.ts';
-import { partitionKey } from './commit-plan.ts';
 
 /** Entries per manifest file; Java rolls at `manifest.target-file-size` (8 MB), about this many entries. */
 const MANIFEST_ROLL_ENTRIES = 16_000;

@@ -1,5 +1,5 @@
 /**
- * A FileSink (format/parquet-writer.ts) that streams a file into an ObjectStore with `put`.
+ * A FileSink (parquet/parquet-writer.ts) that streams a file into an ObjectStore with `put`.
  *
  * The encoder pushes chunks; `put` pulls them as an async iterable. A pushed chunk is handed over
  * only when `put` asks for the next one, so at most one chunk waits here: memory stays bounded by
@@ -7,7 +7,7 @@
  * by the ObjectStore contract, nothing becomes visible.
  */
 import type { ObjectStore } from '../io/object-store.ts';
-import type { FileSink } from '../format/parquet-writer.ts';
+import type { FileSink } from '../parquet/parquet-writer.ts';
 
 interface Pending {
   readonly chunk: Uint8Array | null;

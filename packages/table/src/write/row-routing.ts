@@ -8,26 +8,15 @@
  *   (`bucket = -1`): bucket 0 with totalBuckets -1.
  */
 import { valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
-import { serializeBinaryRow } from '../spec/binary-row.ts';
+import { partitionKey, serializeBinaryRow } from '../spec/binary-row.ts';
 import { assignBuckets } from './bucket-assigner.ts';
-import { partitionPath, type PartitionPathOptions } from '../spec/partition-path.ts';
+import { partitionPath, partitionPathOptions } from '../spec/partition-path.ts';
 import { bucketCount, bucketKeys, partitionFields, type TableSchema } from '../spec/table-schema.ts';
 import type { DataField, DataType, InternalRow } from '../spec/types.ts';
-import { partitionKey } from './commit-plan.ts';
 
 /** The arity-prefixed BinaryRow of partition values (`_PARTITION`). */
 export function encodePartitionRow(values: InternalRow, types: readonly DataType[]): Uint8Array {
   return serializeBinaryRow(values, types);
-}
-
-/** `partition.default-name` and `partition.legacy-name` from the table options. */
-export function partitionPathOptions(options: Readonly<Record<string, string>>): PartitionPathOptions {
-  const defaultName = options['partition.default-name'];
-  const legacy = options['partition.legacy-name'];
-  return {
-    ...(defaultName !== undefined ? { defaultName } : {}),
-    ...(legacy !== undefined ? { legacyName: legacy.trim().toLowerCase() !== 'false' } : {}),
-  };
 }
 
 /** Where a group of rows goes. */

@@ -17,13 +17,13 @@
 import type { ObjectStore } from '../io/object-store.ts';
 import type { Column, ColumnBatch } from '../format/column-batch.ts';
 import { keyValueRowType } from '../format/key-value.ts';
-import { ParquetDataFileReader } from '../format/parquet-reader.ts';
-import { ParquetFileEncoder } from '../format/parquet-writer.ts';
+import { ParquetDataFileReader } from '../parquet/parquet-reader.ts';
+import { ParquetFileEncoder } from '../parquet/parquet-writer.ts';
 import type { DataFileMeta } from '../spec/data-file-meta.ts';
 import { decodeTableSchema, trimmedPrimaryKeys, type TableSchema } from '../spec/table-schema.ts';
 import type { RowType } from '../spec/types.ts';
-import { mapInOrder } from '../read/file-store-scan.ts';
-import { bucketKey } from './commit-plan.ts';
+import { mapInOrder } from '../snapshot/file-store-scan.ts';
+import { bucketKey } from '../spec/binary-row.ts';
 import type { CommitMessage } from '../spec/commit-message.ts';
 import { objectStoreSink } from './object-sink.ts';
 

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { FileStoreScan, LocalObjectStore, createTable, dataFilesMessage, type InternalRow, type ManifestEntry, type Table } from '@tributary/table';
+import { FileStoreScan, LocalObjectStore, createTable, dataFilesMessage, type InternalRow, type Table } from '@tributary/table';
+import type { ManifestEntry } from '@tributary/table/spec';
 import { canonical } from './table-suite.ts';
 
 const partitionValue = fc.oneof(

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { errorFrom, isTributaryError } from '@tributary/errors';
 import { uniqueName } from '@tributary/testkit';
-import { FileStoreScan, createTable, dataFilesMessage, encodeTableSchema, listTables, openTable, tableErrors, type InternalRow, type ObjectStore, type SchemaDefinition, type Table } from '@tributary/table';
+import { FileStoreScan, createTable, dataFilesMessage, listTables, openTable, tableErrors, type InternalRow, type ObjectStore, type SchemaDefinition, type Table } from '@tributary/table';
+import { encodeTableSchema } from '@tributary/table/spec';
 
 const D = 3; // -D
 const UB = 1; // -U
@@ -407,7 +408,7 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       const first = await table.newCommit('sync-42').commit(messages, { identifier: 7n });
       await writeAndCommit(table, [[2n, 1, 'other', 1n, ts(1)]]);
       const again = await table.newCommit('sync-42').commit(messages, { identifier: 7n });
-      assert.deepEqual(again, { snapshotId: first.snapshotId, alreadyCommitted: true, attempts: 1 });
+      assert.deepEqual(again, { snapshotId: first.snapshotId, alreadyCommitted: true, attempts: 1, conflicts: 0 });
       const bounded = await table.newCommit('sync-42').commit(messages, { identifier: 7n, baseSnapshotId: 0 });
       assert.equal(bounded.alreadyCommitted, true);
       assert.equal((await table.latestSnapshot())?.id, 2n);
@@ -491,13 +492,13 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       const first = await prepare([[1n, 1, 'a', 1n, ts(1)]]);
       const second = await prepare([[2n, 1, 'b', 1n, ts(1)]]);
       const user = uniqueName('library-user');
-      assert.deepEqual(await table.newCommit(user).commit(first), { snapshotId: 1, alreadyCommitted: false, attempts: 1 });
+      assert.deepEqual(await table.newCommit(user).commit(first), { snapshotId: 1, alreadyCommitted: false, attempts: 1, conflicts: 0 });
       assert.equal(await codeOf(table.newCommit(user).commit(second)), 'COMMIT_IDENTITY_REUSED');
       assert.equal(await codeOf(table.newCommit(user).commit(second, { baseSnapshotId: 0 })), 'COMMIT_IDENTITY_REUSED');
       // The same files again are a retry of the first commit.
       assert.equal((await table.newCommit(user).commit(first)).alreadyCommitted, true);
       // The second batch is not lost: under an identity of its own it lands.
-      assert.deepEqual(await table.newCommit(user).commit(second, { identifier: 2n }), { snapshotId: 2, alreadyCommitted: false, attempts: 1 });
+      assert.deepEqual(await table.newCommit(user).commit(second, { identifier: 2n }), { snapshotId: 2, alreadyCommitted: false, attempts: 1, conflicts: 0 });
       assert.deepEqual(await readAll(table), canonical([[1n, 1, 'a', 1n, ts(1)], [2n, 1, 'b', 1n, ts(1)]]));
     });
 

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import type { AvroField, AvroRecord, AvroSchema } from '../../../src/spec/avro.ts';
-import { writeAvroFile } from '../../../src/spec/avro-container.ts';
+import type { AvroField, AvroRecord, AvroSchema } from '../../../src/avro/avro.ts';
+import { writeAvroFile } from '../../../src/avro/avro-container.ts';
 import { FileSource, localCreationTime, type DataFileMeta } from '../../../src/spec/data-file-meta.ts';
 import { decodeManifestFile, encodeManifestFile, MANIFEST_ENTRY_SCHEMA, type ManifestEntry } from '../../../src/spec/manifest-entry.ts';
 import { decodeManifestList, encodeManifestList, type ManifestFileMeta } from '../../../src/spec/manifest-file-meta.ts';

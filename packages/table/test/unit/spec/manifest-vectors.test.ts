@@ -7,8 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import type { AvroRecord, AvroSchema } from '../../../src/spec/avro.ts';
-import { readAvroFile, writeAvroFile } from '../../../src/spec/avro-container.ts';
+import type { AvroRecord, AvroSchema } from '../../../src/avro/avro.ts';
+import { readAvroFile, writeAvroFile } from '../../../src/avro/avro-container.ts';
 import { decodeIndexManifest } from '../../../src/spec/index-manifest-entry.ts';
 import { decodeManifestFile, encodeManifestFile, MANIFEST_ENTRY_SCHEMA } from '../../../src/spec/manifest-entry.ts';
 import { decodeManifestList, encodeManifestList, MANIFEST_FILE_META_SCHEMA } from '../../../src/spec/manifest-file-meta.ts';

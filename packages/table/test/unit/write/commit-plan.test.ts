@@ -7,12 +7,10 @@ import {
   checkDistinctPaths,
   deltaEntries,
   deltaRecordCount,
-  hasIdentity,
   maxSequenceNumbers,
   nextSnapshot,
   overwriteDeletes,
   sameFiles,
-  bucketKey,
   checkDataFilesOnly,
   type CommitKind,
   type PlanEntry,
@@ -20,7 +18,9 @@ import {
   type PlanMessage,
   type SequencedFile,
 } from '../../../src/write/commit-plan.ts';
+import { bucketKey } from '../../../src/spec/binary-row.ts';
 import { dataFilesMessage } from '../../../src/spec/commit-message.ts';
+import { hasIdentity } from '../../../src/spec/snapshot.ts';
 import { isTributaryError } from '@tributary/errors';
 import { SPARSE_FILE } from '../spec/manifest-fixtures.ts';
 

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalObjectStore, createTable, decodeBinaryRow, type InternalRow } from '@tributary/table';
+import { LocalObjectStore, createTable, type InternalRow } from '@tributary/table';
+import { decodeBinaryRow } from '@tributary/table/spec';
 
 test('a primary-key table with long string keys writes, commits and reads back', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tributary-long-keys-'));

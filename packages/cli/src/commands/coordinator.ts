@@ -1,0 +1,72 @@
+/**
+ * `tributary coordinator`: starts a coordinator and listens. Prints one JSON line
+ * `{"listening": "http://…"}` on stdout when ready; a bad configuration exits 2 with a message,
+ * Redis or S3 unreachable past `startupTimeoutMs` exits 3.
+ */
+import { startCoordinator, securityFromEnv, isLoopback, type SecurityConfig } from '@tributary/coordinator';
+import type { Config } from '../config/keys.ts';
+import { awaitServices, commonSettings, processLogger, refuse, stopBounded, type Common } from './services.ts';
+
+const who = 'coordinator';
+
+export async function runCoordinator(config: Config): Promise<void> {
+  const host = config['coordinator.host'];
+  const logger = processLogger('coordinator', config);
+  let common: Common;
+  let security: SecurityConfig;
+  try {
+    common = commonSettings(config);
+    security = securityFromEnv(common.env);
+  } catch (error) {
+    refuse(who, error, 2);
+  }
+  if (security.auth.tokens.length === 0) {
+    if (!isLoopback(host)) {
+      refuse(
+        who,
+        `AUTH_NOT_CONFIGURED: no token is configured (TRIBUTARY_AUTH_TOKENS or TRIBUTARY_AUTH_TOKENS_FILE), so the coordinator will not listen on ${host}; configure a token or listen on loopback`,
+        2,
+      );
+    }
+    logger.warn({ host }, 'authentication is OFF: no token configured; anyone who reaches this address may do everything (allowed on loopback only)');
+  }
+  const warehouse = config.warehouse ?? `s3://${config['s3.bucket']}/warehouse`;
+  await awaitServices(who, logger, config, common, warehouse);
+
+  const coordinator = await startCoordinator({
+    clusterSecret: common.clusterSecret,
+    redis: common.redis,
+    prefix: config.prefix,
+    warehouse,
+    s3: common.s3,
+    sources: common.sources,
+    lockDurationMs: config.lockMs,
+    stalledIntervalMs: config.stalledMs,
+    abortGraceMs: config['coordinator.abortGraceMs'],
+    logger,
+    faultPoint: (point) => {
+      if (security.testMode && config['coordinator.faultKillAt'] === point) process.kill(process.pid, 'SIGKILL');
+    },
+    auth: security.auth,
+    rateLimit: security.rateLimit,
+    limits: security.limits,
+    testMode: security.testMode,
+  });
+  const address = await coordinator.app.listen({ host, port: config['coordinator.port'] });
+  console.log(JSON.stringify({ listening: address }));
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      stopBounded(logger, config.shutdownGraceMs);
+      // Refuses new syncs at once, finishes the commits in flight, then exits 0.
+      logger.info({ signal }, 'shutting down');
+      coordinator.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ error: error instanceof Error ? error.message : String(error) }, 'close failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * What the coordinator and the worker share at start: refusing a bad configuration with a message
+ * (never a stack trace, never a secret), the cluster secret and source access from the resolved
+ * configuration, and waiting for Redis and S3.
+ */
+import { readFileSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { pino, type Logger } from 'pino';
+import { clusterSecretFromEnv, isTributaryError } from '@tributary/protocol';
+import { loadSourceAccess, type SourceAccess } from '@tributary/sources';
+import type { S3ConnectionOptions } from '@tributary/table';
+import type { Config } from '../config/keys.ts';
+import { configAsEnv } from '../config/load.ts';
+import { pingRedis, statStore } from '../probes.ts';
+import { UnreachableError, waitFor } from '../wait-for.ts';
+
+/**
+ * The process's JSON log (pino) on stderr. Lines carry ids, phases, codes and durations; the paths
+ * below are never logged, and are removed should a future line carry them by mistake.
+ */
+export function processLogger(service: 'coordinator' | 'worker', config: Config): Logger {
+  return pino(
+    {
+      base: { service, pid: process.pid },
+      level: config.logLevel,
+      redact: { paths: ['headers.authorization', 'headers.cookie', '*.headers.authorization', '*.headers.cookie', '*.secretAccessKey', '*.password'], censor: '[redacted]' },
+    },
+    pino.destination({ dest: 2, sync: true }),
+  );
+}
+
+/** Exit code of a start that gave up on Redis or S3. */
+export const EXIT_UNREACHABLE = 3;
+
+export function refuse(who: string, error: unknown, code: number): never {
+  console.error(`${who}: ${isTributaryError(error) ? `${error.code}: ` : ''}${error instanceof Error ? error.message : String(error)}`);
+  process.exit(code);
+}
+
+/** Margin after the shutdown grace before a process that has not stopped gives up. */
+export const SHUTDOWN_MARGIN_MS = 15_000;
+
+/**
+ * Bounds a graceful shutdown: a process still running `graceMs` + 15 s after the first signal (a
+ * close waiting on an unreachable Redis, say) exits 1, and so does it at once on a second signal.
+ */
+export function stopBounded(logger: Logger, graceMs: number): void {
+  const force = (why: string) => {
+    logger.error({ graceMs }, why);
+    process.exit(1);
+  };
+  setTimeout(() => force('shutdown did not finish in time; exiting'), graceMs + SHUTDOWN_MARGIN_MS).unref();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => force(`second ${signal}; exiting`));
+}
+
+export interface Common {
+  readonly clusterSecret: Uint8Array;
+  readonly sources: SourceAccess;
+  readonly redis: { readonly host: string; readonly port: number };
+  readonly s3: S3ConnectionOptions;
+  /** The configuration as variables, for the parsers that read them. */
+  readonly env: Record<string, string | undefined>;
+}
+
+/** The cluster secret and source access; throws their typed errors (which name variables, never values). */
+export function commonSettings(config: Config): Common {
+  const env = configAsEnv(config, process.env);
+  return {
+    env,
+    clusterSecret: clusterSecretFromEnv(env, (path) => readFileSync(path, 'utf8')),
+    sources: loadSourceAccess({ env, readText: (path) => readFileSync(path, 'utf8'), realpath }),
+    redis: { host: config['redis.host'], port: config['redis.port'] },
+    s3: {
+      endpoint: config['s3.endpoint'],
+      region: config['s3.region'],
+      accessKeyId: config['s3.accessKey'],
+      secretAccessKey: config['s3.secretKey'],
+    },
+  };
+}
+
+/** Waits for Redis and the S3 store, both at once; exits with EXIT_UNREACHABLE when either stays unreachable. */
+export async function awaitServices(who: string, logger: Logger, config: Config, common: Common, storeUri: string): Promise<void> {
+  const log = (line: string) => logger.warn(line);
+  const timeoutMs = config.startupTimeoutMs;
+  const results = await Promise.allSettled([
+    waitFor({ what: `Redis at ${common.redis.host}:${common.redis.port}`, attempt: () => pingRedis(common.redis), timeoutMs, log }),
+    waitFor({ what: `S3 ${storeUri} at ${config['s3.endpoint']}`, attempt: () => statStore(storeUri, common.s3), timeoutMs, log }),
+  ]);
+  const failed = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  if (failed.length === 0) return;
+  for (const error of failed) {
+    if (!(error instanceof UnreachableError)) throw error;
+    console.error(`${who}: ${error.message}`);
+  }
+  process.exit(EXIT_UNREACHABLE);
+}

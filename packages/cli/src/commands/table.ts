@@ -1,0 +1,156 @@
+/** `tributary table create|list|show|snapshots|files|read|drop`: the /v1/tables routes. */
+import type { Command } from 'commander';
+import type { Api } from '../client.ts';
+import { intArg, jsonArg, listArg, printAnswer, printColumns, printJson, tableName, tablePath, UsageError } from './args.ts';
+import type { ApiFor } from './sync.ts';
+
+interface TableSummary {
+  readonly database: string;
+  readonly table: string;
+  readonly primaryKeys: readonly string[];
+  readonly partitionKeys: readonly string[];
+  readonly bucket: number;
+  readonly latestSnapshotId: number | null;
+}
+
+interface RowsAnswer {
+  readonly snapshotId: number | null;
+  readonly columns: readonly { readonly name: string }[];
+  readonly rows: readonly (readonly (string | number | boolean | null)[])[];
+}
+
+/** Every item of a paged listing (`{<key>: […], nextCursor}`), following the cursors; `first` is the first page. */
+async function allPages<T = unknown>(api: Api, path: string, key: string): Promise<{ items: T[]; first: Record<string, unknown> }> {
+  const items: T[] = [];
+  let first: Record<string, unknown> | undefined;
+  for (let cursor: string | null | undefined; cursor !== null; ) {
+    const sep = path.includes('?') ? '&' : '?';
+    const page = await api.request<Record<string, unknown>>('GET', cursor === undefined ? path : `${path}${sep}cursor=${encodeURIComponent(cursor)}`);
+    first ??= page;
+    items.push(...((page[key] ?? []) as T[]));
+    cursor = typeof page.nextCursor === 'string' ? page.nextCursor : null;
+  }
+  return { items, first: first ?? {} };
+}
+
+export function tableCommands(parent: Command, apiFor: ApiFor): void {
+  const table = parent.command('table').description('create, list, inspect, read and drop Paimon tables');
+
+  table
+    .command('create [database.table]')
+    .description('create a table (admin)')
+    .option('--request <json>', 'the whole request body, inline, @file or @- (stdin)')
+    .option('--columns <json>', 'columns, inline, @file or @-: [{"name":"id","type":"BIGINT NOT NULL"},…]')
+    .option('--primary-keys <names>', 'comma-separated primary key columns (a primary-key table needs --bucket)', listArg)
+    .option('--partition-keys <names>', 'comma-separated partition columns', listArg)
+    .option('--bucket <n>', 'buckets (-1: unaware, for append tables)', intArg('--bucket', -1))
+    .option('--option <key=value...>', 'table options, repeatable')
+    .option('--json', 'print the answer as JSON')
+    .action(
+      async (
+        name: string | undefined,
+        o: { request?: string; columns?: string; primaryKeys?: string[]; partitionKeys?: string[]; bucket?: number; option?: string[]; json?: boolean },
+        command: Command,
+      ) => {
+        let body: Record<string, unknown>;
+        if (o.request !== undefined) {
+          if (name !== undefined || o.columns !== undefined) throw new UsageError('give either --request or a name and --columns');
+          body = jsonArg('--request', o.request) as Record<string, unknown>;
+        } else {
+          if (name === undefined || o.columns === undefined) throw new UsageError('a database.table name and --columns are required (or --request)');
+          const { database, table: tableName_ } = tableName(name);
+          const options = Object.fromEntries(
+            (o.option ?? []).map((kv) => {
+              const at = kv.indexOf('=');
+              if (at < 1) throw new UsageError(`--option takes key=value, not ${JSON.stringify(kv)}`);
+              return [kv.slice(0, at), kv.slice(at + 1)];
+            }),
+          );
+          body = {
+            database,
+            name: tableName_,
+            columns: jsonArg('--columns', o.columns),
+            ...(o.primaryKeys === undefined ? {} : { primaryKeys: o.primaryKeys }),
+            ...(o.partitionKeys === undefined ? {} : { partitionKeys: o.partitionKeys }),
+            ...(o.bucket === undefined ? {} : { bucket: o.bucket }),
+            ...(Object.keys(options).length === 0 ? {} : { options }),
+          };
+        }
+        const created = await apiFor(command).request<{ database: string; table: string }>('POST', '/v1/tables', body);
+        if (o.json === true) printJson(created);
+        else console.log(`created ${created.database}.${created.table}`);
+      },
+    );
+
+  table
+    .command('list')
+    .description('the tables of the warehouse')
+    .option('--database <name>', 'only this database')
+    .option('--json', 'print the tables as JSON')
+    .action(async (o: { database?: string; json?: boolean }, command: Command) => {
+      const all = await allPages<TableSummary>(apiFor(command), '/v1/tables', 'tables');
+      const tables = all.items.filter((t) => o.database === undefined || t.database === o.database);
+      if (o.json === true) return printJson({ tables });
+      printColumns(
+        ['TABLE', 'PRIMARY KEYS', 'PARTITION KEYS', 'BUCKETS', 'SNAPSHOT'],
+        tables.map((t) => [`${t.database}.${t.table}`, t.primaryKeys.join(',') || '-', t.partitionKeys.join(',') || '-', String(t.bucket), t.latestSnapshotId === null ? '-' : String(t.latestSnapshotId)]),
+      );
+    });
+
+  table
+    .command('show <database.table>')
+    .description('a table: schema, latest snapshot, file and row counts')
+    .action(async (name: string, _o: unknown, command: Command) => {
+      printJson(await apiFor(command).request('GET', tablePath(name)));
+    });
+
+  table
+    .command('snapshots <database.table>')
+    .description('the table’s snapshots, newest first')
+    .option('--json', 'print the snapshots as JSON')
+    .action(async (name: string, o: { json?: boolean }, command: Command) => {
+      const { items } = await allPages(apiFor(command), `${tablePath(name)}/snapshots`, 'snapshots');
+      if (o.json === true) printJson({ snapshots: items });
+      else printAnswer(items);
+    });
+
+  table
+    .command('files <database.table>')
+    .description('the live data files of a snapshot (default: the latest)')
+    .option('--snapshot <id>', 'this snapshot', intArg('--snapshot', 1))
+    .option('--json', 'print the files as JSON')
+    .action(async (name: string, o: { snapshot?: number; json?: boolean }, command: Command) => {
+      const query = o.snapshot === undefined ? '' : `?snapshot=${o.snapshot}`;
+      const { items, first } = await allPages(apiFor(command), `${tablePath(name)}/files${query}`, 'files');
+      if (o.json === true) return printJson({ snapshotId: first.snapshotId ?? null, files: items });
+      console.log(`snapshot ${String(first.snapshotId ?? 'none')}: ${items.length} files`);
+      if (items.length > 0) printAnswer(items);
+    });
+
+  table
+    .command('read <database.table>')
+    .description('preview rows of a snapshot (default: the latest)')
+    .option('--limit <n>', 'at most this many rows', intArg('--limit', 1), 20)
+    .option('--snapshot <id>', 'this snapshot', intArg('--snapshot', 1))
+    .option('--json', 'print the API’s answer as JSON')
+    .action(async (name: string, o: { limit: number; snapshot?: number; json?: boolean }, command: Command) => {
+      const query = new URLSearchParams({ limit: String(o.limit) });
+      if (o.snapshot !== undefined) query.set('snapshot', String(o.snapshot));
+      const answer = await apiFor(command).request<RowsAnswer>('GET', `${tablePath(name)}/rows?${query.toString()}`);
+      if (o.json === true) return printJson(answer);
+      printColumns(
+        answer.columns.map((c) => c.name),
+        answer.rows.map((row) => row.map((cell) => (cell === null ? 'NULL' : String(cell)))),
+      );
+    });
+
+  table
+    .command('drop <database.table>')
+    .description('drop a table and its files (admin; refused while a sync of it runs)')
+    .option('--yes', 'really drop it (required: there is no undo)')
+    .action(async (name: string, o: { yes?: boolean }, command: Command) => {
+      if (o.yes !== true) throw new UsageError(`dropping ${name} deletes its data; repeat with --yes`);
+      await apiFor(command).request('DELETE', tablePath(name));
+      console.log(`dropped ${name}`);
+    });
+}

@@ -1,0 +1,308 @@
+/**
+ * Parquet data files as Paimon writes them, streamed row group by row group.
+ *
+ *   ParquetFileEncoder   one file: ColumnBatch row groups in, bytes out through a FileSink
+ *   DataFileWriter       one (partition, bucket): rolls to a new file past the target size
+ *                        (Paimon's RollingFileWriter over ParquetWriterFactory), names files
+ *                        data-<uuid>-<n>.parquet, and reports per file its size, row count,
+ *                        per-column min/max/null count and first/last row.
+ *
+ * The layout is that of parquet-mr as Paimon configures it (RowDataParquetBuilder): the schema of
+ * parquet-schema.ts, v1 data pages of about 1 MiB, dictionary pages where they pay, zstd level 1.
+ * Pages are encoded from the typed arrays directly (parquet-pages.ts) and the footer with our own
+ * thrift writer (parquet-footer.ts). Parquet column statistics are not written: Paimon's Java
+ * reader and pyarrow (pypaimon) treat a chunk without statistics as "may match", while a wrong bound
+ * would drop rows; the manifest stats come from our own pass (column-stats.ts) instead.
+ */
+import { gzipSync, zstdCompressSync, constants as zlibConstants } from 'node:zlib';
+import { errorFrom } from '@tributary/errors';
+import { TRIBUTARY_VERSION } from '../version.ts';
+import { tableErrors } from '../errors.ts';
+import type { InternalRow, RowType } from '../spec/types.ts';
+import { sliceBatch, valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
+import { columnStats, mergeStats, type ColumnStats } from '../format/column-stats.ts';
+import { CODEC, fileMetaData, type RowGroupInfo } from './parquet-footer.ts';
+import { PageCollector, writeColumnChunk, type Compress } from './parquet-pages.ts';
+import { parquetSchema } from './parquet-schema.ts';
+
+/** Where one file's bytes go, in order. `write` is awaited before more is encoded (back-pressure). */
+export interface FileSink {
+  write(chunk: Uint8Array): Promise<void>;
+  close(): Promise<void>;
+  /** Called instead of close when writing failed; should discard what was written. */
+  abort?(reason: unknown): Promise<void>;
+}
+
+export type ParquetCompression = 'zstd' | 'gzip' | 'none';
+
+export interface ParquetEncodeOptions {
+  /** Paimon's `file.compression`, default zstd. */
+  readonly compression?: ParquetCompression;
+  /** Paimon's `file.compression.zstd-level`, default 1. */
+  readonly zstdLevel?: number;
+}
+
+const MAGIC = new Uint8Array([0x50, 0x41, 0x52, 0x31]); // "PAR1"
+const CREATED_BY = `tributary version ${TRIBUTARY_VERSION}`;
+
+function compressor(options: ParquetEncodeOptions): { codec: number; compress: Compress } {
+  switch (options.compression ?? 'zstd') {
+    case 'zstd': {
+      const params = { [zlibConstants.ZSTD_c_compressionLevel]: options.zstdLevel ?? 1 };
+      return { codec: CODEC.ZSTD, compress: (page) => zstdCompressSync(page, { params }) };
+    }
+    case 'gzip':
+      return { codec: CODEC.GZIP, compress: (page) => gzipSync(page) };
+    case 'none':
+      return { codec: CODEC.UNCOMPRESSED, compress: (page) => page };
+  }
+}
+
+/** Writes one Parquet file. Call writeRowGroup per row group, then finish (or abort). */
+export class ParquetFileEncoder {
+  readonly #rowType: RowType;
+  readonly #sink: FileSink;
+  readonly #codec: number;
+  readonly #compress: Compress;
+  readonly #rowGroups: RowGroupInfo[] = [];
+  #offset = 0;
+  #rows = 0;
+  #started = false;
+
+  constructor(rowType: RowType, sink: FileSink, options: ParquetEncodeOptions = {}) {
+    this.#rowType = rowType;
+    this.#sink = sink;
+    const { codec, compress } = compressor(options);
+    this.#codec = codec;
+    this.#compress = compress;
+  }
+
+  /** Bytes handed to the sink so far: the file size once finished. */
+  get bytesWritten(): number {
+    return this.#offset;
+  }
+
+  get rowCount(): number {
+    return this.#rows;
+  }
+
+  /** Encodes rows [0, batch.length) as one row group and streams it to the sink. */
+  async writeRowGroup(batch: ColumnBatch): Promise<void> {
+    if (batch.length === 0) return;
+    const out = new PageCollector(this.#offset);
+    if (!this.#started) out.push(MAGIC);
+    const groupStart = out.offset;
+    const columns = this.#rowType.fields.map((field, i) => {
+      const column = batch.columns[i] as Column;
+      if (column.validity !== undefined && !field.type.nullable && column.validity.subarray(0, batch.length).includes(0)) {
+        throw errorFrom(tableErrors, 'DATA_FILE_NULL_IN_REQUIRED', `null value in NOT NULL column '${field.name}'`, { column: field.name });
+      }
+      return writeColumnChunk(out, field, column, batch.length, this.#codec, this.#compress);
+    });
+    await this.#emit(out);
+    this.#started = true;
+    this.#rowGroups.push({ columns, numRows: batch.length, fileOffset: groupStart });
+    this.#rows += batch.length;
+  }
+
+  /** Writes the footer and closes the sink. Returns the file size. */
+  async finish(): Promise<number> {
+    const out = new PageCollector(this.#offset);
+    if (!this.#started) out.push(MAGIC);
+    const footer = fileMetaData(parquetSchema(this.#rowType), this.#rowGroups, CREATED_BY);
+    const length = new Uint8Array(4);
+    new DataView(length.buffer).setUint32(0, footer.length, true);
+    out.push(footer);
+    out.push(length);
+    out.push(MAGIC);
+    await this.#emit(out);
+    await this.#sink.close();
+    return this.#offset;
+  }
+
+  async abort(reason: unknown): Promise<void> {
+    await this.#sink.abort?.(reason);
+  }
+
+  /** Hands a row group's pages to the sink as one chunk. */
+  async #emit(out: PageCollector): Promise<void> {
+    const bytes = new Uint8Array(out.offset - this.#offset);
+    let at = 0;
+    for (const chunk of out.chunks) {
+      bytes.set(chunk, at);
+      at += chunk.length;
+    }
+    this.#offset = out.offset;
+    await this.#sink.write(bytes);
+  }
+}
+
+/** What DataFileWriter reports for each file it wrote. */
+export interface DataFileResult {
+  readonly fileName: string;
+  readonly fileSize: number;
+  readonly rowCount: number;
+  /** One entry per column of the file's row type, in order. */
+  readonly stats: readonly ColumnStats[];
+  readonly firstRow: InternalRow;
+  readonly lastRow: InternalRow;
+}
+
+export interface DataFileWriterOptions extends ParquetEncodeOptions {
+  /** The columns of the files (for primary-key files: keyValueRowType). */
+  readonly rowType: RowType;
+  /**
+   * Unique per (partition, bucket) writer, never shared by two writers of one directory (format
+   * code takes no randomness: the caller makes it, see write/table-write.ts).
+   */
+  readonly uuid: string;
+  /** Opens the sink of a new file, e.g. an ObjectStore put of `<partition>/bucket-N/<fileName>`. */
+  readonly openSink: (fileName: string) => FileSink;
+  /** Paimon's target-file-size in bytes: a file is closed once it reaches it. */
+  readonly targetFileSize: number;
+  /** Most rows in one row group (bounds memory: one row group is encoded at a time). */
+  readonly rowGroupRows?: number;
+  /** Paimon's data-file.prefix, default 'data-'. */
+  readonly fileNamePrefix?: string;
+  /** Called with each row group and the index of the file it goes to (e.g. delete counting). */
+  readonly onRowGroup?: (rows: ColumnBatch, fileIndex: number) => void;
+}
+
+const DEFAULT_ROW_GROUP_ROWS = 128 * 1024;
+/** Smallest row group the size estimate may ask for, so a tiny target does not mean 1-row groups. */
+const MIN_ROW_GROUP_ROWS = 1024;
+
+interface OpenFile {
+  readonly fileName: string;
+  readonly encoder: ParquetFileEncoder;
+  stats: ColumnStats[] | undefined;
+  firstRow: InternalRow | undefined;
+  lastRow: InternalRow | undefined;
+}
+
+/**
+ * Writes the rows of one (partition, bucket) into rolling data files. Rows are written in the order
+ * given; files are numbered from 0. Memory: one row group of encoded output at a time.
+ */
+export class DataFileWriter {
+  readonly #options: DataFileWriterOptions;
+  readonly #results: DataFileResult[] = [];
+  #current: OpenFile | undefined;
+  #counter = 0;
+  /** Encoded bytes per row seen so far, to size row groups so a file ends near the target. */
+  #bytesPerRow = 0;
+
+  constructor(options: DataFileWriterOptions) {
+    if (!(options.targetFileSize > 0)) {
+      throw errorFrom(tableErrors, 'DATA_FILE_OPTION_INVALID', 'targetFileSize must be positive', { targetFileSize: options.targetFileSize });
+    }
+    this.#options = options;
+  }
+
+  async write(batch: ColumnBatch): Promise<void> {
+    let start = 0;
+    while (start < batch.length) {
+      const file = this.#current ?? this.#open();
+      const rows = Math.min(batch.length - start, this.#nextGroupRows(file));
+      const group = sliceBatch(batch, start, start + rows);
+      this.#observe(file, group);
+      this.#options.onRowGroup?.(group, this.#counter - 1);
+      try {
+        await file.encoder.writeRowGroup(group);
+      } catch (error) {
+        await this.abort(error);
+        throw error;
+      }
+      this.#bytesPerRow = file.encoder.bytesWritten / file.encoder.rowCount;
+      start += rows;
+      if (file.encoder.bytesWritten >= this.#options.targetFileSize) await this.#closeCurrent();
+    }
+  }
+
+  /** Ends the open file now; the next write starts a new one (the end of a sorted run). */
+  async roll(): Promise<void> {
+    await this.#closeCurrent();
+  }
+
+  /** Closes the open file and returns every file written, in order. */
+  async close(): Promise<DataFileResult[]> {
+    await this.#closeCurrent();
+    return [...this.#results];
+  }
+
+  /** Abandons the open file (its sink is aborted). Files already closed stay listed by close(). */
+  async abort(reason: unknown): Promise<void> {
+    const file = this.#current;
+    this.#current = undefined;
+    if (file) await file.encoder.abort(reason);
+  }
+
+  #open(): OpenFile {
+    const fileName = `${this.#options.fileNamePrefix ?? 'data-'}${this.#options.uuid}-${this.#counter}.parquet`;
+    this.#counter += 1;
+    const encoder = new ParquetFileEncoder(this.#options.rowType, this.#options.openSink(fileName), this.#options);
+    this.#current = { fileName, encoder, stats: undefined, firstRow: undefined, lastRow: undefined };
+    return this.#current;
+  }
+
+  #nextGroupRows(file: OpenFile): number {
+    const max = this.#options.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS;
+    if (this.#bytesPerRow === 0) return Math.min(max, MIN_ROW_GROUP_ROWS);
+    const left = this.#options.targetFileSize - file.encoder.bytesWritten;
+    return Math.max(1, Math.min(max, Math.max(MIN_ROW_GROUP_ROWS, Math.ceil(left / this.#bytesPerRow))));
+  }
+
+  #observe(file: OpenFile, group: ColumnBatch): void {
+    // A key-value batch shares each _KEY_ column with its value column: compute those stats once.
+    const seen = new Map<Column, ColumnStats>();
+    const stats = group.columns.map((column) => {
+      const known = seen.get(column) ?? columnStats(column, group.length);
+      seen.set(column, known);
+      return known;
+    });
+    file.stats = file.stats === undefined ? stats : file.stats.map((s, i) => mergeStats(s, stats[i] as ColumnStats));
+    file.firstRow ??= group.columns.map((c) => valueAt(c, 0));
+    file.lastRow = group.columns.map((c) => valueAt(c, group.length - 1));
+  }
+
+  async #closeCurrent(): Promise<void> {
+    const file = this.#current;
+    if (!file) return;
+    this.#current = undefined;
+    const fileSize = await file.encoder.finish();
+    this.#results.push({
+      fileName: file.fileName,
+      fileSize,
+      rowCount: file.encoder.rowCount,
+      stats: file.stats ?? [],
+      firstRow: file.firstRow ?? [],
+      lastRow: file.lastRow ?? [],
+    });
+  }
+}
+
+/** A sink that collects the file in memory (tests and small files). */
+export function memorySink(): FileSink & { bytes(): Uint8Array } {
+  const chunks: Uint8Array[] = [];
+  let closed = false;
+  return {
+    write(chunk) {
+      chunks.push(chunk);
+      return Promise.resolve();
+    },
+    close() {
+      closed = true;
+      return Promise.resolve();
+    },
+    bytes() {
+      if (!closed) throw new Error('memorySink: file not closed');
+      const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+      let at = 0;
+      for (const chunk of chunks) {
+        out.set(chunk, at);
+        at += chunk.length;
+      }
+      return out;
+    },
+  };
+}
