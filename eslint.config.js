@@ -83,7 +83,7 @@ export default tseslint.config(
       ],
     },
   },
-  // The package arrows run one way: @tributary/errors ← table ← protocol ← sources ← worker, coordinator.
+  // The package arrows run one way: @tributary/errors ← table ← protocol ← sources ← worker, coordinator ← cli.
   {
     files: ['packages/errors/**/*.ts'],
     rules: {
@@ -96,7 +96,7 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: ['@tributary/protocol', '@tributary/sources', '@tributary/worker', '@tributary/coordinator'].map((name) => ({
+          paths: ['@tributary/protocol', '@tributary/sources', '@tributary/worker', '@tributary/coordinator', '@tributary/cli'].map((name) => ({
             name,
             message: 'The table library depends only on @tributary/errors (and the testkit in tests).',
           })),
@@ -115,7 +115,19 @@ export default tseslint.config(
             { name: '@tributary/sources', message: 'The protocol is below the sources.' },
             { name: '@tributary/worker', message: 'The protocol is below the worker.' },
             { name: '@tributary/coordinator', message: 'The protocol is below the coordinator.' },
+            { name: '@tributary/cli', message: 'The protocol is below the CLI.' },
           ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/sources/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: ['@tributary/worker', '@tributary/coordinator', '@tributary/cli'].map((name) => ({ name, message: 'The sources are below the worker, the coordinator and the CLI.' })),
         },
       ],
     },
