@@ -77,6 +77,8 @@ interface SyncView {
   state: { reason?: unknown };
   phaseDurationsMs: Record<string, number>;
   shardCounts: { total: number; accepted: number };
+  /** Rows read so far by running and finished shards (live progress). */
+  rowsRead: number;
 }
 
 async function main(): Promise<number> {
@@ -86,7 +88,7 @@ async function main(): Promise<number> {
   const { listening } = await start('coordinator', { TRIBUTARY_PORT: '0' });
   const base = String(listening);
   await Promise.all(Array.from({ length: workerCount }, () => start('worker', {})));
-  console.log(`coordinator ${base}   dashboard ${base}/admin/queues   API docs ${base}/docs`);
+  console.log(`coordinator ${base}   syncs ${base}/ui   dashboard ${base}/admin/queues   API docs ${base}/docs`);
 
   await call(base, 'POST', '/v1/tables', {
     database: 'shop',
@@ -115,9 +117,7 @@ async function main(): Promise<number> {
   let view: SyncView;
   for (;;) {
     view = await call<SyncView>(base, 'GET', `/v1/syncs/${id}`);
-    // Every generator shard has rowsPerShard rows; the view shows counts, not every shard.
-    const rows = view.shardCounts.accepted * rowsPerShard;
-    const line = `  ${view.phase.padEnd(11)} shards ${view.shardCounts.accepted}/${view.shardCounts.total}  rows ${rows.toLocaleString('en')}`;
+    const line = `  ${view.phase.padEnd(11)} shards ${view.shardCounts.accepted}/${view.shardCounts.total}  rows ${view.rowsRead.toLocaleString('en')}`;
     if (line !== last) console.log(`${line}  (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
     last = line;
     if (view.phase === 'COMMITTED' || view.phase === 'ABORTED') break;
