@@ -114,14 +114,7 @@ export class LocalObjectStore implements ObjectStore {
 
   async *listDirectories(dir: string): AsyncIterable<string> {
     checkDirectory(dir);
-    let entries: Dirent[];
-    try {
-      entries = await readdir(join(this.#root, ...dir.split('/').filter((s) => s !== '')), { withFileTypes: true });
-    } catch (error) {
-      const code = errnoOf(error);
-      if (code === 'ENOENT' || code === 'ENOTDIR') return;
-      throw fsError(error, 'list', dir);
-    }
+    const entries = await this.#entries(dir);
     yield* entries
       .filter((e) => e.isDirectory())
       .map((e) => e.name)
@@ -186,20 +179,24 @@ export class LocalObjectStore implements ObjectStore {
     }
   }
 
+  /** The entries of directory `dir` (a key prefix ending in '/', or ''); none when it does not exist. */
+  async #entries(dir: string): Promise<Dirent[]> {
+    try {
+      return await readdir(join(this.#root, ...dir.split('/').filter((s) => s !== '')), { withFileTypes: true });
+    } catch (error) {
+      const code = errnoOf(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+      throw fsError(error, 'list', dir);
+    }
+  }
+
   /**
    * Yields the objects under directory `dir` (a key prefix ending in '/', or '' for the root) whose
    * keys start with `prefix`, in key order. Entries sort as their keys do: a directory `a` as `a/`,
    * so that `a.b` (0x2E) comes before everything in `a/` (0x2F), as on S3.
    */
   async *#walk(dir: string, prefix: string): AsyncGenerator<ObjectMeta> {
-    let entries: Dirent[];
-    try {
-      entries = await readdir(join(this.#root, ...dir.split('/').filter((s) => s !== '')), { withFileTypes: true });
-    } catch (error) {
-      const code = errnoOf(error);
-      if (code === 'ENOENT' || code === 'ENOTDIR') return;
-      throw fsError(error, 'list', dir);
-    }
+    const entries = await this.#entries(dir);
     const named = entries
       .filter((e) => (e.isFile() && !isTempName(e.name)) || e.isDirectory())
       .map((e) => ({ entry: e, sortKey: dir + e.name + (e.isDirectory() ? '/' : '') }))
