@@ -167,6 +167,11 @@ export const tableErrors = defineErrorCatalogue({
     summary:
       'A snapshot with this commit identity (commitUser and identifier) already exists and added other files than this commit: the identity was reused for another batch. Nothing was published; commit it under a new identity.',
   },
+  COMMIT_CHANGELOG_STALE: {
+    retryable: false,
+    summary:
+      "A commit carrying a changelog found that another writer changed the data of one of its buckets after the snapshot its before-images were read from (or that snapshot is gone). Nothing was published: the changelog would be wrong. Compute the load again from the latest snapshot.",
+  },
   COMMIT_MESSAGE_UNSUPPORTED: {
     retryable: false,
     summary: 'A commit message carries index files or compaction output, which a Tributary load never writes.',

@@ -8,6 +8,10 @@ export { warehouseTables, type TableRef, type TableSummary, type Tables } from '
 // The table: create or open it, write, commit, read.
 export { Table, createTable, listTables, openTable, type ColumnSpec, type SchemaDefinition, type TableDescription } from './table.ts';
 export { TableWrite } from './write/table-write.ts';
+export { ChangelogWrite, type BucketChangelog, type ChangelogWriteOptions } from './changelog-write.ts';
+export { RowKind, type RowKindByte } from './format/key-value.ts';
+export type { KeyedChange } from './format/changelog.ts';
+export type { ChangelogRecord } from './read/changelog-read.ts';
 export type { CommitIdentity } from './spec/snapshot.ts';
 export { FileStoreScan, mapInOrder } from './snapshot/file-store-scan.ts';
 

@@ -31,6 +31,8 @@ import { SnapshotManager } from './snapshot/snapshot-manager.ts';
 import { FileStoreScan, mapInOrder } from './snapshot/file-store-scan.ts';
 import { TableRead, type TableReadOptions } from './read/table-read.ts';
 import { countSharedKeys } from './read/shared-keys.ts';
+import { ChangelogWrite, type ChangelogWriteOptions } from './changelog-write.ts';
+import { readChangelog, type ChangelogRecord } from './read/changelog-read.ts';
 
 /** A column of a table to create: the type as a DataType or as Paimon type text ('DECIMAL(18, 2)'). */
 export interface ColumnDefinition {
@@ -268,6 +270,15 @@ export class Table {
     return TableWrite.open(this.store, this.path, this.schema, options);
   }
 
+  /**
+   * A writer for a table with `changelog-producer = input`: writes each bucket's final changes with
+   * their complete changelog, computed from the base snapshot (changelog-write.ts). Commit its
+   * messages with `baseSnapshotId` set to the same snapshot.
+   */
+  newChangelogWrite(options: ChangelogWriteOptions): Promise<ChangelogWrite> {
+    return ChangelogWrite.open(this.store, this.path, this.schema, options);
+  }
+
   /** A committer; commitUser + identifier is the commit identity that makes retries safe. */
   newCommit(commitUser: string): TableCommit {
     const o = this.schema.options;
@@ -295,6 +306,17 @@ export class Table {
   /** Reads the rows of a snapshot (the latest by default). */
   newRead(options: TableReadOptions = {}): TableRead {
     return new TableRead(this.store, this.path, this.schema, options);
+  }
+
+  /**
+   * The changelog rows a snapshot committed, in the order a streaming reader gets them (file by
+   * file, unmerged); none when it carries no changelog. With `key` (the primary-key values without
+   * the partition keys), only that key's rows. @throws SNAPSHOT_NOT_FOUND
+   */
+  async *changelog(snapshotId: number, key?: readonly InternalValue[]): AsyncGenerator<ChangelogRecord> {
+    const snapshot = await this.snapshot(snapshotId);
+    const scan = new FileStoreScan(this.store, this.path, partitionFields(this.schema));
+    yield* readChangelog(this.newRead({ snapshotId }), scan, snapshot, key);
   }
 
   /**

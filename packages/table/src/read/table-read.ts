@@ -67,6 +67,10 @@ export class TableRead implements AsyncIterable<InternalRow> {
     checkReadable(schema);
   }
 
+  get schema(): TableSchema {
+    return this.#schema;
+  }
+
   /** The live files this read covers (after partition and bucket pruning). */
   async plan(): Promise<ManifestEntry[]> {
     const snapshots = new SnapshotManager(this.#store, this.#tablePath);
@@ -110,7 +114,7 @@ export class TableRead implements AsyncIterable<InternalRow> {
       level: entry.file.level,
       deleteRowCount: entry.file.deleteRowCount,
     }));
-    const order = this.#keyValueOrder(keyFields);
+    const order = this.keyValueOrder();
     for (const section of splitForBatch(files, order.compareKey)) {
       if (section.kind === 'raw') {
         yield* this.#readFile(section.file.entry, this.#rowType);
@@ -121,7 +125,14 @@ export class TableRead implements AsyncIterable<InternalRow> {
     }
   }
 
-  #keyValueOrder(keyFields: readonly DataField[]): KeyValueOrder {
+  /** The records of one primary-key data file, in file order (key order), with their sequence numbers and kinds. */
+  keyValues(entry: ManifestEntry): AsyncGenerator<KeyValue> {
+    return this.#readRun([entry], fieldsByName(this.#schema, trimmedPrimaryKeys(this.#schema)));
+  }
+
+  /** How this table's records are ordered in a merge: the trimmed primary key, then `sequence.field`. */
+  keyValueOrder(): KeyValueOrder {
+    const keyFields = fieldsByName(this.#schema, trimmedPrimaryKeys(this.#schema));
     const compareKey = (a: InternalRow, b: InternalRow): number => compareRows(a, b, keyFields.length);
     const sequence = this.#schema.options['sequence.field'];
     if (sequence === undefined || sequence.trim() === '') return { compareKey };

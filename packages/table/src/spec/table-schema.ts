@@ -227,11 +227,50 @@ function checkBuckets(s: TableSchema): void {
   if (pk) trimmedPrimaryKeys(s);
 }
 
+/** Why each changelog producer other than none and input is refused on a table Tributary writes. */
+const REFUSED_PRODUCERS: Readonly<Record<string, string>> = {
+  lookup:
+    'its changelog is made by a Java compaction in a later snapshot, and Tributary commits level-0 files without one; use input, for which Tributary computes the changelog (a lookup compaction would also emit a second -U/+U for it)',
+  'full-compaction':
+    'its changelog is made by a later Java full compaction, and Tributary commits level-0 files without one; use input, for which Tributary computes the changelog (a full compaction would also emit a second -U/+U for it)',
+};
+
+/**
+ * `changelog-producer`: none, or input on a primary-key table with the deduplicate merge engine
+ * (the changelog Tributary computes is deduplicate's: the last record of a key wins). A changelog
+ * of partial-update or aggregation needs their merge semantics, which are not implemented.
+ */
+function checkChangelogProducer(s: TableSchema): void {
+  const producer = (s.options['changelog-producer'] ?? 'none').trim().toLowerCase();
+  if (producer === 'none') return;
+  const refused = REFUSED_PRODUCERS[producer];
+  if (refused !== undefined) throw unsupported(`changelog-producer = '${producer}' is not supported: ${refused}`, 'changelog-producer', producer);
+  if (producer !== 'input') throw unsupported(`changelog-producer = '${producer}' is not a changelog producer Tributary writes (none, input)`, 'changelog-producer', producer);
+  if (s.primaryKeys.length === 0) {
+    throw unsupported("changelog-producer = 'input' needs a primary key: an append table's changes are its rows", 'changelog-producer', producer);
+  }
+  const engine = (s.options['merge-engine'] ?? 'deduplicate').trim().toLowerCase();
+  if (engine !== 'deduplicate') {
+    throw unsupported(
+      `merge-engine = '${engine}' with a changelog is not supported: the before and after images depend on ${engine} merge semantics, which Tributary does not implement`,
+      'merge-engine',
+      engine,
+    );
+  }
+  const ignored = s.options['changelog-producer.row-deduplicate-ignore-fields'];
+  if (ignored !== undefined && ignored.trim() !== '') {
+    const names = ignored.split(',').map((n) => n.trim());
+    fieldsByName(s, names);
+    const keys = names.filter((n) => s.primaryKeys.includes(n));
+    if (keys.length > 0) throw schemaError(`changelog-producer.row-deduplicate-ignore-fields names primary-key field '${keys[0]}'`, { field: keys[0] as string });
+  }
+}
+
 /**
  * Checks a schema for consistency and refuses what Tributary does not write correctly:
  * dynamic bucket (-1) on a primary-key table, postpone bucket (-2), cross-partition updates,
  * deletion vectors, merge engines other than deduplicate, changelog producers other than
- * none/input, file formats other than parquet, bucket functions other than default, row tracking,
+ * none/input (input only on a deduplicate primary-key table), file formats other than parquet, bucket functions other than default, row tracking,
  * data evolution and external data paths.
  */
 export function validateTableSchema(s: TableSchema): void {
@@ -239,7 +278,7 @@ export function validateTableSchema(s: TableSchema): void {
   checkBuckets(s);
   refuseOption(s, 'file.format', ['parquet'], 'parquet', 'Tributary writes Parquet data files only');
   refuseOption(s, 'bucket-function.type', ['default'], 'default', 'only the default (murmur) bucket function is implemented');
-  refuseOption(s, 'changelog-producer', ['none', 'input'], 'none', 'lookup and full-compaction changelogs come from Java compaction');
+  checkChangelogProducer(s);
   if (s.primaryKeys.length > 0) {
     refuseOption(s, 'merge-engine', ['deduplicate'], 'deduplicate', 'only the deduplicate merge engine is implemented');
   }

@@ -193,6 +193,28 @@ function conflict(message: string, e: PlanEntry): Error {
   });
 }
 
+/**
+ * A commit that carries changelog files was computed from before-images read in the writers' base
+ * snapshot, every bucket of it (a bucket whose only change was in ignored fields has data and no
+ * changelog): those buckets, which no other data may have reached since. Empty without a changelog.
+ */
+export function changelogBuckets(messages: readonly PlanMessage[]): Set<string> {
+  const buckets = new Set<string>();
+  if (!messages.some((m) => m.dataIncrement.changelogFiles.length > 0)) return buckets;
+  for (const m of messages) buckets.add(bucketKey(m.partition, m.bucket));
+  return buckets;
+}
+
+/**
+ * A changelog commit is stale when a snapshot committed after its base changed the data of a bucket
+ * whose changelog it carries (the strict-mode check of Paimon's commit.strict-mode.last-safe-snapshot,
+ * per bucket): the first such entry of that snapshot's delta, or undefined. COMPACT snapshots
+ * rewrite files without changing a key's value and are not passed here.
+ */
+export function staleChangelogEntry<E extends PlanEntry>(buckets: ReadonlySet<string>, delta: readonly E[]): E | undefined {
+  return delta.find((e) => buckets.has(bucketKey(e.partition, e.bucket)));
+}
+
 /** deltaRecordCount: rows of added files minus rows of deleted files (FileStoreCommitImpl.recordCount*). */
 export function deltaRecordCount(delta: readonly PlanEntry[]): bigint {
   let count = 0n;

@@ -37,6 +37,7 @@ import { FileStoreScan } from '../snapshot/file-store-scan.ts';
 import { SnapshotManager } from '../snapshot/snapshot-manager.ts';
 import {
   bucketsToRebase,
+  changelogBuckets,
   changelogEntries,
   checkCommitConflicts,
   checkDataFilesOnly,
@@ -45,6 +46,7 @@ import {
   nextSnapshot,
   overwriteDeletes,
   sameFiles,
+  staleChangelogEntry,
   type CommitKind,
 } from './commit-plan.ts';
 import { planMinorCompaction, type ManifestMergeOptions } from './manifest-merge.ts';
@@ -199,6 +201,7 @@ export class FileStoreCommit {
   ): Promise<Attempt> {
     const latest = await this.#snapshots.latestSnapshot();
     const kind = request.kind ?? 'APPEND';
+    await this.#checkChangelogBase(latest, current, request);
     const live = await this.#live(latest, original, request, kind);
     const messages = await this.#rebased(original, current, live, kind);
     const changelog: ManifestEntry[] = changelogEntries(messages);
@@ -222,6 +225,41 @@ export class FileStoreCommit {
     }
     await this.#snapshots.commitLatestHint(id);
     return { done: { snapshotId: id, alreadyCommitted: false, attempts: attempt } };
+  }
+
+  /**
+   * A changelog's before-images were read in the base snapshot (`request.baseSnapshotId`; none: an
+   * empty table): every APPEND or OVERWRITE snapshot since then must have left the changelog's
+   * buckets alone, else the changelog would retract rows that are no longer stored.
+   * @throws COMMIT_CHANGELOG_STALE
+   */
+  async #checkChangelogBase(latest: Snapshot | null, messages: readonly CommitMessage[], request: CommitRequest): Promise<void> {
+    const buckets = changelogBuckets(messages);
+    if (buckets.size === 0 || latest === null) return;
+    const base = request.baseSnapshotId ?? 0;
+    const stale = (message: string, context: Record<string, string | number>, cause?: unknown) =>
+      errorFrom(tableErrors, 'COMMIT_CHANGELOG_STALE', message, { table: this.#o.tablePath, baseSnapshotId: base, ...context }, cause === undefined ? undefined : { cause });
+    for (let id = base + 1; id <= Number(latest.id); id++) {
+      let snapshot: Snapshot;
+      try {
+        snapshot = id === Number(latest.id) ? latest : await this.#snapshots.snapshot(id);
+      } catch (error) {
+        if (isTributaryError(error) && error.code === 'SNAPSHOT_NOT_FOUND') {
+          throw stale(`snapshot ${id}, committed after the changelog's base snapshot ${base}, is gone: the changelog cannot be checked`, { snapshotId: id }, error);
+        }
+        throw error;
+      }
+      if (snapshot.commitKind !== 'APPEND' && snapshot.commitKind !== 'OVERWRITE') continue;
+      const delta: ManifestEntry[] = [];
+      for (const meta of await this.#scan.readManifestList(snapshot.deltaManifestList)) delta.push(...(await this.#scan.readManifest(meta.fileName)));
+      const hit = staleChangelogEntry(buckets, delta);
+      if (hit !== undefined) {
+        throw stale(
+          `snapshot ${id} (${snapshot.commitKind} by ${snapshot.commitUser}) changed bucket ${hit.bucket} after the changelog's base snapshot ${base}: its before-images are stale`,
+          { snapshotId: id, bucket: hit.bucket },
+        );
+      }
+    }
   }
 
   /**

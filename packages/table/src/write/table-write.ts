@@ -144,7 +144,8 @@ export class TableWrite {
     }
     const producer = (schema.options['changelog-producer'] ?? 'none').trim().toLowerCase();
     if (producer !== 'none') {
-      throw errorFrom(tableErrors, 'TABLE_UNSUPPORTED', `writing with changelog-producer = '${producer}' is not implemented`, {
+      // Its rows would become data without a changelog: a streaming reader would miss the load.
+      throw errorFrom(tableErrors, 'TABLE_UNSUPPORTED', `a table with changelog-producer = '${producer}' is written with Table.newChangelogWrite, which computes its changelog; this writer writes data only`, {
         option: 'changelog-producer',
         value: producer,
       });

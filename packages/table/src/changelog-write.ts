@@ -1,0 +1,257 @@
+/**
+ * Writes a load into a primary-key table with `changelog-producer = input`, computing its complete
+ * changelog from the pinned base snapshot (Paimon's lookup rule, without a Java compaction):
+ *
+ *   one bucket's netted changes, in key order, each key once
+ *     ─► before-images of those keys in the base snapshot (read/before-images.ts: only the files
+ *        whose key range holds one of them)
+ *     ─► per key: data record and changelog rows (format/changelog.ts)
+ *     ─► one level-0 data file run `data-<writer>-<uuid>-<n>.parquet` (+I/+U after images, -D
+ *        tombstones holding the stored row), sequence numbers from the bucket's base maximum + 1
+ *     ─► one changelog file run `changelog-<writer>-<uuid>-<n>.parquet` (same key-value layout, key
+ *        order, each -U immediately followed by its +U; -U/-D carry the stored record's
+ *        `_SEQUENCE_NUMBER`, +I/+U the new one)
+ *     ─► a CommitMessage with both; the committer writes them as one APPEND snapshot with
+ *        `changelogManifestList`, and refuses it (COMMIT_CHANGELOG_STALE) if another writer changed
+ *        one of its buckets after the base.
+ *
+ * Netting a load across writers (shards) is the caller's: writeBucket takes the final state of each
+ * key. `write` nets the changes of this one writer (the last by sequence.field, then arrival wins)
+ * and routes them to their buckets.
+ */
+import { randomUUID } from 'node:crypto';
+import { errorFrom } from '@tributary/errors';
+import { tableErrors } from './errors.ts';
+import type { ObjectStore } from './io/object-store.ts';
+import { batchFromRows } from './format/column-batch.ts';
+import { compareKeys, keyOutcome, netChanges, type ChangelogRules, type ChangelogRow, type KeyedChange } from './format/changelog.ts';
+import { RowKind, keyValueRowType } from './format/key-value.ts';
+import { bucketKey } from './spec/binary-row.ts';
+import { dataFilesMessage, type CommitMessage } from './spec/commit-message.ts';
+import type { DataFileMeta } from './spec/data-file-meta.ts';
+import type { ManifestEntry } from './spec/manifest-entry.ts';
+import { fieldsByName, partitionFields, trimmedPrimaryKeys, validateTableSchema, type TableSchema } from './spec/table-schema.ts';
+import type { InternalRow, InternalValue, RowType } from './spec/types.ts';
+import { FileStoreScan } from './snapshot/file-store-scan.ts';
+import { SnapshotManager } from './snapshot/snapshot-manager.ts';
+import { lookupBeforeImages } from './read/before-images.ts';
+import { TableRead } from './read/table-read.ts';
+import { keyValueFileMeta, localCreationTime, valueStatsOptions, type FileMetaContext } from './write/data-file-metas.ts';
+import { KeyValueFileWriter } from './write/key-value-writer.ts';
+import { parseMemorySize } from './write/manifest-merge.ts';
+import { objectStoreSink } from './write/object-sink.ts';
+import { RowRouter, type BucketTarget } from './write/row-routing.ts';
+import { fileNameSafe } from './write/table-write.ts';
+
+export interface ChangelogWriteOptions {
+  /** The pinned snapshot the before-images are read from (null: the table was empty). Commit with the same baseSnapshotId. */
+  readonly baseSnapshotId: number | null;
+  /** Starts every file name, as TableWriteOptions.writerId does (default: a random UUID). */
+  readonly writerId?: string;
+  /** Overrides the table's `target-file-size` (bytes). */
+  readonly targetFileSize?: number;
+}
+
+/** What one bucket's changes came to. */
+export interface BucketChangelog {
+  /** Null when no key changed (no-op updates, deletes of absent keys, late records). */
+  readonly message: CommitMessage | null;
+  readonly dataRows: number;
+  /** Changelog rows by kind. */
+  readonly inserts: number;
+  readonly updates: number;
+  readonly deletes: number;
+  /** Base-snapshot files read for before-images (files whose key range holds none of the keys are skipped). */
+  readonly filesRead: number;
+}
+
+export class ChangelogWrite {
+  readonly #store: ObjectStore;
+  readonly #tablePath: string;
+  readonly #schema: TableSchema;
+  readonly #rowType: RowType;
+  readonly #router: RowRouter;
+  /** The table's columns, all nullable: a delete may carry only its key. */
+  readonly #routeType: RowType;
+  readonly #read: TableRead;
+  readonly #rules: ChangelogRules;
+  readonly #keyIndex: readonly number[];
+  readonly #trimmed: readonly string[];
+  readonly #writerId: string;
+  readonly #targetFileSize: number;
+  /** The base snapshot's live files per bucketKey. */
+  readonly #base: ReadonlyMap<string, ManifestEntry[]>;
+  readonly #written = new Set<string>();
+  readonly #messages: CommitMessage[] = [];
+  #closed = false;
+
+  private constructor(store: ObjectStore, tablePath: string, schema: TableSchema, base: ReadonlyMap<string, ManifestEntry[]>, options: ChangelogWriteOptions) {
+    this.#store = store;
+    this.#tablePath = tablePath;
+    this.#schema = schema;
+    this.#rowType = { fields: schema.fields };
+    this.#routeType = { fields: schema.fields.map((f) => ({ ...f, type: { ...f.type, nullable: true } })) };
+    this.#router = new RowRouter(schema);
+    this.#read = new TableRead(store, tablePath, schema, options.baseSnapshotId === null ? {} : { snapshotId: options.baseSnapshotId });
+    this.#trimmed = trimmedPrimaryKeys(schema);
+    const indexOf = (name: string) => schema.fields.findIndex((f) => f.name === name.trim());
+    this.#keyIndex = this.#trimmed.map(indexOf);
+    const list = (key: string) => (schema.options[key] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+    this.#rules = {
+      types: schema.fields.map((f) => f.type),
+      ignored: new Set(list('changelog-producer.row-deduplicate-ignore-fields').map(indexOf)),
+      sequenceFields: list('sequence.field').map(indexOf),
+      ignoreDelete: (schema.options['ignore-delete'] ?? '').trim().toLowerCase() === 'true',
+    };
+    this.#writerId = fileNameSafe(options.writerId ?? randomUUID());
+    const target = schema.options['target-file-size'];
+    this.#targetFileSize = options.targetFileSize ?? (target === undefined ? 128 * 1024 * 1024 : parseMemorySize(target));
+    this.#base = base;
+  }
+
+  /** @throws TABLE_UNSUPPORTED unless the table has changelog-producer = input (and validateTableSchema passes) */
+  static async open(store: ObjectStore, tablePath: string, schema: TableSchema, options: ChangelogWriteOptions): Promise<ChangelogWrite> {
+    validateTableSchema(schema);
+    const producer = (schema.options['changelog-producer'] ?? 'none').trim().toLowerCase();
+    if (producer !== 'input') {
+      throw errorFrom(tableErrors, 'TABLE_UNSUPPORTED', `a changelog is written only into a table with changelog-producer = 'input', not '${producer}'`, {
+        option: 'changelog-producer',
+        value: producer,
+      });
+    }
+    const snapshot = options.baseSnapshotId === null ? null : await new SnapshotManager(store, tablePath).snapshot(options.baseSnapshotId);
+    const base = new Map<string, ManifestEntry[]>();
+    for (const entry of await new FileStoreScan(store, tablePath, partitionFields(schema)).plan(snapshot)) {
+      const key = bucketKey(entry.partition, entry.bucket);
+      const files = base.get(key);
+      if (files === undefined) base.set(key, [entry]);
+      else files.push(entry);
+    }
+    return new ChangelogWrite(store, tablePath, schema, base, options);
+  }
+
+  /**
+   * Nets these changes (arrival order; the last by sequence.field, then arrival, wins a key),
+   * routes them to their buckets and writes each bucket (writeBucket).
+   */
+  async write(changes: readonly KeyedChange[]): Promise<BucketChangelog[]> {
+    this.#checkOpen();
+    if (changes.length === 0) return [];
+    const routing = batchFromRows(this.#routeType, changes.map((c) => c.row));
+    const results: BucketChangelog[] = [];
+    for (const { rows } of this.#router.route(routing)) {
+      results.push(await this.writeBucket(netChanges(rows.map((i) => changes[i] as KeyedChange), this.#keyIndex, this.#rules.sequenceFields)));
+    }
+    return results;
+  }
+
+  /**
+   * Writes one bucket's final changes: all rows of one (partition, bucket), sorted by primary key,
+   * each key once (a delete may carry only the primary-key columns). A bucket is written once.
+   * @throws WRITE_ROW_INVALID when rows span buckets, are out of key order, repeat a key or lack a key value
+   */
+  async writeBucket(changes: readonly KeyedChange[]): Promise<BucketChangelog> {
+    this.#checkOpen();
+    const empty: BucketChangelog = { message: null, dataRows: 0, inserts: 0, updates: 0, deletes: 0, filesRead: 0 };
+    if (changes.length === 0) return empty;
+    const target = this.#checkBucket(changes);
+    const files = this.#base.get(target.key) ?? [];
+    const keys = changes.map((c) => this.#keyIndex.map((i) => c.row[i] ?? null));
+    const { images, filesRead } = await lookupBeforeImages(this.#read, files, keys, { ignoreDelete: this.#rules.ignoreDelete });
+    let next = files.reduce((max, e) => (e.file.maxSequenceNumber > max ? e.file.maxSequenceNumber : max), -1n) + 1n;
+    const data: InternalRow[] = [];
+    const changelog: InternalRow[] = [];
+    const counts = { inserts: 0, updates: 0, deletes: 0 };
+    changes.forEach((change, i) => {
+      const before = images[i] ?? null;
+      const outcome = keyOutcome(before, change, this.#rules);
+      if (outcome.data === null) return;
+      const sequence = next++;
+      data.push(this.#record(outcome.data.row, sequence, outcome.data.kind));
+      for (const row of outcome.changelog) {
+        changelog.push(this.#record(row.row, row.sequence === 'before' ? (before?.sequenceNumber ?? sequence) : sequence, row.kind));
+        count(counts, row);
+      }
+    });
+    if (data.length === 0) return { ...empty, filesRead };
+    const newFiles = await this.#writeRun(target, 'data-', data);
+    const changelogFiles = changelog.length === 0 ? [] : await this.#writeRun(target, this.#changelogPrefix(), changelog);
+    const message = dataFilesMessage(target.partition, target.bucket, target.totalBuckets, { newFiles, changelogFiles });
+    this.#messages.push(message);
+    return { message, dataRows: data.length, ...counts, filesRead };
+  }
+
+  /** Every message written so far (one per bucket that changed); the writer takes no more rows. */
+  prepareCommit(): CommitMessage[] {
+    this.#checkOpen();
+    this.#closed = true;
+    return [...this.#messages];
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw errorFrom(tableErrors, 'WRITE_CLOSED', 'this ChangelogWrite was already prepared for commit', { writerId: this.#writerId });
+  }
+
+  /** The one bucket of the rows, in strictly ascending key order with no null key value. */
+  #checkBucket(changes: readonly KeyedChange[]): BucketTarget {
+    const invalid = (message: string, row: number) => errorFrom(tableErrors, 'WRITE_ROW_INVALID', message, { row });
+    changes.forEach((c, i) => {
+      if (c.row.length !== this.#rowType.fields.length) throw invalid(`row has ${c.row.length} values, the table ${this.#rowType.fields.length} columns`, i);
+      if (this.#schema.primaryKeys.some((k) => (c.row[this.#schema.fields.findIndex((f) => f.name === k)] ?? null) === null)) {
+        throw invalid('a primary-key value is null', i);
+      }
+      const previous = changes[i - 1];
+      if (previous !== undefined && compareKeys(previous.row, c.row, this.#keyIndex) >= 0) {
+        throw invalid('rows of a bucket must be in ascending primary-key order, each key once', i);
+      }
+    });
+    const routed = this.#router.route(batchFromRows(this.#routeType, changes.map((c) => c.row)));
+    const first = routed[0];
+    if (first === undefined || routed.length > 1) throw invalid('the rows belong to more than one (partition, bucket)', routed[1]?.rows[0] ?? 0);
+    if (this.#written.has(first.target.key)) throw invalid(`bucket ${first.target.bucket} of this partition was already written by this changelog write`, 0);
+    this.#written.add(first.target.key);
+    return first.target;
+  }
+
+  /** A key-value record: trimmed key, `_SEQUENCE_NUMBER`, `_VALUE_KIND`, the table columns. */
+  #record(row: InternalRow, sequence: bigint, kind: number): InternalRow {
+    const keys: InternalValue[] = this.#keyIndex.map((i) => row[i] ?? null);
+    return [...keys, sequence, kind, ...row];
+  }
+
+  #changelogPrefix(): string {
+    const prefix = this.#schema.options['changelog-file.prefix'];
+    return prefix === undefined || prefix.trim() === '' ? 'changelog-' : prefix.trim();
+  }
+
+  async #writeRun(target: BucketTarget, prefix: string, records: readonly InternalRow[]): Promise<DataFileMeta[]> {
+    const dir = `${this.#tablePath}/${target.partitionPath}bucket-${target.bucket}`;
+    const writer = new KeyValueFileWriter({
+      uuid: `${this.#writerId}-${randomUUID()}`,
+      fileNamePrefix: prefix,
+      targetFileSize: this.#targetFileSize,
+      openSink: (fileName: string) => objectStoreSink(this.#store, `${dir}/${fileName}`),
+      tableRowType: this.#rowType,
+      trimmedPrimaryKeys: this.#trimmed,
+    });
+    try {
+      await writer.writeRun(batchFromRows(keyValueRowType(this.#rowType, this.#trimmed), records));
+      const ctx: FileMetaContext = {
+        schemaId: this.#schema.id,
+        creationTime: localCreationTime(new Date()),
+        valueStats: valueStatsOptions(this.#rowType.fields, this.#schema.options),
+      };
+      const keyTypes = fieldsByName(this.#schema, this.#trimmed).map((f) => f.type);
+      return (await writer.close()).map((file) => keyValueFileMeta(file, keyTypes, ctx));
+    } catch (error) {
+      await writer.abort(error);
+      throw error;
+    }
+  }
+}
+
+function count(counts: { inserts: number; updates: number; deletes: number }, row: ChangelogRow): void {
+  if (row.kind === RowKind.INSERT) counts.inserts++;
+  else if (row.kind === RowKind.DELETE) counts.deletes++;
+  else if (row.kind === RowKind.UPDATE_AFTER) counts.updates++;
+}
