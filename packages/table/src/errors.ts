@@ -193,6 +193,11 @@ export const tableErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'The table writer was used after prepareCommit or abort: a writer commits once (BatchTableWrite).',
   },
+  CHANGELOG_AUDIT_INVALID: {
+    retryable: false,
+    summary:
+      'A changelog audit request does not fit the table: an append table (no keys), a key that does not parse for the key columns or has the wrong number of values, a snapshot range out of order or too long.',
+  },
   SCAN_FILTER_INVALID: {
     retryable: false,
     summary: 'A scan filter names a column that is not a partition key, or a bucket the table does not have.',

@@ -12,6 +12,8 @@ export { ChangelogWrite, type BucketChangelog, type ChangelogWriteOptions } from
 export { RowKind, type RowKindByte } from './format/key-value.ts';
 export type { KeyedChange } from './format/changelog.ts';
 export type { ChangelogRecord } from './read/changelog-read.ts';
+export type { AuditEvent, AuditFinding, ChangelogAudit, ChangelogAuditRequest, KeyAudit } from './changelog-audit.ts';
+export { AUDIT_FLAGS, type AuditFlag } from './format/changelog-audit.ts';
 export type { CommitIdentity } from './spec/snapshot.ts';
 export { FileStoreScan, mapInOrder } from './snapshot/file-store-scan.ts';
 

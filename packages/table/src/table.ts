@@ -33,6 +33,7 @@ import { TableRead, type TableReadOptions } from './read/table-read.ts';
 import { countSharedKeys } from './read/shared-keys.ts';
 import { ChangelogWrite, type ChangelogWriteOptions } from './changelog-write.ts';
 import { readChangelog, type ChangelogRecord } from './read/changelog-read.ts';
+import { auditChangelog, type ChangelogAudit, type ChangelogAuditRequest } from './changelog-audit.ts';
 
 /** A column of a table to create: the type as a DataType or as Paimon type text ('DECIMAL(18, 2)'). */
 export interface ColumnDefinition {
@@ -317,6 +318,11 @@ export class Table {
     const snapshot = await this.snapshot(snapshotId);
     const scan = new FileStoreScan(this.store, this.path, partitionFields(this.schema));
     yield* readChangelog(this.newRead({ snapshotId }), scan, snapshot, key);
+  }
+
+  /** Per key, the changelog rows of snapshots [from, to] and their anomalies (changelog-audit.ts). */
+  auditChangelog(request: ChangelogAuditRequest): Promise<ChangelogAudit> {
+    return auditChangelog(this.store, this.path, this.schema, request);
   }
 
   /**
