@@ -4,6 +4,7 @@
 
 // The seam the worker and the coordinator share: the tables of a warehouse, each call naming it.
 export { warehouseTables, type TableRef, type TableSummary, type Tables } from './tables.ts';
+export { MAX_AUDIT_SNAPSHOTS, type ChangelogAuditQuery, type ChangelogAuditView } from './changelog-audit-view.ts';
 
 // The table: create or open it, write, commit, read.
 export { Table, createTable, listTables, openTable, type ColumnSpec, type SchemaDefinition, type TableDescription } from './table.ts';

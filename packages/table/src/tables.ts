@@ -18,6 +18,7 @@ import type { S3ConnectionOptions } from './io/s3-store.ts';
 import type { CommitMessage } from './spec/commit-message.ts';
 import type { CommitIdentity, Snapshot } from './spec/snapshot.ts';
 import type { CommitKind } from './write/commit-plan.ts';
+import { changelogAuditView, type ChangelogAuditQuery, type ChangelogAuditView } from './changelog-audit-view.ts';
 import { createTable, listTables, openTable, tablePath, type DataFileSummary, type SchemaDefinition, type Table, type TableDescription } from './table.ts';
 
 /** A table of the warehouse, by database and table name. */
@@ -103,6 +104,11 @@ export interface Tables {
   listFiles(warehouse: string, ref: TableRef, snapshotId?: number): Promise<{ snapshotId: number | null; files: DataFileSummary[] }>;
   /** The first `limit` rows of a snapshot (the latest by default). @throws TABLE_NOT_FOUND, SNAPSHOT_NOT_FOUND */
   previewRows(warehouse: string, ref: TableRef, limit: number, snapshotId?: number): Promise<RowPreview>;
+  /**
+   * Per key, the changelog rows of a window of snapshots and their anomalies (changelog-audit.ts),
+   * JSON-safe. @throws TABLE_NOT_FOUND, SNAPSHOT_NOT_FOUND, CHANGELOG_AUDIT_INVALID
+   */
+  auditChangelog(warehouse: string, ref: TableRef, query: ChangelogAuditQuery): Promise<ChangelogAuditView>;
   /** Publishes one snapshot; returns its id (the existing one if the identity already landed) and how many tries it took. */
   publish(warehouse: string, ref: TableRef, request: PublishRequest): Promise<PublishResult>;
   /**
@@ -207,6 +213,9 @@ export function warehouseTables(s3: S3ConnectionOptions = {}): Tables {
         }
       }
       return { snapshotId: id, columns: fields.map((f) => ({ name: f.name, type: formatDataType(f.type) })), rows };
+    },
+    async auditChangelog(warehouse: string, ref: TableRef, query: ChangelogAuditQuery): Promise<ChangelogAuditView> {
+      return changelogAuditView(await require(warehouse, ref), query);
     },
     async publish(warehouse: string, ref: TableRef, request: PublishRequest): Promise<PublishResult> {
       const table = await require(warehouse, ref);

@@ -10,7 +10,7 @@ Usage: python oracle.py create|write|read|batch  < request.json  > response.json
           -> {"path": table path}
   write   {warehouse, database, table, rows: [[v, ...]], kinds?: ["+I", ...]}   (one commit)
           -> {"snapshotId": id of the latest snapshot after the commit}
-  read    {warehouse, database, table, snapshotId?}
+  read    {warehouse, database, table, snapshotId?, options?}   (options: read options, Paimon Java only)
           -> {"snapshotId", "fields": [{name, type}], "rows": [[v, ...]]}
   batch   {"ops": [{"op": "create" | "write" | "read", ...}]}  -> {"results": [...]}
 

@@ -59,6 +59,7 @@ const COMMANDS = [
   ['table', 'snapshots'],
   ['table', 'files'],
   ['table', 'read'],
+  ['table', 'changelog'],
   ['table', 'drop'],
   ['schedule'],
   ['schedule', 'put'],

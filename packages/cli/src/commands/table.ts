@@ -1,4 +1,4 @@
-/** `tributary table create|list|show|snapshots|files|read|drop`: the /v1/tables routes. */
+/** `tributary table create|list|show|snapshots|files|read|changelog|drop`: the /v1/tables routes. */
 import type { Command } from 'commander';
 import type { Api } from '../client.ts';
 import { intArg, jsonArg, listArg, printAnswer, printColumns, printJson, tableName, tablePath, UsageError } from './args.ts';
@@ -11,6 +11,22 @@ interface TableSummary {
   readonly partitionKeys: readonly string[];
   readonly bucket: number;
   readonly latestSnapshotId: number | null;
+}
+
+interface ChangelogAnswer {
+  readonly from: number | null;
+  readonly to: number | null;
+  readonly nextFrom: number | null;
+  readonly keyColumns: readonly string[];
+  readonly keys: readonly {
+    readonly partition: string;
+    readonly bucket: number;
+    readonly key: readonly (string | number | boolean | null)[];
+    readonly events: readonly { snapshotId: number; commitKind: string; file: string; sequenceNumber: string; rowKind: string; row: readonly unknown[] }[];
+    readonly findings: readonly { snapshotId: number; flag: string; event: number | null }[];
+  }[];
+  readonly counts: Readonly<Record<string, number>>;
+  readonly truncated: boolean;
 }
 
 interface RowsAnswer {
@@ -142,6 +158,36 @@ export function tableCommands(parent: Command, apiFor: ApiFor): void {
         answer.columns.map((c) => c.name),
         answer.rows.map((row) => row.map((cell) => (cell === null ? 'NULL' : String(cell)))),
       );
+    });
+
+  table
+    .command('changelog <database.table>')
+    .description('audit the changelog per key: RowKinds with snapshot, commit kind, file and sequence number, and the anomalies found')
+    .option('--from <id>', 'first snapshot (default: the last 20 up to --to)', intArg('--from', 1))
+    .option('--to <id>', 'last snapshot (default: the latest)', intArg('--to', 1))
+    .option('--key <value...>', 'only this key: one value per primary-key column (without partition keys), in order')
+    .option('--limit <n>', 'at most this many keys', intArg('--limit', 1), 100)
+    .option('--json', 'print the API’s answer as JSON')
+    .action(async (name: string, o: { from?: number; to?: number; key?: string[]; limit: number; json?: boolean }, command: Command) => {
+      const query = new URLSearchParams({ limit: String(o.limit) });
+      if (o.from !== undefined) query.set('from', String(o.from));
+      if (o.to !== undefined) query.set('to', String(o.to));
+      for (const value of o.key ?? []) query.append('key', value);
+      const answer = await apiFor(command).request<ChangelogAnswer>('GET', `${tablePath(name)}/changelog?${query.toString()}`);
+      if (o.json === true) return printJson(answer);
+      if (answer.from === null) return console.log('no snapshot');
+      const rows: string[][] = [];
+      for (const k of answer.keys) {
+        k.events.forEach((e, i) => {
+          const flags = k.findings.filter((f) => f.event === i).map((f) => f.flag);
+          rows.push([k.key.map(String).join(','), String(k.bucket), String(e.snapshotId), e.commitKind, e.rowKind, e.sequenceNumber, e.file, JSON.stringify(e.row), flags.join(' ') || '-']);
+        });
+        for (const f of k.findings.filter((x) => x.event === null)) rows.push([k.key.map(String).join(','), String(k.bucket), String(f.snapshotId), '-', '-', '-', '-', '-', f.flag]);
+      }
+      printColumns([answer.keyColumns.join(',').toUpperCase() || 'KEY', 'BUCKET', 'SNAPSHOT', 'COMMIT', 'KIND', 'SEQ', 'FILE', 'ROW', 'FLAGS'], rows);
+      const findings = Object.entries(answer.counts).filter(([, n]) => n > 0).map(([flag, n]) => `${flag} ${n}`);
+      console.log(`snapshots ${answer.from}..${answer.to}: ${answer.keys.length} keys, ${findings.length === 0 ? 'no anomaly' : findings.join(', ')}` +
+        `${answer.truncated ? ' (truncated: raise --limit)' : ''}${answer.nextFrom === null ? '' : `; next: --from ${answer.nextFrom}`}`);
     });
 
   table

@@ -3,6 +3,7 @@
  */
 import { z } from 'zod';
 import { ErrorDataSchema, ShardAttempt, SyncTableRef } from '@tributary/protocol';
+import { AUDIT_FLAGS } from '@tributary/table';
 import { SyncPhaseSchema, SyncPlanSchema, SyncStateSchema } from '../sync/record-schema.ts';
 
 export const TableParams = SyncTableRef;
@@ -197,4 +198,46 @@ export const FilesPage = z.object({
   /** Sorted by path. */
   files: z.array(DataFileView),
   nextCursor: z.string().nullable(),
+});
+
+/** `GET /v1/tables/{db}/{table}/changelog`: a window of snapshots, optionally one key (one `key` per key column, in order). */
+export const ChangelogQuery = z.object({
+  from: SnapshotIdQuery,
+  to: SnapshotIdQuery,
+  key: z.union([z.string().max(1000), z.array(z.string().max(1000)).max(32)]).optional().transform((k) => (k === undefined ? undefined : Array.isArray(k) ? k : [k])),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+const AuditFlagSchema = z.enum(AUDIT_FLAGS);
+
+export const ChangelogAuditResponse = z.object({
+  /** The window audited (null: the table has no snapshot); ask again from nextFrom for the next one. */
+  from: z.number().int().nullable(),
+  to: z.number().int().nullable(),
+  nextFrom: z.number().int().nullable(),
+  columns: z.array(z.object({ name: z.string(), type: z.string() })),
+  keyColumns: z.array(z.string()),
+  keys: z.array(
+    z.object({
+      partition: z.string(),
+      bucket: z.number().int(),
+      key: z.array(JsonCellSchema),
+      events: z.array(
+        z.object({
+          snapshotId: z.number().int(),
+          commitKind: z.string(),
+          commitUser: z.string(),
+          file: z.string(),
+          sequenceNumber: z.string(),
+          rowKind: z.enum(['+I', '-U', '+U', '-D']),
+          row: z.array(JsonCellSchema),
+        }),
+      ),
+      /** `event`: the index in events of the row that raised the flag; null for the key as a whole. */
+      findings: z.array(z.object({ snapshotId: z.number().int(), flag: AuditFlagSchema, event: z.number().int().nullable() })),
+    }),
+  ),
+  counts: z.record(AuditFlagSchema, z.number().int()),
+  /** More keys than `limit` were touched: those past it are not in `keys`. */
+  truncated: z.boolean(),
 });

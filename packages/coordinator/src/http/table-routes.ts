@@ -1,6 +1,6 @@
 /**
  * /v1/tables: create, list and drop Paimon tables; describe one, list its snapshots and a
- * snapshot's data files, preview its rows.
+ * snapshot's data files, preview its rows, audit its changelog.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CreateTableRequest, errorFrom } from '@tributary/protocol';
@@ -10,6 +10,8 @@ import { coordinatorErrors } from '../errors.ts';
 import type { SyncStore } from '../sync/store.ts';
 import { problemResponses } from './problem.ts';
 import {
+  ChangelogAuditResponse,
+  ChangelogQuery,
   FilesPage,
   FilesQuery,
   PageQuery,
@@ -129,6 +131,30 @@ export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { 
     async (request) => {
       const preview = await tables.previewRows(warehouse, request.params, request.query.limit, request.query.snapshot);
       return { snapshotId: preview.snapshotId, columns: preview.columns.map((c) => ({ ...c })), rows: preview.rows.map((r) => [...r]) };
+    },
+  );
+
+  app.get(
+    '/v1/tables/:database/:table/changelog',
+    {
+      schema: {
+        summary:
+          'Audit the changelog of a window of snapshots (from..to, at most 100; default the last 20), per key: its RowKinds with snapshot, commit kind, file and sequence number, and the anomalies found (+U without -U, a before-image that is not the stored row, a duplicate +I, -D of an absent key, a data change without changelog); follow nextFrom',
+        params: TableParams,
+        querystring: ChangelogQuery,
+        response: { 200: ChangelogAuditResponse, ...problemResponses(400, 404, 500, 503) },
+      },
+    },
+    async (request) => {
+      const { from, to, key, limit } = request.query;
+      const view = await tables.auditChangelog(warehouse, request.params, { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), ...(key !== undefined ? { key } : {}), limit });
+      return {
+        ...view,
+        columns: view.columns.map((c) => ({ ...c })),
+        keyColumns: [...view.keyColumns],
+        keys: view.keys.map((k) => ({ ...k, key: [...k.key], events: k.events.map((e) => ({ ...e, row: [...e.row] })), findings: k.findings.map((f) => ({ ...f })) })),
+        counts: { ...view.counts },
+      };
     },
   );
 

@@ -173,6 +173,12 @@ public final class PaimonOracle {
         response.putNull("snapshotId");
       }
     }
+    // Read options (e.g. incremental-between and incremental-between-scan-mode on t$audit_log).
+    Map<String, String> readOptions = new HashMap<>();
+    request.path("options").fields().forEachRemaining(e -> readOptions.put(e.getKey(), e.getValue().asText()));
+    if (!readOptions.isEmpty()) {
+      table = table.copy(readOptions);
+    }
     RowType rowType = table.rowType();
     ArrayNode fieldsJson = response.putArray("fields");
     for (DataField field : rowType.getFields()) {
