@@ -1,6 +1,7 @@
 // Paimon Java reads the changelog Tributary's changelog writer commits: its `$audit_log` system
 // table, scanned incrementally between two snapshots in changelog mode, returns exactly our rows
-// and RowKinds, and the table reads the same in Java and pypaimon. And the other way round:
+// and RowKinds, and the table reads the same in Java and pypaimon; a Java full compaction adds no
+// changelog and does not make a pending load's before-images stale. And the other way round:
 // Tributary's audit finds the anomaly of a table Paimon Java wrote with its own `input` producer
 // (upserts as the input, so +U without -U).
 import assert from 'node:assert/strict';
@@ -103,6 +104,37 @@ describe('changelog-producer = input: Paimon Java agrees', () => {
       assert.deepEqual(canonicalRows((await paimonJava.read(ref, { snapshotId })).rows), expected, `Java, snapshot ${snapshotId}`);
     }
     assert.deepEqual(canonicalRows((await pypaimon.read(ref)).rows), canonicalRows(await table.newRead().toArray()), 'pypaimon, latest');
+  });
+
+  test('a Paimon Java full compaction emits no second changelog, and a load pinned before it still commits with the right one', async () => {
+    const base = Number((await table.latestSnapshot())?.id);
+    const pending = await table.newChangelogWrite({ baseSnapshotId: base, writerId: 'compat' });
+    await pending.write([{ kind: 'upsert', row: row(3, 'B', 3500, ts(1_700_000_000_003, 123_000)) }]);
+    const [compacted] = await paimonJava.batch([{ op: 'compact', ...ref, buckets: [0, 1] }]);
+    const compactId = (compacted as { snapshotId: number }).snapshotId;
+    assert.equal(compactId, base + 1);
+    const compactSnapshot = await table.snapshot(compactId);
+    assert.equal(compactSnapshot.commitKind, 'COMPACT');
+    assert.equal(compactSnapshot.changelogManifestList, null, 'the input producer compacts without a changelog');
+    // A COMPACT snapshot changes no key's value: the load pinned before it is not stale.
+    const committed = await table.newCommit('after-compaction').commit(pending.prepareCommit(), { baseSnapshotId: base });
+    assert.equal(committed.snapshotId, compactId + 1);
+    const [between, load] = readResults(
+      await paimonJava.batch(
+        [compactId - 1, compactId].map((from) => ({
+          op: 'read' as const,
+          ...ref,
+          table: 'orders$audit_log',
+          options: { 'incremental-between': `${from},${from + 1}`, 'incremental-between-scan-mode': 'changelog' },
+        })),
+      ),
+    );
+    assert.deepEqual(between?.rows, [], 'no changelog row for the compaction');
+    assert.deepEqual(load?.rows.map((r) => text(r)), await ours(committed.snapshotId));
+    assert.deepEqual((await ours(committed.snapshotId)).map((line) => line.slice(0, 5)), ['["-U"', '["+U"']);
+    assert.deepEqual(canonicalRows((await paimonJava.read(ref)).rows), canonicalRows(await table.newRead().toArray()));
+    const audit = await table.auditChangelog({ from: 1, to: committed.snapshotId, limit: 100 });
+    assert.deepEqual(audit.keys.flatMap((k) => k.findings), []);
   });
 
   test('a table Paimon Java wrote with its input producer from upserts: the audit flags +U without -U and the duplicate +I', async () => {

@@ -12,6 +12,8 @@ Usage: python oracle.py create|write|read|batch  < request.json  > response.json
           -> {"snapshotId": id of the latest snapshot after the commit}
   read    {warehouse, database, table, snapshotId?, options?}   (options: read options, Paimon Java only)
           -> {"snapshotId", "fields": [{name, type}], "rows": [[v, ...]]}
+  compact {warehouse, database, table, buckets: [n, ...]}   (Paimon Java only: full compaction, one COMPACT snapshot)
+          -> {"snapshotId": id of the latest snapshot after the commit}
   batch   {"ops": [{"op": "create" | "write" | "read", ...}]}  -> {"results": [...]}
 
 Values on the wire, by Paimon type (the same in both directions and in both oracles):

@@ -78,7 +78,9 @@ export interface ReadResult {
 export type OracleOp =
   | ({ readonly op: 'create' } & TableRef & TableDefinition)
   | ({ readonly op: 'write'; readonly rows: readonly OracleRow[]; readonly kinds?: readonly RowKindShort[] } & TableRef)
-  | ({ readonly op: 'read'; readonly snapshotId?: number; readonly options?: Readonly<Record<string, string>> } & TableRef);
+  | ({ readonly op: 'read'; readonly snapshotId?: number; readonly options?: Readonly<Record<string, string>> } & TableRef)
+  /** Paimon Java only: a full compaction of these buckets of an unpartitioned table, one COMPACT snapshot. */
+  | ({ readonly op: 'compact'; readonly buckets: readonly number[] } & TableRef);
 
 export type OracleResult = { readonly path: string } | { readonly snapshotId: number | null } | ReadResult;
 

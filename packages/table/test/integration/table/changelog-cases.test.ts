@@ -9,7 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { LocalObjectStore, createTable, type InternalRow, type KeyedChange, type ObjectStore, type Table } from '@tributary/table';
+import { services, uniqueName } from '@tributary/testkit';
+import { LocalObjectStore, S3ObjectStore, createTable, type InternalRow, type KeyedChange, type ObjectStore, type Table } from '@tributary/table';
 import {
   ChangelogConsumer,
   assertConsumerMatches,
@@ -21,17 +22,29 @@ import {
   upsert,
 } from '../../support/changelog-harness.ts';
 
-let dir = '';
 let store: ObjectStore;
 let tableCount = 0;
+let localDir = '';
+const { bucket, endpoint, region, accessKeyId, secretAccessKey } = services.s3;
 
-before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'tributary-changelog-'));
-  store = new LocalObjectStore(dir);
-});
-after(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+/** Local disk and MinIO: where the cases run. */
+const STORES: [string, () => Promise<ObjectStore>, (store: ObjectStore) => Promise<void>][] = [
+  [
+    'local disk',
+    async () => new LocalObjectStore((localDir = await mkdtemp(join(tmpdir(), 'tributary-changelog-')))),
+    async () => rm(localDir, { recursive: true, force: true }),
+  ],
+  [
+    'MinIO (S3)',
+    async () => new S3ObjectStore({ bucket, prefix: uniqueName('changelog-cases'), endpoint, region, accessKeyId, secretAccessKey }),
+    async (s) => {
+      const keys: string[] = [];
+      for await (const meta of s.list('')) keys.push(meta.key);
+      await s.deleteMany(keys);
+      await s.close();
+    },
+  ],
+];
 
 const ts = (epochMillis: number, nanoOfMillis = 0) => ({ epochMillis, nanoOfMillis });
 
@@ -110,7 +123,14 @@ async function tableRows(table: Table): Promise<string[]> {
   return (await table.newRead().toArray()).map(rowText).sort();
 }
 
-describe('changelog-producer = input: the cases of the test plan', () => {
+for (const [storeName, open, close] of STORES) describe(`changelog-producer = input: the cases of the test plan (${storeName})`, () => {
+  before(async () => {
+    store = await open();
+  });
+  after(async () => {
+    await close(store);
+  });
+
   test('1: 100 → 80 in the same store gives -U(100), +U(80); the SUM goes 100 → 80, never 180', async () => {
     const t = await ordersTable();
     const [, second] = await history(t, [[upsert(order(1, 'A', 10000))], [upsert(order(1, 'A', 8000))]]);

@@ -16,6 +16,7 @@ import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.options.Options;
@@ -41,7 +42,8 @@ import org.apache.paimon.types.RowType;
  * the request shapes and the value encoding): {@code java -jar paimon-oracle.jar
  * create|write|read|batch < request.json}. One JVM start costs about a second, so {@code batch} runs
  * several operations in one call. Unlike pypaimon, {@code write} takes row kinds {@code +I -U +U -D}
- * (Paimon's RowKind short strings), which primary-key tables turn into updates and deletes.
+ * (Paimon's RowKind short strings), which primary-key tables turn into updates and deletes, and
+ * {@code compact} (Java only) fully compacts the given buckets of an unpartitioned table in one commit.
  */
 public final class PaimonOracle {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -52,8 +54,8 @@ public final class PaimonOracle {
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     // Paimon and Hadoop may log to stdout; keep stdout for the one JSON response.
     System.setOut(System.err);
-    if (args.length != 1 || !List.of("create", "write", "read", "batch").contains(args[0])) {
-      System.err.println("usage: paimon-oracle create|write|read|batch < request.json");
+    if (args.length != 1 || !List.of("create", "write", "read", "compact", "batch").contains(args[0])) {
+      System.err.println("usage: paimon-oracle create|write|read|compact|batch < request.json");
       System.exit(2);
     }
     int status = 0;
@@ -91,6 +93,8 @@ public final class PaimonOracle {
           return write(catalog, request);
         case "read":
           return read(catalog, request);
+        case "compact":
+          return compact(catalog, request);
         default:
           throw new IllegalArgumentException("unknown op '" + op + "'");
       }
@@ -145,6 +149,28 @@ public final class PaimonOracle {
         }
         write.write(value);
         index++;
+      }
+      commit.commit(write.prepareCommit());
+    }
+    ObjectNode response = JSON.createObjectNode();
+    Optional<Snapshot> latest = catalog.getTable(identifierOf(request)).latestSnapshot();
+    if (latest.isPresent()) {
+      response.put("snapshotId", latest.get().id());
+    } else {
+      response.putNull("snapshotId");
+    }
+    return response;
+  }
+
+  private static JsonNode compact(Catalog catalog, JsonNode request) throws Exception {
+    Table table = catalog.getTable(identifierOf(request));
+    if (!table.partitionKeys().isEmpty()) {
+      throw new IllegalArgumentException("compact takes an unpartitioned table");
+    }
+    BatchWriteBuilder builder = table.newBatchWriteBuilder();
+    try (BatchTableWrite write = builder.newWrite(); BatchTableCommit commit = builder.newCommit()) {
+      for (JsonNode bucket : request.path("buckets")) {
+        write.compact(BinaryRow.EMPTY_ROW, bucket.asInt(), true);
       }
       commit.commit(write.prepareCommit());
     }
