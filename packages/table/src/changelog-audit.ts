@@ -140,8 +140,10 @@ export async function auditChangelog(store: ObjectStore, tablePath: string, sche
     }
     if (touched.size > 0) {
       const beforeRead = new TableRead(store, tablePath, schema, previous === null ? {} : { snapshotId: Number(previous.id) });
-      const beforeFiles = groupByBucket(previous === null ? [] : await scan.plan(previous));
-      const afterFiles = groupByBucket(await scan.plan(snapshot));
+      // Only the touched buckets' manifest entries are kept (the bucket filter of the scan).
+      const buckets = { buckets: [...new Set([...touched.values()].map((t) => t.bucket))] };
+      const beforeFiles = groupByBucket(previous === null ? [] : await scan.plan(previous, buckets));
+      const afterFiles = groupByBucket(await scan.plan(snapshot, buckets));
       for (const [at, t] of touched) {
         const keys = [...t.keys.values()].sort(order.compareKey);
         const before = await lookupBeforeImages(beforeRead, beforeFiles.get(at) ?? [], keys, { ignoreDelete });
