@@ -153,6 +153,9 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
       committer.prefetch(parsed.data.syncId, parsed.data.shardId, parsed.data.attemptId);
     }
   });
+  // Records written before the list's summaries and table indexes existed join them once.
+  const migrated = await store.migrateIndex();
+  if (migrated > 0) logger.info({ syncs: migrated }, 'indexed syncs written by an earlier version');
   await syncs.resume();
   const schedules = await startSchedules({ connection, redis, prefix: config.prefix, syncs, syncStore: store, tables, warehouse: config.warehouse, logger });
   const queues = [flows.commitQueue, flows.shardQueue, schedules.queue];

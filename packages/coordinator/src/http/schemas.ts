@@ -1,6 +1,7 @@
 /**
  * REST request and response bodies (zod; OpenAPI is generated from these).
  */
+import { SyncSummarySchema } from '../sync/summary.ts';
 import { z } from 'zod';
 import { ErrorDataSchema, ShardAttempt, SyncTableRef } from '@tributary/protocol';
 import { AUDIT_FLAGS } from '@tributary/table';
@@ -103,16 +104,8 @@ export const SyncResponse = z.object({
 });
 export type SyncResponse = z.infer<typeof SyncResponse>;
 
-export const SyncSummary = z.object({
-  id: z.string(),
-  phase: SyncPhaseSchema,
-  table: SyncTableRef,
-  shards: z.number().int(),
-  snapshotId: z.number().int().nullable(),
-  /** Why the sync is aborting or was aborted (code and message); null otherwise. */
-  reason: ErrorDataSchema.nullable(),
-  timings: z.partialRecord(SyncPhaseSchema, z.string()),
-});
+/** One line of GET /v1/syncs (the store keeps it beside each record). */
+export const SyncSummary = SyncSummarySchema;
 
 export const ListSyncsQuery = z.object({
   state: SyncPhaseSchema.optional(),

@@ -87,18 +87,7 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
     { schema: { summary: 'List syncs, newest first', querystring: ListSyncsQuery, response: { 200: z.object({ syncs: z.array(SyncSummary) }), ...problemResponses(400, 500, 503) } } },
     async (request) => {
       const { state, database, table, limit } = request.query;
-      const records = await store.list({ phase: state, database, table, limit });
-      return {
-        syncs: records.map((r) => ({
-          id: r.id,
-          phase: r.state.phase,
-          table: r.plan.table,
-          shards: r.plan.shards.length,
-          snapshotId: r.state.phase === 'COMMITTED' ? r.state.snapshotId : null,
-          reason: r.state.phase === 'ABORTING' || r.state.phase === 'ABORTED' ? r.state.reason : null,
-          timings: r.timings,
-        })),
-      };
+      return { syncs: await store.list({ phase: state, database, table, limit }) };
     },
   );
 

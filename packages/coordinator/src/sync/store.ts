@@ -12,6 +12,16 @@
  * `<prefix>:syncs:active` (set of non-terminal ids, for resuming after a restart) and
  * `<prefix>:idempotency:<key>` (request hash and sync id of a POST /v1/syncs).
  *
+ * Listing (GET /v1/syncs) reads no full record: each record's hash keeps the sync's summary
+ * (`summary`, sync/summary.ts) beside its JSON, and two more sorted sets by creation time index the
+ * syncs of each table (`<prefix>:syncs:table:<database>/<table>`, both names URI-encoded) and of
+ * each database (`<prefix>:syncs:database:<database>`). All of them are written by the CAS script,
+ * in the same step as the record. Records written before the summary existed are indexed by
+ * `migrateIndex` (run when a coordinator starts, and by the first filtered list that finds the
+ * index unmarked) and, one by one, by the list that meets them. A record that is gone (deleted, or
+ * expired by a TTL set from outside) is skipped by every list, and removed from the index the list
+ * was reading.
+ *
  * And what the workers read and write of a sync: `:plan` (the plan's head and each shard's spec,
  * written here before anything is enqueued) and `:votes` (each accepted attempt's vote, written by
  * the worker's accept script).
@@ -31,14 +41,17 @@ import {
 import { coordinatorErrors } from '../errors.ts';
 import { SyncPhaseSchema, SyncRecordSchema } from './record-schema.ts';
 import { isTerminal, stagedDiscardable, transition, type SyncEvent, type SyncPhase, type SyncRecord } from './state.ts';
+import { SyncSummarySchema, syncSummary, type SyncSummary } from './summary.ts';
 
-// KEYS: record, index, active, attempts. ARGV: expected version (-1: must not exist), new version,
-// json, phase, created score, sync id, terminal (1/0), table (db.table), and for a create only: the
-// most non-terminal syncs overall and per table (-1: no limit), the record key prefix of other
-// syncs; then discard (1/0). Returns 1 written, 0 version mismatch (or exists), -1 overall limit
-// reached, -2 table limit. The limits are checked in the same step as the write, so two
-// concurrent starts cannot both pass. A terminal transition marks the attempts still shown
-// running as abandoned in the same step.
+// KEYS: record, index, active, attempts, the table's index, the database's index. ARGV: expected
+// version (-1: must not exist), new version, json, phase, created score, sync id, terminal (1/0),
+// table (db.table), and for a create only: the most non-terminal syncs overall and per table (-1:
+// no limit), the record key prefix of other syncs; then discard (1/0), the summary. Returns 1
+// written, 0 version mismatch (or exists), -1 overall limit reached, -2 table limit. The limits are
+// checked in the same step as the write, so two concurrent starts cannot both pass. A terminal
+// transition marks the attempts still shown running as abandoned in the same step. Every write
+// (not only the create) puts the sync in its table's and database's index, under its creation
+// score: a sync created by a coordinator that predates those indexes joins them at its next write.
 const CAS_SCRIPT = `${ABANDON_RUNNING_LUA}
 local current = redis.call('HGET', KEYS[1], 'version')
 if ARGV[1] == '-1' then
@@ -59,8 +72,13 @@ if ARGV[1] == '-1' then
 elseif current ~= ARGV[1] then
   return 0
 end
-redis.call('HSET', KEYS[1], 'version', ARGV[2], 'json', ARGV[3], 'phase', ARGV[4], 'table', ARGV[8], 'discard', ARGV[12])
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'json', ARGV[3], 'phase', ARGV[4], 'table', ARGV[8], 'discard', ARGV[12], 'summary', ARGV[13])
 if ARGV[1] == '-1' then redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6]) end
+local score = redis.call('ZSCORE', KEYS[2], ARGV[6])
+if score then
+  redis.call('ZADD', KEYS[5], score, ARGV[6])
+  redis.call('ZADD', KEYS[6], score, ARGV[6])
+end
 if ARGV[7] == '1' then
   redis.call('SREM', KEYS[3], ARGV[6])
   abandon_running(KEYS[4], {})
@@ -69,6 +87,23 @@ else
 end
 return 1
 `;
+
+// Indexes one record written without a summary (by an older coordinator). KEYS: record, index,
+// the table's index, the database's index. ARGV: the version the summary was computed from, the
+// summary, the sync id. Does nothing when the record changed since it was read (its writer, or the
+// next list, indexes it) or is gone. Returns 1 indexed, 0 not.
+const BACKFILL_SCRIPT = `
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
+if redis.call('HEXISTS', KEYS[1], 'summary') == 0 then redis.call('HSET', KEYS[1], 'summary', ARGV[2]) end
+local score = redis.call('ZSCORE', KEYS[2], ARGV[3])
+if not score then return 0 end
+redis.call('ZADD', KEYS[3], score, ARGV[3])
+redis.call('ZADD', KEYS[4], score, ARGV[3])
+return 1
+`;
+
+/** The marker `migrateIndex` leaves once every record listed in `<prefix>:syncs` has its summary and is in its indexes. */
+const INDEX_VERSION = '1';
 
 /** How many syncs may be not yet COMMITTED or ABORTED at once (undefined: no limit). */
 export interface ActiveLimits {
@@ -93,11 +128,15 @@ export class SyncStore {
   readonly #redis: Redis;
   readonly #prefix: string;
   readonly #observe: SyncObserver | undefined;
+  readonly #keys: ReturnType<typeof indexKeys>;
+  /** Seen the index marked migrated (then filtered lists use the table and database indexes). */
+  #indexed = false;
 
   constructor(redis: Redis, prefix: string, observe?: SyncObserver) {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#observe = observe;
+    this.#keys = indexKeys(prefix);
   }
 
   get prefix(): string {
@@ -285,20 +324,99 @@ export class SyncStore {
     return ids.filter((_, i) => tables[i] === `${table.database}.${table.table}`);
   }
 
-  /** Newest first, filtered by phase and table. */
-  async list(filter: ListFilter): Promise<SyncRecord[]> {
-    const found: SyncRecord[] = [];
-    const page = 200;
-    for (let start = 0; found.length < filter.limit; start += page) {
-      const ids = await this.#redis.zrevrange(`${this.#prefix}:syncs`, start, start + page - 1);
+  /**
+   * Newest first, filtered by phase, database and table: summaries only, read a page of ids at a
+   * time from the narrowest index the filter allows (the table's, the database's, else all syncs).
+   */
+  async list(filter: ListFilter): Promise<SyncSummary[]> {
+    const index = await this.#indexFor(filter);
+    const found: SyncSummary[] = [];
+    for (let start = 0; found.length < filter.limit; start += LIST_PAGE) {
+      const ids = await this.#redis.zrevrange(index, start, start + LIST_PAGE - 1);
       if (ids.length === 0) break;
-      for (const id of ids) {
-        const record = await this.get(id);
-        if (record !== undefined && matches(record, filter)) found.push(record);
+      const summaries = await this.#summaries(ids);
+      const gone = ids.filter((_, i) => summaries[i] === undefined);
+      if (gone.length > 0) {
+        await this.#redis.zrem(index, ...gone);
+        start -= gone.length; // the next page moved up by as many
+      }
+      for (const summary of summaries) {
+        if (summary !== undefined && matches(summary, filter)) found.push(summary);
         if (found.length === filter.limit) break;
       }
     }
     return found;
+  }
+
+  /** The summary of one sync (undefined: no such sync). */
+  async summary(syncId: string): Promise<SyncSummary | undefined> {
+    return (await this.#summaries([syncId]))[0];
+  }
+
+  /**
+   * Gives every record listed in `<prefix>:syncs` its summary and its place in the table and
+   * database indexes (records written before those existed), then marks the index done. Safe to
+   * run again and from several coordinators at once. Returns how many records it indexed.
+   */
+  async migrateIndex(): Promise<number> {
+    let indexed = 0;
+    for (let start = 0; ; start += LIST_PAGE) {
+      const ids = await this.#redis.zrange(this.#keys.all, start, start + LIST_PAGE - 1);
+      if (ids.length === 0) break;
+      const pipeline = this.#redis.pipeline();
+      for (const id of ids) pipeline.hexists(syncRedisKeys(this.#prefix, id).record, 'summary');
+      const present = (await pipeline.exec()) ?? [];
+      for (const [i, id] of ids.entries()) {
+        if (present[i]?.[1] === 0 && (await this.#backfill(id)) !== undefined) indexed++;
+      }
+    }
+    await this.#redis.set(this.#keys.indexVersion, INDEX_VERSION);
+    this.#indexed = true;
+    return indexed;
+  }
+
+  async #indexFor(filter: ListFilter): Promise<string> {
+    if (filter.database === undefined) return this.#keys.all;
+    if (!this.#indexed) {
+      if ((await this.#redis.get(this.#keys.indexVersion)) === INDEX_VERSION) this.#indexed = true;
+      else await this.migrateIndex();
+    }
+    return filter.table === undefined ? this.#keys.byDatabase(filter.database) : this.#keys.byTable(filter.database, filter.table);
+  }
+
+  /** The summaries of `ids`, in order (undefined where the record is gone); records without one are indexed on the way. */
+  async #summaries(ids: readonly string[]): Promise<(SyncSummary | undefined)[]> {
+    const pipeline = this.#redis.pipeline();
+    for (const id of ids) pipeline.hget(syncRedisKeys(this.#prefix, id).record, 'summary');
+    const replies = (await pipeline.exec()) ?? [];
+    return Promise.all(
+      ids.map(async (id, i) => {
+        const [error, json] = replies[i] ?? [null, null];
+        if (error !== null && error !== undefined) throw error;
+        if (typeof json === 'string') return SyncSummarySchema.parse(JSON.parse(json));
+        return this.#backfill(id);
+      }),
+    );
+  }
+
+  /** Summarises and indexes one record written without a summary; undefined when it is gone. */
+  async #backfill(syncId: string): Promise<SyncSummary | undefined> {
+    const record = await this.get(syncId);
+    if (record === undefined) return undefined;
+    const summary = syncSummary(record);
+    const { database, table } = record.plan.table;
+    await this.#redis.eval(
+      BACKFILL_SCRIPT,
+      4,
+      syncRedisKeys(this.#prefix, syncId).record,
+      this.#keys.all,
+      this.#keys.byTable(database, table),
+      this.#keys.byDatabase(database),
+      String(record.version),
+      JSON.stringify(summary),
+      syncId,
+    );
+    return summary;
   }
 
   /**
@@ -327,13 +445,16 @@ export class SyncStore {
 
   async #eval(record: SyncRecord, expectedVersion: number, createdAtMs: number, limits: ActiveLimits): Promise<number> {
     const keys = syncRedisKeys(this.#prefix, record.id);
+    const { database, table } = record.plan.table;
     const result = await this.#redis.eval(
       CAS_SCRIPT,
-      4,
+      6,
       keys.record,
-      `${this.#prefix}:syncs`,
+      this.#keys.all,
       `${this.#prefix}:syncs:active`,
       keys.attempts,
+      this.#keys.byTable(database, table),
+      this.#keys.byDatabase(database),
       String(expectedVersion),
       String(record.version),
       JSON.stringify(record),
@@ -346,10 +467,24 @@ export class SyncStore {
       String(limits.maxActivePerTable ?? -1),
       syncRedisKeys(this.#prefix, '').record,
       stagedDiscardable(record.state) ? '1' : '0',
+      JSON.stringify(syncSummary(record)),
     );
     return Number(result);
   }
 }
+
+/** The sorted sets that index the syncs by creation time (see the header). */
+function indexKeys(prefix: string) {
+  return {
+    all: `${prefix}:syncs`,
+    byTable: (database: string, table: string) => `${prefix}:syncs:table:${encodeURIComponent(database)}/${encodeURIComponent(table)}`,
+    byDatabase: (database: string) => `${prefix}:syncs:database:${encodeURIComponent(database)}`,
+    indexVersion: `${prefix}:syncs:index-version`,
+  };
+}
+
+/** Ids read from an index at a time by a list. */
+const LIST_PAGE = 200;
 
 function tableKey(record: SyncRecord): string {
   return `${record.plan.table.database}.${record.plan.table.table}`;
@@ -366,8 +501,8 @@ function parseVote(json: string): ShardVote[] {
   }
 }
 
-function matches(record: SyncRecord, filter: ListFilter): boolean {
-  if (filter.phase !== undefined && record.state.phase !== filter.phase) return false;
-  if (filter.database !== undefined && record.plan.table.database !== filter.database) return false;
-  return filter.table === undefined || record.plan.table.table === filter.table;
+function matches(summary: SyncSummary, filter: ListFilter): boolean {
+  if (filter.phase !== undefined && summary.phase !== filter.phase) return false;
+  if (filter.database !== undefined && summary.table.database !== filter.database) return false;
+  return filter.table === undefined || summary.table.table === filter.table;
 }
