@@ -22,9 +22,12 @@ export interface Started {
   readonly ready: Record<string, unknown>;
 }
 
-/** Starts one of Tributary's processes and waits for its ready line (one JSON object on stdout). */
-export async function startProcess(command: string, env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = []): Promise<Started> {
-  const child = spawn(process.execPath, [...nodeArgs, 'packages/cli/src/main.ts', command], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts one of Tributary's processes and waits for its ready line (one JSON object on stdout).
+ * `from`: another checkout to run it from (a baseline to compare with), else this one.
+ */
+export async function startProcess(command: string, env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = [], from: string = root): Promise<Started> {
+  const child = spawn(process.execPath, [...nodeArgs, 'packages/cli/src/main.ts', command], { cwd: from, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stderr?.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-4000)));
   let out = '';

@@ -5,6 +5,7 @@
  */
 import type { SyncMeasurement } from './sync-run.ts';
 import type { BaselineMeasurement } from './table-only.ts';
+import type { ApiLoadResult } from './api-load.ts';
 
 export interface EndToEndResult extends SyncMeasurement {
   readonly snapshotRows: number;
@@ -136,4 +137,21 @@ function printTiny(tiny: readonly TinyResult[]): void {
   if (at1000 !== undefined) console.log(`commit latency at 1,000 shards: ${n(at1000.commitLatencyMs)} ms (target < 2 s: ${ok(at1000.commitLatencyMs < 2000)})`);
   const bad = tiny.filter((t) => t.snapshotRows !== t.rows);
   if (bad.length > 0) console.log(`ROW COUNT MISMATCH at ${bad.map((t) => t.shards).join(', ')} shards`);
+}
+
+/** Median (and range) over the rounds of each contender's percentiles, per call. */
+export function printApiLoad(result: ApiLoadResult): void {
+  console.log(`\nAPI under load: ${result.syncs.toLocaleString('en')} syncs × ${result.shards.toLocaleString('en')} shards stored (median over rounds [min–max], ms)`);
+  console.log('contender  call                    p50                   p95                   p99                   CPU s          load');
+  const keys = [...new Set(result.bursts.map((b) => `${b.contender}\u0000${b.call}`))];
+  const fmt = (xs: number[]): string => `${median(xs).toFixed(1)} [${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}]`.padEnd(22);
+  for (const key of keys) {
+    const [contender = '', call = ''] = key.split('\u0000');
+    const bs = result.bursts.filter((b) => b.contender === contender && b.call === call);
+    console.log(
+      `${contender.padEnd(10)} ${call.padEnd(23)} ${fmt(bs.map((b) => b.p50))}${fmt(bs.map((b) => b.p95))}${fmt(bs.map((b) => b.p99))}` +
+        `${fmt(bs.map((b) => b.cpuS)).slice(0, 14)} ${bs.map((b) => b.load.toFixed(1)).join('/')}`,
+    );
+  }
+  console.log(`coordinator peak RSS: ${Object.entries(result.peakRssMb).map(([n, mb]) => `${n} ${mb.toFixed(0)} MB`).join(', ')}`);
 }

@@ -12,7 +12,9 @@
  * --tiny-concurrency 8, --parts e2e,table,tiny (run in this order), --cpu-prof-dir <dir> (CPU profiles of every
  * coordinator, worker and table-only writer), --repeat N (the end-to-end and table-only parts N
  * times, alternating, for the median of their ratio on a noisy machine), --keep (leaves the
- * warehouse and the Redis keys).
+ * warehouse and the Redis keys); part `api` (not in the default parts): --api-syncs 1000 × --api-shards
+ * 1000 stored, --api-concurrency 200 requests at once, --api-rounds 3, --api-baseline <checkout> (a
+ * coordinator of another checkout served from the same records, in alternation).
  */
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -20,7 +22,8 @@ import { Redis } from 'ioredis';
 import { openObjectStore, openTable, type ObjectStore } from '@tributary/table';
 import { generatorSpec } from './orders.ts';
 import { cpuSeconds, s3Options, startCluster, type Deployment } from './processes.ts';
-import { printResults, type Results, type Round, type TinyResult } from './report.ts';
+import { measureApiLoad } from './api-load.ts';
+import { printApiLoad, printResults, type Results, type Round, type TinyResult } from './report.ts';
 import { createOrdersTable, measureSync } from './sync-run.ts';
 import { measureTableOnly } from './table-only.ts';
 
@@ -37,6 +40,11 @@ const { values } = parseArgs({
     'cpu-prof-dir': { type: 'string' },
     repeat: { type: 'string', default: '1' },
     keep: { type: 'boolean', default: false },
+    'api-syncs': { type: 'string', default: '1000' },
+    'api-shards': { type: 'string', default: '1000' },
+    'api-concurrency': { type: 'string', default: '200' },
+    'api-rounds': { type: 'string', default: '3' },
+    'api-baseline': { type: 'string' },
   },
 });
 const shards = Number(values.shards);
@@ -125,6 +133,23 @@ async function tiny(store: ObjectStore, size: number, results: Results): Promise
   }
 }
 
+async function apiLoad(): Promise<void> {
+  const redis = new Redis({ host: env.TRIBUTARY_REDIS_HOST ?? '127.0.0.1', port: Number(env.TRIBUTARY_REDIS_PORT ?? 6390), maxRetriesPerRequest: null });
+  try {
+    const result = await measureApiLoad(redis, { prefix: `bench-sync-${run}-api`, warehouse }, {
+      syncs: Number(values['api-syncs']),
+      shards: Number(values['api-shards']),
+      concurrency: Number(values['api-concurrency']),
+      rounds: Number(values['api-rounds']),
+      baselineRoot: values['api-baseline'],
+      progress,
+    });
+    printApiLoad(result);
+  } finally {
+    await redis.quit();
+  }
+}
+
 async function snapshotRows(store: ObjectStore, name: string): Promise<number> {
   const latest = await (await openTable(store, database, name)).latestSnapshot();
   return Number(latest?.totalRecordCount ?? -1);
@@ -174,8 +199,12 @@ async function main(): Promise<number> {
             part(`${size} shards`);
             await tiny(store, size, results);
           }
+        } else if (name === 'api') {
+          if (index > 1) continue;
+          part('api load');
+          await apiLoad();
         } else {
-          throw new Error(`unknown part ${name}: e2e, table or tiny`);
+          throw new Error(`unknown part ${name}: e2e, table, tiny or api`);
         }
       }
     }

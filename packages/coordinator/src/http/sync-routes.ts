@@ -53,13 +53,17 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
       },
     },
     async (request) => {
-      const record = await syncs.get(request.params.id);
-      const ids = record.plan.shards.slice(0, FIRST_SHARD_PAGE).map((s) => s.id);
+      // The head, not the record: a read of the first page whatever the shard count.
+      const head = await store.head(request.params.id);
+      const record = head.record;
+      const ids = record.plan.shards.map((s) => s.id);
       const [attempts, accepted, counts] = await Promise.all([store.attemptsOf(record.id, ids), store.acceptedOf(record.id, ids), store.shardCounts(record.id)]);
-      // Once the commit began the record itself has the totals; before, every shard's attempts do.
-      const frozen = record.state.phase === 'COMMITTING' || record.state.phase === 'COMMITTED';
-      const [allAttempts, allAccepted] = frozen ? [[], {}] : await Promise.all([store.attempts(record.id), store.acceptedAttempts(record.id)]);
-      return syncView(record, attempts, accepted, counts, FIRST_SHARD_PAGE, progressTotals(record, allAttempts, allAccepted));
+      // Once the commit began the head has the totals; before, every shard's attempts do.
+      const totals =
+        head.frozen === null
+          ? progressTotals(record, ...(await Promise.all([store.attempts(record.id), store.acceptedAttempts(record.id)])))
+          : { rows: head.frozen.rows, bytes: head.frozen.bytes };
+      return syncView(record, attempts, accepted, counts, FIRST_SHARD_PAGE, totals, { shards: head.shards, frozenAccepted: head.frozen?.accepted ?? null });
     },
   );
 
@@ -87,7 +91,7 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
     { schema: { summary: 'List syncs, newest first', querystring: ListSyncsQuery, response: { 200: z.object({ syncs: z.array(SyncSummary) }), ...problemResponses(400, 500, 503) } } },
     async (request) => {
       const { state, database, table, limit } = request.query;
-      return { syncs: await store.list({ phase: state, database, table, limit }) };
+      return { syncs: await store.listSummaries({ phase: state, database, table, limit }) };
     },
   );
 

@@ -12,11 +12,12 @@
 import { errorFrom, type ShardAttempt } from '@tributary/protocol';
 import { redactSource } from '@tributary/sources';
 import { coordinatorErrors } from '../errors.ts';
+import { FIRST_SHARD_PAGE } from '../sync/head.ts';
 import { SYNC_PHASES, type SyncPhase, type SyncRecord } from '../sync/state.ts';
 import type { SyncResponse } from './schemas.ts';
 
 /** Shards in the sync view (the first page). */
-export const FIRST_SHARD_PAGE = 100;
+export { FIRST_SHARD_PAGE };
 
 type ShardViewData = SyncResponse['shards'][number];
 
@@ -24,7 +25,8 @@ const ms = (from: string, to: string | undefined): number | null => (to === unde
 
 /**
  * The view of one sync. `attempts` and `acceptedIds` need only cover the first page's shards;
- * `counts` default to what they show (enough when they cover every shard).
+ * `counts` default to what they show (enough when they cover every shard). `whole`: what the
+ * record's plan and frozen attempts would say when `record` is a head (cut to its first page).
  */
 export function syncView(
   record: SyncRecord,
@@ -33,9 +35,11 @@ export function syncView(
   counts?: { readonly accepted: number; readonly attempted: number },
   pageSize = FIRST_SHARD_PAGE,
   totals: ProgressTotals = progressTotals(record, attempts, acceptedIds),
+  whole?: { readonly shards: number; readonly frozenAccepted: number | null },
 ): SyncResponse {
   const state = record.state;
-  const page = shardPage(record, attempts, acceptedIds, 0, pageSize);
+  const total = whole?.shards ?? record.plan.shards.length;
+  const page = shardPage(record, attempts, acceptedIds, 0, pageSize, total);
   const { shards: _shards, ...plan } = record.plan;
   return {
     id: record.id,
@@ -44,8 +48,8 @@ export function syncView(
     state: stateView(state),
     plan: { ...plan, source: redactSource(record.plan.source) },
     shardCounts: {
-      total: record.plan.shards.length,
-      accepted: frozenCount(record) ?? counts?.accepted ?? Object.keys(acceptedIds).length,
+      total,
+      accepted: (whole === undefined ? frozenCount(record) : (whole.frozenAccepted ?? undefined)) ?? counts?.accepted ?? Object.keys(acceptedIds).length,
       attempted: counts?.attempted ?? new Set(attempts.map((a) => a.shardId)).size,
     },
     rowsRead: totals.rows,
@@ -113,13 +117,17 @@ function frozenCount(record: SyncRecord): number | undefined {
   return state.phase === 'COMMITTING' || state.phase === 'COMMITTED' ? Object.keys(state.accepted).length : undefined;
 }
 
-/** Shards `offset` … `offset + limit - 1` of the plan, from the attempts and accepted ids of (at least) those shards. */
+/**
+ * Shards `offset` … `offset + limit - 1` of the plan, from the attempts and accepted ids of (at
+ * least) those shards. `total`: the plan's shard count (when `record` is a head cut to its first page).
+ */
 export function shardPage(
   record: SyncRecord,
   attempts: readonly ShardAttempt[],
   acceptedIds: Readonly<Record<string, string>>,
   offset: number,
   limit: number,
+  total = record.plan.shards.length,
 ): { shards: ShardViewData[]; nextCursor: string | null } {
   const state = record.state;
   const frozen = state.phase === 'COMMITTING' || state.phase === 'COMMITTED' ? state.accepted : undefined;
@@ -149,7 +157,7 @@ export function shardPage(
       error: winner === undefined ? lastError : undefined,
     };
   });
-  return { shards, nextCursor: end < record.plan.shards.length ? encodeCursor(record.id, end) : null };
+  return { shards, nextCursor: end < total ? encodeCursor(record.id, end) : null };
 }
 
 /**

@@ -20,7 +20,8 @@
  * `migrateIndex` (run when a coordinator starts, and by the first filtered list that finds the
  * index unmarked) and, one by one, by the list that meets them. A record that is gone (deleted, or
  * expired by a TTL set from outside) is skipped by every list, and removed from the index the list
- * was reading.
+ * was reading. Likewise GET /v1/syncs/:id reads the record's `head` (sync/head.ts): its first page of
+ * shards and its counts, not the whole plan.
  *
  * And what the workers read and write of a sync: `:plan` (the plan's head and each shard's spec,
  * written here before anything is enqueued) and `:votes` (each accepted attempt's vote, written by
@@ -41,12 +42,13 @@ import {
 import { coordinatorErrors } from '../errors.ts';
 import { SyncPhaseSchema, SyncRecordSchema } from './record-schema.ts';
 import { isTerminal, stagedDiscardable, transition, type SyncEvent, type SyncPhase, type SyncRecord } from './state.ts';
+import { SyncHeadSchema, syncHead, type SyncHead } from './head.ts';
 import { SyncSummarySchema, syncSummary, type SyncSummary } from './summary.ts';
 
 // KEYS: record, index, active, attempts, the table's index, the database's index. ARGV: expected
 // version (-1: must not exist), new version, json, phase, created score, sync id, terminal (1/0),
 // table (db.table), and for a create only: the most non-terminal syncs overall and per table (-1:
-// no limit), the record key prefix of other syncs; then discard (1/0), the summary. Returns 1
+// no limit), the record key prefix of other syncs; then discard (1/0), the summary, the head. Returns 1
 // written, 0 version mismatch (or exists), -1 overall limit reached, -2 table limit. The limits are
 // checked in the same step as the write, so two concurrent starts cannot both pass. A terminal
 // transition marks the attempts still shown running as abandoned in the same step. Every write
@@ -72,7 +74,7 @@ if ARGV[1] == '-1' then
 elseif current ~= ARGV[1] then
   return 0
 end
-redis.call('HSET', KEYS[1], 'version', ARGV[2], 'json', ARGV[3], 'phase', ARGV[4], 'table', ARGV[8], 'discard', ARGV[12], 'summary', ARGV[13])
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'json', ARGV[3], 'phase', ARGV[4], 'table', ARGV[8], 'discard', ARGV[12], 'summary', ARGV[13], 'head', ARGV[14])
 if ARGV[1] == '-1' then redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6]) end
 local score = redis.call('ZSCORE', KEYS[2], ARGV[6])
 if score then
@@ -171,6 +173,15 @@ export class SyncStore {
     const record = await this.get(syncId);
     if (record === undefined) throw errorFrom(coordinatorErrors, 'SYNC_NOT_FOUND', `no sync ${syncId}`, { syncId });
     return record;
+  }
+
+  /**
+   * The record's head (sync/head.ts): the first page of its shards, its shard counts and totals,
+   * read without the whole plan. SYNC_NOT_FOUND if there is no such sync.
+   */
+  async head(syncId: string): Promise<SyncHead> {
+    const json = await this.#redis.hget(syncRedisKeys(this.#prefix, syncId).record, 'head');
+    return json === null ? syncHead(await this.require(syncId)) : SyncHeadSchema.parse(JSON.parse(json));
   }
 
   /**
@@ -324,11 +335,17 @@ export class SyncStore {
     return ids.filter((_, i) => tables[i] === `${table.database}.${table.table}`);
   }
 
+  /** Newest first, filtered by phase, database and table: the whole records of what `listSummaries` finds. */
+  async list(filter: ListFilter): Promise<SyncRecord[]> {
+    const records = await Promise.all((await this.listSummaries(filter)).map((s) => this.get(s.id)));
+    return records.filter((r): r is SyncRecord => r !== undefined);
+  }
+
   /**
    * Newest first, filtered by phase, database and table: summaries only, read a page of ids at a
    * time from the narrowest index the filter allows (the table's, the database's, else all syncs).
    */
-  async list(filter: ListFilter): Promise<SyncSummary[]> {
+  async listSummaries(filter: ListFilter): Promise<SyncSummary[]> {
     const index = await this.#indexFor(filter);
     const found: SyncSummary[] = [];
     for (let start = 0; found.length < filter.limit; start += LIST_PAGE) {
@@ -361,7 +378,7 @@ export class SyncStore {
   async migrateIndex(): Promise<number> {
     let indexed = 0;
     for (let start = 0; ; start += LIST_PAGE) {
-      const ids = await this.#redis.zrange(this.#keys.all, start, start + LIST_PAGE - 1);
+      const ids = await this.#redis.zrange(this.#keys.all, String(start), String(start + LIST_PAGE - 1));
       if (ids.length === 0) break;
       const pipeline = this.#redis.pipeline();
       for (const id of ids) pipeline.hexists(syncRedisKeys(this.#prefix, id).record, 'summary');
@@ -468,6 +485,7 @@ export class SyncStore {
       syncRedisKeys(this.#prefix, '').record,
       stagedDiscardable(record.state) ? '1' : '0',
       JSON.stringify(syncSummary(record)),
+      JSON.stringify(syncHead(record)),
     );
     return Number(result);
   }

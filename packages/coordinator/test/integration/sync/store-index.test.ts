@@ -49,16 +49,19 @@ describe('sync list index', () => {
     await store.apply('s4', { type: 'abort', reason });
     await store.apply('s8', { type: 'start' });
 
-    assert.deepEqual(ids(await store.list({ limit: 5 })), ['s11', 's10', 's9', 's8', 's7']);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 5 })), ['s11', 's10', 's9', 's8', 's7']);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 50, database: 'db1' })), ['s9', 's8', 's5', 's4', 's1', 's0']);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 50, database: 'db1', table: 'a' })), ['s8', 's4', 's0']);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 2, database: 'db1', table: 'a' })), ['s8', 's4']);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 50, table: 'a' })), ['s10', 's8', 's6', 's4', 's2', 's0']);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 50, database: 'db_x', table: 't_1' })), ['s11', 's7', 's3']);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 50, database: 'db1', table: 'a', phase: 'ABORTING' })), ['s4']);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 50, phase: 'PREPARING' })), ['s8']);
+    assert.deepEqual(await store.listSummaries({ limit: 50, database: 'nope' }), []);
+    assert.deepEqual(await store.listSummaries({ limit: 50, database: 'db1', table: 'nope' }), []);
+    // The whole records, in the same order.
     assert.deepEqual(ids(await store.list({ limit: 50, database: 'db1' })), ['s9', 's8', 's5', 's4', 's1', 's0']);
-    assert.deepEqual(ids(await store.list({ limit: 50, database: 'db1', table: 'a' })), ['s8', 's4', 's0']);
-    assert.deepEqual(ids(await store.list({ limit: 2, database: 'db1', table: 'a' })), ['s8', 's4']);
-    assert.deepEqual(ids(await store.list({ limit: 50, table: 'a' })), ['s10', 's8', 's6', 's4', 's2', 's0']);
-    assert.deepEqual(ids(await store.list({ limit: 50, database: 'db_x', table: 't_1' })), ['s11', 's7', 's3']);
-    assert.deepEqual(ids(await store.list({ limit: 50, database: 'db1', table: 'a', phase: 'ABORTING' })), ['s4']);
-    assert.deepEqual(ids(await store.list({ limit: 50, phase: 'PREPARING' })), ['s8']);
-    assert.deepEqual(await store.list({ limit: 50, database: 'nope' }), []);
-    assert.deepEqual(await store.list({ limit: 50, database: 'db1', table: 'nope' }), []);
+    assert.equal((await store.list({ limit: 1, database: 'db1', table: 'a' }))[0]?.plan.table.table, 'a');
     // The summary follows every transition.
     assert.deepEqual(await store.summary('s4'), syncSummary(await store.require('s4')));
     assert.equal((await store.summary('s4'))?.phase, 'ABORTING');
@@ -70,9 +73,9 @@ describe('sync list index', () => {
     for (let i = 0; i < 450; i++) pipeline.push(store.create(newSyncRecord(`s${String(i).padStart(3, '0')}`, planOf('db', i % 150 === 0 ? 'rare' : 'common'), 't'), i));
     await Promise.all(pipeline);
     await store.apply('s000', { type: 'abort', reason });
-    assert.deepEqual(ids(await store.list({ limit: 10, table: 'rare' })), ['s300', 's150', 's000']);
-    assert.deepEqual(ids(await store.list({ limit: 10, phase: 'ABORTING' })), ['s000']);
-    assert.equal((await store.list({ limit: 500 })).length, 450);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 10, table: 'rare' })), ['s300', 's150', 's000']);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 10, phase: 'ABORTING' })), ['s000']);
+    assert.equal((await store.listSummaries({ limit: 500 })).length, 450);
   });
 
   test('a summary stays small whatever the shard count', async () => {
@@ -80,7 +83,7 @@ describe('sync list index', () => {
     await store.create(newSyncRecord('big', planOf('db', 't', 5000), 't'), 1);
     const summary = await redis.hget(syncRedisKeys(store.prefix, 'big').record, 'summary');
     assert.ok(summary !== null && summary.length < 500, `summary of ${summary?.length} bytes`);
-    assert.equal((await store.list({ limit: 1, database: 'db', table: 't' }))[0]?.shards, 5000);
+    assert.equal((await store.listSummaries({ limit: 1, database: 'db', table: 't' }))[0]?.shards, 5000);
   });
 
   test('records written before the index: the migration indexes them, then the filtered lists find them', async () => {
@@ -89,11 +92,11 @@ describe('sync list index', () => {
     const store = new SyncStore(redis, prefix);
     await store.create(newSyncRecord('new', planOf('db', 'even'), 't'), 200);
     // A filtered list on an unmarked index migrates first.
-    assert.deepEqual(ids(await store.list({ limit: 10, database: 'db', table: 'even' })), ['new', 'old4', 'old2', 'old0']);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 10, database: 'db', table: 'even' })), ['new', 'old4', 'old2', 'old0']);
     assert.equal(await redis.get(`${prefix}:syncs:index-version`), '1');
     for (let i = 0; i < 5; i++) assert.notEqual(await redis.hget(syncRedisKeys(prefix, `old${i}`).record, 'summary'), null);
-    assert.deepEqual(ids(await store.list({ limit: 10, database: 'db', table: 'odd' })), ['old3', 'old1']);
-    assert.deepEqual(ids(await store.list({ limit: 10, database: 'db' })), ['new', 'old4', 'old3', 'old2', 'old1', 'old0']);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 10, database: 'db', table: 'odd' })), ['old3', 'old1']);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 10, database: 'db' })), ['new', 'old4', 'old3', 'old2', 'old1', 'old0']);
     // Running it again finds nothing left to do.
     assert.equal(await new SyncStore(redis, prefix).migrateIndex(), 0);
   });
@@ -106,14 +109,14 @@ describe('sync list index', () => {
     // Written by an older coordinator after the migration (a rolling upgrade).
     await writeOldStyle(prefix, newSyncRecord('late1', planOf('db', 't'), 't'), 2);
     await writeOldStyle(prefix, newSyncRecord('late2', planOf('db', 't'), 't'), 3);
-    assert.deepEqual(ids(await store.list({ limit: 10, database: 'db', table: 't' })), ['old0'], 'not yet in the table index');
+    assert.deepEqual(ids(await store.listSummaries({ limit: 10, database: 'db', table: 't' })), ['old0'], 'not yet in the table index');
     // The global list meets late2 and late1: their summaries are computed and they join their indexes.
-    assert.deepEqual(ids(await store.list({ limit: 10 })), ['late2', 'late1', 'old0']);
-    assert.deepEqual(ids(await store.list({ limit: 10, database: 'db', table: 't' })), ['late2', 'late1', 'old0']);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 10 })), ['late2', 'late1', 'old0']);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 10, database: 'db', table: 't' })), ['late2', 'late1', 'old0']);
     // A transition written by this version indexes an old record as well.
     await writeOldStyle(prefix, newSyncRecord('late3', planOf('db', 'u'), 't'), 4);
     await store.apply('late3', { type: 'start' });
-    assert.deepEqual(ids(await store.list({ limit: 10, database: 'db', table: 'u' })), ['late3']);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 10, database: 'db', table: 'u' })), ['late3']);
     assert.equal((await store.summary('late3'))?.phase, 'PREPARING');
   });
 
@@ -126,13 +129,13 @@ describe('sync list index', () => {
     await waitGone(syncRedisKeys(prefix, 's1').record);
     const tableIndex = `${prefix}:syncs:table:db/t`;
     assert.equal(await redis.zcard(tableIndex), 4);
-    assert.deepEqual(ids(await store.list({ limit: 10, database: 'db', table: 't' })), ['s3', 's0']);
-    assert.deepEqual(await redis.zrange(tableIndex, 0, -1), ['s0', 's3']);
-    assert.deepEqual(ids(await store.list({ limit: 10 })), ['s3', 's0']);
-    assert.deepEqual(await redis.zrange(`${prefix}:syncs`, 0, -1), ['s0', 's3']);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 10, database: 'db', table: 't' })), ['s3', 's0']);
+    assert.deepEqual(await redis.zrange(tableIndex, '0', '-1'), ['s0', 's3']);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 10 })), ['s3', 's0']);
+    assert.deepEqual(await redis.zrange(`${prefix}:syncs`, '0', '-1'), ['s0', 's3']);
     assert.equal(await store.summary('s2'), undefined);
     // limit still filled from further down when removed ids were on the page
-    assert.deepEqual(ids(await store.list({ limit: 2, database: 'db' })), ['s3', 's0']);
+    assert.deepEqual(ids(await store.listSummaries({ limit: 2, database: 'db' })), ['s3', 's0']);
   });
 });
 

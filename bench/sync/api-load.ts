@@ -1,0 +1,202 @@
+/**
+ * The API under load (part `api`): many large syncs stored, then the list and status calls fired
+ * at once. The records are inserted through the coordinator's own SyncStore (create, start,
+ * beginCommit with every shard accepted, committed), not by running syncs: what is measured is
+ * what the API reads, whatever produced it. A coordinator process serves them (and, with
+ * --api-baseline <checkout>, a second one started from that checkout on the same records, measured
+ * in alternation with ours).
+ */
+import { loadavg } from 'node:os';
+import { Redis } from 'ioredis';
+import { SyncStore, type SyncRecord } from '@tributary/coordinator';
+import { cpuSeconds, deploymentEnv, peakRssMb, startProcess, stopProcess, type Deployment, type Started } from './processes.ts';
+
+export interface ApiLoadOptions {
+  readonly syncs: number;
+  readonly shards: number;
+  /** Requests fired at once per measurement. */
+  readonly concurrency: number;
+  /** Alternating rounds (ours, then the baseline's if any). */
+  readonly rounds: number;
+  readonly baselineRoot?: string;
+  readonly progress: (line: string) => void;
+}
+
+/** Latencies of one burst of requests, in ms. */
+export interface Burst {
+  readonly contender: string;
+  readonly round: number;
+  readonly call: string;
+  readonly requests: number;
+  readonly concurrency: number;
+  readonly p50: number;
+  readonly p95: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly wallMs: number;
+  /** CPU the serving coordinator used for the burst. */
+  readonly cpuS: number;
+  readonly load: number;
+}
+
+export interface ApiLoadResult {
+  readonly syncs: number;
+  readonly shards: number;
+  readonly insertMs: number;
+  readonly redisBytes: number;
+  readonly bursts: Burst[];
+  readonly peakRssMb: Record<string, number>;
+}
+
+const TABLES = ['a', 'b', 'c', 'd'].flatMap((t) => [`bench.api_${t}`, `bench2.api_${t}`]);
+
+function record(id: string, index: number, shards: number, createdAt: Date): SyncRecord {
+  const [database = 'bench', table = 'api'] = TABLES[index % TABLES.length]!.split('.');
+  return {
+    id,
+    version: 0,
+    plan: {
+      table: { database, table },
+      mode: 'append',
+      source: { kind: 'generator', shards, rowsPerShard: 5 },
+      shards: Array.from({ length: shards }, (_, i) => ({ id: `shard-${String(i).padStart(5, '0')}`, spec: { index: i, rows: 5 } })),
+      baseSnapshotId: index,
+      schemaId: 0,
+      commitUser: `tributary-${id}`,
+      commitIdentifier: String(index + 1),
+      options: { maxAttempts: 3, snapshotProperties: {} },
+    },
+    state: { phase: 'PLANNED' },
+    timings: { PLANNED: createdAt.toISOString() },
+  };
+}
+
+/** Inserts `syncs` COMMITTED syncs of `shards` shards each through the store; returns their ids. */
+async function insert(store: SyncStore, syncs: number, shards: number): Promise<string[]> {
+  const ids = Array.from({ length: syncs }, (_, i) => `sync-api-${String(i).padStart(5, '0')}`);
+  let next = 0;
+  const one = async (): Promise<void> => {
+    for (let i = next++; i < syncs; i = next++) {
+      const id = ids[i]!;
+      const created = new Date(Date.UTC(2026, 0, 1) + i * 60_000);
+      const r = record(id, i, shards, created);
+      await store.create(r, created.getTime());
+      await store.apply(id, { type: 'start' });
+      const accepted = Object.fromEntries(
+        r.plan.shards.map((s) => [s.id, { attemptId: '1', blobKey: `.tributary/syncs/${id}/${s.id}/1.blob`, checksum: 123_456_789, rows: 5, bytes: 1_234 }]),
+      );
+      await store.apply(id, { type: 'beginCommit', accepted });
+      await store.apply(id, { type: 'committed', snapshotId: i + 1 });
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, one));
+  return ids;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+/** Fires `paths` at once (all in flight together) and measures each response. */
+async function burst(base: string, pid: number, paths: readonly string[]): Promise<Omit<Burst, 'contender' | 'round' | 'call'>> {
+  const cpu0 = cpuSeconds(pid);
+  const started = performance.now();
+  const latencies = await Promise.all(
+    paths.map(async (path) => {
+      const t0 = performance.now();
+      const response = await fetch(`${base}${path}`);
+      await response.arrayBuffer();
+      if (!response.ok) throw new Error(`GET ${path} → ${response.status}`);
+      return performance.now() - t0;
+    }),
+  );
+  const wallMs = performance.now() - started;
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    requests: paths.length,
+    concurrency: paths.length,
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) ?? NaN,
+    wallMs,
+    cpuS: cpuSeconds(pid) - cpu0,
+    load: loadavg()[0] ?? NaN,
+  };
+}
+
+/** One request at a time: latency without queueing. */
+async function sequential(base: string, pid: number, paths: readonly string[]): Promise<Omit<Burst, 'contender' | 'round' | 'call'>> {
+  const cpu0 = cpuSeconds(pid);
+  const started = performance.now();
+  const latencies: number[] = [];
+  for (const path of paths) {
+    const t0 = performance.now();
+    const response = await fetch(`${base}${path}`);
+    await response.arrayBuffer();
+    if (!response.ok) throw new Error(`GET ${path} → ${response.status}`);
+    latencies.push(performance.now() - t0);
+  }
+  const sorted = latencies.sort((a, b) => a - b);
+  return {
+    requests: paths.length,
+    concurrency: 1,
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) ?? NaN,
+    wallMs: performance.now() - started,
+    cpuS: cpuSeconds(pid) - cpu0,
+    load: loadavg()[0] ?? NaN,
+  };
+}
+
+export async function measureApiLoad(redis: Redis, deployment: Deployment, options: ApiLoadOptions): Promise<ApiLoadResult> {
+  const { progress } = options;
+  const store = new SyncStore(redis, deployment.prefix);
+  progress(`api load: inserting ${options.syncs.toLocaleString('en')} syncs × ${options.shards.toLocaleString('en')} shards through the store`);
+  const t0 = Date.now();
+  const ids = await insert(store, options.syncs, options.shards);
+  const insertMs = Date.now() - t0;
+  const redisBytes = Number(await redis.memory('USAGE', `${deployment.prefix}:sync:${ids[0]}`)) * ids.length;
+  progress(`    inserted in ${(insertMs / 1000).toFixed(1)} s (~${(redisBytes / 1e6).toFixed(0)} MB of records in Redis)`);
+
+  const contenders: { name: string; started: Started }[] = [];
+  const env = deploymentEnv(deployment, { TRIBUTARY_PORT: '0' });
+  contenders.push({ name: 'ours', started: await startProcess('coordinator', env) });
+  if (options.baselineRoot !== undefined) contenders.push({ name: 'baseline', started: await startProcess('coordinator', env, [], options.baselineRoot) });
+
+  const bursts: Burst[] = [];
+  const peak: Record<string, number> = {};
+  try {
+    // Every id is asked for about equally (a spread of records, not one cached page).
+    const status = Array.from({ length: options.concurrency }, (_, i) => `/v1/syncs/${ids[(i * 7919) % ids.length]}`);
+    const lists = Array.from({ length: options.concurrency }, (_, i) => (i % 4 === 3 ? `/v1/syncs?limit=100&database=bench&table=api_b` : '/v1/syncs?limit=100'));
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const { name, started } of contenders) {
+        const base = String(started.ready.listening);
+        const pid = started.child.pid ?? -1;
+        const calls: [string, () => Promise<Omit<Burst, 'contender' | 'round' | 'call'>>][] = [
+          ['list, one at a time', () => sequential(base, pid, lists.slice(0, 20))],
+          ['status, one at a time', () => sequential(base, pid, status.slice(0, 20))],
+          [`list, ${options.concurrency} at once`, () => burst(base, pid, lists)],
+          [`status, ${options.concurrency} at once`, () => burst(base, pid, status)],
+        ];
+        for (const [call, measure] of calls) {
+          const b = { contender: name, round, call, ...(await measure()) };
+          bursts.push(b);
+          progress(
+            `    #${round} ${name.padEnd(8)} ${call.padEnd(22)} p50 ${b.p50.toFixed(1)} p95 ${b.p95.toFixed(1)} p99 ${b.p99.toFixed(1)} max ${b.max.toFixed(1)} ms; ` +
+              `${(b.wallMs / 1000).toFixed(2)} s wall, ${b.cpuS.toFixed(2)} s CPU, load ${b.load.toFixed(1)}`,
+          );
+        }
+      }
+    }
+  } finally {
+    for (const { name, started } of contenders) {
+      peak[name] = peakRssMb(started.child.pid ?? -1);
+      await stopProcess(started.child);
+    }
+  }
+  return { syncs: options.syncs, shards: options.shards, insertMs, redisBytes, bursts, peakRssMb: peak };
+}
