@@ -14,8 +14,10 @@ import { cpuSeconds, deploymentEnv, peakRssMb, startProcess, stopProcess, type D
 export interface ApiLoadOptions {
   readonly syncs: number;
   readonly shards: number;
-  /** Requests fired at once per measurement. */
-  readonly concurrency: number;
+  /** Requests fired at once per measurement, one measurement per entry. */
+  readonly concurrency: readonly number[];
+  /** The baseline skips the bursts larger than this (its list reads whole records: minutes per burst on a small machine). */
+  readonly baselineMaxConcurrency: number;
   /** Alternating rounds (ours, then the baseline's if any). */
   readonly rounds: number;
   readonly baselineRoot?: string;
@@ -170,8 +172,9 @@ export async function measureApiLoad(redis: Redis, deployment: Deployment, optio
   const peak: Record<string, number> = {};
   try {
     // Every id is asked for about equally (a spread of records, not one cached page).
-    const status = Array.from({ length: options.concurrency }, (_, i) => `/v1/syncs/${ids[(i * 7919) % ids.length]}`);
-    const lists = Array.from({ length: options.concurrency }, (_, i) => (i % 4 === 3 ? `/v1/syncs?limit=100&database=bench&table=api_b` : '/v1/syncs?limit=100'));
+    const most = Math.max(20, ...options.concurrency);
+    const status = Array.from({ length: most }, (_, i) => `/v1/syncs/${ids[(i * 7919) % ids.length]}`);
+    const lists = Array.from({ length: most }, (_, i) => (i % 4 === 3 ? `/v1/syncs?limit=100&database=bench&table=api_b` : '/v1/syncs?limit=100'));
     for (let round = 1; round <= options.rounds; round++) {
       for (const { name, started } of contenders) {
         const base = String(started.ready.listening);
@@ -179,8 +182,12 @@ export async function measureApiLoad(redis: Redis, deployment: Deployment, optio
         const calls: [string, () => Promise<Omit<Burst, 'contender' | 'round' | 'call'>>][] = [
           ['list, one at a time', () => sequential(base, pid, lists.slice(0, 20))],
           ['status, one at a time', () => sequential(base, pid, status.slice(0, 20))],
-          [`list, ${options.concurrency} at once`, () => burst(base, pid, lists)],
-          [`status, ${options.concurrency} at once`, () => burst(base, pid, status)],
+          ...options.concurrency
+            .filter((c) => name === 'ours' || c <= options.baselineMaxConcurrency)
+            .flatMap((c): [string, () => Promise<Omit<Burst, 'contender' | 'round' | 'call'>>][] => [
+              [`list, ${c} at once`, () => burst(base, pid, lists.slice(0, c))],
+              [`status, ${c} at once`, () => burst(base, pid, status.slice(0, c))],
+            ]),
         ];
         for (const [call, measure] of calls) {
           const b = { contender: name, round, call, ...(await measure()) };

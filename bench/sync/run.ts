@@ -13,8 +13,9 @@
  * coordinator, worker and table-only writer), --repeat N (the end-to-end and table-only parts N
  * times, alternating, for the median of their ratio on a noisy machine), --keep (leaves the
  * warehouse and the Redis keys); part `api` (not in the default parts): --api-syncs 1000 × --api-shards
- * 1000 stored, --api-concurrency 200 requests at once, --api-rounds 3, --api-baseline <checkout> (a
- * coordinator of another checkout served from the same records, in alternation).
+ * 1000 stored, --api-concurrency 200 requests at once (a list: one burst per entry), --api-rounds 3,
+ * --api-baseline <checkout> (a coordinator of another checkout served from the same records, in
+ * alternation), --api-baseline-max-concurrency N (the baseline skips larger bursts).
  */
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -45,6 +46,7 @@ const { values } = parseArgs({
     'api-concurrency': { type: 'string', default: '200' },
     'api-rounds': { type: 'string', default: '3' },
     'api-baseline': { type: 'string' },
+    'api-baseline-max-concurrency': { type: 'string' },
   },
 });
 const shards = Number(values.shards);
@@ -139,7 +141,8 @@ async function apiLoad(): Promise<void> {
     const result = await measureApiLoad(redis, { prefix: `bench-sync-${run}-api`, warehouse }, {
       syncs: Number(values['api-syncs']),
       shards: Number(values['api-shards']),
-      concurrency: Number(values['api-concurrency']),
+      concurrency: values['api-concurrency'].split(',').map(Number),
+      baselineMaxConcurrency: Number(values['api-baseline-max-concurrency'] ?? Infinity),
       rounds: Number(values['api-rounds']),
       baselineRoot: values['api-baseline'],
       progress,
