@@ -160,7 +160,7 @@ export async function measureApiLoad(redis: Redis, deployment: Deployment, optio
   const t0 = Date.now();
   const ids = await insert(store, options.syncs, options.shards);
   const insertMs = Date.now() - t0;
-  const redisBytes = Number(await redis.memory('USAGE', `${deployment.prefix}:sync:${ids[0]}`)) * ids.length;
+  const redisBytes = Number(await redis.memory('USAGE', `${deployment.prefix}:sync:${ids[0]}`, 'SAMPLES', 0)) * ids.length;
   progress(`    inserted in ${(insertMs / 1000).toFixed(1)} s (~${(redisBytes / 1e6).toFixed(0)} MB of records in Redis)`);
 
   const contenders: { name: string; started: Started }[] = [];

@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { services, uniqueName } from '@tributary/testkit';
-import { syncRedisKeys } from '@tributary/protocol';
+import { isTributaryError, syncRedisKeys } from '@tributary/protocol';
 import { SyncStore } from '../../../src/sync/store.ts';
 import { newSyncRecord, type SyncPlan, type SyncRecord } from '../../../src/sync/state.ts';
+import { syncHead } from '../../../src/sync/head.ts';
 import { syncSummary } from '../../../src/sync/summary.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
@@ -97,6 +98,12 @@ describe('sync list index', () => {
     for (let i = 0; i < 5; i++) assert.notEqual(await redis.hget(syncRedisKeys(prefix, `old${i}`).record, 'summary'), null);
     assert.deepEqual(ids(await store.listSummaries({ limit: 10, database: 'db', table: 'odd' })), ['old3', 'old1']);
     assert.deepEqual(ids(await store.listSummaries({ limit: 10, database: 'db' })), ['new', 'old4', 'old3', 'old2', 'old1', 'old0']);
+    // The status call's head: read from its field when written by this version, else from the whole record.
+    const newest = await store.require('new');
+    assert.deepEqual(await store.head('new'), syncHead(newest));
+    assert.equal(await redis.hget(syncRedisKeys(prefix, 'old1').record, 'head'), null);
+    assert.deepEqual(await store.head('old1'), syncHead(await store.require('old1')));
+    await assert.rejects(store.head('missing'), (e: unknown) => isTributaryError(e) && e.code === 'SYNC_NOT_FOUND');
     // Running it again finds nothing left to do.
     assert.equal(await new SyncStore(redis, prefix).migrateIndex(), 0);
   });
