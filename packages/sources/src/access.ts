@@ -31,6 +31,22 @@ export const MysqlConnection = z.strictObject({
 });
 export type MysqlConnection = z.infer<typeof MysqlConnection>;
 
+/**
+ * A PostgreSQL server and the role to log in as; the password from a file or a variable, never
+ * inline. `database` is the one connected to for listing the server's databases (each matching
+ * database is then connected to by name).
+ */
+export const PostgresConnection = z.strictObject({
+  kind: z.literal('postgres'),
+  host: z.string().min(1),
+  port: z.number().int().min(1).max(65_535).default(5432),
+  user: z.string().min(1),
+  database: z.string().min(1).default('postgres'),
+  passwordFile: z.string().startsWith('/').optional(),
+  passwordEnv: EnvName.optional(),
+});
+export type PostgresConnection = z.infer<typeof PostgresConnection>;
+
 /** An S3-compatible store that files sources (`s3://` URIs) are read from with their own credentials. */
 export const S3Connection = z.strictObject({
   kind: z.literal('s3'),
@@ -43,7 +59,7 @@ export const S3Connection = z.strictObject({
 });
 export type S3Connection = z.infer<typeof S3Connection>;
 
-export const SourceConnection = z.discriminatedUnion('kind', [MysqlConnection, S3Connection]);
+export const SourceConnection = z.discriminatedUnion('kind', [MysqlConnection, PostgresConnection, S3Connection]);
 export type SourceConnection = z.infer<typeof SourceConnection>;
 
 /** The connections file (`TRIBUTARY_CONNECTIONS_FILE`, JSON). */
@@ -59,7 +75,7 @@ export const SourceAccessFile = z
     for (const [name, c] of Object.entries(file.connections)) {
       const ref = secretRef(c);
       if ((ref.file === undefined) === (ref.env === undefined)) {
-        const fields = c.kind === 'mysql' ? 'passwordFile and passwordEnv' : 'secretAccessKeyFile and secretAccessKeyEnv';
+        const fields = c.kind !== 's3' ? 'passwordFile and passwordEnv' : 'secretAccessKeyFile and secretAccessKeyEnv';
         ctx.addIssue({ code: 'custom', path: ['connections', name], message: `needs exactly one of ${fields}` });
       }
     }
@@ -68,7 +84,7 @@ export type SourceAccessFile = z.infer<typeof SourceAccessFile>;
 
 /** Where a connection's secret is: a file, or a variable. */
 function secretRef(c: SourceConnection): { file?: string | undefined; env?: string | undefined } {
-  return c.kind === 'mysql' ? { file: c.passwordFile, env: c.passwordEnv } : { file: c.secretAccessKeyFile, env: c.secretAccessKeyEnv };
+  return c.kind !== 's3' ? { file: c.passwordFile, env: c.passwordEnv } : { file: c.secretAccessKeyFile, env: c.secretAccessKeyEnv };
 }
 
 /** A configured root, split: `file` roots are absolute paths, `s3` roots a bucket and key segments. */
@@ -305,6 +321,31 @@ export function mysqlEndpoint(target: MysqlTarget, access: SourceAccess): MysqlE
     throw errorFrom(sourceErrors, 'SOURCE_CONNECTION_UNKNOWN', `no MySQL connection named ${JSON.stringify(target.connection)} is configured`, { connection: target.connection });
   }
   return { host: c.host, port: c.port, user: c.user, password: connectionSecret(target.connection, c, access.io), label: `connection ${target.connection}` };
+}
+
+/** Where a PostgreSQL source connects: a named connection of this process, with its password read. */
+export interface PostgresEndpoint {
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  readonly password: string;
+  /** The database to connect to for listing the others. */
+  readonly database: string;
+  /** How messages name it: `connection <name>`. */
+  readonly label: string;
+}
+
+/**
+ * The endpoint of a PostgreSQL source's named connection in this process's configuration. A
+ * PostgreSQL source has no inline credentials: SOURCE_CONNECTION_UNKNOWN or
+ * SOURCE_SECRET_UNAVAILABLE (naming the file or variable, never a value).
+ */
+export function postgresEndpoint(connection: string, access: SourceAccess): PostgresEndpoint {
+  const c = access.connections[connection];
+  if (c?.kind !== 'postgres') {
+    throw errorFrom(sourceErrors, 'SOURCE_CONNECTION_UNKNOWN', `no PostgreSQL connection named ${JSON.stringify(connection)} is configured`, { connection });
+  }
+  return { host: c.host, port: c.port, user: c.user, password: connectionSecret(connection, c, access.io), database: c.database, label: `connection ${connection}` };
 }
 
 /** An S3 connection's settings, in the shape the object stores take, with its secret key read. */

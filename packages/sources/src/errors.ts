@@ -37,6 +37,23 @@ export const sourceErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'A physical MySQL table lacks a column of the target table, has an extra one, or has a type that does not fit (context: database, table, column).',
   },
+  POSTGRES_READ_FAILED: {
+    retryable: true,
+    summary: 'Reading a shard from PostgreSQL failed (connection refused or lost, a server error); the shard is retried from its start.',
+  },
+  POSTGRES_SOURCE_UNAVAILABLE: {
+    retryable: true,
+    summary: 'The PostgreSQL source could not be reached, or its connection broke, while the sync was planned; nothing was enqueued.',
+  },
+  POSTGRES_SOURCE_INVALID: {
+    retryable: false,
+    summary:
+      'The PostgreSQL source cannot be planned: no table matches, a table has no primary key or one of an unsupported type, a name is unsupported, inline credentials, or a query was refused (context: database, schema, table when known).',
+  },
+  POSTGRES_SCHEMA_MISMATCH: {
+    retryable: false,
+    summary: 'A physical PostgreSQL table lacks a column of the target table, has an extra one, or has a type that does not fit (context: database, schema, table, column).',
+  },
   SOURCE_NOT_ALLOWED: {
     retryable: false,
     summary: 'A source URI is not under a configured source root (TRIBUTARY_SOURCE_ROOTS), or is not a plain file:///path or s3://bucket/key; the answer is the same whether or not it exists (HTTP 403).',

@@ -12,6 +12,7 @@ export type {
   SourceContext,
   SourceKind,
   SourcePosition,
+  SourceReadPosition,
   SourceRow,
   SourceValue,
   SpecSummary,

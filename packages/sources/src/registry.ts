@@ -1,8 +1,7 @@
 /**
  * Every source kind, looked up by its `kind`. The coordinator and the worker know sources only
- * through this registry and the contract in source.ts. A new kind (PostgreSQL: `postgres/`) is a
- * folder exporting its `SourceKind` and one line in SOURCE_KINDS; the request schema, planning and
- * reading follow from it.
+ * through this registry and the contract in source.ts. A new kind is a folder exporting its
+ * `SourceKind` and one line in SOURCE_KINDS; the request schema, planning and reading follow from it.
  */
 import { errorFrom } from '@tributary/protocol';
 import { z } from 'zod';
@@ -10,9 +9,10 @@ import { sourceErrors } from './errors.ts';
 import { filesSource } from './files/index.ts';
 import { generatorSource } from './generator/index.ts';
 import { mysqlSource } from './mysql/index.ts';
+import { postgresSource } from './postgres/index.ts';
 import type { Source, SourceContext, SourceKind, SpecSummary } from './source.ts';
 
-const SOURCE_KINDS = [generatorSource, filesSource, mysqlSource] as const;
+const SOURCE_KINDS = [generatorSource, filesSource, mysqlSource, postgresSource] as const;
 
 /** The kinds' spec schemas, as a tuple of their own types. */
 type KindSpecs<Kinds> = { -readonly [I in keyof Kinds]: Kinds[I] extends { readonly spec: infer Spec } ? Spec : never };

@@ -47,9 +47,20 @@ export interface SourceBatch {
   readonly firstRowPosition: number;
   /** Where to resume after this batch. */
   readonly end: SourcePosition;
+  /**
+   * Where in the source's change history this batch was read (a database source that reads in a
+   * consistent snapshot: the same on every batch of one read; a shard with no rows yields one empty
+   * batch to carry it). PostgreSQL's is `{kind: 'postgres-wal', database, lsn, snapshot}`: the WAL
+   * position before the read's snapshot and the snapshot itself (pg_current_snapshot()). For the
+   * snapshot's properties: what the loaded table reflects, per source.
+   */
+  readonly readPosition?: SourceReadPosition;
   /** When every row of the batch comes from one file: its URI and the file's row index of the first row (for error messages). */
   readonly file?: { readonly uri: string; readonly firstRow: number };
 }
+
+/** A JSON object naming its kind, as a source reports where its read stands (see `SourceBatch.readPosition`). */
+export type SourceReadPosition = { readonly kind: string } & Readonly<Record<string, string | number | boolean | null>>;
 
 export interface PlannedSourceShard {
   readonly id: string;

@@ -45,7 +45,9 @@ const STATUS_BY_CODE: Readonly<Partial<Record<HttpErrorCode, number>>> = {
   PAYLOAD_INVALID: 400,
   MYSQL_SOURCE_INVALID: 400,
   MYSQL_SCHEMA_MISMATCH: 400,
-  // MYSQL_SOURCE_UNAVAILABLE stays 503 (retryable): a source names an operator's connection, so a
+  POSTGRES_SOURCE_INVALID: 400,
+  POSTGRES_SCHEMA_MISMATCH: 400,
+  // MYSQL_ and POSTGRES_SOURCE_UNAVAILABLE stay 503 (retryable): a source names an operator's connection, so a
   // server that cannot be reached is the deployment's trouble, not the caller's input.
   // What the operator allows a source to read (access.ts of @tributary/sources).
   SOURCE_NOT_ALLOWED: 403,

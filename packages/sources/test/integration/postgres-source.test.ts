@@ -1,0 +1,301 @@
+/**
+ * The PostgreSQL source against the real server: every mapped type read exactly (extremes, NULLs,
+ * unicode), values no table type holds refused per row, plan-time refusals, key ranges and a resume,
+ * the consistent snapshot (rows written while a shard is read do not appear), backpressure (a
+ * paused reader leaves the server waiting on its socket while memory stays flat), and cancel on abort.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { isTributaryError } from '@tributary/protocol';
+import { parseDataTypeString, type InternalRow, type RowType } from '@tributary/table';
+import { services, uniqueName } from '@tributary/testkit';
+import { loadSourceAccess } from '../../src/access.ts';
+import { PostgresSource } from '../../src/postgres/source.ts';
+import type { PostgresShard } from '../../src/postgres/spec.ts';
+import type { PlanContext, PlannedSourceShard, SourceBatch, SourcePosition, TargetColumn } from '../../src/source.ts';
+import { rowConverter } from '../../src/values/convert.ts';
+
+const BIG_ROWS = 300_000;
+
+/** Paimon columns of the `types` table, in order. */
+const TYPE_COLUMNS = [
+  'id BIGINT NOT NULL',
+  'b BOOLEAN',
+  'i2 SMALLINT',
+  'i4 INT',
+  'i8 BIGINT',
+  'n DECIMAL(38, 10)',
+  'nu STRING',
+  'nd DECIMAL(38, 10)',
+  'f4 FLOAT',
+  'f8 DOUBLE',
+  't STRING',
+  'vc VARCHAR(10)',
+  'c CHAR(5)',
+  'by BYTES',
+  'd DATE',
+  'tm TIME(3)',
+  'ts TIMESTAMP(6)',
+  'tz TIMESTAMP_LTZ(6)',
+  'tzw TIMESTAMP(6)',
+  'u STRING',
+  'j STRING',
+  'jb STRING',
+  'm STRING',
+];
+
+const TYPES_DDL = `(
+  id int8 PRIMARY KEY, b bool, i2 int2, i4 int4, i8 int8, n numeric(38,10), nu numeric, nd numeric, f4 float4, f8 float8,
+  t text, vc varchar(10), c char(5), by bytea, d date, tm time, ts timestamp, tz timestamptz, tzw timestamptz, u uuid, j json, jb jsonb, m mood)`;
+
+const table = (columns: readonly string[]): RowType => ({
+  fields: columns.map((t, id) => ({ id, name: t.split(' ')[0] ?? '', type: parseDataTypeString(t.split(' ').slice(1).join(' ')) })),
+});
+const target = (columns: readonly string[]): TargetColumn[] => table(columns).fields.map((f) => ({ name: f.name, type: f.type }));
+const planContext = (columns: readonly string[]): PlanContext => ({
+  target: target(columns),
+  maxShards: 10_000,
+  tooManyShards: (planned) => new Error(`${planned} shards`),
+  refuse: (message) => new Error(message),
+});
+
+const DAY = 86_400_000;
+const day = (iso: string): number => Date.parse(`${iso}T00:00:00Z`) / DAY;
+const instant = (iso: string, micros = 0) => ({ epochMillis: Date.parse(iso), nanoOfMillis: micros * 1000 });
+
+describe('postgres source reading PostgreSQL', () => {
+  const database = uniqueName('w_pg').replaceAll('-', '_');
+  const { host, port, user, password } = services.postgres;
+  const connections = {
+    pg: { kind: 'postgres', host, port, user, database: 'postgres', passwordEnv: 'PW' },
+    down: { kind: 'postgres', host, port: 1, user, passwordEnv: 'PW' },
+    wrongPassword: { kind: 'postgres', host, port, user, passwordEnv: 'WRONG' },
+  };
+  const access = loadSourceAccess({
+    env: { TRIBUTARY_CONNECTIONS_FILE: '/connections.json', PW: password, WRONG: 'not-the-password-x9' },
+    readText: () => JSON.stringify({ connections }),
+    realpath: (path) => Promise.resolve(path),
+  });
+  const spec = (extra: Record<string, unknown> = {}) => ({ kind: 'postgres', connection: 'pg', databases: [database], tables: 'types', ...extra });
+  let admin: pg.Client;
+  let db: pg.Client;
+
+  before(async () => {
+    admin = new pg.Client({ host, port, user, password, database: 'postgres' });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database} ENCODING 'UTF8' TEMPLATE template0`);
+    db = new pg.Client({ host, port, user, password, database });
+    await db.connect();
+    await db.query(`CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy 😀')`);
+    await db.query(`CREATE TABLE types ${TYPES_DDL}`);
+    await db.query(`INSERT INTO types VALUES
+      (1, true, -32768, -2147483648, -9223372036854775808, -9999999999999999999999999999.9999999999, '-123456789012345678901234567890.123456789012345678901234567890', '0.0000000001',
+       '-3.4028235e38', '-1.7976931348623157e308', '订单 😀 𝄞', 'ünïcødé✓', 'ab', '\\x00ff10', '0001-01-01', '00:00:00', '1900-01-01 00:00:00.000001',
+       '1970-01-01 05:30:00.5+05:30', '2024-02-29 23:59:59.999999-08', '00000000-0000-0000-0000-000000000000', '{"b": 1,  "a": [1, 2]}', '{"b": 1,  "a": "😀"}', 'happy 😀'),
+      (2, false, 32767, 2147483647, 9223372036854775807, 9999999999999999999999999999.9999999999, 'NaN', '-12.5',
+       'NaN', '-0', '', '', '', '\\x', '9999-12-31', '23:59:59.999', '2262-04-11 23:47:16.854775', '1969-12-31 23:59:59.999999Z', '1677-09-21 00:12:43.145225Z',
+       'ffffffff-ffff-ffff-ffff-ffffffffffff', '[]', 'null', 'sad'),
+      (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+      (4, true, 0, 0, 0, 0, '1e-20', '123456789012345678901234567.8', '1.4e-45', '4.9e-324', 'x', 'abcdefghij', 'abcde', '\\xdeadbeef', '1970-01-01', '12:34:56.789', '1970-01-01 00:00:00',
+       '0001-01-01 00:00:00Z', '9999-12-31 23:59:59.999999Z', '123e4567-e89b-12d3-a456-426614174000', '"s"', '3.0', 'ok'),
+      (5, false, 1, 1, 1, 0.5, 'Infinity', '-0.0000000001', 'Infinity', '-Infinity', 'line\\nbreak', 'a''b', 'é', '\\x0000', '4713-01-01 BC', '00:00:00.001', '0001-01-01 00:00:00', '2000-01-01 00:00:00Z', '2000-01-01 00:00:00Z',
+       'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{}', '{}', 'ok')`);
+    await db.query('CREATE TABLE items (tenant int4 NOT NULL, code varchar(16) NOT NULL, qty int4, PRIMARY KEY (tenant, code))');
+    await db.query(`INSERT INTO items SELECT i % 5, 'c-' || lpad((49 - i)::text, 2, '0'), i FROM generate_series(0, 49) AS i`);
+    await db.query('CREATE TABLE big (id int8 PRIMARY KEY, amount numeric(12,2), created timestamp, note text)');
+    await db.query(
+      `INSERT INTO big SELECT i, (i % 100000) / 100.0 - 500, timestamp '1999-01-01' + i * interval '1234567 microseconds', repeat('n', 200) || i FROM generate_series(1, ${BIG_ROWS}) AS i`,
+    );
+    await db.query('CREATE TABLE nokey (id int8, v text)');
+    await db.query('CREATE TABLE arrays (id int8 PRIMARY KEY, tags text[])');
+    await db.query('CREATE TABLE bad_values (id int8 PRIMARY KEY, d date, tm time, n numeric(10,2))');
+    await db.query(`INSERT INTO bad_values VALUES (1, '2020-01-01', '01:00:00', 1), (2, 'infinity', '01:00:00', 1), (3, '2020-01-01', '01:00:00.000001', 1), (4, '2020-01-01', '24:00:00', 1), (5, '2020-01-01', '01:00:00', 'NaN')`);
+  });
+
+  after(async () => {
+    await db?.end();
+    await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin?.end();
+  });
+
+  async function read(source: PostgresSource, shard: PlannedSourceShard, from?: SourcePosition): Promise<SourceBatch[]> {
+    const batches: SourceBatch[] = [];
+    for await (const batch of source.open(shard, from)) batches.push(batch);
+    return batches;
+  }
+
+  const shardOf = (spec: PostgresShard): PlannedSourceShard => ({ id: `${spec.database}.${spec.schema}.${spec.table}`, spec });
+
+  test('every mapped type is read exactly: extremes, NULLs, unicode; timestamptz as its instant (UTC)', async () => {
+    const source = new PostgresSource(spec(), table(TYPE_COLUMNS).fields.map((f) => f.name), access);
+    const shards = await source.plan(planContext(TYPE_COLUMNS));
+    assert.deepEqual(shards, [{ id: `${database}.public.types`, spec: { database, schema: 'public', table: 'types', key: [{ name: 'id', kind: 'integer' }] } }]);
+    const batches = await read(source, shards[0] as PlannedSourceShard);
+    const convert = rowConverter('types', await source.columns(), table(TYPE_COLUMNS));
+    const rows: InternalRow[] = batches.flatMap((b) => b.rows).map((r, i) => convert(r, i));
+    // The BC day from PostgreSQL itself: days between 4713-01-01 BC and 1970-01-01.
+    const bc = (await db.query<{ days: number }>(`SELECT ('4713-01-01 BC'::date - '1970-01-01'::date) AS days`)).rows[0]?.days;
+    const hex = (v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v);
+    const expected: InternalRow[] = [
+      [
+        1n, true, -32768, -2147483648, -(2n ** 63n), -99999999999999999999999999999999999999n, '-123456789012345678901234567890.123456789012345678901234567890', 1n,
+        Math.fround(-3.4028235e38), -1.7976931348623157e308, '订单 😀 𝄞', 'ünïcødé✓', 'ab   ', Uint8Array.of(0, 255, 16), day('0001-01-01'), 0, instant('1900-01-01T00:00:00.000Z', 1),
+        instant('1970-01-01T00:00:00.500Z'), instant('2024-03-01T07:59:59.999Z', 999), '00000000-0000-0000-0000-000000000000', '{"b": 1,  "a": [1, 2]}', '{"a": "😀", "b": 1}', 'happy 😀',
+      ],
+      [
+        2n, false, 32767, 2147483647, 2n ** 63n - 1n, 99999999999999999999999999999999999999n, 'NaN', -125000000000n,
+        Number.NaN, -0, '', '', '     ', new Uint8Array(), day('9999-12-31'), 86_399_999, instant('2262-04-11T23:47:16.854Z', 775),
+        instant('1969-12-31T23:59:59.999Z', 999), instant('1677-09-21T00:12:43.145Z', 225), 'ffffffff-ffff-ffff-ffff-ffffffffffff', '[]', 'null', 'sad',
+      ],
+      [3n, ...Array<null>(22).fill(null)],
+      [
+        4n, true, 0, 0, 0n, 0n, '0.00000000000000000001', 1234567890123456789012345678000000000n,
+        Math.fround(1.4e-45), 5e-324, 'x', 'abcdefghij', 'abcde', Uint8Array.of(0xde, 0xad, 0xbe, 0xef), 0, 45_296_789, instant('1970-01-01T00:00:00.000Z'),
+        instant('0001-01-01T00:00:00.000Z'), instant('9999-12-31T23:59:59.999Z', 999), '123e4567-e89b-12d3-a456-426614174000', '"s"', '3.0', 'ok',
+      ],
+      [
+        5n, false, 1, 1, 1n, 5000000000n, 'Infinity', -1n,
+        Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 'line\\nbreak', "a'b", 'é    ', Uint8Array.of(0, 0), bc ?? 0, 1, instant('0001-01-01T00:00:00.000Z'),
+        instant('2000-01-01T00:00:00.000Z'), instant('2000-01-01T00:00:00.000Z'), 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{}', '{}', 'ok',
+      ],
+    ];
+    assert.deepEqual(rows.map((r) => r.map(hex)), expected.map((r) => r.map(hex)));
+    assert.ok(Object.is(rows[1]?.[9], -0), 'float8 -0 keeps its sign');
+    const position = batches[0]?.readPosition;
+    assert.equal(position?.kind, 'postgres-wal');
+    assert.match(String(position?.lsn), /^[0-9A-F]+\/[0-9A-F]+$/);
+    assert.match(String(position?.snapshot), /^\d+:\d+:[\d,]*$/);
+  });
+
+  test('values no table type holds fail their row, naming the shard, position and column', async () => {
+    const columns = ['id BIGINT NOT NULL', 'd DATE', 'tm TIME(3)', 'n DECIMAL(10, 2)'];
+    const source = new PostgresSource(spec({ tables: ['bad_values'] }), ['id', 'd', 'tm', 'n'], access);
+    const [shard] = await source.plan(planContext(columns));
+    const rows = (await read(source, shard as PlannedSourceShard)).flatMap((b) => b.rows);
+    const convert = rowConverter('bad', await source.columns(), table(columns));
+    assert.deepEqual(convert(rows[0] ?? [], 0), [1n, day('2020-01-01'), 3_600_000, 100n]);
+    for (const [position, column] of [[1, 'd'], [2, 'tm'], [3, 'tm'], [4, 'n']] as const) {
+      assert.throws(
+        () => convert(rows[position] ?? [], position),
+        (e: unknown) => isTributaryError(e) && e.code === 'SOURCE_ROW_INVALID' && e.context.position === position && e.context.column === column,
+        `row ${position} ${column}`,
+      );
+    }
+  });
+
+  test('plan refusals: a type that does not fit, an array, no primary key, no table, unknown connection, inline credentials, a server away', async () => {
+    const mismatch = new PostgresSource(spec(), table(TYPE_COLUMNS).fields.map((f) => f.name), access);
+    const narrower = TYPE_COLUMNS.map((c) => (c.startsWith('i4 ') ? 'i4 SMALLINT' : c));
+    await assert.rejects(mismatch.plan(planContext(narrower)), (e: unknown) => {
+      assert.ok(isTributaryError(e) && e.code === 'POSTGRES_SCHEMA_MISMATCH', String(e));
+      assert.deepEqual(e.context, { database, schema: 'public', table: 'types', column: 'i4' });
+      assert.match(e.message, /PostgreSQL integer cannot be loaded into SMALLINT without loss/);
+      return true;
+    });
+    const arrays = new PostgresSource(spec({ tables: ['arrays'] }), ['id', 'tags'], access);
+    await assert.rejects(arrays.plan(planContext(['id BIGINT NOT NULL', 'tags STRING'])), (e: unknown) => isTributaryError(e) && e.code === 'POSTGRES_SCHEMA_MISMATCH' && /text\[\] is an array/.test(e.message));
+    const nokey = new PostgresSource(spec({ tables: ['nokey'] }), ['id', 'v'], access);
+    await assert.rejects(nokey.plan(planContext(['id BIGINT', 'v STRING'])), (e: unknown) => isTributaryError(e) && e.code === 'POSTGRES_SOURCE_INVALID' && /nokey has no primary key/.test(e.message));
+    const none = new PostgresSource(spec({ schemas: 'nothing_%' }), ['id'], access);
+    await assert.rejects(none.plan(planContext(['id BIGINT'])), (e: unknown) => isTributaryError(e) && e.code === 'POSTGRES_SOURCE_INVALID' && /no PostgreSQL table matches/.test(e.message));
+    await assert.rejects(new PostgresSource(spec({ connection: 'other' }), ['id'], access).check(), (e: unknown) => isTributaryError(e) && e.code === 'SOURCE_CONNECTION_UNKNOWN');
+    const inline = new PostgresSource({ ...spec(), connection: undefined, host, port, user, password }, ['id'], access);
+    await assert.rejects(inline.check(), (e: unknown) => isTributaryError(e) && e.code === 'SOURCE_CREDENTIALS_INLINE' && !e.message.includes(password));
+    await assert.rejects(new PostgresSource(spec({ connection: 'down' }), ['id'], access).plan(planContext(['id BIGINT'])), (e: unknown) => {
+      assert.ok(isTributaryError(e) && e.code === 'POSTGRES_SOURCE_UNAVAILABLE' && e.retryable, String(e));
+      assert.ok(!e.message.includes(password));
+      return true;
+    });
+    await assert.rejects(new PostgresSource(spec({ connection: 'wrongPassword' }), ['id'], access).plan(planContext(['id BIGINT'])), (e: unknown) => {
+      assert.ok(isTributaryError(e) && e.code === 'POSTGRES_SOURCE_INVALID' && /28P01/.test(e.message), String(e));
+      assert.ok(!e.message.includes('not-the-password-x9'));
+      return true;
+    });
+  });
+
+  test('split into key ranges over a composite key: the ranges read every row once, in key order; a resume reads exactly the rest', async () => {
+    const columns = ['tenant INT NOT NULL', 'code STRING NOT NULL', 'qty INT'];
+    const source = new PostgresSource(spec({ tables: ['items'], splitRows: 7, batchRows: 3 }), ['tenant', 'code', 'qty'], access);
+    const shards = await source.plan(planContext(columns));
+    assert.equal(shards.length, 8); // 50 rows in ranges of 7
+    assert.deepEqual(shards[1]?.spec, { database, schema: 'public', table: 'items', key: [{ name: 'tenant', kind: 'integer' }, { name: 'code', kind: 'text' }], from: ['0', 'c-39'], to: ['1', 'c-23'] }); // tenant 0: c-04 c-09 … c-49; tenant 1: c-03 c-08 …
+    const perShard = await Promise.all(shards.map(async (s) => (await read(source, s)).flatMap((b) => b.rows)));
+    assert.ok(perShard.every((rows, i) => rows.length === (i < 7 ? 7 : 1)));
+    const all = perShard.flat();
+    const { rows: inOrder } = await db.query<[number, string, number]>({ text: 'SELECT tenant, code, qty FROM items ORDER BY tenant, code', rowMode: 'array' });
+    assert.deepEqual(all, inOrder);
+    const whole = new PostgresSource(spec({ tables: ['items'], batchRows: 3 }), ['tenant', 'code', 'qty'], access);
+    const [one] = await whole.plan(planContext(columns));
+    const batches = await read(whole, one as PlannedSourceShard);
+    assert.deepEqual(batches[4]?.end, { tenant: '1', code: String(inOrder[14]?.[1]) });
+    const rest = (await read(whole, one as PlannedSourceShard, batches[4]?.end)).flatMap((b) => b.rows);
+    assert.deepEqual(rest, inOrder.slice(15));
+  });
+
+  test('rows written while a shard is read do not appear: one REPEATABLE READ snapshot for the whole shard', async () => {
+    await db.query('CREATE TABLE moving (id int8 PRIMARY KEY, v text)');
+    await db.query(`INSERT INTO moving SELECT i, 'v' || i FROM generate_series(1, 20000) AS i`);
+    const before = (await db.query<[string, string]>({ text: 'SELECT id::text, v FROM moving ORDER BY moving.id', rowMode: 'array' })).rows;
+    const source = new PostgresSource(spec({ tables: ['moving'], batchRows: 100 }), ['id', 'v'], access);
+    const [shard] = await source.plan(planContext(['id BIGINT NOT NULL', 'v STRING']));
+    const iterator = source.open(shard as PlannedSourceShard)[Symbol.asyncIterator]();
+    const first = await iterator.next(); // the read has begun: its snapshot is taken, its COPY is running (paused)
+    assert.equal(first.done, false);
+    await db.query(`INSERT INTO moving SELECT i, 'late' FROM generate_series(20001, 20100) AS i`);
+    await db.query(`UPDATE moving SET v = 'changed' WHERE id IN (5, 15000)`);
+    await db.query('DELETE FROM moving WHERE id = 19999');
+    const rows = [...(first.value as SourceBatch).rows];
+    for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) rows.push(...next.value.rows);
+    // Compared as one text each: a diff of 20,000 rows would take minutes to print.
+    const text = (list: readonly (readonly unknown[])[]) => list.map((r) => `${String(r[0])}=${String(r[1])}`).join('\n');
+    assert.equal(rows.length, before.length);
+    assert.ok(text(rows) === text(before), 'the rows read are the rows before the writes');
+  });
+
+  test('backpressure: while the reader holds a batch the server waits on its socket, and memory stays flat', async () => {
+    const source = new PostgresSource(spec({ tables: ['big'], batchRows: 1000 }), ['id', 'amount', 'created', 'note'], access);
+    const [shard] = await source.plan(planContext(['id BIGINT NOT NULL', 'amount DECIMAL(12, 2)', 'created TIMESTAMP(6)', 'note STRING']));
+    const iterator = source.open(shard as PlannedSourceShard)[Symbol.asyncIterator]();
+    await iterator.next();
+    global.gc?.();
+    const heldBefore = process.memoryUsage().rss;
+    // The table is about 70 MB; the backend blocks writing to the client once the socket buffers are full.
+    const waiting = async () => {
+      const { rows } = await db.query<{ wait_event: string | null }>(`SELECT wait_event FROM pg_stat_activity WHERE datname = $1 AND application_name = 'tributary-read' AND query LIKE 'COPY%'`, [database]);
+      return rows[0]?.wait_event === 'ClientWrite';
+    };
+    for (let i = 0; !(await waiting()); i++) {
+      assert.ok(i < 200, 'the COPY backend never waited on its client');
+      await sleep(50);
+    }
+    const growth = process.memoryUsage().rss - heldBefore;
+    assert.ok(growth < 32 * 1024 * 1024, `RSS grew ${growth} bytes while paused`);
+    let rows = 1000;
+    for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) rows += next.value.rows.length;
+    assert.equal(rows, BIG_ROWS);
+  });
+
+  test('an abort cancels the COPY on the server and fails the read with the reason', async () => {
+    const source = new PostgresSource(spec({ tables: ['big'], columns: ['id', 'note'], batchRows: 1000 }), ['id', 'note'], access);
+    const [shard] = await source.plan(planContext(['id BIGINT NOT NULL', 'note STRING']));
+    const controller = new AbortController();
+    const reason = new Error('aborted by the test');
+    let seen = 0;
+    await assert.rejects(
+      (async () => {
+        for await (const batch of source.open(shard as PlannedSourceShard, undefined, controller.signal)) {
+          seen += batch.rows.length;
+          if (seen === 2000) controller.abort(reason);
+        }
+      })(),
+      (e: unknown) => e === reason || (isTributaryError(e) && (e.cause as unknown) === reason),
+    );
+    const active = async () => (await db.query(`SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND application_name = 'tributary-read'`, [database])).rowCount ?? 0;
+    for (let i = 0; (await active()) > 0; i++) {
+      assert.ok(i < 200, 'the reading backend is still there');
+      await sleep(50);
+    }
+  });
+});
