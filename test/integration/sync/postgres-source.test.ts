@@ -2,7 +2,9 @@
  * The PostgreSQL source against the real server, through REST: 3 databases × 4 tables with every
  * mapped type (NULLs, extremes, unicode) load into one primary-key table as one snapshot, read back
  * by Tributary and by pypaimon and compared row by row with the source; a worker SIGKILLed in the
- * middle of a shard's COPY is replaced and the shard re-runs to an exact result; plan-time refusals
+ * middle of a shard's COPY is replaced and the shard re-runs to an exact result; rows inserted,
+ * updated and deleted while a shard is being read do not show in the load; an empty table commits
+ * an empty load; plan-time refusals
  * (a column that does not fit, no table, an unknown connection, a server away) are typed answers
  * and nothing is enqueued.
  */
@@ -196,7 +198,10 @@ describe('postgres source (3 databases × 4 tables in PostgreSQL)', () => {
           await db.query(`INSERT INTO orders_${t} VALUES ${values}`, rows.flatMap((r) => r.params));
           expected.push(...rows.map((r) => r.expected));
         }
-        if (d === 0) await db.query(`CREATE TABLE misfit ${PG_DDL.replace('amount numeric(12,2)', 'amount numeric(14,2)')}`);
+        if (d === 0) {
+          await db.query(`CREATE TABLE misfit ${PG_DDL.replace('amount numeric(12,2)', 'amount numeric(14,2)')}`);
+          await db.query(`CREATE TABLE empty ${PG_DDL}`);
+        }
       } finally {
         await db.end();
       }
@@ -275,6 +280,52 @@ describe('postgres source (3 databases × 4 tables in PostgreSQL)', () => {
     assert.deepEqual(rows.map((r) => r[0]), oneTo(KILL_ROWS));
     assert.ok(rows.every((r) => r[1] === `${'x'.repeat(100)}${String(r[0])}`), 'every note as in the source');
     assert.deepEqual(await pypaimonIds(e, 'shop', 'killed'), oneTo(KILL_ROWS));
+  });
+
+  test('rows written while a shard is being read do not appear in the load: the shard reads one snapshot', async () => {
+    assert.ok(workers.length > 0, 'the worker of the previous test is running');
+    await createTable('consistent', [
+      { name: 'order_id', type: 'BIGINT NOT NULL' },
+      { name: 'note', type: 'STRING' },
+    ]);
+    const response = await startSync('consistent', { ...source, databases: [killDatabase], tables: ['big'], batchRows: 200 });
+    assert.equal(response.statusCode, 202, response.body);
+    const id = response.json<{ id: string }>().id;
+    const [running] = await waitUntil(async () => {
+      const attempts = (await coordinator.store.attempts(id)).filter((a) => a.status === 'running');
+      return attempts.length > 0 && attempts;
+    }, 'the shard is running');
+    assert.ok(running !== undefined);
+    await waitUntil(async () => (await shardProgressRows(e, id, running.shardId)) > 0, 'the shard wrote rows');
+    const db = new pg.Client({ host, port, user, password, database: killDatabase });
+    await db.connect();
+    try {
+      await db.query(`INSERT INTO big SELECT i, 'late' FROM generate_series(${KILL_ROWS + 1}, ${KILL_ROWS + 1000}) AS i`);
+      await db.query(`UPDATE big SET note = 'changed' WHERE order_id IN (1, ${KILL_ROWS})`);
+      await db.query('DELETE FROM big WHERE order_id = 2');
+    } finally {
+      await db.end();
+    }
+    // The reader runs at most a batch and the socket's buffers ahead of the rows written: with this
+    // many rows still to write, the COPY was running when the writes above committed.
+    const written = await shardProgressRows(e, id, running.shardId);
+    assert.ok(written < KILL_ROWS - 20_000, `the shard had written ${written} rows: too far along to show anything`);
+    const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 120_000);
+    assert.equal(done.state.phase, 'COMMITTED', JSON.stringify(done.state));
+    const rows = (await readRows(e, 'shop', 'consistent')).sort(byId);
+    assert.deepEqual(rows.map((r) => r[0]), oneTo(KILL_ROWS), 'no late row, the deleted row still there');
+    assert.ok(rows.every((r) => r[1] === `${'x'.repeat(100)}${String(r[0])}`), 'no changed note');
+  });
+
+  test('an empty table is one shard that reads nothing, and the sync commits', async () => {
+    assert.ok(workers.length > 0, 'the worker of the previous test is running');
+    await createTable('orders_empty');
+    const response = await startSync('orders_empty', { ...source, databases: [databases[0]], tables: ['empty'] });
+    assert.equal(response.statusCode, 202, response.body);
+    const done = await waitForPhase(() => coordinator.syncs.get(response.json<{ id: string }>().id), ['COMMITTED', 'ABORTED'], 60_000);
+    assert.equal(done.state.phase, 'COMMITTED', JSON.stringify(done.state));
+    assert.deepEqual(done.plan.shards.map((s) => s.id), [`${databases[0]}.public.empty`]);
+    assert.deepEqual(await readRows(e, 'shop', 'orders_empty'), []);
   });
 
   test('plan-time refusals are typed and name the problem: a misfit column, no table, an unknown connection, a server away', async () => {
