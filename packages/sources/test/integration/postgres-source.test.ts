@@ -109,6 +109,7 @@ describe('postgres source reading PostgreSQL', () => {
       `INSERT INTO big SELECT i, (i % 100000) / 100.0 - 500, timestamp '1999-01-01' + i * interval '1234567 microseconds', repeat('n', 200) || i FROM generate_series(1, ${BIG_ROWS}) AS i`,
     );
     await db.query('CREATE TABLE nokey (id int8, v text)');
+    await db.query('CREATE TABLE "Bad-Name" (id int8 PRIMARY KEY)');
     await db.query('CREATE TABLE arrays (id int8 PRIMARY KEY, tags text[])');
     await db.query('CREATE TABLE bad_values (id int8 PRIMARY KEY, d date, tm time, n numeric(10,2))');
     await db.query(`INSERT INTO bad_values VALUES (1, '2020-01-01', '01:00:00', 1), (2, 'infinity', '01:00:00', 1), (3, '2020-01-01', '01:00:00.000001', 1), (4, '2020-01-01', '24:00:00', 1), (5, '2020-01-01', '01:00:00', 'NaN')`);
@@ -198,6 +199,10 @@ describe('postgres source reading PostgreSQL', () => {
     await assert.rejects(arrays.plan(planContext(['id BIGINT NOT NULL', 'tags STRING'])), (e: unknown) => isTributaryError(e) && e.code === 'POSTGRES_SCHEMA_MISMATCH' && /text\[\] is an array/.test(e.message));
     const nokey = new PostgresSource(spec({ tables: ['nokey'] }), ['id', 'v'], access);
     await assert.rejects(nokey.plan(planContext(['id BIGINT', 'v STRING'])), (e: unknown) => isTributaryError(e) && e.code === 'POSTGRES_SOURCE_INVALID' && /nokey has no primary key/.test(e.message));
+    const badName = new PostgresSource(spec({ tables: ['Bad-Name'] }), ['id'], access);
+    await assert.rejects(badName.plan(planContext(['id BIGINT'])), (e: unknown) => isTributaryError(e) && e.code === 'POSTGRES_SOURCE_INVALID' && /Bad-Name: only names of ASCII letters, digits and _/.test(e.message));
+    const noDatabase = new PostgresSource(spec({ databases: ['no_such_database_x'] }), ['id'], access);
+    await assert.rejects(noDatabase.plan(planContext(['id BIGINT'])), (e: unknown) => isTributaryError(e) && e.code === 'POSTGRES_SOURCE_INVALID' && /no PostgreSQL table matches databases \["no_such_database_x"\]/.test(e.message));
     const none = new PostgresSource(spec({ schemas: 'nothing_%' }), ['id'], access);
     await assert.rejects(none.plan(planContext(['id BIGINT'])), (e: unknown) => isTributaryError(e) && e.code === 'POSTGRES_SOURCE_INVALID' && /no PostgreSQL table matches/.test(e.message));
     await assert.rejects(new PostgresSource(spec({ connection: 'other' }), ['id'], access).check(), (e: unknown) => isTributaryError(e) && e.code === 'SOURCE_CONNECTION_UNKNOWN');
