@@ -245,12 +245,18 @@ describe('postgres source reading PostgreSQL', () => {
     const before = (await db.query<[string, string]>({ text: 'SELECT id::text, v FROM moving ORDER BY moving.id', rowMode: 'array' })).rows;
     const source = new PostgresSource(spec({ tables: ['moving'], batchRows: 100 }), ['id', 'v'], access);
     const [shard] = await source.plan(planContext(['id BIGINT NOT NULL', 'v STRING']));
+    const lsn = async () => (await db.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]?.lsn;
+    const atOpen = await lsn();
     const iterator = source.open(shard as PlannedSourceShard)[Symbol.asyncIterator]();
     const first = await iterator.next(); // the read has begun: its snapshot is taken, its COPY is running (paused)
     assert.equal(first.done, false);
     await db.query(`INSERT INTO moving SELECT i, 'late' FROM generate_series(20001, 20100) AS i`);
     await db.query(`UPDATE moving SET v = 'changed' WHERE id IN (5, 15000)`);
     await db.query('DELETE FROM moving WHERE id = 19999');
+    // The read's position lies between the open and the writes it does not see.
+    const read = (first.value as SourceBatch).readPosition?.lsn;
+    const order = await db.query<{ ok: boolean }>('SELECT $1::pg_lsn <= $2::pg_lsn AND $2::pg_lsn < $3::pg_lsn AS ok', [atOpen, read, await lsn()]);
+    assert.equal(order.rows[0]?.ok, true, `${String(atOpen)} ≤ ${String(read)} < after the writes`);
     const rows = [...(first.value as SourceBatch).rows];
     for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) rows.push(...next.value.rows);
     // Compared as one text each: a diff of 20,000 rows would take minutes to print.

@@ -6,15 +6,15 @@
  * alternately; wall time and the process's CPU time are printed (on a shared machine, the CPU time
  * is the steadier figure).
  *
- *   node bench/sources/postgres-read.bench.ts [rows] [runs]
+ *   node packages/sources/bench/postgres-read.bench.ts [rows] [runs]
  */
 import { cpuUsage, hrtime } from 'node:process';
 import pg from 'pg';
 import { services, uniqueName } from '@tributary/testkit';
-import { loadSourceAccess } from '../../packages/sources/src/access.ts';
-import { PostgresSource } from '../../packages/sources/src/postgres/source.ts';
-import type { SourceValue } from '../../packages/sources/src/source.ts';
-import { isoTimestamp } from '../../packages/sources/src/values/temporal-text.ts';
+import { loadSourceAccess } from '../src/access.ts';
+import { PostgresSource } from '../src/postgres/source.ts';
+import type { SourceValue } from '../src/source.ts';
+import { isoTimestamp } from '../src/values/temporal-text.ts';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const RUNS = Number(process.argv[3] ?? 2);
