@@ -216,7 +216,8 @@ function asPlanError(error: unknown, endpoint: PostgresEndpoint, database: strin
   if (!(error instanceof Error) || isTributaryError(error)) return error;
   const code = 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN';
   const where = `PostgreSQL ${endpoint.label}, database ${database}`;
-  const lost = UNREACHABLE.has(code) || UNAVAILABLE_STATES.test(code) || /Connection terminated|timeout expired/i.test(error.message);
+  // A socket's error (it has a syscall) names the host and port in its message: never repeated.
+  const lost = UNREACHABLE.has(code) || 'syscall' in error || UNAVAILABLE_STATES.test(code) || /Connection terminated|timeout expired/i.test(error.message);
   if (lost) {
     return errorFrom(sourceErrors, 'POSTGRES_SOURCE_UNAVAILABLE', `${where} failed while planning: ${code}`, { source: endpoint.label, database, postgresCode: code }, { cause: error });
   }

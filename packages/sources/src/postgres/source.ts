@@ -237,5 +237,7 @@ function readError(shardId: string, source: string, error: unknown): unknown {
     // A malformed stream or text that is not UTF-8: not something a retry fixes.
     return errorFrom(sourceErrors, 'SOURCE_ROW_INVALID', `shard ${shardId}: a value read from PostgreSQL ${source} cannot be decoded: ${error.message}`, context, { cause: error });
   }
-  return errorFrom(sourceErrors, 'POSTGRES_READ_FAILED', `shard ${shardId}: reading PostgreSQL ${source} failed: ${code} ${error.message}`, context, { cause: error });
+  // A socket's own message names the host and port; the server's messages do not.
+  const why = 'syscall' in error ? code : `${code} ${error.message}`;
+  return errorFrom(sourceErrors, 'POSTGRES_READ_FAILED', `shard ${shardId}: reading PostgreSQL ${source} failed: ${why}`, context, { cause: error });
 }

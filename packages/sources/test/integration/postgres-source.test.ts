@@ -288,6 +288,18 @@ describe('postgres source reading PostgreSQL', () => {
     assert.equal(rows, BIG_ROWS);
   });
 
+  test('a table gone since the plan is SOURCE_SCHEMA_MISMATCH; a server away when reading is POSTGRES_READ_FAILED (retried)', async () => {
+    const vanished = { database, schema: 'public', table: 'vanished', key: [{ name: 'id', kind: 'integer' as const }] };
+    const source = new PostgresSource(spec(), ['id'], access);
+    await assert.rejects(read(source, shardOf(vanished)), (e: unknown) => isTributaryError(e) && e.code === 'SOURCE_SCHEMA_MISMATCH' && !e.retryable && e.context.shard === `${database}.public.vanished`);
+    const away = new PostgresSource(spec({ connection: 'down' }), ['id'], access);
+    await assert.rejects(read(away, shardOf({ ...vanished, table: 'types' })), (e: unknown) => {
+      assert.ok(isTributaryError(e) && e.code === 'POSTGRES_READ_FAILED' && e.retryable, String(e));
+      assert.ok(!e.message.includes(password) && !e.message.includes(host), e.message);
+      return true;
+    });
+  });
+
   test('an abort cancels the COPY on the server and fails the read with the reason', async () => {
     const source = new PostgresSource(spec({ tables: ['big'], columns: ['id', 'note'], batchRows: 1000 }), ['id', 'note'], access);
     const [shard] = await source.plan(planContext(['id BIGINT NOT NULL', 'note STRING']));
