@@ -118,6 +118,7 @@ export class PostgresSource implements Source {
       } catch (error) {
         throw readError(planned.id, endpoint.label, error);
       }
+      signal?.throwIfAborted(); // an abort while connecting: no COPY is started
       stream = client.query(copyTo(shardCopy(select)));
       const reader = new CopyBinaryReader(decoders);
       const width = this.#columns.length;
