@@ -50,7 +50,8 @@ export interface SourceBatch {
   /**
    * Where in the source's change history this batch was read (a database source that reads in a
    * consistent snapshot: the same on every batch of one read; a shard with no rows yields one empty
-   * batch to carry it). PostgreSQL's is `{kind: 'postgres-wal', database, lsn, snapshot}`: the WAL
+   * batch to carry it). MySQL's is a `MysqlReadPosition` (`kind: 'mysql-binlog'`: binlog file and
+   * position, GTID set); PostgreSQL's is `{kind: 'postgres-wal', database, lsn, snapshot}`: the WAL
    * position before the read's snapshot and the snapshot itself (pg_current_snapshot()). For the
    * snapshot's properties: what the loaded table reflects, per source.
    */

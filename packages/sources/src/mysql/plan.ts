@@ -17,7 +17,7 @@ import { mysqlEndpoint, type MysqlEndpoint, type SourceAccess } from '../access.
 import { sourceErrors } from '../errors.ts';
 import type { PlannedSourceShard, TargetColumn } from '../source.ts';
 import { isShardSafeName, mysqlShardId, nameMatcher, type MysqlShard, type MysqlSourceSpec } from './spec.ts';
-import { keyCondition, keyValueText, quoteIdentifier } from './sql.ts';
+import { chunkEndSelect, keyValueText, nextKeySelect, type SqlFragment } from './sql.ts';
 import { incompatibility, keyKind, type MysqlColumn } from './types.ts';
 
 const SYSTEM_SCHEMAS = new Set(['information_schema', 'mysql', 'performance_schema', 'sys']);
@@ -27,8 +27,13 @@ interface PhysicalTable {
   readonly table: string;
 }
 
+/** A test seam: sees every statement that cuts chunks (tests assert it is a keyset walk). */
+export interface PlanObserver {
+  readonly onQuery?: (sql: string) => void;
+}
+
 /** `access`: where the source's connection name (or, when allowed, its inline credentials) leads. */
-export async function planMysqlShards(spec: MysqlSourceSpec, target: readonly TargetColumn[], access: SourceAccess): Promise<PlannedSourceShard[]> {
+export async function planMysqlShards(spec: MysqlSourceSpec, target: readonly TargetColumn[], access: SourceAccess, observer: PlanObserver = {}): Promise<PlannedSourceShard[]> {
   const endpoint = mysqlEndpoint(spec, access);
   const connection = await connect(endpoint);
   try {
@@ -36,7 +41,7 @@ export async function planMysqlShards(spec: MysqlSourceSpec, target: readonly Ta
     const shards: PlannedSourceShard[] = [];
     for (const database of new Set(tables.map((t) => t.database))) {
       const catalog = await readCatalog(connection, database);
-      for (const t of tables.filter((x) => x.database === database)) shards.push(...(await planTable(connection, spec, target, t, catalog)));
+      for (const t of tables.filter((x) => x.database === database)) shards.push(...(await planTable(connection, spec, target, t, catalog, observer)));
     }
     return shards;
   } catch (error) {
@@ -87,14 +92,14 @@ async function listTables(connection: Connection, spec: MysqlSourceSpec): Promis
   return found;
 }
 
-async function planTable(connection: Connection, spec: MysqlSourceSpec, target: readonly TargetColumn[], t: PhysicalTable, catalog: DatabaseCatalog): Promise<PlannedSourceShard[]> {
+async function planTable(connection: Connection, spec: MysqlSourceSpec, target: readonly TargetColumn[], t: PhysicalTable, catalog: DatabaseCatalog, observer: PlanObserver): Promise<PlannedSourceShard[]> {
   const columns = catalog.columns.get(t.table) ?? new Map<string, MysqlColumn>();
   const read = checkColumns(t, columns, target, spec.columns);
   const key = primaryKey(t, columns, catalog.keys.get(t.table) ?? []);
   const booleans = read.filter((name) => target.find((c) => c.name === name)?.type.root === 'BOOLEAN' && columns.get(name)?.dataType === 'tinyint');
   const base: MysqlShard = { database: t.database, table: t.table, key, ...(booleans.length > 0 ? { booleans } : {}) };
   if (spec.splitRows === undefined) return [{ id: mysqlShardId(t.database, t.table), spec: base }];
-  const cuts = await splitPoints(connection, base, spec.splitRows);
+  const cuts = await splitPoints(connection, base, spec.splitRows, observer.onQuery);
   return splitRanges(cuts).map((range, part) => ({ id: mysqlShardId(t.database, t.table, part), spec: { ...base, ...range } }));
 }
 
@@ -177,21 +182,26 @@ function primaryKey(t: PhysicalTable, columns: ReadonlyMap<string, MysqlColumn>,
   });
 }
 
-/** The first key of every splitRows-th row after the first: one index range scan of splitRows rows per cut. */
-async function splitPoints(connection: Connection, shard: MysqlShard, splitRows: number): Promise<string[][]> {
+/**
+ * The first key of every splitRows-th row after the first, by a keyset walk of the primary-key
+ * index: the last key of the next splitRows rows (chunkEndSelect), then the first key after it
+ * (nextKeySelect), which starts the next chunk. Each step reads splitRows index entries on the
+ * server and returns one row; no OFFSET, so no step rescans what an earlier one passed.
+ */
+async function splitPoints(connection: Connection, shard: MysqlShard, splitRows: number, onQuery?: (sql: string) => void): Promise<string[][]> {
   const cuts: string[][] = [];
-  const keyList = shard.key.map((k) => quoteIdentifier(k.name)).join(', ');
-  const from = `${quoteIdentifier(shard.database)}.${quoteIdentifier(shard.table)}`;
-  for (;;) {
-    const last = cuts.at(-1);
-    const where = last === undefined ? undefined : keyCondition(shard.key, last, '>=');
-    const [rows] = await connection.query<RowDataPacket[]>(
-      `SELECT ${keyList} FROM ${from}${where === undefined ? '' : ` WHERE ${where.sql}`} ORDER BY ${keyList} LIMIT 1 OFFSET ${splitRows}`,
-      [...(where?.params ?? [])],
-    );
+  const one = async ({ sql, params }: SqlFragment): Promise<string[] | undefined> => {
+    onQuery?.(sql);
+    const [rows] = await connection.query<RowDataPacket[]>(sql, [...params]);
     const row = rows[0];
-    if (row === undefined) return cuts;
-    cuts.push(shard.key.map((_, i) => keyValueText(row[i])));
+    return row === undefined ? undefined : shard.key.map((_, i) => keyValueText(row[i]));
+  };
+  for (;;) {
+    const end = await one(chunkEndSelect(shard, splitRows, cuts.at(-1)));
+    if (end === undefined) return cuts;
+    const next = await one(nextKeySelect(shard, end));
+    if (next === undefined) return cuts;
+    cuts.push(next);
   }
 }
 

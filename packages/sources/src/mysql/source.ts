@@ -26,29 +26,38 @@ import type { PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn
 import { civilInstant } from '../values/temporal-text.ts';
 import { planMysqlShards } from './plan.ts';
 import { MysqlShard, MysqlSourceSpec } from './spec.ts';
+import { beginConsistentRead, type MysqlReadPosition } from './snapshot.ts';
 import { keyValueText, shardSelect } from './sql.ts';
+import { isZeroDate, zeroDateValue, type ZeroDatePolicy } from './zero-dates.ts';
 
 /** mysql2's numeric column types (MySQL's enum_field_types). */
 const MYSQL_TYPE = { FLOAT: 4, DOUBLE: 5, TIMESTAMP: 7, DATE: 10, TIME: 11, DATETIME: 12, BIT: 16 } as const;
 
 type Decode = (value: unknown) => SourceValue;
 
+/** Test seams: `afterSnapshot` runs once a read's consistent snapshot has started, before its SELECT. */
+export interface MysqlReadHooks {
+  readonly afterSnapshot?: (shardId: string, position: MysqlReadPosition) => Promise<void>;
+}
+
 export class MysqlSource implements Source {
   readonly kind = 'mysql';
   readonly #spec: MysqlSourceSpec;
   readonly #columns: readonly string[];
   readonly #access: SourceAccess;
+  readonly #hooks: MysqlReadHooks;
 
   /**
    * `tableColumns`: the target table's column names, read when the spec names no columns; `access`:
    * this process's connections, which the spec's connection name is looked up in.
    */
-  constructor(spec: unknown, tableColumns: readonly string[], access: SourceAccess) {
+  constructor(spec: unknown, tableColumns: readonly string[], access: SourceAccess, hooks: MysqlReadHooks = {}) {
     const parsed = MysqlSourceSpec.safeParse(spec);
     if (!parsed.success) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `mysql source: ${parsed.error.message}`);
     this.#spec = parsed.data;
     this.#columns = parsed.data.columns ?? tableColumns;
     this.#access = access;
+    this.#hooks = hooks;
   }
 
   columns(): Promise<readonly SourceColumn[]> {
@@ -68,6 +77,8 @@ export class MysqlSource implements Source {
   }
 
   /**
+   * One read in one consistent snapshot (snapshot.ts): every batch carries the snapshot's binlog
+   * position as `readPosition`; a shard without rows yields one empty batch to carry it.
    * Positions (for messages) count rows from where this read starts: the shard's start, or `from`.
    * When `signal` aborts, the query is killed on the server (KILL QUERY from a second connection:
    * a query waiting for a lock or sending rows stops there, not only on this side of the socket) and
@@ -78,17 +89,20 @@ export class MysqlSource implements Source {
     const keyNames = shard.key.map((k) => k.name);
     const selected = [...this.#columns, ...keyNames.filter((k) => !this.#columns.includes(k))];
     const keyIndexes = keyNames.map((k) => selected.indexOf(k));
-    const { sql, params } = shardSelect(shard, selected, resumeKey(planned.id, keyNames, from));
+    const after = resumeKey(planned.id, keyNames, from);
+    const { sql, params } = shardSelect(shard, selected, after);
     const { connection, label } = await this.#connect(planned.id);
     let onAbort: (() => void) | undefined;
     try {
       signal?.throwIfAborted();
+      const readPosition = await beginConsistentRead(connection.promise(), label).catch((error: unknown) => Promise.reject(readError(planned.id, label, error)));
+      await this.#hooks.afterSnapshot?.(planned.id, readPosition);
       const statement = await prepare(connection, sql).catch((error: unknown) => Promise.reject(readError(planned.id, label, error)));
       const binary = statement.columns.some((c) => c.columnType === MYSQL_TYPE.FLOAT || c.columnType === MYSQL_TYPE.DOUBLE);
       // The binary protocol's BIGINT is a number when safe, else its text; the text protocol's always text.
       const query = binary ? statement.execute([...params]) : connection.query({ sql, bigNumberStrings: true }, [...params]);
       let decoders: (readonly [number, Decode])[] | undefined;
-      query.on('fields', (fields: FieldPacket[]) => (decoders = columnDecoders(fields.slice(0, this.#columns.length), shard.booleans ?? [])));
+      query.on('fields', (fields: FieldPacket[]) => (decoders = columnDecoders(fields.slice(0, this.#columns.length), shard.booleans ?? [], this.#spec.zeroDates)));
       const stream = query.stream({ highWaterMark: Math.min(this.#spec.batchRows, 10_000) });
       // mysql2 reports a connection lost under a paused stream only on the connection: without
       // this the read would wait for ever (a KILL, a server restart, a network cut).
@@ -106,7 +120,7 @@ export class MysqlSource implements Source {
           last = raw;
           rows.push(decodeRow(raw, decoders ?? [], this.#columns.length));
           if (rows.length === this.#spec.batchRows) {
-            yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last) };
+            yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition };
             position += rows.length;
             rows = [];
           }
@@ -116,7 +130,8 @@ export class MysqlSource implements Source {
       } finally {
         stream.destroy();
       }
-      if (rows.length > 0) yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last) };
+      if (rows.length > 0) yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition };
+      else if (position === 0) yield { rows, firstRowPosition: 0, end: from ?? {}, readPosition };
     } finally {
       if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
       connection.destroy();
@@ -199,9 +214,9 @@ function resumeKey(shardId: string, keyNames: readonly string[], from: SourcePos
 const identity: Decode = (value) => value as SourceValue;
 
 /** The columns whose values need decoding (most come from mysql2 as they are), with their decoders. */
-function columnDecoders(fields: readonly FieldPacket[], booleans: readonly string[]): (readonly [number, Decode])[] {
+function columnDecoders(fields: readonly FieldPacket[], booleans: readonly string[], zeroDates: ZeroDatePolicy): (readonly [number, Decode])[] {
   return fields.flatMap((field, i) => {
-    const decode = decoderFor(field, booleans);
+    const decode = decoderFor(field, booleans, zeroDates);
     return decode === identity ? [] : [[i, decode] as const];
   });
 }
@@ -213,12 +228,18 @@ function decodeRow(raw: readonly unknown[], decoders: readonly (readonly [number
   return row;
 }
 
-function decoderFor(field: FieldPacket, booleans: readonly string[]): Decode {
+function decoderFor(field: FieldPacket, booleans: readonly string[], zeroDates: ZeroDatePolicy): Decode {
   if (booleans.includes(field.name)) return (v) => (v === 0 ? false : v === 1 ? true : identity(v));
   switch (field.columnType ?? field.type) {
+    case MYSQL_TYPE.DATE: {
+      const zero = zeroDateValue(zeroDates, 'date');
+      return zero === undefined ? identity : (v) => (typeof v === 'string' && isZeroDate(v) ? zero : identity(v));
+    }
     case MYSQL_TYPE.DATETIME:
-    case MYSQL_TYPE.TIMESTAMP:
-      return (v) => (typeof v === 'string' ? (mysqlTimestamp(v) ?? v) : identity(v));
+    case MYSQL_TYPE.TIMESTAMP: {
+      const zero = zeroDateValue(zeroDates, 'timestamp');
+      return (v) => (typeof v !== 'string' ? identity(v) : zero !== undefined && isZeroDate(v) ? zero : (mysqlTimestamp(v) ?? v));
+    }
     case MYSQL_TYPE.TIME:
       return (v) => (typeof v === 'string' ? (mysqlTime(v) ?? v) : identity(v));
     case MYSQL_TYPE.BIT:

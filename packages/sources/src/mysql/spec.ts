@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { ConnectionName } from '../access.ts';
+import { ZeroDatePolicy } from './zero-dates.ts';
 
 /** A LIKE pattern (`shop_%`: `%` any run, `_` one character, `\` escapes) or an exact list. */
 const NamePattern = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
@@ -30,6 +31,8 @@ export const MysqlSourceSpec = z
     splitRows: z.number().int().min(1).optional(),
     /** Rows per batch the worker hands to the writer (the unit of memory). */
     batchRows: z.number().int().min(1).max(1_000_000).default(10_000),
+    /** What a zero date (`0000-00-00`, a zero month or day) becomes: refused (default), NULL, or 1970-01-01 (zero-dates.ts). */
+    zeroDates: ZeroDatePolicy.default('fail'),
   })
   .refine((s) => (s.connection === undefined) !== (s.host === undefined && s.port === undefined && s.user === undefined && s.password === undefined), {
     message: 'name a connection, or give host, user and password, not both',

@@ -63,9 +63,34 @@ export function shardSelect(shard: MysqlShard, columns: readonly string[], after
   const where = conditions.length === 0 ? '' : ` WHERE ${conditions.map((c) => `(${c.sql})`).join(' AND ')}`;
   const order = shard.key.map((k) => quoteIdentifier(k.name)).join(', ');
   return {
-    sql: `SELECT ${columns.map(quoteIdentifier).join(', ')} FROM ${quoteIdentifier(shard.database)}.${quoteIdentifier(shard.table)}${where} ORDER BY ${order}`,
+    sql: `SELECT ${columns.map(quoteIdentifier).join(', ')} FROM ${tableName(shard)}${where} ORDER BY ${order}`,
     params: conditions.flatMap((c) => c.params),
   };
+}
+
+/**
+ * The last key of the `rows` rows from `from` on (inclusive; from the table's start without it): the
+ * end of a chunk, found by a keyset walk of the primary-key index (`WHERE key >= ? ORDER BY key
+ * LIMIT n` inside, its greatest key outside). The server counts the rows; one row comes back; never
+ * an OFFSET.
+ */
+export function chunkEndSelect(shard: Pick<MysqlShard, 'database' | 'table' | 'key'>, rows: number, from?: readonly string[]): SqlFragment {
+  if (!Number.isSafeInteger(rows) || rows < 1) throw new RangeError('a chunk has at least one row');
+  const keys = shard.key.map((k) => quoteIdentifier(k.name));
+  const where = from === undefined ? undefined : keyCondition(shard.key, from, '>=');
+  const inner = `SELECT ${keys.join(', ')} FROM ${tableName(shard)}${where === undefined ? '' : ` WHERE ${where.sql}`} ORDER BY ${keys.join(', ')} LIMIT ${rows}`;
+  return { sql: `SELECT ${keys.join(', ')} FROM (${inner}) AS chunk ORDER BY ${keys.map((k) => `${k} DESC`).join(', ')} LIMIT 1`, params: [...(where?.params ?? [])] };
+}
+
+/** The first key after `after`: where the next chunk starts (one index seek). */
+export function nextKeySelect(shard: Pick<MysqlShard, 'database' | 'table' | 'key'>, after: readonly string[]): SqlFragment {
+  const keys = shard.key.map((k) => quoteIdentifier(k.name)).join(', ');
+  const where = keyCondition(shard.key, after, '>');
+  return { sql: `SELECT ${keys} FROM ${tableName(shard)} WHERE ${where.sql} ORDER BY ${keys} LIMIT 1`, params: [...where.params] };
+}
+
+function tableName(shard: Pick<MysqlShard, 'database' | 'table'>): string {
+  return `${quoteIdentifier(shard.database)}.${quoteIdentifier(shard.table)}`;
 }
 
 /** The text form of a key value as MySQL returned it (strings as they are, bytes as hex). */

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { redactSource } from '../../src/access.ts';
 import { MysqlSourceSpec, mysqlShardId, nameMatcher, type MysqlShard } from '../../src/mysql/spec.ts';
-import { keyCondition, quoteIdentifier, shardSelect } from '../../src/mysql/sql.ts';
+import { chunkEndSelect, keyCondition, nextKeySelect, quoteIdentifier, shardSelect } from '../../src/mysql/sql.ts';
 import { SyncSourceSpec } from '../../src/registry.ts';
 
 test('name patterns: LIKE semantics (case-sensitive) or an exact list', () => {
@@ -64,6 +64,24 @@ test('a shard select reads its range in key order, after a resume point', () => 
   });
   assert.equal(shardSelect({ ...shard, from: undefined, to: undefined }, ['id']).sql, 'SELECT `id` FROM `shop``0`.`orders` ORDER BY `id`');
   assert.equal(quoteIdentifier('a`b'), '`a``b`');
+});
+
+test('chunk boundaries are a keyset walk: the greatest key of the next n rows, then the first key after it; never OFFSET', () => {
+  const shard = { database: 'shop', table: 'items', key: [{ name: 'tenant', kind: 'number' as const }, { name: 'code', kind: 'string' as const }] };
+  assert.deepEqual(chunkEndSelect(shard, 1000), {
+    sql: 'SELECT `tenant`, `code` FROM (SELECT `tenant`, `code` FROM `shop`.`items` ORDER BY `tenant`, `code` LIMIT 1000) AS chunk ORDER BY `tenant` DESC, `code` DESC LIMIT 1',
+    params: [],
+  });
+  assert.deepEqual(chunkEndSelect(shard, 7, ['3', 'b']), {
+    sql: 'SELECT `tenant`, `code` FROM (SELECT `tenant`, `code` FROM `shop`.`items` WHERE (`tenant` > 3) OR (`tenant` = 3 AND `code` >= ?) ORDER BY `tenant`, `code` LIMIT 7) AS chunk ORDER BY `tenant` DESC, `code` DESC LIMIT 1',
+    params: ['b'],
+  });
+  assert.deepEqual(nextKeySelect(shard, ['3', 'b']), {
+    sql: 'SELECT `tenant`, `code` FROM `shop`.`items` WHERE (`tenant` > 3) OR (`tenant` = 3 AND `code` > ?) ORDER BY `tenant`, `code` LIMIT 1',
+    params: ['b'],
+  });
+  for (const { sql } of [chunkEndSelect(shard, 5, ['1', 'a']), nextKeySelect(shard, ['1', 'a'])]) assert.doesNotMatch(sql, /OFFSET/i);
+  assert.throws(() => chunkEndSelect(shard, 0), RangeError);
 });
 
 test('the mysql spec joins the source union; it names a connection, or carries inline credentials, never both', () => {
