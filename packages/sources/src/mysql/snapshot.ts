@@ -19,7 +19,7 @@ import type { Connection, RowDataPacket } from 'mysql2/promise';
 /** Where a shard's consistent read stands in the server's history: what a later change capture starts from. */
 export type MysqlReadPosition = {
   readonly kind: 'mysql-binlog';
-  /** The connection name the source read through (the server's identity in this deployment; never a host or password). */
+  /** The connection name the source read through (the server's identity in this deployment), or host:port for inline credentials; never a password. */
   readonly source: string;
   readonly server: 'mariadb' | 'mysql';
   /** The server's `server_id`. */

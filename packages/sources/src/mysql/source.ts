@@ -95,7 +95,7 @@ export class MysqlSource implements Source {
     let onAbort: (() => void) | undefined;
     try {
       signal?.throwIfAborted();
-      const readPosition = await beginConsistentRead(connection.promise(), label).catch((error: unknown) => Promise.reject(readError(planned.id, label, error)));
+      const readPosition = await beginConsistentRead(connection.promise(), this.#spec.connection ?? label).catch((error: unknown) => Promise.reject(readError(planned.id, label, error)));
       await this.#hooks.afterSnapshot?.(planned.id, readPosition);
       const statement = await prepare(connection, sql).catch((error: unknown) => Promise.reject(readError(planned.id, label, error)));
       const binary = statement.columns.some((c) => c.columnType === MYSQL_TYPE.FLOAT || c.columnType === MYSQL_TYPE.DOUBLE);
