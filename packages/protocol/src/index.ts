@@ -45,6 +45,7 @@ export {
   dataFileMarker,
   planShardField,
   stagedBlobKey,
+  stagedRejectsKey,
   syncRedisKeys,
   syncStagingPrefix,
 } from './sync-schemas.ts';
@@ -61,7 +62,7 @@ export {
   type ClusterSecretEnv,
   type PlanFingerprintInput,
 } from './vote-token.ts';
-export { Identifier, StringMap, SyncMode, parsePayload } from './schemas/common.ts';
+export { BadRowPolicy, Identifier, StringMap, SyncMode, parsePayload } from './schemas/common.ts';
 export { ColumnSpec, CreateTableRequest, ProblemDetails, SyncOptions, startSyncRequest } from './schemas/rest.ts';
 export { ScheduleId, ScheduleRun, putScheduleRequest } from './schemas/schedules.ts';
 export { READINESS_TIMEOUT_MS, checkReadiness, type Readiness, type ReadinessProbe } from './readiness.ts';

@@ -16,6 +16,7 @@
  */
 import { z } from 'zod';
 import { VOTE_TOKEN_TEXT } from './vote-token.ts';
+import { BadRowPolicy } from './schemas/common.ts';
 
 export const SYNC_QUEUES = { writeShard: 'write-shard', commit: 'commit' } as const;
 
@@ -40,6 +41,14 @@ export function planShardField(shardId: string): string {
 /** `<syncId>/<shardId>/<attemptId>.blob` under `<warehouse>/.tributary/syncs/`. */
 export function stagedBlobKey(syncId: string, shardId: string, attemptId: string): string {
   return `${syncStagingPrefix(syncId)}${shardId}/${attemptId}.blob`;
+}
+
+/**
+ * A shard attempt's rejected rows (the `reject` bad-row policy), one JSON object per line, beside
+ * its blob: written before the blob, so an accepted attempt's rejects file is complete.
+ */
+export function stagedRejectsKey(syncId: string, shardId: string, attemptId: string): string {
+  return `${syncStagingPrefix(syncId)}${shardId}/${attemptId}.rejects.ndjson`;
 }
 
 /** Every object a sync stages outside its table lives under this prefix of the warehouse. */
@@ -96,6 +105,8 @@ export const SyncPlanHead = z.object({
   commitUser: z.string().min(1),
   /** The source as planned (kind and options); each shard's part of it is in `shard:<id>`. */
   source: z.record(z.string(), z.unknown()),
+  /** What a worker does with a row that does not fit (SyncOptions.badRows). */
+  badRows: BadRowPolicy.default('fail'),
   /** planFingerprint of the persisted plan: the worker checks a job's token against it. */
   fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
 });
@@ -126,6 +137,8 @@ export const ShardVote = z.object({
   /** The blob header's rowCount and byteCount. */
   rows: z.number().int().nonnegative(),
   bytes: z.number().int().nonnegative(),
+  /** Rows the attempt rejected (the `reject` bad-row policy), in its rejects file. */
+  rejected: z.number().int().nonnegative().optional(),
 });
 export type ShardVote = z.infer<typeof ShardVote>;
 
@@ -141,6 +154,9 @@ export const SyncShardResult = z.object({
   bytes: z.number().int().nonnegative(),
   /** Whether this attempt is the one the sync accepted for its shard. */
   accepted: z.boolean(),
+  /** Rows rejected (the `reject` bad-row policy) and their file, when there were any. */
+  rejected: z.number().int().nonnegative().optional(),
+  rejectsKey: z.string().optional(),
 });
 export type SyncShardResult = z.infer<typeof SyncShardResult>;
 
@@ -177,6 +193,9 @@ export const ShardAttempt = z.object({
   bytes: z.number().int().nonnegative().optional(),
   blobKey: z.string().optional(),
   checksum: z.number().int().nonnegative().optional(),
+  /** Rows rejected so far (the `reject` bad-row policy), and the rejects file once it is written. */
+  rejected: z.number().int().nonnegative().optional(),
+  rejectsKey: z.string().optional(),
   error: ErrorDataSchema.optional(),
 });
 export type ShardAttempt = z.infer<typeof ShardAttempt>;

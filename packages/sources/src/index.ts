@@ -21,4 +21,5 @@ export type {
 export { SyncSourceSpec, openSource, summarizeSource } from './registry.ts';
 export { loadSourceAccess, noSourceAccess, redactSource, type S3Credentials, type SourceAccess } from './access.ts';
 export { rowConverter } from './values/convert.ts';
+export { batchConverter, type BadRowPolicy, type BatchConverter } from './values/bad-rows.ts';
 export { GENERATOR_COLUMNS, GENERATOR_TABLE_COLUMNS, GeneratorSource, generatorRow, generatorShardId } from './generator/index.ts';

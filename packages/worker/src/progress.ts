@@ -7,6 +7,8 @@
 export interface Progress {
   readonly rows: number;
   readonly bytes: number;
+  /** Rows rejected so far (the `reject` bad-row policy). */
+  readonly rejected?: number;
 }
 
 export function progressReporter(

@@ -34,11 +34,12 @@ import {
   errorFrom,
   isTributaryError,
   stagedBlobKey,
+  stagedRejectsKey,
   toErrorData,
   type ShardAttempt,
   type SyncShardResult,
 } from '@tributary/protocol';
-import { noSourceAccess, openSource, rowConverter, type S3Credentials, type SourceAccess } from '@tributary/sources';
+import { batchConverter, noSourceAccess, openSource, rowConverter, type BatchConverter, type S3Credentials, type SourceAccess } from '@tributary/sources';
 import { TRIBUTARY_VERSION, type CommitMessage } from '@tributary/table';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -120,7 +121,7 @@ export function writeShardProcessor(deps: WriteShardDeps): (job: Job, token?: st
 }
 
 function resultFields(r: SyncShardResult): Partial<ShardAttempt> {
-  return { rows: r.rows, bytes: r.bytes, blobKey: r.blobKey, checksum: r.checksum, accepted: r.accepted };
+  return { rows: r.rows, bytes: r.bytes, blobKey: r.blobKey, checksum: r.checksum, accepted: r.accepted, ...(r.rejectsKey === undefined ? {} : { rejected: r.rejected, rejectsKey: r.rejectsKey }) };
 }
 
 async function runAttempt(
@@ -148,8 +149,8 @@ async function runAttempt(
       }),
       watch.signal,
     );
-    const { messages, rows } = await readShard(deps, ledger, data, write, job, report, watch.signal);
-    return await stageBlob(deps, ledger, data, attempt, write, messages, rows);
+    const { messages, rows, rejects } = await readShard(deps, ledger, data, write, job, report, watch.signal);
+    return await stageBlob(deps, ledger, data, attempt, write, messages, rows, rejects);
   } catch (error) {
     if (write !== undefined) await abortQuietly(write);
     // Once cancelled, the cancellation is the reason, whatever the cancelled step threw.
@@ -172,14 +173,15 @@ async function readShard(
   job: Job,
   report: ShardAttempt,
   signal: AbortSignal,
-): Promise<{ messages: CommitMessage[]; rows: number }> {
+): Promise<{ messages: CommitMessage[]; rows: number; rejects: BatchConverter }> {
   const cancelWrite = () => void abortQuietly(write); // an upload in flight fails, nothing of it becomes visible
   signal.addEventListener('abort', cancelWrite, { once: true });
   let rows = 0;
   let position: unknown = null;
+  let converter: BatchConverter | undefined;
   // Progress so far, as the job's BullMQ progress and on the attempt the API shows.
   const progress = progressReporter(
-    () => ({ rows, bytes: write.bytesWritten() }),
+    () => ({ rows, bytes: write.bytesWritten(), ...(converter?.rejected ? { rejected: converter.rejected } : {}) }),
     async (p) => {
       await job.updateProgress({ ...p, position });
       await ledger.progress({ ...report, ...p, updatedAt: new Date().toISOString() });
@@ -194,10 +196,11 @@ async function readShard(
       columns: write.rowType.fields.map((f) => f.name),
       access: deps.sources ?? noSourceAccess(),
     });
-    const convert = rowConverter(data.shardId, await raceAbort(source.columns(), signal), write.rowType);
+    const columns = await raceAbort(source.columns(), signal);
+    // The bad-row policy of the sync: fail on the first row that does not fit, or reject it (values/bad-rows.ts).
+    converter = batchConverter(rowConverter(data.shardId, columns, write.rowType), columns, data.head.badRows);
     for await (const batch of untilAborted(source.open({ id: data.shardId, spec: data.spec }, undefined, signal), signal)) {
-      const file = batch.file;
-      await write.write(batch.rows.map((row, i) => convert(row, batch.firstRowPosition + i, file && { uri: file.uri, row: file.firstRow + i })));
+      await write.write(converter.convert(batch));
       rows += batch.rows.length;
       position = batch.end;
       signal.throwIfAborted();
@@ -205,7 +208,7 @@ async function readShard(
     signal.throwIfAborted();
     const messages = await write.prepareCommit();
     await progress.stop();
-    return { messages, rows };
+    return { messages, rows, rejects: converter };
   } finally {
     await progress.stop();
     signal.removeEventListener('abort', cancelWrite);
@@ -269,6 +272,7 @@ async function stageBlob(
   write: ShardWrite,
   messages: CommitMessage[],
   rows: number,
+  rejects: BatchConverter,
 ): Promise<SyncShardResult> {
   const files = messages.flatMap((m) => m.dataIncrement.newFiles);
   const bytes = files.reduce((n, f) => n + f.fileSize, 0n);
@@ -288,7 +292,12 @@ async function stageBlob(
   };
   const blob = encodeBlob(header, messages);
   const blobKey = stagedBlobKey(data.syncId, data.shardId, String(attempt));
-  await deps.tables.warehouseStore(data.head.warehouse).put(blobKey, blob);
+  const store = deps.tables.warehouseStore(data.head.warehouse);
+  // The rejects file first: an attempt that votes has its whole file written (its key names the attempt).
+  const rejected = rejects.rejected;
+  const rejectsKey = rejected > 0 ? stagedRejectsKey(data.syncId, data.shardId, String(attempt)) : undefined;
+  if (rejectsKey !== undefined) await store.put(rejectsKey, rejects.rejectsFile());
+  await store.put(blobKey, blob);
   const checksum = crc32c(blob);
   const outcome = await ledger.accept(data.shardId, attempt, {
     attemptId: String(attempt),
@@ -296,6 +305,7 @@ async function stageBlob(
     sha256: createHash('sha256').update(blob).digest('hex'),
     rows: Number(header.rowCount),
     bytes: Number(bytes),
+    ...(rejected > 0 ? { rejected } : {}),
   });
   if (outcome === 'sync-closed') {
     // Not accepted: the abort (or the commit, which froze its inputs) has decided without us.
@@ -314,6 +324,7 @@ async function stageBlob(
     rows,
     bytes: Number(bytes),
     accepted: outcome === 'accepted',
+    ...(rejectsKey === undefined ? {} : { rejected, rejectsKey }),
   };
 }
 

@@ -88,6 +88,7 @@ export const SyncResponse = z.object({
   shardCounts: ShardCounts,
   rowsRead: z.number().int().describe('Rows read by the running and finished shards (each shard\u2019s accepted attempt, else its latest running one), so far.'),
   bytesWritten: z.number().int().describe('Data-file bytes written by the same attempts, so far.'),
+  rejectedRows: z.number().int().describe('Rows the same attempts left out of the table under the `reject` bad-row policy (GET /v1/syncs/{id}/rejects lists their files).'),
   snapshotId: z.number().int().nullable(),
   /**
    * Primary keys present in more than one shard (each kept the row of the later shard in plan
@@ -103,6 +104,24 @@ export const SyncResponse = z.object({
   nextShardsCursor: z.string().nullable(),
 });
 export type SyncResponse = z.infer<typeof SyncResponse>;
+
+/** GET /v1/syncs/{id}/rejects: the rejects files of the shards' accepted attempts (the `reject` bad-row policy). */
+export const RejectsResponse = z.object({
+  syncId: z.string(),
+  policy: z.enum(['fail', 'reject']),
+  /** Rows rejected by accepted attempts (a shard not yet accepted counts nothing). */
+  rejectedRows: z.number().int(),
+  files: z.array(
+    z.object({
+      shardId: z.string(),
+      attemptId: z.string(),
+      rows: z.number().int(),
+      /** The file's key in the warehouse: one JSON object per rejected row (shard, row, column, reason, values). */
+      key: z.string(),
+    }),
+  ),
+});
+export type RejectsResponse = z.infer<typeof RejectsResponse>;
 
 /** One line of GET /v1/syncs (the store keeps it beside each record). */
 export const SyncSummary = SyncSummarySchema;

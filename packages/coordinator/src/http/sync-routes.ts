@@ -1,5 +1,5 @@
 /**
- * /v1/syncs: start (202 + id; Idempotency-Key), inspect (shards paged), list, abort.
+ * /v1/syncs: start (202 + id; Idempotency-Key), inspect (shards paged), rejected rows, list, abort.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { StartSyncRequest } from '../requests.ts';
@@ -9,6 +9,7 @@ import { problemResponses } from './problem.ts';
 import {
   AbortBody,
   ListSyncsQuery,
+  RejectsResponse,
   ShardsPage,
   ShardsQuery,
   StartSyncHeaders,
@@ -17,7 +18,7 @@ import {
   SyncResponse,
   SyncSummary,
 } from './schemas.ts';
-import { decodeCursor, FIRST_SHARD_PAGE, progressTotals, shardPage, syncView } from './sync-view.ts';
+import { decodeCursor, FIRST_SHARD_PAGE, progressTotals, rejectsView, shardPage, syncView } from './sync-view.ts';
 import { z } from 'zod';
 
 export interface SyncRouteDeps {
@@ -83,6 +84,22 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
       const ids = record.plan.shards.slice(offset, offset + request.query.limit).map((s) => s.id);
       const [attempts, accepted] = await Promise.all([store.attemptsOf(record.id, ids), store.acceptedOf(record.id, ids)]);
       return shardPage(record, attempts, accepted, offset, request.query.limit);
+    },
+  );
+
+  app.get(
+    '/v1/syncs/:id/rejects',
+    {
+      schema: {
+        summary: 'The rows a sync left out under the `reject` bad-row policy: one file per shard (its accepted attempt), with counts',
+        params: SyncParams,
+        response: { 200: RejectsResponse, ...problemResponses(400, 404, 500, 503) },
+      },
+    },
+    async (request) => {
+      const record = await syncs.get(request.params.id);
+      const [attempts, accepted] = await Promise.all([store.attempts(record.id), store.acceptedAttempts(record.id)]);
+      return rejectsView(record, attempts, accepted);
     },
   );
 

@@ -14,7 +14,7 @@ import { redactSource } from '@tributary/sources';
 import { coordinatorErrors } from '../errors.ts';
 import { FIRST_SHARD_PAGE } from '../sync/head.ts';
 import { SYNC_PHASES, type SyncPhase, type SyncRecord } from '../sync/state.ts';
-import type { SyncResponse } from './schemas.ts';
+import type { RejectsResponse, SyncResponse } from './schemas.ts';
 
 /** Shards in the sync view (the first page). */
 export { FIRST_SHARD_PAGE };
@@ -54,6 +54,7 @@ export function syncView(
     },
     rowsRead: totals.rows,
     bytesWritten: totals.bytes,
+    rejectedRows: totals.rejected,
     snapshotId: state.phase === 'COMMITTED' ? state.snapshotId : null,
     collidingKeys: (state.phase === 'COMMITTING' || state.phase === 'COMMITTED' ? state.collidingKeys : undefined) ?? null,
     timings: record.timings,
@@ -66,6 +67,7 @@ export function syncView(
 export interface ProgressTotals {
   readonly rows: number;
   readonly bytes: number;
+  readonly rejected: number;
 }
 
 /**
@@ -79,11 +81,13 @@ export function progressTotals(record: SyncRecord, attempts: readonly ShardAttem
   if (state.phase === 'COMMITTING' || state.phase === 'COMMITTED') {
     let rows = 0;
     let bytes = 0;
+    let rejected = 0;
     for (const a of Object.values(state.accepted)) {
       rows += a.rows;
       bytes += a.bytes;
+      rejected += a.rejected ?? 0;
     }
-    return { rows, bytes };
+    return { rows, bytes, rejected };
   }
   const current = new Map<string, ShardAttempt>();
   for (const a of attempts) {
@@ -93,11 +97,29 @@ export function progressTotals(record: SyncRecord, attempts: readonly ShardAttem
   }
   let rows = 0;
   let bytes = 0;
+  let rejected = 0;
   for (const a of current.values()) {
     rows += a.rows ?? 0;
     bytes += a.bytes ?? 0;
+    rejected += a.rejected ?? 0;
   }
-  return { rows, bytes };
+  return { rows, bytes, rejected };
+}
+
+/**
+ * The rejects files of the shards' accepted attempts: only an accepted attempt's rows count (a
+ * failed or losing attempt's file is never referenced), and its file was complete before it voted.
+ */
+export function rejectsView(record: SyncRecord, attempts: readonly ShardAttempt[], acceptedIds: Readonly<Record<string, string>>): RejectsResponse {
+  const state = record.state;
+  const frozen = state.phase === 'COMMITTING' || state.phase === 'COMMITTED' ? state.accepted : undefined;
+  const files: RejectsResponse['files'] = [];
+  for (const shard of record.plan.shards) {
+    const attemptId = frozen?.[shard.id]?.attemptId ?? acceptedIds[shard.id];
+    const attempt = attemptId === undefined ? undefined : attempts.find((a) => a.shardId === shard.id && a.attemptId === attemptId);
+    if (attempt?.rejectsKey !== undefined && (attempt.rejected ?? 0) > 0) files.push({ shardId: shard.id, attemptId: attempt.attemptId, rows: attempt.rejected ?? 0, key: attempt.rejectsKey });
+  }
+  return { syncId: record.id, policy: record.plan.options.badRows ?? 'fail', rejectedRows: files.reduce((n, f) => n + f.rows, 0), files };
 }
 
 /** The attempt a shard's progress shows: the accepted one, else the latest still running. */

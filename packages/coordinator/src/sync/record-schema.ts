@@ -4,7 +4,7 @@
  * checks below keep the two in step.
  */
 import { z } from 'zod';
-import { ErrorDataSchema, SyncTableRef } from '@tributary/protocol';
+import { BadRowPolicy, ErrorDataSchema, SyncTableRef } from '@tributary/protocol';
 import type { SyncPlan, SyncRecord } from './state.ts';
 import { SYNC_PHASES } from './state.ts';
 
@@ -16,6 +16,7 @@ const AcceptedAttemptSchema = z.object({
   checksum: z.number().int(),
   rows: z.number().int(),
   bytes: z.number().int(),
+  rejected: z.number().int().nonnegative().optional(),
 });
 const Accepted = z.record(z.string(), AcceptedAttemptSchema);
 
@@ -32,6 +33,7 @@ export const SyncPlanSchema = z.object({
     maxAttempts: z.number().int().min(1),
     snapshotProperties: z.record(z.string(), z.string()),
     prepareTimeoutMs: z.number().int().positive().optional(),
+    badRows: BadRowPolicy.optional(),
   }),
 });
 

@@ -133,6 +133,7 @@ export class SyncService {
       options: {
         maxAttempts: request.options.maxAttempts,
         snapshotProperties: { ...request.options.snapshotProperties },
+        badRows: request.options.badRows,
         ...(request.options.prepareTimeoutMs === undefined ? {} : { prepareTimeoutMs: request.options.prepareTimeoutMs }),
       },
     };

@@ -79,8 +79,9 @@ export async function loadShardBlob(
     voteToken: trust.voteToken(shardId),
   });
   const attempt = { attemptId, blobKey, checksum: crc32c(bytes), rows: Number(blob.header.rowCount), bytes: Number(blob.header.byteCount) };
-  checkVote(await trust.vote(shardId), shardId, attempt, bytes);
-  return { attempt, messages: blob.messages };
+  const vote = await trust.vote(shardId);
+  checkVote(vote, shardId, attempt, bytes);
+  return { attempt: vote?.rejected ? { ...attempt, rejected: vote.rejected } : attempt, messages: blob.messages };
 }
 
 /** SYNC_VOTE_MISMATCH unless the blob read is the one its accepted attempt voted for. */

@@ -24,7 +24,7 @@
  * - `accepted` (one attempt per shard) is frozen into COMMITTING; a late or zombie attempt can
  *   never change what the commit publishes.
  */
-import type { ErrorData } from '@tributary/protocol';
+import type { BadRowPolicy, ErrorData } from '@tributary/protocol';
 import type { TableRef } from '@tributary/table';
 
 export const SYNC_PHASES = ['PLANNED', 'PREPARING', 'COMMITTING', 'COMMITTED', 'ABORTING', 'ABORTED'] as const;
@@ -59,6 +59,8 @@ export interface SyncPlanOptions {
   readonly snapshotProperties: Readonly<Record<string, string>>;
   /** Abort if PREPARE has not finished after this long (unset: wait for ever). */
   readonly prepareTimeoutMs?: number;
+  /** What workers do with a row that does not fit (unset, in records from before the option: `fail`). */
+  readonly badRows?: BadRowPolicy;
 }
 
 /** The attempt of a shard whose result the commit will publish. */
@@ -68,6 +70,8 @@ export interface AcceptedAttempt {
   readonly checksum: number;
   readonly rows: number;
   readonly bytes: number;
+  /** Rows its worker rejected (the `reject` bad-row policy), as it voted. */
+  readonly rejected?: number;
 }
 
 export type SyncState =

@@ -237,6 +237,7 @@ export class SyncStore {
       baseSnapshotId: plan.baseSnapshotId,
       commitUser: plan.commitUser,
       source: plan.source,
+      badRows: plan.options.badRows ?? 'fail',
       fingerprint,
     };
     const key = syncRedisKeys(this.#prefix, record.id).plan;

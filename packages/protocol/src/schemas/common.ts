@@ -37,3 +37,7 @@ export function parsePayload<S extends z.ZodType>(schema: S, value: unknown, wha
     issues: result.error.issues.length,
   });
 }
+
+/** What a sync does with a source row that does not fit the table (SyncOptions.badRows). */
+export const BadRowPolicy = z.enum(['fail', 'reject']);
+export type BadRowPolicy = z.infer<typeof BadRowPolicy>;

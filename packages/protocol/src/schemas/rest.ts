@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { SyncTableRef } from '../sync-schemas.ts';
-import { Identifier, StringMap, SyncMode } from './common.ts';
+import { BadRowPolicy, Identifier, StringMap, SyncMode } from './common.ts';
 
 /**
  * One column. `type` is a Paimon type string as in schema JSON ("BIGINT NOT NULL",
@@ -69,6 +69,13 @@ export const SyncOptions = z.strictObject({
   prepareTimeoutMs: z.number().int().min(1_000).max(7 * 24 * 3600 * 1000).optional(),
   /** Properties written into the snapshot's `properties` (the sync id is always added). */
   snapshotProperties: StringMap.default({}),
+  /**
+   * A row with a value that does not fit its column (out of range, NULL in a NOT NULL column, not
+   * convertible): `fail` fails its shard, naming the shard, the row and the column, and the sync
+   * aborts; `reject` leaves it out of the table and writes it to the shard's rejects file, counted
+   * in the sync's status and listed by `GET /v1/syncs/{id}/rejects`.
+   */
+  badRows: BadRowPolicy.default('fail'),
 });
 export type SyncOptions = z.infer<typeof SyncOptions>;
 
@@ -78,7 +85,7 @@ export function startSyncRequest<Source extends z.ZodType>(source: Source) {
     table: SyncTableRef,
     source,
     mode: SyncMode.default('append'),
-    options: SyncOptions.default({ maxAttempts: 3, snapshotProperties: {} }),
+    options: SyncOptions.default({ maxAttempts: 3, snapshotProperties: {}, badRows: 'fail' }),
   });
 }
 
