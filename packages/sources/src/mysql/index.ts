@@ -6,7 +6,7 @@ import { MysqlSourceSpec } from './spec.ts';
 export const mysqlSource = sourceKind({
   kind: 'mysql',
   spec: MysqlSourceSpec,
-  summary: () => ({}),
+  summary: (spec) => (spec.faults === undefined ? {} : { testHook: 'faults' }),
   create: (spec, context) => new MysqlSource(spec, context.columns, context.access),
 });
 

@@ -123,6 +123,8 @@ export class MysqlSource implements Source {
             yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition };
             position += rows.length;
             rows = [];
+            const delay = this.#spec.faults?.delayMsPerBatch;
+            if (delay !== undefined) await new Promise((resolve) => setTimeout(resolve, delay));
           }
         }
       } catch (error) {

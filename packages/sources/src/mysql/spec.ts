@@ -33,6 +33,8 @@ export const MysqlSourceSpec = z
     batchRows: z.number().int().min(1).max(1_000_000).default(10_000),
     /** What a zero date (`0000-00-00`, a zero month or day) becomes: refused (default), NULL, or 1970-01-01 (zero-dates.ts). */
     zeroDates: ZeroDatePolicy.default('fail'),
+    /** Test hook (refused unless the coordinator runs in test mode): a pause after each batch, so a test can act mid-shard. */
+    faults: z.strictObject({ delayMsPerBatch: z.number().int().min(0).max(60_000) }).optional(),
   })
   .refine((s) => (s.connection === undefined) !== (s.host === undefined && s.port === undefined && s.user === undefined && s.password === undefined), {
     message: 'name a connection, or give host, user and password, not both',
