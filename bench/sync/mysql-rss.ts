@@ -1,8 +1,9 @@
 /**
- * `node bench/sync/mysql-rss.ts [--rows 3000000] [--batch-rows 10000] [--keep]`: one worker process's
+ * `node bench/sync/mysql-rss.ts [--rows 3000000] [--batch-rows 10000] [--append] [--keep]`: one worker process's
  * memory on one large MySQL chunk. Fills a MariaDB table of `--rows` rows (BIGINT key, DECIMAL,
  * DATETIME(6), VARCHAR), starts a coordinator and ONE worker (concurrency 1) as child processes,
- * syncs the table as a single shard into a primary-key table of 2 buckets, and samples the worker's
+ * syncs the table as a single shard into a primary-key table of 2 buckets (`--append`: an append
+ * table), and samples the worker's
  * resident set (VmRSS of /proc/<pid>/status) every 100 ms until the sync commits; prints its peak
  * (VmHWM), the sync's wall time and rows/s. The source is read in batches of `--batch-rows`, pulled
  * one at a time: mysql2 pauses the socket while the writer takes a batch, so the reader never runs
@@ -16,7 +17,7 @@ import { createConnection } from 'mysql2/promise';
 import { call, peakRssMb, startCluster, type Deployment } from './processes.ts';
 
 const env = process.env;
-const { values } = parseArgs({ options: { rows: { type: 'string', default: '3000000' }, 'batch-rows': { type: 'string', default: '10000' }, keep: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { rows: { type: 'string', default: '3000000' }, 'batch-rows': { type: 'string', default: '10000' }, append: { type: 'boolean', default: false }, keep: { type: 'boolean', default: false } } });
 const rows = Number(values.rows);
 const mariadb = {
   host: env.TRIBUTARY_MARIADB_HOST ?? '127.0.0.1',
@@ -62,14 +63,13 @@ try {
       { name: 'created', type: 'TIMESTAMP(6)' },
       { name: 'note', type: 'STRING' },
     ],
-    primaryKeys: ['id'],
-    bucket: 2,
+    ...(values.append ? {} : { primaryKeys: ['id'], bucket: 2 }),
   });
   const started = Date.now();
   const { id } = await call<{ id: string }>(cluster.base, 'POST', '/v1/syncs', {
     table: { database: 'bench', table: 'orders' },
     source: { kind: 'mysql', connection: 'bench', databases: [database], tables: ['orders'], batchRows: Number(values['batch-rows']) },
-    mode: 'upsert',
+    mode: values.append ? 'append' : 'upsert',
   });
   let phase = '';
   let maxSampled = 0;
@@ -81,7 +81,7 @@ try {
   const seconds = (Date.now() - started) / 1000;
   const peak = peakRssMb(worker);
   console.log(
-    `${phase}: ${rows.toLocaleString('en')} rows in one shard, ${seconds.toFixed(1)} s (${Math.round(rows / seconds).toLocaleString('en')} rows/s); ` +
+    `${phase}: ${rows.toLocaleString('en')} rows in one shard (${values.append ? 'append table' : 'primary-key table, 2 buckets'}, batches of ${values['batch-rows']}), ${seconds.toFixed(1)} s (${Math.round(rows / seconds).toLocaleString('en')} rows/s); ` +
       `worker RSS idle ${idleMb.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (VmHWM; sampled max ${maxSampled.toFixed(0)} MB)`,
   );
 } finally {
