@@ -12,7 +12,9 @@
  * up to it and none after. MySQL has no such status variable, so its position is read just after the
  * snapshot starts and a transaction may commit in between (`consistent: false`: a change-data
  * capture that starts there must tolerate replaying rows the shard already holds). With the binary
- * log off, file, position and GTID set are null.
+ * log off, file, position and GTID set are null; when the server refuses to tell (MySQL, a user
+ * without REPLICATION CLIENT), they are null too and `unavailable` holds its error code: the read
+ * goes on.
  */
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 
@@ -31,6 +33,8 @@ export type MysqlReadPosition = {
   readonly gtidSet: string | null;
   /** True when the position was taken atomically with the snapshot (MariaDB), false when just after it (MySQL). */
   readonly consistent: boolean;
+  /** The server's error code when it refused to tell its binary-log position (a user without REPLICATION CLIENT); else null. */
+  readonly unavailable: string | null;
 };
 
 /** Starts the consistent snapshot on `connection` and reads its position. */
@@ -45,11 +49,18 @@ export async function beginConsistentRead(connection: Connection, source: string
     const value = (name: string) => status.find((r) => String(r[0]).toLowerCase() === name)?.[1];
     const file = String(value('binlog_snapshot_file') ?? '');
     const position = Number(value('binlog_snapshot_position') ?? 0);
-    if (file === '') return { kind: 'mysql-binlog', source, server: 'mariadb', serverId, binlogFile: null, binlogPosition: null, gtidSet: null, consistent: true };
+    const off = { kind: 'mysql-binlog', source, server: 'mariadb', serverId, binlogFile: null, binlogPosition: null, gtidSet: null, consistent: true, unavailable: null } as const;
+    if (file === '') return off;
     const [[gtid]] = await connection.query<RowDataPacket[]>({ sql: 'SELECT BINLOG_GTID_POS(?, ?)', rowsAsArray: true }, [file, position]);
-    return { kind: 'mysql-binlog', source, server: 'mariadb', serverId, binlogFile: file, binlogPosition: position, gtidSet: nonEmpty(gtid?.[0]), consistent: true };
+    return { ...off, binlogFile: file, binlogPosition: position, gtidSet: nonEmpty(gtid?.[0]) };
   }
-  const status = await masterStatus(connection);
+  let status: RowDataPacket | undefined;
+  try {
+    status = await masterStatus(connection);
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN';
+    return { kind: 'mysql-binlog', source, server: 'mysql', serverId, binlogFile: null, binlogPosition: null, gtidSet: null, consistent: false, unavailable: code };
+  }
   return {
     kind: 'mysql-binlog',
     source,
@@ -59,6 +70,7 @@ export async function beginConsistentRead(connection: Connection, source: string
     binlogPosition: status?.Position === undefined || status.Position === null ? null : Number(status.Position),
     gtidSet: nonEmpty(status?.Executed_Gtid_Set),
     consistent: false,
+    unavailable: null,
   };
 }
 

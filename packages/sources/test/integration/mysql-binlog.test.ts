@@ -98,6 +98,7 @@ describe('mysql read position with the binary log on (a private mariadbd)', () =
       binlogPosition: Number(before.Position),
       gtidSet: String(gtid.pos),
       consistent: true,
+      unavailable: null,
     };
     for (const batch of batches) assert.deepEqual(batch.readPosition, expected);
     assert.ok(movedTo !== undefined && Number(movedTo.Position) > Number(before.Position), 'the server moved past the snapshot');

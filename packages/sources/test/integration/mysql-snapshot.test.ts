@@ -114,7 +114,7 @@ describe('mysql chunks and snapshots (MariaDB)', () => {
       assert.ok(!rows.some((r) => r[0] === '1' || r[0] === '3001'));
       assert.equal(batches.length, 10);
       for (const batch of batches) assert.deepEqual(batch.readPosition, position);
-      assert.deepEqual(position, { kind: 'mysql-binlog', source: 'mariadb', server: 'mariadb', serverId: await serverId(), binlogFile: null, binlogPosition: null, gtidSet: null, consistent: true });
+      assert.deepEqual(position, { kind: 'mysql-binlog', source: 'mariadb', server: 'mariadb', serverId: await serverId(), binlogFile: null, binlogPosition: null, gtidSet: null, consistent: true, unavailable: null });
       // A read after the commit sees them.
       const again = (await readAll(new MysqlSource(spec('nums'), ['id', 'v'], access), { id: 'nums', spec: shard })).flatMap((b) => b.rows);
       assert.deepEqual(again.slice(0, 2), [['1', 1], ['3', -1]]);
