@@ -11,6 +11,10 @@ export const sourceErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'A source row has a value that cannot be converted to its column (context: shard, position, column; file and fileRow when the source reads files).',
   },
+  SOURCE_REJECTS_EXCEEDED: {
+    retryable: false,
+    summary: 'Under the `reject` bad-row policy, a shard rejected more rows (100,000) or bytes (64 MiB) of rejects than one attempt keeps; the shard fails and the sync aborts (context: shard, rejected).',
+  },
   SOURCE_SCHEMA_MISMATCH: {
     retryable: false,
     summary: 'The source has no column for a non-nullable table column, the names do not match the table, or a file column has a type the source cannot read (a nested Parquet column).',

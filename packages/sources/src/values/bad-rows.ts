@@ -13,10 +13,19 @@
  *
  * Any other error (a malformed file, a read failure) fails the shard under either policy.
  */
-import { isTributaryError } from '@tributary/protocol';
+import { errorFrom, isTributaryError } from '@tributary/protocol';
 import type { InternalRow } from '@tributary/table';
 import type { SourceBatch, SourceColumn, SourceRow, SourceValue } from '../source.ts';
+import { sourceErrors } from '../errors.ts';
 import type { RowConverter } from './convert.ts';
+
+/**
+ * What one attempt keeps of its rejected rows, in memory until the read ends: past either bound the
+ * shard fails with SOURCE_REJECTS_EXCEEDED (a source of mostly bad rows is a problem to fix, and a
+ * worker's memory stays bounded whatever the policy).
+ */
+export const MAX_REJECTED_ROWS = 100_000;
+export const MAX_REJECTS_BYTES = 64 * 1024 * 1024;
 
 export type BadRowPolicy = 'fail' | 'reject';
 
@@ -29,8 +38,9 @@ export interface BatchConverter {
   rejectsFile(): Uint8Array;
 }
 
-export function batchConverter(convert: RowConverter, columns: readonly SourceColumn[], policy: BadRowPolicy): BatchConverter {
+export function batchConverter(convert: RowConverter, columns: readonly SourceColumn[], policy: BadRowPolicy, limits = { rows: MAX_REJECTED_ROWS, bytes: MAX_REJECTS_BYTES }): BatchConverter {
   const lines: string[] = [];
+  let bytes = 0;
   return {
     convert(batch) {
       const out: InternalRow[] = [];
@@ -40,7 +50,16 @@ export function batchConverter(convert: RowConverter, columns: readonly SourceCo
           out.push(convert(row, batch.firstRowPosition + i, origin));
         } catch (error) {
           if (policy !== 'reject' || !isTributaryError(error) || error.code !== 'SOURCE_ROW_INVALID') throw error;
-          lines.push(rejectLine(error.context, error.message, row, columns));
+          const line = rejectLine(error.context, error.message, row, columns);
+          bytes += Buffer.byteLength(line) + 1;
+          if (lines.length >= limits.rows || bytes > limits.bytes) {
+            const shard = String(error.context.shard);
+            throw errorFrom(sourceErrors, 'SOURCE_REJECTS_EXCEEDED', `shard ${shard} rejected more than ${limits.rows} rows or ${limits.bytes} bytes of rows; fix the source or the table's types`, {
+              shard,
+              rejected: lines.length,
+            });
+          }
+          lines.push(line);
         }
       });
       return out;

@@ -54,6 +54,13 @@ test('reject rethrows anything that is not a bad row', () => {
   assert.throws(() => converter.convert(batch), /storage away/);
 });
 
+test('reject keeps at most so many rows or bytes of rejects: past them the shard fails', () => {
+  const converter = batchConverter(rowConverter('s1', columns, table), columns, 'reject', { rows: 1, bytes: 1_000_000 });
+  assert.throws(() => converter.convert(batch), (e: unknown) => isTributaryError(e) && e.code === 'SOURCE_REJECTS_EXCEEDED' && e.context.shard === 's1' && e.context.rejected === 1 && !e.retryable);
+  const small = batchConverter(rowConverter('s1', columns, table), columns, 'reject', { rows: 10, bytes: 50 });
+  assert.throws(() => small.convert(batch), (e: unknown) => isTributaryError(e) && e.code === 'SOURCE_REJECTS_EXCEEDED');
+});
+
 test('JSON values: exact, never rounded', () => {
   assert.equal(jsonValue(2n ** 64n), '18446744073709551616');
   assert.equal(jsonValue(Number.NaN), 'NaN');
