@@ -1,8 +1,9 @@
 /**
  * Reads one shard of a MySQL 分库分表 source: one physical table, or one primary-key range of it, as
- * the coordinator planned it (MysqlShard). One streaming query in primary-key order, so a retried
- * shard reads the same rows in the same order; the stream is pulled a batch at a time, and mysql2
- * pauses the socket while a batch is written, so memory stays at one batch whatever the table's size.
+ * the coordinator planned it (MysqlShard). One streaming query in primary-key order, inside one
+ * consistent snapshot whose binlog position every batch carries (snapshot.ts), so a retried shard
+ * reads the same rows in the same order; the stream is pulled a batch at a time, and mysql2 pauses
+ * the socket while a batch is written, so memory stays at one batch whatever the table's size.
  *
  * DOUBLE and FLOAT must come in MySQL's binary protocol (a prepared statement), as their IEEE
  * bytes: the text protocol cannot carry them exactly (MariaDB prints a FLOAT with 6 significant
