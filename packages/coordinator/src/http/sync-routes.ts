@@ -63,7 +63,7 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
       const totals =
         head.frozen === null
           ? progressTotals(record, ...(await Promise.all([store.attempts(record.id), store.acceptedAttempts(record.id)])))
-          : { rows: head.frozen.rows, bytes: head.frozen.bytes };
+          : { rows: head.frozen.rows, bytes: head.frozen.bytes, rejected: head.frozen.rejected ?? 0 };
       return syncView(record, attempts, accepted, counts, FIRST_SHARD_PAGE, totals, { shards: head.shards, frozenAccepted: head.frozen?.accepted ?? null });
     },
   );

@@ -54,7 +54,7 @@ export function syncView(
     },
     rowsRead: totals.rows,
     bytesWritten: totals.bytes,
-    rejectedRows: totals.rejected,
+    rejectedRows: totals.rejected ?? 0,
     snapshotId: state.phase === 'COMMITTED' ? state.snapshotId : null,
     collidingKeys: (state.phase === 'COMMITTING' || state.phase === 'COMMITTED' ? state.collidingKeys : undefined) ?? null,
     timings: record.timings,
@@ -67,7 +67,8 @@ export function syncView(
 export interface ProgressTotals {
   readonly rows: number;
   readonly bytes: number;
-  readonly rejected: number;
+  /** Rows rejected under the `reject` bad-row policy (absent: none). */
+  readonly rejected?: number;
 }
 
 /**

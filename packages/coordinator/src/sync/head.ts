@@ -16,8 +16,8 @@ export const SyncHeadSchema = z.object({
   record: SyncRecordSchema,
   /** How many shards the plan lists. */
   shards: z.number().int().nonnegative(),
-  /** Once the commit began: how many shards were accepted, and their rows and bytes. */
-  frozen: z.object({ accepted: z.number().int(), rows: z.number().int(), bytes: z.number().int() }).nullable(),
+  /** Once the commit began: how many shards were accepted, and their rows, bytes and rejected rows (absent in heads of earlier versions: 0). */
+  frozen: z.object({ accepted: z.number().int(), rows: z.number().int(), bytes: z.number().int(), rejected: z.number().int().optional() }).nullable(),
 });
 export type SyncHead = z.infer<typeof SyncHeadSchema>;
 
@@ -28,11 +28,13 @@ export function syncHead(record: SyncRecord): SyncHead {
   if (state.phase !== 'COMMITTING' && state.phase !== 'COMMITTED') return { record: cut, shards: record.plan.shards.length, frozen: null };
   let rows = 0;
   let bytes = 0;
+  let rejected = 0;
   const all = Object.values(state.accepted);
   for (const a of all) {
     rows += a.rows;
     bytes += a.bytes;
+    rejected += a.rejected ?? 0;
   }
   const accepted = Object.fromEntries(shards.flatMap((s) => (state.accepted[s.id] === undefined ? [] : [[s.id, state.accepted[s.id]!]])));
-  return { record: { ...cut, state: { ...state, accepted } }, shards: record.plan.shards.length, frozen: { accepted: all.length, rows, bytes } };
+  return { record: { ...cut, state: { ...state, accepted } }, shards: record.plan.shards.length, frozen: { accepted: all.length, rows, bytes, ...(rejected > 0 ? { rejected } : {}) } };
 }
