@@ -106,6 +106,11 @@ export const tableErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'A manifest record lacks a required field or has a field of the wrong type or value (e.g. an unknown _KIND).',
   },
+  TABLE_FILES_CHANGED: {
+    retryable: true,
+    summary:
+      'An orphan scan found a snapshot naming a metadata file that is gone (an expiration running at the same time): nothing was deleted. Retry.',
+  },
   MANIFEST_ENTRY_CONFLICT: {
     retryable: false,
     summary: 'Merging manifest entries found a file added twice (FileEntry.mergeEntries): the manifests are inconsistent.',

@@ -18,6 +18,11 @@ export { AUDIT_FLAGS, type AuditFlag } from './format/changelog-audit.ts';
 export type { CommitIdentity } from './spec/snapshot.ts';
 export { FileStoreScan, mapInOrder } from './snapshot/file-store-scan.ts';
 
+// Maintenance: snapshot expiration and orphan files.
+export { DEFAULT_RETENTION, type RetentionOptions } from './snapshot/expire-plan.ts';
+export type { ExpireResult } from './snapshot/expire-snapshots.ts';
+export { DEFAULT_ORPHAN_AGE_MS, type OrphanFile, type OrphanScan } from './snapshot/orphan-files.ts';
+
 // The commit message (Paimon's CommitMessageImpl) a writer hands the committer and
 // @tributary/protocol carries in a blob: defined once here.
 export {

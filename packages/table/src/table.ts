@@ -34,6 +34,10 @@ import { countSharedKeys } from './read/shared-keys.ts';
 import { ChangelogWrite, type ChangelogWriteOptions } from './changelog-write.ts';
 import { readChangelog, type ChangelogRecord } from './read/changelog-read.ts';
 import { auditChangelog, type ChangelogAudit, type ChangelogAuditRequest } from './changelog-audit.ts';
+import { DEFAULT_RETENTION, type RetentionOptions } from './snapshot/expire-plan.ts';
+import { expireSnapshots, type ExpireResult } from './snapshot/expire-snapshots.ts';
+import { DEFAULT_ORPHAN_AGE_MS, findOrphanFiles, type OrphanScan } from './snapshot/orphan-files.ts';
+import { TableFiles } from './snapshot/table-files.ts';
 
 /** A column of a table to create: the type as a DataType or as Paimon type text ('DECIMAL(18, 2)'). */
 export interface ColumnDefinition {
@@ -71,6 +75,14 @@ export interface TableDescription {
   /** Live data files of the latest snapshot (its manifests are read). */
   readonly fileCount: number;
   readonly rowCount: number;
+  /** Live data files of the latest snapshot by LSM level (`"0"`: files no compaction merged yet). */
+  readonly filesPerLevel: Readonly<Record<string, number>>;
+  /** Bytes of the live data files, and their mean size (0 without files). */
+  readonly totalFileSize: number;
+  readonly averageFileSize: number;
+  /** Snapshot files present (one listing of `snapshot/`), and the oldest of them. */
+  readonly snapshotCount: number;
+  readonly earliestSnapshotId: number | null;
 }
 
 export interface TableIdentifier {
@@ -252,6 +264,13 @@ export class Table {
     const schema = this.schema;
     const snapshot = await this.latestSnapshot();
     const files = snapshot === null ? [] : await new FileStoreScan(this.store, this.path, partitionFields(schema)).plan(snapshot);
+    const ids = await this.snapshots.listIds();
+    const filesPerLevel: Record<string, number> = {};
+    let totalFileSize = 0;
+    for (const e of files) {
+      filesPerLevel[String(e.file.level)] = (filesPerLevel[String(e.file.level)] ?? 0) + 1;
+      totalFileSize += Number(e.file.fileSize);
+    }
     return {
       database: this.database,
       table: this.name,
@@ -263,7 +282,60 @@ export class Table {
       latestSnapshotId: snapshot === null ? null : Number(snapshot.id),
       fileCount: files.length,
       rowCount: snapshot === null ? 0 : Number(snapshot.totalRecordCount),
+      filesPerLevel,
+      totalFileSize,
+      averageFileSize: files.length === 0 ? 0 : Math.round(totalFileSize / files.length),
+      snapshotCount: ids.length,
+      earliestSnapshotId: ids[0] ?? null,
     };
+  }
+
+  /**
+   * The retention options of the table (`snapshot.num-retained.min`, `.max`, `snapshot.time-retained`,
+   * `snapshot.expire.limit`, Paimon's defaults), each replaced by an override given.
+   * @throws TABLE_OPTION_INVALID
+   */
+  retention(overrides: Partial<RetentionOptions> = {}): RetentionOptions {
+    const o = this.schema.options;
+    const retention = {
+      retainMin: intOption(o, 'snapshot.num-retained.min', DEFAULT_RETENTION.retainMin),
+      retainMax: intOption(o, 'snapshot.num-retained.max', DEFAULT_RETENTION.retainMax),
+      timeRetainedMs: durationOption(o, 'snapshot.time-retained', DEFAULT_RETENTION.timeRetainedMs),
+      maxDeletes: intOption(o, 'snapshot.expire.limit', DEFAULT_RETENTION.maxDeletes),
+      ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
+    };
+    if (retention.retainMin < 1 || retention.retainMax < retention.retainMin) {
+      throw errorFrom(tableErrors, 'TABLE_OPTION_INVALID', `snapshot.num-retained.min (${retention.retainMin}) must be at least 1 and at most snapshot.num-retained.max (${retention.retainMax})`, {
+        option: 'snapshot.num-retained.min',
+      });
+    }
+    return retention;
+  }
+
+  /**
+   * Expires the snapshots the retention options (or `retention` overrides) no longer keep, and the
+   * files only they reached (snapshot/expire-snapshots.ts). `protectFrom`: the oldest snapshot a
+   * live writer planned on; it and every later snapshot stay.
+   */
+  expireSnapshots(request: { readonly retention?: Partial<RetentionOptions>; readonly protectFrom?: number; readonly now?: number } = {}): Promise<ExpireResult> {
+    return expireSnapshots(this.snapshots, this.#files(), {
+      retention: this.retention(request.retention),
+      now: request.now ?? Date.now(),
+      ...(request.protectFrom === undefined ? {} : { protectFrom: request.protectFrom }),
+    });
+  }
+
+  /** The files of the table no snapshot or tag reaches, older than `olderThanMs` (default 1 day) and not protected. */
+  findOrphanFiles(request: { readonly olderThanMs?: number; readonly now?: number; readonly isProtected?: (key: string) => boolean } = {}): Promise<OrphanScan> {
+    return findOrphanFiles(this.snapshots, this.#files(), {
+      olderThanMs: request.olderThanMs ?? DEFAULT_ORPHAN_AGE_MS,
+      now: request.now ?? Date.now(),
+      ...(request.isProtected === undefined ? {} : { isProtected: request.isProtected }),
+    });
+  }
+
+  #files(): TableFiles {
+    return new TableFiles({ store: this.store, tablePath: this.path, paths: dataFilePaths(partitionFields(this.schema), partitionPathOptions(this.schema.options)) });
   }
 
   /** A writer for one worker; see TableWriteOptions (writerId starts its file names). */
@@ -367,14 +439,14 @@ function intOption(options: Readonly<Record<string, string>>, key: string, fallb
   return n;
 }
 
-/** Paimon durations: '10 ms', '10s', '1 min'; a bare number is milliseconds. */
+/** Paimon durations: '10 ms', '10s', '1 min', '1 h', '1 d'; a bare number is milliseconds. */
 function durationOption(options: Readonly<Record<string, string>>, key: string, fallbackMs: number): number {
   const text = options[key];
   if (text === undefined) return fallbackMs;
-  const match = /^\s*(\d+)\s*(ms|s|min|m|h)?\s*$/i.exec(text);
+  const match = /^\s*(\d+)\s*(ms|s|min|m|h|d)?\s*$/i.exec(text);
   if (match === null) {
     throw errorFrom(tableErrors, 'TABLE_OPTION_INVALID', `${key} = '${text}' is not a duration`, { option: key });
   }
-  const unit = { ms: 1, s: 1000, min: 60_000, m: 60_000, h: 3_600_000 }[(match[2] ?? 'ms').toLowerCase() as 'ms'];
+  const unit = { ms: 1, s: 1000, min: 60_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(match[2] ?? 'ms').toLowerCase() as 'ms'];
   return Number(match[1]) * unit;
 }

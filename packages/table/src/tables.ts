@@ -19,6 +19,9 @@ import type { CommitMessage } from './spec/commit-message.ts';
 import type { CommitIdentity, Snapshot } from './spec/snapshot.ts';
 import type { CommitKind } from './write/commit-plan.ts';
 import { changelogAuditView, type ChangelogAuditQuery, type ChangelogAuditView } from './changelog-audit-view.ts';
+import type { RetentionOptions } from './snapshot/expire-plan.ts';
+import type { ExpireResult } from './snapshot/expire-snapshots.ts';
+import type { OrphanScan } from './snapshot/orphan-files.ts';
 import { createTable, listTables, openTable, tablePath, type DataFileSummary, type SchemaDefinition, type Table, type TableDescription } from './table.ts';
 
 /** A table of the warehouse, by database and table name. */
@@ -119,6 +122,16 @@ export interface Tables {
   countCollidingKeys(warehouse: string, ref: TableRef, shards: readonly (readonly CommitMessage[])[]): Promise<number | null>;
   /** The id of the snapshot after `afterSnapshotId` that carries `identity`, if any. */
   findCommitted(warehouse: string, ref: TableRef, identity: CommitIdentity, afterSnapshotId: number | null): Promise<number | undefined>;
+  /**
+   * Expires the snapshots the table's retention options (or the overrides) no longer keep and the
+   * files only they reach; `protectFrom` and later snapshots stay. @throws TABLE_NOT_FOUND
+   */
+  expireSnapshots(warehouse: string, ref: TableRef, request: { readonly retention?: Partial<RetentionOptions>; readonly protectFrom?: number }): Promise<ExpireResult>;
+  /**
+   * The files of the table that no snapshot or tag reaches, last modified at least `olderThanMs`
+   * ago, and not protected (store keys of the warehouse). Deletes nothing. @throws TABLE_NOT_FOUND
+   */
+  findOrphanFiles(warehouse: string, ref: TableRef, request: { readonly olderThanMs: number; readonly isProtected?: (key: string) => boolean }): Promise<OrphanScan>;
   /** The table's path inside the warehouse ("db.db/orders"), as blob headers carry it. */
   tablePath(ref: TableRef): string;
   /** The store rooted at the warehouse (staged blobs, and the tables' files below their paths). */
@@ -232,6 +245,12 @@ export function warehouseTables(s3: S3ConnectionOptions = {}): Tables {
       const table = await require(warehouse, ref);
       if (table.schema.primaryKeys.length === 0) return null;
       return table.countSharedKeys(shards);
+    },
+    async expireSnapshots(warehouse, ref, request): Promise<ExpireResult> {
+      return (await require(warehouse, ref)).expireSnapshots(request);
+    },
+    async findOrphanFiles(warehouse, ref, request): Promise<OrphanScan> {
+      return (await require(warehouse, ref)).findOrphanFiles(request);
     },
     async findCommitted(warehouse: string, ref: TableRef, identity: CommitIdentity, afterSnapshotId: number | null): Promise<number | undefined> {
       const table = await require(warehouse, ref);

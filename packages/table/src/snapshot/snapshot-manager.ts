@@ -33,6 +33,10 @@ export class SnapshotManager {
     return `${this.tablePath}/snapshot/LATEST`;
   }
 
+  get earliestHintKey(): string {
+    return `${this.tablePath}/snapshot/EARLIEST`;
+  }
+
   /** The snapshot with this id. @throws SNAPSHOT_NOT_FOUND */
   async snapshot(id: number): Promise<Snapshot> {
     const snapshot = await this.tryGetSnapshot(id);
@@ -76,6 +80,15 @@ export class SnapshotManager {
       await this.store.put(this.latestHintKey, new TextEncoder().encode(String(id)));
     } catch {
       // A stale or missing hint only costs readers a listing (see latestSnapshotId).
+    }
+  }
+
+  /** Rewrites EARLIEST after an expiration; best effort, as SnapshotManager.commitEarliestHint. */
+  async commitEarliestHint(id: number): Promise<void> {
+    try {
+      await this.store.put(this.earliestHintKey, new TextEncoder().encode(String(id)));
+    } catch {
+      // Readers list the directory when the hint is missing or stale.
     }
   }
 
