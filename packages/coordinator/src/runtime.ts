@@ -21,6 +21,7 @@ import { CoordinatorMetrics } from './metrics.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './http/rate-limit.ts';
 import type { AuthOptions } from './http/auth.ts';
 import { SyncCommitter, type FaultPoint } from './sync/committer.ts';
+import { TableMaintenance } from './maintenance/table-maintenance.ts';
 import { ABORT_GRACE_JOB, PREPARE_TIMEOUT_JOB, SyncFlows } from './sync/flow.ts';
 import { SyncService, type SyncLimits } from './sync/service.ts';
 import { SyncStore } from './sync/store.ts';
@@ -101,6 +102,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     commitAttempts: 25,
   });
   flows.onError((error) => logger.warn({ error: error.message }, 'sync queues error'));
+  const maintenance = new TableMaintenance({ tables, warehouse: config.warehouse, store, logger });
   const committer = new SyncCommitter({
     store,
     tables,
@@ -109,6 +111,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     logger,
     faultPoint: config.faultPoint,
     published: (attempts, conflicts) => metrics.published(attempts, conflicts),
+    committed: (record) => maintenance.expireAfterCommit(record.plan.table, record.id),
   });
   const syncs = new SyncService({
     store,

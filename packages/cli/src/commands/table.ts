@@ -1,4 +1,4 @@
-/** `tributary table create|list|show|snapshots|files|read|changelog|drop`: the /v1/tables routes. */
+/** `tributary table create|list|show|snapshots|files|read|changelog|expire|clean-orphans|drop`: the /v1/tables routes. */
 import type { Command } from 'commander';
 import type { Api } from '../client.ts';
 import { intArg, jsonArg, listArg, printAnswer, printColumns, printJson, tableName, tablePath, UsageError } from './args.ts';
@@ -188,6 +188,46 @@ export function tableCommands(parent: Command, apiFor: ApiFor): void {
       const findings = Object.entries(answer.counts).filter(([, n]) => n > 0).map(([flag, n]) => `${flag} ${n}`);
       console.log(`snapshots ${answer.from}..${answer.to}: ${answer.keys.length} keys, ${findings.length === 0 ? 'no anomaly' : findings.join(', ')}` +
         `${answer.truncated ? ' (truncated: raise --limit)' : ''}${answer.nextFrom === null ? '' : `; next: --from ${answer.nextFrom}`}`);
+    });
+
+  table
+    .command('expire <database.table>')
+    .description('expire the snapshots the table’s retention options no longer keep, and the files only they reach (admin)')
+    .option('--retain-min <n>', 'override snapshot.num-retained.min', intArg('--retain-min', 1))
+    .option('--retain-max <n>', 'override snapshot.num-retained.max', intArg('--retain-max', 1))
+    .option('--older-than-ms <ms>', 'override snapshot.time-retained (ms)', intArg('--older-than-ms', 0))
+    .option('--limit <n>', 'override snapshot.expire.limit', intArg('--limit', 1))
+    .option('--json', 'print the API’s answer as JSON')
+    .action(async (name: string, o: { retainMin?: number; retainMax?: number; olderThanMs?: number; limit?: number; json?: boolean }, command: Command) => {
+      const given = { retainMin: o.retainMin, retainMax: o.retainMax, timeRetainedMs: o.olderThanMs, maxDeletes: o.limit };
+      const body = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
+      const answer = await apiFor(command).request<{ expired: number[]; earliestSnapshotId: number | null; deletedDataFiles: number; deletedManifests: number }>(
+        'POST',
+        `${tablePath(name)}/expirations`,
+        body,
+      );
+      if (o.json === true) return printJson(answer);
+      const range = answer.expired.length === 0 ? 'no snapshot expired' : `expired snapshots ${answer.expired[0]}..${answer.expired.at(-1)}`;
+      console.log(`${range}; earliest now ${String(answer.earliestSnapshotId ?? 'none')}; deleted ${answer.deletedDataFiles} data files, ${answer.deletedManifests} manifests`);
+    });
+
+  table
+    .command('clean-orphans <database.table>')
+    .description('list the files no snapshot, tag or live sync reaches (table and staging); --delete deletes them (admin)')
+    .option('--older-than-ms <ms>', 'guard age: only files at least this old (default one day)', intArg('--older-than-ms', 0))
+    .option('--delete', 'delete them (default: a dry run that only lists)')
+    .option('--json', 'print the API’s answer as JSON')
+    .action(async (name: string, o: { olderThanMs?: number; delete?: boolean; json?: boolean }, command: Command) => {
+      const body = { dryRun: o.delete !== true, ...(o.olderThanMs === undefined ? {} : { olderThanMs: o.olderThanMs }) };
+      const answer = await apiFor(command).request<{ dryRun: boolean; fileCount: number; bytes: number; files: { key: string; size: number }[]; truncated: boolean }>(
+        'POST',
+        `${tablePath(name)}/orphan-cleanups`,
+        body,
+      );
+      if (o.json === true) return printJson(answer);
+      console.log(`${answer.dryRun ? 'found' : 'deleted'} ${answer.fileCount} orphan files, ${answer.bytes} bytes${answer.dryRun ? ' (dry run: repeat with --delete)' : ''}`);
+      if (answer.files.length > 0) printColumns(['SIZE', 'KEY'], answer.files.map((f) => [String(f.size), f.key]));
+      if (answer.truncated) console.log(`(the first ${answer.files.length} shown)`);
     });
 
   table

@@ -20,6 +20,59 @@ export const TableResponse = z.object({
   latestSnapshotId: z.number().int().nullable(),
   fileCount: z.number().int(),
   rowCount: z.number().int(),
+  filesPerLevel: z.record(z.string(), z.number().int()).describe('Live data files of the latest snapshot by LSM level ("0": not compacted yet)'),
+  totalFileSize: z.number().int().describe('Bytes of the live data files'),
+  averageFileSize: z.number().int().describe('Mean size of a live data file in bytes (0 without files)'),
+  snapshotCount: z.number().int().describe('Snapshots present (not expired)'),
+  earliestSnapshotId: z.number().int().nullable(),
+  orphans: z
+    .object({
+      scannedAt: z.string(),
+      dryRun: z.boolean(),
+      fileCount: z.number().int(),
+      bytes: z.number().int(),
+    })
+    .nullable()
+    .describe('Orphan files left after the last orphan cleanup or dry run (null: never scanned); not recomputed by this request'),
+});
+
+export const ExpireRequest = z
+  .object({
+    retainMin: z.number().int().min(1).max(2_147_483_647).optional().describe('Overrides snapshot.num-retained.min'),
+    retainMax: z.number().int().min(1).max(2_147_483_647).optional().describe('Overrides snapshot.num-retained.max'),
+    timeRetainedMs: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Overrides snapshot.time-retained'),
+    maxDeletes: z.number().int().min(1).max(1_000_000).optional().describe('Overrides snapshot.expire.limit'),
+  })
+  .strict()
+  .nullish();
+
+export const ExpireResponse = z.object({
+  expired: z.array(z.number().int()),
+  earliestSnapshotId: z.number().int().nullable(),
+  deletedDataFiles: z.number().int(),
+  deletedChangelogFiles: z.number().int(),
+  deletedManifests: z.number().int(),
+});
+
+/** Files listed in an orphan cleanup's answer at most (the totals count them all). */
+export const ORPHAN_FILES_SHOWN = 1000;
+
+export const OrphanCleanupRequest = z
+  .object({
+    olderThanMs: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Guard age: only files last modified at least this long ago (default 86400000, one day)'),
+    dryRun: z.boolean().optional().describe('List only, delete nothing (default true)'),
+  })
+  .strict()
+  .nullish();
+
+export const OrphanCleanupResponse = z.object({
+  dryRun: z.boolean(),
+  olderThanMs: z.number().int(),
+  scannedAt: z.string(),
+  fileCount: z.number().int(),
+  bytes: z.number().int(),
+  files: z.array(z.object({ key: z.string(), size: z.number().int(), lastModified: z.string() })).describe(`The first ${ORPHAN_FILES_SHOWN} orphans (keys in the warehouse)`),
+  truncated: z.boolean(),
 });
 
 export const StartSyncHeaders = z.object({

@@ -4,14 +4,20 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CreateTableRequest, errorFrom } from '@tributary/protocol';
-import { formatDataType, parseDataTypeString, tableErrors, type TableDescription, type TableRef, type TableSummary, type Tables } from '@tributary/table';
+import { DEFAULT_ORPHAN_AGE_MS, formatDataType, parseDataTypeString, tableErrors, type TableDescription, type TableRef, type TableSummary, type Tables } from '@tributary/table';
 import { z } from 'zod';
 import { coordinatorErrors } from '../errors.ts';
 import type { SyncStore } from '../sync/store.ts';
 import { problemResponses } from './problem.ts';
+import { TableMaintenance } from '../maintenance/table-maintenance.ts';
 import {
   ChangelogAuditResponse,
   ChangelogQuery,
+  ExpireRequest,
+  ExpireResponse,
+  ORPHAN_FILES_SHOWN,
+  OrphanCleanupRequest,
+  OrphanCleanupResponse,
   FilesPage,
   FilesQuery,
   PageQuery,
@@ -35,6 +41,7 @@ export interface TableRouteDeps {
 const DESCRIBE_PARALLELISM = 8;
 
 export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { tables, warehouse, store }) => {
+  const maintenance = new TableMaintenance({ tables, warehouse, store });
   const notFound = (ref: TableRef) => errorFrom(tableErrors, 'TABLE_NOT_FOUND', `table ${ref.database}.${ref.table} does not exist`, { ...ref });
 
   app.post(
@@ -51,7 +58,7 @@ export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { 
         primaryKeys: body.primaryKeys,
         options,
       });
-      return reply.status(201).send(tableView(info));
+      return reply.status(201).send({ ...tableView(info), orphans: null });
     },
   );
 
@@ -89,7 +96,44 @@ export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { 
     async (request) => {
       const info = await tables.describeTable(warehouse, request.params);
       if (info === undefined) throw notFound(request.params);
-      return tableView(info);
+      return { ...tableView(info), orphans: await maintenance.lastOrphanScan(request.params) };
+    },
+  );
+
+  app.post(
+    '/v1/tables/:database/:table/expirations',
+    {
+      config: { role: 'admin' },
+      schema: {
+        summary: "Expire the snapshots the table's retention options (or the overrides given) no longer keep, and the files only they reach",
+        params: TableParams,
+        body: ExpireRequest,
+        response: { 200: ExpireResponse, ...problemResponses(400, 404, 500, 503) },
+      },
+    },
+    async (request) => {
+      const body = request.body ?? {};
+      const overrides = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+      const result = await maintenance.expire(request.params, overrides);
+      return { ...result, expired: [...result.expired] };
+    },
+  );
+
+  app.post(
+    '/v1/tables/:database/:table/orphan-cleanups',
+    {
+      config: { role: 'admin' },
+      schema: {
+        summary: 'Find (dryRun, the default) or delete the files of the table and of its syncs\' staging that no snapshot, tag or live sync reaches, older than the guard age',
+        params: TableParams,
+        body: OrphanCleanupRequest,
+        response: { 200: OrphanCleanupResponse, ...problemResponses(400, 404, 500, 503) },
+      },
+    },
+    async (request) => {
+      const body = request.body ?? {};
+      const result = await maintenance.cleanOrphans(request.params, { olderThanMs: body.olderThanMs ?? DEFAULT_ORPHAN_AGE_MS, dryRun: body.dryRun ?? true });
+      return { ...result, files: result.files.slice(0, ORPHAN_FILES_SHOWN), truncated: result.files.length > ORPHAN_FILES_SHOWN };
     },
   );
 
@@ -212,6 +256,7 @@ export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { 
 function tableView(info: TableDescription) {
   return {
     ...info,
+    filesPerLevel: { ...info.filesPerLevel },
     columns: info.columns.map((c) => ({ name: c.name, type: formatDataType(c.type), description: c.description })),
     partitionKeys: [...info.partitionKeys],
     primaryKeys: [...info.primaryKeys],

@@ -41,6 +41,11 @@ export interface CommitterDeps {
   readonly faultPoint?: (point: FaultPoint) => void;
   /** Told how many tries each published snapshot took (metrics). */
   readonly published?: (attempts: number, conflicts: number) => void;
+  /**
+   * Called once a drive recorded COMMITTED (snapshot expiration, as Paimon does after a commit);
+   * must not throw: the sync is committed whatever it does.
+   */
+  readonly committed?: (record: SyncRecord) => Promise<void>;
 }
 
 export type FaultPoint = 'before-publish' | 'after-publish';
@@ -95,6 +100,7 @@ export class SyncCommitter {
       if (record.state.phase !== 'PREPARING') this.#forget(syncId);
     }
     if (isTerminal(record.state.phase)) await this.#writeOutcome(record);
+    if (record.state.phase === 'COMMITTED') await this.#deps.committed?.(record);
     return record;
   }
 

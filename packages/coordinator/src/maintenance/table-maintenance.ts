@@ -1,0 +1,189 @@
+/**
+ * Table maintenance as the coordinator runs it: snapshot expiration after each committed sync and
+ * on request, and orphan cleanup of a table and of its syncs' staging, protecting what the syncs
+ * still in flight need (the coordinator is the one that knows them).
+ *
+ *   live syncs of the table (not COMMITTED or ABORTED): their pinned base snapshots, their ids
+ *     expiration: nothing from the oldest pinned base on expires (a worker reads its base's manifests,
+ *                 the commit looks for its identity in the snapshots after it)
+ *     cleanup:    no data file named after a live sync (`data-<syncId>-…`) and nothing staged under
+ *                 `.tributary/syncs/<syncId>/` of a live sync is an orphan; while one of them is
+ *                 COMMITTING, no manifest file is (the commit writes manifests before its snapshot)
+ *   staging of ended syncs of the table: everything under `.tributary/syncs/<syncId>/` but
+ *     `outcome.json` (the sync's summary stays), older than the guard age
+ *   the last scan's result: `.tributary/maintenance/<db>/<table>/orphan-scan.json`, shown by GET /v1/tables/…
+ *
+ * Order matters: the live syncs are read first, then the table's snapshots, then the files are
+ * listed. A sync that ends between the first two steps is committed (its snapshot is seen) or
+ * aborted (its files are garbage); one that starts later writes files younger than the guard age.
+ */
+import type { Logger } from 'pino';
+import { dataFileMarker, syncStagingPrefix } from '@tributary/protocol';
+import { isTributaryError } from '@tributary/errors';
+import type { ExpireResult, ObjectStore, OrphanFile, RetentionOptions, TableRef, Tables } from '@tributary/table';
+import type { SyncStore } from '../sync/store.ts';
+
+export interface TableMaintenanceDeps {
+  readonly tables: Tables;
+  readonly warehouse: string;
+  readonly store: SyncStore;
+  readonly logger?: Logger;
+}
+
+export interface OrphanCleanupRequest {
+  /** Only files last modified at least this long ago (default one day). */
+  readonly olderThanMs: number;
+  /** List, delete nothing. */
+  readonly dryRun: boolean;
+}
+
+export interface OrphanCleanup {
+  readonly dryRun: boolean;
+  readonly olderThanMs: number;
+  readonly scannedAt: string;
+  /** Orphans found (and deleted unless dryRun), table files first, then staging. */
+  readonly files: readonly OrphanFile[];
+  readonly fileCount: number;
+  readonly bytes: number;
+}
+
+/** What the live syncs of a table need kept. */
+interface LiveSyncs {
+  readonly ids: ReadonlySet<string>;
+  readonly protectFrom: number | undefined;
+  readonly committing: boolean;
+}
+
+const STAGING_ROOT = '.tributary/syncs/';
+const OUTCOME = 'outcome.json';
+
+export class TableMaintenance {
+  readonly #d: TableMaintenanceDeps;
+
+  constructor(deps: TableMaintenanceDeps) {
+    this.#d = deps;
+  }
+
+  get #store(): ObjectStore {
+    return this.#d.tables.warehouseStore(this.#d.warehouse);
+  }
+
+  /** Expires what the table's retention options (or the overrides) no longer keep. @throws TABLE_NOT_FOUND */
+  async expire(ref: TableRef, retention: Partial<RetentionOptions> = {}): Promise<ExpireResult> {
+    const live = await this.#live(ref);
+    return this.#d.tables.expireSnapshots(this.#d.warehouse, ref, { retention, ...(live.protectFrom === undefined ? {} : { protectFrom: live.protectFrom }) });
+  }
+
+  /**
+   * Paimon's expiration after a commit: never fails the committed sync; a failure is logged and
+   * the next commit (or a request) tries again.
+   */
+  async expireAfterCommit(ref: TableRef, syncId: string): Promise<void> {
+    try {
+      const result = await this.expire(ref);
+      if (result.expired.length > 0) {
+        this.#d.logger?.info({ syncId, table: `${ref.database}.${ref.table}`, expired: result.expired.length, earliestSnapshotId: result.earliestSnapshotId }, 'snapshots expired');
+      }
+    } catch (error) {
+      this.#d.logger?.warn({ syncId, table: `${ref.database}.${ref.table}`, code: isTributaryError(error) ? error.code : undefined, error: error instanceof Error ? error.message : String(error) }, 'snapshot expiration failed; retried after the next commit');
+    }
+  }
+
+  /** Finds (and unless dryRun deletes) the orphans of a table and of its syncs' staging. @throws TABLE_NOT_FOUND */
+  async cleanOrphans(ref: TableRef, request: OrphanCleanupRequest): Promise<OrphanCleanup> {
+    const now = Date.now();
+    const live = await this.#live(ref);
+    const tablePath = this.#d.tables.tablePath(ref);
+    const markers = [...live.ids].map((id) => dataFileMarker(id));
+    const isProtected = (key: string): boolean =>
+      markers.some((m) => key.includes(m)) || (live.committing && key.startsWith(`${tablePath}/manifest/`));
+    const table = await this.#d.tables.findOrphanFiles(this.#d.warehouse, ref, { olderThanMs: request.olderThanMs, isProtected });
+    const staged = await this.#stagingOrphans(ref, live.ids, now - request.olderThanMs);
+    const files = [...table.files, ...staged];
+    if (!request.dryRun) await this.#store.deleteMany(files.map((f) => f.key));
+    const result: OrphanCleanup = {
+      dryRun: request.dryRun,
+      olderThanMs: request.olderThanMs,
+      scannedAt: new Date(now).toISOString(),
+      files,
+      fileCount: files.length,
+      bytes: files.reduce((sum, f) => sum + f.size, 0),
+    };
+    await this.#remember(ref, result);
+    return result;
+  }
+
+  /** The last cleanup's (or dry run's) totals, if any. */
+  async lastOrphanScan(ref: TableRef): Promise<{ scannedAt: string; dryRun: boolean; fileCount: number; bytes: number } | null> {
+    try {
+      const saved = JSON.parse(new TextDecoder().decode(await this.#store.get(scanKey(ref)))) as Record<string, unknown>;
+      const { scannedAt, dryRun, fileCount, bytes } = saved;
+      if (typeof scannedAt !== 'string' || typeof dryRun !== 'boolean' || typeof fileCount !== 'number' || typeof bytes !== 'number') return null;
+      return { scannedAt, dryRun, fileCount, bytes };
+    } catch (error) {
+      if (isTributaryError(error) && error.code === 'OBJECT_NOT_FOUND') return null;
+      if (error instanceof SyntaxError) return null;
+      throw error;
+    }
+  }
+
+  async #remember(ref: TableRef, result: OrphanCleanup): Promise<void> {
+    const { scannedAt, dryRun, fileCount, bytes } = result;
+    // After a real cleanup nothing it found is left: the orphan bytes are those it could not see yet.
+    const saved = { scannedAt, dryRun, fileCount: dryRun ? fileCount : 0, bytes: dryRun ? bytes : 0, deletedFiles: dryRun ? 0 : fileCount, deletedBytes: dryRun ? 0 : bytes };
+    await this.#store.put(scanKey(ref), new TextEncoder().encode(`${JSON.stringify(saved)}\n`));
+  }
+
+  async #live(ref: TableRef): Promise<LiveSyncs> {
+    const ids = await this.#d.store.activeIdsOf(ref);
+    const records = await Promise.all(ids.map((id) => this.#d.store.get(id)));
+    let protectFrom: number | undefined;
+    let committing = false;
+    for (const record of records) {
+      if (record === undefined) continue;
+      const base = record.plan.baseSnapshotId;
+      if (base !== null) protectFrom = protectFrom === undefined ? base : Math.min(protectFrom, base);
+      if (record.state.phase === 'COMMITTING') committing = true;
+    }
+    return { ids: new Set(ids), protectFrom, committing };
+  }
+
+  /**
+   * Staged files of this table's ended syncs older than the cutoff. A sync's table comes from its
+   * record, or from its outcome.json once Redis forgot it; a directory of neither is left alone.
+   */
+  async #stagingOrphans(ref: TableRef, live: ReadonlySet<string>, cutoff: number): Promise<OrphanFile[]> {
+    const store = this.#store;
+    const orphans: OrphanFile[] = [];
+    for await (const syncId of store.listDirectories(STAGING_ROOT)) {
+      if (live.has(syncId)) continue;
+      const table = await this.#tableOf(syncId);
+      if (table === undefined || table.database !== ref.database || table.table !== ref.table) continue;
+      // Checked again: a sync created since the live syncs were read is not ended.
+      const phase = await this.#d.store.phase(syncId);
+      if (phase !== undefined && phase !== 'COMMITTED' && phase !== 'ABORTED') continue;
+      for await (const meta of store.list(syncStagingPrefix(syncId))) {
+        if (meta.key.endsWith(`/${OUTCOME}`) || meta.lastModified.getTime() > cutoff) continue;
+        orphans.push({ key: meta.key, size: meta.size, lastModified: meta.lastModified.toISOString() });
+      }
+    }
+    return orphans;
+  }
+
+  async #tableOf(syncId: string): Promise<TableRef | undefined> {
+    const record = await this.#d.store.get(syncId);
+    if (record !== undefined) return record.plan.table;
+    try {
+      const outcome = JSON.parse(new TextDecoder().decode(await this.#store.get(`${syncStagingPrefix(syncId)}${OUTCOME}`))) as { plan?: { table?: { database?: unknown; table?: unknown } } };
+      const table = outcome.plan?.table;
+      return typeof table?.database === 'string' && typeof table.table === 'string' ? { database: table.database, table: table.table } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** Where the last orphan scan of a table is kept (beside the staging, never inside the Paimon table). */
+function scanKey(ref: TableRef): string {
+  return `.tributary/maintenance/${ref.database}/${ref.table}/orphan-scan.json`;
+}
