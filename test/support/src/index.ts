@@ -12,6 +12,7 @@ export {
 } from './oracles.ts';
 export type {
   Oracle,
+  MaintenanceResult,
   OracleOp,
   OracleResult,
   OracleField,

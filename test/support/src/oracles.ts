@@ -80,9 +80,20 @@ export type OracleOp =
   | ({ readonly op: 'write'; readonly rows: readonly OracleRow[]; readonly kinds?: readonly RowKindShort[] } & TableRef)
   | ({ readonly op: 'read'; readonly snapshotId?: number; readonly options?: Readonly<Record<string, string>> } & TableRef)
   /** Paimon Java only: a full compaction of these buckets of an unpartitioned table, one COMPACT snapshot. */
-  | ({ readonly op: 'compact'; readonly buckets: readonly number[] } & TableRef);
+  | ({ readonly op: 'compact'; readonly buckets: readonly number[] } & TableRef)
+  /** Paimon Java only: Table.newExpireSnapshots with this retention (defaults: min 1, max and limit unbounded, time 0). */
+  | ({ readonly op: 'expire'; readonly retainMin?: number; readonly retainMax?: number; readonly timeRetainedMs?: number; readonly maxDeletes?: number } & TableRef)
+  /** Paimon Java only: LocalOrphanFilesClean of files older than olderThanMs (default one day). */
+  | ({ readonly op: 'orphanClean'; readonly olderThanMs?: number; readonly dryRun?: boolean } & TableRef);
 
-export type OracleResult = { readonly path: string } | { readonly snapshotId: number | null } | ReadResult;
+/** What `expire` and `orphanClean` answer: snapshots expired; orphan paths relative to the table. */
+export interface MaintenanceResult {
+  readonly expired?: number;
+  readonly deleted?: readonly string[];
+  readonly deletedCount?: number;
+}
+
+export type OracleResult = { readonly path: string } | { readonly snapshotId: number | null } | ReadResult | MaintenanceResult;
 
 export interface Oracle {
   readonly name: 'pypaimon' | 'paimon-java';
@@ -335,7 +346,7 @@ export const paimonJava: Oracle = makeOracle('paimon-java', () => [
   // A call is short: the C1 compiler alone and the class archive infra/oracles.sh made start it fastest.
   '-XX:TieredStopAtLevel=1',
   '-XX:+UseSerialGC',
-  ...(existsSync(oraclePaths.javaClassArchive) ? [`-XX:SharedArchiveFile=${oraclePaths.javaClassArchive}`] : []),
+  ...(oraclePaths.javaClassArchive !== '' && existsSync(oraclePaths.javaClassArchive) ? [`-XX:SharedArchiveFile=${oraclePaths.javaClassArchive}`] : []),
   // The JVM's own warnings (a stale archive, say) go to stderr: stdout carries the JSON answer.
   '-Xlog:disable',
   '-Xlog:all=warning:stderr',

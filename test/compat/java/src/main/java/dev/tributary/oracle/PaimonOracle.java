@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.time.Duration;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
@@ -19,6 +20,11 @@ import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.operation.CleanOrphanFilesResult;
+import org.apache.paimon.operation.LocalOrphanFilesClean;
+import org.apache.paimon.options.ExpireConfig;
+import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.schema.Schema;
@@ -95,6 +101,10 @@ public final class PaimonOracle {
           return read(catalog, request);
         case "compact":
           return compact(catalog, request);
+        case "expire":
+          return expire(catalog, request);
+        case "orphanClean":
+          return orphanClean(catalog, request);
         default:
           throw new IllegalArgumentException("unknown op '" + op + "'");
       }
@@ -216,6 +226,37 @@ public final class PaimonOracle {
     try (RecordReader<InternalRow> reader = builder.newRead().createReader(splits)) {
       reader.forEachRemaining(row -> rows.add(WireValues.fromInternal(JSON, row, rowType)));
     }
+    return response;
+  }
+
+  /** Table.newExpireSnapshots with the given retention (Paimon's own expiration, as its procedures run it). */
+  private static JsonNode expire(Catalog catalog, JsonNode request) throws Exception {
+    Table table = catalog.getTable(identifierOf(request));
+    ExpireConfig config =
+        ExpireConfig.builder()
+            .snapshotRetainMin(request.path("retainMin").asInt(1))
+            .snapshotRetainMax(request.path("retainMax").asInt(Integer.MAX_VALUE))
+            .snapshotTimeRetain(Duration.ofMillis(request.path("timeRetainedMs").asLong(0)))
+            .snapshotMaxDeletes(request.path("maxDeletes").asInt(Integer.MAX_VALUE))
+            .build();
+    ObjectNode response = JSON.createObjectNode();
+    response.put("expired", table.newExpireSnapshots().config(config).expire());
+    return response;
+  }
+
+  /** LocalOrphanFilesClean (what the remove_orphan_files procedure runs): deleted paths, relative to the table. */
+  private static JsonNode orphanClean(Catalog catalog, JsonNode request) throws Exception {
+    FileStoreTable table = (FileStoreTable) catalog.getTable(identifierOf(request));
+    long olderThan = System.currentTimeMillis() - request.path("olderThanMs").asLong(86_400_000L);
+    CleanOrphanFilesResult result = new LocalOrphanFilesClean(table, olderThan, request.path("dryRun").asBoolean(false)).clean();
+    ObjectNode response = JSON.createObjectNode();
+    String root = table.location().toUri().getPath();
+    ArrayNode deleted = response.putArray("deleted");
+    for (Path path : result.getDeletedFilesPath() == null ? List.<Path>of() : result.getDeletedFilesPath()) {
+      String text = path.toUri().getPath();
+      deleted.add(text.startsWith(root) ? text.substring(root.length()).replaceFirst("^/", "") : text);
+    }
+    response.put("deletedCount", result.getDeletedFileCount());
     return response;
   }
 
