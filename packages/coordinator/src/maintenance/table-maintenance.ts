@@ -18,8 +18,7 @@
  * aborted (its files are garbage); one that starts later writes files younger than the guard age.
  */
 import type { Logger } from 'pino';
-import { dataFileMarker, syncStagingPrefix } from '@tributary/protocol';
-import { isTributaryError } from '@tributary/errors';
+import { dataFileMarker, isTributaryError, syncStagingPrefix } from '@tributary/protocol';
 import type { ExpireResult, ObjectStore, OrphanFile, RetentionOptions, TableRef, Tables } from '@tributary/table';
 import type { SyncStore } from '../sync/store.ts';
 
