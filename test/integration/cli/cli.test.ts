@@ -60,6 +60,8 @@ const COMMANDS = [
   ['table', 'files'],
   ['table', 'read'],
   ['table', 'changelog'],
+  ['table', 'expire'],
+  ['table', 'clean-orphans'],
   ['table', 'drop'],
   ['schedule'],
   ['schedule', 'put'],
@@ -302,6 +304,34 @@ describe('tributary: every REST command against a coordinator and a worker start
     assert.equal(dropped.stdout.trim(), `dropped ${table}`);
     const gone = await cli('table', 'show', table);
     assert.match(gone.stderr, /404 TABLE_NOT_FOUND/);
+  });
+
+  test('table expire and clean-orphans: a dry run lists, --delete deletes, show counts snapshots and orphans', async () => {
+    const maint = `${database}.maint`;
+    assert.equal((await cli('table', 'create', maint, '--columns', JSON.stringify(ORDERS_COLUMNS))).code, 0);
+    for (let i = 0; i < 2; i++) {
+      const started = await cli('sync', 'start', '--table', maint, '--source', JSON.stringify({ kind: 'generator', shards: 2, rowsPerShard: 100 }));
+      assert.equal(started.code, 0, started.stderr);
+      assert.equal((await cli('sync', 'watch', started.stdout.trim(), '--interval', '200')).code, 0);
+    }
+    const kept = await cli('table', 'expire', maint);
+    assert.equal(kept.code, 0, kept.stderr);
+    assert.match(kept.stdout, /^no snapshot expired; earliest now 1; /);
+    const expired = await cli('table', 'expire', maint, '--retain-min', '1', '--older-than-ms', '0');
+    assert.equal(expired.code, 0, expired.stderr);
+    assert.match(expired.stdout, /^expired snapshots 1\.\.1; earliest now 2; deleted 0 data files, \d+ manifests\n$/);
+    const dry = await cli('table', 'clean-orphans', maint, '--older-than-ms', '0');
+    assert.equal(dry.code, 0, dry.stderr);
+    // The four blobs of the two committed syncs (2 shards each).
+    assert.match(dry.stdout, /^found 4 orphan files, \d+ bytes \(dry run: repeat with --delete\)\nSIZE +KEY\n(\d+ +\.tributary\/syncs\/sync-[^\n]+\.blob\n){4}$/);
+    const shown = JSON.parse((await cli('table', 'show', maint)).stdout) as { snapshotCount: number; orphans: { fileCount: number } };
+    assert.deepEqual([shown.snapshotCount, shown.orphans.fileCount], [1, 4]);
+    const deleted = await cli('table', 'clean-orphans', maint, '--older-than-ms', '0', '--delete');
+    assert.match(deleted.stdout, /^deleted 4 orphan files, \d+ bytes\n/);
+    assert.match((await cli('table', 'clean-orphans', maint, '--older-than-ms', '0')).stdout, /^found 0 orphan files, 0 bytes/);
+    const bad = await cli('table', 'expire', maint, '--retain-min', '0');
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /--retain-min must be an integer ≥ 1/);
   });
 
   test('the shim on the machine’s node runs a worker on Node 24 and passes SIGTERM on to it', async () => {
