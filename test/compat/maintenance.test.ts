@@ -3,11 +3,12 @@
 // files): Tributary expires snapshots, then Paimon Java and pypaimon read exactly the model's rows
 // at every snapshot left; Tributary's orphan scan finds exactly what Paimon Java's
 // LocalOrphanFilesClean would delete; Paimon Java's own orphan clean and expiration on the table
-// delete nothing still referenced; Paimon Java writes on top and all three read the same rows.
+// delete nothing still referenced; Paimon Java writes on top and all three read the same rows. A
+// spot check of the property test (random histories) reads what is left with Paimon Java.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LocalObjectStore, createTable, type InternalRow, type Table } from '@tributary/table';
-import { canonicalRows, paimonJava, pypaimon, readResults, type MaintenanceResult, type OracleOp, type OracleRow, type TableRef } from '@tributary/testkit';
+import { canonicalRows, mulberry32, paimonJava, pypaimon, readResults, type MaintenanceResult, type OracleOp, type OracleRow, type TableRef } from '@tributary/testkit';
 import { warehouses } from './cases.ts';
 
 const warehouse = warehouses('maintenance');
@@ -113,4 +114,63 @@ test('Tributary expires and cleans a table Paimon Java writes too; Java and pypa
   assert.deepEqual(canonicalRows((await pypaimon.read(ref)).rows), rowsOf(model));
   // What Java's expiration left is exactly what the snapshots reach: Tributary finds no orphan.
   assert.deepEqual((await table.findOrphanFiles({ olderThanMs: 0, now: Date.now() + 1000 })).files, []);
+});
+
+// The property test's spot check with Paimon Java: seeded random histories of Tributary commits
+// (racing ones rebase), overwrites, aborted writes, expirations with random retention and orphan
+// cleanups; then Paimon Java reads every snapshot left (one JVM per history) and must see the model.
+test('spot check: Paimon Java reads every snapshot left after random histories of commits, expirations and cleanups', async () => {
+  for (const seed of [11, 12, 13]) {
+    const next = mulberry32(seed);
+    const pick = (n: number) => next() % n;
+    const dir = await warehouse();
+    const store = new LocalObjectStore(dir);
+    const ref: TableRef = { warehouse: dir, database: 'compat', table: `spot${seed}` };
+    const table = await createTable(store, { database: 'compat', name: `spot${seed}`, schema: { fields, primaryKeys: ['id'], options: { bucket: '2', 'manifest.merge-min-count': '2' } } });
+    const models = new Map<number, Model>();
+    let model: Model = new Map();
+    let expiredTotal = 0;
+    for (let step = 0; step < 14; step++) {
+      const kind = pick(6);
+      const written = rows(pick(20), 1 + pick(6), `s${seed}-${step}`);
+      if (kind <= 1) {
+        const base = await table.snapshots.latestSnapshotId();
+        const first = await table.newWrite({ writerId: `a${step}`, baseSnapshotId: base });
+        await first.writeRows(written as InternalRow[]);
+        const firstMessages = await first.prepareCommit();
+        if (kind === 1) {
+          // Another writer on the same base commits first; ours rebases.
+          const other = rows(pick(20), 2, `o${seed}-${step}`);
+          const id = await tributaryWrite(table, other);
+          model = upsert(model, other);
+          models.set(id, model);
+        }
+        const { snapshotId } = await table.newCommit(`c${seed}-${step}`).commit(firstMessages, base === null ? {} : { baseSnapshotId: base });
+        model = upsert(model, written);
+        models.set(snapshotId, model);
+      } else if (kind === 2) {
+        const id = await tributaryWrite(table, written, 'OVERWRITE');
+        model = upsert(new Map(), written);
+        models.set(id, model);
+      } else if (kind === 3) {
+        const aborted = await table.newWrite({ writerId: `x${step}` });
+        await aborted.writeRows(written as InternalRow[]);
+        await aborted.prepareCommit();
+      } else if (kind === 4) {
+        expiredTotal += (await table.expireSnapshots({ retention: { retainMin: 1 + pick(3), timeRetainedMs: 0, maxDeletes: 1 + pick(4) } })).expired.length;
+      } else {
+        const scan = await table.findOrphanFiles({ olderThanMs: 0, now: Date.now() + 1000 });
+        await store.deleteMany(scan.files.map((f) => f.key));
+      }
+    }
+    expiredTotal += (await table.expireSnapshots({ retention: { retainMin: 2, timeRetainedMs: 0 } })).expired.length;
+    await store.deleteMany((await table.findOrphanFiles({ olderThanMs: 0, now: Date.now() + 1000 })).files.map((f) => f.key));
+    const ids = await table.snapshots.listIds();
+    assert.ok(expiredTotal > 0 && ids.length >= 1, `seed ${seed}: expired ${expiredTotal}, left ${ids.join(',')}`);
+    const reads = readResults(await paimonJava.batch(ids.map((snapshotId): OracleOp => ({ op: 'read', ...ref, snapshotId }))));
+    for (const [i, id] of ids.entries()) {
+      assert.deepEqual(canonicalRows(reads[i]!.rows), rowsOf(models.get(id)!), `seed ${seed}: Paimon Java, snapshot ${id}`);
+      assert.deepEqual(await tributaryRows(table, id), rowsOf(models.get(id)!), `seed ${seed}: Tributary, snapshot ${id}`);
+    }
+  }
 });

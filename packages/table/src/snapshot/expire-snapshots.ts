@@ -48,10 +48,17 @@ export async function expireSnapshots(snapshots: SnapshotManager, files: TableFi
   const consumer = await files.minConsumerSnapshot();
   const pins = [request.protectFrom, consumer].filter((p): p is number => p !== undefined);
   const bounds = expireBounds({ earliest, latest, retention: request.retention, ...(pins.length > 0 ? { protectFrom: Math.min(...pins) } : {}) });
+  const olderThan = request.now - request.retention.timeRetainedMs;
   const candidates = ids.filter((id) => id >= bounds.min && id < bounds.maxExclusive);
-  const read = await mapInOrder(candidates, MAINTENANCE_READS, (id) => snapshots.tryGetSnapshot(id));
-  const times = new Map(read.flatMap((s) => (s === null ? [] : [[Number(s.id), Number(s.timeMillis)] as const])));
-  const end = endOfExpiry(bounds, request.now - request.retention.timeRetainedMs, (id) => times.get(id));
+  // Times are read a few snapshots at a time, oldest first, up to the first young one (the common
+  // case after a commit: nothing is due, and one or two reads tell).
+  const times = new Map<number, number>();
+  for (let i = 0; i < candidates.length; i += MAINTENANCE_READS) {
+    const read = await mapInOrder(candidates.slice(i, i + MAINTENANCE_READS), MAINTENANCE_READS, (id) => snapshots.tryGetSnapshot(id));
+    for (const s of read) if (s !== null) times.set(Number(s.id), Number(s.timeMillis));
+    if (read.some((s) => s !== null && Number(s.timeMillis) >= olderThan)) break;
+  }
+  const end = endOfExpiry(bounds, olderThan, (id) => times.get(id));
   if (end <= earliest) return { ...NOTHING, earliestSnapshotId: earliest };
   return expireUntil(snapshots, files, new Set(ids), earliest, end);
 }
