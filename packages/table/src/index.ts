@@ -7,7 +7,7 @@ export { warehouseTables, type TableRef, type TableSummary, type Tables } from '
 export { MAX_AUDIT_SNAPSHOTS, type ChangelogAuditQuery, type ChangelogAuditView } from './changelog-audit-view.ts';
 
 // The table: create or open it, write, commit, read.
-export { Table, createTable, listTables, openTable, type ColumnSpec, type SchemaDefinition, type TableDescription } from './table.ts';
+export { Table, createTable, listTables, openTable, type ColumnSpec, type SchemaDefinition, type TableDescription, type TableStats } from './table.ts';
 export { TableWrite } from './write/table-write.ts';
 export { ChangelogWrite, type BucketChangelog, type ChangelogWriteOptions } from './changelog-write.ts';
 export { RowKind, type RowKindByte } from './format/key-value.ts';

@@ -18,6 +18,7 @@ import {
   SCHEMA_VERSION, bucketCount, decodeTableSchema, encodeTableSchema, partitionFields, validateTableSchema, type TableSchema,
 } from './spec/table-schema.ts';
 import type { Snapshot } from './spec/snapshot.ts';
+import type { ManifestEntry } from './spec/manifest-entry.ts';
 import type { DataType, InternalValue } from './spec/types.ts';
 import { encodePartitionRow } from './write/row-routing.ts';
 import { dataFilePaths, partitionPathOptions } from './spec/partition-path.ts';
@@ -75,6 +76,10 @@ export interface TableDescription {
   /** Live data files of the latest snapshot (its manifests are read). */
   readonly fileCount: number;
   readonly rowCount: number;
+}
+
+/** When maintenance is due (Table.describeWithStats): files by level and size, snapshots kept. */
+export interface TableStats {
   /** Live data files of the latest snapshot by LSM level (`"0"`: files no compaction merged yet). */
   readonly filesPerLevel: Readonly<Record<string, number>>;
   /** Bytes of the live data files, and their mean size (0 without files). */
@@ -261,9 +266,12 @@ export class Table {
 
   /** The schema, and the latest snapshot's id, live file count (from its manifests) and row count. */
   async describe(): Promise<TableDescription> {
-    const schema = this.schema;
-    const snapshot = await this.latestSnapshot();
-    const files = snapshot === null ? [] : await new FileStoreScan(this.store, this.path, partitionFields(schema)).plan(snapshot);
+    return (await this.#describe()).description;
+  }
+
+  /** describe(), and the stats that tell when maintenance is due (one more listing: `snapshot/`). */
+  async describeWithStats(): Promise<TableDescription & TableStats> {
+    const { description, files } = await this.#describe();
     const ids = await this.snapshots.listIds();
     const filesPerLevel: Record<string, number> = {};
     let totalFileSize = 0;
@@ -272,6 +280,20 @@ export class Table {
       totalFileSize += Number(e.file.fileSize);
     }
     return {
+      ...description,
+      filesPerLevel,
+      totalFileSize,
+      averageFileSize: files.length === 0 ? 0 : Math.round(totalFileSize / files.length),
+      snapshotCount: ids.length,
+      earliestSnapshotId: ids[0] ?? null,
+    };
+  }
+
+  async #describe(): Promise<{ description: TableDescription; files: readonly ManifestEntry[] }> {
+    const schema = this.schema;
+    const snapshot = await this.latestSnapshot();
+    const files = snapshot === null ? [] : await new FileStoreScan(this.store, this.path, partitionFields(schema)).plan(snapshot);
+    const description: TableDescription = {
       database: this.database,
       table: this.name,
       schemaId: schema.id,
@@ -282,12 +304,8 @@ export class Table {
       latestSnapshotId: snapshot === null ? null : Number(snapshot.id),
       fileCount: files.length,
       rowCount: snapshot === null ? 0 : Number(snapshot.totalRecordCount),
-      filesPerLevel,
-      totalFileSize,
-      averageFileSize: files.length === 0 ? 0 : Math.round(totalFileSize / files.length),
-      snapshotCount: ids.length,
-      earliestSnapshotId: ids[0] ?? null,
     };
+    return { description, files };
   }
 
   /**

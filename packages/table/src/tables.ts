@@ -22,7 +22,7 @@ import { changelogAuditView, type ChangelogAuditQuery, type ChangelogAuditView }
 import type { RetentionOptions } from './snapshot/expire-plan.ts';
 import type { ExpireResult } from './snapshot/expire-snapshots.ts';
 import type { OrphanScan } from './snapshot/orphan-files.ts';
-import { createTable, listTables, openTable, tablePath, type DataFileSummary, type SchemaDefinition, type Table, type TableDescription } from './table.ts';
+import { createTable, listTables, openTable, tablePath, type DataFileSummary, type SchemaDefinition, type Table, type TableDescription, type TableStats } from './table.ts';
 
 /** A table of the warehouse, by database and table name. */
 export interface TableRef {
@@ -92,6 +92,8 @@ export interface Tables {
   createTable(warehouse: string, ref: TableRef, schema: SchemaDefinition): Promise<TableDescription>;
   /** Undefined when the table does not exist. */
   describeTable(warehouse: string, ref: TableRef): Promise<TableDescription | undefined>;
+  /** describeTable and the stats that tell when maintenance is due; undefined when the table does not exist. */
+  describeTableWithStats(warehouse: string, ref: TableRef): Promise<(TableDescription & TableStats) | undefined>;
   /** Every table of the warehouse (`<db>.db/<table>` with a schema), sorted by database then name. */
   listTableRefs(warehouse: string): Promise<TableRef[]>;
   /** Undefined when the table does not exist. */
@@ -180,6 +182,9 @@ export function warehouseTables(s3: S3ConnectionOptions = {}): Tables {
     },
     async describeTable(warehouse: string, ref: TableRef): Promise<TableDescription | undefined> {
       return (await find(warehouse, ref))?.describe();
+    },
+    async describeTableWithStats(warehouse: string, ref: TableRef): Promise<(TableDescription & TableStats) | undefined> {
+      return (await find(warehouse, ref))?.describeWithStats();
     },
     async listTableRefs(warehouse: string): Promise<TableRef[]> {
       return (await listTables(storeOf(warehouse))).map((id) => ({ database: id.database, table: id.name }));

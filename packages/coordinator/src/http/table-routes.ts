@@ -58,7 +58,7 @@ export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { 
         primaryKeys: body.primaryKeys,
         options,
       });
-      return reply.status(201).send({ ...tableView(info), orphans: null });
+      return reply.status(201).send({ ...tableView(info), filesPerLevel: {}, totalFileSize: 0, averageFileSize: 0, snapshotCount: 0, earliestSnapshotId: null, orphans: null });
     },
   );
 
@@ -94,9 +94,9 @@ export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { 
     '/v1/tables/:database/:table',
     { schema: { summary: 'A table: schema, latest snapshot, file and row counts', params: TableParams, response: { 200: TableResponse, ...problemResponses(400, 404, 500, 503) } } },
     async (request) => {
-      const info = await tables.describeTable(warehouse, request.params);
+      const info = await tables.describeTableWithStats(warehouse, request.params);
       if (info === undefined) throw notFound(request.params);
-      return { ...tableView(info), orphans: await maintenance.lastOrphanScan(request.params) };
+      return { ...tableView(info), filesPerLevel: { ...info.filesPerLevel }, orphans: await maintenance.lastOrphanScan(request.params) };
     },
   );
 
@@ -253,10 +253,9 @@ export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { 
   );
 };
 
-function tableView(info: TableDescription) {
+function tableView<T extends TableDescription>(info: T) {
   return {
     ...info,
-    filesPerLevel: { ...info.filesPerLevel },
     columns: info.columns.map((c) => ({ name: c.name, type: formatDataType(c.type), description: c.description })),
     partitionKeys: [...info.partitionKeys],
     primaryKeys: [...info.primaryKeys],
