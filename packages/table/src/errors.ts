@@ -109,7 +109,7 @@ export const tableErrors = defineErrorCatalogue({
   TABLE_FILES_CHANGED: {
     retryable: true,
     summary:
-      'An orphan scan found a snapshot naming a metadata file that is gone (an expiration running at the same time): nothing was deleted. Retry.',
+      'A snapshot expiration or orphan scan found a snapshot or metadata file gone that it had just seen (another expiration ran at the same time). A scan deleted nothing; an expiration stopped where it was, and the next run finishes it. Retry.',
   },
   MANIFEST_ENTRY_CONFLICT: {
     retryable: false,

@@ -67,10 +67,16 @@ export class TableMaintenance {
     return this.#d.tables.warehouseStore(this.#d.warehouse);
   }
 
-  /** Expires what the table's retention options (or the overrides) no longer keep. @throws TABLE_NOT_FOUND */
+  /**
+   * Expires what the table's retention options (or the overrides) no longer keep. Expirations of one
+   * table run one at a time in this process (after-commit and requested ones alike); two
+   * coordinators may still overlap, and the loser answers TABLE_FILES_CHANGED. @throws TABLE_NOT_FOUND
+   */
   async expire(ref: TableRef, retention: Partial<RetentionOptions> = {}): Promise<ExpireResult> {
-    const live = await this.#live(ref);
-    return this.#d.tables.expireSnapshots(this.#d.warehouse, ref, { retention, ...(live.protectFrom === undefined ? {} : { protectFrom: live.protectFrom }) });
+    return oneAtATime(`${this.#d.warehouse}\u0000${ref.database}\u0000${ref.table}`, async () => {
+      const live = await this.#live(ref);
+      return this.#d.tables.expireSnapshots(this.#d.warehouse, ref, { retention, ...(live.protectFrom === undefined ? {} : { protectFrom: live.protectFrom }) });
+    });
   }
 
   /**
@@ -179,6 +185,20 @@ export class TableMaintenance {
     } catch {
       return undefined;
     }
+  }
+}
+
+/** The expiration running now per table in this process: the next one waits for it. */
+const expiring = new Map<string, Promise<unknown>>();
+
+async function oneAtATime<T>(key: string, run: () => Promise<T>): Promise<T> {
+  const before = expiring.get(key) ?? Promise.resolve();
+  const mine = before.catch(() => undefined).then(run);
+  expiring.set(key, mine);
+  try {
+    return await mine;
+  } finally {
+    if (expiring.get(key) === mine) expiring.delete(key);
   }
 }
 

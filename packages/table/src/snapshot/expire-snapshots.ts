@@ -13,6 +13,8 @@
  * files go last and in ascending order, so what remains is always a suffix of the history whose
  * files are all present. Index files and statistics are never deleted here.
  */
+import { errorFrom, isTributaryError } from '@tributary/errors';
+import { tableErrors } from '../errors.ts';
 import type { ObjectStore } from '../io/object-store.ts';
 import type { Snapshot } from '../spec/snapshot.ts';
 import { mapInOrder } from './file-store-scan.ts';
@@ -41,6 +43,18 @@ export interface ExpireResult {
 const NOTHING = { expired: [], deletedDataFiles: 0, deletedChangelogFiles: 0, deletedManifests: 0 } as const;
 
 export async function expireSnapshots(snapshots: SnapshotManager, files: TableFiles, request: ExpireRequest): Promise<ExpireResult> {
+  try {
+    return await expire(snapshots, files, request);
+  } catch (error) {
+    // Something listed a moment ago is gone: another expiration is deleting the same snapshots.
+    if (isTributaryError(error) && (error.code === 'OBJECT_NOT_FOUND' || error.code === 'SNAPSHOT_NOT_FOUND')) {
+      throw errorFrom(tableErrors, 'TABLE_FILES_CHANGED', `expiring snapshots of ${snapshots.tablePath}: a file went away meanwhile (another expiration?): ${error.message}`, { table: snapshots.tablePath }, { cause: error });
+    }
+    throw error;
+  }
+}
+
+async function expire(snapshots: SnapshotManager, files: TableFiles, request: ExpireRequest): Promise<ExpireResult> {
   const ids = await snapshots.listIds();
   const earliest = ids[0];
   const latest = ids.at(-1);
