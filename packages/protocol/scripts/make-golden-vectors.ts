@@ -97,6 +97,11 @@ function invalidVectors(valid: Uint8Array): [InvalidVector, Uint8Array][] {
     // Since v2: the vote token.
     [v('header-other-vote-token.blob', 'a valid blob with another vote token', 'BLOB_VOTE_TOKEN_INVALID'), encodeBlob(sampleHeader({ voteToken: new Uint8Array(32).fill(0xee) }), [])],
     [v('header-no-vote-token.blob', 'a header without a vote token, checksum resealed', 'BLOB_HEADER_INVALID'), headerWithoutVoteToken(valid)],
+    // Since v3: the source position.
+    [v('header-position-not-json.blob', 'a source position that is not JSON, checksum resealed', 'BLOB_HEADER_INVALID'), headerWithPosition(valid, '{"files":[')],
+    [v('header-position-not-canonical.blob', 'a source position with unsorted keys, checksum resealed', 'BLOB_HEADER_INVALID'), headerWithPosition(valid, '{"server":{"order":"1","log":{"lsn":"0/1"},"id":"h:5432"}}')],
+    [v('header-position-unknown-key.blob', 'a source position with a member the format does not have, checksum resealed', 'BLOB_HEADER_INVALID'), headerWithPosition(valid, '{"rows":5}')],
+    [v('header-position-in-v2.blob', 'a valid source position in a blob marked envelope version 2, checksum resealed', 'BLOB_HEADER_INVALID'), asVersion(headerWithPosition(valid, '{"server":{"id":"h:5432","log":{"lsn":"0/1"},"order":"1"}}'), 2)],
   ];
 }
 
@@ -105,6 +110,20 @@ function headerWithoutVoteToken(valid: Uint8Array): Uint8Array {
   const decoded = tributary.protocol.BlobHeader.decode(valid.subarray(10, 10 + headerLength));
   const header = tributary.protocol.BlobHeader.encode({ ...decoded, voteToken: new Uint8Array(0) }).finish();
   return reseal(Buffer.concat([valid.subarray(0, 6), u32(header.length), header, valid.subarray(10 + headerLength)]));
+}
+
+/** The valid blob with its header's source position (field 13) set to `text`, resealed. */
+function headerWithPosition(valid: Uint8Array, text: string): Uint8Array {
+  const headerLength = new DataView(valid.buffer, valid.byteOffset).getUint32(6, false);
+  const decoded = tributary.protocol.BlobHeader.decode(valid.subarray(10, 10 + headerLength));
+  const header = tributary.protocol.BlobHeader.encode({ ...decoded, sourcePosition: text }).finish();
+  return reseal(Buffer.concat([valid.subarray(0, 6), u32(header.length), header, valid.subarray(10 + headerLength)]));
+}
+
+function asVersion(blob: Uint8Array, version: number): Uint8Array {
+  const out = Uint8Array.from(blob);
+  new DataView(out.buffer).setUint16(4, version, false);
+  return reseal(out);
 }
 
 function headerWithAttemptZero(valid: Uint8Array): Uint8Array {

@@ -12,6 +12,8 @@ import { fromLong, toLong } from './int64.ts';
 import { type Fail, checkString, failWith, isInt32 } from './checks.ts';
 import { strictReader } from './commit-message-codec.ts';
 import { VOTE_TOKEN_BYTES, tokensEqual } from './vote-token.ts';
+import { ENVELOPE_VERSION } from './envelope.ts';
+import { decodeReadPosition, encodeReadPosition, type ShardReadPosition } from './read-position.ts';
 
 /** The Paimon CommitMessageSerializer version whose DataFileMeta field set the messages carry. */
 export const PAIMON_COMMIT_MESSAGE_VERSION = 13;
@@ -39,6 +41,11 @@ export interface BlobHeader {
    * version 2 on, absent from version 1 blobs.
    */
   readonly voteToken?: Uint8Array;
+  /**
+   * Where the shard's read stood in its source (read-position.ts), from envelope version 3 on;
+   * absent when the source has none (the generator), and always in version 1 and 2 blobs.
+   */
+  readonly sourcePosition?: ShardReadPosition;
 }
 
 /** What the coordinator knows from its plan; `decodeBlob` refuses a blob that disagrees. */
@@ -58,10 +65,20 @@ export interface BlobExpectation {
 
 /** The first envelope version whose header carries a vote token. */
 const VOTE_TOKEN_SINCE = 2;
+/** The first envelope version whose header may carry a source position. */
+const SOURCE_POSITION_SINCE = 3;
 
 /** Encodes the header of the current envelope version, which requires a vote token. */
 export function encodeBlobHeader(header: BlobHeader): Uint8Array {
-  checkHeader(header, failWith('BLOB_VALUE_OUT_OF_RANGE', { part: 'header' }), VOTE_TOKEN_SINCE);
+  checkHeader(header, failWith('BLOB_VALUE_OUT_OF_RANGE', { part: 'header' }), ENVELOPE_VERSION);
+  let sourcePosition = '';
+  if (header.sourcePosition !== undefined) {
+    try {
+      sourcePosition = encodeReadPosition(header.sourcePosition);
+    } catch (cause) {
+      throw protocolError('BLOB_VALUE_OUT_OF_RANGE', 'the blob header field sourcePosition is not a source position', { part: 'header', path: 'sourcePosition' }, { cause });
+    }
+  }
   return tributary.protocol.BlobHeader.encode({
     syncId: header.syncId,
     shardId: header.shardId,
@@ -75,6 +92,7 @@ export function encodeBlobHeader(header: BlobHeader): Uint8Array {
     byteCount: toLong(header.byteCount, 'byteCount'),
     fileCount: toLong(header.fileCount, 'fileCount'),
     voteToken: header.voteToken,
+    sourcePosition,
   }).finish();
 }
 
@@ -95,6 +113,18 @@ export function decodeBlobHeader(bytes: Uint8Array, envelopeVersion: number): Bl
     });
   }
   const token = envelopeVersion >= VOTE_TOKEN_SINCE || w.voteToken.length > 0 ? { voteToken: new Uint8Array(w.voteToken) } : {};
+  let position: { sourcePosition?: ShardReadPosition } = {};
+  if (w.sourcePosition !== '') {
+    // Field 13 is unknown before version 3: a v1 or v2 blob that carries it was not written by their encoders.
+    if (envelopeVersion < SOURCE_POSITION_SINCE) {
+      throw protocolError('BLOB_HEADER_INVALID', `blob header field sourcePosition is not part of envelope version ${envelopeVersion}`, { path: 'sourcePosition' });
+    }
+    const decoded = decodeReadPosition(w.sourcePosition);
+    if ('reason' in decoded) {
+      throw protocolError('BLOB_HEADER_INVALID', `blob header field sourcePosition: ${decoded.reason}`, { path: 'sourcePosition' });
+    }
+    position = { sourcePosition: decoded.position };
+  }
   const header: BlobHeader = {
     syncId: w.syncId,
     shardId: w.shardId,
@@ -108,6 +138,7 @@ export function decodeBlobHeader(bytes: Uint8Array, envelopeVersion: number): Bl
     byteCount: fromLong(w.byteCount),
     fileCount: fromLong(w.fileCount),
     ...token,
+    ...position,
   };
   checkHeader(header, failWith('BLOB_HEADER_INVALID'), envelopeVersion);
   return header;

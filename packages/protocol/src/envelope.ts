@@ -17,13 +17,13 @@ import { protocolError } from './errors.ts';
 export const BLOB_MAGIC: Uint8Array = Uint8Array.of(0x89, 0x54, 0x43, 0x4d);
 
 /**
- * The version this release writes. 2 added the header's vote token (field 12); the framing is
- * the same as in 1.
+ * The version this release writes. 2 added the header's vote token (field 12), 3 the shard's
+ * source position (field 13); the framing is the same as in 1.
  */
-export const ENVELOPE_VERSION = 2;
+export const ENVELOPE_VERSION = 3;
 
 /** Every version this release can read (rolling upgrades: always the current and the previous). */
-export const READABLE_ENVELOPE_VERSIONS: readonly number[] = [1, 2];
+export const READABLE_ENVELOPE_VERSIONS: readonly number[] = [1, 2, 3];
 
 /** magic + version + header length. */
 export const PREFIX_BYTES = 4 + 2 + 4;

@@ -23,6 +23,15 @@ export {
   type BlobLimits,
 } from './envelope.ts';
 export { decodeBlob, encodeBlob, type DecodedBlob } from './blob.ts';
+export { canonicalJson } from './canonical-json.ts';
+export {
+  FileReadPosition,
+  MAX_POSITION_FILES,
+  ServerLogPosition,
+  ShardReadPosition,
+  decodeReadPosition,
+  encodeReadPosition,
+} from './read-position.ts';
 export { decodeBlobStream, encodeBlobStream, type BlobStream, type EncodeStreamOptions } from './blob-stream.ts';
 export {
   ABANDON_RUNNING_ATTEMPTS_SCRIPT,
@@ -63,6 +72,6 @@ export {
   type PlanFingerprintInput,
 } from './vote-token.ts';
 export { BadRowPolicy, Identifier, StringMap, SyncMode, parsePayload } from './schemas/common.ts';
-export { ColumnSpec, CreateTableRequest, ProblemDetails, SyncOptions, startSyncRequest } from './schemas/rest.ts';
+export { ColumnSpec, CreateTableRequest, ProblemDetails, SyncOptions, createTableFromSourceRequest, startSyncRequest } from './schemas/rest.ts';
 export { ScheduleId, ScheduleRun, putScheduleRequest } from './schemas/schedules.ts';
 export { READINESS_TIMEOUT_MS, checkReadiness, type Readiness, type ReadinessProbe } from './readiness.ts';

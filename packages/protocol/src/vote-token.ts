@@ -17,6 +17,7 @@
  * Pure: hashing only; reading the secret's file is the caller's (`readFile` is handed in).
  */
 import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { canonicalJson } from './canonical-json.ts';
 import { protocolError } from './errors.ts';
 
 /** HMAC-SHA256 output. */
@@ -136,14 +137,4 @@ export function checkClusterSecret(secret: Uint8Array): Uint8Array {
     });
   }
   return secret;
-}
-
-/** JSON with object keys sorted at every level, so that a plan read back from Redis hashes the same. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-    const sorted: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
-    return sorted;
-  });
 }

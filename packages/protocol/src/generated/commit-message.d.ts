@@ -62,6 +62,9 @@ export namespace tributary {
             /** BlobHeader voteToken. */
             voteToken: Uint8Array;
 
+            /** BlobHeader sourcePosition. */
+            sourcePosition: string;
+
             /**
              * Creates a new BlobHeader instance using the specified properties.
              * @param [properties] Properties to set
@@ -129,6 +132,9 @@ export namespace tributary {
 
                 /** BlobHeader voteToken */
                 voteToken?: Uint8Array;
+
+                /** BlobHeader sourcePosition */
+                sourcePosition?: string;
 
                 /** Unknown fields preserved while decoding when enabled */
                 $unknowns?: Uint8Array[];

@@ -43,6 +43,7 @@ export const tributary = $root.tributary = (() => {
              * @property {Long} [byteCount] BlobHeader byteCount
              * @property {Long} [fileCount] BlobHeader fileCount
              * @property {Uint8Array} [voteToken] BlobHeader voteToken
+             * @property {string} [sourcePosition] BlobHeader sourcePosition
              * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
              */
 
@@ -171,6 +172,14 @@ export const tributary = $root.tributary = (() => {
             BlobHeader.prototype.voteToken = $util.newBuffer([]);
 
             /**
+             * BlobHeader sourcePosition.
+             * @member {string} sourcePosition
+             * @memberof tributary.protocol.BlobHeader
+             * @instance
+             */
+            BlobHeader.prototype.sourcePosition = "";
+
+            /**
              * Creates a new BlobHeader instance using the specified properties.
              * @function create
              * @memberof tributary.protocol.BlobHeader
@@ -226,6 +235,8 @@ export const tributary = $root.tributary = (() => {
                     writer.uint32(/* id 11, wireType 0 =*/88).int64(message.fileCount);
                 if (message.voteToken != null && $Object.hasOwnProperty.call(message, "voteToken") && message.voteToken.length)
                     writer.uint32(/* id 12, wireType 2 =*/98).bytes(message.voteToken);
+                if (message.sourcePosition != null && $Object.hasOwnProperty.call(message, "sourcePosition") && message.sourcePosition !== "")
+                    writer.uint32(/* id 13, wireType 2 =*/106).string(message.sourcePosition);
                 if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
@@ -376,6 +387,15 @@ export const tributary = $root.tributary = (() => {
                                 message.voteToken = value;
                             else
                                 delete message.voteToken;
+                            continue;
+                        }
+                    case 13: {
+                            if (wireType !== 2)
+                                break;
+                            if ((value = reader.stringVerify()).length)
+                                message.sourcePosition = value;
+                            else
+                                delete message.sourcePosition;
                             continue;
                         }
                     }

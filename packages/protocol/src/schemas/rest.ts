@@ -61,6 +61,25 @@ export const CreateTableRequest = z
   });
 export type CreateTableRequest = z.infer<typeof CreateTableRequest>;
 
+/**
+ * `POST /v1/tables` with `fromSource` instead of `columns`: the table is made from the source's own
+ * schema (its columns and types, its primary key unless `primaryKeys` is given, and a bucket count
+ * from its size unless `bucket` is given; the coordinator's README states the rule). `source` is
+ * the union of the source kinds' specs, as for a sync.
+ */
+export function createTableFromSourceRequest<Source extends z.ZodType>(source: Source) {
+  return z.strictObject({
+    database: Identifier,
+    name: Identifier,
+    fromSource: source,
+    partitionKeys: z.array(Identifier).default([]),
+    primaryKeys: z.array(Identifier).optional(),
+    bucket: z.number().int().min(-1).max(65_536).refine((b) => b !== 0, 'bucket is -1 or at least 1').optional(),
+    options: StringMap.default({}),
+    comment: z.string().max(4096).optional(),
+  });
+}
+
 /** Per-sync settings; every field has a default. */
 export const SyncOptions = z.strictObject({
   /** Attempts per shard before it votes NO (BullMQ `attempts`). */

@@ -44,12 +44,40 @@ const primaryKeyPartitioned: GoldenInput = {
   messages: [sampleMessage([sampleFile(0), sampleFile(1)], 0), sampleMessage([sampleFile(2)], 3), sampleMessage([sampleFile(3)], 3)],
 };
 
+const serverPosition: GoldenInput = {
+  name: 'server-position',
+  description: 'Since v3: a MySQL shard\'s blob with its binlog position and no messages (an empty range).',
+  header: sampleHeader({
+    shardId: 'shop_01.orders_0.p00003',
+    rowCount: 0n,
+    byteCount: 0n,
+    fileCount: 0n,
+    sourcePosition: { server: { id: '127.0.0.1:3390', log: { file: 'mysql-bin.000001', offset: 328 }, order: 'mysql-bin.000001:00000000000000000328' } },
+  }),
+  messages: [],
+};
+
 const everyField: GoldenInput = {
   name: 'every-field',
   description:
     'Every field set at least once, nullable fields both null and set, nullable lists both null and empty, ' +
     'all ten file lists non-empty, int64 extremes.',
-  header: sampleHeader({ attempt: 3, schemaId: 7n, creationTimeMillis: INT64_MAX, rowCount: 0n, byteCount: 0n, fileCount: 0n }),
+  header: sampleHeader({
+    attempt: 3,
+    schemaId: 7n,
+    creationTimeMillis: INT64_MAX,
+    rowCount: 0n,
+    byteCount: 0n,
+    fileCount: 0n,
+    // Since v3: a source position with both parts (no source gives both today; the format allows it).
+    sourcePosition: {
+      server: { id: 'db-7.internal:3306', log: { file: 'mysql-bin.000042', offset: 1_234_567, gtid: '0-1-9876,1-2-5' }, order: 'mysql-bin.000042:00000000000001234567' },
+      files: [
+        { uri: 's3://landing/orders/part-0.csv', size: 0, etag: 'd41d8cd98f00b204e9800998ecf8427e' },
+        { uri: 'file:///data/orders/part-1.ndjson', size: 9_007_199_254_740_991, etag: 'W/1024-1767225600000000000' },
+      ],
+    },
+  }),
   messages: [
     {
       partition: PARTITION_2024_01_01,
@@ -132,4 +160,4 @@ const noMessages: GoldenInput = {
   messages: [],
 };
 
-export const GOLDEN_INPUTS: readonly GoldenInput[] = [appendUnpartitioned, primaryKeyPartitioned, everyField, noMessages];
+export const GOLDEN_INPUTS: readonly GoldenInput[] = [appendUnpartitioned, primaryKeyPartitioned, everyField, noMessages, serverPosition];

@@ -73,8 +73,8 @@ export class LocalObjectStore implements ObjectStore {
   async stat(key: string): Promise<ObjectMeta | null> {
     const path = this.#path(key);
     try {
-      const s = await stat(path);
-      return s.isFile() ? { key, size: s.size, lastModified: s.mtime } : null;
+      const s = await stat(path, { bigint: true });
+      return s.isFile() ? { key, size: Number(s.size), lastModified: s.mtime, etag: `W/${s.size}-${s.mtimeNs}` } : null;
     } catch (error) {
       if (errnoOf(error) === 'ENOENT' || errnoOf(error) === 'ENOTDIR') return null;
       throw fsError(error, 'stat', key);

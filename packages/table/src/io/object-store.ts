@@ -35,6 +35,11 @@ export interface ObjectMeta {
   readonly size: number;
   /** When the object was last written, as the store reports it (used by garbage collection's age guard). */
   readonly lastModified: Date;
+  /**
+   * The version tag the store reports: S3's ETag (quotes removed); for a local file, a weak tag
+   * `W/<size>-<mtime in ns>` made of its size and modification time. Undefined when the store gave none.
+   */
+  readonly etag?: string;
 }
 
 export interface ObjectStore {

@@ -116,7 +116,7 @@ export class S3ObjectStore implements ObjectStore {
     const Key = this.#key(key);
     try {
       const out = await this.#client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }));
-      return { key, size: out.ContentLength ?? 0, lastModified: out.LastModified ?? new Date(0) };
+      return { key, size: out.ContentLength ?? 0, lastModified: out.LastModified ?? new Date(0), ...etagOf(out.ETag) };
     } catch (error) {
       if (isMissingObject(error)) return null;
       throw s3Error(error, 'stat', this.bucket, Key);
@@ -165,7 +165,7 @@ export class S3ObjectStore implements ObjectStore {
       for (const object of page.Contents ?? []) {
         if (object.Key === undefined) continue;
         const key = object.Key.slice(this.#root.length);
-        yield { key, size: object.Size ?? 0, lastModified: object.LastModified ?? new Date(0) };
+        yield { key, size: object.Size ?? 0, lastModified: object.LastModified ?? new Date(0), ...etagOf(object.ETag) };
       }
       ContinuationToken = page.IsTruncated === true ? page.NextContinuationToken : undefined;
     } while (ContinuationToken !== undefined);
@@ -267,4 +267,9 @@ function makeClient(options: S3ConnectionOptions): S3Client {
     forcePathStyle: options.forcePathStyle ?? options.endpoint !== undefined,
     credentials,
   });
+}
+
+/** S3 quotes its ETags (`"abc…"`); the tag travels without them. */
+function etagOf(etag: string | undefined): { etag?: string } {
+  return etag === undefined || etag === '' ? {} : { etag: etag.replace(/^"(.*)"$/, '$1') };
 }
