@@ -82,7 +82,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyBaseLog
     transformObject: (document) => ('openapiObject' in document ? problemJsonResponses(document.openapiObject) : document.swaggerObject),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
-  await app.register(tableRoutes, { tables: deps.tables, warehouse: deps.warehouse, store: deps.store });
+  await app.register(tableRoutes, { tables: deps.tables, warehouse: deps.warehouse, store: deps.store, syncs: deps.syncs });
   await app.register(syncRoutes, { syncs: deps.syncs, store: deps.store });
   if (deps.schedules !== undefined) await app.register(scheduleRoutes, { schedules: deps.schedules });
   const board = new FastifyAdapter();

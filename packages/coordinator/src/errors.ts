@@ -72,6 +72,10 @@ export const coordinatorErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'The source plans more shards than the coordinator allows per sync (TRIBUTARY_MAX_SHARDS); nothing was persisted or enqueued.',
   },
+  SYNC_NOTHING_TO_LOAD: {
+    retryable: false,
+    summary: 'The source has nothing new to load (newFilesOnly: every file it lists is already in a committed snapshot); no sync was started. A schedule records the fire as skipped.',
+  },
   SYNC_CONCURRENCY_LIMIT: {
     retryable: true,
     summary: 'Too many syncs are not yet COMMITTED or ABORTED, for this table or overall; retry after Retry-After seconds.',

@@ -5,6 +5,7 @@ export { sourceErrors, type SourceErrorCode } from './errors.ts';
 export type {
   OpenStore,
   PlanContext,
+  PlanHistory,
   PlannedSourceShard,
   Source,
   SourceBatch,
@@ -14,12 +15,15 @@ export type {
   SourcePosition,
   SourceReadPosition,
   SourceRow,
+  SourceSchema,
   SourceValue,
   SpecSummary,
   TargetColumn,
+  Watermark,
 } from './source.ts';
-export { SyncSourceSpec, openSource, summarizeSource } from './registry.ts';
+export { SyncSourceSpec, openSource, sourceIdentity, summarizeSource } from './registry.ts';
 export { loadSourceAccess, noSourceAccess, redactSource, type S3Credentials, type SourceAccess } from './access.ts';
 export { rowConverter } from './values/convert.ts';
 export { batchConverter, type BadRowPolicy, type BatchConverter } from './values/bad-rows.ts';
+export { loadedFileKey } from './files/index.ts';
 export { GENERATOR_COLUMNS, GENERATOR_TABLE_COLUMNS, GeneratorSource, generatorRow, generatorShardId } from './generator/index.ts';

@@ -3,7 +3,8 @@
  * through this registry and the contract in source.ts. A new kind is a folder exporting its
  * `SourceKind` and one line in SOURCE_KINDS; the request schema, planning and reading follow from it.
  */
-import { errorFrom } from '@tributary/protocol';
+import { createHash } from 'node:crypto';
+import { canonicalJson, errorFrom } from '@tributary/protocol';
 import { z } from 'zod';
 import { sourceErrors } from './errors.ts';
 import { filesSource } from './files/index.ts';
@@ -44,4 +45,20 @@ export function openSource(spec: Readonly<Record<string, unknown>>, context: Sou
   const parsed = kind.spec.safeParse(spec);
   if (!parsed.success) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `${kind.kind} source: ${parsed.error.message}`);
   return kind.create(parsed.data, context);
+}
+
+/** Options that say how a source is read, not what: they never change a source's identity. */
+const HOW_FIELDS = new Set(['password', 'batchRows', 'splitRows', 'filesPerShard', 'incremental', 'newFilesOnly', 'faults', 'allowUnterminatedLastLine']);
+
+/**
+ * A source's identity: `sha256(canonical JSON of the kind's identity fields)` in hex. Two syncs
+ * read "the same source" when their identities are equal; an incremental load continues from the
+ * watermark the last snapshot of its table with this identity committed. The default fields are
+ * the spec without a password and without the options of how it is read (HOW_FIELDS); a kind may
+ * say otherwise (`identity`).
+ */
+export function sourceIdentity(spec: SyncSourceSpec): string {
+  const kind = lookUp(spec.kind);
+  const fields = kind.identity?.(spec) ?? Object.fromEntries(Object.entries(spec).filter(([key]) => !HOW_FIELDS.has(key)));
+  return createHash('sha256').update(canonicalJson(fields)).digest('hex');
 }

@@ -19,7 +19,14 @@
  *   row count or `{file, row}`; the generator: the row index). A batch is the unit of memory: a
  *   worker holds one at a time. When the signal aborts (the sync was aborted), a source that holds a
  *   server-side resource cancels it (MySQL kills its query); the worker stops waiting either way.
+ *   A batch may also carry the read's `position` in the source (a server's log position at the
+ *   read, the files read with their sizes and ETags): the worker puts the last one given into its
+ *   blob, and the coordinator folds the shards' positions into the snapshot's properties.
+ * - `identity()` (on the kind) is what makes two syncs read "the same source": the fields that
+ *   name what is read, never a secret; an incremental load continues from the watermark of the
+ *   last snapshot of its table with the same identity.
  */
+import type { ShardReadPosition } from '@tributary/protocol';
 import type { DataType, ObjectStore, Timestamp } from '@tributary/table';
 import type { z } from 'zod';
 import type { S3Credentials, SourceAccess } from './access.ts';
@@ -58,6 +65,14 @@ export interface SourceBatch {
   readonly readPosition?: SourceReadPosition;
   /** When every row of the batch comes from one file: its URI and the file's row index of the first row (for error messages). */
   readonly file?: { readonly uri: string; readonly firstRow: number };
+  /**
+   * Where the read stands in the source for the rows given so far (optional): a server's log
+   * position taken inside the read's snapshot (MySQL binlog file/offset and GTID set, PostgreSQL
+   * LSN), or every file read so far with its size and ETag. The worker keeps the last one a shard
+   * gives and records it in the shard's blob; a source that has a position gives it at least once,
+   * on a batch without rows when the shard is empty. Not a resume point (that is `end`).
+   */
+  readonly position?: ShardReadPosition;
 }
 
 /** A JSON object naming its kind, as a source reports where its read stands (see `SourceBatch.readPosition`). */
@@ -99,14 +114,51 @@ export interface PlanContext {
   readonly tooManyShards: (planned: string) => Error;
   /** The planner's own error for a request that cannot be planned as it is (no file matches a URI). */
   readonly refuse: (message: string, context: Readonly<Record<string, string>>) => Error;
+  /**
+   * The planner's own error for a source column that does not fit the table (400, naming the
+   * column): every kind checks its columns against `target` at plan time, before anything runs.
+   */
+  readonly mismatch: (column: string, message: string) => Error;
+  /** What earlier snapshots of the table recorded of this source (incremental loads). */
+  readonly history: PlanHistory;
+  /** The planner's own error for a load that finds nothing new to read (newFilesOnly: every file is loaded already). */
+  readonly nothingToLoad: (message: string) => Error;
+  /** An incremental load tells the planner its bounds (persisted with the plan; `upTo` is committed as the new watermark). */
+  readonly fixWatermark: (watermark: Watermark) => void;
+}
+
+/** What the table's committed snapshots say about earlier loads of the same source. */
+export interface PlanHistory {
+  /** The watermark of `column` the last load of this source committed (null: none yet). */
+  watermark(column: string): Promise<string | null>;
+  /** Every file (`uri` NUL `etag`) a committed snapshot of the table lists as loaded. */
+  loadedFiles(): Promise<ReadonlySet<string>>;
+}
+
+/** An incremental load's bounds, fixed at plan time: rows with `after < column <= upTo` (after null: from the start). */
+export interface Watermark {
+  readonly column: string;
+  readonly after: string | null;
+  /** The column's maximum when planned (null: the source had no row), committed as the new watermark. */
+  readonly upTo: string | null;
+}
+
+/** A table made from a source's schema (`POST /v1/tables` with `fromSource`). */
+export interface SourceSchema {
+  readonly columns: readonly { readonly name: string; readonly type: string }[];
+  readonly primaryKeys: readonly string[];
+  /** The source's size as far as it knows (bytes of data), for the bucket count. */
+  readonly bytes: number;
 }
 
 export interface Source {
   readonly kind: string;
   /** What can be refused without reading the source (access, URIs); resolves when nothing is. */
   check(): Promise<void>;
-  /** The exact shard list (coordinator); refuses at least what `check()` refuses. */
+  /** The exact shard list (coordinator); refuses at least what `check()` refuses, and columns that do not fit. */
   plan(ctx: PlanContext): Promise<readonly PlannedSourceShard[]>;
+  /** The source's own schema, as table columns, with its primary key and size (coordinator, table creation); a kind without one leaves it out. */
+  schema?(): Promise<SourceSchema>;
   /** The columns the shards' rows carry, in row order (worker). */
   columns(): Promise<readonly SourceColumn[]>;
   /** One shard's rows, from its start or after `from` (worker). */
@@ -127,6 +179,12 @@ export interface SourceKind<Schema extends z.ZodType<{ readonly kind: string }> 
   /** The `source` member of a sync request of this kind. */
   readonly spec: Schema;
   summary(spec: z.infer<Schema>): SpecSummary;
+  /**
+   * What names the data a spec reads, without secrets and without how it is read (batch sizes,
+   * shard sizes, incremental options): syncs whose identities are equal read the same source.
+   * Default (registry.ts `sourceIdentity`): the spec without secrets and without those options.
+   */
+  identity?(spec: z.infer<Schema>): Readonly<Record<string, unknown>>;
   /** The source a spec (valid by `spec`) describes, bound to the process's context. */
   create(spec: z.infer<Schema>, context: SourceContext): Source;
 }

@@ -5,6 +5,8 @@
  *   the shard from the persisted plan, the job's vote token checked (shard-plan.ts)
  *   → number the attempt → stream source batches → convert → data files named for the attempt
  *   → prepareCommit → ONE blob at .tributary/syncs/<sync>/<shard>/<attempt>.blob, carrying the token
+ *     and the read's source position (the last one the source's batches gave: a server's log
+ *     position, or the files read with their sizes and ETags), so the vote covers it
  *   → accept, recording the vote (the blob's checksums and totals) in the same step
  *
  * A job that is not the coordinator's (no plan, a shard outside it, another token) fails at once,
@@ -37,6 +39,7 @@ import {
   stagedRejectsKey,
   toErrorData,
   type ShardAttempt,
+  type ShardReadPosition,
   type SyncShardResult,
 } from '@tributary/protocol';
 import { batchConverter, noSourceAccess, openSource, rowConverter, type BatchConverter, type S3Credentials, type SourceAccess } from '@tributary/sources';
@@ -149,8 +152,8 @@ async function runAttempt(
       }),
       watch.signal,
     );
-    const { messages, rows, rejects } = await readShard(deps, ledger, data, write, job, report, watch.signal);
-    return await stageBlob(deps, ledger, data, attempt, write, messages, rows, rejects);
+    const { messages, rows, rejects, readPosition } = await readShard(deps, ledger, data, write, job, report, watch.signal);
+    return await stageBlob(deps, ledger, data, attempt, write, messages, rows, rejects, readPosition);
   } catch (error) {
     if (write !== undefined) await abortQuietly(write);
     // Once cancelled, the cancellation is the reason, whatever the cancelled step threw.
@@ -173,12 +176,14 @@ async function readShard(
   job: Job,
   report: ShardAttempt,
   signal: AbortSignal,
-): Promise<{ messages: CommitMessage[]; rows: number; rejects: BatchConverter }> {
+): Promise<{ messages: CommitMessage[]; rows: number; rejects: BatchConverter; readPosition: ShardReadPosition | undefined }> {
   const cancelWrite = () => void abortQuietly(write); // an upload in flight fails, nothing of it becomes visible
   signal.addEventListener('abort', cancelWrite, { once: true });
   let rows = 0;
   let position: unknown = null;
   let converter: BatchConverter | undefined;
+  // Where the read stands in the source (the last one a batch gave): it goes into the blob.
+  let readPosition: ShardReadPosition | undefined;
   // Progress so far, as the job's BullMQ progress and on the attempt the API shows.
   const progress = progressReporter(
     () => ({ rows, bytes: write.bytesWritten(), ...(converter?.rejected ? { rejected: converter.rejected } : {}) }),
@@ -200,6 +205,7 @@ async function readShard(
     // The bad-row policy of the sync: fail on the first row that does not fit, or reject it (values/bad-rows.ts).
     converter = batchConverter(rowConverter(data.shardId, columns, write.rowType), columns, data.head.badRows);
     for await (const batch of untilAborted(source.open({ id: data.shardId, spec: data.spec }, undefined, signal), signal)) {
+      if (batch.position !== undefined) readPosition = batch.position;
       await write.write(converter.convert(batch));
       rows += batch.rows.length;
       position = batch.end;
@@ -208,7 +214,7 @@ async function readShard(
     signal.throwIfAborted();
     const messages = await write.prepareCommit();
     await progress.stop();
-    return { messages, rows, rejects: converter };
+    return { messages, rows, rejects: converter, readPosition };
   } finally {
     await progress.stop();
     signal.removeEventListener('abort', cancelWrite);
@@ -273,6 +279,7 @@ async function stageBlob(
   messages: CommitMessage[],
   rows: number,
   rejects: BatchConverter,
+  readPosition: ShardReadPosition | undefined,
 ): Promise<SyncShardResult> {
   const files = messages.flatMap((m) => m.dataIncrement.newFiles);
   const bytes = files.reduce((n, f) => n + f.fileSize, 0n);
@@ -289,6 +296,7 @@ async function stageBlob(
     byteCount: bytes,
     fileCount: BigInt(files.length),
     voteToken: data.voteToken,
+    ...(readPosition === undefined ? {} : { sourcePosition: readPosition }),
   };
   const blob = encodeBlob(header, messages);
   const blobKey = stagedBlobKey(data.syncId, data.shardId, String(attempt));

@@ -3,10 +3,12 @@
  * snapshot's data files, preview its rows, audit its changelog.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { CreateTableRequest, errorFrom } from '@tributary/protocol';
+import { errorFrom } from '@tributary/protocol';
 import { DEFAULT_ORPHAN_AGE_MS, formatDataType, parseDataTypeString, tableErrors, type TableDescription, type TableRef, type TableSummary, type Tables } from '@tributary/table';
 import { z } from 'zod';
 import { coordinatorErrors } from '../errors.ts';
+import { CreateTableBody } from '../requests.ts';
+import type { SyncService } from '../sync/service.ts';
 import type { SyncStore } from '../sync/store.ts';
 import { problemResponses } from './problem.ts';
 import { TableMaintenance } from '../maintenance/table-maintenance.ts';
@@ -35,27 +37,43 @@ export interface TableRouteDeps {
   readonly warehouse: string;
   /** Who asks whether a table has a sync that is not finished (a drop is refused then). */
   readonly store: SyncStore;
+  /** Makes a table definition from a source's schema (`fromSource`). */
+  readonly syncs: SyncService;
 }
 
 /** Tables described at once while answering a page of the listing. */
 const DESCRIBE_PARALLELISM = 8;
 
-export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { tables, warehouse, store }) => {
+export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { tables, warehouse, store, syncs }) => {
   const maintenance = new TableMaintenance({ tables, warehouse, store });
   const notFound = (ref: TableRef) => errorFrom(tableErrors, 'TABLE_NOT_FOUND', `table ${ref.database}.${ref.table} does not exist`, { ...ref });
 
   app.post(
     '/v1/tables',
-    { config: { role: 'admin' }, schema: { summary: 'Create a Paimon table', body: CreateTableRequest, response: { 201: TableResponse, ...problemResponses(400, 409, 500, 503) } } },
+    {
+      config: { role: 'admin' },
+      schema: {
+        summary: 'Create a Paimon table, from columns or from a source\'s schema (fromSource)',
+        body: CreateTableBody,
+        response: { 201: TableResponse, ...problemResponses(400, 403, 409, 500, 503) },
+      },
+    },
     async (request, reply) => {
       const body = request.body;
       const ref = { database: body.database, table: body.name };
-      const options = { ...body.options, bucket: String(body.bucket) };
-      const columns = body.columns.map((c) => ({ name: c.name, type: parseDataTypeString(c.type), description: c.description }));
+      const made =
+        'fromSource' in body
+          ? await syncs.tableFromSource(body.fromSource, { ...(body.primaryKeys === undefined ? {} : { primaryKeys: body.primaryKeys }), ...(body.bucket === undefined ? {} : { bucket: body.bucket }) })
+          : { columns: body.columns, primaryKeys: body.primaryKeys, bucket: body.bucket };
+      if (made.primaryKeys.length > 0 && made.bucket < 1) {
+        throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', 'a primary-key table needs fixed buckets (bucket >= 1)', { ...ref });
+      }
+      const options = { ...body.options, bucket: String(made.bucket) };
+      const columns = made.columns.map((c: { name: string; type: string; description?: string }) => ({ name: c.name, type: parseDataTypeString(c.type), description: c.description }));
       const info = await tables.createTable(warehouse, ref, {
         fields: columns,
         partitionKeys: body.partitionKeys,
-        primaryKeys: body.primaryKeys,
+        primaryKeys: [...made.primaryKeys],
         options,
       });
       return reply.status(201).send({ ...tableView(info), filesPerLevel: {}, totalFileSize: 0, averageFileSize: 0, snapshotCount: 0, earliestSnapshotId: null, orphans: null });

@@ -58,14 +58,15 @@ export class ScheduleService {
   /** Creates or replaces a schedule and (re-)arms or disarms its job scheduler. */
   async put(id: string, body: PutScheduleRequest): Promise<{ definition: ScheduleDefinition; created: boolean }> {
     const cron = checkCron(body.cron, body.tz);
-    await this.#checkSync(body.sync);
+    const sync = withScheduleDefaults(body.sync);
+    await this.#checkSync(sync);
     const previous = await this.#deps.schedules.get(id);
     const now = new Date().toISOString();
     const definition: ScheduleDefinition = {
       id,
       cron,
       ...(body.tz === undefined ? {} : { tz: body.tz }),
-      sync: body.sync,
+      sync,
       enabled: body.enabled,
       createdAt: previous?.createdAt ?? now,
       updatedAt: now,
@@ -174,9 +175,21 @@ export class ScheduleService {
       const { record } = await this.#deps.syncs.start(definition.sync, fireIdempotencyKey(definition.id, fireMs));
       return { firedAt, outcome: 'started', syncId: record.id };
     } catch (error) {
+      // Nothing new to load (newFilesOnly over files already loaded): the fire is skipped, saying why.
+      if (isTributaryError(error) && error.code === 'SYNC_NOTHING_TO_LOAD') return { firedAt, outcome: 'skipped', code: error.code, reason: error.message };
       // A start that cannot succeed as is (table dropped, no source file) is recorded; others are retried.
       if (isTributaryError(error) && !error.retryable) return { firedAt, outcome: 'failed', code: error.code, reason: error.message };
       throw error;
     }
   }
+}
+
+/**
+ * What a schedule changes in the sync it fires: a files source that does not say `newFilesOnly`
+ * loads only new files (a schedule over a folder would otherwise load the same files at every
+ * fire). The stored definition, which PUT and GET return, carries `newFilesOnly: true`.
+ */
+function withScheduleDefaults(sync: StartSyncRequest): StartSyncRequest {
+  if (sync.source.kind !== 'files' || sync.source.newFilesOnly !== undefined) return sync;
+  return { ...sync, source: { ...sync.source, newFilesOnly: true } };
 }

@@ -22,8 +22,9 @@ import type { Logger } from 'pino';
 import { errorFrom, isTributaryError, planFingerprint, shardVoteToken, toErrorData, type ErrorData, type ShardVote } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
 import type { CommitIdentity, CommitMessage, Tables } from '@tributary/table';
+import { foldPositions } from './positions.ts';
 import { PrefetchQueue } from './prefetch-queue.ts';
-import { deleteStaged, loadAcceptedBlobs, loadShardBlob, writeOutcome, type ShardTrust, type VerifiedShard } from './staging.ts';
+import { deleteStaged, loadAcceptedBlobs, loadShardBlob, writeOutcome, type LoadedShards, type ShardTrust, type VerifiedShard } from './staging.ts';
 import { isTerminal, stagedDiscardable, type AcceptedAttempt, type SyncRecord } from './state.ts';
 import type { SyncStore } from './store.ts';
 
@@ -61,7 +62,7 @@ const PREFETCH_IN_FLIGHT = 8;
 export class SyncCommitter {
   readonly #deps: CommitterDeps;
   /** Messages verified by #prepareCommit, handed to #publish in the same drive (saves reading every blob twice). */
-  readonly #verified = new Map<string, CommitMessage[]>();
+  readonly #verified = new Map<string, Pick<LoadedShards, 'messages' | 'positions'>>();
   /**
    * Blobs verified while the sync still PREPAREs, as each shard's accepted attempt finishes
    * (`prefetch`), so the commit after the last shard reads one blob instead of all of them. Only
@@ -231,7 +232,7 @@ export class SyncCommitter {
     const counted = collidingKeys === null ? {} : { collidingKeys };
     const committing = await store.apply(record.id, { type: 'beginCommit', accepted: loaded.accepted, ...counted });
     if (committing.state.phase === 'COMMITTING' && sameAttempts(committing.state.accepted, loaded.accepted)) {
-      this.#verified.set(record.id, loaded.messages);
+      this.#verified.set(record.id, { messages: loaded.messages, positions: loaded.positions });
     }
     return committing;
   }
@@ -267,8 +268,11 @@ export class SyncCommitter {
     this.#verified.delete(record.id);
     let loading = true;
     try {
-      const messages = verified ?? (await loadAcceptedBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(ref), attempts, await this.#trustAll(record))).messages;
+      const { messages, positions } = verified ?? (await loadAcceptedBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(ref), attempts, await this.#trustAll(record)));
       loading = false;
+      // The shards' source positions: a bounded property, and the full list beside the sync's staging when it is large.
+      const folded = foldPositions(record.id, positions);
+      if (folded.object !== undefined) await tables.warehouseStore(warehouse).put(folded.object.key, folded.object.bytes);
       this.#deps.faultPoint?.('before-publish');
       const published = await tables.publish(warehouse, ref, {
         messages,
@@ -277,7 +281,7 @@ export class SyncCommitter {
         // "overwrite" replaces the partitions the load touches, not the whole table.
         ...(record.plan.mode === 'overwrite' ? { overwritePartitions: touchedPartitions(messages) } : {}),
         baseSnapshotId: record.plan.baseSnapshotId,
-        properties: { ...record.plan.options.snapshotProperties, 'tributary.sync-id': record.id, 'tributary.shards': String(record.plan.shards.length) },
+        properties: { ...record.plan.options.snapshotProperties, ...folded.properties, 'tributary.sync-id': record.id, 'tributary.shards': String(record.plan.shards.length) },
       });
       this.#deps.faultPoint?.('after-publish');
       this.#deps.published?.(published.attempts, published.conflicts);

@@ -10,11 +10,13 @@ import type { Logger } from 'pino';
 import { tableErrors, type ColumnSpec, type Tables } from '@tributary/table';
 import { createHash, randomUUID } from 'node:crypto';
 import { errorFrom, planFingerprint } from '@tributary/protocol';
-import { openSource, summarizeSource, type Source, type SourceAccess, type SyncSourceSpec } from '@tributary/sources';
+import { openSource, sourceErrors, sourceIdentity, summarizeSource, type Source, type SourceAccess, type PlanHistory, type SyncSourceSpec, type Watermark } from '@tributary/sources';
 import { coordinatorErrors } from '../errors.ts';
 import type { StartSyncRequest } from '../requests.ts';
 import type { SyncCommitter } from './committer.ts';
 import type { SyncFlows } from './flow.ts';
+import { tableHistory } from './history.ts';
+import { SOURCE_ID_PROPERTY, SOURCE_KIND_PROPERTY, WATERMARK_PROPERTY, watermarkProperty } from './positions.ts';
 import { isTerminal, newSyncRecord, type PlannedShard, type SyncPlan, type SyncRecord } from './state.ts';
 import type { ActiveLimits, SyncStore } from './store.ts';
 
@@ -121,18 +123,27 @@ export class SyncService {
     if (request.mode === 'upsert' && info.primaryKeys.length === 0) {
       throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', 'mode upsert needs a table with a primary key', { ...request.table });
     }
+    const sourceId = sourceIdentity(request.source);
+    let watermark: Watermark | undefined;
+    const shards = await this.#planShards(request.source, info.columns, tableHistory(this.#deps.tables, this.#deps.warehouse, request.table, sourceId), (w) => (watermark = w));
+    // The load's own properties (they win over the request's): which source, and the watermark it commits.
+    const sourceProperties: Record<string, string> = {
+      [SOURCE_KIND_PROPERTY]: request.source.kind,
+      [SOURCE_ID_PROPERTY]: sourceId,
+      ...(watermark === undefined ? {} : { [WATERMARK_PROPERTY]: watermarkProperty(watermark.column, watermark.upTo) }),
+    };
     return {
       table: request.table,
       mode: request.mode,
       source: { ...request.source },
-      shards: await this.#planShards(request.source, info.columns),
+      shards,
       baseSnapshotId: info.latestSnapshotId,
       schemaId: info.schemaId,
       commitUser: `tributary-${syncId}`,
       commitIdentifier: BATCH_COMMIT_IDENTIFIER,
       options: {
         maxAttempts: request.options.maxAttempts,
-        snapshotProperties: { ...request.options.snapshotProperties },
+        snapshotProperties: { ...request.options.snapshotProperties, ...sourceProperties },
         badRows: request.options.badRows,
         ...(request.options.prepareTimeoutMs === undefined ? {} : { prepareTimeoutMs: request.options.prepareTimeoutMs }),
       },
@@ -140,12 +151,16 @@ export class SyncService {
   }
 
   /** The exact shard list, listed once by the source (never re-listed later). */
-  async #planShards(spec: SyncSourceSpec, columns: readonly ColumnSpec[]): Promise<PlannedShard[]> {
+  async #planShards(spec: SyncSourceSpec, columns: readonly ColumnSpec[], history: PlanHistory, fixWatermark: (w: Watermark) => void): Promise<PlannedShard[]> {
     const shards = await this.#source(spec, columns).plan({
       target: columns,
       maxShards: this.#maxShards,
       tooManyShards: (planned) => this.#tooManyShards(planned),
       refuse: (message, context) => errorFrom(coordinatorErrors, 'REQUEST_INVALID', message, context),
+      mismatch: (column, message) => errorFrom(sourceErrors, 'SOURCE_SCHEMA_MISMATCH', message, { column }),
+      nothingToLoad: (message) => errorFrom(coordinatorErrors, 'SYNC_NOTHING_TO_LOAD', message),
+      history,
+      fixWatermark,
     });
     return shards.map(({ id, spec: shard }) => ({ id, spec: { ...shard } }));
   }
@@ -156,6 +171,24 @@ export class SyncService {
    */
   async checkSource(spec: SyncSourceSpec): Promise<void> {
     await this.#source(spec, []).check();
+  }
+
+  /**
+   * A table definition made from a source's own schema (`POST /v1/tables` with `fromSource`): its
+   * columns and types, its primary key (unless the request names one), and, for a primary-key
+   * table, one bucket per started GiB of the source's size, at least 1 and at most MAX_BUCKETS
+   * (unless the request gives `bucket`); a table without a primary key is bucket-unaware (-1).
+   */
+  async tableFromSource(spec: SyncSourceSpec, override: { primaryKeys?: readonly string[]; bucket?: number }): Promise<{ columns: readonly { name: string; type: string }[]; primaryKeys: readonly string[]; bucket: number }> {
+    const source = this.#source(spec, []);
+    await source.check();
+    if (source.schema === undefined) {
+      throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', `a table cannot be made from a ${spec.kind} source's schema; give its columns`, { kind: spec.kind });
+    }
+    const schema = await source.schema();
+    const primaryKeys = override.primaryKeys ?? schema.primaryKeys;
+    const bucket = override.bucket ?? (primaryKeys.length === 0 ? -1 : bucketsForBytes(schema.bytes));
+    return { columns: schema.columns, primaryKeys, bucket };
   }
 
   /** The source of a request, bound to this coordinator's stores and source access. */
@@ -252,6 +285,14 @@ export class SyncService {
   }
 }
 
+
+/** Buckets of a primary-key table made from a source: one per started GIB_PER_BUCKET of its data. */
+export const GIB_PER_BUCKET = 1;
+export const MAX_BUCKETS = 256;
+
+export function bucketsForBytes(bytes: number): number {
+  return Math.min(MAX_BUCKETS, Math.max(1, Math.ceil(bytes / (GIB_PER_BUCKET * 2 ** 30))));
+}
 
 function requestHash(request: StartSyncRequest): string {
   return createHash('sha256').update(JSON.stringify(request)).digest('hex');

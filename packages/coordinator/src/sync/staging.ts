@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { crc32c } from '@node-rs/crc32';
-import { dataFileMarker, decodeBlob, errorFrom, stagedBlobKey, syncStagingPrefix, type ShardVote } from '@tributary/protocol';
+import { dataFileMarker, decodeBlob, errorFrom, stagedBlobKey, syncStagingPrefix, type ShardReadPosition, type ShardVote } from '@tributary/protocol';
 import { redactSource } from '@tributary/sources';
 import { mapInOrder, type CommitMessage, type ObjectStore } from '@tributary/table';
 import { coordinatorErrors } from '../errors.ts';
@@ -31,6 +31,8 @@ export interface LoadedShards {
   readonly messages: CommitMessage[];
   /** The same messages per shard, in plan order. */
   readonly shards: CommitMessage[][];
+  /** Each shard's source position as its blob carries it, in plan order (undefined: none). */
+  readonly positions: { readonly id: string; readonly position: ShardReadPosition | undefined }[];
 }
 
 /** Loads one blob per planned shard, the attempt `attempts[shardId]`, verified against the plan. */
@@ -49,15 +51,18 @@ export async function loadAcceptedBlobs(
     const known = verified?.get(shard.id);
     const one = known?.attempt.attemptId === attemptId ? known : await loadShardBlob(store, record, tablePath, shard.id, attemptId, trust);
     accepted[shard.id] = one.attempt;
-    return one.messages;
+    return one;
   });
-  return { accepted, messages: loaded.flat(), shards: loaded };
+  const shards = loaded.map((one) => one.messages);
+  return { accepted, messages: shards.flat(), shards, positions: record.plan.shards.map((s, i) => ({ id: s.id, position: loaded[i]?.position })) };
 }
 
 /** One shard attempt's blob, verified against the plan. */
 export interface VerifiedShard {
   readonly attempt: AcceptedAttempt;
   readonly messages: CommitMessage[];
+  /** Where the shard's read stood in its source (covered by the vote: it is in the blob). */
+  readonly position: ShardReadPosition | undefined;
 }
 
 export async function loadShardBlob(
@@ -81,7 +86,7 @@ export async function loadShardBlob(
   const attempt = { attemptId, blobKey, checksum: crc32c(bytes), rows: Number(blob.header.rowCount), bytes: Number(blob.header.byteCount) };
   const vote = await trust.vote(shardId);
   checkVote(vote, shardId, attempt, bytes);
-  return { attempt: vote?.rejected ? { ...attempt, rejected: vote.rejected } : attempt, messages: blob.messages };
+  return { attempt: vote?.rejected ? { ...attempt, rejected: vote.rejected } : attempt, messages: blob.messages, position: blob.header.sourcePosition };
 }
 
 /** SYNC_VOTE_MISMATCH unless the blob read is the one its accepted attempt voted for. */

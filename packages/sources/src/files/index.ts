@@ -10,5 +10,5 @@ export const filesSource = sourceKind({
   create: (spec, context) => new FilesSource(spec, context),
 });
 
-export { FilesSource } from './source.ts';
+export { FilesSource, loadedFileKey } from './source.ts';
 export { FilesSourceSpec, filesShardId, planFileShards, splitObjectUri } from './spec.ts';

@@ -15,7 +15,9 @@ import { errorFrom } from '@tributary/protocol';
 import { tableErrors, type ObjectStore } from '@tributary/table';
 import { checkSourceUri, s3Credentials, type SourceAccess } from '../access.ts';
 import { sourceErrors } from '../errors.ts';
-import type { OpenStore, PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourceContext, SourcePosition, SourceRow, SourceValue } from '../source.ts';
+import type { FileReadPosition, ShardReadPosition } from '@tributary/protocol';
+import type { OpenStore, PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourceContext, SourcePosition, SourceRow, SourceSchema, SourceValue } from '../source.ts';
+import { FILES_CHECKED, checkFileColumns, fileColumns, fileSchema } from './inspect.ts';
 import { openParquetFile } from './parquet.ts';
 import { FilesSourceSpec, planFileShards, splitObjectUri } from './spec.ts';
 import { csvRecords, ndjsonLines, parseJsonLine, rawJsonText, utf8Text, type TextOptions } from './text-records.ts';
@@ -57,29 +59,68 @@ export class FilesSource implements Source {
   /**
    * Lists the files once; stops listing as soon as they make more shards than allowed. Every URI is
    * checked against the roots before anything is read, so a refusal says nothing about what exists;
-   * each file found is checked again (a listed name or a symlink may lead out).
+   * each file found is checked again (a listed name or a symlink may lead out). With
+   * `newFilesOnly`, the files a committed snapshot of the table lists (same URI and ETag) are left
+   * out. The first FILES_CHECKED files' columns are checked against the table (inspect.ts).
    */
   async plan(ctx: PlanContext): Promise<readonly PlannedSourceShard[]> {
+    let files = await this.#list(ctx.maxShards * this.#spec.filesPerShard, () => ctx.tooManyShards(`more than ${ctx.maxShards}`), (uri) => ctx.refuse(`no source file matches ${uri}`, { uri }));
+    if (this.#spec.newFilesOnly === true) {
+      const loaded = await ctx.history.loadedFiles();
+      files = files.filter((f) => !loaded.has(loadedFileKey(f.uri, f.etag)));
+      if (files.length === 0) throw ctx.nothingToLoad('every file the source lists is already loaded (newFilesOnly)');
+    }
+    for (const file of files.slice(0, FILES_CHECKED)) {
+      const { root, key } = splitObjectUri(file.uri);
+      checkFileColumns(await fileColumns(this.#openStore(root), key, file.uri, this.#spec.format), ctx.target, file.uri, this.#spec.format, ctx.mismatch);
+    }
+    return planFileShards(files.map((f) => f.uri), this.#spec.filesPerShard).map(({ id, spec }) => ({ id, spec: { files: spec.files } }));
+  }
+
+  /** The first file's columns as table columns (no primary key); the size is every listed file's. */
+  async schema(): Promise<SourceSchema> {
+    const files = await this.#list(Number.MAX_SAFE_INTEGER, () => new Error('unreachable'), (uri) => errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `no source file matches ${uri}`, { uri }));
+    const first = files[0];
+    if (first === undefined) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', 'the source lists no file');
+    const { root, key } = splitObjectUri(first.uri);
+    return fileSchema(await fileColumns(this.#openStore(root), key, first.uri, this.#spec.format), files.reduce((n, f) => n + f.size, 0));
+  }
+
+  /** Every file the URIs name, in order, with its size and ETag; `tooMany` past `maxFiles`, `none` for a URI that matches nothing. */
+  async #list(maxFiles: number, tooMany: () => Error, none: (uri: string) => Error): Promise<FileReadPosition[]> {
     await this.check();
-    const maxFiles = ctx.maxShards * this.#spec.filesPerShard;
-    const tooMany = () => ctx.tooManyShards(`more than ${ctx.maxShards}`);
-    const files: string[] = [];
+    const files: FileReadPosition[] = [];
     for (const [index, uri] of this.#spec.uris.entries()) {
       const { root, key, prefix } = splitObjectUri(uri);
       const store = this.#openStore(root);
-      const found: string[] = [];
+      const found: FileReadPosition[] = [];
       if (prefix) {
         for await (const o of store.list(key)) {
-          found.push(`${root}/${o.key}`);
+          found.push({ uri: `${root}/${o.key}`, size: o.size, etag: o.etag ?? '' });
           if (files.length + found.length > maxFiles) throw tooMany();
         }
-      } else if ((await store.stat(key)) !== null) found.push(uri);
-      if (found.length === 0) throw ctx.refuse(`no source file matches ${uri}`, { uri });
-      for (const file of found) await checkSourceUri(file, index, this.#access);
+      } else {
+        const meta = await store.stat(key);
+        if (meta !== null) found.push({ uri, size: meta.size, etag: meta.etag ?? '' });
+      }
+      if (found.length === 0) throw none(uri);
+      for (const file of found) await checkSourceUri(file.uri, index, this.#access);
       files.push(...found);
       if (files.length > maxFiles) throw tooMany();
     }
-    return planFileShards(files, this.#spec.filesPerShard).map(({ id, spec }) => ({ id, spec: { files: spec.files } }));
+    return files;
+  }
+
+  /** Each file's size and ETag as the worker finds them before reading: the shard's read position. */
+  async #readPosition(files: readonly string[]): Promise<ShardReadPosition> {
+    const read: FileReadPosition[] = [];
+    for (const uri of files) {
+      const { root, key } = splitObjectUri(uri);
+      const meta = await this.#openStore(root).stat(key);
+      if (meta === null) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `source file ${uri} does not exist`, { uri });
+      read.push({ uri, size: meta.size, etag: meta.etag ?? '' });
+    }
+    return { files: read };
   }
 
   /** Every file of the shard is checked against the roots (and realpath) before any is opened. */
@@ -90,6 +131,16 @@ export class FilesSource implements Source {
     if (!files.every((f): f is string => typeof f === 'string')) {
       throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `files shard ${shard.id}: no file list`, { shard: shard.id });
     }
+    const readPosition = await this.#readPosition(files);
+    let given = false;
+    for await (const batch of this.#batches(files, from)) {
+      given = true;
+      yield { ...batch, position: readPosition };
+    }
+    if (!given) yield { rows: [], firstRowPosition: 0, end: from ?? 0, position: readPosition }; // files without rows still say what was read
+  }
+
+  async *#batches(files: readonly string[], from: SourcePosition | undefined): AsyncIterable<SourceBatch> {
     if (this.#spec.format === 'parquet') {
       yield* this.#parquet(files, from);
       return;
@@ -154,6 +205,11 @@ export class FilesSource implements Source {
   #project(object: Readonly<Record<string, unknown>>): SourceRow {
     return this.#columns.map((c) => jsonValue(object[c]));
   }
+}
+
+/** How a loaded file is remembered (newFilesOnly): its URI and ETag. */
+export function loadedFileKey(uri: string, etag: string): string {
+  return `${uri}\u0000${etag}`;
 }
 
 function parquetPosition(from: SourcePosition | undefined): { file: number; row: number } {

@@ -19,6 +19,12 @@ export const FilesSourceSpec = z.object({
    * file cut inside its last field still parses as a plausible row; the worker then refuses it.
    */
   allowUnterminatedLastLine: z.boolean().default(false),
+  /**
+   * Load only files that no committed snapshot of the table lists as loaded (by URI and ETag): a
+   * file rewritten since (another ETag) is loaded again. Unset: false for a sync; a schedule sets
+   * it to true when it is stored.
+   */
+  newFilesOnly: z.boolean().optional(),
 });
 export type FilesSourceSpec = z.infer<typeof FilesSourceSpec>;
 

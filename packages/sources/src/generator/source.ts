@@ -8,7 +8,9 @@
  */
 import { errorFrom } from '@tributary/protocol';
 import { sourceErrors } from '../errors.ts';
-import type { PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow } from '../source.ts';
+import { parseDataTypeString } from '@tributary/table';
+import type { PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceSchema } from '../source.ts';
+import { typeIncompatibility } from '../values/fits.ts';
 import { GeneratorSourceSpec, planGeneratorShards, type GeneratorShard } from './spec.ts';
 
 export const GENERATOR_COLUMNS: readonly SourceColumn[] = [
@@ -86,9 +88,20 @@ export class GeneratorSource implements Source {
     return Promise.resolve();
   }
 
-  /** Computed from the options alone (the shard count was checked against the limit from the spec). */
-  plan(): Promise<readonly PlannedSourceShard[]> {
+  /**
+   * Computed from the options alone (the shard count was checked against the limit from the spec),
+   * after checking the table's columns against the generator's (`checkGeneratorTarget`); a caller
+   * that plans without a table (a benchmark writing shards itself) gives no context.
+   */
+  plan(ctx?: PlanContext): Promise<readonly PlannedSourceShard[]> {
+    if (ctx !== undefined) checkGeneratorTarget(ctx);
     return Promise.resolve(planGeneratorShards(this.#spec).map(({ id, spec }) => ({ id, spec: { ...spec } })));
+  }
+
+  /** The orders table, keyed by `order_id`; its size estimated at GENERATOR_ROW_BYTES a row. */
+  schema(): Promise<SourceSchema> {
+    const rows = this.#spec.shards * this.#spec.rowsPerShard;
+    return Promise.resolve({ columns: GENERATOR_TABLE_COLUMNS, primaryKeys: ['order_id'], bytes: rows * GENERATOR_ROW_BYTES });
   }
 
   async *open(shard: PlannedSourceShard, from?: SourcePosition): AsyncIterable<SourceBatch> {
@@ -110,6 +123,25 @@ export class GeneratorSource implements Source {
       yield { rows, firstRowPosition: position, end: position + count };
       position += count;
     }
+  }
+}
+
+/** An estimate of what one generated row takes in a data file, for the bucket count of a table made from the generator. */
+export const GENERATOR_ROW_BYTES = 64;
+
+/**
+ * Every table column must be a generator column whose type fits it (values/fits.ts), or be
+ * nullable (it is then null); generator columns the table lacks are not loaded.
+ */
+function checkGeneratorTarget(ctx: PlanContext): void {
+  for (const column of ctx.target) {
+    const own = GENERATOR_TABLE_COLUMNS.find((c) => c.name === column.name);
+    if (own === undefined) {
+      if (!column.type.nullable) throw ctx.mismatch(column.name, `the generator has no column ${column.name}, which is NOT NULL in the table`);
+      continue;
+    }
+    const why = typeIncompatibility(parseDataTypeString(own.type), column.type);
+    if (why !== undefined) throw ctx.mismatch(column.name, `column ${column.name}: ${why}`);
   }
 }
 

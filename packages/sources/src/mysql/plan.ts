@@ -15,7 +15,8 @@ import { errorFrom, isTributaryError } from '@tributary/protocol';
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
 import { mysqlEndpoint, type MysqlEndpoint, type SourceAccess } from '../access.ts';
 import { sourceErrors } from '../errors.ts';
-import type { PlannedSourceShard, TargetColumn } from '../source.ts';
+import type { PlanContext, PlannedSourceShard, TargetColumn } from '../source.ts';
+import { incrementalShards } from './incremental.ts';
 import { isShardSafeName, mysqlShardId, nameMatcher, type MysqlShard, type MysqlSourceSpec } from './spec.ts';
 import { chunkEndSelect, keyValueText, nextKeySelect, type SqlFragment } from './sql.ts';
 import { incompatibility, keyKind, type MysqlColumn } from './types.ts';
@@ -33,17 +34,28 @@ export interface PlanObserver {
 }
 
 /** `access`: where the source's connection name (or, when allowed, its inline credentials) leads. */
-export async function planMysqlShards(spec: MysqlSourceSpec, target: readonly TargetColumn[], access: SourceAccess, observer: PlanObserver = {}): Promise<PlannedSourceShard[]> {
+/** `incremental`: the planner's history and watermark callback, for a spec with `incremental`. */
+export async function planMysqlShards(
+  spec: MysqlSourceSpec,
+  target: readonly TargetColumn[],
+  access: SourceAccess,
+  observer: PlanObserver = {},
+  incremental?: Pick<PlanContext, 'history' | 'fixWatermark'>,
+): Promise<PlannedSourceShard[]> {
   const endpoint = mysqlEndpoint(spec, access);
   const connection = await connect(endpoint);
   try {
     const tables = await listTables(connection, spec);
     const shards: PlannedSourceShard[] = [];
+    const catalogs = new Map<string, DatabaseCatalog>();
     for (const database of new Set(tables.map((t) => t.database))) {
       const catalog = await readCatalog(connection, database);
+      catalogs.set(database, catalog);
       for (const t of tables.filter((x) => x.database === database)) shards.push(...(await planTable(connection, spec, target, t, catalog, observer)));
     }
-    return shards;
+    if (spec.incremental === undefined || incremental === undefined) return shards;
+    const columnOf = (t: PhysicalTable) => catalogs.get(t.database)?.columns.get(t.table)?.get(spec.incremental?.column ?? '');
+    return await incrementalShards(connection, spec.incremental.column, tables, columnOf, shards, incremental);
   } catch (error) {
     throw asPlanError(error, endpoint);
   } finally {

@@ -26,6 +26,7 @@ import { sourceErrors } from '../errors.ts';
 import type { PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceValue } from '../source.ts';
 import { civilInstant } from '../values/temporal-text.ts';
 import { planMysqlShards } from './plan.ts';
+import { binlogPosition } from './position.ts';
 import { MysqlShard, MysqlSourceSpec } from './spec.ts';
 import { beginConsistentRead, type MysqlReadPosition } from './snapshot.ts';
 import { keyValueText, shardSelect } from './sql.ts';
@@ -72,7 +73,7 @@ export class MysqlSource implements Source {
 
   /** Lists the matching tables and checks each against the target (plan.ts); at most `maxShards` shards. */
   async plan(ctx: PlanContext): Promise<readonly PlannedSourceShard[]> {
-    const shards = await planMysqlShards(this.#spec, ctx.target, this.#access);
+    const shards = await planMysqlShards(this.#spec, ctx.target, this.#access, {}, ctx);
     if (shards.length > ctx.maxShards) throw ctx.tooManyShards(String(shards.length));
     return shards;
   }
@@ -98,6 +99,8 @@ export class MysqlSource implements Source {
       signal?.throwIfAborted();
       const readPosition = await beginConsistentRead(connection.promise(), this.#spec.connection ?? label).catch((error: unknown) => Promise.reject(readError(planned.id, label, error)));
       await this.#hooks.afterSnapshot?.(planned.id, readPosition);
+      const { host, port } = mysqlEndpoint(this.#spec, this.#access);
+      const position = genericBinlogPosition(`${host}:${port}`, readPosition);
       const statement = await prepare(connection, sql).catch((error: unknown) => Promise.reject(readError(planned.id, label, error)));
       const binary = statement.columns.some((c) => c.columnType === MYSQL_TYPE.FLOAT || c.columnType === MYSQL_TYPE.DOUBLE);
       // The binary protocol's BIGINT is a number when safe, else its text; the text protocol's always text.
@@ -121,7 +124,7 @@ export class MysqlSource implements Source {
           last = raw;
           rows.push(decodeRow(raw, decoders ?? [], this.#columns.length));
           if (rows.length === this.#spec.batchRows) {
-            yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition };
+            yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition, position };
             position += rows.length;
             rows = [];
             const delay = this.#spec.faults?.delayMsPerBatch;
@@ -133,8 +136,8 @@ export class MysqlSource implements Source {
       } finally {
         stream.destroy();
       }
-      if (rows.length > 0) yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition };
-      else if (position === 0) yield { rows, firstRowPosition: 0, end: from ?? {}, readPosition };
+      if (rows.length > 0) yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition, position };
+      else if (position === 0) yield { rows, firstRowPosition: 0, end: from ?? {}, readPosition, position };
     } finally {
       if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
       connection.destroy();

@@ -35,6 +35,12 @@ export const MysqlSourceSpec = z
     zeroDates: ZeroDatePolicy.default('fail'),
     /** Test hook (refused unless the coordinator runs in test mode): a pause after each batch, so a test can act mid-shard. */
     faults: z.strictObject({ delayMsPerBatch: z.number().int().min(0).max(60_000) }).optional(),
+    /**
+     * An incremental load: only rows whose `column` (an integer, DATE, DATETIME or TIMESTAMP column
+     * of every table) is above the watermark the last load of this source committed, up to its
+     * maximum when planned.
+     */
+    incremental: z.strictObject({ column: z.string().min(1) }).optional(),
   })
   .refine((s) => (s.connection === undefined) !== (s.host === undefined && s.port === undefined && s.user === undefined && s.password === undefined), {
     message: 'name a connection, or give host, user and password, not both',
@@ -61,6 +67,8 @@ export const MysqlShard = z.object({
   to: z.array(z.string()).optional(),
   /** TINYINT columns read as BOOLEAN (0 → false, 1 → true, anything else refused). */
   booleans: z.array(z.string()).optional(),
+  /** An incremental load's bounds: rows with `after < column <= upTo` (after absent: from the start; upTo absent: no row). */
+  watermark: z.object({ column: z.string().min(1), kind: MysqlKeyKind, after: z.string().optional(), upTo: z.string().optional() }).optional(),
 });
 export type MysqlShard = z.infer<typeof MysqlShard>;
 

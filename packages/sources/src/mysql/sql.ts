@@ -60,6 +60,12 @@ export function shardSelect(shard: MysqlShard, columns: readonly string[], after
   if (shard.from !== undefined) conditions.push(keyCondition(shard.key, shard.from, '>='));
   if (after !== undefined) conditions.push(keyCondition(shard.key, after, '>'));
   if (shard.to !== undefined) conditions.push(keyCondition(shard.key, shard.to, '<'));
+  const w = shard.watermark;
+  if (w !== undefined) {
+    const column = { name: w.column, kind: w.kind };
+    if (w.after !== undefined) conditions.push(literal(column, w.after, '>'));
+    conditions.push(w.upTo === undefined ? { sql: 'FALSE', params: [] } : literal(column, w.upTo, '<='));
+  }
   const where = conditions.length === 0 ? '' : ` WHERE ${conditions.map((c) => `(${c.sql})`).join(' AND ')}`;
   const order = shard.key.map((k) => quoteIdentifier(k.name)).join(', ');
   return {

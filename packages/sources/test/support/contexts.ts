@@ -19,4 +19,8 @@ export const PLAN: PlanContext = {
   maxShards: 10_000,
   tooManyShards: (planned) => new Error(`the source plans ${planned} shards`),
   refuse: (message) => new Error(message),
+  mismatch: (column, message) => Object.assign(new Error(message), { column }),
+  nothingToLoad: (message) => new Error(message),
+  history: { watermark: () => Promise.resolve(null), loadedFiles: () => Promise.resolve(new Set()) },
+  fixWatermark: () => undefined,
 };

@@ -1,0 +1,48 @@
+/**
+ * What a table's committed snapshots remember of earlier loads, read at plan time by walking the
+ * snapshots back from the newest (nothing else stores it):
+ *
+ * - the watermark of an incremental load: the newest snapshot whose `tributary.source-id` is the
+ *   source's identity and whose `tributary.watermark` names the column;
+ * - the files loaded (newFilesOnly): every file (URI and ETag) any snapshot of the table lists in
+ *   its `tributary.positions`.
+ *
+ * Snapshots are read PAGE at a time, newest first. An expired snapshot is forgotten: a file only
+ * an expired snapshot listed loads again, and a watermark only an expired snapshot held starts
+ * the next incremental load from the newest remaining one (or from the start).
+ */
+import type { Tables, TableRef } from '@tributary/table';
+import { loadedFileKey, type PlanHistory } from '@tributary/sources';
+import { loadedFilesOf, watermarkOf } from './positions.ts';
+
+const PAGE = 100;
+
+export function tableHistory(tables: Tables, warehouse: string, ref: TableRef, sourceId: string): PlanHistory {
+  async function* snapshots(): AsyncIterable<Readonly<Record<string, string>>> {
+    let before: number | undefined;
+    for (;;) {
+      const page = await tables.listSnapshots(warehouse, ref, PAGE, before);
+      for (const s of page) yield s.properties;
+      const last = page.at(-1);
+      if (page.length < PAGE || last === undefined) return;
+      before = last.id;
+    }
+  }
+  return {
+    async watermark(column) {
+      for await (const properties of snapshots()) {
+        const found = watermarkOf(properties, sourceId, column);
+        if (found !== undefined) return found.value;
+      }
+      return null;
+    },
+    async loadedFiles() {
+      const store = tables.warehouseStore(warehouse);
+      const loaded = new Set<string>();
+      for await (const properties of snapshots()) {
+        for (const [uri, etag] of await loadedFilesOf(properties, (key) => store.get(key))) loaded.add(loadedFileKey(uri, etag));
+      }
+      return loaded;
+    },
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * What a files source's columns are, read from the files themselves at plan time (the coordinator)
+ * so that a sync whose files do not fit its table is refused before anything runs:
+ *
+ * - CSV: the header's names (every value is text); the first HEAD_BYTES of the file are read.
+ * - NDJSON: the keys of the first object, typed by its JSON values (a number is a number, a string
+ *   text, true/false a boolean; null and nested values say nothing and count as text).
+ * - Parquet: the footer's top-level columns and their types (parquet.ts `planParquetColumn`).
+ *
+ * `checkFileColumns` then refuses a NOT NULL table column that a file lacks, and a file column
+ * whose type family cannot fill its table column (values/fits.ts). At most FILES_CHECKED files of a
+ * plan are inspected (the first ones, in plan order); a worker checks every file it reads.
+ */
+import { formatDataType, type DataType, type ObjectStore } from '@tributary/table';
+import { ParquetDataFileReader } from '@tributary/table/parquet';
+import type { SourceSchema, TargetColumn } from '../source.ts';
+import { familyIncompatibility, familyOf, type TypeFamily } from '../values/fits.ts';
+import { matchColumns, planParquetColumn, topLevelColumns, type ParquetElement } from './parquet.ts';
+import { csvRecords, ndjsonLines, parseJsonLine, utf8Text } from './text-records.ts';
+
+/** Files whose columns a plan inspects. */
+export const FILES_CHECKED = 16;
+/** Paimon's STRING (VARCHAR of the largest length). */
+const MAX_LENGTH = 2_147_483_647;
+/** What is read of a text file to find its header or first line. */
+const HEAD_BYTES = 256 * 1024;
+
+export interface FileColumn {
+  readonly name: string;
+  readonly family: TypeFamily;
+  /** The column's own type, when the file states one (Parquet), for table creation. */
+  readonly type?: DataType;
+  /** For messages: `csv field`, `INT64 TIMESTAMP(MICROS)`, `json number`. */
+  readonly describe: string;
+}
+
+export async function fileColumns(store: ObjectStore, key: string, uri: string, format: 'csv' | 'ndjson' | 'parquet'): Promise<FileColumn[]> {
+  if (format === 'parquet') return parquetColumns(store, key, uri);
+  const head = await store.getRange(key, 0, HEAD_BYTES);
+  const text = utf8Text((async function* () {
+    yield head;
+  })());
+  // The head may end inside a record: only the first record is taken, before the parser meets the cut.
+  const options = { allowUnterminatedLastLine: true };
+  if (format === 'csv') {
+    for await (const header of csvRecords(text, uri, options)) return header.map((name) => ({ name, family: 'text', describe: 'csv field' }));
+    return [];
+  }
+  for await (const line of ndjsonLines(text, uri, options)) {
+    const object = parseJsonLine(line, uri);
+    return Object.entries(object).map(([name, value]) => jsonColumn(name, value));
+  }
+  return [];
+}
+
+function jsonColumn(name: string, value: unknown): FileColumn {
+  if (typeof value === 'number') return { name, family: 'number', type: { root: Number.isInteger(value) ? 'BIGINT' : 'DOUBLE', nullable: true }, describe: 'json number' };
+  if (typeof value === 'boolean') return { name, family: 'boolean', type: { root: 'BOOLEAN', nullable: true }, describe: 'json boolean' };
+  return { name, family: 'text', type: { root: 'VARCHAR', length: MAX_LENGTH, nullable: true }, describe: 'json text' };
+}
+
+async function parquetColumns(store: ObjectStore, key: string, uri: string): Promise<FileColumn[]> {
+  const meta = await store.stat(key);
+  if (meta === null) return [];
+  const reader = await ParquetDataFileReader.open({ size: meta.size, read: (offset: number, length: number) => store.getRange(key, offset, length) });
+  return topLevelColumns(reader.schema as readonly ParquetElement[]).map((e) => {
+    const plan = planParquetColumn(e, uri); // a nested or unreadable column is refused here, naming it
+    const family: TypeFamily = plan.reading.kind === 'utf8' ? 'text' : plan.reading.kind === 'decimal' || plan.reading.kind === 'unsigned' ? 'number' : plan.reading.kind === 'time' ? 'time' : familyOf(plan.readAs);
+    const type: DataType | undefined =
+      plan.reading.kind === 'utf8'
+        ? { root: 'VARCHAR', length: MAX_LENGTH, nullable: true }
+        : plan.reading.kind === 'decimal'
+          ? { root: 'DECIMAL', precision: Math.min(38, e.logical_type?.precision ?? e.precision ?? 38), scale: plan.reading.scale, nullable: true }
+          : plan.reading.kind === 'unsigned'
+            ? { root: 'DECIMAL', precision: 20, scale: 0, nullable: true }
+            : plan.reading.kind === 'time'
+              ? { root: 'TIME', precision: 3, nullable: true }
+              : plan.readAs;
+    return { name: e.name, family, type, describe: plan.describe };
+  });
+}
+
+/**
+ * Refuses (through `mismatch`) a NOT NULL target column the file lacks, or a file column that
+ * cannot fill its target column. Names match as the reader matches them: CSV and NDJSON exactly,
+ * Parquet exactly first, then the unique case-insensitive match.
+ */
+export function checkFileColumns(
+  columns: readonly FileColumn[],
+  target: readonly TargetColumn[],
+  uri: string,
+  format: 'csv' | 'ndjson' | 'parquet',
+  mismatch: (column: string, message: string) => Error,
+): void {
+  const names = columns.map((c) => c.name);
+  const matched = format === 'parquet' ? matchColumns(target.map((c) => c.name), names, uri) : target.map((c) => (names.includes(c.name) ? c.name : undefined));
+  target.forEach((t, i) => {
+    const name = matched[i];
+    const column = columns.find((c) => c.name === name);
+    if (column === undefined) {
+      if (!t.type.nullable) throw mismatch(t.name, `${uri} has no column ${t.name}, which is NOT NULL in the table`);
+      return;
+    }
+    const why = familyIncompatibility(column.family, `${uri} column ${column.name}, ${column.describe}`, t.type);
+    if (why !== undefined) throw mismatch(t.name, why);
+  });
+}
+
+/** A table made from a file's columns: its own types (CSV: every column STRING); no primary key. */
+export function fileSchema(columns: readonly FileColumn[], bytes: number): SourceSchema {
+  return {
+    columns: columns.map((c) => ({ name: c.name, type: formatDataType(c.type ?? { root: 'VARCHAR', length: MAX_LENGTH, nullable: true }) })),
+    primaryKeys: [],
+    bytes,
+  };
+}
