@@ -140,6 +140,35 @@ describe('incremental MySQL loads (MariaDB)', () => {
     assert.equal(problem.context.column, 'label');
   });
 
+  test('POST /v1/tables makes a table from a MySQL source\'s schema, carrying the primary key over; a sync into it commits', async () => {
+    const response = await coordinator.app.inject({
+      method: 'POST',
+      url: '/v1/tables',
+      payload: { database: 'shop', name: 'from_mysql', fromSource: { kind: 'mysql', connection: 'mariadb', databases, tables: ['orders'] } },
+    });
+    assert.equal(response.statusCode, 201, response.body);
+    const made = response.json<{ primaryKeys: string[]; options: Record<string, string>; columns: { name: string; type: string }[] }>();
+    assert.deepEqual(made.columns.map((c) => [c.name, c.type]), [
+      ['id', 'BIGINT NOT NULL'],
+      ['label', 'VARCHAR(32)'],
+      ['updated_at', 'TIMESTAMP(3) NOT NULL'],
+    ]);
+    assert.deepEqual(made.primaryKeys, ['id']);
+    assert.equal(made.options.bucket, '1'); // two small tables: well under one GiB
+    const sync = await coordinator.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop', table: 'from_mysql' }, source: { kind: 'mysql', connection: 'mariadb', databases, tables: ['orders'] } } });
+    assert.equal(sync.statusCode, 202, sync.body);
+    const id = sync.json<{ id: string }>().id;
+    const worker = await spawnWorker(e);
+    try {
+      const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 90_000);
+      assert.equal(done.state.phase, 'COMMITTED', JSON.stringify(done.state));
+    } finally {
+      await stop(worker);
+    }
+    const [count] = await admin.query<RowDataPacket[]>(`SELECT (SELECT COUNT(*) FROM \`${databases[0]}\`.orders) + (SELECT COUNT(*) FROM \`${databases[1]}\`.orders) AS n`);
+    assert.equal((await pypaimonRead(e, 'shop', 'from_mysql')).rows.length, Number(count[0]?.n));
+  });
+
   test('a MySQL column that does not fit the table is refused at plan time with 400 naming it', async () => {
     const narrow = await coordinator.app.inject({ method: 'POST', url: '/v1/tables', payload: { database: 'shop', name: 'narrow', columns: [{ name: 'id', type: 'INT NOT NULL' }, ...COLUMNS.slice(1)] } });
     assert.equal(narrow.statusCode, 201, narrow.body);

@@ -16,7 +16,11 @@ import { after, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import type { Coordinator } from '@tributary/coordinator';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { generatorRow } from '@tributary/sources';
+import { PYARROW_TABLE_COLUMNS, writePyarrowFiles } from '../../../packages/sources/test/support/pyarrow-files.ts';
 import { openObjectStore } from '@tributary/table';
 import { paimonJava } from '@tributary/testkit';
 import { ORDERS_COLUMNS, createOrdersTable, generatorSource, inProcessCoordinator, readRows, s3, spawnWorker, stop, syncEnv, waitForPhase, waitUntil } from './harness.ts';
@@ -176,6 +180,17 @@ describe('source positions and newFilesOnly (files, generator)', () => {
     cases.push(['csv_missing', [...ORDERS_COLUMNS], { kind: 'files', format: 'csv', uris: [`${e.sourceRoot}/bad/no-store.csv`] }, 'store_id']);
     await src.put('bad/bool.ndjson', new TextEncoder().encode(`${JSON.stringify({ order_id: 1, customer_id: 2, store_id: true })}\n`));
     cases.push(['ndjson_bool', [...ORDERS_COLUMNS], { kind: 'files', format: 'ndjson', uris: [`${e.sourceRoot}/bad/bool.ndjson`] }, 'store_id']);
+    // A Parquet file written by pyarrow: its BOOLEAN `flag` cannot fill an INT column, its nested `extra` cannot be read at all.
+    const dir = mkdtempSync(join(tmpdir(), 'positions-parquet-'));
+    try {
+      writePyarrowFiles([{ path: join(dir, 'p.parquet'), start: 0, count: 10, ts_unit: 'us', extra: true }]);
+      await src.put('bad/p.parquet', readFileSync(join(dir, 'p.parquet')));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const parquet = { kind: 'files', format: 'parquet', uris: [`${e.sourceRoot}/bad/p.parquet`] };
+    cases.push(['parquet_flag', PYARROW_TABLE_COLUMNS.map((c) => (c.name === 'flag' ? { name: 'flag', type: 'INT' } : { ...c })), parquet, 'flag']);
+    cases.push(['parquet_nested', [...PYARROW_TABLE_COLUMNS, { name: 'extra', type: 'STRING' }], parquet, 'extra']);
     for (const [table, columns, source, column] of cases) {
       await createOrdersTable(coordinator, 'shop', table, { columns });
       const response = await post({ table: { database: 'shop', table }, source });

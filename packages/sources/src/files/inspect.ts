@@ -11,6 +11,8 @@
  * whose type family cannot fill its table column (values/fits.ts). At most FILES_CHECKED files of a
  * plan are inspected (the first ones, in plan order); a worker checks every file it reads.
  */
+import { errorFrom, isTributaryError } from '@tributary/protocol';
+import { sourceErrors } from '../errors.ts';
 import { formatDataType, type DataType, type ObjectStore } from '@tributary/table';
 import { ParquetDataFileReader } from '@tributary/table/parquet';
 import type { SourceSchema, TargetColumn } from '../source.ts';
@@ -27,7 +29,8 @@ const HEAD_BYTES = 256 * 1024;
 
 export interface FileColumn {
   readonly name: string;
-  readonly family: TypeFamily;
+  /** Undefined for a column the files source cannot read (a nested Parquet column): refused only if the table needs it. */
+  readonly family: TypeFamily | undefined;
   /** The column's own type, when the file states one (Parquet), for table creation. */
   readonly type?: DataType;
   /** For messages: `csv field`, `INT64 TIMESTAMP(MICROS)`, `json number`. */
@@ -63,8 +66,15 @@ async function parquetColumns(store: ObjectStore, key: string, uri: string): Pro
   const meta = await store.stat(key);
   if (meta === null) return [];
   const reader = await ParquetDataFileReader.open({ size: meta.size, read: (offset: number, length: number) => store.getRange(key, offset, length) });
-  return topLevelColumns(reader.schema as readonly ParquetElement[]).map((e) => {
-    const plan = planParquetColumn(e, uri); // a nested or unreadable column is refused here, naming it
+  return topLevelColumns(reader.schema as readonly ParquetElement[]).map((e): FileColumn => {
+    let plan: ReturnType<typeof planParquetColumn>;
+    try {
+      if ((e.num_children ?? 0) > 0) return { name: e.name, family: undefined, describe: 'a nested group' };
+      plan = planParquetColumn(e, uri);
+    } catch (error) {
+      if (isTributaryError(error)) return { name: e.name, family: undefined, describe: error.message };
+      throw error;
+    }
     const family: TypeFamily = plan.reading.kind === 'utf8' ? 'text' : plan.reading.kind === 'decimal' || plan.reading.kind === 'unsigned' ? 'number' : plan.reading.kind === 'time' ? 'time' : familyOf(plan.readAs);
     const type: DataType | undefined =
       plan.reading.kind === 'utf8'
@@ -101,13 +111,18 @@ export function checkFileColumns(
       if (!t.type.nullable) throw mismatch(t.name, `${uri} has no column ${t.name}, which is NOT NULL in the table`);
       return;
     }
+    if (column.family === undefined) throw mismatch(t.name, `${uri} column ${column.name} cannot be read by the files source (${column.describe})`);
     const why = familyIncompatibility(column.family, `${uri} column ${column.name}, ${column.describe}`, t.type);
     if (why !== undefined) throw mismatch(t.name, why);
   });
 }
 
 /** A table made from a file's columns: its own types (CSV: every column STRING); no primary key. */
-export function fileSchema(columns: readonly FileColumn[], bytes: number): SourceSchema {
+export function fileSchema(columns: readonly FileColumn[], bytes: number, uri: string): SourceSchema {
+  const unreadable = columns.find((c) => c.family === undefined);
+  if (unreadable !== undefined) {
+    throw errorFrom(sourceErrors, 'SOURCE_SCHEMA_MISMATCH', `${uri} column ${unreadable.name} cannot be read by the files source (${unreadable.describe})`, { file: uri, column: unreadable.name });
+  }
   return {
     columns: columns.map((c) => ({ name: c.name, type: formatDataType(c.type ?? { root: 'VARCHAR', length: MAX_LENGTH, nullable: true }) })),
     primaryKeys: [],

@@ -83,7 +83,7 @@ export class FilesSource implements Source {
     const first = files[0];
     if (first === undefined) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', 'the source lists no file');
     const { root, key } = splitObjectUri(first.uri);
-    return fileSchema(await fileColumns(this.#openStore(root), key, first.uri, this.#spec.format), files.reduce((n, f) => n + f.size, 0));
+    return fileSchema(await fileColumns(this.#openStore(root), key, first.uri, this.#spec.format), files.reduce((n, f) => n + f.size, 0), first.uri);
   }
 
   /** Every file the URIs name, in order, with its size and ETag; `tooMany` past `maxFiles`, `none` for a URI that matches nothing. */

@@ -63,7 +63,7 @@ export async function planMysqlShards(
   }
 }
 
-async function connect(endpoint: MysqlEndpoint): Promise<Connection> {
+export async function connect(endpoint: MysqlEndpoint): Promise<Connection> {
   try {
     const connection = await createConnection({
       host: endpoint.host,
@@ -83,7 +83,7 @@ async function connect(endpoint: MysqlEndpoint): Promise<Connection> {
   }
 }
 
-async function listTables(connection: Connection, spec: MysqlSourceSpec): Promise<PhysicalTable[]> {
+export async function listTables(connection: Connection, spec: MysqlSourceSpec): Promise<PhysicalTable[]> {
   const [rows] = await connection.query<RowDataPacket[]>(
     "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE'",
   );
@@ -232,7 +232,7 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUN
  * mysql2's errors as typed ones, naming the source by its connection (the caller need not learn the
  * host); never with the password (mysql2 does not put it in messages).
  */
-function asPlanError(error: unknown, endpoint: MysqlEndpoint): unknown {
+export function asPlanError(error: unknown, endpoint: MysqlEndpoint): unknown {
   if (!(error instanceof Error) || isTributaryError(error)) return error;
   const code = 'code' in error && typeof error.code === 'string' ? error.code : 'UNKNOWN';
   const where = `MySQL ${endpoint.label}`;

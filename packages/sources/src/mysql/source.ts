@@ -23,10 +23,11 @@ import type { Timestamp } from '@tributary/table';
 import { createConnection, type Connection, type FieldPacket, type PrepareStatementInfo } from 'mysql2';
 import { mysqlEndpoint, type SourceAccess } from '../access.ts';
 import { sourceErrors } from '../errors.ts';
-import type { PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceValue } from '../source.ts';
+import type { PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceSchema, SourceValue } from '../source.ts';
 import { civilInstant } from '../values/temporal-text.ts';
 import { planMysqlShards } from './plan.ts';
 import { binlogPosition } from './position.ts';
+import { mysqlSchema } from './schema.ts';
 import { MysqlShard, MysqlSourceSpec } from './spec.ts';
 import { beginConsistentRead, type MysqlReadPosition } from './snapshot.ts';
 import { keyValueText, shardSelect } from './sql.ts';
@@ -76,6 +77,11 @@ export class MysqlSource implements Source {
     const shards = await planMysqlShards(this.#spec, ctx.target, this.#access, {}, ctx);
     if (shards.length > ctx.maxShards) throw ctx.tooManyShards(String(shards.length));
     return shards;
+  }
+
+  /** The first matching table's columns and primary key, and every matching table's size (schema.ts). */
+  schema(): Promise<SourceSchema> {
+    return mysqlSchema(this.#spec, this.#access);
   }
 
   /**

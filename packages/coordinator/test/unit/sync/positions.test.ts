@@ -62,7 +62,7 @@ test('files: inline while small, else in the object; loadedFilesOf reads either 
   const loaded = await loadedFilesOf(big.properties, (key) => (key === positionsObjectKey('s') ? Promise.resolve(bytes) : Promise.reject(new Error(key))));
   assert.deepEqual(new Set(loaded.map(([uri, etag]) => `${uri} ${etag}`)), new Set(Array.from({ length: 1000 }, (_, i) => `s3://b/in/file-${i}.csv e${i}`)));
   const changed = Uint8Array.from(bytes);
-  changed[10] ^= 1;
+  changed[10] = (changed[10] ?? 0) ^ 1;
   await assert.rejects(loadedFilesOf(big.properties, () => Promise.resolve(changed)), /SHA-256/);
 });
 
