@@ -41,7 +41,8 @@ export interface BlobLimits {
 }
 
 export const DEFAULT_BLOB_LIMITS: BlobLimits = Object.freeze({
-  maxHeaderBytes: 64 * 1024,
+  // A header carries its shard's source position: up to MAX_POSITION_FILES files with their URIs.
+  maxHeaderBytes: 16 * 1024 * 1024,
   maxMessages: 1_000_000,
   maxMessageBytes: 64 * 1024 * 1024,
 });

@@ -3,6 +3,7 @@
  * root and a key (or a name prefix), and the resolved files grouped into shards.
  */
 import { z } from 'zod';
+import { MAX_POSITION_FILES } from '@tributary/protocol';
 import { ConnectionName } from '../access.ts';
 
 /** Files on disk or in S3; each file one shard, or `filesPerShard` files per shard. */
@@ -13,7 +14,8 @@ export const FilesSourceSpec = z.object({
   uris: z.array(z.string().min(1)).min(1),
   /** An S3 connection of the operator's to read the `s3://` URIs with (default: the service's own S3 credentials). */
   connection: ConnectionName.optional(),
-  filesPerShard: z.number().int().min(1).default(1),
+  /** At most MAX_POSITION_FILES (10,000): a shard's blob lists every file it read. */
+  filesPerShard: z.number().int().min(1).max(MAX_POSITION_FILES).default(1),
   /**
    * CSV and NDJSON: accept a last record without its line terminator. Off by default, because a
    * file cut inside its last field still parses as a plausible row; the worker then refuses it.
