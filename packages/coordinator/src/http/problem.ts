@@ -49,6 +49,8 @@ const STATUS_BY_CODE: Readonly<Partial<Record<HttpErrorCode, number>>> = {
   POSTGRES_SCHEMA_MISMATCH: 400,
   // A source column that does not fit the table, found when the sync is planned.
   SOURCE_SCHEMA_MISMATCH: 400,
+  // A source file the plan reads (its header, first line or footer) that is not well-formed.
+  SOURCE_FILE_MALFORMED: 400,
   SYNC_NOTHING_TO_LOAD: 422,
   // MYSQL_ and POSTGRES_SOURCE_UNAVAILABLE stay 503 (retryable): a source names an operator's connection, so a
   // server that cannot be reached is the deployment's trouble, not the caller's input.

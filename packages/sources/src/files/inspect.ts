@@ -17,7 +17,7 @@ import { formatDataType, type DataType, type ObjectStore } from '@tributary/tabl
 import { ParquetDataFileReader } from '@tributary/table/parquet';
 import type { SourceSchema, TargetColumn } from '../source.ts';
 import { familyIncompatibility, familyOf, type TypeFamily } from '../values/fits.ts';
-import { matchColumns, planParquetColumn, topLevelColumns, type ParquetElement } from './parquet.ts';
+import { matchColumns, planParquetColumn, topLevelColumns, unreadable, type ParquetElement } from './parquet.ts';
 import { csvRecords, ndjsonLines, parseJsonLine, utf8Text } from './text-records.ts';
 
 /** Files whose columns a plan inspects. */
@@ -65,7 +65,7 @@ function jsonColumn(name: string, value: unknown): FileColumn {
 async function parquetColumns(store: ObjectStore, key: string, uri: string): Promise<FileColumn[]> {
   const meta = await store.stat(key);
   if (meta === null) return [];
-  const reader = await ParquetDataFileReader.open({ size: meta.size, read: (offset: number, length: number) => store.getRange(key, offset, length) });
+  const reader = await ParquetDataFileReader.open({ size: meta.size, read: (offset: number, length: number) => store.getRange(key, offset, length) }).catch((error: unknown) => unreadable(uri, undefined, error));
   return topLevelColumns(reader.schema as readonly ParquetElement[]).map((e): FileColumn => {
     let plan: ReturnType<typeof planParquetColumn>;
     try {

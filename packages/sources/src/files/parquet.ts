@@ -262,7 +262,7 @@ export async function openParquetFile(
  * A file the table reader cannot decode (bad magic, a footer cut off, undecodable pages) is
  * SOURCE_FILE_MALFORMED naming the file (and the first row of the slice); other errors (storage) pass.
  */
-function unreadable(uri: string, row: number | undefined, error: unknown): never {
+export function unreadable(uri: string, row: number | undefined, error: unknown): never {
   if (!isTributaryError(error) || error.code !== 'PARQUET_FILE_INVALID') throw error;
   const where = row === undefined ? '' : ` (rows from ${row})`;
   throw errorFrom(sourceErrors, 'SOURCE_FILE_MALFORMED', `${uri}${where}: not a readable Parquet file, or a truncated one: ${error.message}`, { file: uri, ...(row === undefined ? {} : { row }) }, { cause: error });
