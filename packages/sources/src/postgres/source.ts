@@ -19,6 +19,8 @@
  * in the same order, and a batch ends at its last row's key, from which a shard resumes (in a new
  * snapshot). The binary format carries every value exactly (binary.ts).
  */
+import type { ShardReadPosition } from '@tributary/protocol';
+import { walPosition } from './position.ts';
 import { errorFrom, isTributaryError } from '@tributary/protocol';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
@@ -106,6 +108,7 @@ export class PostgresSource implements Source {
     try {
       signal?.throwIfAborted();
       let readPosition: SourceReadPosition;
+      let walRead: ShardReadPosition;
       let decoders: Decode[];
       try {
         await client.connect();
@@ -114,6 +117,7 @@ export class PostgresSource implements Source {
         await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
         const snapshot = (await client.query<{ snapshot: string }>('SELECT pg_current_snapshot()::text AS snapshot')).rows[0]?.snapshot ?? null;
         readPosition = { kind: 'postgres-wal', database: shard.database, lsn, snapshot };
+        walRead = walPosition(endpoint.host, endpoint.port, { database: shard.database, lsn, snapshot });
         decoders = await columnDecoders(client, planned.id, `${select} LIMIT 0`);
       } catch (error) {
         throw readError(planned.id, endpoint.label, error);
@@ -132,7 +136,7 @@ export class PostgresSource implements Source {
             last = raw;
             rows.push(raw.length === width ? raw : raw.slice(0, width));
             if (rows.length === this.#spec.batchRows) {
-              yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition };
+              yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition, position: walRead };
               yielded = true;
               position += rows.length;
               rows = [];
@@ -149,7 +153,7 @@ export class PostgresSource implements Source {
       }
       if (rows.length > 0 || !yielded) {
         const end = rows.length > 0 ? endPosition(keyNames, keyIndexes, last) : (from ?? 0);
-        yield { rows, firstRowPosition: position, end, readPosition };
+        yield { rows, firstRowPosition: position, end, readPosition, position: walRead };
       }
     } finally {
       signal?.removeEventListener('abort', onAbort);

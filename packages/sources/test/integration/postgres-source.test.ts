@@ -16,6 +16,7 @@ import { PostgresSource } from '../../src/postgres/source.ts';
 import type { PostgresShard } from '../../src/postgres/spec.ts';
 import type { PlanContext, PlannedSourceShard, SourceBatch, SourcePosition, TargetColumn } from '../../src/source.ts';
 import { rowConverter } from '../../src/values/convert.ts';
+import { PLAN } from '../support/contexts.ts';
 
 const BIG_ROWS = 300_000;
 
@@ -55,6 +56,7 @@ const table = (columns: readonly string[]): RowType => ({
 });
 const target = (columns: readonly string[]): TargetColumn[] => table(columns).fields.map((f) => ({ name: f.name, type: f.type }));
 const planContext = (columns: readonly string[]): PlanContext => ({
+  ...PLAN,
   target: target(columns),
   maxShards: 10_000,
   tooManyShards: (planned) => new Error(`${planned} shards`),
