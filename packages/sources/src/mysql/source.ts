@@ -26,7 +26,7 @@ import { sourceErrors } from '../errors.ts';
 import type { PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceSchema, SourceValue } from '../source.ts';
 import { civilInstant } from '../values/temporal-text.ts';
 import { planMysqlShards } from './plan.ts';
-import { binlogPosition } from './position.ts';
+import { genericBinlogPosition } from './position.ts';
 import { mysqlSchema } from './schema.ts';
 import { MysqlShard, MysqlSourceSpec } from './spec.ts';
 import { beginConsistentRead, type MysqlReadPosition } from './snapshot.ts';
@@ -106,7 +106,7 @@ export class MysqlSource implements Source {
       const readPosition = await beginConsistentRead(connection.promise(), this.#spec.connection ?? label).catch((error: unknown) => Promise.reject(readError(planned.id, label, error)));
       await this.#hooks.afterSnapshot?.(planned.id, readPosition);
       const { host, port } = mysqlEndpoint(this.#spec, this.#access);
-      const position = genericBinlogPosition(`${host}:${port}`, readPosition);
+      const generic = genericBinlogPosition(`${host}:${port}`, readPosition);
       const statement = await prepare(connection, sql).catch((error: unknown) => Promise.reject(readError(planned.id, label, error)));
       const binary = statement.columns.some((c) => c.columnType === MYSQL_TYPE.FLOAT || c.columnType === MYSQL_TYPE.DOUBLE);
       // The binary protocol's BIGINT is a number when safe, else its text; the text protocol's always text.
@@ -130,7 +130,7 @@ export class MysqlSource implements Source {
           last = raw;
           rows.push(decodeRow(raw, decoders ?? [], this.#columns.length));
           if (rows.length === this.#spec.batchRows) {
-            yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition, position };
+            yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition, position: generic };
             position += rows.length;
             rows = [];
             const delay = this.#spec.faults?.delayMsPerBatch;
@@ -142,8 +142,8 @@ export class MysqlSource implements Source {
       } finally {
         stream.destroy();
       }
-      if (rows.length > 0) yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition, position };
-      else if (position === 0) yield { rows, firstRowPosition: 0, end: from ?? {}, readPosition, position };
+      if (rows.length > 0) yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition, position: generic };
+      else if (position === 0) yield { rows, firstRowPosition: 0, end: from ?? {}, readPosition, position: generic };
     } finally {
       if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
       connection.destroy();
