@@ -129,6 +129,9 @@ describe('table maintenance (real Redis and MinIO, 2 worker processes)', () => {
     await e.store.put(stray, new Uint8Array(1234));
     const blobs = (await listKeys(e, `.tributary/syncs/${done.id}/`)).filter((k) => k.endsWith('.blob'));
     assert.equal(blobs.length, 2);
+    // The full positions a snapshot's `tributary.positions` points at when they did not fit in it.
+    const positions = `.tributary/syncs/${done.id}/positions.json`;
+    await e.store.put(positions, new TextEncoder().encode('{"syncId":"x","shards":{}}'));
     const url = '/v1/tables/shop/orphans/orphan-cleanups';
     const guarded = await coordinator.app.inject({ method: 'POST', url, payload: {} });
     assert.equal(guarded.statusCode, 200, guarded.body);
@@ -144,7 +147,7 @@ describe('table maintenance (real Redis and MinIO, 2 worker processes)', () => {
     const real = await coordinator.app.inject({ method: 'POST', url, payload: { olderThanMs: 0, dryRun: false } });
     assert.equal(real.json<{ fileCount: number }>().fileCount, listed.fileCount);
     assert.equal(await e.store.stat(stray), null);
-    assert.deepEqual(await listKeys(e, `.tributary/syncs/${done.id}/`), [`.tributary/syncs/${done.id}/outcome.json`], 'the outcome summary stays');
+    assert.deepEqual((await listKeys(e, `.tributary/syncs/${done.id}/`)).sort(), [`.tributary/syncs/${done.id}/outcome.json`, positions].sort(), 'the outcome summary and the positions a snapshot references stay');
     assert.equal(await rowCountAt(e, 'orphans', done.snapshotId), ROWS);
     assert.deepEqual((await pypaimonRead(e, 'shop', 'orphans')).rows.length, ROWS);
     assert.equal((await show(coordinator, 'orphans')).orphans?.bytes, 0);

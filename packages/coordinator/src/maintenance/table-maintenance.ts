@@ -10,7 +10,8 @@
  *                 `.tributary/syncs/<syncId>/` of a live sync is an orphan; while one of them is
  *                 COMMITTING, no manifest file is (the commit writes manifests before its snapshot)
  *   staging of ended syncs of the table: everything under `.tributary/syncs/<syncId>/` but
- *     `outcome.json` and the rejects files (the sync's record stays), older than the guard age
+ *     `outcome.json`, `positions.json` and the rejects files (the sync's record stays), older than
+ *     the guard age
  *   the last scan's result: `.tributary/maintenance/<db>/<table>/orphan-scan.json`, shown by GET /v1/tables/…
  *
  * Order matters: the live syncs are read first, then the table's snapshots, then the files are
@@ -57,6 +58,8 @@ const STAGING_ROOT = '.tributary/syncs/';
 const OUTCOME = 'outcome.json';
 /** Rejected rows (the `reject` bad-row policy) are the sync's record for its user, like outcome.json: never orphans. */
 const REJECTS_SUFFIX = '.rejects.ndjson';
+/** Every shard's source position, referenced (with its SHA-256) by the snapshot's `tributary.positions`: lives as long as the sync's record. */
+const POSITIONS = 'positions.json';
 
 export class TableMaintenance {
   readonly #d: TableMaintenanceDeps;
@@ -170,7 +173,7 @@ export class TableMaintenance {
       const phase = await this.#d.store.phase(syncId);
       if (phase !== undefined && phase !== 'COMMITTED' && phase !== 'ABORTED') continue;
       for await (const meta of store.list(syncStagingPrefix(syncId))) {
-        if (meta.key.endsWith(`/${OUTCOME}`) || meta.key.endsWith(REJECTS_SUFFIX) || meta.lastModified.getTime() > cutoff) continue;
+        if (meta.key.endsWith(`/${OUTCOME}`) || meta.key.endsWith(`/${POSITIONS}`) || meta.key.endsWith(REJECTS_SUFFIX) || meta.lastModified.getTime() > cutoff) continue;
         orphans.push({ key: meta.key, size: meta.size, lastModified: meta.lastModified.toISOString() });
       }
     }
