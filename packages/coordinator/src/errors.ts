@@ -22,6 +22,10 @@ export const coordinatorErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'A planned shard has no accepted attempt at commit time, so the sync was aborted.',
   },
+  SYNC_BUCKET_MISSING: {
+    retryable: false,
+    summary: 'A planned bucket job (bucketed layout) has no accepted attempt once the bucket stage ended, so the sync was aborted.',
+  },
   SYNC_VOTE_MISMATCH: {
     retryable: false,
     summary: 'The blob of a shard\u2019s accepted attempt is not what its worker voted (checksum, SHA-256, row or byte count; context.field), or no vote was recorded: it changed after the vote, so the sync was aborted.',

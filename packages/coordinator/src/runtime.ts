@@ -112,6 +112,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     faultPoint: config.faultPoint,
     published: (attempts, conflicts) => metrics.published(attempts, conflicts),
     committed: (record) => maintenance.expireAfterCommit(record.plan.table, record.id),
+    bucketFlows: flows,
   });
   const syncs = new SyncService({
     store,
@@ -161,7 +162,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
   if (migrated > 0) logger.info({ syncs: migrated }, 'indexed syncs written by an earlier version');
   await syncs.resume();
   const schedules = await startSchedules({ connection, redis, prefix: config.prefix, syncs, syncStore: store, tables, warehouse: config.warehouse, logger });
-  const queues = [flows.commitQueue, flows.shardQueue, schedules.queue];
+  const queues = [flows.commitQueue, flows.shardQueue, flows.bucketQueue, schedules.queue];
   metrics.watch({ store, queues, shardQueue: flows.shardQueue });
   const probes = {
     redis: async () => {

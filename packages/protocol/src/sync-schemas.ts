@@ -12,13 +12,25 @@
  *   <prefix>:sync:<id>:attempt-seq hash shardId → the last attempt number taken (HINCRBY; attempts are 1…n)
  *   <prefix>:sync:<id>:votes      hash  shardId → ShardVote JSON of the accepted attempt (written with the HSETNX)
  *   <prefix>:sync:<id>:plan       hash  `head` → SyncPlanHead JSON, `shard:<shardId>` → PlannedShardEntry JSON
- *                                       (what a worker reads of the plan: constant size per job)
+ *                                       (what a worker reads of the plan: constant size per job),
+ *                                       `bucket:<bucketId>` → PlannedBucketEntry JSON (bucketed layout: written
+ *                                       when every shard is accepted, before any bucket job exists)
+ *   <prefix>:sync:<id>:bucket-accepted, :bucket-attempts, :bucket-attempt-seq, :bucket-votes
+ *                                 the same four hashes for the bucket jobs, keyed by bucket id
+ *
+ * Layouts (`SyncLayout`): `direct` shard jobs write the table's data files themselves; `bucketed`
+ * shard jobs write sorted runs per (partition, bucket) under `.tributary/syncs/<id>/runs/`, and one
+ * `merge-bucket` job per (partition, bucket) merges its runs into the bucket's data files.
  */
 import { z } from 'zod';
 import { VOTE_TOKEN_TEXT } from './vote-token.ts';
 import { BadRowPolicy } from './schemas/common.ts';
 
-export const SYNC_QUEUES = { writeShard: 'write-shard', commit: 'commit' } as const;
+export const SYNC_QUEUES = { writeShard: 'write-shard', mergeBucket: 'merge-bucket', commit: 'commit' } as const;
+
+/** How a sync writes: shards straight into the table, or sorted runs merged by one job per bucket. */
+export const SyncLayout = z.enum(['bucketed', 'direct']);
+export type SyncLayout = z.infer<typeof SyncLayout>;
 
 export function syncRedisKeys(prefix: string, syncId: string) {
   const record = `${prefix}:sync:${syncId}`;
@@ -29,6 +41,10 @@ export function syncRedisKeys(prefix: string, syncId: string) {
     attemptSeq: `${record}:attempt-seq`,
     votes: `${record}:votes`,
     plan: `${record}:plan`,
+    bucketAccepted: `${record}:bucket-accepted`,
+    bucketAttempts: `${record}:bucket-attempts`,
+    bucketAttemptSeq: `${record}:bucket-attempt-seq`,
+    bucketVotes: `${record}:bucket-votes`,
   } as const;
 }
 
@@ -36,6 +52,11 @@ export function syncRedisKeys(prefix: string, syncId: string) {
 export const PLAN_HEAD_FIELD = 'head';
 export function planShardField(shardId: string): string {
   return `shard:${shardId}`;
+}
+
+/** A field of the `:plan` hash: one bucket job's inputs (bucketed layout). */
+export function planBucketField(bucketId: string): string {
+  return `bucket:${bucketId}`;
 }
 
 /** `<syncId>/<shardId>/<attemptId>.blob` under `<warehouse>/.tributary/syncs/`. */
@@ -49,6 +70,32 @@ export function stagedBlobKey(syncId: string, shardId: string, attemptId: string
  */
 export function stagedRejectsKey(syncId: string, shardId: string, attemptId: string): string {
   return `${syncStagingPrefix(syncId)}${shardId}/${attemptId}.rejects.ndjson`;
+}
+
+/** `<syncId>/buckets/<bucketId>/<attemptId>.blob` under `<warehouse>/.tributary/syncs/`: a bucket job's blob. */
+export function stagedBucketBlobKey(syncId: string, bucketId: string, attemptId: string): string {
+  return `${syncStagingPrefix(syncId)}buckets/${bucketId}/${attemptId}.blob`;
+}
+
+/**
+ * Where the shard jobs of a bucketed sync write their sorted runs, laid out like a table
+ * (`<partition path>bucket-N/data-<writerId>-….parquet`), never inside the table.
+ */
+export function syncRunsPath(syncId: string): string {
+  return `${syncStagingPrefix(syncId)}runs`;
+}
+
+/** The id of the bucket job at `index` of the bucket plan (plan order: partition bytes, then bucket). */
+export function bucketJobId(index: number): string {
+  return `bucket-${index}`;
+}
+
+/**
+ * The writer id of one bucket job attempt: `<syncId>-<bucketId>-a<attempt>`, in every data file it
+ * writes, so a sync's abort finds its files by the sync id as for shards.
+ */
+export function bucketWriterId(syncId: string, bucketId: string, attempt: number): string {
+  return `${syncId}-${bucketId}-a${attempt}`;
 }
 
 /** Every object a sync stages outside its table lives under this prefix of the warehouse. */
@@ -109,6 +156,8 @@ export const SyncPlanHead = z.object({
   badRows: BadRowPolicy.default('fail'),
   /** planFingerprint of the persisted plan: the worker checks a job's token against it. */
   fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+  /** How shard jobs write (absent: `direct`, a plan persisted before layouts existed). */
+  layout: SyncLayout.optional(),
 });
 export type SyncPlanHead = z.infer<typeof SyncPlanHead>;
 
@@ -124,6 +173,40 @@ export const PlannedShardEntry = z.object({
   spec: z.record(z.string(), z.unknown()),
 });
 export type PlannedShardEntry = z.infer<typeof PlannedShardEntry>;
+
+/** A bucket job's input: one run file of one accepted shard attempt. */
+export const BucketRun = z.object({
+  /** The run file's name; it lies in the bucket's directory under the sync's runs path (syncRunsPath). */
+  fileName: z.string().min(1),
+  /** The run file's size in bytes (saves a HEAD) and rows. */
+  size: z.number().int().nonnegative(),
+  rows: z.number().int().nonnegative(),
+  /** The shard's index in the plan: runs are merged in slot order (ties: the later shard wins). */
+  slot: z.number().int().nonnegative(),
+  /** The first sequence number of the run (append tables number the merged files from the smallest). */
+  minSequence: z.string().regex(/^-?[0-9]+$/),
+});
+export type BucketRun = z.infer<typeof BucketRun>;
+
+/** One (partition, bucket) of a bucketed sync (the `bucket:<id>` fields of `:plan`). */
+export const PlannedBucketEntry = z.object({
+  /** The partition's BinaryRow bytes, base64. */
+  partition: z.string(),
+  bucket: z.number().int().min(-1),
+  /** The messages' totalBuckets (null where the writer left it unset). */
+  totalBuckets: z.number().int().nullable(),
+  /** The runs of the accepted shard attempts only, in slot order, then file order. */
+  runs: z.array(BucketRun),
+});
+export type PlannedBucketEntry = z.infer<typeof PlannedBucketEntry>;
+
+/** The data of one `merge-bucket` job: a pointer (sync, bucket) and the bucket's vote token. */
+export const SyncBucketJob = z.object({
+  syncId: SyncId,
+  bucketId: z.string().regex(/^bucket-[0-9]{1,9}$/),
+  token: z.string().regex(VOTE_TOKEN_TEXT),
+});
+export type SyncBucketJob = z.infer<typeof SyncBucketJob>;
 
 /**
  * The accepted attempt's vote, written by the worker in the same step that accepts it: what its
@@ -141,6 +224,20 @@ export const ShardVote = z.object({
   rejected: z.number().int().nonnegative().optional(),
 });
 export type ShardVote = z.infer<typeof ShardVote>;
+
+/** What a bucket job's accepted attempt voted (its blob's facts) and what it counted while merging. */
+export const BucketVote = z.object({
+  attemptId: z.string().min(1),
+  checksum: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  rows: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  /** Data files the bucket wrote. */
+  files: z.number().int().nonnegative(),
+  /** Keys present in runs of more than one shard (primary-key tables; the later shard won them). */
+  collidingKeys: z.number().int().nonnegative(),
+});
+export type BucketVote = z.infer<typeof BucketVote>;
 
 /** What a finished attempt returns (and records in `:attempts`). */
 export const SyncShardResult = z.object({

@@ -37,7 +37,7 @@ export interface PlanFingerprintInput {
   readonly commitUser: string;
   /** How the commit writes (an `overwrite` replaces the partitions it touches). */
   readonly mode: string;
-  readonly options: { readonly snapshotProperties: Readonly<Record<string, string>> };
+  readonly options: { readonly snapshotProperties: Readonly<Record<string, string>>; readonly layout?: string };
 }
 
 /** SHA-256 (hex) of the plan's canonical JSON; the same for the same plan, whatever its key order. */
@@ -52,6 +52,8 @@ export function planFingerprint(plan: PlanFingerprintInput): string {
     mode: plan.mode,
     snapshotProperties: plan.options.snapshotProperties,
     shardCount: plan.shards.length,
+    // Only when set, so the fingerprint of a plan from before layouts existed stays what it was.
+    ...(plan.options.layout === undefined ? {} : { layout: plan.options.layout }),
   }));
   // One shard at a time: a 100,000-shard plan is never one string.
   for (const shard of plan.shards) hash.update('\n').update(canonicalJson({ id: shard.id, spec: shard.spec }));
@@ -62,6 +64,18 @@ export function shardVoteToken(secret: Uint8Array, syncId: string, shardId: stri
   const mac = createHmac('sha256', keyOf(secret)).update(`${LABEL}\0${syncId}\0${shardId}\0${fingerprint}`).digest();
   return new Uint8Array(mac);
 }
+
+/**
+ * A bucket job's token (bucketed layout): the same HMAC under another label, so a shard's token can
+ * never pass for a bucket's. The bucket plan is derived from the accepted shards, persisted in Redis
+ * (trusted) before any bucket job exists; the token binds the job to the sync, the bucket and the plan.
+ */
+export function bucketVoteToken(secret: Uint8Array, syncId: string, bucketId: string, fingerprint: string): Uint8Array {
+  const mac = createHmac('sha256', keyOf(secret)).update(`${BUCKET_LABEL}\0${syncId}\0${bucketId}\0${fingerprint}`).digest();
+  return new Uint8Array(mac);
+}
+
+const BUCKET_LABEL = 'tributary-bucket-token-v1';
 
 /**
  * The secret as a KeyObject, made once per secret: createHmac with raw key bytes imports the key on

@@ -15,6 +15,15 @@ export type { KeyedChange } from './format/changelog.ts';
 export type { ChangelogRecord } from './read/changelog-read.ts';
 export type { AuditEvent, AuditFinding, ChangelogAudit, ChangelogAuditRequest, KeyAudit } from './changelog-audit.ts';
 export { AUDIT_FLAGS, type AuditFlag } from './format/changelog-audit.ts';
+export {
+  mergeBucket,
+  mergeBucketRuns,
+  writeMergedBucket,
+  type BucketMergeInput,
+  type BucketRunFile,
+  type MergedBucket,
+  type MergedRows,
+} from './write/bucket-merge.ts';
 export type { CommitIdentity } from './spec/snapshot.ts';
 export { FileStoreScan, mapInOrder } from './snapshot/file-store-scan.ts';
 

@@ -19,7 +19,7 @@
  *   may delete what it staged itself (nothing of such a sync can ever be referenced).
  */
 import type { Redis } from 'ioredis';
-import { ABANDON_RUNNING_ATTEMPTS_SCRIPT, syncRedisKeys, type ShardAttempt, type ShardVote } from '@tributary/protocol';
+import { ABANDON_RUNNING_ATTEMPTS_SCRIPT, syncRedisKeys, type BucketVote, type ShardAttempt, type ShardVote } from '@tributary/protocol';
 
 // KEYS: attempts. ARGV: field, attempt JSON. Writes the progress only over an attempt still shown
 // running, so a late progress report never undoes its own end or an `abandoned` mark.
@@ -30,11 +30,13 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1
 `;
 
-// KEYS: record, accepted, votes. ARGV: shardId, attempt, vote JSON.
+// KEYS: record, accepted, votes. ARGV: shardId, attempt, vote JSON, then the phases that accept.
 // Returns 1 accepted, 0 another attempt was accepted first, -1 the sync no longer accepts.
 const ACCEPT_SCRIPT = `
 local phase = redis.call('HGET', KEYS[1], 'phase')
-if phase ~= 'PLANNED' and phase ~= 'PREPARING' then return -1 end
+local open = false
+for i = 4, #ARGV do if phase == ARGV[i] then open = true end end
+if not open then return -1 end
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
 return 1
@@ -42,13 +44,47 @@ return 1
 
 export type AcceptOutcome = 'accepted' | 'another-attempt-won' | 'sync-closed';
 
+/**
+ * The two stages of a sync that vote: shard jobs while the sync is PLANNED or PREPARING, and (in the
+ * bucketed layout) bucket jobs while it is MERGING, each with its own four hashes, so a bucket id
+ * and a shard id never share an attempt counter, an accept or a vote.
+ */
+export type LedgerStage = 'shards' | 'buckets';
+
+/** The phases in which each stage's attempts may run and be accepted. */
+export const ACCEPTING_PHASES: Readonly<Record<LedgerStage, readonly string[]>> = {
+  shards: ['PLANNED', 'PREPARING'],
+  buckets: ['MERGING'],
+};
+
+interface StageKeys {
+  readonly record: string;
+  readonly accepted: string;
+  readonly attempts: string;
+  readonly attemptSeq: string;
+  readonly votes: string;
+}
+
+function stageKeys(keyPrefix: string, syncId: string, stage: LedgerStage): StageKeys {
+  const k = syncRedisKeys(keyPrefix, syncId);
+  if (stage === 'shards') return k;
+  return { record: k.record, accepted: k.bucketAccepted, attempts: k.bucketAttempts, attemptSeq: k.bucketAttemptSeq, votes: k.bucketVotes };
+}
+
 export class AttemptLedger {
   readonly #redis: Redis;
-  readonly #keys: ReturnType<typeof syncRedisKeys>;
+  readonly #keys: StageKeys;
+  readonly #phases: readonly string[];
 
-  constructor(redis: Redis, keyPrefix: string, syncId: string) {
+  constructor(redis: Redis, keyPrefix: string, syncId: string, stage: LedgerStage = 'shards') {
     this.#redis = redis;
-    this.#keys = syncRedisKeys(keyPrefix, syncId);
+    this.#keys = stageKeys(keyPrefix, syncId, stage);
+    this.#phases = ACCEPTING_PHASES[stage];
+  }
+
+  /** Whether this stage's attempts may run in `phase`. */
+  accepts(phase: string | undefined): boolean {
+    return phase !== undefined && this.#phases.includes(phase);
   }
 
   async nextAttempt(shardId: string): Promise<number> {
@@ -60,9 +96,9 @@ export class AttemptLedger {
     return (await this.#redis.hget(this.#keys.record, 'phase')) ?? undefined;
   }
 
-  async accept(shardId: string, attempt: number, vote: ShardVote): Promise<AcceptOutcome> {
+  async accept(shardId: string, attempt: number, vote: ShardVote | BucketVote): Promise<AcceptOutcome> {
     const keys = this.#keys;
-    const result = await this.#redis.eval(ACCEPT_SCRIPT, 3, keys.record, keys.accepted, keys.votes, shardId, String(attempt), JSON.stringify(vote));
+    const result = await this.#redis.eval(ACCEPT_SCRIPT, 3, keys.record, keys.accepted, keys.votes, shardId, String(attempt), JSON.stringify(vote), ...this.#phases);
     return result === 1 ? 'accepted' : result === 0 ? 'another-attempt-won' : 'sync-closed';
   }
 

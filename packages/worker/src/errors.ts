@@ -7,7 +7,7 @@ import { defineErrorCatalogue } from '@tributary/protocol';
 export const workerErrors = defineErrorCatalogue({
   SYNC_NOT_ACCEPTING: {
     retryable: false,
-    summary: 'The sync left PREPARING (aborted or committing) while this shard ran; the attempt stopped.',
+    summary: 'The sync left the phase this job runs in (PREPARING for a shard, MERGING for a bucket: it aborted or moved on) while it ran; the attempt stopped.',
   },
   WORKER_SHUTTING_DOWN: {
     retryable: true,
@@ -21,6 +21,15 @@ export const workerErrors = defineErrorCatalogue({
   SHARD_TOKEN_INVALID: {
     retryable: false,
     summary: 'A write-shard job does not carry its shard\u2019s vote token (not enqueued by the coordinator, or the cluster secrets differ); the job is refused before any work.',
+  },
+  BUCKET_JOB_INVALID: { retryable: false, summary: 'The merge-bucket job data does not match its schema.' },
+  BUCKET_NOT_PLANNED: {
+    retryable: false,
+    summary: 'A merge-bucket job names a sync without a persisted plan, or a bucket its bucket plan does not have; the job is refused before any work.',
+  },
+  BUCKET_TOKEN_INVALID: {
+    retryable: false,
+    summary: 'A merge-bucket job does not carry its bucket\u2019s vote token (not enqueued by the coordinator, or the cluster secrets differ); the job is refused before any work.',
   },
 });
 

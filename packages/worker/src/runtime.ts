@@ -1,5 +1,7 @@
 /**
- * A running shard worker: a BullMQ Worker on the `write-shard` queue with the write-shard processor,
+ * A running shard worker: a BullMQ Worker on the `write-shard` queue with the write-shard processor
+ * and one on the `merge-bucket` queue with the merge-bucket processor (the bucketed layout's second
+ * stage: any worker merges any bucket),
  * its metrics and readiness (served by http.ts when configured), and a graceful close.
  */
 import { Worker, type Job } from 'bullmq';
@@ -10,6 +12,7 @@ import { noSourceAccess, type SourceAccess } from '@tributary/sources';
 import { warehouseTables, type S3ConnectionOptions } from '@tributary/table';
 import { WorkerMetrics } from './metrics.ts';
 import type { WorkerTables } from './shard-write.ts';
+import { mergeBucketProcessor } from './merge-bucket.ts';
 import { writeShardProcessor } from './write-shard.ts';
 
 export interface WorkerConfig {
@@ -39,6 +42,14 @@ export interface WorkerConfig {
   readonly tables?: WorkerTables;
   /** Where /readyz checks storage: a warehouse URI whose store must answer (default: storage is not checked). */
   readonly storageProbe?: string;
+  /**
+   * Bucketed layout: rows a shard attempt buffers over all its buckets before it spills the largest
+   * buffer as a sorted run (the shard's memory budget; default 100,000). A bucket job's memory does
+   * not depend on it: it holds one small row group per run.
+   */
+  readonly runBufferRows?: number;
+  /** Test hook: a pause after each merged batch of a bucket job (a test kills a worker mid-merge). */
+  readonly mergeDelayMsPerBatch?: number;
 }
 
 export interface CloseOptions {
@@ -52,6 +63,8 @@ export interface CloseOptions {
 
 export interface ShardWorker {
   readonly worker: Worker;
+  /** The `merge-bucket` queue's worker (same concurrency). */
+  readonly bucketWorker: Worker;
   readonly metrics: WorkerMetrics;
   /** Whether Redis and (with `storageProbe`) storage answer now. */
   readiness(): Promise<Readiness>;
@@ -77,6 +90,7 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
     phaseCheckMs: config.phaseCheckMs,
     progressMs: config.progressMs,
     logger,
+    ...(config.runBufferRows === undefined ? {} : { runBufferRows: config.runBufferRows }),
   });
   // Three parameters, so BullMQ hands the processor its cancellation signal (a shutdown's release).
   const measured = async (job: Job, token?: string, signal?: AbortSignal): Promise<SyncShardResult> => {
@@ -99,6 +113,25 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
     lockDuration: config.lockDurationMs ?? 30_000,
     stalledInterval: config.stalledIntervalMs ?? 30_000,
   });
+  const merge = mergeBucketProcessor({
+    redis,
+    prefix: config.prefix,
+    clusterSecret,
+    tables,
+    phaseCheckMs: config.phaseCheckMs,
+    progressMs: config.progressMs,
+    logger,
+    ...(config.mergeDelayMsPerBatch === undefined ? {} : { mergeDelayMsPerBatch: config.mergeDelayMsPerBatch }),
+  });
+  const bucketWorker = new Worker(SYNC_QUEUES.mergeBucket, (job: Job, token?: string, signal?: AbortSignal) => merge(job, token, signal), {
+    connection: { ...config.redis, maxRetriesPerRequest: null },
+    prefix: config.prefix,
+    concurrency,
+    lockDuration: config.lockDurationMs ?? 30_000,
+    stalledInterval: config.stalledIntervalMs ?? 30_000,
+  });
+  bucketWorker.on('failed', (job, error) => logger.warn({ jobId: job?.id, jobAttempt: job?.attemptsMade, error: error.message }, 'bucket job failed'));
+  bucketWorker.on('error', (error) => logger.warn({ error: error.message }, 'bucket worker error'));
   worker.on('failed', (job, error) => logger.warn({ jobId: job?.id, jobAttempt: job?.attemptsMade, error: error.message }, 'shard job failed'));
   worker.on('error', (error) => logger.warn({ error: error.message }, 'worker error'));
   const probes = {
@@ -110,6 +143,7 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
   };
   return {
     worker,
+    bucketWorker,
     metrics,
     readiness: () => checkReadiness(probes),
     async close(options: CloseOptions = {}) {
@@ -119,9 +153,10 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
           : setTimeout(() => {
               logger.warn({ graceMs: options.graceMs }, 'shutdown grace over: releasing the running shards');
               worker.cancelAllJobs('shutdown');
+              bucketWorker.cancelAllJobs('shutdown');
             }, options.graceMs);
       try {
-        await worker.close();
+        await Promise.all([worker.close(), bucketWorker.close()]);
       } finally {
         clearTimeout(release);
       }

@@ -29,11 +29,22 @@ export interface ShardWriteOptions {
   readonly writerId: string;
   /** The shard's index in the plan: its own range of sequence numbers (absent: none). */
   readonly sequenceSlot?: number;
+  /**
+   * The bucketed layout: the shard writes sorted runs per (partition, bucket) under `path` (the
+   * sync's staging, laid out like a table), uncompressed with small row groups so that a bucket
+   * job merges many of them in little memory. `bufferRows`: rows buffered over all buckets before
+   * the largest buffer is spilled as a run (the shard's memory budget; default 100,000).
+   */
+  readonly runs?: { readonly path: string; readonly bufferRows?: number | undefined };
 }
+
+/** Rows buffered before a run is spilled, and rows per row group of a run file. */
+export const DEFAULT_RUN_BUFFER_ROWS = 100_000;
+const RUN_ROW_GROUP_ROWS = 4096;
 
 export interface ShardWrite {
   readonly rowType: RowType;
-  /** The table's path inside the warehouse ("db.db/orders"); goes into the blob header. */
+  /** Where the files' partition directories are (the table's path, "db.db/orders", or the runs' path); goes into the blob header. */
   readonly tablePath: string;
   write(rows: readonly InternalRow[]): Promise<void>;
   /** Closes the data files; the messages name every file written. Called once. */
@@ -61,11 +72,12 @@ export async function openShardWrite(tables: WorkerTables, options: ShardWriteOp
     writerId: options.writerId,
     baseSnapshotId: options.baseSnapshotId,
     ...(options.sequenceSlot === undefined ? {} : { sequenceSlot: options.sequenceSlot }),
+    ...(options.runs === undefined ? {} : runOptions(options.runs.path, options.runs.bufferRows ?? DEFAULT_RUN_BUFFER_ROWS)),
   });
   const bytes = counting.track(dataFileMarker(options.writerId));
   return {
     rowType: { fields: table.schema.fields },
-    tablePath: table.path,
+    tablePath: options.runs?.path ?? table.path,
     write: (rows) => write.writeRows(rows),
     prepareCommit: async () => {
       try {
@@ -79,5 +91,15 @@ export async function openShardWrite(tables: WorkerTables, options: ShardWriteOp
       await write.abort();
     },
     bytesWritten: bytes.bytes,
+  };
+}
+
+function runOptions(path: string, bufferRows: number) {
+  const rows = Math.max(1, bufferRows);
+  return {
+    dataPath: path,
+    bufferRows: rows,
+    maxBufferedRows: rows,
+    fileOptions: { compression: 'none' as const, rowGroupRows: RUN_ROW_GROUP_ROWS },
   };
 }

@@ -37,6 +37,7 @@ import {
   isTributaryError,
   stagedBlobKey,
   stagedRejectsKey,
+  syncRunsPath,
   toErrorData,
   type ShardAttempt,
   type ShardReadPosition,
@@ -70,6 +71,8 @@ export interface WriteShardDeps {
   readonly progressMs?: number;
   /** One line per attempt start and end, with the sync id, shard id, attempt and duration. */
   readonly logger?: Logger;
+  /** Bucketed layout: rows a shard buffers before it spills a sorted run (its memory budget; default 100,000). */
+  readonly runBufferRows?: number;
 }
 
 const PHASE_CHECK_MS = 500;
@@ -149,6 +152,8 @@ async function runAttempt(
         baseSnapshotId: data.head.baseSnapshotId,
         writerId: attemptWriterId(data.syncId, data.shardId, attempt),
         sequenceSlot: data.slot,
+        // Bucketed: sorted runs in the sync's staging, merged later by one job per bucket.
+        ...(data.head.layout === 'bucketed' ? { runs: { path: syncRunsPath(data.syncId), bufferRows: deps.runBufferRows } } : {}),
       }),
       watch.signal,
     );
@@ -221,13 +226,16 @@ async function readShard(
   }
 }
 
+/** What the phase checks name: the sync and the job's shard (or bucket) id. */
+export type PhaseWatched = Pick<PlannedShardTask, 'syncId' | 'shardId'>;
+
 /**
  * Re-reads the sync's phase every `intervalMs` on a timer of its own, so an attempt blocked in a
  * source query or an upload still learns of an abort; the signal aborts with SYNC_NOT_ACCEPTING.
  * A failed read (Redis away) is tried again at the next tick. `cancelled` (the worker shutting
  * down) aborts it with WORKER_SHUTTING_DOWN.
  */
-function watchPhase(ledger: AttemptLedger, data: PlannedShardTask, intervalMs: number, cancelled?: AbortSignal): { signal: AbortSignal; stop: () => void } {
+export function watchPhase(ledger: AttemptLedger, data: PhaseWatched, intervalMs: number, cancelled?: AbortSignal): { signal: AbortSignal; stop: () => void } {
   const controller = new AbortController();
   const shutDown = () =>
     controller.abort(errorFrom(workerErrors, 'WORKER_SHUTTING_DOWN', `the worker stopped; shard ${data.shardId} goes back to the queue`, { syncId: data.syncId, shard: data.shardId }));
@@ -336,9 +344,9 @@ async function stageBlob(
   };
 }
 
-async function assertAccepting(ledger: AttemptLedger, data: PlannedShardTask): Promise<void> {
+export async function assertAccepting(ledger: AttemptLedger, data: PhaseWatched): Promise<void> {
   const phase = await ledger.phase();
-  if (phase === 'PLANNED' || phase === 'PREPARING') return;
+  if (ledger.accepts(phase)) return;
   throw errorFrom(workerErrors, 'SYNC_NOT_ACCEPTING', `sync ${data.syncId} is ${phase ?? 'unknown'}; shard ${data.shardId} stops`, {
     syncId: data.syncId,
     shard: data.shardId,

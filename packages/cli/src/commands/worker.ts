@@ -30,6 +30,8 @@ export async function runWorker(config: Config): Promise<void> {
     lockDurationMs: config.lockMs,
     stalledIntervalMs: config.stalledMs,
     phaseCheckMs: config['worker.phaseCheckMs'],
+    runBufferRows: config['worker.runBufferRows'],
+    ...(config['worker.testMergeDelayMs'] > 0 ? { mergeDelayMsPerBatch: config['worker.testMergeDelayMs'] } : {}),
     logger,
     // Where /readyz checks storage.
     storageProbe: config.warehouse ?? `s3://${config['s3.bucket']}/warehouse`,

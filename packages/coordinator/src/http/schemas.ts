@@ -3,7 +3,7 @@
  */
 import { SyncSummarySchema } from '../sync/summary.ts';
 import { z } from 'zod';
-import { ErrorDataSchema, ShardAttempt, SyncTableRef } from '@tributary/protocol';
+import { ErrorDataSchema, ShardAttempt, SyncLayout, SyncTableRef } from '@tributary/protocol';
 import { AUDIT_FLAGS } from '@tributary/table';
 import { SyncPhaseSchema, SyncPlanSchema, SyncStateSchema } from '../sync/record-schema.ts';
 
@@ -107,10 +107,21 @@ export const SyncStateView = z.union([
   SyncStateSchema.options[0],
   SyncStateSchema.options[1],
   SyncStateSchema.options[2].omit({ accepted: true }),
-  SyncStateSchema.options[3].omit({ accepted: true }),
-  SyncStateSchema.options[4],
+  SyncStateSchema.options[3].omit({ accepted: true, bucketStage: true }),
+  SyncStateSchema.options[4].omit({ accepted: true, bucketStage: true }),
   SyncStateSchema.options[5],
+  SyncStateSchema.options[6],
 ]);
+
+/** One stage of a sync: its jobs and the rows and bytes of their current (or accepted) attempts. */
+export const StageProgress = z.object({
+  /** Jobs of the stage; null while not known (the buckets before MERGING). */
+  total: z.number().int().nullable(),
+  /** Jobs with an accepted attempt. */
+  accepted: z.number().int(),
+  rows: z.number().int().describe('Rows of the jobs\u2019 accepted attempts, else of their latest running ones, so far.'),
+  bytes: z.number().int().describe('Bytes the same attempts wrote, so far (shards: data files or sorted runs; buckets: data files).'),
+});
 
 export const ShardCounts = z.object({
   total: z.number().int(),
@@ -148,6 +159,17 @@ export const SyncResponse = z.object({
    * order, or of the greater `sequence.field`); null before the commit began and for append tables.
    */
   collidingKeys: z.number().int().nullable(),
+  /** How the shards write: `bucketed` (sorted runs, then one writer per bucket) or `direct`. */
+  layout: SyncLayout,
+  /**
+   * Progress per stage: `shards` (read the source; direct: wrote the data files, bucketed: wrote
+   * sorted runs) and `buckets` (bucketed only, null otherwise: merged the runs into the data files).
+   */
+  stages: z.object({ shards: StageProgress, buckets: StageProgress.nullable() }),
+  /** Data files this load adds to the table, known once its commit began (null before). */
+  files: z.number().int().nullable(),
+  /** Conditions an operator should know of, such as a direct load that produced more than 1,000 files. */
+  warnings: z.array(z.string()),
   timings: z.partialRecord(SyncPhaseSchema, z.string()),
   /** Milliseconds spent in each finished phase. */
   phaseDurationsMs: z.partialRecord(SyncPhaseSchema, z.number()),

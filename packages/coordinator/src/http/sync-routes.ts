@@ -64,7 +64,9 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
         head.frozen === null
           ? progressTotals(record, ...(await Promise.all([store.attempts(record.id), store.acceptedAttempts(record.id)])))
           : { rows: head.frozen.rows, bytes: head.frozen.bytes, rejected: head.frozen.rejected ?? 0 };
-      return syncView(record, attempts, accepted, counts, FIRST_SHARD_PAGE, totals, { shards: head.shards, frozenAccepted: head.frozen?.accepted ?? null });
+      // The bucket stage (bucketed layout) while it runs: its jobs are few (partitions × buckets).
+      const buckets = record.state.phase === 'MERGING' ? { attempts: await store.bucketAttempts(record.id), accepted: await store.bucketAcceptedAttempts(record.id) } : undefined;
+      return syncView(record, attempts, accepted, counts, FIRST_SHARD_PAGE, totals, { shards: head.shards, frozenAccepted: head.frozen?.accepted ?? null, files: head.frozen?.files ?? null }, buckets);
     },
   );
 

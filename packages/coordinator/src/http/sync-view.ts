@@ -13,7 +13,7 @@ import { errorFrom, type ShardAttempt } from '@tributary/protocol';
 import { redactSource } from '@tributary/sources';
 import { coordinatorErrors } from '../errors.ts';
 import { FIRST_SHARD_PAGE } from '../sync/head.ts';
-import { SYNC_PHASES, type SyncPhase, type SyncRecord } from '../sync/state.ts';
+import { SYNC_PHASES, loadFiles, type SyncPhase, type SyncRecord } from '../sync/state.ts';
 import type { RejectsResponse, SyncResponse } from './schemas.ts';
 
 /** Shards in the sync view (the first page). */
@@ -35,12 +35,17 @@ export function syncView(
   counts?: { readonly accepted: number; readonly attempted: number },
   pageSize = FIRST_SHARD_PAGE,
   totals: ProgressTotals = progressTotals(record, attempts, acceptedIds),
-  whole?: { readonly shards: number; readonly frozenAccepted: number | null },
+  whole?: { readonly shards: number; readonly frozenAccepted: number | null; readonly files?: number | null },
+  buckets: BucketProgress = { attempts: [], accepted: {} },
 ): SyncResponse {
   const state = record.state;
   const total = whole?.shards ?? record.plan.shards.length;
   const page = shardPage(record, attempts, acceptedIds, 0, pageSize, total);
   const { shards: _shards, ...plan } = record.plan;
+  const shardsAccepted = (whole === undefined ? frozenCount(record) : (whole.frozenAccepted ?? undefined)) ?? counts?.accepted ?? Object.keys(acceptedIds).length;
+  const layout = record.plan.options.layout ?? 'direct';
+  // A head (whole) carries the files of every shard; its record holds the first page's only.
+  const files = whole?.files !== undefined ? whole.files : loadFiles(record);
   return {
     id: record.id,
     version: record.version,
@@ -49,7 +54,7 @@ export function syncView(
     plan: { ...plan, source: redactSource(record.plan.source) },
     shardCounts: {
       total,
-      accepted: (whole === undefined ? frozenCount(record) : (whole.frozenAccepted ?? undefined)) ?? counts?.accepted ?? Object.keys(acceptedIds).length,
+      accepted: shardsAccepted,
       attempted: counts?.attempted ?? new Set(attempts.map((a) => a.shardId)).size,
     },
     rowsRead: totals.rows,
@@ -57,11 +62,43 @@ export function syncView(
     rejectedRows: totals.rejected ?? 0,
     snapshotId: state.phase === 'COMMITTED' ? state.snapshotId : null,
     collidingKeys: (state.phase === 'COMMITTING' || state.phase === 'COMMITTED' ? state.collidingKeys : undefined) ?? null,
+    layout,
+    stages: {
+      shards: { total: record.plan.shards.length, accepted: shardsAccepted, rows: totals.rows, bytes: totals.bytes },
+      buckets: layout === 'bucketed' ? bucketStageView(record, buckets) : null,
+    },
+    files,
+    warnings: layout === 'direct' && files !== null && files > DIRECT_FILES_WARNING ? [directFilesWarning(files)] : [],
     timings: record.timings,
     phaseDurationsMs: phaseDurations(record),
     shards: page.shards,
     nextShardsCursor: page.nextCursor,
   };
+}
+
+/** A direct load above this many files is flagged in its status (readers open every level-0 file of a bucket). */
+export const DIRECT_FILES_WARNING = 1000;
+
+function directFilesWarning(files: number): string {
+  return `this direct load added ${files} data files (more than ${DIRECT_FILES_WARNING}): every reader opens each of them; layout "bucketed" writes one file per (partition, bucket) and target-file-size`;
+}
+
+/** The bucket jobs' attempts and accepted ids (bucketed layout; empty before MERGING). */
+export interface BucketProgress {
+  readonly attempts: readonly ShardAttempt[];
+  readonly accepted: Readonly<Record<string, string>>;
+}
+
+
+function bucketStageView(record: SyncRecord, buckets: BucketProgress): SyncResponse['stages']['shards'] {
+  const state = record.state;
+  const stage = state.phase === 'COMMITTING' || state.phase === 'COMMITTED' ? state.bucketStage : undefined;
+  if (stage !== undefined) {
+    const accepted = Object.values(stage.accepted);
+    return { total: accepted.length, accepted: accepted.length, rows: accepted.reduce((n, a) => n + a.rows, 0), bytes: accepted.reduce((n, a) => n + a.bytes, 0) };
+  }
+  const totals = attemptTotals(buckets.attempts, buckets.accepted);
+  return { total: state.phase === 'MERGING' ? state.buckets : null, accepted: Object.keys(buckets.accepted).length, ...totals };
 }
 
 export interface ProgressTotals {
@@ -90,6 +127,11 @@ export function progressTotals(record: SyncRecord, attempts: readonly ShardAttem
     }
     return { rows, bytes, rejected };
   }
+  return attemptTotals(attempts, acceptedIds);
+}
+
+/** Per job its accepted attempt, else its latest running one; their rows and bytes summed. */
+function attemptTotals(attempts: readonly ShardAttempt[], acceptedIds: Readonly<Record<string, string>>): ProgressTotals {
   const current = new Map<string, ShardAttempt>();
   for (const a of attempts) {
     const counts = acceptedIds[a.shardId] === undefined ? a.status === 'running' : a.attemptId === acceptedIds[a.shardId];
@@ -130,14 +172,15 @@ function currentAttempt(list: readonly ShardAttempt[], acceptedAttempt: string |
 }
 
 function stateView(state: SyncRecord['state']): SyncResponse['state'] {
-  if (state.phase === 'COMMITTED') return { phase: state.phase, snapshotId: state.snapshotId };
-  if (state.phase === 'COMMITTING') return { phase: state.phase };
+  if (state.phase === 'COMMITTED') return { phase: state.phase, snapshotId: state.snapshotId, ...(state.collidingKeys === undefined ? {} : { collidingKeys: state.collidingKeys }) };
+  if (state.phase === 'COMMITTING') return { phase: state.phase, ...(state.collidingKeys === undefined ? {} : { collidingKeys: state.collidingKeys }) };
+  if (state.phase === 'MERGING') return { phase: state.phase, buckets: state.buckets };
   return state;
 }
 
 function frozenCount(record: SyncRecord): number | undefined {
   const state = record.state;
-  return state.phase === 'COMMITTING' || state.phase === 'COMMITTED' ? Object.keys(state.accepted).length : undefined;
+  return state.phase === 'MERGING' || state.phase === 'COMMITTING' || state.phase === 'COMMITTED' ? Object.keys(state.accepted).length : undefined;
 }
 
 /**
@@ -153,7 +196,7 @@ export function shardPage(
   total = record.plan.shards.length,
 ): { shards: ShardViewData[]; nextCursor: string | null } {
   const state = record.state;
-  const frozen = state.phase === 'COMMITTING' || state.phase === 'COMMITTED' ? state.accepted : undefined;
+  const frozen = state.phase === 'MERGING' || state.phase === 'COMMITTING' || state.phase === 'COMMITTED' ? state.accepted : undefined;
   const byShard = new Map<string, ShardAttempt[]>();
   for (const a of attempts) {
     const list = byShard.get(a.shardId);

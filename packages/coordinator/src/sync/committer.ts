@@ -4,8 +4,14 @@
  * a coordinator starts. Every step is safe to repeat: each transition is persisted before its
  * effect, and each effect is idempotent (the publish finds its own identity; deleting is idempotent).
  *
- *   PREPARING  ─ every planned shard accepted and every blob verifies? ─ yes ─► COMMITTING
+ *   PREPARING  ─ every planned shard accepted and every blob verifies? ─ yes ─► COMMITTING (direct)
+ *              │                                                          └─► MERGING (bucketed: the bucket
+ *              │      plan is written from the accepted blobs, then the bucket flow is enqueued)
  *              └─ no ─► ABORTING (reason: the shard's own error, or the blob's BLOB_* error)
+ *   MERGING    ─ every bucket accepted and every bucket blob verifies? ─ yes ─► COMMITTING
+ *              ├─ the bucket flow is still running ─► wait (its parent job drives the sync again)
+ *              ├─ the bucket flow was never enqueued (a crash) ─► enqueue it
+ *              └─ no ─► ABORTING (reason: the bucket's own error, or the blob's)
  *   COMMITTING ─ a snapshot with our identity exists? ─ yes ─► COMMITTED
  *              └─ no ─► publish (put-if-absent; the table retries conflicts) ─► COMMITTED
  *                 a non-retryable failure, and still no snapshot with our identity ─► ABORTING, files kept
@@ -19,12 +25,25 @@
  * it deletes the sync's staged files again. A sync whose commit started is never swept.
  */
 import type { Logger } from 'pino';
-import { errorFrom, isTributaryError, planFingerprint, shardVoteToken, toErrorData, type ErrorData, type ShardVote } from '@tributary/protocol';
+import {
+  bucketVoteToken,
+  errorFrom,
+  isTributaryError,
+  planFingerprint,
+  shardVoteToken,
+  stagedBucketBlobKey,
+  syncRunsPath,
+  toErrorData,
+  type ErrorData,
+  type PlannedBucketEntry,
+  type ShardVote,
+} from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
 import type { CommitIdentity, CommitMessage, Tables } from '@tributary/table';
 import { foldPositions } from './positions.ts';
 import { PrefetchQueue } from './prefetch-queue.ts';
-import { deleteStaged, loadAcceptedBlobs, loadShardBlob, writeOutcome, type LoadedShards, type ShardTrust, type VerifiedShard } from './staging.ts';
+import type { BucketFlowState } from './flow.ts';
+import { deleteRuns, deleteStaged, loadAcceptedBlobs, loadBucketBlobs, loadShardBlob, writeOutcome, type LoadedShards, type ShardTrust, type VerifiedShard } from './staging.ts';
 import { isTerminal, stagedDiscardable, type AcceptedAttempt, type SyncRecord } from './state.ts';
 import type { SyncStore } from './store.ts';
 
@@ -47,6 +66,13 @@ export interface CommitterDeps {
    * must not throw: the sync is committed whatever it does.
    */
   readonly committed?: (record: SyncRecord) => Promise<void>;
+  /** The bucket stage's flow (bucketed layout): SyncFlows' enqueueBuckets and bucketFlowState. */
+  readonly bucketFlows?: BucketFlows;
+}
+
+export interface BucketFlows {
+  enqueueBuckets(record: SyncRecord, fingerprint: string, buckets: number): Promise<void>;
+  bucketFlowState(syncId: string): Promise<BucketFlowState>;
 }
 
 export type FaultPoint = 'before-publish' | 'after-publish';
@@ -101,8 +127,18 @@ export class SyncCommitter {
       if (record.state.phase !== 'PREPARING') this.#forget(syncId);
     }
     if (isTerminal(record.state.phase)) await this.#writeOutcome(record);
+    if (record.state.phase === 'COMMITTED' && record.state.bucketStage !== undefined) await this.#deleteRuns(record);
     if (record.state.phase === 'COMMITTED') await this.#deps.committed?.(record);
     return record;
+  }
+
+  /** A committed bucketed sync's runs: never referenced by the table, deleted once it committed (best effort). */
+  async #deleteRuns(record: SyncRecord): Promise<void> {
+    try {
+      await deleteRuns(this.#deps.tables.warehouseStore(this.#deps.warehouse), record.id);
+    } catch (error) {
+      this.#deps.logger?.warn({ syncId: record.id, error: error instanceof Error ? error.message : String(error) }, 'sorted runs not deleted');
+    }
   }
 
   /** An aborted sync's staged files, deleted once more: what late attempts wrote after the cleanup. */
@@ -203,6 +239,8 @@ export class SyncCommitter {
         return undefined;
       case 'PREPARING':
         return this.#prepareCommit(record);
+      case 'MERGING':
+        return this.#finishMerge(record);
       case 'COMMITTING':
         return this.#publish(record);
       case 'ABORTING':
@@ -218,6 +256,7 @@ export class SyncCommitter {
       return store.apply(record.id, { type: 'abort', reason: await this.#shardFailure(record.id, missing.map((s) => s.id)) });
     }
     const trust = await this.#trustAll(record); // outside the try: a Redis hiccup retries the commit job, it is no reason to abort
+    if (record.plan.options.layout === 'bucketed') return this.#beginMerge(record, attempts, trust);
     let loaded;
     let collidingKeys: number | null;
     try {
@@ -235,6 +274,96 @@ export class SyncCommitter {
       this.#verified.set(record.id, { messages: loaded.messages, positions: loaded.positions });
     }
     return committing;
+  }
+
+  /**
+   * Bucketed: the shards' accepted blobs (naming runs under the sync's runs path) are verified, the
+   * bucket plan is derived from them and persisted, then the sync enters MERGING (no shard attempt
+   * is accepted any more: the accept script only accepts in PLANNED and PREPARING) and only then is
+   * the bucket flow enqueued. A bucket job therefore reads exactly the accepted attempts' runs.
+   */
+  async #beginMerge(record: SyncRecord, attempts: Readonly<Record<string, string>>, trust: ShardTrust): Promise<SyncRecord> {
+    const { store, tables } = this.#deps;
+    let loaded;
+    try {
+      const prefetched = this.#prefetched.get(record.id);
+      loaded = await loadAcceptedBlobs(tables.warehouseStore(this.#deps.warehouse), record, syncRunsPath(record.id), attempts, trust, prefetched);
+    } catch (error) {
+      if (isTributaryError(error) && error.retryable) throw error;
+      return store.apply(record.id, { type: 'abort', reason: toErrorData(error) });
+    }
+    const entries = bucketPlan(loaded.shards);
+    await store.writeBucketPlan(record.id, entries);
+    const merging = await store.apply(record.id, { type: 'beginMerge', accepted: loaded.accepted, buckets: entries.length });
+    if (merging.state.phase === 'MERGING' && entries.length > 0) await this.#bucketFlows().enqueueBuckets(merging, planFingerprint(merging.plan), entries.length);
+    return merging;
+  }
+
+  #bucketFlows(): BucketFlows {
+    const flows = this.#deps.bucketFlows;
+    if (flows === undefined) throw new Error('a bucketed sync needs the committer to have bucketFlows');
+    return flows;
+  }
+
+  /** MERGING: commit once every bucket job has an accepted attempt whose blob verifies. */
+  async #finishMerge(record: SyncRecord): Promise<SyncRecord | undefined> {
+    if (record.state.phase !== 'MERGING') return record;
+    const { store, tables, warehouse } = this.#deps;
+    const buckets = record.state.buckets;
+    const attempts = await store.bucketAcceptedAttempts(record.id);
+    const missing = Array.from({ length: buckets }, (_, i) => `bucket-${i}`).filter((id) => attempts[id] === undefined);
+    if (missing.length > 0) {
+      const flow = await this.#bucketFlows().bucketFlowState(record.id);
+      if (flow === 'pending') return undefined; // its parent job drives the sync once every bucket job ended
+      if (flow === 'absent') {
+        // A crash between MERGING and the enqueue: enqueue now (job ids make it idempotent).
+        await this.#bucketFlows().enqueueBuckets(record, planFingerprint(record.plan), buckets);
+        return undefined;
+      }
+      return store.apply(record.id, { type: 'abort', reason: await this.#bucketFailure(record.id, missing) });
+    }
+    const fingerprint = planFingerprint(record.plan);
+    const votes = await store.bucketVotes(record.id);
+    const trust: ShardTrust = {
+      voteToken: (id) => bucketVoteToken(this.#deps.clusterSecret, record.id, id, fingerprint),
+      vote: (id) => Promise.resolve(votes.get(id)),
+      blobKey: (id, attemptId) => stagedBucketBlobKey(record.id, id, attemptId),
+    };
+    let loaded;
+    try {
+      loaded = await loadBucketBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(record.plan.table), buckets, attempts, trust);
+    } catch (error) {
+      if (isTributaryError(error) && error.retryable) throw error;
+      return store.apply(record.id, { type: 'abort', reason: toErrorData(error) });
+    }
+    const files = Object.values(loaded.accepted).reduce((n, a) => n + (a.files ?? 0), 0);
+    const hasKeys = (await tables.describeTable(warehouse, record.plan.table))?.primaryKeys.length !== 0;
+    const colliding = [...votes.values()].reduce((n, v) => n + v.collidingKeys, 0);
+    const committing = await store.apply(record.id, {
+      type: 'bucketsDone',
+      bucketStage: { accepted: loaded.accepted, files },
+      ...(hasKeys ? { collidingKeys: colliding } : {}),
+    });
+    if (committing.state.phase === 'COMMITTING') this.#verified.set(record.id, { messages: loaded.messages, positions: await this.#shardPositions(record) });
+    return committing;
+  }
+
+  /** The reason for the first bucket without an accepted attempt: its last failure. */
+  async #bucketFailure(syncId: string, bucketIds: readonly string[]): Promise<ErrorData> {
+    const lastFailure = new Map<string, ErrorData>();
+    for (const a of await this.#deps.store.bucketAttempts(syncId)) {
+      if (a.error !== undefined && a.error.code !== 'SYNC_NOT_ACCEPTING') lastFailure.set(a.shardId, a.error);
+    }
+    for (const id of bucketIds) {
+      const last = lastFailure.get(id);
+      if (last !== undefined) return { ...last, context: { ...last.context, bucket: id } };
+    }
+    return toErrorData(
+      errorFrom(coordinatorErrors, 'SYNC_BUCKET_MISSING', `no accepted attempt for bucket job(s) ${bucketIds.slice(0, 5).join(', ')}`, {
+        bucket: bucketIds[0],
+        missing: bucketIds.length,
+      }),
+    );
   }
 
   /** The reason to give for the first shard without an accepted attempt: its last failure. */
@@ -268,7 +397,7 @@ export class SyncCommitter {
     this.#verified.delete(record.id);
     let loading = true;
     try {
-      const { messages, positions } = verified ?? (await loadAcceptedBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(ref), attempts, await this.#trustAll(record)));
+      const { messages, positions } = verified ?? (await this.#committedMessages(record, attempts));
       loading = false;
       // The shards' source positions: a bounded property, and the full list beside the sync's staging when it is large.
       const folded = foldPositions(record.id, positions);
@@ -298,6 +427,33 @@ export class SyncCommitter {
     }
   }
 
+  /** What the commit publishes: the bucket jobs' blobs (bucketed), else the shards'. */
+  /**
+   * Bucketed: the shards' source positions, from their accepted blobs (the bucket blobs carry none).
+   * Read again at commit (the blobs are small; MERGING accepts no new shard attempt, so the set is fixed).
+   */
+  async #shardPositions(record: SyncRecord): Promise<LoadedShards['positions']> {
+    const { store, tables, warehouse } = this.#deps;
+    return (await loadAcceptedBlobs(tables.warehouseStore(warehouse), record, syncRunsPath(record.id), await store.acceptedAttempts(record.id), await this.#trustAll(record))).positions;
+  }
+
+  async #committedMessages(record: SyncRecord, attempts: Readonly<Record<string, string>>): Promise<Pick<LoadedShards, 'messages' | 'positions'>> {
+    const { store, tables, warehouse } = this.#deps;
+    const state = record.state;
+    const stage = state.phase === 'COMMITTING' ? state.bucketStage : undefined;
+    if (stage === undefined) return loadAcceptedBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(record.plan.table), attempts, await this.#trustAll(record));
+    const fingerprint = planFingerprint(record.plan);
+    const votes = await store.bucketVotes(record.id);
+    const trust: ShardTrust = {
+      voteToken: (id) => bucketVoteToken(this.#deps.clusterSecret, record.id, id, fingerprint),
+      vote: (id) => Promise.resolve(votes.get(id)),
+      blobKey: (id, attemptId) => stagedBucketBlobKey(record.id, id, attemptId),
+    };
+    const frozen = Object.fromEntries(Object.entries(stage.accepted).map(([id, a]) => [id, a.attemptId]));
+    const { messages } = await loadBucketBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(record.plan.table), Object.keys(frozen).length, frozen, trust);
+    return { messages, positions: await this.#shardPositions(record) };
+  }
+
   async #cleanUp(record: SyncRecord, deleteFiles: boolean): Promise<SyncRecord> {
     if (deleteFiles) {
       const { tables, warehouse } = this.#deps;
@@ -316,4 +472,28 @@ function touchedPartitions(messages: readonly CommitMessage[]): Uint8Array[] {
   const unique = new Map<string, Uint8Array>();
   for (const m of messages) unique.set(Buffer.from(m.partition).toString('hex'), m.partition);
   return [...unique.values()];
+}
+
+/**
+ * The bucket plan: one entry per (partition, bucket) the accepted shards wrote runs into, ordered by
+ * partition bytes then bucket; each lists its runs in plan order (a shard's slot is its index),
+ * then in the order the shard wrote them. Grows with the run files, never with rows.
+ */
+export function bucketPlan(shards: readonly (readonly CommitMessage[])[]): PlannedBucketEntry[] {
+  const byBucket = new Map<string, PlannedBucketEntry & { runs: PlannedBucketEntry['runs'][number][] }>();
+  shards.forEach((messages, slot) => {
+    for (const m of messages) {
+      const partition = Buffer.from(m.partition).toString('base64');
+      const key = `${Buffer.from(m.partition).toString('hex')}/${String(m.bucket + 1).padStart(10, '0')}`;
+      let entry = byBucket.get(key);
+      if (entry === undefined) {
+        entry = { partition, bucket: m.bucket, totalBuckets: m.totalBuckets, runs: [] };
+        byBucket.set(key, entry);
+      }
+      for (const f of m.dataIncrement.newFiles) {
+        entry.runs.push({ fileName: f.fileName, size: Number(f.fileSize), rows: Number(f.rowCount), slot, minSequence: String(f.minSequenceNumber) });
+      }
+    }
+  });
+  return [...byBucket.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => e);
 }

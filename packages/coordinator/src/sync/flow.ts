@@ -8,9 +8,22 @@
  *   coordinator that crashed between persisting the plan and enqueueing, then resumed) adds nothing.
  * - Shard jobs carry pointers (sync id, shard id) and the shard's vote token, never data (the
  *   Kafka 1 MB lesson) and never the source: the worker reads that from the persisted plan.
+ * - The bucketed layout has a second flow, enqueued by the committer once every shard is accepted
+ *   and the sync is MERGING: a parent `commit` job (`commit-buckets-<sync>`) with one `merge-bucket`
+ *   child per (partition, bucket) of the persisted bucket plan, any worker taking any bucket. Its
+ *   parent drives the sync on to its commit once every bucket job has finished.
  */
 import { FlowProducer, Queue, type ConnectionOptions } from 'bullmq';
-import { SYNC_QUEUES, encodeVoteToken, shardVoteToken, type SyncCommitJob, type SyncShardJob } from '@tributary/protocol';
+import {
+  SYNC_QUEUES,
+  bucketJobId,
+  bucketVoteToken,
+  encodeVoteToken,
+  shardVoteToken,
+  type SyncBucketJob,
+  type SyncCommitJob,
+  type SyncShardJob,
+} from '@tributary/protocol';
 import type { SyncRecord } from './state.ts';
 
 export interface FlowOptions {
@@ -29,12 +42,18 @@ export const PREPARE_TIMEOUT_JOB = 'prepare-timeout';
 const abortGraceJobId = (syncId: string): string => `abort-grace-${syncId}`;
 export const ABORT_GRACE_JOB = 'abort-grace';
 const shardJobId = (syncId: string, shardId: string): string => `shard-${syncId}-${shardId}`;
+const bucketParentJobId = (syncId: string): string => `commit-buckets-${syncId}`;
+const bucketQueueJobId = (syncId: string, bucketId: string): string => `${bucketId}-${syncId}`;
+
+/** Where the bucket stage's parent job stands: never enqueued, still waiting or running, or ended. */
+export type BucketFlowState = 'absent' | 'pending' | 'finished';
 
 export class SyncFlows {
   readonly #options: FlowOptions;
   readonly #producer: FlowProducer;
   readonly commitQueue: Queue;
   readonly shardQueue: Queue;
+  readonly bucketQueue: Queue;
 
   constructor(options: FlowOptions) {
     this.#options = options;
@@ -42,6 +61,7 @@ export class SyncFlows {
     this.#producer = new FlowProducer({ connection, prefix });
     this.commitQueue = new Queue(SYNC_QUEUES.commit, { connection, prefix });
     this.shardQueue = new Queue(SYNC_QUEUES.writeShard, { connection, prefix });
+    this.bucketQueue = new Queue(SYNC_QUEUES.mergeBucket, { connection, prefix });
   }
 
   /** Reports the connection errors of the producer and both queues (BullMQ prints a stack trace for each when nobody listens). */
@@ -49,6 +69,7 @@ export class SyncFlows {
     this.#producer.on('error', listener);
     this.commitQueue.on('error', listener);
     this.shardQueue.on('error', listener);
+    this.bucketQueue.on('error', listener);
   }
 
   /** Enqueues the flow; `fingerprint` is planFingerprint(record.plan), which the worker plan carries too. */
@@ -84,6 +105,46 @@ export class SyncFlows {
     });
   }
 
+  /**
+   * Enqueues the bucket stage: `buckets` merge-bucket jobs (`bucket-0` …), each with its bucket's
+   * vote token, under a parent commit job. Job ids are the sync's and the bucket's, so enqueueing
+   * again after a crash adds nothing.
+   */
+  async enqueueBuckets(record: SyncRecord, fingerprint: string, buckets: number): Promise<void> {
+    const { prefix, clusterSecret, shardBackoffMs, commitAttempts } = this.#options;
+    const commitData: SyncCommitJob = { syncId: record.id, keyPrefix: prefix };
+    await this.#producer.add({
+      name: 'commit',
+      queueName: SYNC_QUEUES.commit,
+      data: commitData,
+      opts: { jobId: bucketParentJobId(record.id), attempts: commitAttempts, backoff: { type: 'exponential', delay: 500, jitter: 0.2 } },
+      children: Array.from({ length: buckets }, (_, i) => {
+        const bucketId = bucketJobId(i);
+        const data: SyncBucketJob = { syncId: record.id, bucketId, token: encodeVoteToken(bucketVoteToken(clusterSecret, record.id, bucketId, fingerprint)) };
+        return {
+          name: 'merge-bucket',
+          queueName: SYNC_QUEUES.mergeBucket,
+          data,
+          opts: {
+            jobId: bucketQueueJobId(record.id, bucketId),
+            attempts: record.plan.options.maxAttempts,
+            backoff: { type: 'exponential', delay: shardBackoffMs, jitter: 0.2 },
+            ignoreDependencyOnFailure: true,
+            removeOnComplete: { age: 7 * 24 * 3600 },
+          },
+        };
+      }),
+    });
+  }
+
+  /** Where the sync's bucket stage parent job stands. */
+  async bucketFlowState(syncId: string): Promise<BucketFlowState> {
+    const job = await this.commitQueue.getJob(bucketParentJobId(syncId));
+    if (job === undefined) return 'absent';
+    const state = await job.getState();
+    return state === 'completed' || state === 'failed' || state === 'unknown' ? 'finished' : 'pending';
+  }
+
   /** A delayed job on the commit queue that aborts the sync if it is still preparing by then. */
   async scheduleTimeout(record: SyncRecord): Promise<void> {
     const delay = record.plan.options.prepareTimeoutMs;
@@ -102,24 +163,31 @@ export class SyncFlows {
     await this.commitQueue.add(ABORT_GRACE_JOB, data, { jobId: abortGraceJobId(syncId), delay: delayMs, removeOnComplete: true, attempts: 5, backoff: { type: 'exponential', delay: 1000 } });
   }
 
-  /** Whether any shard job of the sync is running now. */
+  /** Whether any shard job (or bucket job, for a sync in MERGING) of the sync is running now. */
   async anyShardActive(record: SyncRecord): Promise<boolean> {
     for (const shard of record.plan.shards) {
       const job = await this.shardQueue.getJob(shardJobId(record.id, shard.id));
       if (job !== undefined && (await job.getState()) === 'active') return true;
     }
+    const buckets = record.state.phase === 'MERGING' ? record.state.buckets : 0;
+    for (let i = 0; i < buckets; i++) {
+      const job = await this.bucketQueue.getJob(bucketQueueJobId(record.id, bucketJobId(i)));
+      if (job !== undefined && (await job.getState()) === 'active') return true;
+    }
     return false;
   }
 
-  /** Whether the flow's parent job still exists and has not finished. */
+  /** Whether one of the sync's parent jobs (the shards' flow, or the buckets') still exists and has not finished. */
   async parentPending(syncId: string): Promise<boolean> {
     const job = await this.commitQueue.getJob(commitJobId(syncId));
-    if (job === undefined) return false;
-    const state = await job.getState();
-    return state !== 'completed' && state !== 'failed' && state !== 'unknown';
+    if (job !== undefined) {
+      const state = await job.getState();
+      if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return true;
+    }
+    return (await this.bucketFlowState(syncId)) === 'pending';
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.#producer.close(), this.commitQueue.close(), this.shardQueue.close()]);
+    await Promise.all([this.#producer.close(), this.commitQueue.close(), this.shardQueue.close(), this.bucketQueue.close()]);
   }
 }

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { SyncRecordSchema } from './record-schema.ts';
-import type { SyncRecord } from './state.ts';
+import { loadFiles, type SyncRecord } from './state.ts';
 
 /** Shards of the sync view's first page (and of the head). */
 export const FIRST_SHARD_PAGE = 100;
@@ -16,8 +16,12 @@ export const SyncHeadSchema = z.object({
   record: SyncRecordSchema,
   /** How many shards the plan lists. */
   shards: z.number().int().nonnegative(),
-  /** Once the commit began: how many shards were accepted, and their rows, bytes and rejected rows (absent in heads of earlier versions: 0). */
-  frozen: z.object({ accepted: z.number().int(), rows: z.number().int(), bytes: z.number().int(), rejected: z.number().int().optional() }).nullable(),
+  /**
+   * Once the shards were frozen (MERGING, or the commit began): how many shards were accepted, their
+   * rows, bytes and rejected rows (absent in heads of earlier versions: 0), and the data files the
+   * load adds (absent while unknown).
+   */
+  frozen: z.object({ accepted: z.number().int(), rows: z.number().int(), bytes: z.number().int(), rejected: z.number().int().optional(), files: z.number().int().nullable().optional() }).nullable(),
 });
 export type SyncHead = z.infer<typeof SyncHeadSchema>;
 
@@ -25,7 +29,7 @@ export function syncHead(record: SyncRecord): SyncHead {
   const shards = record.plan.shards.slice(0, FIRST_SHARD_PAGE);
   const state = record.state;
   const cut = { ...record, plan: { ...record.plan, shards } };
-  if (state.phase !== 'COMMITTING' && state.phase !== 'COMMITTED') return { record: cut, shards: record.plan.shards.length, frozen: null };
+  if (state.phase !== 'MERGING' && state.phase !== 'COMMITTING' && state.phase !== 'COMMITTED') return { record: cut, shards: record.plan.shards.length, frozen: null };
   let rows = 0;
   let bytes = 0;
   let rejected = 0;
@@ -36,5 +40,5 @@ export function syncHead(record: SyncRecord): SyncHead {
     rejected += a.rejected ?? 0;
   }
   const accepted = Object.fromEntries(shards.flatMap((s) => (state.accepted[s.id] === undefined ? [] : [[s.id, state.accepted[s.id]!]])));
-  return { record: { ...cut, state: { ...state, accepted } }, shards: record.plan.shards.length, frozen: { accepted: all.length, rows, bytes, ...(rejected > 0 ? { rejected } : {}) } };
+  return { record: { ...cut, state: { ...state, accepted } }, shards: record.plan.shards.length, frozen: { accepted: all.length, rows, bytes, ...(rejected > 0 ? { rejected } : {}), files: loadFiles(record) } };
 }

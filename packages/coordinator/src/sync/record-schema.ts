@@ -4,7 +4,7 @@
  * checks below keep the two in step.
  */
 import { z } from 'zod';
-import { BadRowPolicy, ErrorDataSchema, SyncTableRef } from '@tributary/protocol';
+import { BadRowPolicy, ErrorDataSchema, SyncLayout, SyncTableRef } from '@tributary/protocol';
 import type { SyncPlan, SyncRecord } from './state.ts';
 import { SYNC_PHASES } from './state.ts';
 
@@ -17,8 +17,10 @@ const AcceptedAttemptSchema = z.object({
   rows: z.number().int(),
   bytes: z.number().int(),
   rejected: z.number().int().nonnegative().optional(),
+  files: z.number().int().nonnegative().optional(),
 });
 const Accepted = z.record(z.string(), AcceptedAttemptSchema);
+const BucketStageSchema = z.object({ accepted: Accepted, files: z.number().int().nonnegative() });
 
 export const SyncPlanSchema = z.object({
   table: SyncTableRef,
@@ -34,14 +36,22 @@ export const SyncPlanSchema = z.object({
     snapshotProperties: z.record(z.string(), z.string()),
     prepareTimeoutMs: z.number().int().positive().optional(),
     badRows: BadRowPolicy.optional(),
+    layout: SyncLayout.optional(),
   }),
 });
 
 export const SyncStateSchema = z.discriminatedUnion('phase', [
   z.object({ phase: z.literal('PLANNED') }),
   z.object({ phase: z.literal('PREPARING') }),
-  z.object({ phase: z.literal('COMMITTING'), accepted: Accepted, collidingKeys: z.number().int().nonnegative().optional() }),
-  z.object({ phase: z.literal('COMMITTED'), accepted: Accepted, snapshotId: z.number().int(), collidingKeys: z.number().int().nonnegative().optional() }),
+  z.object({ phase: z.literal('MERGING'), accepted: Accepted, buckets: z.number().int().nonnegative() }),
+  z.object({ phase: z.literal('COMMITTING'), accepted: Accepted, collidingKeys: z.number().int().nonnegative().optional(), bucketStage: BucketStageSchema.optional() }),
+  z.object({
+    phase: z.literal('COMMITTED'),
+    accepted: Accepted,
+    snapshotId: z.number().int(),
+    collidingKeys: z.number().int().nonnegative().optional(),
+    bucketStage: BucketStageSchema.optional(),
+  }),
   z.object({ phase: z.literal('ABORTING'), reason: ErrorDataSchema, deleteStaged: z.boolean() }),
   z.object({ phase: z.literal('ABORTED'), reason: ErrorDataSchema, stagedDeleted: z.boolean() }),
 ]);

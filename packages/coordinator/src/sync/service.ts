@@ -145,6 +145,8 @@ export class SyncService {
         maxAttempts: request.options.maxAttempts,
         snapshotProperties: { ...request.options.snapshotProperties, ...sourceProperties },
         badRows: request.options.badRows,
+        // One writer per bucket for primary-key tables; append tables keep the lowest latency unless asked.
+        layout: request.options.layout ?? (info.primaryKeys.length > 0 ? 'bucketed' : 'direct'),
         ...(request.options.prepareTimeoutMs === undefined ? {} : { prepareTimeoutMs: request.options.prepareTimeoutMs }),
       },
     };
@@ -249,7 +251,7 @@ export class SyncService {
    */
   async timeOut(syncId: string): Promise<SyncRecord> {
     const record = await this.#deps.store.require(syncId);
-    if (record.state.phase !== 'PLANNED' && record.state.phase !== 'PREPARING') return record;
+    if (record.state.phase !== 'PLANNED' && record.state.phase !== 'PREPARING' && record.state.phase !== 'MERGING') return record;
     const timeoutMs = record.plan.options.prepareTimeoutMs ?? 0;
     const error = errorFrom(coordinatorErrors, 'SYNC_PREPARE_TIMEOUT', `the shards did not finish within ${timeoutMs} ms`, { syncId, timeoutMs });
     const aborting = await this.#deps.store.apply(syncId, {
@@ -257,7 +259,7 @@ export class SyncService {
       reason: { code: error.code, message: error.message, retryable: false, context: { syncId, timeoutMs } },
     });
     if (aborting.state.phase !== 'ABORTING') return aborting;
-    if (!(await this.#deps.flows.anyShardActive(aborting))) return this.#deps.committer.drive(syncId);
+    if (!(await this.#deps.flows.anyShardActive(record))) return this.#deps.committer.drive(syncId);
     await this.#deps.flows.scheduleAbortGrace(syncId, this.#deps.abortGraceMs);
     return aborting;
   }

@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { crc32c } from '@node-rs/crc32';
-import { dataFileMarker, decodeBlob, errorFrom, stagedBlobKey, syncStagingPrefix, type ShardReadPosition, type ShardVote } from '@tributary/protocol';
+import { bucketJobId, dataFileMarker, decodeBlob, errorFrom, stagedBlobKey, syncRunsPath, syncStagingPrefix, type ShardReadPosition, type ShardVote } from '@tributary/protocol';
 import { redactSource } from '@tributary/sources';
 import { mapInOrder, type CommitMessage, type ObjectStore } from '@tributary/table';
 import { coordinatorErrors } from '../errors.ts';
@@ -24,6 +24,8 @@ export interface ShardTrust {
   voteToken(shardId: string): Uint8Array;
   /** The accepted attempt's vote, as its worker recorded it. */
   vote(shardId: string): Promise<ShardVote | undefined>;
+  /** Where the job's blob is (default: a shard's, stagedBlobKey); a bucket job's is stagedBucketBlobKey. */
+  blobKey?(id: string, attemptId: string): string;
 }
 
 export interface LoadedShards {
@@ -50,7 +52,7 @@ export async function loadAcceptedBlobs(
     if (attemptId === undefined) throw new Error(`shard ${shard.id} has no accepted attempt`);
     const known = verified?.get(shard.id);
     const one = known?.attempt.attemptId === attemptId ? known : await loadShardBlob(store, record, tablePath, shard.id, attemptId, trust);
-    accepted[shard.id] = one.attempt;
+    accepted[shard.id] = { ...one.attempt, files: one.files };
     return one;
   });
   const shards = loaded.map((one) => one.messages);
@@ -63,6 +65,8 @@ export interface VerifiedShard {
   readonly messages: CommitMessage[];
   /** Where the shard's read stood in its source (covered by the vote: it is in the blob). */
   readonly position: ShardReadPosition | undefined;
+  /** The blob header's fileCount. */
+  readonly files: number;
 }
 
 export async function loadShardBlob(
@@ -73,7 +77,7 @@ export async function loadShardBlob(
   attemptId: string,
   trust: ShardTrust,
 ): Promise<VerifiedShard> {
-  const blobKey = stagedBlobKey(record.id, shardId, attemptId);
+  const blobKey = trust.blobKey?.(shardId, attemptId) ?? stagedBlobKey(record.id, shardId, attemptId);
   const bytes = await store.get(blobKey);
   const blob = decodeBlob(bytes, {
     syncId: record.id,
@@ -86,8 +90,34 @@ export async function loadShardBlob(
   const attempt = { attemptId, blobKey, checksum: crc32c(bytes), rows: Number(blob.header.rowCount), bytes: Number(blob.header.byteCount) };
   const vote = await trust.vote(shardId);
   checkVote(vote, shardId, attempt, bytes);
-  return { attempt: vote?.rejected ? { ...attempt, rejected: vote.rejected } : attempt, messages: blob.messages, position: blob.header.sourcePosition };
+  return { attempt: vote?.rejected ? { ...attempt, rejected: vote.rejected } : attempt, messages: blob.messages, position: blob.header.sourcePosition, files: Number(blob.header.fileCount) };
 }
+
+/**
+ * Loads the accepted blob of every planned bucket job (`bucket-0` … `bucket-<n-1>`), verified like
+ * a shard's: the sync, the bucket id, the table's path, the schema, the attempt, the bucket's vote
+ * token and its recorded vote.
+ */
+export async function loadBucketBlobs(
+  store: ObjectStore,
+  record: SyncRecord,
+  tablePath: string,
+  buckets: number,
+  attempts: Readonly<Record<string, string>>,
+  trust: ShardTrust,
+): Promise<{ accepted: Record<string, AcceptedAttempt>; messages: CommitMessage[] }> {
+  const accepted: Record<string, AcceptedAttempt> = {};
+  const ids = Array.from({ length: buckets }, (_, i) => bucketJobId(i));
+  const loaded = await mapInOrder(ids, BLOB_READS_IN_FLIGHT, async (id) => {
+    const attemptId = attempts[id];
+    if (attemptId === undefined) throw new Error(`${id} has no accepted attempt`);
+    const one = await loadShardBlob(store, record, tablePath, id, attemptId, trust);
+    accepted[id] = { ...one.attempt, files: one.files };
+    return one.messages;
+  });
+  return { accepted, messages: loaded.flat() };
+}
+
 
 /** SYNC_VOTE_MISMATCH unless the blob read is the one its accepted attempt voted for. */
 function checkVote(vote: ShardVote | undefined, shard: string, read: AcceptedAttempt, bytes: Uint8Array): void {
@@ -131,6 +161,17 @@ export async function deleteStaged(store: ObjectStore, syncId: string, tablePath
   for await (const object of store.list(`${tablePath}/`)) {
     if (object.key.includes(marker)) keys.push(object.key);
   }
+  await store.deleteMany(keys);
+  return keys.length;
+}
+
+/**
+ * Deletes a committed bucketed sync's sorted runs: the table never references them (the bucket
+ * jobs' files replaced them), so they go whatever the commit's outcome was.
+ */
+export async function deleteRuns(store: ObjectStore, syncId: string): Promise<number> {
+  const keys: string[] = [];
+  for await (const object of store.list(`${syncRunsPath(syncId)}/`)) keys.push(object.key);
   await store.deleteMany(keys);
   return keys.length;
 }

@@ -3,12 +3,12 @@
  * on `version`) before the coordinator performs its effects, so a restarted coordinator resumes
  * from the recorded state.
  *
- *   PLANNED ──start──► PREPARING ──beginCommit──► COMMITTING ──committed──► COMMITTED
- *      │                   │                          │   ▲
- *      │ abort             │ abort, shard NO vote,    │   └─ committed (a snapshot with our
- *      │                   │ bad blob                 │      identity was found after a crash)
- *      ▼                   ▼                          │ abandonCommit (no snapshot carries our
- *   ABORTING ◄─────────────┴──────────────────────────┘  identity; staged files are KEPT)
+ *   PLANNED ──start──► PREPARING ──beginCommit──────────────────► COMMITTING ──committed──► COMMITTED
+ *      │                   │  └─beginMerge─► MERGING ─beginCommit─┘   │   ▲
+ *      │ abort             │ abort, shard    │ abort, bucket NO vote,  │   └─ committed (a snapshot with our
+ *      │                   │ NO vote, bad    │ bad blob                │      identity was found after a crash)
+ *      ▼                   ▼ blob            ▼                         │ abandonCommit (no snapshot carries our
+ *   ABORTING ◄─────────────┴─────────────────┴─────────────────────────┘  identity; staged files are KEPT)
  *      │ cleaned
  *      ▼
  *   ABORTED
@@ -23,11 +23,16 @@
  *   abort request is refused.
  * - `accepted` (one attempt per shard) is frozen into COMMITTING; a late or zombie attempt can
  *   never change what the commit publishes.
+ * - The bucketed layout adds MERGING: the shards' accepted attempts are frozen on entering it (no
+ *   shard attempt is accepted any more), and only then are the bucket jobs planned and enqueued, so
+ *   a bucket job reads exactly the accepted attempts' runs. One attempt per bucket is accepted while
+ *   MERGING; `buckets` (one attempt per bucket) is frozen into COMMITTING, and the commit publishes
+ *   the bucket blobs, never the shard blobs (which name runs outside the table).
  */
-import type { BadRowPolicy, ErrorData } from '@tributary/protocol';
+import type { BadRowPolicy, ErrorData, SyncLayout } from '@tributary/protocol';
 import type { TableRef } from '@tributary/table';
 
-export const SYNC_PHASES = ['PLANNED', 'PREPARING', 'COMMITTING', 'COMMITTED', 'ABORTING', 'ABORTED'] as const;
+export const SYNC_PHASES = ['PLANNED', 'PREPARING', 'MERGING', 'COMMITTING', 'COMMITTED', 'ABORTING', 'ABORTED'] as const;
 export type SyncPhase = (typeof SYNC_PHASES)[number];
 export const TERMINAL_PHASES: readonly SyncPhase[] = ['COMMITTED', 'ABORTED'];
 
@@ -57,10 +62,12 @@ export interface SyncPlanOptions {
   readonly maxAttempts: number;
   /** Written into the snapshot's properties, beside the sync id. */
   readonly snapshotProperties: Readonly<Record<string, string>>;
-  /** Abort if PREPARE has not finished after this long (unset: wait for ever). */
+  /** Abort if PREPARE (the shards, and in the bucketed layout the buckets) has not finished after this long (unset: wait for ever). */
   readonly prepareTimeoutMs?: number;
   /** What workers do with a row that does not fit (unset, in records from before the option: `fail`). */
   readonly badRows?: BadRowPolicy;
+  /** How the shards write (absent: `direct`, a sync planned before layouts existed). */
+  readonly layout?: SyncLayout;
 }
 
 /** The attempt of a shard whose result the commit will publish. */
@@ -72,15 +79,37 @@ export interface AcceptedAttempt {
   readonly bytes: number;
   /** Rows its worker rejected (the `reject` bad-row policy), as it voted. */
   readonly rejected?: number;
+  /** Files its blob names (the blob header's fileCount; absent in records from before it was kept). */
+  readonly files?: number;
+}
+
+/** What the bucket stage produced (bucketed layout), frozen into COMMITTING. */
+export interface BucketStage {
+  /** The accepted attempt of each bucket job (`bucket-<n>` → attempt). */
+  readonly accepted: Readonly<Record<string, AcceptedAttempt>>;
+  /** Data files the buckets wrote: the files this load adds to the table. */
+  readonly files: number;
 }
 
 export type SyncState =
   | { readonly phase: 'PLANNED' }
   | { readonly phase: 'PREPARING' }
-  | { readonly phase: 'COMMITTING'; readonly accepted: Readonly<Record<string, AcceptedAttempt>>; readonly collidingKeys?: number }
+  | {
+      readonly phase: 'MERGING';
+      readonly accepted: Readonly<Record<string, AcceptedAttempt>>;
+      /** Bucket jobs planned: `bucket-0` … `bucket-<buckets - 1>`. */
+      readonly buckets: number;
+    }
+  | {
+      readonly phase: 'COMMITTING';
+      readonly accepted: Readonly<Record<string, AcceptedAttempt>>;
+      readonly collidingKeys?: number;
+      readonly bucketStage?: BucketStage;
+    }
   | {
       readonly phase: 'COMMITTED';
       readonly accepted: Readonly<Record<string, AcceptedAttempt>>;
+      readonly bucketStage?: BucketStage;
       readonly snapshotId: number;
       /**
        * Primary keys present in more than one shard (the later shard in plan order won them);
@@ -104,6 +133,8 @@ export interface SyncRecord {
 export type SyncEvent =
   | { readonly type: 'start' }
   | { readonly type: 'beginCommit'; readonly accepted: Readonly<Record<string, AcceptedAttempt>>; readonly collidingKeys?: number }
+  | { readonly type: 'beginMerge'; readonly accepted: Readonly<Record<string, AcceptedAttempt>>; readonly buckets: number }
+  | { readonly type: 'bucketsDone'; readonly bucketStage: BucketStage; readonly collidingKeys?: number }
   | { readonly type: 'committed'; readonly snapshotId: number }
   | { readonly type: 'abort'; readonly reason: ErrorData }
   | { readonly type: 'abandonCommit'; readonly reason: ErrorData }
@@ -135,6 +166,15 @@ export function stagedDiscardable(state: SyncState): boolean {
   return (state.phase === 'ABORTING' && state.deleteStaged) || (state.phase === 'ABORTED' && state.stagedDeleted);
 }
 
+/** Files the load adds: the buckets' (bucketed) or the accepted shards' (direct), once the commit began. */
+export function loadFiles(record: SyncRecord): number | null {
+  const state = record.state;
+  if (state.phase !== 'COMMITTING' && state.phase !== 'COMMITTED') return null;
+  if (state.bucketStage !== undefined) return state.bucketStage.files;
+  const accepted = Object.values(state.accepted);
+  return accepted.every((a) => a.files !== undefined) ? accepted.reduce((n, a) => n + (a.files ?? 0), 0) : null;
+}
+
 /** Applies `event` to `record` at time `at`. Pure: persisting the result is the caller's job. */
 export function transition(record: SyncRecord, event: SyncEvent, at: string): Transition {
   const next = nextState(record, event);
@@ -153,11 +193,21 @@ function nextState(record: SyncRecord, event: SyncEvent): Next {
       if (state.phase === 'PLANNED') return { phase: 'PREPARING' };
       return state.phase === 'PREPARING' ? 'unchanged' : illegal(state.phase, event.type);
     case 'beginCommit':
+      if (state.phase === 'MERGING') return illegal(state.phase, event.type); // a bucketed sync commits its buckets
       return beginCommit(record, event.accepted, event.collidingKeys);
+    case 'beginMerge': {
+      if (state.phase === 'MERGING' || state.phase === 'COMMITTING' || state.phase === 'COMMITTED') return 'unchanged';
+      const checked = beginCommit(record, event.accepted, undefined);
+      if (checked === 'unchanged' || 'kind' in checked) return checked;
+      return { phase: 'MERGING', accepted: event.accepted, buckets: event.buckets };
+    }
+    case 'bucketsDone':
+      return bucketsDone(state, event.bucketStage, event.collidingKeys);
     case 'committed':
       if (state.phase === 'COMMITTING') {
         const counted = state.collidingKeys === undefined ? {} : { collidingKeys: state.collidingKeys };
-        return { phase: 'COMMITTED', accepted: state.accepted, snapshotId: event.snapshotId, ...counted };
+        const stage = state.bucketStage === undefined ? {} : { bucketStage: state.bucketStage };
+        return { phase: 'COMMITTED', accepted: state.accepted, snapshotId: event.snapshotId, ...counted, ...stage };
       }
       if (state.phase === 'COMMITTED' && state.snapshotId === event.snapshotId) return 'unchanged';
       return illegal(state.phase, event.type);
@@ -191,10 +241,23 @@ function beginCommit(record: SyncRecord, accepted: Readonly<Record<string, Accep
   return { phase: 'COMMITTING', accepted, ...(collidingKeys === undefined ? {} : { collidingKeys }) };
 }
 
+/** MERGING → COMMITTING once every planned bucket job has exactly one accepted attempt. */
+function bucketsDone(state: SyncState, stage: BucketStage, collidingKeys: number | undefined): Next {
+  if (state.phase === 'COMMITTING' || state.phase === 'COMMITTED') return 'unchanged';
+  if (state.phase !== 'MERGING') return illegal(state.phase, 'bucketsDone');
+  const ids = Object.keys(stage.accepted);
+  const planned = Array.from({ length: state.buckets }, (_, i) => `bucket-${i}`);
+  if (ids.length !== planned.length || planned.some((id) => stage.accepted[id] === undefined)) {
+    return { kind: 'rejected', code: 'SYNC_ILLEGAL_TRANSITION', message: `commit needs exactly the ${state.buckets} planned buckets, got ${ids.length}` };
+  }
+  return { phase: 'COMMITTING', accepted: state.accepted, bucketStage: stage, ...(collidingKeys === undefined ? {} : { collidingKeys }) };
+}
+
 function abort(state: SyncState, reason: ErrorData): Next {
   switch (state.phase) {
     case 'PLANNED':
     case 'PREPARING':
+    case 'MERGING':
       return { phase: 'ABORTING', reason, deleteStaged: true };
     case 'ABORTING':
     case 'ABORTED':

@@ -30,12 +30,16 @@
 import type { Redis } from 'ioredis';
 import {
   ABANDON_RUNNING_LUA,
+  BucketVote,
   PLAN_HEAD_FIELD,
   ShardAttempt,
+  bucketJobId,
+  planBucketField,
   ShardVote,
   errorFrom,
   planShardField,
   syncRedisKeys,
+  type PlannedBucketEntry,
   type PlannedShardEntry,
   type SyncPlanHead,
 } from '@tributary/protocol';
@@ -45,7 +49,8 @@ import { isTerminal, stagedDiscardable, transition, type SyncEvent, type SyncPha
 import { SyncHeadSchema, syncHead, type SyncHead } from './head.ts';
 import { SyncSummarySchema, syncSummary, type SyncSummary } from './summary.ts';
 
-// KEYS: record, index, active, attempts, the table's index, the database's index. ARGV: expected
+// KEYS: record, index, active, attempts, the table's index, the database's index, the bucket
+// attempts. ARGV: expected
 // version (-1: must not exist), new version, json, phase, created score, sync id, terminal (1/0),
 // table (db.table), and for a create only: the most non-terminal syncs overall and per table (-1:
 // no limit), the record key prefix of other syncs; then discard (1/0), the summary, the head. Returns 1
@@ -84,6 +89,7 @@ end
 if ARGV[7] == '1' then
   redis.call('SREM', KEYS[3], ARGV[6])
   abandon_running(KEYS[4], {})
+  abandon_running(KEYS[7], {})
 else
   redis.call('SADD', KEYS[3], ARGV[6])
 end
@@ -239,6 +245,7 @@ export class SyncStore {
       source: plan.source,
       badRows: plan.options.badRows ?? 'fail',
       fingerprint,
+      ...(plan.options.layout === undefined ? {} : { layout: plan.options.layout }),
     };
     const key = syncRedisKeys(this.#prefix, record.id).plan;
     // In slices: one HSET of 100,000 fields would hold Redis for its whole length.
@@ -251,6 +258,47 @@ export class SyncStore {
     }
     // The head last: a worker that finds it finds every shard too.
     await this.#redis.hset(key, PLAN_HEAD_FIELD, JSON.stringify(head));
+  }
+
+  /**
+   * Writes the bucket plan (bucketed layout): one `bucket:<id>` field of `:plan` per bucket job,
+   * derived from the accepted shard blobs alone, so writing it again writes the same values. Written
+   * before the sync enters MERGING and before any bucket job exists.
+   */
+  async writeBucketPlan(syncId: string, entries: readonly PlannedBucketEntry[]): Promise<void> {
+    const key = syncRedisKeys(this.#prefix, syncId).plan;
+    for (let i = 0; i < entries.length; i += PLAN_FIELDS_PER_WRITE) {
+      const fields = entries.slice(i, i + PLAN_FIELDS_PER_WRITE).flatMap((e, k) => [planBucketField(bucketJobId(i + k)), JSON.stringify(e)]);
+      await this.#redis.hset(key, ...fields);
+    }
+  }
+
+  /** The attempt each bucket job has accepted so far (bucketId → attemptId). */
+  async bucketAcceptedAttempts(syncId: string): Promise<Record<string, string>> {
+    return this.#redis.hgetall(syncRedisKeys(this.#prefix, syncId).bucketAccepted);
+  }
+
+  /** The accepted bucket attempts' votes; a vote that does not parse is left out. */
+  async bucketVotes(syncId: string): Promise<Map<string, BucketVote>> {
+    const raw = await this.#redis.hgetall(syncRedisKeys(this.#prefix, syncId).bucketVotes);
+    const out = new Map<string, BucketVote>();
+    for (const [bucket, json] of Object.entries(raw)) {
+      try {
+        const parsed = BucketVote.safeParse(JSON.parse(json));
+        if (parsed.success) out.set(bucket, parsed.data);
+      } catch {
+        // left out: the commit then refuses the bucket's blob (no vote)
+      }
+    }
+    return out;
+  }
+
+  /** Every reported attempt of every bucket job, oldest first per bucket (the buckets of one sync are few). */
+  async bucketAttempts(syncId: string): Promise<ShardAttempt[]> {
+    const raw = await this.#redis.hvals(syncRedisKeys(this.#prefix, syncId).bucketAttempts);
+    return raw
+      .map((json) => ShardAttempt.parse(JSON.parse(json)))
+      .sort((a, b) => a.shardId.localeCompare(b.shardId, 'en', { numeric: true }) || a.startedAt.localeCompare(b.startedAt));
   }
 
   /** The accepted attempts' votes (shardId → vote); a vote that does not parse is left out. */
@@ -466,13 +514,14 @@ export class SyncStore {
     const { database, table } = record.plan.table;
     const result = await this.#redis.eval(
       CAS_SCRIPT,
-      6,
+      7,
       keys.record,
       this.#keys.all,
       `${this.#prefix}:syncs:active`,
       keys.attempts,
       this.#keys.byTable(database, table),
       this.#keys.byDatabase(database),
+      keys.bucketAttempts,
       String(expectedVersion),
       String(record.version),
       JSON.stringify(record),

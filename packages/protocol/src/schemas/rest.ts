@@ -7,7 +7,7 @@
  * package never learns the source kinds. Job payloads and results are in ../sync-schemas.ts.
  */
 import { z } from 'zod';
-import { SyncTableRef } from '../sync-schemas.ts';
+import { SyncLayout, SyncTableRef } from '../sync-schemas.ts';
 import { BadRowPolicy, Identifier, StringMap, SyncMode } from './common.ts';
 
 /**
@@ -95,6 +95,13 @@ export const SyncOptions = z.strictObject({
    * in the sync's status and listed by `GET /v1/syncs/{id}/rejects`.
    */
   badRows: BadRowPolicy.default('fail'),
+  /**
+   * `bucketed`: shards write sorted runs and one job per (partition, bucket) writes the bucket's
+   * files (files per load = partitions × buckets × size splits, whatever the shard count);
+   * `direct`: every shard writes into every bucket it touches (lowest latency, more files).
+   * Default: `bucketed` for primary-key tables, `direct` for append tables.
+   */
+  layout: SyncLayout.optional(),
 });
 export type SyncOptions = z.infer<typeof SyncOptions>;
 

@@ -55,13 +55,21 @@ export class KeyValueFileWriter {
   }
 
   async writeRun(run: ColumnBatch): Promise<void> {
-    for (const column of run.columns.slice(0, this.#keyCount)) {
-      for (let i = 0; i < run.length; i++) {
+    await this.write(run);
+    await this.#files.roll();
+  }
+
+  /**
+   * Appends rows that continue the open file's run: they must come after its rows in key order,
+   * with unique keys (a merged bucket written batch by batch). Files roll at the target size only.
+   */
+  async write(rows: ColumnBatch): Promise<void> {
+    for (const column of rows.columns.slice(0, this.#keyCount)) {
+      for (let i = 0; i < rows.length; i++) {
         if (isNullAt(column, i)) throw errorFrom(tableErrors, 'DATA_FILE_NULL_IN_REQUIRED', 'null primary-key value', { row: i });
       }
     }
-    await this.#files.write(run);
-    await this.#files.roll();
+    await this.#files.write(rows);
   }
 
   async close(): Promise<KeyValueFileResult[]> {

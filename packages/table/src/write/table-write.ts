@@ -21,7 +21,7 @@ import { tableErrors } from '../errors.ts';
 import type { ObjectStore } from '../io/object-store.ts';
 import { batchFromRows, concatBatches, takeRows, type ColumnBatch } from '../format/column-batch.ts';
 import { RowKind, isRetract, sortedRun } from '../format/key-value.ts';
-import { DataFileWriter, type DataFileResult } from '../parquet/parquet-writer.ts';
+import { DataFileWriter, type DataFileResult, type ParquetCompression } from '../parquet/parquet-writer.ts';
 import type { DataFileMeta } from '../spec/data-file-meta.ts';
 import { bucketCount, fieldsByName, trimmedPrimaryKeys, validateTableSchema, type TableSchema } from '../spec/table-schema.ts';
 import type { InternalRow, RowType } from '../spec/types.ts';
@@ -71,6 +71,14 @@ export interface TableWriteOptions {
    * commit's rebase). Unset: no offset and no limit (a single writer).
    */
   readonly sequenceSlot?: number;
+  /**
+   * Where the data files go, `<dataPath>/<partition path>bucket-N/…` (default: the table's path).
+   * Sequence numbers still continue from the table's base snapshot. A sync's bucketed layout
+   * writes its shards' sorted runs to a staging path this way, never into the table.
+   */
+  readonly dataPath?: string;
+  /** Parquet settings of the files written (default: zstd, row groups of up to 128 Ki rows). */
+  readonly fileOptions?: { readonly compression?: ParquetCompression; readonly rowGroupRows?: number };
 }
 
 /** Sequence numbers one slot may use in one bucket (2^32): with 10,000 slots a load spans < 2^46. */
@@ -92,6 +100,8 @@ interface BucketWriter {
 export class TableWrite {
   readonly #store: ObjectStore;
   readonly #tablePath: string;
+  readonly #dataPath: string;
+  readonly #fileOptions: NonNullable<TableWriteOptions['fileOptions']>;
   readonly #schema: TableSchema;
   readonly #rowType: RowType;
   readonly #router: RowRouter;
@@ -117,6 +127,8 @@ export class TableWrite {
   private constructor(store: ObjectStore, tablePath: string, schema: TableSchema, restored: ReadonlyMap<string, bigint>, options: TableWriteOptions) {
     this.#store = store;
     this.#tablePath = tablePath;
+    this.#dataPath = options.dataPath ?? tablePath;
+    this.#fileOptions = options.fileOptions ?? {};
     this.#schema = schema;
     this.#rowType = { fields: schema.fields };
     this.#router = new RowRouter(schema);
@@ -242,8 +254,9 @@ export class TableWrite {
   #bucket(target: BucketTarget): BucketWriter {
     let bucket = this.#buckets.get(target.key);
     if (bucket !== undefined) return bucket;
-    const dir = `${this.#tablePath}/${target.partitionPath}bucket-${target.bucket}`;
+    const dir = `${this.#dataPath}/${target.partitionPath}bucket-${target.bucket}`;
     const options = {
+      ...this.#fileOptions,
       // One UUID per (partition, bucket) writer: partitions whose rows differ can share `dir`.
       uuid: `${this.#writerId}-${randomUUID()}`,
       targetFileSize: this.#targetFileSize,

@@ -34,6 +34,7 @@ const reason = { code: 'SYNC_ABORT_REQUESTED', message: 'stop', retryable: false
 const states: Record<SyncPhase, SyncState> = {
   PLANNED: { phase: 'PLANNED' },
   PREPARING: { phase: 'PREPARING' },
+  MERGING: { phase: 'MERGING', accepted: both, buckets: 2 },
   COMMITTING: { phase: 'COMMITTING', accepted: both },
   COMMITTED: { phase: 'COMMITTED', accepted: both, snapshotId: 7 },
   ABORTING: { phase: 'ABORTING', reason, deleteStaged: true },
@@ -46,7 +47,8 @@ function recordIn(phase: SyncPhase): SyncRecord {
 
 // Every (phase, event) pair: 'unchanged', 'rejected' or the phase it leads to.
 type Expect = SyncPhase | 'unchanged' | 'rejected' | 'in-progress';
-type EventName = 'start' | 'beginCommit' | 'committed' | 'abort' | 'abandonCommit' | 'cleaned';
+type EventName = 'start' | 'beginCommit' | 'committed' | 'abort' | 'abandonCommit' | 'cleaned' | 'beginMerge' | 'bucketsDone';
+const bothBuckets = { 'bucket-0': attempt('c'), 'bucket-1': attempt('d') };
 const events: Record<EventName, SyncEvent> = {
   start: { type: 'start' },
   beginCommit: { type: 'beginCommit', accepted: both },
@@ -54,14 +56,17 @@ const events: Record<EventName, SyncEvent> = {
   abort: { type: 'abort', reason },
   abandonCommit: { type: 'abandonCommit', reason },
   cleaned: { type: 'cleaned' },
+  beginMerge: { type: 'beginMerge', accepted: both, buckets: 2 },
+  bucketsDone: { type: 'bucketsDone', bucketStage: { accepted: bothBuckets, files: 2 } },
 };
 const table: Record<SyncPhase, Record<EventName, Expect>> = {
-  PLANNED: { start: 'PREPARING', beginCommit: 'rejected', committed: 'rejected', abort: 'ABORTING', abandonCommit: 'rejected', cleaned: 'rejected' },
-  PREPARING: { start: 'unchanged', beginCommit: 'COMMITTING', committed: 'rejected', abort: 'ABORTING', abandonCommit: 'rejected', cleaned: 'rejected' },
-  COMMITTING: { start: 'rejected', beginCommit: 'unchanged', committed: 'COMMITTED', abort: 'in-progress', abandonCommit: 'ABORTING', cleaned: 'rejected' },
-  COMMITTED: { start: 'rejected', beginCommit: 'unchanged', committed: 'unchanged', abort: 'rejected', abandonCommit: 'rejected', cleaned: 'rejected' },
-  ABORTING: { start: 'rejected', beginCommit: 'rejected', committed: 'rejected', abort: 'unchanged', abandonCommit: 'rejected', cleaned: 'ABORTED' },
-  ABORTED: { start: 'rejected', beginCommit: 'rejected', committed: 'rejected', abort: 'unchanged', abandonCommit: 'rejected', cleaned: 'unchanged' },
+  PLANNED: { start: 'PREPARING', beginCommit: 'rejected', committed: 'rejected', abort: 'ABORTING', abandonCommit: 'rejected', cleaned: 'rejected', beginMerge: 'rejected', bucketsDone: 'rejected' },
+  PREPARING: { start: 'unchanged', beginCommit: 'COMMITTING', committed: 'rejected', abort: 'ABORTING', abandonCommit: 'rejected', cleaned: 'rejected', beginMerge: 'MERGING', bucketsDone: 'rejected' },
+  MERGING: { start: 'rejected', beginCommit: 'rejected', committed: 'rejected', abort: 'ABORTING', abandonCommit: 'rejected', cleaned: 'rejected', beginMerge: 'unchanged', bucketsDone: 'COMMITTING' },
+  COMMITTING: { start: 'rejected', beginCommit: 'unchanged', committed: 'COMMITTED', abort: 'in-progress', abandonCommit: 'ABORTING', cleaned: 'rejected', beginMerge: 'unchanged', bucketsDone: 'unchanged' },
+  COMMITTED: { start: 'rejected', beginCommit: 'unchanged', committed: 'unchanged', abort: 'rejected', abandonCommit: 'rejected', cleaned: 'rejected', beginMerge: 'unchanged', bucketsDone: 'unchanged' },
+  ABORTING: { start: 'rejected', beginCommit: 'rejected', committed: 'rejected', abort: 'unchanged', abandonCommit: 'rejected', cleaned: 'ABORTED', beginMerge: 'rejected', bucketsDone: 'rejected' },
+  ABORTED: { start: 'rejected', beginCommit: 'rejected', committed: 'rejected', abort: 'unchanged', abandonCommit: 'rejected', cleaned: 'unchanged', beginMerge: 'rejected', bucketsDone: 'rejected' },
 };
 
 describe('sync state machine', () => {
@@ -88,6 +93,23 @@ describe('sync state machine', () => {
       });
     }
   }
+
+  test('bucketsDone refuses a missing or an unplanned bucket, and beginMerge a missing shard', () => {
+    const merging = recordIn('MERGING');
+    const missing = transition(merging, { type: 'bucketsDone', bucketStage: { accepted: { 'bucket-0': attempt('c') }, files: 1 } }, 't');
+    assert.equal(missing.kind, 'rejected');
+    const extra = transition(merging, { type: 'bucketsDone', bucketStage: { accepted: { 'bucket-0': attempt('c'), 'bucket-2': attempt('e') }, files: 2 } }, 't');
+    assert.equal(extra.kind, 'rejected');
+    const done = transition(merging, { type: 'bucketsDone', bucketStage: { accepted: bothBuckets, files: 2 }, collidingKeys: 4 }, 't');
+    assert.equal(done.kind, 'changed');
+    if (done.kind === 'changed' && done.record.state.phase === 'COMMITTING') {
+      assert.deepEqual(done.record.state.accepted, both, 'the shards accepted on entering MERGING stay frozen');
+      assert.equal(done.record.state.bucketStage?.files, 2);
+      assert.equal(done.record.state.collidingKeys, 4);
+    } else assert.fail('bucketsDone leads to COMMITTING');
+    const noShard = transition(recordIn('PREPARING'), { type: 'beginMerge', accepted: { s0: attempt('a') }, buckets: 1 }, 't');
+    assert.equal(noShard.kind, 'rejected');
+  });
 
   test('beginCommit refuses a missing or an unplanned shard', () => {
     const preparing = recordIn('PREPARING');

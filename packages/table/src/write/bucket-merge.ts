@@ -1,0 +1,320 @@
+/**
+ * The bucket stage of a load: the one writer of a (partition, bucket). The writers of the load
+ * (a sync's shards) have each written sorted runs of the bucket somewhere outside the table
+ * (TableWriteOptions.dataPath); this merges them into the bucket's data files, so a load adds
+ * ⌈bytes / target-file-size⌉ files per bucket whatever the number of writers.
+ *
+ *   primary key:  run files ─► k-way merge by (key, sequence.field…, _SEQUENCE_NUMBER)
+ *                           ─► one record per key: the greatest (a retraction stays a retraction)
+ *                           ─► KeyValueFileWriter, files rolled at target-file-size
+ *   append:       run files in run order ─► DataFileWriter, files rolled at target-file-size
+ *
+ * Which record a key keeps is the rule of a direct load ("Which row a key keeps" in
+ * docs/architecture.md): each writer numbered its rows in its own slot's sequence range, so the
+ * greatest `_SEQUENCE_NUMBER` is the later writer in plan order, then the later row; `sequence.field`
+ * decides before either. Records keep their sequence numbers, so a commit's rebase works as for a
+ * direct load.
+ *
+ * Memory: one row group per run file being read (runs are written with small row groups), small
+ * run files whole up to a fixed budget (RunBudget), plus one output batch and one encoded row group;
+ * never the bucket.
+ *
+ * `mergeBucket` = `writeMergedBucket(mergeBucketRuns(…))`: the merge yields the merged rows of the
+ * bucket in key order, the write turns rows into files. A later step that needs the merged rows
+ * (say a changelog) goes between the two.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ObjectStore } from '../io/object-store.ts';
+import { batchFromRows, valueAt, type ColumnBatch } from '../format/column-batch.ts';
+import { compareInternal } from '../format/column-stats.ts';
+import { keyValueRowType } from '../format/key-value.ts';
+import { MinHeap } from '../format/min-heap.ts';
+import { ParquetDataFileReader } from '../parquet/parquet-reader.ts';
+import { mapInOrder } from '../snapshot/file-store-scan.ts';
+import { DataFileWriter } from '../parquet/parquet-writer.ts';
+import { dataFilesMessage, type CommitMessage } from '../spec/commit-message.ts';
+import type { DataFileMeta } from '../spec/data-file-meta.ts';
+import { keyComparator } from '../spec/key-comparator.ts';
+import { dataFilePaths, partitionPathOptions } from '../spec/partition-path.ts';
+import { fieldsByName, partitionFields, trimmedPrimaryKeys, type TableSchema } from '../spec/table-schema.ts';
+import type { InternalRow, InternalValue, RowType } from '../spec/types.ts';
+import { appendFileMeta, keyValueFileMeta, localCreationTime, valueStatsOptions, type FileMetaContext } from './data-file-metas.ts';
+import { KeyValueFileWriter } from './key-value-writer.ts';
+import { parseMemorySize } from './manifest-merge.ts';
+import { objectStoreSink } from './object-sink.ts';
+
+/** One run file of the bucket. */
+export interface BucketRunFile {
+  /** The file's name in the bucket's directory under `runsPath`. */
+  readonly fileName: string;
+  readonly size: number;
+  /** The writer's place in the load (a shard's index in plan order): counts keys written by several writers. */
+  readonly slot: number;
+  /** The first sequence number of the file (append tables number the merged files from the smallest). */
+  readonly minSequence: bigint;
+}
+
+export interface BucketMergeInput {
+  readonly store: ObjectStore;
+  /** The table's path in the store (the merged files go to `<tablePath>/<partition path>bucket-N/`). */
+  readonly tablePath: string;
+  /**
+   * Where the writers put their runs (TableWriteOptions.dataPath): the run files of the bucket are
+   * in `<runsPath>/<partition path>bucket-N/`.
+   */
+  readonly runsPath: string;
+  /** The schema the runs were written with, the one the load pinned. */
+  readonly schema: TableSchema;
+  readonly partition: Uint8Array;
+  readonly bucket: number;
+  readonly totalBuckets: number | null;
+  /**
+   * The runs in the writers' order (slot, then the order each writer flushed them). For a
+   * primary-key table each file is one sorted run with unique keys, as TableWrite writes them.
+   */
+  readonly runs: readonly BucketRunFile[];
+  /** Starts every file name, `data-<writerId>-<uuid>-<n>.parquet` (as TableWriteOptions.writerId). */
+  readonly writerId: string;
+  /** Overrides the table's `target-file-size`. */
+  readonly targetFileSize?: number;
+  /** Rows per batch handed from the merge to the writer (default 4096). */
+  readonly batchRows?: number;
+  /** Told the rows written so far, once per batch, and awaited (progress; throwing stops the merge). */
+  readonly onRows?: (rows: number) => void | Promise<void>;
+}
+
+export interface MergedBucket {
+  /** The bucket's CommitMessage (no message when the bucket ended up empty). */
+  readonly message: CommitMessage | undefined;
+  /** Rows in the merged files. */
+  readonly rows: number;
+  /** Keys found in runs of more than one writer (always 0 for append tables). */
+  readonly collidingKeys: number;
+}
+
+/** The merged rows of a bucket, batch by batch, and how many keys several writers wrote. */
+export interface MergedRows {
+  /** Batches of the file row type (primary key: keyValueRowType; append: the table's row type), in key order. */
+  readonly batches: AsyncIterable<ColumnBatch>;
+  /** Final once `batches` is exhausted. */
+  collidingKeys(): number;
+}
+
+const DEFAULT_BATCH_ROWS = 4096;
+
+/** Merges the bucket's runs and writes its data files: `writeMergedBucket(mergeBucketRuns(input))`. */
+export async function mergeBucket(input: BucketMergeInput): Promise<MergedBucket> {
+  return writeMergedBucket(input, mergeBucketRuns(input));
+}
+
+/** The bucket's rows in the order they go into its files, one record per key for a primary-key table. */
+export function mergeBucketRuns(input: BucketMergeInput): MergedRows {
+  const keys = trimmedPrimaryKeys(input.schema);
+  if (keys.length === 0) return { batches: concatenatedRuns(input), collidingKeys: () => 0 };
+  let colliding = 0;
+  return {
+    batches: mergedKeyValues(input, keys, (n) => (colliding += n)),
+    collidingKeys: () => colliding,
+  };
+}
+
+/** Writes merged rows (mergeBucketRuns' batches) into the bucket's data files, rolled at the target size. */
+export async function writeMergedBucket(input: BucketMergeInput, merged: MergedRows): Promise<MergedBucket> {
+  const { schema } = input;
+  const tableRowType: RowType = { fields: schema.fields };
+  const keys = trimmedPrimaryKeys(schema);
+  const paths = dataFilePaths(partitionFields(schema), partitionPathOptions(schema.options));
+  const fallback = keys.length > 0 ? 128 * 1024 * 1024 : 256 * 1024 * 1024;
+  const configured = schema.options['target-file-size'];
+  const options = {
+    uuid: `${input.writerId}-${randomUUID()}`,
+    targetFileSize: input.targetFileSize ?? (configured === undefined ? fallback : parseMemorySize(configured)),
+    openSink: (fileName: string) => objectStoreSink(input.store, `${input.tablePath}/${paths.file(input.partition, input.bucket, fileName)}`),
+  };
+  const ctx: FileMetaContext = {
+    schemaId: schema.id,
+    creationTime: localCreationTime(new Date()),
+    valueStats: valueStatsOptions(schema.fields, schema.options),
+  };
+  let rows = 0;
+  let files: DataFileMeta[];
+  if (keys.length > 0) {
+    const writer = new KeyValueFileWriter({ ...options, tableRowType, trimmedPrimaryKeys: keys });
+    try {
+      for await (const batch of merged.batches) {
+        await writer.write(batch);
+        rows += batch.length;
+        await input.onRows?.(rows);
+      }
+    } catch (error) {
+      await writer.abort(error);
+      throw error;
+    }
+    const keyTypes = fieldsByName(schema, keys).map((f) => f.type);
+    files = (await writer.close()).map((file) => keyValueFileMeta(file, keyTypes, ctx));
+  } else {
+    const writer = new DataFileWriter({ ...options, rowType: tableRowType });
+    try {
+      for await (const batch of merged.batches) {
+        await writer.write(batch);
+        rows += batch.length;
+        await input.onRows?.(rows);
+      }
+    } catch (error) {
+      await writer.abort(error);
+      throw error;
+    }
+    let next = input.runs.reduce<bigint | undefined>((min, r) => (min === undefined || r.minSequence < min ? r.minSequence : min), undefined) ?? 0n;
+    files = (await writer.close()).map((file) => {
+      const meta = appendFileMeta(file, next, ctx);
+      next += BigInt(file.rowCount);
+      return meta;
+    });
+  }
+  const message = files.length === 0 ? undefined : dataFilesMessage(input.partition, input.bucket, input.totalBuckets, { newFiles: files });
+  return { message, rows, collidingKeys: merged.collidingKeys() };
+}
+
+/**
+ * A run file smaller than this is fetched in one request rather than read by ranges (a footer and
+ * each column chunk cost a round trip otherwise), while the files so held stay under
+ * WHOLE_RUN_BUDGET_BYTES in all; larger ones are read range by range.
+ */
+const WHOLE_RUN_BYTES = 1024 * 1024;
+const WHOLE_RUN_BUDGET_BYTES = 64 * 1024 * 1024;
+/** Run files opened at once when the merge starts (each open is a round trip or two). */
+const RUNS_OPENED_IN_FLIGHT = 16;
+
+/** Bytes of whole run files held in memory by one merge. */
+class RunBudget {
+  #held = 0;
+  take(bytes: number): boolean {
+    if (bytes > WHOLE_RUN_BYTES || this.#held + bytes > WHOLE_RUN_BUDGET_BYTES) return false;
+    this.#held += bytes;
+    return true;
+  }
+  give(bytes: number): void {
+    this.#held -= bytes;
+  }
+}
+
+/** The batches of one run file, row group by row group. */
+async function* runBatches(input: BucketMergeInput, run: BucketRunFile, rowType: RowType, budget: RunBudget): AsyncGenerator<ColumnBatch> {
+  const paths = dataFilePaths(partitionFields(input.schema), partitionPathOptions(input.schema.options));
+  const key = `${input.runsPath}/${paths.file(input.partition, input.bucket, run.fileName)}`;
+  const whole = budget.take(run.size);
+  try {
+    const bytes = whole ? await input.store.get(key) : undefined;
+    const read = bytes === undefined ? (offset: number, length: number) => input.store.getRange(key, offset, length) : (offset: number, length: number) => Promise.resolve(bytes.subarray(offset, offset + length));
+    const reader = await ParquetDataFileReader.open({ size: bytes?.length ?? run.size, read });
+    yield* reader.batches(rowType);
+  } finally {
+    if (whole) budget.give(run.size);
+  }
+}
+
+/** Append tables: the runs one after another, in the writers' order. */
+async function* concatenatedRuns(input: BucketMergeInput): AsyncGenerator<ColumnBatch> {
+  const rowType: RowType = { fields: input.schema.fields };
+  const budget = new RunBudget();
+  for (const run of input.runs) yield* runBatches(input, run, rowType, budget);
+}
+
+/** One record of a run: its key-value row (keys, sequence number, kind, values) and its writer. */
+interface RunRecord {
+  readonly row: InternalRow;
+  readonly slot: number;
+}
+
+interface Cursor {
+  readonly records: AsyncIterator<RunRecord>;
+  current: RunRecord;
+}
+
+/** The records of a run file, row by row (one row group in memory). */
+async function* runRecords(input: BucketMergeInput, run: BucketRunFile, rowType: RowType, budget: RunBudget): AsyncGenerator<RunRecord> {
+  for await (const batch of runBatches(input, run, rowType, budget)) {
+    for (let i = 0; i < batch.length; i++) yield { row: batch.columns.map((c) => valueAt(c, i)), slot: run.slot };
+  }
+}
+
+/**
+ * Primary-key tables: the k-way merge. Per key the greatest record under (sequence.field…,
+ * _SEQUENCE_NUMBER) wins, whatever its kind (a retraction must still retract older snapshots' rows).
+ */
+async function* mergedKeyValues(input: BucketMergeInput, keys: readonly string[], countColliding: (n: number) => void): AsyncGenerator<ColumnBatch> {
+  const { schema } = input;
+  const tableRowType: RowType = { fields: schema.fields };
+  const rowType = keyValueRowType(tableRowType, keys);
+  const k = keys.length;
+  const compareKey = keyComparator(fieldsByName(schema, keys).map((f) => f.type));
+  const keyOf = (r: RunRecord): InternalRow => r.row.slice(0, k);
+  const userSequence = sequenceFieldIndices(schema).map((i) => i + k + 2);
+  const compareRecords = (a: RunRecord, b: RunRecord): number => {
+    const byKey = compareKey(keyOf(a), keyOf(b));
+    if (byKey !== 0) return byKey;
+    for (const i of userSequence) {
+      const c = compareNullsFirst(a.row[i] ?? null, b.row[i] ?? null);
+      if (c !== 0) return c;
+    }
+    const sa = a.row[k] as bigint;
+    const sb = b.row[k] as bigint;
+    return sa < sb ? -1 : sa > sb ? 1 : 0;
+  };
+  const heap = new MinHeap<Cursor>((a, b) => compareRecords(a.current, b.current));
+  const budget = new RunBudget();
+  const cursors = await mapInOrder(input.runs, RUNS_OPENED_IN_FLIGHT, async (run) => {
+    const records = runRecords(input, run, rowType, budget)[Symbol.asyncIterator]();
+    const first = await records.next();
+    return first.done === true ? undefined : { records, current: first.value };
+  });
+  for (const cursor of cursors) if (cursor !== undefined) heap.push(cursor);
+  const size = input.batchRows ?? DEFAULT_BATCH_ROWS;
+  let out: InternalRow[] = [];
+  let winner: RunRecord | undefined;
+  let firstSlot = -1;
+  let several = false;
+  const finishKey = (): void => {
+    if (winner === undefined) return;
+    out.push(winner.row);
+    if (several) countColliding(1);
+  };
+  for (let top = heap.peek(); top !== undefined; top = heap.peek()) {
+    const record = top.current;
+    if (winner !== undefined && compareKey(keyOf(winner), keyOf(record)) !== 0) {
+      finishKey();
+      winner = undefined;
+      if (out.length >= size) {
+        yield batchFromRows(rowType, out);
+        out = [];
+      }
+    }
+    if (winner === undefined) {
+      firstSlot = record.slot;
+      several = false;
+    } else if (record.slot !== firstSlot) {
+      several = true;
+    }
+    winner = record;
+    const next = await top.records.next();
+    if (next.done === true) heap.pop();
+    else {
+      top.current = next.value;
+      heap.siftDownTop();
+    }
+  }
+  finishKey();
+  if (out.length > 0) yield batchFromRows(rowType, out);
+}
+
+/** Indices of the `sequence.field` columns in the table's row type (none without the option). */
+function sequenceFieldIndices(schema: TableSchema): number[] {
+  const option = schema.options['sequence.field'];
+  if (option === undefined || option.trim() === '') return [];
+  return option.split(',').map((name) => schema.fields.findIndex((f) => f.name === name.trim()));
+}
+
+function compareNullsFirst(a: InternalValue, b: InternalValue): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? -1 : 1;
+  return compareInternal(a, b);
+}

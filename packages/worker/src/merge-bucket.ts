@@ -1,0 +1,213 @@
+/**
+ * The `merge-bucket` processor (bucketed layout): one execution of one bucket job of a sync in
+ * MERGING. The bucket's runs were written by the shards' accepted attempts; the bucket plan lists
+ * exactly those runs (the coordinator wrote it once every shard was accepted, and no shard is
+ * accepted after that), so a late or retried shard attempt is never read here.
+ *
+ *   the bucket from the persisted bucket plan, the job's vote token checked (bucket-plan.ts)
+ *   → number the attempt → mergeBucket (@tributary/table): k-way merge, the bucket's data files
+ *   → ONE blob at .tributary/syncs/<sync>/buckets/<bucket>/<attempt>.blob, carrying the token
+ *   → accept (first finished attempt per bucket, only while MERGING), recording the vote
+ *
+ * As for shards: the attempt re-reads the sync's phase on a timer and stops once the sync left
+ * MERGING (an abort); a fenced attempt of a sync aborted before its commit deletes what it wrote;
+ * a worker shutting down puts the job back. A killed attempt's files are never referenced: its
+ * re-run writes files under its own attempt number and only the accepted blob is committed.
+ */
+import type { Job } from 'bullmq';
+import { UnrecoverableError, WaitingError } from 'bullmq';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  PAIMON_COMMIT_MESSAGE_VERSION,
+  SyncBucketJob,
+  bucketWriterId,
+  dataFileMarker,
+  encodeBlob,
+  errorFrom,
+  isTributaryError,
+  stagedBucketBlobKey,
+  syncRunsPath,
+  toErrorData,
+  type ShardAttempt,
+  type SyncShardResult,
+} from '@tributary/protocol';
+import { TRIBUTARY_VERSION, mergeBucket, type CommitMessage } from '@tributary/table';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { createHash } from 'node:crypto';
+import { crc32c } from '@node-rs/crc32';
+import { AttemptLedger } from './attempt-ledger.ts';
+import { plannedBucket, type PlannedBucketTask } from './bucket-plan.ts';
+import { workerErrors } from './errors.ts';
+import type { WorkerTables } from './shard-write.ts';
+import { assertAccepting, watchPhase } from './write-shard.ts';
+
+export interface MergeBucketDeps {
+  readonly redis: Redis;
+  readonly prefix: string;
+  readonly clusterSecret: Uint8Array;
+  readonly tables: WorkerTables;
+  readonly phaseCheckMs?: number;
+  readonly progressMs?: number;
+  readonly logger?: Logger;
+  /** Test hook: a pause after each merged batch, so a test can kill a worker in the middle of a merge. */
+  readonly mergeDelayMsPerBatch?: number;
+}
+
+/** What a bucket attempt returns: a shard result's fields, with the bucket's id in `shardId`, and its counts. */
+export type MergeBucketResult = SyncShardResult & { readonly files: number; readonly collidingKeys: number };
+
+const PHASE_CHECK_MS = 500;
+const PROGRESS_MS = 250;
+
+export function mergeBucketProcessor(deps: MergeBucketDeps): (job: Job, token?: string, signal?: AbortSignal) => Promise<MergeBucketResult> {
+  return async (job, token, signal) => {
+    const parsed = SyncBucketJob.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError(`BUCKET_JOB_INVALID: ${parsed.error.message}`);
+    let data: PlannedBucketTask;
+    try {
+      data = await plannedBucket(deps.redis, deps.prefix, deps.clusterSecret, parsed.data);
+    } catch (error) {
+      if (isTributaryError(error) && !error.retryable) throw new UnrecoverableError(`${error.code}: ${error.message}`);
+      throw error;
+    }
+    const ledger = new AttemptLedger(deps.redis, deps.prefix, data.syncId, 'buckets');
+    const attempt = await ledger.nextAttempt(data.shardId);
+    const started = Date.now();
+    const startedAt = new Date(started).toISOString();
+    const report: ShardAttempt = { shardId: data.shardId, attemptId: String(attempt), status: 'running', startedAt, updatedAt: startedAt, rows: 0, bytes: 0 };
+    const log = deps.logger?.child({ syncId: data.syncId, bucketId: data.shardId, attempt, jobId: job.id });
+    await ledger.abandonEarlier(data.shardId, attempt);
+    await ledger.report(report);
+    log?.info('bucket attempt started');
+    try {
+      const result = await runAttempt(deps, ledger, data, attempt, report, signal);
+      const finishedAt = new Date().toISOString();
+      await ledger.report({ ...report, rows: result.rows, bytes: result.bytes, blobKey: result.blobKey, checksum: result.checksum, accepted: result.accepted, status: 'succeeded', finishedAt, updatedAt: finishedAt });
+      log?.info({ durationMs: Date.now() - started, rows: result.rows, bytes: result.bytes, files: result.files, accepted: result.accepted }, 'bucket attempt succeeded');
+      return result;
+    } catch (error) {
+      const finishedAt = new Date().toISOString();
+      const reason = toErrorData(error);
+      await ledger.report({ ...report, status: 'failed', finishedAt, updatedAt: finishedAt, error: reason });
+      log?.warn({ durationMs: Date.now() - started, code: reason.code, retryable: reason.retryable, error: reason.message }, 'bucket attempt failed');
+      if (reason.code === 'WORKER_SHUTTING_DOWN' && token !== undefined) {
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
+      if (isTributaryError(error) && !error.retryable) throw new UnrecoverableError(`${error.code}: ${error.message}`);
+      throw error;
+    }
+  };
+}
+
+async function runAttempt(
+  deps: MergeBucketDeps,
+  ledger: AttemptLedger,
+  data: PlannedBucketTask,
+  attempt: number,
+  report: ShardAttempt,
+  cancelled: AbortSignal | undefined,
+): Promise<MergeBucketResult> {
+  await assertAccepting(ledger, data);
+  const watch = watchPhase(ledger, data, deps.phaseCheckMs ?? PHASE_CHECK_MS, cancelled);
+  const { head, entry } = data;
+  const writerId = bucketWriterId(data.syncId, data.shardId, attempt);
+  let tablePath: string | undefined;
+  let rows = 0;
+  let lastReport = 0;
+  const delay = deps.mergeDelayMsPerBatch ?? 0;
+  try {
+    const table = await deps.tables.openTable(head.warehouse, head.table, head.schemaId);
+    tablePath = table.path;
+    const merged = await mergeBucket({
+      store: table.store,
+      tablePath: table.path,
+      schema: table.schema,
+      partition: new Uint8Array(Buffer.from(entry.partition, 'base64')),
+      bucket: entry.bucket,
+      totalBuckets: entry.totalBuckets,
+      runsPath: syncRunsPath(data.syncId),
+      runs: entry.runs.map((r) => ({ fileName: r.fileName, size: r.size, slot: r.slot, minSequence: BigInt(r.minSequence) })),
+      writerId,
+      onRows: async (n) => {
+        rows = n;
+        watch.signal.throwIfAborted(); // an abort stops the merge between two batches
+        const now = Date.now();
+        if (now - lastReport >= (deps.progressMs ?? PROGRESS_MS)) {
+          lastReport = now;
+          await ledger.progress({ ...report, rows, updatedAt: new Date(now).toISOString() });
+        }
+        if (delay > 0) await sleep(delay, undefined, { signal: watch.signal });
+      },
+      ...(delay > 0 ? { batchRows: 100 } : {}),
+    });
+    watch.signal.throwIfAborted();
+    return await stageBlob(deps, ledger, data, attempt, table.path, merged.message === undefined ? [] : [merged.message], merged.collidingKeys);
+  } catch (error) {
+    const reason: unknown = watch.signal.aborted ? watch.signal.reason : error;
+    if (tablePath !== undefined && isTributaryError(reason) && reason.code === 'SYNC_NOT_ACCEPTING') await discardAttempt(deps, ledger, data, attempt, tablePath);
+    throw reason;
+  } finally {
+    watch.stop();
+  }
+}
+
+async function stageBlob(
+  deps: MergeBucketDeps,
+  ledger: AttemptLedger,
+  data: PlannedBucketTask,
+  attempt: number,
+  tablePath: string,
+  messages: CommitMessage[],
+  collidingKeys: number,
+): Promise<MergeBucketResult> {
+  const files = messages.flatMap((m) => m.dataIncrement.newFiles);
+  const bytes = files.reduce((n, f) => n + f.fileSize, 0n);
+  const header = {
+    syncId: data.syncId,
+    shardId: data.shardId,
+    attempt,
+    tablePath,
+    schemaId: BigInt(data.head.schemaId),
+    paimonFormatVersion: PAIMON_COMMIT_MESSAGE_VERSION,
+    tributaryVersion: TRIBUTARY_VERSION,
+    creationTimeMillis: BigInt(Date.now()),
+    rowCount: files.reduce((n, f) => n + f.rowCount, 0n),
+    byteCount: bytes,
+    fileCount: BigInt(files.length),
+    voteToken: data.voteToken,
+  };
+  const blob = encodeBlob(header, messages);
+  const blobKey = stagedBucketBlobKey(data.syncId, data.shardId, String(attempt));
+  await deps.tables.warehouseStore(data.head.warehouse).put(blobKey, blob);
+  const checksum = crc32c(blob);
+  const rows = Number(header.rowCount);
+  const outcome = await ledger.accept(data.shardId, attempt, {
+    attemptId: String(attempt),
+    checksum,
+    sha256: createHash('sha256').update(blob).digest('hex'),
+    rows,
+    bytes: Number(bytes),
+    files: files.length,
+    collidingKeys,
+  });
+  if (outcome === 'sync-closed') {
+    throw errorFrom(workerErrors, 'SYNC_NOT_ACCEPTING', `sync ${data.syncId} no longer accepts bucket results`, { syncId: data.syncId, shard: data.shardId, attempt });
+  }
+  return { syncId: data.syncId, shardId: data.shardId, attemptId: String(attempt), blobKey, checksum, rows, bytes: Number(bytes), accepted: outcome === 'accepted', files: files.length, collidingKeys };
+}
+
+/** A fenced attempt of a sync aborted before its commit: its blob and data files go (best effort). */
+async function discardAttempt(deps: MergeBucketDeps, ledger: AttemptLedger, data: PlannedBucketTask, attempt: number, tablePath: string): Promise<void> {
+  try {
+    if (!(await ledger.discardable())) return;
+    const store = deps.tables.warehouseStore(data.head.warehouse);
+    const marker = dataFileMarker(bucketWriterId(data.syncId, data.shardId, attempt));
+    const keys = [stagedBucketBlobKey(data.syncId, data.shardId, String(attempt))];
+    for await (const object of store.list(`${tablePath}/`)) if (object.key.includes(marker)) keys.push(object.key);
+    await store.deleteMany(keys);
+  } catch {
+    // Left for the coordinator's sweep.
+  }
+}
