@@ -13,7 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -51,8 +51,11 @@ describe('the bucketed layout: one writer per (partition, bucket)', () => {
   before(async () => {
     coordinator = await inProcessCoordinator(e);
   });
+  // Each test starts its own workers: a worker of an earlier test must not take a later test's jobs.
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => stop(w)));
+  });
   after(async () => {
-    await Promise.all(workers.map((w) => stop(w)));
     await coordinator.close();
   });
 
@@ -121,15 +124,14 @@ describe('the bucketed layout: one writer per (partition, bucket)', () => {
     assert.deepStrictEqual(canonicalRows((await readRows(e, 'shop', 'days')) as OracleRow[]), want, 'Tributary');
     assert.deepStrictEqual(canonicalRows(readResults(java)[0]!.rows), want, 'Paimon Java');
     assert.deepStrictEqual(canonicalRows(readResults(python)[0]!.rows), want, 'pypaimon');
-    await Promise.all(workers.splice(0).map((w) => stop(w)));
   });
 
   test('a bucket far larger than the run budget: many spilled runs merged exactly, bounded RSS', async () => {
-    // 4 shards × 20,000 rows into one bucket; each shard spills a run every 500 rows: 160 runs.
+    // 4 shards × 20,000 rows (batches of 250) into one bucket; each shard spills a run every 500 rows: 160 runs.
     const worker = await spawnWorker(e, { TRIBUTARY_RUN_BUFFER_ROWS: '500' });
     workers.push(worker);
     await createTable('spill', { columns: ORDERS_COLUMNS, primaryKeys: ['order_id'], bucket: 1 });
-    const id = await startSync('spill', generatorSource(4, 20_000, { batchRows: 1000 }));
+    const id = await startSync('spill', generatorSource(4, 20_000, { batchRows: 250 }));
     await committed(id);
     const runs = await runsOf(id);
     assert.ok(runs >= 160, `every shard spilled its runs (${runs} runs in the bucket plan)`);
@@ -139,7 +141,6 @@ describe('the bucketed layout: one writer per (partition, bucket)', () => {
     assert.equal(files.length, 1, 'one bucket, one file');
     const peakKb = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${worker.pid}/status`, 'utf8'))?.[1]);
     assert.ok(peakKb > 0 && peakKb < 512 * 1024, `worker peak RSS ${peakKb} kB`);
-    await Promise.all(workers.splice(0).map((w) => stop(w)));
   });
 
   /** The runs the persisted bucket plan lists (every bucket of the sync). */
@@ -175,7 +176,6 @@ describe('the bucketed layout: one writer per (partition, bucket)', () => {
     assert.ok(files.length > 0 && files.every((name) => name.includes(`-bucket-0-a${winner[0]?.attemptId}-`)), files.join(', '));
     const ids = (await readRows(e, 'shop', 'killed')).map((r) => r[0] as bigint).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     assert.deepEqual(ids, oneTo(6000));
-    await Promise.all(workers.splice(0).map((w) => stop(w)));
   });
 
   test('a shard run again after the bucket jobs started is refused; the commit holds the accepted attempts only', async () => {
@@ -199,6 +199,5 @@ describe('the bucketed layout: one writer per (partition, bucket)', () => {
     assert.deepEqual(ids, oneTo(4000));
     const accepted = (await coordinator.syncs.get(id)).state;
     assert.ok(accepted.phase === 'COMMITTED' && accepted.accepted['shard-00000']?.attemptId === '1', JSON.stringify(accepted));
-    await Promise.all(workers.splice(0).map((w) => stop(w)));
   });
 });
