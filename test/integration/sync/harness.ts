@@ -35,6 +35,13 @@ export const s3 = {
   secretAccessKey: services.s3.secretAccessKey,
 };
 
+/**
+ * The two ways a sync writes (`options.layout`): the fault suite runs in both. `direct` shards write
+ * the table's files; `bucketed` shards write sorted runs that one job per bucket merges.
+ */
+export const LAYOUTS = ['direct', 'bucketed'] as const;
+export type Layout = (typeof LAYOUTS)[number];
+
 /** Short BullMQ locks so a killed process's job is re-run within seconds. */
 export const FAST_LOCKS = { lockDurationMs: 3000, stalledIntervalMs: 1000 };
 

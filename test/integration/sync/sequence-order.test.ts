@@ -9,7 +9,9 @@
  * The coordinator runs in this process with its real commit worker; the shard jobs are taken off
  * the real queue and run through the worker's real processor here, one at a time, in the order the
  * test chooses (each completes its BullMQ job, which is what lets the sync's commit run).
- * Every table is read by Tributary, Paimon Java and pypaimon.
+ * Every table is read by Tributary, Paimon Java and pypaimon. Both layouts: `direct` (each shard
+ * writes the table's files) and `bucketed` (shards write sorted runs; bucket jobs, run here by the
+ * worker's real merge-bucket processor, merge them).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -20,8 +22,8 @@ import type { Coordinator } from '@tributary/coordinator';
 import { SYNC_QUEUES, type SyncShardResult } from '@tributary/protocol';
 import { openObjectStore, warehouseTables } from '@tributary/table';
 import { canonicalRows, paimonJava, pypaimon, readResults, services, type OracleRow } from '@tributary/testkit';
-import { writeShardProcessor } from '@tributary/worker';
-import { inProcessCoordinator, readRows, s3, syncEnv, waitForPhase, type SyncEnv } from './harness.ts';
+import { mergeBucketProcessor, writeShardProcessor } from '@tributary/worker';
+import { LAYOUTS, inProcessCoordinator, readRows, s3, syncEnv, waitForPhase, type SyncEnv } from './harness.ts';
 
 /** Shard jobs taken off the queue and run here, each when the test says so. */
 class ShardRunner {
@@ -88,11 +90,12 @@ function expectedRows(winner: (key: number) => number): OracleRow[] {
   return canonicalRows([...rows.values()]);
 }
 
-describe('keys in several shards and syncs: one documented winner', () => {
-  const e = syncEnv('seq-order');
+for (const layout of LAYOUTS) describe(`keys in several shards and syncs: one documented winner (layout ${layout})`, () => {
+  const e = syncEnv(`seq-order-${layout}`);
   const source = `s3://${services.s3.bucket}/${e.prefix}-src`;
   let coordinator: Coordinator;
   let runner: ShardRunner;
+  let buckets: { worker: Worker; redis: Redis } | undefined;
 
   before(async () => {
     const store = openObjectStore(source, s3);
@@ -101,8 +104,17 @@ describe('keys in several shards and syncs: one documented winner', () => {
     }
     coordinator = await inProcessCoordinator(e);
     runner = new ShardRunner(e);
+    if (layout === 'bucketed') {
+      // Bucket jobs only exist once every shard is accepted: any order of them is fine.
+      const connection = { host: services.redis.host, port: services.redis.port, maxRetriesPerRequest: null };
+      const redis = new Redis(connection);
+      const merge = mergeBucketProcessor({ redis, prefix: e.prefix, clusterSecret: e.clusterSecret, tables: warehouseTables(s3) });
+      buckets = { redis, worker: new Worker(SYNC_QUEUES.mergeBucket, (job: Job) => merge(job), { connection, prefix: e.prefix }) };
+    }
   });
   after(async () => {
+    await buckets?.worker.close();
+    await buckets?.redis.quit();
     await runner.close();
     await coordinator.close();
   });
@@ -120,7 +132,7 @@ describe('keys in several shards and syncs: one documented winner', () => {
     const response = await coordinator.app.inject({
       method: 'POST',
       url: '/v1/syncs',
-      payload: { table: { database: 'shop', table }, source: { kind: 'files', format: 'ndjson', uris, filesPerShard: 1 } },
+      payload: { table: { database: 'shop', table }, source: { kind: 'files', format: 'ndjson', uris, filesPerShard: 1 }, options: { layout } },
     });
     assert.equal(response.statusCode, 202, response.body);
     return response.json<{ id: string }>().id;
