@@ -19,11 +19,13 @@ import {
   syncEnv,
   waitForPhase,
   waitUntil,
+  LAYOUTS,
+  type Layout,
   type SyncEnv,
 } from './harness.ts';
 
-async function startSync(c: Coordinator, table: string, source: Record<string, unknown>): Promise<string> {
-  const response = await c.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop', table }, source } });
+async function startSync(c: Coordinator, table: string, source: Record<string, unknown>, layout: Layout): Promise<string> {
+  const response = await c.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop', table }, source, options: { layout } } });
   assert.equal(response.statusCode, 202, response.body);
   return response.json<{ id: string }>().id;
 }
@@ -37,8 +39,8 @@ async function assertNothingStaged(e: SyncEnv, record: SyncRecord, table: string
   assert.deepEqual(await pypaimonRead(e, 'shop', table), { snapshotId: null, rows: [] }, 'pypaimon sees no snapshot and no row');
 }
 
-describe('aborts (real Redis and MinIO, 2 worker processes)', () => {
-  const e = syncEnv('abort');
+for (const layout of LAYOUTS) describe(`aborts (real Redis and MinIO, 2 worker processes, layout ${layout})`, () => {
+  const e = syncEnv(`abort-${layout}`);
   let coordinator: Coordinator;
   const workers: ChildProcess[] = [];
 
@@ -53,7 +55,7 @@ describe('aborts (real Redis and MinIO, 2 worker processes)', () => {
 
   test('case 5: a row that cannot be converted aborts the sync with its shard, position and column', async () => {
     await createOrdersTable(coordinator, 'shop', 'bad_row');
-    const id = await startSync(coordinator, 'bad_row', generatorSource(8, 400, { batchRows: 50, faults: { badRow: { shard: 3, position: 123 } } }));
+    const id = await startSync(coordinator, 'bad_row', generatorSource(8, 400, { batchRows: 50, faults: { badRow: { shard: 3, position: 123 } } }), layout);
     const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 60_000);
     assert.equal(done.state.phase, 'ABORTED');
     assert.ok(done.state.phase === 'ABORTED');
@@ -72,7 +74,7 @@ describe('aborts (real Redis and MinIO, 2 worker processes)', () => {
   test('case 6: an explicit abort while shards run stops them, removes staged files, commits nothing', async () => {
     await createOrdersTable(coordinator, 'shop', 'aborted');
     // 8 shards of 40 batches × 100 ms: about 4 s each, 16 s for the whole sync on 2 workers.
-    const id = await startSync(coordinator, 'aborted', generatorSource(8, 4000, { batchRows: 100, faults: { delayMsPerBatch: 100 } }));
+    const id = await startSync(coordinator, 'aborted', generatorSource(8, 4000, { batchRows: 100, faults: { delayMsPerBatch: 100 } }), layout);
     // Two shards started and wrote some batches.
     await waitUntil(async () => {
       const running = (await coordinator.store.attempts(id)).filter((a) => a.status === 'running');

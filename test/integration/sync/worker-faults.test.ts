@@ -26,10 +26,28 @@ import {
   syncEnv,
   waitForPhase,
   waitUntil,
+  LAYOUTS,
+  type Layout,
 } from './harness.ts';
+import { Redis } from 'ioredis';
+import { services } from '@tributary/testkit';
+import { syncRedisKeys } from '@tributary/protocol';
 
-async function startSync(c: Coordinator, table: string, source: Record<string, unknown>): Promise<string> {
-  const response = await c.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop', table }, source } });
+/** The run files the persisted bucket plan of a bucketed sync lists, over all its buckets. */
+async function plannedRuns(prefix: string, syncId: string): Promise<string[]> {
+  const redis = new Redis(services.redis);
+  try {
+    const plan = await redis.hgetall(syncRedisKeys(prefix, syncId).plan);
+    return Object.entries(plan)
+      .filter(([field]) => field.startsWith('bucket:'))
+      .flatMap(([, json]) => (JSON.parse(json) as { runs: { fileName: string }[] }).runs.map((r) => r.fileName));
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function startSync(c: Coordinator, table: string, source: Record<string, unknown>, layout: Layout): Promise<string> {
+  const response = await c.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop', table }, source, options: { layout } } });
   assert.equal(response.statusCode, 202, response.body);
   return response.json<{ id: string }>().id;
 }
@@ -56,8 +74,8 @@ async function assertExactIds(e: ReturnType<typeof syncEnv>, table: string, tota
   assert.deepEqual(await pypaimonIds(e, 'shop', table), oneTo(total), 'pypaimon reads each source row exactly once');
 }
 
-describe('worker faults (real processes, short BullMQ locks)', () => {
-  const e = syncEnv('wfault');
+for (const layout of LAYOUTS) describe(`worker faults (real processes, short BullMQ locks, layout ${layout})`, () => {
+  const e = syncEnv(`wfault-${layout}`);
   let coordinator: Coordinator;
   const workers: ChildProcess[] = [];
 
@@ -74,7 +92,7 @@ describe('worker faults (real processes, short BullMQ locks)', () => {
     await createOrdersTable(coordinator, 'shop', 'killed');
     const first = await spawnWorker(e);
     workers.push(first);
-    const id = await startSync(coordinator, 'killed', generatorSource(2, 2000, { batchRows: 100, faults: { delayMsPerBatch: 50 } }));
+    const id = await startSync(coordinator, 'killed', generatorSource(2, 2000, { batchRows: 100, faults: { delayMsPerBatch: 50 } }), layout);
     const killed = await waitForMidShard(e, coordinator, id);
     await stop(first, 'SIGKILL');
     workers.push(await spawnWorker(e));
@@ -106,7 +124,7 @@ describe('worker faults (real processes, short BullMQ locks)', () => {
     const frozen = await spawnWorker(e);
     workers.push(frozen);
     // One shard of 60 batches × 100 ms: about 6 s.
-    const id = await startSync(coordinator, 'twice', generatorSource(1, 6000, { batchRows: 100, faults: { delayMsPerBatch: 100 } }));
+    const id = await startSync(coordinator, 'twice', generatorSource(1, 6000, { batchRows: 100, faults: { delayMsPerBatch: 100 } }), layout);
     await waitForMidShard(e, coordinator, id);
     frozen.kill('SIGSTOP'); // its lock expires; the stalled check hands the job to the next worker
     const other = await spawnWorker(e);
@@ -133,8 +151,12 @@ describe('worker faults (real processes, short BullMQ locks)', () => {
     const table = await openTable(e.store, 'shop', 'twice');
     const referenced = (await table.newRead().plan()).map((entry) => entry.file.fileName);
     assert.ok(referenced.length > 0);
-    assert.ok(referenced.every((name) => name.includes(`-shard-00000-a${winner}-`)), `only the winner's files: ${referenced.join(', ')}`);
-    assert.ok(!referenced.some((name) => name.includes(`-a${loser.attemptId}-`)));
+    // Bucketed: the table holds the bucket jobs' files, merged from the runs the bucket plan lists.
+    const written = layout === 'direct' ? referenced : await plannedRuns(e.prefix, id);
+    assert.ok(written.length > 0);
+    assert.ok(written.every((name) => name.includes(`-shard-00000-a${winner}-`)), `only the winner's files: ${written.join(', ')}`);
+    assert.ok(!written.some((name) => name.includes(`-a${loser.attemptId}-`)));
+    if (layout === 'bucketed') assert.ok(referenced.every((name) => /-bucket-\d+-a\d+-/.test(name)), referenced.join(', '));
     await assertExactIds(e, 'twice', 6000);
   });
 });
