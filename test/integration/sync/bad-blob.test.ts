@@ -10,7 +10,7 @@ import type { Coordinator } from '@tributary/coordinator';
 import { startShardWorker, type ShardWorker, type WorkerTables } from '@tributary/worker';
 import { warehouseTables, type ObjectBody, type ObjectStore } from '@tributary/table';
 import { services } from '@tributary/testkit';
-import { createOrdersTable, generatorSource, inProcessCoordinator, listKeys, oneTo, pypaimonIds, s3, syncEnv, waitForPhase, FAST_LOCKS } from './harness.ts';
+import { LAYOUTS, createOrdersTable, generatorSource, inProcessCoordinator, listKeys, oneTo, pypaimonIds, s3, syncEnv, waitForPhase, FAST_LOCKS } from './harness.ts';
 
 type Swap = (key: string, bytes: Uint8Array) => Uint8Array;
 
@@ -38,8 +38,8 @@ function swappingStore(store: ObjectStore, swap: () => Swap | undefined): Object
   });
 }
 
-describe('case 8: blobs that must not be committed', () => {
-  const e = syncEnv('blob');
+for (const layout of LAYOUTS) describe(`case 8: blobs that must not be committed (layout ${layout})`, () => {
+  const e = syncEnv(`blob-${layout}`);
   let coordinator: Coordinator;
   let worker: ShardWorker;
   let fault: Swap | undefined;
@@ -63,7 +63,7 @@ describe('case 8: blobs that must not be committed', () => {
     const response = await coordinator.app.inject({
       method: 'POST',
       url: '/v1/syncs',
-      payload: { table: { database: 'shop', table: 'orders' }, source: generatorSource(4, 100) },
+      payload: { table: { database: 'shop', table: 'orders' }, source: generatorSource(4, 100), options: { layout } },
     });
     assert.equal(response.statusCode, 202, response.body);
     const id = response.json<{ id: string }>().id;
@@ -92,14 +92,30 @@ describe('case 8: blobs that must not be committed', () => {
     const third = await runSync();
     assert.ok(third.state.phase === 'ABORTED', third.state.phase);
     assert.equal(third.state.reason.code, 'BLOB_CHECKSUM_MISMATCH');
+    const aborted = [second, third];
+
+    if (layout === 'bucketed') {
+      // A bucket job's blob corrupted in storage: refused when the bucket stage ends.
+      fault = (key, bytes) => {
+        if (!key.includes('/buckets/bucket-0/')) return bytes;
+        const copy = Uint8Array.from(bytes);
+        copy[Math.floor(copy.length / 2)] = (copy[Math.floor(copy.length / 2)] ?? 0) ^ 0xff;
+        return copy;
+      };
+      const fourth = await runSync();
+      assert.ok(fourth.state.phase === 'ABORTED', fourth.state.phase);
+      assert.equal(fourth.state.reason.code, 'BLOB_CHECKSUM_MISMATCH');
+      assert.ok(fourth.timings.MERGING !== undefined, 'it failed in the bucket stage');
+      aborted.push(fourth);
+    }
 
     const table = await coordinator.tables.describeTable(e.warehouse, { database: 'shop', table: 'orders' });
     assert.equal(table?.latestSnapshotId, 1, 'only the first sync committed');
     assert.equal(table?.rowCount, 400);
     assert.deepEqual(await pypaimonIds(e, 'shop', 'orders'), oneTo(400), 'pypaimon reads only the first sync');
-    for (const aborted of [second, third]) {
-      assert.deepEqual((await listKeys(e, `.tributary/syncs/${aborted.id}/`)).filter((k) => k.endsWith('.blob')), []);
-      assert.deepEqual((await listKeys(e, 'shop.db/orders/')).filter((k) => k.includes(`/data-${aborted.id}-`)), []);
+    for (const sync of aborted) {
+      assert.deepEqual((await listKeys(e, `.tributary/syncs/${sync.id}/`)).filter((k) => k.endsWith('.blob') || k.endsWith('.parquet')), []);
+      assert.deepEqual((await listKeys(e, 'shop.db/orders/')).filter((k) => k.includes(`/data-${sync.id}-`)), []);
     }
   });
 });

@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { SyncStore, type SyncRecord } from '@tributary/coordinator';
 import { openTable } from '@tributary/table';
 import { services } from '@tributary/testkit';
-import { ORDERS_COLUMNS, generatorSource, oneTo, pypaimonIds, readRows, spawnCoordinator, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
+import { LAYOUTS, ORDERS_COLUMNS, generatorSource, oneTo, pypaimonIds, readRows, spawnCoordinator, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
 let nextPort = 18_400 + Math.floor(Math.random() * 500) * 2;
@@ -21,9 +21,9 @@ async function post(port: number, path: string, body: unknown): Promise<{ status
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
 
-for (const point of ['after-publish', 'before-publish'] as const) {
-  describe(`case ${point === 'after-publish' ? 3 : 4}: coordinator killed ${point.replace('-', ' ')}`, () => {
-    const e = syncEnv(point === 'after-publish' ? 'crash3' : 'crash4');
+for (const point of ['after-publish', 'before-publish'] as const) for (const layout of LAYOUTS) {
+  describe(`case ${point === 'after-publish' ? 3 : 4}: coordinator killed ${point.replace('-', ' ')} (layout ${layout})`, () => {
+    const e = syncEnv(`${point === 'after-publish' ? 'crash3' : 'crash4'}-${layout}`);
     const store = new SyncStore(redis, e.prefix);
     const processes: ChildProcess[] = [];
 
@@ -41,7 +41,7 @@ for (const point of ['after-publish', 'before-publish'] as const) {
       const died = once(doomed, 'exit');
       const created = await post(port, '/v1/tables', { database: 'shop', name: 'orders', columns: ORDERS_COLUMNS });
       assert.equal(created.status, 201, JSON.stringify(created.json));
-      const started = await post(port, '/v1/syncs', { table: { database: 'shop', table: 'orders' }, source: generatorSource(4, 250) });
+      const started = await post(port, '/v1/syncs', { table: { database: 'shop', table: 'orders' }, source: generatorSource(4, 250), options: { layout } });
       assert.equal(started.status, 202, JSON.stringify(started.json));
       const id = String(started.json.id);
       const [, signal] = (await died) as [number | null, string | null];
