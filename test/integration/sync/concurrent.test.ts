@@ -8,12 +8,12 @@ import type { ChildProcess } from 'node:child_process';
 import type { Coordinator } from '@tributary/coordinator';
 import { GENERATOR_COLUMNS, generatorRow, rowConverter } from '@tributary/sources';
 import { openTable, type InternalRow } from '@tributary/table';
-import { createOrdersTable, generatorSource, inProcessCoordinator, pypaimonRead, readRows, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
+import { LAYOUTS, createOrdersTable, generatorSource, inProcessCoordinator, pypaimonRead, readRows, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
 
 const key = (row: InternalRow): string => JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
-describe('case 7: concurrent syncs into one table', () => {
-  const e = syncEnv('concurrent');
+for (const layout of LAYOUTS) describe(`case 7: concurrent syncs into one table (layout ${layout})`, () => {
+  const e = syncEnv(`concurrent-${layout}`);
   let coordinator: Coordinator;
   const workers: ChildProcess[] = [];
 
@@ -34,7 +34,7 @@ describe('case 7: concurrent syncs into one table', () => {
         const response = await coordinator.app.inject({
           method: 'POST',
           url: '/v1/syncs',
-          payload: { table: { database: 'shop', table: 'orders' }, source: { ...generatorSource(4, 300), seed } },
+          payload: { table: { database: 'shop', table: 'orders' }, source: { ...generatorSource(4, 300), seed }, options: { layout } },
         });
         assert.equal(response.statusCode, 202, response.body);
         return response.json<{ id: string }>().id;

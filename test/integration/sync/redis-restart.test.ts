@@ -29,9 +29,10 @@ import {
   stop,
   syncEnv,
   waitUntil,
+  LAYOUTS,
 } from './harness.ts';
 
-describe('case 9: Redis restarted in the middle of a sync', () => {
+for (const layout of LAYOUTS) describe(`case 9: Redis restarted in the middle of a sync (layout ${layout})`, () => {
   const dir = mkdtempSync(join(tmpdir(), 'tributary-redis-'));
   let redisPort = 0;
   let redisProcess: ChildProcess;
@@ -48,7 +49,7 @@ describe('case 9: Redis restarted in the middle of a sync', () => {
   });
 
   test('the sync ends COMMITTED (or ABORTED with a reason), all or nothing', async () => {
-    const e = syncEnv('redis');
+    const e = syncEnv(`redis-${layout}`);
     const env = { TRIBUTARY_REDIS_PORT: String(redisPort) };
     const port = await freePort();
     processes.push(await spawnCoordinator(e, port, env));
@@ -56,7 +57,7 @@ describe('case 9: Redis restarted in the middle of a sync', () => {
     const post = (path: string, body: unknown) =>
       fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     assert.equal((await post('/v1/tables', { database: 'shop', name: 'orders', columns: ORDERS_COLUMNS })).status, 201);
-    const started = await post('/v1/syncs', { table: { database: 'shop', table: 'orders' }, source: generatorSource(6, 3000, { batchRows: 100, faults: { delayMsPerBatch: 30 } }) });
+    const started = await post('/v1/syncs', { table: { database: 'shop', table: 'orders' }, source: generatorSource(6, 3000, { batchRows: 100, faults: { delayMsPerBatch: 30 } }), options: { layout } });
     assert.equal(started.status, 202);
     const { id } = (await started.json()) as { id: string };
 
