@@ -89,7 +89,7 @@ export function syncCommands(parent: Command, apiFor: ApiFor): void {
   sync
     .command('list')
     .description('syncs, newest first')
-    .option('--state <phase>', 'only syncs in this phase (PLANNED, PREPARING, COMMITTING, COMMITTED, ABORTING, ABORTED)')
+    .option('--state <phase>', 'only syncs in this phase (PLANNED, PREPARING, MERGING, COMMITTING, COMMITTED, ABORTING, ABORTED)')
     .option('--database <name>', 'only syncs into this database')
     .option('--table <name>', 'only syncs into tables of this name')
     .option('--limit <n>', 'at most this many (1-500)', intArg('--limit', 1), 50)

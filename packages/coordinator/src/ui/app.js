@@ -205,6 +205,13 @@ async function syncsView() {
   return [h('p', { text: syncs.length === 0 ? 'No sync yet.' : `${syncs.length} most recent syncs, by table, newest first.` }), ...sections];
 }
 
+/** One stage of a sync: `accepted/total jobs · rows · bytes` (the total is unknown before the buckets are planned). */
+function stageText(stage, jobs) {
+  if (!stage) return '—';
+  const total = stage.total === null ? '?' : String(stage.total);
+  return `${stage.accepted}/${total} ${jobs} · ${fmtInt(stage.rows)} rows · ${fmtInt(stage.bytes)} bytes`;
+}
+
 async function syncView(id) {
   const detail = await api(`/v1/syncs/${seg(id)}`);
   const p = syncProgress(detail);
@@ -222,6 +229,11 @@ async function syncView(id) {
     ['Rate', h('span', { 'data-testid': 'sync-rate', text: fmtRate(p.rate) })],
     ['ETA', h('span', { 'data-testid': 'sync-eta', text: running ? fmtDuration(p.etaMs) : '—' })],
     ['Reason', h('span', { class: 'reason', 'data-testid': 'reason', text: reasonText(reason) })],
+    ['Layout', h('span', { 'data-testid': 'sync-layout', text: detail.layout ?? '—' })],
+    ['Shards read', h('span', { 'data-testid': 'stage-shards', text: stageText(detail.stages?.shards, 'shards') })],
+    ['Buckets written', h('span', { 'data-testid': 'stage-buckets', text: detail.stages?.buckets ? stageText(detail.stages.buckets, 'buckets') : '— (direct: the shards write the files)' })],
+    ['Files added', h('span', { 'data-testid': 'sync-files', text: typeof detail.files === 'number' ? fmtInt(detail.files) : '—' })],
+    ['Warnings', h('span', { class: 'reason', 'data-testid': 'sync-warnings', text: (detail.warnings ?? []).join(' · ') })],
   ];
   const shards = detail.shards.map((shard) => {
     const state = shardState(shard, detail.phase);
