@@ -10,6 +10,8 @@
  *    worker, the sync commits exactly the source rows, and only the re-run's files are referenced.
  * 4. A shard job run again after the bucket jobs started (added by hand with its valid token): it is
  *    refused (the sync is MERGING), and the commit holds only the accepted attempts' rows.
+ * 5. An abort while a bucket is being merged: the merge stops, the sync ends ABORTED, and nothing it
+ *    staged is left (runs, blobs, the bucket's files).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -199,5 +201,21 @@ describe('the bucketed layout: one writer per (partition, bucket)', () => {
     assert.deepEqual(ids, oneTo(4000));
     const accepted = (await coordinator.syncs.get(id)).state;
     assert.ok(accepted.phase === 'COMMITTED' && accepted.accepted['shard-00000']?.attemptId === '1', JSON.stringify(accepted));
+  });
+
+  test('an abort during MERGING stops the merge and leaves nothing staged', async () => {
+    workers.push(await spawnWorker(e, { TRIBUTARY_TEST_MERGE_DELAY_MS: '100' }));
+    await createTable('merge_aborted', { columns: ORDERS_COLUMNS, primaryKeys: ['order_id'], bucket: 1 });
+    const id = await startSync('merge_aborted', generatorSource(2, 3000));
+    await waitUntil(async () => (await coordinator.store.bucketAttempts(id)).find((a) => a.status === 'running' && (a.rows ?? 0) > 0), 'a bucket mid-merge', 60_000);
+    const response = await coordinator.app.inject({ method: 'POST', url: `/v1/syncs/${id}/abort`, payload: { reason: 'stop the merge' } });
+    assert.equal(response.statusCode, 202, response.body);
+    const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 30_000);
+    assert.ok(done.state.phase === 'ABORTED' && done.state.stagedDeleted, JSON.stringify(done.state));
+    await waitUntil(async () => (await coordinator.store.bucketAttempts(id)).every((a) => a.status !== 'running'), 'the bucket attempt ended');
+    const left = (await listKeys(e, `.tributary/syncs/${id}/`)).filter((k) => !k.endsWith('/outcome.json'));
+    assert.deepEqual(left, [], 'no run and no blob left');
+    assert.deepEqual((await listKeys(e, 'shop.db/merge_aborted/')).filter((k) => k.includes(`/data-${id}-`)), [], 'no data file of the sync left');
+    assert.equal(await (await openTable(e.store, 'shop', 'merge_aborted')).latestSnapshot(), null);
   });
 });
