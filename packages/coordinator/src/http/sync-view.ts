@@ -64,7 +64,7 @@ export function syncView(
     collidingKeys: (state.phase === 'COMMITTING' || state.phase === 'COMMITTED' ? state.collidingKeys : undefined) ?? null,
     layout,
     stages: {
-      shards: { total: record.plan.shards.length, accepted: shardsAccepted, rows: totals.rows, bytes: totals.bytes },
+      shards: { total, accepted: shardsAccepted, rows: totals.rows, bytes: totals.bytes },
       buckets: layout === 'bucketed' ? bucketStageView(record, buckets) : null,
     },
     files,

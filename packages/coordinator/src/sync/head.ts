@@ -40,5 +40,11 @@ export function syncHead(record: SyncRecord): SyncHead {
     rejected += a.rejected ?? 0;
   }
   const accepted = Object.fromEntries(shards.flatMap((s) => (state.accepted[s.id] === undefined ? [] : [[s.id, state.accepted[s.id]!]])));
-  return { record: { ...cut, state: { ...state, accepted } }, shards: record.plan.shards.length, frozen: { accepted: all.length, rows, bytes, ...(rejected > 0 ? { rejected } : {}), files: loadFiles(record) } };
+  return { record: { ...cut, state: { ...state, accepted } }, shards: record.plan.shards.length, frozen: { accepted: all.length, rows, bytes, ...(rejected > 0 ? { rejected } : {}), ...filesOf(record) } };
+}
+
+/** The files the load adds, when known (absent otherwise: heads written before they were kept look the same). */
+function filesOf(record: SyncRecord): { files?: number } {
+  const files = loadFiles(record);
+  return files === null ? {} : { files };
 }

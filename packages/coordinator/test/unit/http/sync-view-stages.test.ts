@@ -42,7 +42,7 @@ test('a bucketed load shows both stages: shards read, then buckets written', () 
     { shardId: 'bucket-0', attemptId: '1', status: 'succeeded', accepted: true, startedAt: at, rows: 6, bytes: 60 },
     { shardId: 'bucket-1', attemptId: '1', status: 'running', startedAt: at, rows: 4, bytes: 0 },
   ];
-  const view = syncView(merging, [], {}, undefined, 100, undefined, { attempts: bucketAttempts, accepted: { 'bucket-0': '1' } });
+  const view = syncView(merging, [], {}, undefined, 100, undefined, undefined, { attempts: bucketAttempts, accepted: { 'bucket-0': '1' } });
   assert.equal(view.state.phase, 'MERGING');
   assert.deepEqual(view.stages.shards, { total: 2, accepted: 2, rows: 0, bytes: 0 });
   assert.deepEqual(view.stages.buckets, { total: 3, accepted: 1, rows: 10, bytes: 60 });
