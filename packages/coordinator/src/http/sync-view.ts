@@ -97,8 +97,8 @@ function bucketStageView(record: SyncRecord, buckets: BucketProgress): SyncRespo
     const accepted = Object.values(stage.accepted);
     return { total: accepted.length, accepted: accepted.length, rows: accepted.reduce((n, a) => n + a.rows, 0), bytes: accepted.reduce((n, a) => n + a.bytes, 0) };
   }
-  const totals = attemptTotals(buckets.attempts, buckets.accepted);
-  return { total: state.phase === 'MERGING' ? state.buckets : null, accepted: Object.keys(buckets.accepted).length, ...totals };
+  const { rows, bytes } = attemptTotals(buckets.attempts, buckets.accepted);
+  return { total: state.phase === 'MERGING' ? state.buckets : null, accepted: Object.keys(buckets.accepted).length, rows, bytes };
 }
 
 export interface ProgressTotals {
