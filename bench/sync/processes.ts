@@ -72,12 +72,14 @@ export interface ClusterOptions {
   readonly coordinatorNodeArgs?: readonly string[];
   /** Node flags of each worker process, given its index. */
   readonly workerNodeArgs?: (index: number) => readonly string[];
+  /** More environment of every process (e.g. a connections file). */
+  readonly extraEnv?: Record<string, string>;
 }
 
 /** A coordinator and `workers` shard worker processes on one deployment. */
 export async function startCluster(d: Deployment, options: ClusterOptions): Promise<Cluster> {
-  const coordinator = await startProcess('coordinator', deploymentEnv(d, { TRIBUTARY_PORT: '0' }), options.coordinatorNodeArgs);
-  const workerEnv = deploymentEnv(d, { TRIBUTARY_WORKER_CONCURRENCY: String(options.workerConcurrency) });
+  const coordinator = await startProcess('coordinator', deploymentEnv(d, { ...options.extraEnv, TRIBUTARY_PORT: '0' }), options.coordinatorNodeArgs);
+  const workerEnv = deploymentEnv(d, { ...options.extraEnv, TRIBUTARY_WORKER_CONCURRENCY: String(options.workerConcurrency) });
   const workers = await Promise.all(
     Array.from({ length: options.workers }, (_, i) => startProcess('worker', workerEnv, options.workerNodeArgs?.(i))),
   );

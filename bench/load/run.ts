@@ -1,0 +1,269 @@
+/**
+ * `npm run bench:load`: MariaDB shards → one Paimon primary-key table on MinIO, end to end, against
+ * a Paimon Java loader, a pypaimon loader and the source-read ceiling, interleaved round by round
+ * (see bench/load/README.md).
+ *
+ *   npm run bench:load -- [--shards 8] [--rows 1000000] [--rounds 3] [--contenders tributary,java,pypaimon,mysql2,mariadb]
+ *                         [--worker-cpu-prof DIR] [--no-check] [--keep]
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { call, cpuSeconds, peakRssMb, s3Options, startCluster, type Cluster } from '../sync/processes.ts';
+import { ensureDataset, LOAD_COLUMNS, type Dataset, type Expected } from './dataset.ts';
+import { printReport, type Measurement } from './report.ts';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const javaDir = join(here, 'java');
+const javaJar = join(javaDir, 'target', 'paimon-load-bench.jar');
+const python = join(root, '.cache', 'venv', 'bin', 'python');
+const pyDeps = join(here, 'python', '.deps');
+
+const { values: args } = parseArgs({
+  options: {
+    shards: { type: 'string', default: '8' },
+    rows: { type: 'string', default: '1000000' },
+    rounds: { type: 'string', default: '3' },
+    contenders: { type: 'string', default: 'tributary,java,pypaimon,mysql2,mariadb' },
+    'worker-cpu-prof': { type: 'string' },
+    'no-check': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+const CONTENDERS = ['tributary', 'java', 'pypaimon', 'mysql2', 'mariadb'] as const;
+type Contender = (typeof CONTENDERS)[number];
+const contenders = (args.contenders ?? '').split(',').filter((c): c is Contender => (CONTENDERS as readonly string[]).includes(c));
+const shards = Number(args.shards);
+const rowsPerShard = Number(args.rows);
+const rounds = Number(args.rounds);
+const mariadb = {
+  host: process.env.TRIBUTARY_MARIADB_HOST ?? '127.0.0.1',
+  port: Number(process.env.TRIBUTARY_MARIADB_PORT ?? 3390),
+  user: process.env.TRIBUTARY_MARIADB_USER ?? 'tributary',
+  password: process.env.TRIBUTARY_MARIADB_PASSWORD ?? 'tributary',
+};
+const s3 = s3Options();
+const bucket = process.env.TRIBUTARY_S3_BUCKET ?? 'tributary';
+const run = `${Date.now().toString(36)}`;
+const warehouse = `s3://${bucket}/bench-load/${run}`;
+const log = (line: string) => console.error(line);
+const childEnv = {
+  ...process.env,
+  BENCH_MYSQL_PASSWORD: mariadb.password,
+  BENCH_S3_ENDPOINT: s3.endpoint,
+  BENCH_S3_ACCESS_KEY: s3.accessKeyId,
+  BENCH_S3_SECRET_KEY: s3.secretAccessKey,
+  PYTHONPATH: pyDeps,
+};
+
+interface Ran {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly seconds: number;
+}
+
+function runProcess(command: string, argv: readonly string[], cwd = root): Promise<Ran> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, argv, { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-8000)));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code === 0) resolve({ stdout, stderr, seconds: (performance.now() - started) / 1000 });
+      else reject(new Error(`${command} ${argv.slice(0, 3).join(' ')}… exited with ${code}\n${stderr}`));
+    });
+  });
+}
+
+function lastJson<T>(stdout: string): T {
+  const lines = stdout.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1] ?? '') as T;
+}
+
+/** Builds the Java loader unless target/ holds a build of exactly these sources. */
+async function buildJava(): Promise<void> {
+  const files = (await readdir(join(javaDir, 'src'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  const hash = createHash('sha256');
+  for (const file of [join(javaDir, 'pom.xml'), ...files.sort()]) hash.update(file.slice(javaDir.length)).update(await readFile(file));
+  const stamp = hash.digest('hex');
+  const stampFile = join(javaDir, 'target', '.build-stamp');
+  if (existsSync(javaJar) && existsSync(stampFile) && (await readFile(stampFile, 'utf8')) === stamp) return;
+  log('bench: building the Paimon Java loader (mvn package)…');
+  await runProcess('mvn', ['--batch-mode', '--no-transfer-progress', '--quiet', 'package'], javaDir);
+  await writeFile(stampFile, stamp);
+}
+
+/** PyMySQL for the pypaimon loader, installed beside it (the shared venv is left as it is). */
+async function installPyDeps(): Promise<void> {
+  if (existsSync(join(pyDeps, 'pymysql'))) return;
+  log('bench: installing PyMySQL for the pypaimon loader…');
+  await runProcess(python, ['-m', 'pip', 'install', '--quiet', '--target', pyDeps, 'pymysql==1.1.1']);
+}
+
+async function createTable(cluster: Cluster, name: string): Promise<void> {
+  await call(cluster.base, 'POST', '/v1/tables', {
+    database: 'load',
+    name,
+    columns: LOAD_COLUMNS.map((c) => ({ name: c.name, type: c.paimon })),
+    primaryKeys: ['id'],
+    bucket: 8,
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function runTributary(cluster: Cluster, dataset: Dataset, name: string): Promise<Measurement> {
+  const pids = [cluster.coordinator, ...cluster.workers].map((c) => c.pid ?? -1);
+  const cpu0 = pids.map(cpuSeconds);
+  const t0 = performance.now();
+  const source = { kind: 'mysql', connection: 'bench', databases: [dataset.database], tables: dataset.tables, batchRows: 10_000 };
+  const { id } = await call<{ id: string }>(cluster.base, 'POST', '/v1/syncs', { table: { database: 'load', table: name }, source, mode: 'upsert' });
+  for (;;) {
+    const view = await call<{ phase: string; state?: { reason?: unknown } }>(cluster.base, 'GET', `/v1/syncs/${id}`);
+    if (view.phase === 'COMMITTED') break;
+    if (view.phase === 'ABORTED') throw new Error(`tributary sync ${id} aborted: ${JSON.stringify(view.state?.reason)}`);
+    await sleep(100);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = pids.map((pid, i) => cpuSeconds(pid) - (cpu0[i] ?? 0));
+  return {
+    seconds,
+    cpuSeconds: cpu.reduce((a, b) => a + b, 0),
+    workerCpuSeconds: cpu.slice(1).reduce((a, b) => a + b, 0),
+    peakRssMb: Math.max(...cluster.workers.map((w) => peakRssMb(w.pid ?? -1))),
+  };
+}
+
+async function runJava(dataset: Dataset, name: string): Promise<Measurement> {
+  const url = `jdbc:mariadb://${mariadb.host}:${mariadb.port}/`;
+  const ran = await runProcess('java', ['-jar', javaJar, 'load', warehouse, 'load', name, url, '2', ...dataset.tables.map((t) => `${dataset.database}.${t}`)]);
+  const out = lastJson<{ loadSeconds: number; loadCpuSeconds: number; peakRssMb: number }>(ran.stdout);
+  return { seconds: out.loadSeconds, cpuSeconds: out.loadCpuSeconds, peakRssMb: out.peakRssMb, processSeconds: ran.seconds };
+}
+
+async function runPypaimon(dataset: Dataset, name: string): Promise<Measurement> {
+  const shardArgs = dataset.tables.flatMap((t) => ['--shard', `${dataset.database}.${t}`]);
+  const ran = await runProcess(python, [join(here, 'python', 'load.py'), '--warehouse', warehouse, '--table', `load.${name}`, '--port', String(mariadb.port), '--processes', '2', ...shardArgs]);
+  const out = lastJson<{ loadSeconds: number; loadCpuSeconds: number; peakRssMb: number }>(ran.stdout);
+  return { seconds: out.loadSeconds, cpuSeconds: out.loadCpuSeconds, peakRssMb: out.peakRssMb, processSeconds: ran.seconds };
+}
+
+/** Two readers, each a process, each its half of the shards, every row dropped. */
+async function runCeiling(kind: 'mysql2' | 'mariadb', dataset: Dataset): Promise<Measurement> {
+  const halves = [0, 1].map((h) => dataset.tables.filter((_, i) => i % 2 === h).map((t) => `${dataset.database}.${t}`));
+  const t0 = performance.now();
+  const results = await Promise.all(
+    halves.map(async (half) => {
+      if (kind === 'mysql2') return lastJson<{ rows: number; cpuSeconds: number }>((await runProcess(process.execPath, [join(here, 'read-ceiling.ts'), String(mariadb.port), ...half])).stdout);
+      const sql = half.map((t) => `SELECT * FROM ${t} ORDER BY id;`).join(' ');
+      const script = `mariadb --quick --batch --skip-column-names -h ${mariadb.host} -P ${mariadb.port} -u ${mariadb.user} -e "${sql}" > /dev/null; cat /proc/$$/stat >&2`;
+      // The shell's own stat after its child exits: cutime/cstime are the client's CPU.
+      const ran = await runProcess('bash', ['-c', script.replace('mariadb ', `MYSQL_PWD=${mariadb.password} mariadb `)]);
+      const stat = ran.stderr.trim().split('\n').pop() ?? '';
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return { rows: NaN, cpuSeconds: (Number(fields[13]) + Number(fields[14])) / 100 };
+    }),
+  );
+  return { seconds: (performance.now() - t0) / 1000, cpuSeconds: results.reduce((n, r) => n + r.cpuSeconds, 0), peakRssMb: NaN };
+}
+
+interface Check {
+  readonly rows: number;
+  readonly splitFiles: number;
+  readonly sums: readonly string[];
+  readonly nulls: readonly number[];
+}
+
+/** Paimon Java reads the table back: the count, every column's sum and NULL count must be the source's. */
+async function checkTable(name: string, expected: Expected): Promise<{ ok: boolean; files: number; detail: string }> {
+  const ran = await runProcess('java', ['-jar', javaJar, 'check', warehouse, 'load', name]);
+  const got = lastJson<Check>(ran.stdout);
+  const problems: string[] = [];
+  if (got.rows !== expected.rows) problems.push(`rows ${got.rows} ≠ ${expected.rows}`);
+  LOAD_COLUMNS.forEach((c, i) => {
+    if (got.sums[i] !== expected.sums[i]) problems.push(`sum(${c.name}) ${got.sums[i]} ≠ ${expected.sums[i]}`);
+    if (got.nulls[i] !== expected.nulls[i]) problems.push(`nulls(${c.name}) ${got.nulls[i]} ≠ ${expected.nulls[i]}`);
+  });
+  return { ok: problems.length === 0, files: got.splitFiles, detail: problems.join('; ') };
+}
+
+async function main(): Promise<void> {
+  log(`bench: load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  const dataset = await ensureDataset(mariadb, shards, rowsPerShard, log);
+  if (contenders.some((c) => c === 'java' || c === 'pypaimon' || c === 'tributary')) await buildJava();
+  if (contenders.includes('pypaimon')) await installPyDeps();
+  const dir = join(tmpdir(), `bench-load-${run}`);
+  await mkdir(dir, { recursive: true });
+  const connectionsFile = join(dir, 'connections.json');
+  await writeFile(connectionsFile, JSON.stringify({ connections: { bench: { kind: 'mysql', host: mariadb.host, port: mariadb.port, user: mariadb.user, passwordEnv: 'BENCH_MYSQL_PASSWORD' } } }), { mode: 0o600 });
+  const prof = args['worker-cpu-prof'];
+  const cluster = await startCluster(
+    { prefix: `bench-load-${run}`, warehouse },
+    {
+      workers: 2,
+      workerConcurrency: 1,
+      extraEnv: { TRIBUTARY_CONNECTIONS_FILE: connectionsFile, BENCH_MYSQL_PASSWORD: mariadb.password },
+      ...(prof === undefined ? {} : { workerNodeArgs: () => ['--cpu-prof', `--cpu-prof-dir=${prof}`] }),
+    },
+  );
+  const measurements: Measurement[] = [];
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? contenders : [...contenders].reverse();
+      for (const contender of order) {
+        const name = `${contender}_${round}`;
+        const load = loadavg()[0] ?? NaN;
+        if (contender === 'tributary' || contender === 'java' || contender === 'pypaimon') await createTable(cluster, name);
+        const measured =
+          contender === 'tributary'
+            ? await runTributary(cluster, dataset, name)
+            : contender === 'java'
+              ? await runJava(dataset, name)
+              : contender === 'pypaimon'
+                ? await runPypaimon(dataset, name)
+                : await runCeiling(contender, dataset);
+        const check = contender === 'mysql2' || contender === 'mariadb' || args['no-check'] ? undefined : await checkTable(name, dataset.expected);
+        const m: Measurement = { ...measured, contender, round, rows: dataset.expected.rows, loadAverage: load, ...(check ? { check } : {}) };
+        measurements.push(m);
+        log(
+          `  round ${round} ${contender.padEnd(9)} ${m.seconds.toFixed(2)} s, CPU ${m.cpuSeconds.toFixed(2)} s, ${Math.round(dataset.expected.rows / m.seconds).toLocaleString('en-US')} rows/s` +
+            (Number.isFinite(m.peakRssMb) ? `, peak RSS ${m.peakRssMb.toFixed(0)} MB` : '') +
+            (check ? `, ${check.files} files, check ${check.ok ? 'ok' : `FAILED: ${check.detail}`}` : '') +
+            `, load ${load.toFixed(2)}`,
+        );
+      }
+    }
+  } finally {
+    await cluster.stop();
+    await rm(dir, { recursive: true, force: true });
+    if (!args.keep) await removeWarehouse();
+  }
+  printReport({ shards, rowsPerShard, measurements, loadAverage: loadavg() });
+  if (measurements.some((m) => m.check !== undefined && !m.check.ok)) process.exitCode = 1;
+}
+
+/** Every object of the run's warehouse, directory markers of pyarrow's file system included. */
+async function removeWarehouse(): Promise<void> {
+  const { S3Client, ListObjectsV2Command, DeleteObjectsCommand } = await import('@aws-sdk/client-s3');
+  const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+  let token: string | undefined;
+  do {
+    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `bench-load/${run}/`, ContinuationToken: token }));
+    const keys = (page.Contents ?? []).map((o) => ({ Key: o.Key ?? '' }));
+    if (keys.length > 0) await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys } }));
+    token = page.NextContinuationToken;
+  } while (token !== undefined);
+  client.destroy();
+}
+
+await main();
