@@ -26,4 +26,5 @@ export { loadSourceAccess, noSourceAccess, redactSource, type S3Credentials, typ
 export { rowConverter } from './values/convert.ts';
 export { batchConverter, type BadRowPolicy, type BatchConverter } from './values/bad-rows.ts';
 export { loadedFileKey } from './files/index.ts';
+export { columnConverter, type ColumnConverter } from './values/columns.ts';
 export { GENERATOR_COLUMNS, GENERATOR_TABLE_COLUMNS, GeneratorSource, generatorRow, generatorShardId } from './generator/index.ts';

@@ -7,7 +7,7 @@
 import { dataFileMarker, errorFrom } from '@tributary/protocol';
 import { sourceErrors } from '@tributary/sources';
 import { countingStore } from './counting-store.ts';
-import { TableWrite, type CommitMessage, type InternalRow, type RowType, type Tables } from '@tributary/table';
+import { TableWrite, type ColumnBatch, type CommitMessage, type InternalRow, type RowType, type Tables } from '@tributary/table';
 
 /**
  * What of the `Tables` seam a worker uses: open a table, and the stores of the warehouse (where
@@ -47,6 +47,8 @@ export interface ShardWrite {
   /** Where the files' partition directories are (the table's path, "db.db/orders", or the runs' path); goes into the blob header. */
   readonly tablePath: string;
   write(rows: readonly InternalRow[]): Promise<void>;
+  /** Columns of the table's row type, as the source's batch converter builds them (no transpose). */
+  writeBatch(batch: ColumnBatch): Promise<void>;
   /** Closes the data files; the messages name every file written. Called once. */
   prepareCommit(): Promise<CommitMessage[]>;
   /** Best effort: deletes what this write has produced so far. */
@@ -79,6 +81,7 @@ export async function openShardWrite(tables: WorkerTables, options: ShardWriteOp
     rowType: { fields: table.schema.fields },
     tablePath: options.runs?.path ?? table.path,
     write: (rows) => write.writeRows(rows),
+    writeBatch: (batch) => write.write(batch),
     prepareCommit: async () => {
       try {
         return await write.prepareCommit();

@@ -43,8 +43,8 @@ import {
   type ShardReadPosition,
   type SyncShardResult,
 } from '@tributary/protocol';
-import { batchConverter, noSourceAccess, openSource, rowConverter, type BatchConverter, type S3Credentials, type SourceAccess } from '@tributary/sources';
-import { TRIBUTARY_VERSION, type CommitMessage } from '@tributary/table';
+import { batchConverter, columnConverter, noSourceAccess, openSource, rowConverter, type BatchConverter, type ColumnConverter, type S3Credentials, type SourceAccess, type SourceBatch } from '@tributary/sources';
+import { TRIBUTARY_VERSION, type ColumnBatch, type CommitMessage } from '@tributary/table';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createHash } from 'node:crypto';
@@ -209,9 +209,11 @@ async function readShard(
     const columns = await raceAbort(source.columns(), signal);
     // The bad-row policy of the sync: fail on the first row that does not fit, or reject it (values/bad-rows.ts).
     converter = batchConverter(rowConverter(data.shardId, columns, write.rowType), columns, data.head.badRows);
+    // Each source batch becomes the table's columns in one pass per column (values/columns.ts).
+    const toColumns = columnConverter(data.shardId, columns, write.rowType);
     for await (const batch of untilAborted(source.open({ id: data.shardId, spec: data.spec }, undefined, signal), signal)) {
       if (batch.position !== undefined) readPosition = batch.position;
-      await write.write(converter.convert(batch));
+      await writeSourceBatch(write, batch, toColumns, converter);
       rows += batch.rows.length;
       position = batch.end;
       signal.throwIfAborted();
@@ -228,6 +230,23 @@ async function readShard(
 
 /** What the phase checks name: the sync and the job's shard (or bucket) id. */
 export type PhaseWatched = Pick<PlannedShardTask, 'syncId' | 'shardId'>;
+
+/**
+ * Writes a source batch as the table's columns; a batch with a row that does not fit goes through
+ * the bad-row policy row by row instead (`reject` keeps its good rows; `fail` throws the same first
+ * bad cell the column path found).
+ */
+async function writeSourceBatch(write: ShardWrite, batch: SourceBatch, toColumns: ColumnConverter, policy: BatchConverter): Promise<void> {
+  let columns: ColumnBatch;
+  try {
+    columns = toColumns(batch.rows, batch.firstRowPosition, batch.file);
+  } catch (error) {
+    if (!isTributaryError(error) || error.code !== 'SOURCE_ROW_INVALID') throw error;
+    await write.write(policy.convert(batch));
+    return;
+  }
+  await write.writeBatch(columns);
+}
 
 /**
  * Re-reads the sync's phase every `intervalMs` on a timer of its own, so an attempt blocked in a

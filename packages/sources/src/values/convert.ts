@@ -32,31 +32,44 @@ export type RowConverter = (row: SourceRow, position: number, origin?: RowOrigin
 
 export function rowConverter(shardId: string, source: readonly SourceColumn[], table: RowType): RowConverter {
   const plan = table.fields.map((field) => {
-    const index = source.findIndex((c) => c.name === field.name);
-    if (index < 0 && !field.type.nullable) {
-      throw errorFrom(sourceErrors, 'SOURCE_SCHEMA_MISMATCH', `the source has no column ${field.name}, which is NOT NULL`, {
+    const index = sourceIndex(shardId, source, field);
+    return { index, convert: valueConverter(shardId, field) };
+  });
+  return (row, position, origin) => plan.map(({ index, convert }) => convert(index < 0 ? null : (row[index] ?? null), position, origin));
+}
+
+/** The source column a table column reads (-1: none, then the column must be nullable). */
+export function sourceIndex(shardId: string, source: readonly SourceColumn[], field: RowType['fields'][number]): number {
+  const index = source.findIndex((c) => c.name === field.name);
+  if (index < 0 && !field.type.nullable) {
+    throw errorFrom(sourceErrors, 'SOURCE_SCHEMA_MISMATCH', `the source has no column ${field.name}, which is NOT NULL`, {
+      shard: shardId,
+      column: field.name,
+    });
+  }
+  return index;
+}
+
+/** One value of a table column, converted exactly, or refused with SOURCE_ROW_INVALID naming the shard, row and column. */
+export type ValueConverter = (value: SourceValue, position: number, origin?: RowOrigin) => InternalValue;
+
+export function valueConverter(shardId: string, field: RowType['fields'][number]): ValueConverter {
+  const { name } = field;
+  const convert = converterFor(field.type);
+  return (value, position, origin) => {
+    try {
+      return convert(value);
+    } catch (error) {
+      if (!(error instanceof Unfit)) throw error;
+      const where = origin ? `, file ${origin.uri} row ${origin.row}` : '';
+      throw errorFrom(sourceErrors, 'SOURCE_ROW_INVALID', `shard ${shardId}, row ${position}${where}, column ${name}: ${error.message}`, {
         shard: shardId,
-        column: field.name,
+        position,
+        column: name,
+        ...(origin ? { file: origin.uri, fileRow: origin.row } : {}),
       });
     }
-    return { index, name: field.name, convert: converterFor(field.type) };
-  });
-  return (row, position, origin) =>
-    plan.map(({ index, name, convert }) => {
-      const value = index < 0 ? null : (row[index] ?? null);
-      try {
-        return convert(value);
-      } catch (error) {
-        if (!(error instanceof Unfit)) throw error;
-        const where = origin ? `, file ${origin.uri} row ${origin.row}` : '';
-        throw errorFrom(sourceErrors, 'SOURCE_ROW_INVALID', `shard ${shardId}, row ${position}${where}, column ${name}: ${error.message}`, {
-          shard: shardId,
-          position,
-          column: name,
-          ...(origin ? { file: origin.uri, fileRow: origin.row } : {}),
-        });
-      }
-    });
+  };
 }
 
 function converterFor(type: DataType): Convert {

@@ -1,0 +1,242 @@
+/**
+ * Converts a batch of source rows straight into the table's column vectors (a ColumnBatch of
+ * @tributary/table), one tight loop per column, so no row of internal values is built and the
+ * writer gets its columns without a transpose. Each column type has a fast path for the values
+ * sources yield most (MySQL's text for DECIMAL, DATE and BIGINT, numbers for INT, exact timestamps,
+ * strings whose length needs no counting) read with integer arithmetic (fast-text.ts); any other
+ * value goes through the exact per-value converter of convert.ts, so results are the row
+ * converter's, bit for bit (test/unit/column-convert.test.ts), and so are refusals: on a value that
+ * does not fit, the rows up to it are run through the row converter, which throws the error of the
+ * first bad cell in row order, as before.
+ */
+import { allocateColumn, type Column, type ColumnBatch, type DataType, type InternalValue, type RowType, type Timestamp } from '@tributary/table';
+import type { SourceColumn, SourceRow, SourceValue } from '../source.ts';
+import { rowConverter, sourceIndex, valueConverter, type RowOrigin, type ValueConverter } from './convert.ts';
+import { fastEpochDay, fastTimestampInto, fastUnscaledDecimal, fitsCodePoints } from './fast-text.ts';
+
+/** Rows of a source batch as the table's columns; `file`: the file every row comes from, and the file row of the first. */
+export type ColumnConverter = (rows: readonly SourceRow[], firstPosition: number, file?: { readonly uri: string; readonly firstRow: number }) => ColumnBatch;
+
+/** Thrown by a column loop at the first value it cannot convert; the batch converter then finds the error of that row. */
+class BadCell extends Error {
+  readonly row: number;
+  constructor(row: number) {
+    super('bad cell');
+    this.row = row;
+  }
+}
+
+/** Stores a common value in its slot and says so; false leaves the value to the exact converter. */
+type FastPath = (r: number, value: Exclude<SourceValue, null>) => boolean;
+
+/** Fills one column from the rows; returns its validity (undefined: no nulls). */
+type Fill = (column: Column, rows: readonly SourceRow[], index: number) => Uint8Array | undefined;
+
+export function columnConverter(shardId: string, source: readonly SourceColumn[], table: RowType): ColumnConverter {
+  const exactRow = rowConverter(shardId, source, table);
+  const plan = table.fields.map((field) => ({ field, index: sourceIndex(shardId, source, field), fill: columnFill(field.type, valueConverter(shardId, field)) }));
+  return (rows, firstPosition, file) => {
+    const length = rows.length;
+    try {
+      const columns = plan.map(({ field, index, fill }) => {
+        const column = allocateColumn(field.type, length);
+        if (index < 0) return { ...column, validity: new Uint8Array(length) };
+        const validity = fill(column, rows, index);
+        return validity === undefined ? column : { ...column, validity };
+      });
+      return { rowType: table, length, columns };
+    } catch (error) {
+      if (!(error instanceof BadCell)) throw error;
+      // The row converter throws the first bad cell in row order, with its position and file row.
+      for (let r = 0; r <= error.row; r++) exactRow(rows[r] ?? [], firstPosition + r, file && { uri: file.uri, row: file.firstRow + r });
+      throw new Error(`columnConverter: row ${error.row} was refused by the column path but not by the row converter`);
+    }
+  };
+}
+
+/** A null where the column allows it: marks it and returns the (new) validity; a NOT NULL column refuses it. */
+function markNull(validity: Uint8Array | undefined, length: number, r: number, nullable: boolean): Uint8Array {
+  if (!nullable) throw new BadCell(r);
+  const out = validity ?? new Uint8Array(length).fill(1);
+  out[r] = 0;
+  return out;
+}
+
+/** The exact converter's value for one cell, or BadCell at that row. */
+function exactValue(convert: ValueConverter, value: SourceValue, r: number): InternalValue {
+  try {
+    return convert(value, r);
+  } catch {
+    throw new BadCell(r);
+  }
+}
+
+const TWO_32 = 4294967296;
+const INT_LIMITS: Partial<Record<DataType['root'], number>> = { TINYINT: 2 ** 7, SMALLINT: 2 ** 15, INT: 2 ** 31 };
+
+function columnFill(type: DataType, convert: ValueConverter): Fill {
+  const nullable = type.nullable;
+  // Per kind: the fast path for the common value, else the exact converter's value stored as is.
+  const loop =
+    (prepare: (column: Column) => FastPath): Fill =>
+    (column, rows, index) => {
+      const fast = prepare(column);
+      const length = rows.length;
+      let validity: Uint8Array | undefined;
+      for (let r = 0; r < length; r++) {
+        const value = rows[r]?.[index] ?? null;
+        if (value === null) validity = markNull(validity, length, r, nullable);
+        else if (!fast(r, value)) {
+          const exact = exactValue(convert, value, r);
+          if (exact === null) validity = markNull(validity, length, r, nullable);
+          else store(column, r, exact);
+        }
+      }
+      return validity;
+    };
+  switch (type.root) {
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT': {
+      const limit = INT_LIMITS[type.root] ?? 0;
+      return loop((column) => {
+        if (column.kind !== 'int32') return never;
+        const values = column.values;
+        return (r, v) => {
+          if (typeof v !== 'number' || !Number.isInteger(v) || v < -limit || v >= limit) return false;
+          values[r] = v;
+          return true;
+        };
+      });
+    }
+    case 'DATE':
+      return loop((column) => {
+        if (column.kind !== 'int32') return never;
+        const values = column.values;
+        return (r, v) => {
+          const day = typeof v === 'string' ? fastEpochDay(v) : undefined;
+          if (day === undefined) return false;
+          values[r] = day;
+          return true;
+        };
+      });
+    case 'BIGINT':
+      return int64Loop(loop, (v) => (typeof v === 'number' ? (Number.isSafeInteger(v) ? v : undefined) : typeof v === 'string' ? fastSafeInteger(v) : undefined));
+    case 'DECIMAL': {
+      if (type.precision > 18) return loop(() => never);
+      const { precision, scale } = type;
+      return int64Loop(loop, (v) => (typeof v === 'string' ? fastUnscaledDecimal(v, precision, scale) : undefined));
+    }
+    case 'CHAR':
+    case 'VARCHAR': {
+      const limit = type.length;
+      return loop((column) => {
+        if (column.kind !== 'string') return never;
+        const values = column.values;
+        return (r, v) => {
+          if (typeof v !== 'string' || !fitsCodePoints(v, limit)) return false;
+          values[r] = v;
+          return true;
+        };
+      });
+    }
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ': {
+      const precision = type.precision;
+      const unit = 10 ** Math.max(0, 9 - Math.max(precision, 3));
+      return loop((column) => {
+        if (column.kind !== 'timestamp') return never;
+        const { millis, nanos } = column;
+        return (r, v) => {
+          if (typeof v === 'string') {
+            if (!fastTimestampInto(v, millis, nanos, r)) return false;
+          } else if (isTimestamp(v) && Number.isInteger(v.epochMillis) && Math.abs(v.epochMillis) <= MAX_EPOCH_MILLIS) {
+            millis[r] = v.epochMillis;
+            nanos[r] = v.nanoOfMillis;
+          } else return false;
+          const nanoOfMillis = nanos[r] ?? 0;
+          nanos[r] = precision <= 3 ? 0 : nanoOfMillis - (nanoOfMillis % unit);
+          return true;
+        };
+      });
+    }
+    default:
+      return loop(() => never);
+  }
+}
+
+const MAX_EPOCH_MILLIS = 8.64e15; // as convert.ts: the range of a JS Date
+
+function isTimestamp(v: Exclude<SourceValue, null>): v is Timestamp {
+  return typeof v === 'object' && !(v instanceof Date) && !(v instanceof Uint8Array);
+}
+
+/** BIGINT and DECIMAL(p ≤ 18) columns: a safe integer is written as the two 32-bit words of the int64, no BigInt made. */
+function int64Loop(loop: (prepare: (column: Column) => FastPath) => Fill, safe: (v: Exclude<SourceValue, null>) => number | undefined): Fill {
+  return loop((column) => {
+    if (column.kind !== 'int64' || !LITTLE_ENDIAN) return never;
+    const words = new Int32Array(column.values.buffer, column.values.byteOffset, column.values.length * 2);
+    return (r, v) => {
+      const n = safe(v);
+      if (n === undefined) return false;
+      const hi = Math.floor(n / TWO_32);
+      words[2 * r] = n - hi * TWO_32;
+      words[2 * r + 1] = hi;
+      return true;
+    };
+  });
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** The fast path of a type that has none: every value goes to the exact converter. */
+const never: FastPath = () => false;
+
+/** `-?\d+` of at most 15 digits as a number (what the exact BIGINT reader accepts, when it is safe); else undefined. */
+export function fastSafeInteger(text: string): number | undefined {
+  const n = text.length;
+  const negative = text.charCodeAt(0) === 45;
+  const start = negative ? 1 : 0;
+  if (n === start || n - start > 15) return undefined;
+  let value = 0;
+  for (let i = start; i < n; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return undefined;
+    value = value * 10 + d;
+  }
+  return negative ? (value === 0 ? 0 : -value) : value;
+}
+
+/** Stores an internal value of the column's type (from the exact converter) in its slot. */
+function store(column: Column, r: number, value: InternalValue): void {
+  switch (column.kind) {
+    case 'bool':
+      column.values[r] = value === true ? 1 : 0;
+      return;
+    case 'int32':
+    case 'float32':
+    case 'float64':
+      column.values[r] = value as number;
+      return;
+    case 'int64':
+      column.values[r] = value as bigint;
+      return;
+    case 'bigint':
+      column.values[r] = value as bigint;
+      return;
+    case 'string':
+      column.values[r] = value as string;
+      return;
+    case 'binary':
+      column.values[r] = value as Uint8Array;
+      return;
+    case 'timestamp': {
+      const ts = value as Timestamp;
+      column.millis[r] = ts.epochMillis;
+      column.nanos[r] = ts.nanoOfMillis;
+      return;
+    }
+  }
+}
+
+export type { RowOrigin };
