@@ -65,6 +65,7 @@ export function printReport(report: Report): void {
   };
   console.log('\n| ratio (rows/s, medians) | by wall | by CPU | target |');
   console.log('|---|---:|---:|---|');
+  ratio('baseline', 0, 'the baseline checkout (no target)');
   ratio('java', 1.5, 'Paimon Java');
   ratio('pypaimon', 5, 'pypaimon');
   ratio('mysql2', 0.5, 'mysql2 ceiling');

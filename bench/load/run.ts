@@ -4,7 +4,11 @@
  * (see bench/load/README.md).
  *
  *   npm run bench:load -- [--shards 8] [--rows 1000000] [--rounds 3] [--contenders tributary,java,pypaimon,mysql2,mariadb]
- *                         [--worker-cpu-prof DIR] [--no-check] [--keep]
+ *                         [--worker-cpu-prof DIR] [--baseline DIR] [--no-check] [--keep]
+ *
+ * `--baseline DIR`: another checkout of the repository (with its node_modules) whose coordinator and
+ * workers load the same shards as a further contender, `baseline`, interleaved with the others: an
+ * A/B of two versions of Tributary in one run.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -32,14 +36,15 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     contenders: { type: 'string', default: 'tributary,java,pypaimon,mysql2,mariadb' },
     'worker-cpu-prof': { type: 'string' },
+    baseline: { type: 'string' },
     'no-check': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
   },
 });
 
-const CONTENDERS = ['tributary', 'java', 'pypaimon', 'mysql2', 'mariadb'] as const;
+const CONTENDERS = ['tributary', 'baseline', 'java', 'pypaimon', 'mysql2', 'mariadb'] as const;
 type Contender = (typeof CONTENDERS)[number];
-const contenders = (args.contenders ?? '').split(',').filter((c): c is Contender => (CONTENDERS as readonly string[]).includes(c));
+const contenders = [...(args.contenders ?? '').split(','), ...(args.baseline === undefined ? [] : ['baseline'])].filter((c): c is Contender => (CONTENDERS as readonly string[]).includes(c));
 const shards = Number(args.shards);
 const rowsPerShard = Number(args.rows);
 const rounds = Number(args.rounds);
@@ -197,6 +202,21 @@ async function checkTable(name: string, expected: Expected): Promise<{ ok: boole
   return { ok: problems.length === 0, files: got.splitFiles, detail: problems.join('; ') };
 }
 
+function measure(contender: Contender, cluster: Cluster, dataset: Dataset, name: string): Promise<Measurement> {
+  switch (contender) {
+    case 'tributary':
+    case 'baseline':
+      return runTributary(cluster, dataset, name);
+    case 'java':
+      return runJava(dataset, name);
+    case 'pypaimon':
+      return runPypaimon(dataset, name);
+    case 'mysql2':
+    case 'mariadb':
+      return runCeiling(contender, dataset);
+  }
+}
+
 async function main(): Promise<void> {
   log(`bench: load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const dataset = await ensureDataset(mariadb, shards, rowsPerShard, log);
@@ -207,15 +227,19 @@ async function main(): Promise<void> {
   const connectionsFile = join(dir, 'connections.json');
   await writeFile(connectionsFile, JSON.stringify({ connections: { bench: { kind: 'mysql', host: mariadb.host, port: mariadb.port, user: mariadb.user, passwordEnv: 'BENCH_MYSQL_PASSWORD' } } }), { mode: 0o600 });
   const prof = args['worker-cpu-prof'];
-  const cluster = await startCluster(
-    { prefix: `bench-load-${run}`, warehouse },
-    {
-      workers: 2,
-      workerConcurrency: 1,
-      extraEnv: { TRIBUTARY_CONNECTIONS_FILE: connectionsFile, BENCH_MYSQL_PASSWORD: mariadb.password },
-      ...(prof === undefined ? {} : { workerNodeArgs: () => ['--cpu-prof', `--cpu-prof-dir=${prof}`] }),
-    },
-  );
+  const clusterOf = (name: string, checkout?: string) =>
+    startCluster(
+      { prefix: `bench-load-${run}-${name}`, warehouse },
+      {
+        workers: 2,
+        workerConcurrency: 1,
+        extraEnv: { TRIBUTARY_CONNECTIONS_FILE: connectionsFile, BENCH_MYSQL_PASSWORD: mariadb.password },
+        ...(checkout === undefined ? {} : { root: checkout }),
+        ...(prof === undefined ? {} : { workerNodeArgs: () => ['--cpu-prof', `--cpu-prof-dir=${join(prof, name)}`] }),
+      },
+    );
+  const cluster = await clusterOf('tributary');
+  const baseline = args.baseline === undefined ? undefined : await clusterOf('baseline', args.baseline);
   const measurements: Measurement[] = [];
   try {
     for (let round = 0; round < rounds; round++) {
@@ -223,15 +247,8 @@ async function main(): Promise<void> {
       for (const contender of order) {
         const name = `${contender}_${round}`;
         const load = loadavg()[0] ?? NaN;
-        if (contender === 'tributary' || contender === 'java' || contender === 'pypaimon') await createTable(cluster, name);
-        const measured =
-          contender === 'tributary'
-            ? await runTributary(cluster, dataset, name)
-            : contender === 'java'
-              ? await runJava(dataset, name)
-              : contender === 'pypaimon'
-                ? await runPypaimon(dataset, name)
-                : await runCeiling(contender, dataset);
+        if (contender === 'tributary' || contender === 'baseline' || contender === 'java' || contender === 'pypaimon') await createTable(cluster, name);
+        const measured = await measure(contender, contender === 'baseline' ? (baseline ?? cluster) : cluster, dataset, name);
         const check = contender === 'mysql2' || contender === 'mariadb' || args['no-check'] ? undefined : await checkTable(name, dataset.expected);
         const m: Measurement = { ...measured, contender, round, rows: dataset.expected.rows, loadAverage: load, ...(check ? { check } : {}) };
         measurements.push(m);
@@ -245,6 +262,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await cluster.stop();
+    await baseline?.stop();
     await rm(dir, { recursive: true, force: true });
     if (!args.keep) await removeWarehouse();
   }

@@ -74,14 +74,16 @@ export interface ClusterOptions {
   readonly workerNodeArgs?: (index: number) => readonly string[];
   /** More environment of every process (e.g. a connections file). */
   readonly extraEnv?: Record<string, string>;
+  /** Another checkout of the repository to run the processes from (a baseline); default this one. */
+  readonly root?: string;
 }
 
 /** A coordinator and `workers` shard worker processes on one deployment. */
 export async function startCluster(d: Deployment, options: ClusterOptions): Promise<Cluster> {
-  const coordinator = await startProcess('coordinator', deploymentEnv(d, { ...options.extraEnv, TRIBUTARY_PORT: '0' }), options.coordinatorNodeArgs);
+  const coordinator = await startProcess('coordinator', deploymentEnv(d, { ...options.extraEnv, TRIBUTARY_PORT: '0' }), options.coordinatorNodeArgs, options.root);
   const workerEnv = deploymentEnv(d, { ...options.extraEnv, TRIBUTARY_WORKER_CONCURRENCY: String(options.workerConcurrency) });
   const workers = await Promise.all(
-    Array.from({ length: options.workers }, (_, i) => startProcess('worker', workerEnv, options.workerNodeArgs?.(i))),
+    Array.from({ length: options.workers }, (_, i) => startProcess('worker', workerEnv, options.workerNodeArgs?.(i), options.root)),
   );
   const all = [coordinator.child, ...workers.map((w) => w.child)];
   return {
