@@ -113,7 +113,13 @@ export class MysqlSource implements Source {
       // The binary protocol's BIGINT is a number when safe, else its text; the text protocol's always text.
       const query = binary ? statement.execute([...params]) : connection.query({ sql, bigNumberStrings: true }, [...params]);
       let decoders: (readonly [number, Decode])[] | undefined;
-      query.on('fields', (fields: FieldPacket[]) => (decoders = columnDecoders(fields.slice(0, this.#columns.length), shard.booleans ?? [], this.#spec.zeroDates)));
+      // mysql2's row array becomes the batch's row itself when it holds exactly the read columns and
+      // no key column is decoded (the resume key is read from it as it came); otherwise a copy.
+      let inPlace = false;
+      query.on('fields', (fields: FieldPacket[]) => {
+        decoders = columnDecoders(fields.slice(0, this.#columns.length), shard.booleans ?? [], this.#spec.zeroDates);
+        inPlace = fields.length === this.#columns.length && decoders.every(([i]) => !keyIndexes.includes(i));
+      });
       const stream = query.stream({ highWaterMark: Math.min(this.#spec.batchRows, 10_000) });
       // mysql2 reports a connection lost under a paused stream only on the connection: without
       // this the read would wait for ever (a KILL, a server restart, a network cut).
@@ -130,7 +136,7 @@ export class MysqlSource implements Source {
         for await (const chunk of rowChunks<unknown[]>(stream)) {
           for (const raw of chunk) {
             last = raw;
-            rows.push(decodeRow(raw, decoders ?? [], this.#columns.length));
+            rows.push(decodeRow(raw, decoders ?? [], this.#columns.length, inPlace));
             if (rows.length === this.#spec.batchRows) {
               yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition, position: generic };
               position += rows.length;
@@ -236,9 +242,9 @@ function columnDecoders(fields: readonly FieldPacket[], booleans: readonly strin
   });
 }
 
-/** A new row of the read columns, decoded; `raw` (mysql2's own array) is left as it is for the resume key. */
-function decodeRow(raw: readonly unknown[], decoders: readonly (readonly [number, Decode])[], width: number): SourceRow {
-  const row = raw.slice(0, width) as SourceValue[];
+/** The row of the read columns, decoded: `raw` (mysql2's own array) itself when `inPlace`, else a copy (raw is kept for the resume key). */
+function decodeRow(raw: unknown[], decoders: readonly (readonly [number, Decode])[], width: number, inPlace: boolean): SourceRow {
+  const row = (inPlace ? raw : raw.slice(0, width)) as SourceValue[];
   for (const [i, decode] of decoders) row[i] = decode(row[i]);
   return row;
 }
