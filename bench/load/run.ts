@@ -264,10 +264,26 @@ async function main(): Promise<void> {
     await cluster.stop();
     await baseline?.stop();
     await rm(dir, { recursive: true, force: true });
-    if (!args.keep) await removeWarehouse();
+    if (!args.keep) {
+      await removeWarehouse();
+      await removeRedisKeys();
+    }
   }
   printReport({ shards, rowsPerShard, measurements, loadAverage: loadavg() });
   if (measurements.some((m) => m.check !== undefined && !m.check.ok)) process.exitCode = 1;
+}
+
+/** The run's keys in Redis (its syncs and queues, under `bench-load-<run>-…`). */
+async function removeRedisKeys(): Promise<void> {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis({ host: process.env.TRIBUTARY_REDIS_HOST ?? '127.0.0.1', port: Number(process.env.TRIBUTARY_REDIS_PORT ?? 6390) });
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', `bench-load-${run}-*`, 'COUNT', 1000);
+    if (found.length > 0) await redis.unlink(...found);
+    cursor = next;
+  } while (cursor !== '0');
+  await redis.quit();
 }
 
 /** Every object of the run's warehouse, directory markers of pyarrow's file system included. */
