@@ -112,7 +112,7 @@ describe('columnConverter', () => {
       ),
       { numRuns: 3000 },
     );
-    assert.ok(converted > 300 && refused > 300, `both outcomes are exercised (${converted} converted, ${refused} refused)`);
+    assert.ok(converted > 100 && refused > 100, `both outcomes are exercised (${converted} converted, ${refused} refused)`);
   });
 
   test('MySQL text of an 11-column row: every value on its fast path matches the row converter', () => {
