@@ -62,6 +62,8 @@ const log = (line: string) => console.error(line);
 const childEnv = {
   ...process.env,
   BENCH_MYSQL_PASSWORD: mariadb.password,
+  // The mariadb client's password, from its environment (never on a command line).
+  MYSQL_PWD: mariadb.password,
   BENCH_S3_ENDPOINT: s3.endpoint,
   BENCH_S3_ACCESS_KEY: s3.accessKeyId,
   BENCH_S3_SECRET_KEY: s3.secretAccessKey,
@@ -171,9 +173,9 @@ async function runCeiling(kind: 'mysql2' | 'mariadb', dataset: Dataset): Promise
     halves.map(async (half) => {
       if (kind === 'mysql2') return lastJson<{ rows: number; cpuSeconds: number }>((await runProcess(process.execPath, [join(here, 'read-ceiling.ts'), String(mariadb.port), ...half])).stdout);
       const sql = half.map((t) => `SELECT * FROM ${t} ORDER BY id;`).join(' ');
-      const script = `mariadb --quick --batch --skip-column-names -h ${mariadb.host} -P ${mariadb.port} -u ${mariadb.user} -e "${sql}" > /dev/null; cat /proc/$$/stat >&2`;
-      // The shell's own stat after its child exits: cutime/cstime are the client's CPU.
-      const ran = await runProcess('bash', ['-c', script.replace('mariadb ', `MYSQL_PWD=${mariadb.password} mariadb `)]);
+      const script = `mariadb --quick --batch --skip-column-names -h ${mariadb.host} -P ${mariadb.port} -u ${mariadb.user} -e "${sql}" > /dev/null && cat /proc/$$/stat >&2`;
+      // The shell's own stat after its child exits (only if the client succeeded): cutime/cstime are the client's CPU.
+      const ran = await runProcess('bash', ['-c', script]);
       const stat = ran.stderr.trim().split('\n').pop() ?? '';
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       return { rows: NaN, cpuSeconds: (Number(fields[13]) + Number(fields[14])) / 100 };
