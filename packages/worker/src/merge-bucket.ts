@@ -15,7 +15,7 @@
  * re-run writes files under its own attempt number and only the accepted blob is committed.
  */
 import type { Job } from 'bullmq';
-import { UnrecoverableError, WaitingError } from 'bullmq';
+import { UnrecoverableError } from 'bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   PAIMON_COMMIT_MESSAGE_VERSION,
@@ -27,7 +27,6 @@ import {
   isTributaryError,
   stagedBucketBlobKey,
   syncRunsPath,
-  toErrorData,
   type ShardAttempt,
   type SyncShardResult,
 } from '@tributary/protocol';
@@ -37,6 +36,7 @@ import type { Logger } from 'pino';
 import { createHash } from 'node:crypto';
 import { crc32c } from '@node-rs/crc32';
 import { AttemptLedger } from './attempt-ledger.ts';
+import { runLedgeredAttempt } from './attempt-run.ts';
 import { plannedBucket, type PlannedBucketTask } from './bucket-plan.ts';
 import { workerErrors } from './errors.ts';
 import type { WorkerTables } from './shard-write.ts';
@@ -72,32 +72,17 @@ export function mergeBucketProcessor(deps: MergeBucketDeps): (job: Job, token?: 
       throw error;
     }
     const ledger = new AttemptLedger(deps.redis, deps.prefix, data.syncId, 'buckets');
-    const attempt = await ledger.nextAttempt(data.shardId);
-    const started = Date.now();
-    const startedAt = new Date(started).toISOString();
-    const report: ShardAttempt = { shardId: data.shardId, attemptId: String(attempt), status: 'running', startedAt, updatedAt: startedAt, rows: 0, bytes: 0 };
-    const log = deps.logger?.child({ syncId: data.syncId, bucketId: data.shardId, attempt, jobId: job.id });
-    await ledger.abandonEarlier(data.shardId, attempt);
-    await ledger.report(report);
-    log?.info('bucket attempt started');
-    try {
-      const result = await runAttempt(deps, ledger, data, attempt, report, signal);
-      const finishedAt = new Date().toISOString();
-      await ledger.report({ ...report, rows: result.rows, bytes: result.bytes, blobKey: result.blobKey, checksum: result.checksum, accepted: result.accepted, status: 'succeeded', finishedAt, updatedAt: finishedAt });
-      log?.info({ durationMs: Date.now() - started, rows: result.rows, bytes: result.bytes, files: result.files, accepted: result.accepted }, 'bucket attempt succeeded');
-      return result;
-    } catch (error) {
-      const finishedAt = new Date().toISOString();
-      const reason = toErrorData(error);
-      await ledger.report({ ...report, status: 'failed', finishedAt, updatedAt: finishedAt, error: reason });
-      log?.warn({ durationMs: Date.now() - started, code: reason.code, retryable: reason.retryable, error: reason.message }, 'bucket attempt failed');
-      if (reason.code === 'WORKER_SHUTTING_DOWN' && token !== undefined) {
-        await job.moveToWait(token);
-        throw new WaitingError();
-      }
-      if (isTributaryError(error) && !error.retryable) throw new UnrecoverableError(`${error.code}: ${error.message}`);
-      throw error;
-    }
+    return runLedgeredAttempt({
+      ledger,
+      id: data.shardId,
+      job,
+      token,
+      log: deps.logger?.child({ syncId: data.syncId, bucketId: data.shardId, jobId: job.id }),
+      what: 'bucket',
+      run: (attempt, report) => runAttempt(deps, ledger, data, attempt, report, signal),
+      recorded: (r) => ({ rows: r.rows, bytes: r.bytes, blobKey: r.blobKey, checksum: r.checksum, accepted: r.accepted }),
+      logged: (r) => ({ rows: r.rows, bytes: r.bytes, files: r.files, accepted: r.accepted }),
+    });
   };
 }
 

@@ -26,7 +26,7 @@
  * wrote since would otherwise stay.
  */
 import type { Job } from 'bullmq';
-import { UnrecoverableError, WaitingError } from 'bullmq';
+import { UnrecoverableError } from 'bullmq';
 import {
   PAIMON_COMMIT_MESSAGE_VERSION,
   SyncShardJob,
@@ -38,7 +38,6 @@ import {
   stagedBlobKey,
   stagedRejectsKey,
   syncRunsPath,
-  toErrorData,
   type ShardAttempt,
   type ShardReadPosition,
   type SyncShardResult,
@@ -51,6 +50,7 @@ import { createHash } from 'node:crypto';
 import { crc32c } from '@node-rs/crc32';
 import { raceAbort, untilAborted } from './abortable.ts';
 import { AttemptLedger } from './attempt-ledger.ts';
+import { runLedgeredAttempt } from './attempt-run.ts';
 import { workerErrors } from './errors.ts';
 import { progressReporter } from './progress.ts';
 import { plannedShard, type PlannedShardTask } from './shard-plan.ts';
@@ -95,34 +95,17 @@ export function writeShardProcessor(deps: WriteShardDeps): (job: Job, token?: st
       throw error;
     }
     const ledger = new AttemptLedger(deps.redis, deps.prefix, data.syncId);
-    const attempt = await ledger.nextAttempt(data.shardId);
-    const started = Date.now();
-    const startedAt = new Date(started).toISOString();
-    const report: ShardAttempt = { shardId: data.shardId, attemptId: String(attempt), status: 'running', startedAt, updatedAt: startedAt, rows: 0, bytes: 0 };
-    const log = deps.logger?.child({ syncId: data.syncId, shardId: data.shardId, attempt, jobId: job.id });
-    // BullMQ runs a job again only when its previous execution lost it (a dead or frozen worker).
-    await ledger.abandonEarlier(data.shardId, attempt);
-    await ledger.report(report);
-    log?.info('shard attempt started');
-    try {
-      const result = await runAttempt(deps, ledger, data, attempt, job, report, signal);
-      const finishedAt = new Date().toISOString();
-      await ledger.report({ ...report, ...resultFields(result), status: 'succeeded', finishedAt, updatedAt: finishedAt });
-      log?.info({ durationMs: Date.now() - started, rows: result.rows, bytes: result.bytes, accepted: result.accepted }, 'shard attempt succeeded');
-      return result;
-    } catch (error) {
-      const finishedAt = new Date().toISOString();
-      const reason = toErrorData(error);
-      await ledger.report({ ...report, status: 'failed', finishedAt, updatedAt: finishedAt, error: reason });
-      // The typed code and message only: a message names columns and positions, never a cell value.
-      log?.warn({ durationMs: Date.now() - started, code: reason.code, retryable: reason.retryable, error: reason.message }, 'shard attempt failed');
-      if (reason.code === 'WORKER_SHUTTING_DOWN' && token !== undefined) {
-        await job.moveToWait(token);
-        throw new WaitingError();
-      }
-      if (isTributaryError(error) && !error.retryable) throw new UnrecoverableError(`${error.code}: ${error.message}`);
-      throw error;
-    }
+    return runLedgeredAttempt({
+      ledger,
+      id: data.shardId,
+      job,
+      token,
+      log: deps.logger?.child({ syncId: data.syncId, shardId: data.shardId, jobId: job.id }),
+      what: 'shard',
+      run: (attempt, report) => runAttempt(deps, ledger, data, attempt, job, report, signal),
+      recorded: resultFields,
+      logged: (r) => ({ rows: r.rows, bytes: r.bytes, accepted: r.accepted }),
+    });
   };
 }
 
