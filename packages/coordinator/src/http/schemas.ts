@@ -288,10 +288,18 @@ export const FilesPage = z.object({
 });
 
 /** `GET /v1/tables/{db}/{table}/changelog`: a window of snapshots, optionally one key (one `key` per key column, in order). */
+/** A key of the changelog audit: at most this many primary-key columns, each at most this many characters. */
+const KEY_COLUMNS_MAX = 8;
+const KEY_TEXT_MAX = 128;
+
 export const ChangelogQuery = z.object({
   from: SnapshotIdQuery,
   to: SnapshotIdQuery,
-  key: z.union([z.string().max(1000), z.array(z.string().max(1000)).max(32)]).optional().transform((k) => (k === undefined ? undefined : Array.isArray(k) ? k : [k])),
+  // Bounded so that the longest URL still fits Node's 16 KiB request head (past it Node answers 431 before routing).
+  key: z
+    .union([z.string().max(KEY_TEXT_MAX), z.array(z.string().max(KEY_TEXT_MAX)).max(KEY_COLUMNS_MAX)])
+    .optional()
+    .transform((k) => (k === undefined ? undefined : Array.isArray(k) ? k : [k])),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
