@@ -50,9 +50,10 @@ describe('a MySQL shard whose worker is killed mid-read (real processes, short B
   test('the shard re-runs from its start on another worker and the table holds each row exactly once', async () => {
     const first = await spawnWorker(e);
     workers.push(first);
-    // 2 shards of 2,000 rows, batches of 100 with a 60 ms pause: about 1.2 s of reading each.
+    // 2 shards of 2,000 rows, batches of 100 with a 60 ms pause: about 1.2 s of reading each. The direct
+    // layout, so the table's files are the shard attempts' own (the bucketed layout's killed shard: worker-faults).
     const source = { kind: 'mysql', connection: 'mariadb', databases: [database], tables: ['orders'], splitRows: 2000, batchRows: 100, faults: { delayMsPerBatch: 60 } };
-    const response = await coordinator.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop', table: 'killed' }, source, mode: 'upsert', options: { badRows: 'reject' } } });
+    const response = await coordinator.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop', table: 'killed' }, source, mode: 'upsert', options: { badRows: 'reject', layout: 'direct' } } });
     assert.equal(response.statusCode, 202, response.body);
     const id = response.json<{ id: string }>().id;
     const running = await waitUntil(async () => (await coordinator.store.attempts(id)).find((a) => a.status === 'running'), 'a shard runs');

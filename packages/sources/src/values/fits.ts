@@ -10,7 +10,8 @@
  * - `familyIncompatibility(source, target)`: a file column (a Parquet column's type, or text) fits
  *   a target of the same family (boolean, number, text, bytes, date, time, timestamp); text fits
  *   any family but bytes (the converter parses it, and refuses a value that does not parse, per
- *   row). Exact ranges are checked per value by values/convert.ts.
+ *   row); a number fits a TIME (milliseconds of the day, as the converter takes it). Exact ranges
+ *   are checked per value by values/convert.ts.
  */
 import type { DataType } from '@tributary/table';
 import { formatDataType } from '@tributary/table';
@@ -78,5 +79,7 @@ export function familyOf(type: DataType): TypeFamily {
 export function familyIncompatibility(source: TypeFamily, described: string, target: DataType): string | undefined {
   const family = familyOf(target);
   if (source === family || (source === 'text' && family !== 'bytes')) return undefined;
+  // A TIME takes whole milliseconds of the day as a number too (values/convert.ts checks each value).
+  if (source === 'number' && family === 'time') return undefined;
   return `${described} (${source}) cannot be loaded into ${formatDataType(target)} (${family})`;
 }

@@ -36,6 +36,10 @@ test('a stated type fits a target that holds every value of it', () => {
 test('a file column fits a target of its family; text fits all but bytes', () => {
   assert.equal(familyIncompatibility('text', 'csv field', parseDataTypeString('INT')), undefined);
   assert.equal(familyIncompatibility('number', 'json number', parseDataTypeString('DECIMAL(5, 2)')), undefined);
+  // A TIME takes milliseconds of the day as a number (an NDJSON number), as the converter does; a DATE or TIMESTAMP does not.
+  assert.equal(familyIncompatibility('number', 'json number', parseDataTypeString('TIME(3)')), undefined);
+  assert.match(familyIncompatibility('number', 'json number', parseDataTypeString('DATE')) ?? '', /date/);
+  assert.match(familyIncompatibility('number', 'json number', parseDataTypeString('TIMESTAMP(3)')) ?? '', /timestamp/);
   assert.match(familyIncompatibility('boolean', 'json boolean', parseDataTypeString('INT')) ?? '', /boolean.*INT.*number/);
   assert.match(familyIncompatibility('text', 'csv field', parseDataTypeString('BYTES')) ?? '', /bytes/);
   assert.match(familyIncompatibility('timestamp', 'INT64 TIMESTAMP', parseDataTypeString('DATE')) ?? '', /date/);

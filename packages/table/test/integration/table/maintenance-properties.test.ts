@@ -209,7 +209,9 @@ test('expiration and orphan cleanup never delete a reachable file, and cleanup l
         }
         assert.deepEqual(canonical(await table.newRead().toArray()), canonical([...model.values()]));
       }),
-      { numRuns: 30 },
+      // A fixed seed (TRIBUTARY_PROPERTY_SEED replays another): the totals asserted below depend on
+      // which histories are drawn, and 30 random ones do not always include an expired data file.
+      { numRuns: 30, seed: Number(process.env['TRIBUTARY_PROPERTY_SEED'] ?? 20261201) },
     );
     assert.ok(did.expiredSnapshots > 0 && did.expiredDataFiles > 0 && did.expiredManifests > 0 && did.orphansDeleted > 0 && did.pinnedExpiries > 0, JSON.stringify(did));
   } finally {
