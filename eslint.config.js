@@ -75,7 +75,7 @@ export default tseslint.config(
               message: 'Import a package through its public index (or a subpath its package.json exports), not its files.',
             },
             {
-              regex: '^(\\.\\./)+(packages/)?(errors|protocol|table|sources|worker|coordinator|cli)/src',
+              regex: '^(\\.\\./)+(packages/)?(errors|protocol|table|catalog|sources|worker|coordinator|cli)/src',
               message: 'Import another package by its name (@tributary/…), never by a path into its src/.',
             },
           ],

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { ErrorCatalogue } from '@tributary/protocol';
 import { protocolErrors } from '@tributary/protocol';
 import { tableErrors } from '@tributary/table';
+import { catalogErrors } from '@tributary/catalog';
 import { sourceErrors } from '@tributary/sources';
 import { workerErrors } from '@tributary/worker';
 import { coordinatorErrors } from '@tributary/coordinator';
@@ -15,6 +16,7 @@ import { coordinatorErrors } from '@tributary/coordinator';
 export const catalogues: Readonly<Record<string, ErrorCatalogue<string>>> = {
   '@tributary/protocol': protocolErrors,
   '@tributary/table': tableErrors,
+  '@tributary/catalog': catalogErrors,
   '@tributary/sources': sourceErrors,
   '@tributary/worker': workerErrors,
   '@tributary/coordinator': coordinatorErrors,

@@ -1,0 +1,28 @@
+/**
+ * The catalog package's error codes. Code branches on `code`, never on the message; each entry says
+ * whether the same operation may succeed if tried again unchanged.
+ */
+import { defineErrorCatalogue } from '@tributary/errors';
+
+export const catalogErrors = defineErrorCatalogue({
+  CATALOG_CONFIG_INVALID: {
+    retryable: false,
+    summary: 'The catalog options do not fit its type (a missing or malformed `catalog.uri`, an unknown `catalog.type`). Fix the configuration.',
+  },
+  CATALOG_UNAVAILABLE: {
+    retryable: true,
+    summary: 'The catalog’s database or metastore did not answer or refused the connection. Retry later.',
+  },
+  CATALOG_REQUEST_FAILED: {
+    retryable: false,
+    summary: 'The catalog’s database or metastore rejected a statement for another reason; the context carries its code.',
+  },
+  CATALOG_TABLE_EXISTS: {
+    retryable: false,
+    summary: 'The catalog already holds a table of that name. Drop it first or choose another name.',
+  },
+  CATALOG_LOCK_TIMEOUT: {
+    retryable: true,
+    summary: 'The table’s catalog lock was not acquired within `lock.acquireTimeoutMs` (another writer holds it). Retry later.',
+  },
+});

@@ -1,0 +1,7 @@
+// The public API of @tributary/catalog: a warehouse's catalog (filesystem, JDBC, Hive Metastore),
+// opened from its options.
+export { CATALOG_KINDS, type Catalog, type CatalogKind, type CommittedSnapshot, type TableRef } from './catalog.ts';
+export { catalogErrors } from './errors.ts';
+export { filesystemCatalog } from './filesystem.ts';
+export { tableLocationIn } from './location.ts';
+export { openCatalog, type CatalogOptions } from './open-catalog.ts';
