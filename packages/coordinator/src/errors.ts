@@ -44,6 +44,11 @@ export const coordinatorErrors = defineErrorCatalogue({
     summary: 'The Idempotency-Key was already used with a different request body.',
   },
   REQUEST_INVALID: { retryable: false, summary: 'The request body, query or parameters do not match the schema.' },
+  SYNC_LOAD_UNSUPPORTED: {
+    retryable: false,
+    summary:
+      "The table does not take the load as asked: changelog-producer = 'input' needs layout 'bucketed' and mode append or upsert; deletes (deleteMarker, fullExtract) need a primary key; a delete marker is a BOOLEAN, integer or string value column; a full extract needs the bucketed layout and a fixed bucket count.",
+  },
   ROUTE_NOT_FOUND: { retryable: false, summary: 'No route serves this path.' },
   METHOD_NOT_ALLOWED: { retryable: false, summary: 'The path is served, but not with this method; the Allow header lists the methods that are.' },
   AUTH_TOKEN_MISSING: {

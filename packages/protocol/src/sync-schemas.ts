@@ -119,6 +119,11 @@ export function dataFileMarker(writerPrefix: string): string {
   return `/data-${writerPrefix}-`;
 }
 
+/** The changelog files a bucket job writes into a `changelog-producer = input` table: `changelog-<writer>-…`. */
+export function changelogFileMarker(writerPrefix: string): string {
+  return `/changelog-${writerPrefix}-`;
+}
+
 /** Ids go into object keys and Redis keys: keep them to a safe alphabet. */
 export const SyncId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$/);
 export const ShardId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/);
@@ -142,6 +147,34 @@ export const SyncShardJob = z.object({
 });
 export type SyncShardJob = z.infer<typeof SyncShardJob>;
 
+/**
+ * Rows of a primary-key load whose `column` holds one of `values` are deletes of their key (a
+ * `-D`; with `changelog-producer = input` its changelog row carries the full stored row). Values
+ * are compared as text ('1' matches the INT 1, 'true' the BOOLEAN true).
+ */
+export const DeleteMarker = z.strictObject({
+  column: z.string().min(1).max(128),
+  values: z.array(z.union([z.string().max(256), z.number(), z.boolean()])).min(1).max(64),
+});
+export type DeleteMarker = z.infer<typeof DeleteMarker>;
+
+/**
+ * The load is the whole content of one partition (text values per partition key, null the default
+ * partition; `{}` for an unpartitioned table): every key stored there and absent from the load is
+ * deleted (a `-D` record, committed as APPEND).
+ */
+export const FullExtract = z.strictObject({
+  partition: z.record(z.string().min(1).max(128), z.string().max(1024).nullable()),
+});
+export type FullExtract = z.infer<typeof FullExtract>;
+
+/** What the workers of a load with deletes need of it (SyncPlanHead.deletes). */
+export const SyncDeletes = z.strictObject({
+  marker: DeleteMarker.optional(),
+  fullExtract: FullExtract.optional(),
+});
+export type SyncDeletes = z.infer<typeof SyncDeletes>;
+
 /** What the coordinator persists of its plan for the workers (the `head` field of `:plan`). */
 export const SyncPlanHead = z.object({
   warehouse: z.string().min(1),
@@ -158,8 +191,11 @@ export const SyncPlanHead = z.object({
   fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
   /** How shard jobs write (absent: `direct`, a plan persisted before layouts existed). */
   layout: SyncLayout.optional(),
+  /** The load's deletes (absent: none): a marker column the shards read, a full extract the bucket jobs apply. */
+  deletes: SyncDeletes.optional(),
 });
 export type SyncPlanHead = z.infer<typeof SyncPlanHead>;
+
 
 /** One shard in the workers' copy of the plan (the `shard:<id>` fields of `:plan`). */
 export const PlannedShardEntry = z.object({

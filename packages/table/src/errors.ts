@@ -77,6 +77,10 @@ export const tableErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'A partition value cannot be turned into a directory name the way Paimon does (e.g. BINARY partition keys).',
   },
+  PARTITION_SPEC_INVALID: {
+    retryable: false,
+    summary: "A partition given as text values per partition key (a sync's full extract) does not name exactly the table's partition keys, or a value does not parse as its key's type.",
+  },
   PARTITION_PATH_INVALID: {
     retryable: false,
     summary: "A partition directory path does not match the table's partition keys ('k=v/' segments in key order).",

@@ -24,6 +24,7 @@ export {
   type MergedBucket,
   type MergedRows,
 } from './write/bucket-merge.ts';
+export { fullExtractDeletes, partitionRowOf, writeBucketChangelog, type ExtractedRows, type MergedChangelogBucket } from './bucket-changelog.ts';
 export type { CommitIdentity } from './spec/snapshot.ts';
 export { FileStoreScan, mapInOrder } from './snapshot/file-store-scan.ts';
 
@@ -51,7 +52,7 @@ export type { SimpleStats } from './spec/simple-stats.ts';
 // Values: Paimon's types, rows and column batches as Tributary holds them in memory.
 export type { DataType, InternalRow, InternalValue, RowType, Timestamp } from './spec/types.ts';
 export { formatDataType, parseDataTypeString } from './spec/data-type-json.ts';
-export { allocateColumn, type Column, type ColumnBatch } from './format/column-batch.ts';
+export { allocateColumn, valueAt, type Column, type ColumnBatch } from './format/column-batch.ts';
 
 // Storage: the object stores a table lives on.
 export type { ObjectBody, ObjectMeta, ObjectStore } from './io/object-store.ts';

@@ -5,7 +5,10 @@
  * accepted after that), so a late or retried shard attempt is never read here.
  *
  *   the bucket from the persisted bucket plan, the job's vote token checked (bucket-plan.ts)
- *   → number the attempt → mergeBucket (@tributary/table): k-way merge, the bucket's data files
+ *   → number the attempt → mergeBucketRuns (@tributary/table): k-way merge of the runs
+ *   → a full extract (SyncDeletes.fullExtract): -D for the stored keys the extract lacks
+ *   → the bucket's data files (writeMergedBucket), or with changelog-producer = input its data and
+ *     changelog files against the pinned snapshot (writeBucketChangelog)
  *   → ONE blob at .tributary/syncs/<sync>/buckets/<bucket>/<attempt>.blob, carrying the token
  *   → accept (first finished attempt per bucket, only while MERGING), recording the vote
  *
@@ -21,6 +24,7 @@ import {
   PAIMON_COMMIT_MESSAGE_VERSION,
   SyncBucketJob,
   bucketWriterId,
+  changelogFileMarker,
   dataFileMarker,
   encodeBlob,
   errorFrom,
@@ -30,7 +34,7 @@ import {
   type ShardAttempt,
   type SyncShardResult,
 } from '@tributary/protocol';
-import { TRIBUTARY_VERSION, mergeBucket, type CommitMessage } from '@tributary/table';
+import { TRIBUTARY_VERSION, fullExtractDeletes, mergeBucketRuns, writeBucketChangelog, writeMergedBucket, type BucketMergeInput, type CommitMessage } from '@tributary/table';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createHash } from 'node:crypto';
@@ -105,7 +109,7 @@ async function runAttempt(
   try {
     const table = await deps.tables.openTable(head.warehouse, head.table, head.schemaId);
     tablePath = table.path;
-    const merged = await mergeBucket({
+    const input: BucketMergeInput = {
       store: table.store,
       tablePath: table.path,
       schema: table.schema,
@@ -126,7 +130,16 @@ async function runAttempt(
         if (delay > 0) await sleep(delay, undefined, { signal: watch.signal });
       },
       ...(delay > 0 ? { batchRows: 100 } : {}),
-    });
+    };
+    // The merged records of the bucket, with a full extract's deletes of the keys it lacks.
+    const records = head.deletes?.fullExtract === undefined ? mergeBucketRuns(input) : fullExtractDeletes(input, mergeBucketRuns(input), head.baseSnapshotId);
+    const producer = (table.schema.options['changelog-producer'] ?? 'none').trim().toLowerCase();
+    // changelog-producer = input: the records are the bucket's final changes; its data and changelog
+    // files are computed against the sync's pinned snapshot (the commit refuses them if stale).
+    const merged =
+      producer === 'input'
+        ? await writeBucketChangelog(input, records, await table.newChangelogWrite({ baseSnapshotId: head.baseSnapshotId, writerId }))
+        : await writeMergedBucket(input, records);
     watch.signal.throwIfAborted();
     return await stageBlob(deps, ledger, data, attempt, table.path, merged.message === undefined ? [] : [merged.message], merged.collidingKeys);
   } catch (error) {
@@ -188,9 +201,10 @@ async function discardAttempt(deps: MergeBucketDeps, ledger: AttemptLedger, data
   try {
     if (!(await ledger.discardable())) return;
     const store = deps.tables.warehouseStore(data.head.warehouse);
-    const marker = dataFileMarker(bucketWriterId(data.syncId, data.shardId, attempt));
+    const writer = bucketWriterId(data.syncId, data.shardId, attempt);
+    const markers = [dataFileMarker(writer), changelogFileMarker(writer)];
     const keys = [stagedBucketBlobKey(data.syncId, data.shardId, String(attempt))];
-    for await (const object of store.list(`${tablePath}/`)) if (object.key.includes(marker)) keys.push(object.key);
+    for await (const object of store.list(`${tablePath}/`)) if (markers.some((m) => object.key.includes(m))) keys.push(object.key);
     await store.deleteMany(keys);
   } catch {
     // Left for the coordinator's sweep.

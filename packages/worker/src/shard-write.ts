@@ -46,9 +46,10 @@ export interface ShardWrite {
   readonly rowType: RowType;
   /** Where the files' partition directories are (the table's path, "db.db/orders", or the runs' path); goes into the blob header. */
   readonly tablePath: string;
-  write(rows: readonly InternalRow[]): Promise<void>;
+  /** `rowKinds`: each row's RowKind byte (a delete marker's `-D`; default `+I`). */
+  write(rows: readonly InternalRow[], rowKinds?: readonly number[]): Promise<void>;
   /** Columns of the table's row type, as the source's batch converter builds them (no transpose). */
-  writeBatch(batch: ColumnBatch): Promise<void>;
+  writeBatch(batch: ColumnBatch, rowKinds?: Uint8Array): Promise<void>;
   /** Closes the data files; the messages name every file written. Called once. */
   prepareCommit(): Promise<CommitMessage[]>;
   /** Best effort: deletes what this write has produced so far. */
@@ -80,8 +81,8 @@ export async function openShardWrite(tables: WorkerTables, options: ShardWriteOp
   return {
     rowType: { fields: table.schema.fields },
     tablePath: options.runs?.path ?? table.path,
-    write: (rows) => write.writeRows(rows),
-    writeBatch: (batch) => write.write(batch),
+    write: (rows, rowKinds) => write.writeRows(rows, rowKinds),
+    writeBatch: (batch, rowKinds) => write.write(batch, rowKinds),
     prepareCommit: async () => {
       try {
         return await write.prepareCommit();

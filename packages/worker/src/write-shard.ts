@@ -49,6 +49,7 @@ import type { Logger } from 'pino';
 import { createHash } from 'node:crypto';
 import { crc32c } from '@node-rs/crc32';
 import { raceAbort, untilAborted } from './abortable.ts';
+import { deleteMarkerKinds, type RowKinds } from './delete-marker.ts';
 import { AttemptLedger } from './attempt-ledger.ts';
 import { runLedgeredAttempt } from './attempt-run.ts';
 import { workerErrors } from './errors.ts';
@@ -194,9 +195,11 @@ async function readShard(
     converter = batchConverter(rowConverter(data.shardId, columns, write.rowType), columns, data.head.badRows);
     // Each source batch becomes the table's columns in one pass per column (values/columns.ts).
     const toColumns = columnConverter(data.shardId, columns, write.rowType);
+    const marker = data.head.deletes?.marker;
+    const kinds = marker === undefined ? undefined : deleteMarkerKinds(marker, write.rowType);
     for await (const batch of untilAborted(source.open({ id: data.shardId, spec: data.spec }, undefined, signal), signal)) {
       if (batch.position !== undefined) readPosition = batch.position;
-      await writeSourceBatch(write, batch, toColumns, converter);
+      await writeSourceBatch(write, batch, toColumns, converter, kinds);
       rows += batch.rows.length;
       position = batch.end;
       signal.throwIfAborted();
@@ -219,16 +222,17 @@ export type PhaseWatched = Pick<PlannedShardTask, 'syncId' | 'shardId'>;
  * the bad-row policy row by row instead (`reject` keeps its good rows; `fail` throws the same first
  * bad cell the column path found).
  */
-async function writeSourceBatch(write: ShardWrite, batch: SourceBatch, toColumns: ColumnConverter, policy: BatchConverter): Promise<void> {
+async function writeSourceBatch(write: ShardWrite, batch: SourceBatch, toColumns: ColumnConverter, policy: BatchConverter, kinds: RowKinds | undefined): Promise<void> {
   let columns: ColumnBatch;
   try {
     columns = toColumns(batch.rows, batch.firstRowPosition, batch.file);
   } catch (error) {
     if (!isTributaryError(error) || error.code !== 'SOURCE_ROW_INVALID') throw error;
-    await write.write(policy.convert(batch));
+    const rows = policy.convert(batch);
+    await write.write(rows, kinds?.ofRows(rows));
     return;
   }
-  await write.writeBatch(columns);
+  await write.writeBatch(columns, kinds?.ofBatch(columns));
 }
 
 /**

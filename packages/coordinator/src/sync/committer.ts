@@ -39,7 +39,8 @@ import {
   type ShardVote,
 } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
-import type { CommitIdentity, CommitMessage, Tables } from '@tributary/table';
+import { partitionRowOf, type CommitIdentity, type CommitMessage, type Tables } from '@tributary/table';
+import { fullExtractBuckets } from './load-checks.ts';
 import { foldPositions } from './positions.ts';
 import { PrefetchQueue } from './prefetch-queue.ts';
 import type { BucketFlowState } from './flow.ts';
@@ -292,7 +293,17 @@ export class SyncCommitter {
       if (isTributaryError(error) && error.retryable) throw error;
       return store.apply(record.id, { type: 'abort', reason: toErrorData(error) });
     }
-    const entries = bucketPlan(loaded.shards);
+    let entries = bucketPlan(loaded.shards);
+    const extract = record.plan.options.deletes?.fullExtract;
+    if (extract !== undefined) {
+      try {
+        const { schema } = await tables.openTable(this.#deps.warehouse, record.plan.table, record.plan.schemaId);
+        entries = fullExtractBuckets(entries, partitionRowOf(schema, extract.partition), Number(schema.options['bucket']));
+      } catch (error) {
+        if (isTributaryError(error) && error.retryable) throw error;
+        return store.apply(record.id, { type: 'abort', reason: toErrorData(error) });
+      }
+    }
     await store.writeBucketPlan(record.id, entries);
     const merging = await store.apply(record.id, { type: 'beginMerge', accepted: loaded.accepted, buckets: entries.length });
     if (merging.state.phase === 'MERGING' && entries.length > 0) await this.#bucketFlows().enqueueBuckets(merging, planFingerprint(merging.plan), entries.length);
@@ -422,7 +433,8 @@ export class SyncCommitter {
       if (!isTributaryError(error) || error.retryable) throw error; // the commit job retries with backoff
       this.#deps.logger?.error({ syncId: record.id, code: error.code, error: error.message }, 'commit abandoned');
       // A blob refused while loading (a bad token, a blob changed after its vote) is its own reason.
-      const reason = loading ? error : errorFrom(coordinatorErrors, 'SYNC_COMMIT_ABANDONED', `commit failed for good: ${error.message}`, { cause: error.code });
+      // A stale changelog (another writer changed a bucket after the base snapshot) is its own reason: nothing was published.
+      const reason = loading || error.code === 'COMMIT_CHANGELOG_STALE' ? error : errorFrom(coordinatorErrors, 'SYNC_COMMIT_ABANDONED', `commit failed for good: ${error.message}`, { cause: error.code });
       return store.apply(record.id, { type: 'abandonCommit', reason: toErrorData(reason) });
     }
   }

@@ -4,7 +4,7 @@
  * checks below keep the two in step.
  */
 import { z } from 'zod';
-import { BadRowPolicy, ErrorDataSchema, SyncLayout, SyncTableRef } from '@tributary/protocol';
+import { BadRowPolicy, ErrorDataSchema, SyncDeletes, SyncLayout, SyncTableRef } from '@tributary/protocol';
 import type { SyncPlan, SyncRecord } from './state.ts';
 import { SYNC_PHASES } from './state.ts';
 
@@ -37,6 +37,7 @@ export const SyncPlanSchema = z.object({
     prepareTimeoutMs: z.number().int().positive().optional(),
     badRows: BadRowPolicy.optional(),
     layout: SyncLayout.optional(),
+    deletes: SyncDeletes.optional(),
   }),
 });
 

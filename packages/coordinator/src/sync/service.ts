@@ -7,7 +7,7 @@
  * by `resume` (the flow's job ids are deterministic, so enqueueing twice adds nothing).
  */
 import type { Logger } from 'pino';
-import { tableErrors, type ColumnSpec, type Tables } from '@tributary/table';
+import { partitionRowOf, tableErrors, type ColumnSpec, type Tables } from '@tributary/table';
 import { createHash, randomUUID } from 'node:crypto';
 import { errorFrom, planFingerprint } from '@tributary/protocol';
 import { openSource, sourceErrors, sourceIdentity, summarizeSource, type Source, type SourceAccess, type PlanHistory, type SyncSourceSpec, type Watermark } from '@tributary/sources';
@@ -16,6 +16,7 @@ import type { StartSyncRequest } from '../requests.ts';
 import type { SyncCommitter } from './committer.ts';
 import type { SyncFlows } from './flow.ts';
 import { tableHistory } from './history.ts';
+import { checkLoad } from './load-checks.ts';
 import { SOURCE_ID_PROPERTY, SOURCE_KIND_PROPERTY, WATERMARK_PROPERTY, watermarkProperty } from './positions.ts';
 import { isTerminal, newSyncRecord, type PlannedShard, type SyncPlan, type SyncRecord } from './state.ts';
 import type { ActiveLimits, SyncStore } from './store.ts';
@@ -123,6 +124,12 @@ export class SyncService {
     if (request.mode === 'upsert' && info.primaryKeys.length === 0) {
       throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', 'mode upsert needs a table with a primary key', { ...request.table });
     }
+    // One writer per bucket for primary-key tables; append tables keep the lowest latency unless asked.
+    const layout = request.options.layout ?? (info.primaryKeys.length > 0 ? 'bucketed' : 'direct');
+    const deletes = checkLoad(info, request, layout);
+    if (deletes?.fullExtract !== undefined) {
+      partitionRowOf((await this.#deps.tables.openTable(this.#deps.warehouse, request.table, info.schemaId)).schema, deletes.fullExtract.partition);
+    }
     const sourceId = sourceIdentity(request.source);
     let watermark: Watermark | undefined;
     const shards = await this.#planShards(request.source, info.columns, tableHistory(this.#deps.tables, this.#deps.warehouse, request.table, sourceId), (w) => (watermark = w));
@@ -145,8 +152,8 @@ export class SyncService {
         maxAttempts: request.options.maxAttempts,
         snapshotProperties: { ...request.options.snapshotProperties, ...sourceProperties },
         badRows: request.options.badRows,
-        // One writer per bucket for primary-key tables; append tables keep the lowest latency unless asked.
-        layout: request.options.layout ?? (info.primaryKeys.length > 0 ? 'bucketed' : 'direct'),
+        layout,
+        ...(deletes === undefined ? {} : { deletes }),
         ...(request.options.prepareTimeoutMs === undefined ? {} : { prepareTimeoutMs: request.options.prepareTimeoutMs }),
       },
     };

@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { crc32c } from '@node-rs/crc32';
-import { bucketJobId, dataFileMarker, decodeBlob, errorFrom, stagedBlobKey, syncRunsPath, syncStagingPrefix, type ShardReadPosition, type ShardVote } from '@tributary/protocol';
+import { bucketJobId, changelogFileMarker, dataFileMarker, decodeBlob, errorFrom, stagedBlobKey, syncRunsPath, syncStagingPrefix, type ShardReadPosition, type ShardVote } from '@tributary/protocol';
 import { redactSource } from '@tributary/sources';
 import { mapInOrder, type CommitMessage, type ObjectStore } from '@tributary/table';
 import { coordinatorErrors } from '../errors.ts';
@@ -157,9 +157,9 @@ export async function deleteStaged(store: ObjectStore, syncId: string, tablePath
   const keys: string[] = [];
   const outcome = outcomeKey(syncId);
   for await (const object of store.list(syncStagingPrefix(syncId))) if (object.key !== outcome) keys.push(object.key);
-  const marker = dataFileMarker(syncId);
+  const markers = [dataFileMarker(syncId), changelogFileMarker(syncId)];
   for await (const object of store.list(`${tablePath}/`)) {
-    if (object.key.includes(marker)) keys.push(object.key);
+    if (markers.some((m) => object.key.includes(m))) keys.push(object.key);
   }
   await store.deleteMany(keys);
   return keys.length;

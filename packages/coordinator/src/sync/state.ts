@@ -29,7 +29,7 @@
  *   MERGING; `buckets` (one attempt per bucket) is frozen into COMMITTING, and the commit publishes
  *   the bucket blobs, never the shard blobs (which name runs outside the table).
  */
-import type { BadRowPolicy, ErrorData, SyncLayout } from '@tributary/protocol';
+import type { BadRowPolicy, ErrorData, SyncDeletes, SyncLayout } from '@tributary/protocol';
 import type { TableRef } from '@tributary/table';
 
 export const SYNC_PHASES = ['PLANNED', 'PREPARING', 'MERGING', 'COMMITTING', 'COMMITTED', 'ABORTING', 'ABORTED'] as const;
@@ -68,6 +68,8 @@ export interface SyncPlanOptions {
   readonly badRows?: BadRowPolicy;
   /** How the shards write (absent: `direct`, a sync planned before layouts existed). */
   readonly layout?: SyncLayout;
+  /** Deletes the load carries (absent: none): a marker column, a full extract of one partition. */
+  readonly deletes?: SyncDeletes;
 }
 
 /** The attempt of a shard whose result the commit will publish. */

@@ -246,6 +246,7 @@ export class SyncStore {
       badRows: plan.options.badRows ?? 'fail',
       fingerprint,
       ...(plan.options.layout === undefined ? {} : { layout: plan.options.layout }),
+      ...(plan.options.deletes === undefined ? {} : { deletes: plan.options.deletes }),
     };
     const key = syncRedisKeys(this.#prefix, record.id).plan;
     // In slices: one HSET of 100,000 fields would hold Redis for its whole length.

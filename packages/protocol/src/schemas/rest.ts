@@ -7,7 +7,7 @@
  * package never learns the source kinds. Job payloads and results are in ../sync-schemas.ts.
  */
 import { z } from 'zod';
-import { SyncLayout, SyncTableRef } from '../sync-schemas.ts';
+import { DeleteMarker, FullExtract, SyncLayout, SyncTableRef } from '../sync-schemas.ts';
 import { BadRowPolicy, Identifier, StringMap, SyncMode } from './common.ts';
 
 /**
@@ -102,6 +102,18 @@ export const SyncOptions = z.strictObject({
    * Default: `bucketed` for primary-key tables, `direct` for append tables.
    */
   layout: SyncLayout.optional(),
+  /**
+   * Deletes carried by a primary-key load: rows whose `column` (a column of the table, not of its
+   * primary key; BOOLEAN, integer or string) holds one of `values` delete their key. Checked when
+   * the sync is planned.
+   */
+  deleteMarker: DeleteMarker.optional(),
+  /**
+   * The load is the whole content of one partition of a primary-key table (`{"dt": "2024-05-01"}`;
+   * `{}` unpartitioned): keys stored there and absent from the load are deleted, committed as APPEND.
+   * Needs the bucketed layout, a fixed bucket count and mode append or upsert.
+   */
+  fullExtract: FullExtract.optional(),
 });
 export type SyncOptions = z.infer<typeof SyncOptions>;
 

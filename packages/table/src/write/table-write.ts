@@ -155,7 +155,10 @@ export class TableWrite {
       throw errorFrom(tableErrors, 'TABLE_OPTION_INVALID', `sequenceSlot must be a non-negative integer, not ${slot}`, { option: 'sequenceSlot' });
     }
     const producer = (schema.options['changelog-producer'] ?? 'none').trim().toLowerCase();
-    if (producer !== 'none') {
+    // Rows written outside the table (dataPath) are a load's sorted runs, which a bucket job turns
+    // into the table's data and changelog (bucket-changelog.ts); only the table's own files must not lack one.
+    const staged = options.dataPath !== undefined && options.dataPath !== tablePath;
+    if (producer !== 'none' && !(producer === 'input' && staged)) {
       // Its rows would become data without a changelog: a streaming reader would miss the load.
       throw errorFrom(tableErrors, 'TABLE_UNSUPPORTED', `a table with changelog-producer = '${producer}' is written with Table.newChangelogWrite, which computes its changelog; this writer writes data only`, {
         option: 'changelog-producer',
