@@ -14,7 +14,6 @@
  * worker's real merge-bucket processor, merge them).
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -23,46 +22,13 @@ import { SYNC_QUEUES, type SyncShardResult } from '@tributary/protocol';
 import { openObjectStore, warehouseTables } from '@tributary/table';
 import { canonicalRows, paimonJava, pypaimon, readResults, services, type OracleRow } from '@tributary/testkit';
 import { mergeBucketProcessor, writeShardProcessor } from '@tributary/worker';
+import { HeldJobs } from './held-jobs.ts';
 import { LAYOUTS, inProcessCoordinator, readRows, s3, syncEnv, waitForPhase, type SyncEnv } from './harness.ts';
 
 /** Shard jobs taken off the queue and run here, each when the test says so. */
-class ShardRunner {
-  readonly #redis: Redis;
-  readonly #worker: Worker;
-  readonly #process: (job: Job) => Promise<SyncShardResult>;
-  readonly #held = new Map<string, { job: Job; token: string }>();
-
+class ShardRunner extends HeldJobs<SyncShardResult> {
   constructor(e: SyncEnv) {
-    const connection = { host: services.redis.host, port: services.redis.port, maxRetriesPerRequest: null };
-    this.#redis = new Redis(connection);
-    // No processor and no autorun: jobs are only fetched by getNextJob below.
-    this.#worker = new Worker(SYNC_QUEUES.writeShard, null, { connection, prefix: e.prefix, lockDuration: 300_000, autorun: false });
-    this.#process = writeShardProcessor({ redis: this.#redis, prefix: e.prefix, clusterSecret: e.clusterSecret, tables: warehouseTables(s3), sources: e.sources });
-  }
-
-  /** Takes shard jobs until the sync's `count` shards are held (they are enqueued when the sync starts). */
-  async take(syncId: string, count: number): Promise<void> {
-    const deadline = Date.now() + 30_000;
-    while ([...this.#held.values()].filter((h) => h.job.data.syncId === syncId).length < count) {
-      if (Date.now() > deadline) throw new Error(`shard jobs of ${syncId} did not arrive`);
-      const token = randomUUID();
-      const job = (await this.#worker.getNextJob(token, { block: true })) as Job | undefined;
-      if (job !== undefined) this.#held.set(`${job.data.syncId}/${job.data.shardId}`, { job, token });
-    }
-  }
-
-  /** Runs one held shard job through the worker's processor and completes it. */
-  async finish(syncId: string, shardId: string): Promise<void> {
-    const held = this.#held.get(`${syncId}/${shardId}`);
-    assert.ok(held !== undefined, `shard ${shardId} of ${syncId} is held`);
-    this.#held.delete(`${syncId}/${shardId}`);
-    const result = await this.#process(held.job);
-    await held.job.moveToCompleted(result, held.token, false);
-  }
-
-  async close(): Promise<void> {
-    await this.#worker.close();
-    await this.#redis.quit();
+    super(e, SYNC_QUEUES.writeShard, (redis) => writeShardProcessor({ redis, prefix: e.prefix, clusterSecret: e.clusterSecret, tables: warehouseTables(s3), sources: e.sources }), (job) => job.data.shardId as string);
   }
 }
 
