@@ -1,0 +1,219 @@
+/**
+ * `npm run bench:changelog`: what `changelog-producer = input` costs a sync (see README.md).
+ *
+ * Two primary-key tables of the same rows (`--buckets` fixed buckets): one without a changelog
+ * producer, one with `input`. Each is filled with `--table-rows` rows, then `--pairs` upsert loads of
+ * `--keys` keys each (`--updates` of them existing keys with a new amount, `--deletes` existing keys
+ * deleted by a marker column, the rest new keys) go into both, alternating which goes first. Each
+ * measured load runs on a fresh coordinator and `--workers` worker processes, so each process's peak
+ * RSS (VmHWM) is that load's; CPU is user + system of all of them. Sources are NDJSON files in the
+ * warehouse's bucket (`--shards` files per load, one shard each).
+ *
+ * Flags: --table-rows 20000000, --keys 1000000, --updates 0.10, --deletes 0.01, --buckets 16,
+ * --shards 8, --workers 2, --pairs 3, --keep (leave the warehouse and sources).
+ */
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { openObjectStore, openTable, type ObjectStore } from '@tributary/table';
+import { call, cpuSeconds, peakRssMb, s3Options, startCluster } from '../sync/processes.ts';
+
+const { values } = parseArgs({
+  options: {
+    'table-rows': { type: 'string', default: '20000000' },
+    keys: { type: 'string', default: '1000000' },
+    updates: { type: 'string', default: '0.10' },
+    deletes: { type: 'string', default: '0.01' },
+    buckets: { type: 'string', default: '16' },
+    shards: { type: 'string', default: '8' },
+    workers: { type: 'string', default: '2' },
+    pairs: { type: 'string', default: '3' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const tableRows = Number(values['table-rows']);
+const keys = Number(values.keys);
+const updates = Math.round(keys * Number(values.updates));
+const deletes = Math.round(keys * Number(values.deletes));
+const buckets = Number(values.buckets);
+const shards = Number(values.shards);
+const workers = Number(values.workers);
+const pairs = Number(values.pairs);
+const bucketName = process.env.TRIBUTARY_S3_BUCKET ?? 'tributary';
+const run = new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14);
+const warehouse = `s3://${bucketName}/bench-changelog/${run}`;
+const sourceRoot = `s3://${bucketName}/bench-changelog/${run}-src`;
+const database = 'bench';
+const VARIANTS = ['none', 'input'] as const;
+type Variant = (typeof VARIANTS)[number];
+
+const COLUMNS = [
+  { name: 'id', type: 'BIGINT NOT NULL' },
+  { name: 'store_id', type: 'INT' },
+  { name: 'amount', type: 'BIGINT' },
+  { name: 'status', type: 'STRING' },
+  { name: 'op', type: 'STRING' },
+];
+const STATUSES = ['NEW', 'PAID', 'SHIPPED', 'DELIVERED'];
+
+/** The row of `id` in version `version` (0: the base fill); `op` marks a delete. */
+function line(id: number, version: number, op: string | null = null): string {
+  const h = Math.imul(id ^ (version * 0x9e3779b1), 0x85ebca6b) >>> 0;
+  return JSON.stringify({ id, store_id: 1 + (h % 64), amount: (h >>> 6) % 100_000, status: STATUSES[h % 4], op });
+}
+
+/** Writes rows as `shards` NDJSON files under `<sourceRoot>/<name>/`; returns their URIs. */
+async function writeFiles(store: ObjectStore, name: string, ids: (shard: number) => Iterable<string>): Promise<string[]> {
+  const uris: string[] = [];
+  for (let s = 0; s < shards; s++) {
+    const lines: string[] = [];
+    for (const l of ids(s)) lines.push(l);
+    const key = `${name}/part-${String(s).padStart(4, '0')}.ndjson`;
+    await store.put(key, new TextEncoder().encode(lines.join('\n') + '\n'));
+    uris.push(`${sourceRoot}/${key}`);
+  }
+  return uris;
+}
+
+/** The base fill: ids 1 … tableRows, shard s taking every shards-th id. */
+function* baseRows(shard: number): Generator<string> {
+  for (let id = 1 + shard; id <= tableRows; id += shards) yield line(id, 0);
+}
+
+/**
+ * Load p: `updates` existing ids with a new row, `deletes` existing ids marked deleted (spread over
+ * the table, a different set each load), and new ids above everything loaded before.
+ */
+function* loadRows(p: number, shard: number): Generator<string> {
+  const touched = updates + deletes;
+  const stride = Math.max(1, Math.floor(tableRows / Math.max(1, touched)));
+  for (let j = shard; j < touched; j += shards) {
+    const id = 1 + ((j * stride + p) % tableRows);
+    yield j < updates ? line(id, p + 1) : line(id, p + 1, 'D');
+  }
+  const first = tableRows + p * keys + 1;
+  for (let j = shard; j < keys - touched; j += shards) yield line(first + j, p + 1);
+}
+
+interface Measured {
+  readonly variant: Variant;
+  readonly pair: number;
+  readonly wallS: number;
+  readonly cpuS: number;
+  readonly workerPeakRssMb: number;
+  readonly coordinatorPeakRssMb: number;
+  readonly snapshotId: number;
+  readonly changelogRows: number | null;
+  readonly phases: Record<string, number>;
+}
+
+/** One sync on a fresh coordinator and workers: wall time, CPU of every process, peak RSS. */
+async function measuredSync(variant: Variant, pair: number, uris: readonly string[]): Promise<Measured> {
+  const name = `orders_${variant}`;
+  const cluster = await startCluster({ prefix: `bench-changelog-${run}-${variant}-${pair}`, warehouse }, {
+    workers,
+    workerConcurrency: 1,
+    extraEnv: { TRIBUTARY_SOURCE_ROOTS: sourceRoot },
+  });
+  const pids = [cluster.coordinator.pid ?? -1, ...cluster.workers.map((w) => w.pid ?? -1)];
+  try {
+    const cpu0 = pids.reduce((n, pid) => n + cpuSeconds(pid), 0);
+    const t0 = performance.now();
+    const { id } = await call<{ id: string }>(cluster.base, 'POST', '/v1/syncs', {
+      table: { database, table: name },
+      mode: 'upsert',
+      source: { kind: 'files', format: 'ndjson', uris, filesPerShard: 1 },
+      options: { deleteMarker: { column: 'op', values: ['D'] } },
+    });
+    let view: { phase: string; snapshotId: number | null; phaseDurationsMs: Record<string, number>; state: { reason?: unknown } };
+    for (;;) {
+      view = await call(cluster.base, 'GET', `/v1/syncs/${id}`);
+      if (view.phase === 'COMMITTED' || view.phase === 'ABORTED') break;
+      await sleep(200);
+    }
+    const wallS = (performance.now() - t0) / 1000;
+    const cpuS = pids.reduce((n, pid) => n + cpuSeconds(pid), 0) - cpu0;
+    if (view.phase !== 'COMMITTED' || view.snapshotId === null) throw new Error(`sync ${id} of ${name} ended ${view.phase}: ${JSON.stringify(view.state.reason)}`);
+    const workerPeakRssMb = Math.max(...cluster.workers.map((w) => peakRssMb(w.pid ?? -1)));
+    const snapshot = await (await openTable(openObjectStore(warehouse, s3Options()), database, name)).snapshot(view.snapshotId);
+    const changelogRows = snapshot.changelogRecordCount === null ? null : Number(snapshot.changelogRecordCount);
+    const { coordinatorPeakRssMb } = await cluster.stop();
+    return { variant, pair, wallS, cpuS, workerPeakRssMb, coordinatorPeakRssMb, snapshotId: view.snapshotId, changelogRows, phases: view.phaseDurationsMs };
+  } catch (error) {
+    await cluster.stop();
+    throw error;
+  }
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+async function main(): Promise<void> {
+  const s3 = s3Options();
+  const sources = openObjectStore(sourceRoot, s3);
+  console.log(`bench:changelog — table ${tableRows.toLocaleString('en')} rows, loads of ${keys.toLocaleString('en')} keys (${updates.toLocaleString('en')} updates, ${deletes.toLocaleString('en')} deletes), ${buckets} buckets, ${shards} shards, ${workers} workers, ${pairs} pairs`);
+  console.log(`  warehouse ${warehouse}`);
+  const setup = await startCluster({ prefix: `bench-changelog-${run}-setup`, warehouse }, { workers, workerConcurrency: 1, extraEnv: { TRIBUTARY_SOURCE_ROOTS: sourceRoot } });
+  const baseUris = await writeFiles(sources, 'base', baseRows);
+  try {
+    for (const variant of VARIANTS) {
+      await call(setup.base, 'POST', '/v1/tables', {
+        database,
+        name: `orders_${variant}`,
+        columns: COLUMNS,
+        primaryKeys: ['id'],
+        bucket: buckets,
+        options: variant === 'input' ? { 'changelog-producer': 'input' } : {},
+      });
+    }
+  } finally {
+    await setup.stop();
+  }
+  const results: Measured[] = [];
+  for (const variant of VARIANTS) {
+    const base = await measuredSync(variant, -1, baseUris);
+    console.log(`  base fill of orders_${variant}: ${base.wallS.toFixed(1)} s wall, ${base.cpuS.toFixed(1)} s CPU, worker peak RSS ${base.workerPeakRssMb.toFixed(0)} MB`);
+  }
+  for (let p = 0; p < pairs; p++) {
+    const uris = await writeFiles(sources, `load-${p}`, (s) => loadRows(p, s));
+    const order: Variant[] = p % 2 === 0 ? ['none', 'input'] : ['input', 'none'];
+    for (const variant of order) {
+      const m = await measuredSync(variant, p, uris);
+      results.push(m);
+      console.log(
+        `  pair ${p} ${variant.padEnd(5)}: ${m.wallS.toFixed(1)} s wall, ${m.cpuS.toFixed(1)} s CPU, worker peak RSS ${m.workerPeakRssMb.toFixed(0)} MB, ` +
+          `coordinator ${m.coordinatorPeakRssMb.toFixed(0)} MB, changelog rows ${m.changelogRows ?? '-'}, phases ${JSON.stringify(m.phases)}`,
+      );
+    }
+  }
+  console.log('\n| pair | wall none (s) | wall input (s) | wall ratio | CPU none (s) | CPU input (s) | CPU ratio | worker peak RSS none / input (MB) | changelog rows |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  const ratios: { wall: number; cpu: number }[] = [];
+  for (let p = 0; p < pairs; p++) {
+    const none = results.find((m) => m.pair === p && m.variant === 'none');
+    const input = results.find((m) => m.pair === p && m.variant === 'input');
+    if (none === undefined || input === undefined) continue;
+    ratios.push({ wall: input.wallS / none.wallS, cpu: input.cpuS / none.cpuS });
+    console.log(
+      `| ${p} | ${none.wallS.toFixed(1)} | ${input.wallS.toFixed(1)} | ${(input.wallS / none.wallS).toFixed(2)}× | ${none.cpuS.toFixed(1)} | ${input.cpuS.toFixed(1)} | ${(input.cpuS / none.cpuS).toFixed(2)}× | ` +
+        `${none.workerPeakRssMb.toFixed(0)} / ${input.workerPeakRssMb.toFixed(0)} | ${input.changelogRows ?? '-'} |`,
+    );
+  }
+  const wall = median(ratios.map((r) => r.wall));
+  const cpu = median(ratios.map((r) => r.cpu));
+  const rss = Math.max(...results.map((m) => m.workerPeakRssMb));
+  console.log(`\nmedian ratio input / none: wall ${wall.toFixed(2)}×, CPU ${cpu.toFixed(2)}× (target ≤ 1.5×: ${wall <= 1.5 ? 'met' : 'NOT met'} on wall, ${cpu <= 1.5 ? 'met' : 'NOT met'} on CPU); worker peak RSS ${rss.toFixed(0)} MB (target ≤ 512 MB: ${rss <= 512 ? 'met' : 'NOT met'})`);
+  if (!values.keep) {
+    for (const root of [warehouse, sourceRoot]) {
+      const store = openObjectStore(root, s3);
+      const all: string[] = [];
+      for await (const o of store.list('')) all.push(o.key);
+      await store.deleteMany(all);
+    }
+  }
+}
+
+await main();
