@@ -159,9 +159,10 @@ export const DeleteMarker = z.strictObject({
 export type DeleteMarker = z.infer<typeof DeleteMarker>;
 
 /**
- * The load is the whole content of one partition (text values per partition key, null the default
- * partition; `{}` for an unpartitioned table): every key stored there and absent from the load is
- * deleted (a `-D` record, committed as APPEND).
+ * The load is the whole content of one partition (per partition key its text as in the partition's
+ * directory name, e.g. `dt=19723` for a DATE under the default `partition.legacy-name = true`; null
+ * the default partition; `{}` for an unpartitioned table): every key stored there and absent from
+ * the load is deleted (a `-D` record, committed as APPEND).
  */
 export const FullExtract = z.strictObject({
   partition: z.record(z.string().min(1).max(128), z.string().max(1024).nullable()),

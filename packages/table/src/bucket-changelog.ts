@@ -40,9 +40,10 @@ import { encodePartitionRow } from './write/row-routing.ts';
 const BATCH_ROWS = 4096;
 
 /**
- * The arity-prefixed BinaryRow of one partition given as text values per partition key (Paimon's
- * partition spec: `{"dt": "2024-05-01"}`; null is the default partition). An unpartitioned table's
- * only partition is `{}`.
+ * The arity-prefixed BinaryRow of one partition given as text values per partition key, each as its
+ * directory name writes it (Paimon's partition spec; a DATE is its epoch day under the default
+ * `partition.legacy-name = true`; null is the default partition). An unpartitioned table's only
+ * partition is `{}`.
  * @throws PARTITION_SPEC_INVALID when the keys are not exactly the partition keys or a value does not parse
  */
 export function partitionRowOf(schema: TableSchema, spec: Readonly<Record<string, string | null>>): Uint8Array {

@@ -109,8 +109,8 @@ export const SyncOptions = z.strictObject({
    */
   deleteMarker: DeleteMarker.optional(),
   /**
-   * The load is the whole content of one partition of a primary-key table (`{"dt": "2024-05-01"}`;
-   * `{}` unpartitioned): keys stored there and absent from the load are deleted, committed as APPEND.
+   * The load is the whole content of one partition of a primary-key table (`{"region": "eu"}`, each
+   * value as the partition's directory name writes it; `{}` unpartitioned): keys stored there and absent from the load are deleted, committed as APPEND.
    * Needs the bucketed layout, a fixed bucket count and mode append or upsert.
    */
   fullExtract: FullExtract.optional(),
