@@ -6,6 +6,14 @@
  *   failed child leaves the parent waiting forever, a BullMQ flow behaviour).
  * - Job ids are derived from the sync and shard ids, so enqueueing the same flow again (a
  *   coordinator that crashed between persisting the plan and enqueueing, then resumed) adds nothing.
+ * - The shard jobs are added in slices of ENQUEUE_SLICE, not in one call: BullMQ builds every job of
+ *   a flow in memory at once (10,000 children grew the coordinator by over 200 MB). The parent is
+ *   added first with one child of its own, a gate job on a queue no worker takes, so it cannot run
+ *   while slices are still being added, however fast the early shards finish; once every shard job
+ *   is added the gate is removed, which releases the parent (BullMQ moves a parent on when its last
+ *   pending child goes). A crash mid-way leaves the sync PLANNED with the parent still gated; the
+ *   resume enqueues again: the parent, the gate and the jobs already added are found by their ids
+ *   and not added twice, the missing ones are added, then the gate goes.
  * - Shard jobs carry pointers (sync id, shard id) and the shard's vote token, never data (the
  *   Kafka 1 MB lesson) and never the source: the worker reads that from the persisted plan.
  * - The bucketed layout has a second flow, enqueued by the committer once every shard is accepted
@@ -34,7 +42,16 @@ export interface FlowOptions {
   readonly clusterSecret: Uint8Array;
   readonly shardBackoffMs: number;
   readonly commitAttempts: number;
+  /** Shard jobs added per call (ENQUEUE_SLICE unless set; tests use small slices). */
+  readonly enqueueSlice?: number;
+  /** For tests (a crash, a pause): awaited after each slice of shard jobs is added, with how many are added so far. */
+  readonly sliceAdded?: (added: number) => void | Promise<void>;
 }
+
+/** Shard jobs added per BullMQ call: a slice's jobs are what the enqueue holds in memory at once. */
+export const ENQUEUE_SLICE = 500;
+/** The queue of the flows' gate jobs: no worker takes from it, so a gate job never runs. */
+const GATE_QUEUE = 'sync-flow-gate';
 
 const commitJobId = (syncId: string): string => `commit-${syncId}`;
 const timeoutJobId = (syncId: string): string => `timeout-${syncId}`;
@@ -42,6 +59,7 @@ export const PREPARE_TIMEOUT_JOB = 'prepare-timeout';
 const abortGraceJobId = (syncId: string): string => `abort-grace-${syncId}`;
 export const ABORT_GRACE_JOB = 'abort-grace';
 const shardJobId = (syncId: string, shardId: string): string => `shard-${syncId}-${shardId}`;
+const gateJobId = (syncId: string): string => `gate-${syncId}`;
 const bucketParentJobId = (syncId: string): string => `commit-buckets-${syncId}`;
 const bucketQueueJobId = (syncId: string, bucketId: string): string => `${bucketId}-${syncId}`;
 
@@ -54,6 +72,7 @@ export class SyncFlows {
   readonly commitQueue: Queue;
   readonly shardQueue: Queue;
   readonly bucketQueue: Queue;
+  readonly #gateQueue: Queue;
 
   constructor(options: FlowOptions) {
     this.#options = options;
@@ -62,6 +81,7 @@ export class SyncFlows {
     this.commitQueue = new Queue(SYNC_QUEUES.commit, { connection, prefix });
     this.shardQueue = new Queue(SYNC_QUEUES.writeShard, { connection, prefix });
     this.bucketQueue = new Queue(SYNC_QUEUES.mergeBucket, { connection, prefix });
+    this.#gateQueue = new Queue(GATE_QUEUE, { connection, prefix });
   }
 
   /** Reports the connection errors of the producer and both queues (BullMQ prints a stack trace for each when nobody listens). */
@@ -70,39 +90,55 @@ export class SyncFlows {
     this.commitQueue.on('error', listener);
     this.shardQueue.on('error', listener);
     this.bucketQueue.on('error', listener);
+    this.#gateQueue.on('error', listener);
   }
 
-  /** Enqueues the flow; `fingerprint` is planFingerprint(record.plan), which the worker plan carries too. */
+  /**
+   * Enqueues the flow in slices (see the module comment); `fingerprint` is planFingerprint(record.plan),
+   * which the worker plan carries too. Safe to call again after a crash at any point.
+   */
   async enqueue(record: SyncRecord, fingerprint: string): Promise<void> {
     const { prefix, clusterSecret, shardBackoffMs, commitAttempts } = this.#options;
     const plan = record.plan;
     const commitData: SyncCommitJob = { syncId: record.id, keyPrefix: prefix };
+    const parentId = commitJobId(record.id);
     await this.#producer.add({
       name: 'commit',
       queueName: SYNC_QUEUES.commit,
       data: commitData,
-      opts: { jobId: commitJobId(record.id), attempts: commitAttempts, backoff: { type: 'exponential', delay: 500, jitter: 0.2 } },
-      children: plan.shards.map((shard) => {
-        const data: SyncShardJob = {
-          syncId: record.id,
-          shardId: shard.id,
-          token: encodeVoteToken(shardVoteToken(clusterSecret, record.id, shard.id, fingerprint)),
-        };
-        return {
-          name: 'write-shard',
-          queueName: SYNC_QUEUES.writeShard,
-          data,
-          opts: {
-            jobId: shardJobId(record.id, shard.id),
-            // Transient failures retry; deterministic ones (UnrecoverableError) fail at once.
-            attempts: plan.options.maxAttempts,
-            backoff: { type: 'exponential', delay: shardBackoffMs, jitter: 0.2 },
-            ignoreDependencyOnFailure: true,
-            removeOnComplete: { age: 7 * 24 * 3600 },
-          },
-        };
-      }),
+      opts: { jobId: parentId, attempts: commitAttempts, backoff: { type: 'exponential', delay: 500, jitter: 0.2 } },
+      children: [{ name: 'gate', queueName: GATE_QUEUE, data: commitData, opts: { jobId: gateJobId(record.id) } }],
     });
+    const parent = { id: parentId, queue: this.commitQueue.qualifiedName };
+    const slice = this.#options.enqueueSlice ?? ENQUEUE_SLICE;
+    for (let from = 0; from < plan.shards.length; from += slice) {
+      await this.shardQueue.addBulk(
+        plan.shards.slice(from, from + slice).map((shard) => {
+          const data: SyncShardJob = {
+            syncId: record.id,
+            shardId: shard.id,
+            token: encodeVoteToken(shardVoteToken(clusterSecret, record.id, shard.id, fingerprint)),
+          };
+          return {
+            name: 'write-shard',
+            data,
+            opts: {
+              jobId: shardJobId(record.id, shard.id),
+              parent,
+              // Transient failures retry; deterministic ones (UnrecoverableError) fail at once.
+              attempts: plan.options.maxAttempts,
+              backoff: { type: 'exponential', delay: shardBackoffMs, jitter: 0.2 },
+              ignoreDependencyOnFailure: true,
+              removeOnComplete: { age: 7 * 24 * 3600 },
+            },
+          };
+        }),
+      );
+      await this.#options.sliceAdded?.(Math.min(plan.shards.length, from + slice));
+    }
+    // Every shard job is a child of the parent now: removing the gate releases it (at once if every
+    // shard job has already finished). Removing a gate that is already gone does nothing.
+    await this.#gateQueue.remove(gateJobId(record.id));
   }
 
   /**
@@ -188,6 +224,6 @@ export class SyncFlows {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.#producer.close(), this.commitQueue.close(), this.shardQueue.close(), this.bucketQueue.close()]);
+    await Promise.all([this.#producer.close(), this.commitQueue.close(), this.shardQueue.close(), this.bucketQueue.close(), this.#gateQueue.close()]);
   }
 }
