@@ -183,7 +183,12 @@ export const tableErrors = defineErrorCatalogue({
   },
   COMMIT_MESSAGE_UNSUPPORTED: {
     retryable: false,
-    summary: 'A commit message carries index files or compaction output, which a Tributary load never writes.',
+    summary: 'A commit message carries files its commit kind does not take: index or compaction files in a load, or anything but compactBefore and compactAfter in a compaction.',
+  },
+  COMPACT_INPUT_UNSUPPORTED: {
+    retryable: false,
+    summary:
+      'A file a compaction would rewrite was written with another schema or lives at an external path; Tributary rewrites files of the table\'s current schema in the table\'s own directories only.',
   },
   COMMIT_RETRIES_EXHAUSTED: {
     retryable: true,

@@ -25,6 +25,9 @@ export {
   type MergedRows,
 } from './write/bucket-merge.ts';
 export { fullExtractDeletes, partitionRowOf, writeBucketChangelog, type ExtractedRows, type MergedChangelogBucket } from './bucket-changelog.ts';
+export { compactBucket, type CompactBucketInput, type CompactedBucket } from './write/compact-bucket.ts';
+export { liveBucketFiles, planTableCompaction, type BucketCompaction, type CompactTableRequest, type TableCompactionPlan } from './write/compact-table.ts';
+export type { CompactUnit } from './write/compact-plan.ts';
 export type { CommitIdentity } from './spec/snapshot.ts';
 export { FileStoreScan, mapInOrder } from './snapshot/file-store-scan.ts';
 

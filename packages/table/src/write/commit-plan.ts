@@ -18,7 +18,8 @@ import { bucketKey, partitionKey } from '../spec/binary-row.ts';
 import type { CommitMessage } from '../spec/commit-message.ts';
 import { SNAPSHOT_VERSION, type CommitIdentity, type Snapshot } from '../spec/snapshot.ts';
 
-export type CommitKind = 'APPEND' | 'OVERWRITE';
+/** APPEND and OVERWRITE commit a load's data files; COMPACT commits a compaction's rewrite (compactBefore → compactAfter). */
+export type CommitKind = 'APPEND' | 'OVERWRITE' | 'COMPACT';
 
 /** The fields of a data file this module looks at (a subset of spec/data-file-meta.ts DataFileMeta). */
 export interface PlanFile {
@@ -52,6 +53,11 @@ export interface PlanMessage<F extends PlanFile = PlanFile> {
     readonly deletedFiles: readonly F[];
     readonly changelogFiles: readonly F[];
   };
+  /** A compaction's rewrite of the bucket (absent: none). */
+  readonly compactIncrement?: {
+    readonly compactBefore: readonly F[];
+    readonly compactAfter: readonly F[];
+  };
 }
 
 /**
@@ -73,16 +79,45 @@ export function checkDataFilesOnly(messages: readonly CommitMessage[]): void {
   }
 }
 
+/**
+ * A compaction commits a rewrite and nothing else: its messages carry compactBefore and
+ * compactAfter only (no new data, index or changelog files), so a COMPACT snapshot never changes a
+ * key's value.
+ * @throws COMMIT_MESSAGE_UNSUPPORTED
+ */
+export function checkCompactFilesOnly(messages: readonly CommitMessage[]): void {
+  for (const m of messages) {
+    const d = m.dataIncrement;
+    const c = m.compactIncrement;
+    const other = d.newFiles.length + d.deletedFiles.length + d.changelogFiles.length + d.newIndexFiles.length + d.deletedIndexFiles.length;
+    const unsupported = other + c.changelogFiles.length + c.newIndexFiles.length + c.deletedIndexFiles.length;
+    if (unsupported > 0 || c.compactBefore.length === 0) {
+      throw errorFrom(
+        tableErrors,
+        'COMMIT_MESSAGE_UNSUPPORTED',
+        'a compaction commit message must carry the files it rewrote (compactBefore) and their rewrite (compactAfter) only',
+        { bucket: m.bucket },
+      );
+    }
+  }
+}
+
 /** FileEntry.Identifier as a string key; supplied by spec/manifest-entry.ts (entryIdentifier). */
 export type IdentifyEntry<E> = (entry: E) => string;
 
-/** The data increment of the messages as manifest entries: ADDs first, then DELETEs, per message. */
+/**
+ * The messages as manifest entries, per message: the data increment (ADDs, then DELETEs), then the
+ * compact increment (compactBefore as DELETEs, then compactAfter as ADDs, as Paimon's
+ * FileStoreCommitImpl collects them).
+ */
 export function deltaEntries<F extends PlanFile>(messages: readonly PlanMessage<F>[]): PlanEntry<F>[] {
   const entries: PlanEntry<F>[] = [];
   for (const m of messages) {
     const at = { partition: m.partition, bucket: m.bucket, totalBuckets: m.totalBuckets ?? -1 };
     for (const file of m.dataIncrement.newFiles) entries.push({ kind: 'ADD', ...at, file });
     for (const file of m.dataIncrement.deletedFiles) entries.push({ kind: 'DELETE', ...at, file });
+    for (const file of m.compactIncrement?.compactBefore ?? []) entries.push({ kind: 'DELETE', ...at, file });
+    for (const file of m.compactIncrement?.compactAfter ?? []) entries.push({ kind: 'ADD', ...at, file });
   }
   return entries;
 }
@@ -302,7 +337,9 @@ export const MAX_SEQUENCE_NUMBER = 2n ** 63n - 1n;
 export function sameFiles(snapshotDelta: readonly PlanEntry[], messages: readonly PlanMessage[], original: (fileName: string) => string = (n) => n): boolean {
   const key = (partition: Uint8Array, bucket: number, fileName: string) => `${bucketKey(partition, bucket)}/${original(fileName)}`;
   const added = snapshotDelta.filter((e) => e.kind === 'ADD').map((e) => key(e.partition, e.bucket, e.file.fileName)).sort();
-  const ours = messages.flatMap((m) => m.dataIncrement.newFiles.map((f) => key(m.partition, m.bucket, f.fileName))).sort();
+  const ours = messages
+    .flatMap((m) => [...m.dataIncrement.newFiles, ...(m.compactIncrement?.compactAfter ?? [])].map((f) => key(m.partition, m.bucket, f.fileName)))
+    .sort();
   return added.length === ours.length && added.every((k, i) => k === ours[i]);
 }
 

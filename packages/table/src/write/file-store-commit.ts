@@ -40,6 +40,7 @@ import {
   changelogBuckets,
   changelogEntries,
   checkCommitConflicts,
+  checkCompactFilesOnly,
   checkDataFilesOnly,
   checkDistinctPaths,
   deltaEntries,
@@ -124,7 +125,8 @@ export class FileStoreCommit {
   }
 
   async commit(messages: readonly CommitMessage[], request: CommitRequest = {}): Promise<CommitResult> {
-    checkDataFilesOnly(messages);
+    if (request.kind === 'COMPACT') checkCompactFilesOnly(messages);
+    else checkDataFilesOnly(messages);
     const identity: CommitIdentity = { commitUser: this.#o.commitUser, commitIdentifier: request.identifier ?? BATCH_COMMIT_IDENTIFIER };
     let lastFailure: unknown;
     // Our snapshot can only follow the base; after a failed attempt, only the snapshots after the
