@@ -24,6 +24,8 @@ import { problemJsonResponses } from './http/openapi.ts';
 import { registerProblemHandler } from './http/problem.ts';
 import { syncRoutes } from './http/sync-routes.ts';
 import { tableRoutes } from './http/table-routes.ts';
+import { compactionRoutes } from './http/compaction-routes.ts';
+import type { CompactionService } from './compaction/compaction-service.ts';
 import { scheduleRoutes } from './http/schedule-routes.ts';
 import { registerUi } from './http/ui-routes.ts';
 import type { ScheduleService } from './schedule/service.ts';
@@ -40,6 +42,8 @@ export interface AppDeps {
   readonly queues: readonly Queue[];
   /** /v1/schedules is served when given. */
   readonly schedules?: ScheduleService;
+  /** /v1/tables/{db}/{table}/compactions is served when given. */
+  readonly compactions?: CompactionService;
   /** Tokens and public routes; without, the app is open (`tributary coordinator` allows that on loopback only). */
   readonly auth?: AuthOptions;
   readonly rateLimit?: RateLimitOptions;
@@ -85,6 +89,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyBaseLog
   await app.register(tableRoutes, { tables: deps.tables, warehouse: deps.warehouse, store: deps.store, syncs: deps.syncs });
   await app.register(syncRoutes, { syncs: deps.syncs, store: deps.store });
   if (deps.schedules !== undefined) await app.register(scheduleRoutes, { schedules: deps.schedules });
+  if (deps.compactions !== undefined) await app.register(compactionRoutes, { compactions: deps.compactions });
   const board = new FastifyAdapter();
   board.setBasePath('/admin/queues');
   createBullBoard({ queues: deps.queues.map((q) => new BullMQAdapter(q)), serverAdapter: board });

@@ -6,6 +6,15 @@ import { defineErrorCatalogue } from '@tributary/protocol';
 
 export const coordinatorErrors = defineErrorCatalogue({
   SYNC_NOT_FOUND: { retryable: false, summary: 'No sync with this id exists.' },
+  COMPACTION_NOT_FOUND: { retryable: false, summary: 'No compaction with this id exists (or its record expired).' },
+  COMPACTION_JOB_FAILED: {
+    retryable: false,
+    summary: 'A job of the compaction failed for good (its reason is in the compaction\'s jobs); nothing was committed and the table is unchanged.',
+  },
+  COMPACTION_JOB_MISSING: {
+    retryable: false,
+    summary: 'A planned compaction job has no accepted attempt at commit time; nothing was committed.',
+  },
   SYNC_ILLEGAL_TRANSITION: {
     retryable: false,
     summary: 'The sync is in a state that does not allow this step (for example aborting a committed sync).',

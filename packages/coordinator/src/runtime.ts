@@ -28,6 +28,7 @@ import { SyncStore } from './sync/store.ts';
 import type { SyncRecord } from './sync/state.ts';
 import { startSchedules } from './schedule/runtime.ts';
 import type { ScheduleService } from './schedule/service.ts';
+import { CompactionService } from './compaction/compaction-service.ts';
 
 export interface CoordinatorConfig {
   readonly redis: { readonly host: string; readonly port: number };
@@ -161,8 +162,10 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
   const migrated = await store.migrateIndex();
   if (migrated > 0) logger.info({ syncs: migrated }, 'indexed syncs written by an earlier version');
   await syncs.resume();
+  const compactions = new CompactionService({ redis, connection, prefix: config.prefix, tables, warehouse: config.warehouse, clusterSecret, logger });
+  await compactions.resume();
   const schedules = await startSchedules({ connection, redis, prefix: config.prefix, syncs, syncStore: store, tables, warehouse: config.warehouse, logger });
-  const queues = [flows.commitQueue, flows.shardQueue, flows.bucketQueue, schedules.queue];
+  const queues = [flows.commitQueue, flows.shardQueue, flows.bucketQueue, schedules.queue, compactions.queue];
   metrics.watch({ store, queues, shardQueue: flows.shardQueue });
   const probes = {
     redis: async () => {
@@ -181,6 +184,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     warehouse: config.warehouse,
     queues,
     schedules: schedules.service,
+    compactions,
     ...(config.auth === undefined ? {} : { auth: config.auth }),
     rateLimit: { ...DEFAULT_RATE_LIMIT, ...config.rateLimit, redis, keyPrefix: config.prefix },
     readiness,
@@ -207,6 +211,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
       await shardEvents.close();
       await commitWorker.close();
       await committer.close();
+      await compactions.close();
       await app.close();
       await flows.close();
       await redis.quit();

@@ -90,3 +90,22 @@ export { BadRowPolicy, Identifier, StringMap, SyncMode, parsePayload } from './s
 export { ColumnSpec, CreateTableRequest, ProblemDetails, SyncOptions, createTableFromSourceRequest, startSyncRequest } from './schemas/rest.ts';
 export { ScheduleId, ScheduleRun, putScheduleRequest } from './schemas/schedules.ts';
 export { READINESS_TIMEOUT_MS, checkReadiness, type Readiness, type ReadinessProbe } from './readiness.ts';
+export {
+  COMPACTION_PHASES,
+  COMPACTION_QUEUE,
+  CompactionId,
+  CompactionJob,
+  CompactionJobId,
+  CompactionPhase,
+  CompactionPlanHead,
+  CompactionVote,
+  PlannedCompactionEntry,
+  compactionIndexKey,
+  compactionJobId,
+  compactionRedisKeys,
+  compactionStagingPrefix,
+  compactionVoteToken,
+  compactionWriterId,
+  planJobField,
+  stagedCompactionBlobKey,
+} from './compaction-schemas.ts';

@@ -19,7 +19,7 @@
  *   may delete what it staged itself (nothing of such a sync can ever be referenced).
  */
 import type { Redis } from 'ioredis';
-import { ABANDON_RUNNING_ATTEMPTS_SCRIPT, syncRedisKeys, type BucketVote, type ShardAttempt, type ShardVote } from '@tributary/protocol';
+import { ABANDON_RUNNING_ATTEMPTS_SCRIPT, compactionRedisKeys, syncRedisKeys, type BucketVote, type CompactionVote, type ShardAttempt, type ShardVote } from '@tributary/protocol';
 
 // KEYS: attempts. ARGV: field, attempt JSON. Writes the progress only over an attempt still shown
 // running, so a late progress report never undoes its own end or an `abandoned` mark.
@@ -49,12 +49,14 @@ export type AcceptOutcome = 'accepted' | 'another-attempt-won' | 'sync-closed';
  * bucketed layout) bucket jobs while it is MERGING, each with its own four hashes, so a bucket id
  * and a shard id never share an attempt counter, an accept or a vote.
  */
-export type LedgerStage = 'shards' | 'buckets';
+export type LedgerStage = 'shards' | 'buckets' | 'compactions';
 
 /** The phases in which each stage's attempts may run and be accepted. */
 export const ACCEPTING_PHASES: Readonly<Record<LedgerStage, readonly string[]>> = {
   shards: ['PLANNED', 'PREPARING'],
   buckets: ['MERGING'],
+  // A compaction's jobs (the id is the compaction's, the record its own): while it RUNS.
+  compactions: ['RUNNING'],
 };
 
 interface StageKeys {
@@ -66,6 +68,7 @@ interface StageKeys {
 }
 
 function stageKeys(keyPrefix: string, syncId: string, stage: LedgerStage): StageKeys {
+  if (stage === 'compactions') return compactionRedisKeys(keyPrefix, syncId);
   const k = syncRedisKeys(keyPrefix, syncId);
   if (stage === 'shards') return k;
   return { record: k.record, accepted: k.bucketAccepted, attempts: k.bucketAttempts, attemptSeq: k.bucketAttemptSeq, votes: k.bucketVotes };
@@ -96,7 +99,7 @@ export class AttemptLedger {
     return (await this.#redis.hget(this.#keys.record, 'phase')) ?? undefined;
   }
 
-  async accept(shardId: string, attempt: number, vote: ShardVote | BucketVote): Promise<AcceptOutcome> {
+  async accept(shardId: string, attempt: number, vote: ShardVote | BucketVote | CompactionVote): Promise<AcceptOutcome> {
     const keys = this.#keys;
     const result = await this.#redis.eval(ACCEPT_SCRIPT, 3, keys.record, keys.accepted, keys.votes, shardId, String(attempt), JSON.stringify(vote), ...this.#phases);
     return result === 1 ? 'accepted' : result === 0 ? 'another-attempt-won' : 'sync-closed';

@@ -21,7 +21,7 @@ export interface LedgeredAttempt<R> {
   readonly token: string | undefined;
   /** The job's logger, already carrying the sync and the job's ids; `what` names it in the messages. */
   readonly log: Logger | undefined;
-  readonly what: 'shard' | 'bucket';
+  readonly what: 'shard' | 'bucket' | 'compaction';
   /** The attempt's work; `report` is its `running` entry, for progress. */
   readonly run: (attempt: number, report: ShardAttempt) => Promise<R>;
   /** The result's fields recorded with `succeeded`, and the ones logged. */

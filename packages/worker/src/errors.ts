@@ -31,6 +31,19 @@ export const workerErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'A merge-bucket job does not carry its bucket\u2019s vote token (not enqueued by the coordinator, or the cluster secrets differ); the job is refused before any work.',
   },
+  COMPACTION_JOB_INVALID: { retryable: false, summary: 'The compact-bucket job data does not match its schema.' },
+  COMPACTION_NOT_PLANNED: {
+    retryable: false,
+    summary: 'A compact-bucket job names a compaction without a persisted plan, or a job its plan does not have; the job is refused before any work.',
+  },
+  COMPACTION_TOKEN_INVALID: {
+    retryable: false,
+    summary: 'A compact-bucket job does not carry its vote token (not enqueued by the coordinator, or the cluster secrets differ); the job is refused before any work.',
+  },
+  COMPACTION_INPUT_GONE: {
+    retryable: false,
+    summary: "A file the compaction planned to rewrite is not live in the compaction's base snapshot (the snapshot was expired, or the plan is not this table's); the job fails and the compaction with it.",
+  },
 });
 
 export type WorkerErrorCode = keyof typeof workerErrors;

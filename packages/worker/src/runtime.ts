@@ -7,12 +7,13 @@
 import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
-import { SYNC_QUEUES, checkClusterSecret, checkReadiness, type Readiness, type SyncShardResult } from '@tributary/protocol';
+import { COMPACTION_QUEUE, SYNC_QUEUES, checkClusterSecret, checkReadiness, type Readiness, type SyncShardResult } from '@tributary/protocol';
 import { noSourceAccess, type SourceAccess } from '@tributary/sources';
 import { warehouseTables, type S3ConnectionOptions } from '@tributary/table';
 import { WorkerMetrics } from './metrics.ts';
 import type { WorkerTables } from './shard-write.ts';
 import { mergeBucketProcessor } from './merge-bucket.ts';
+import { compactBucketProcessor } from './compact-bucket.ts';
 import { writeShardProcessor } from './write-shard.ts';
 
 export interface WorkerConfig {
@@ -48,7 +49,7 @@ export interface WorkerConfig {
    * not depend on it: it holds one small row group per run.
    */
   readonly runBufferRows?: number;
-  /** Test hook: a pause after each merged batch of a bucket job (a test kills a worker mid-merge). */
+  /** Test hook: a pause after each merged batch of a bucket job or a compaction job (a test kills a worker mid-merge). */
   readonly mergeDelayMsPerBatch?: number;
 }
 
@@ -65,6 +66,8 @@ export interface ShardWorker {
   readonly worker: Worker;
   /** The `merge-bucket` queue's worker (same concurrency). */
   readonly bucketWorker: Worker;
+  /** The `compact-bucket` queue's worker (same concurrency): a compaction's jobs. */
+  readonly compactionWorker: Worker;
   readonly metrics: WorkerMetrics;
   /** Whether Redis and (with `storageProbe`) storage answer now. */
   readiness(): Promise<Readiness>;
@@ -130,6 +133,25 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
     lockDuration: config.lockDurationMs ?? 30_000,
     stalledInterval: config.stalledIntervalMs ?? 30_000,
   });
+  const compact = compactBucketProcessor({
+    redis,
+    prefix: config.prefix,
+    clusterSecret,
+    tables,
+    phaseCheckMs: config.phaseCheckMs,
+    progressMs: config.progressMs,
+    logger,
+    ...(config.mergeDelayMsPerBatch === undefined ? {} : { mergeDelayMsPerBatch: config.mergeDelayMsPerBatch }),
+  });
+  const compactionWorker = new Worker(COMPACTION_QUEUE, (job: Job, token?: string, signal?: AbortSignal) => compact(job, token, signal), {
+    connection: { ...config.redis, maxRetriesPerRequest: null },
+    prefix: config.prefix,
+    concurrency,
+    lockDuration: config.lockDurationMs ?? 30_000,
+    stalledInterval: config.stalledIntervalMs ?? 30_000,
+  });
+  compactionWorker.on('failed', (job, error) => logger.warn({ jobId: job?.id, jobAttempt: job?.attemptsMade, error: error.message }, 'compaction job failed'));
+  compactionWorker.on('error', (error) => logger.warn({ error: error.message }, 'compaction worker error'));
   bucketWorker.on('failed', (job, error) => logger.warn({ jobId: job?.id, jobAttempt: job?.attemptsMade, error: error.message }, 'bucket job failed'));
   bucketWorker.on('error', (error) => logger.warn({ error: error.message }, 'bucket worker error'));
   worker.on('failed', (job, error) => logger.warn({ jobId: job?.id, jobAttempt: job?.attemptsMade, error: error.message }, 'shard job failed'));
@@ -144,6 +166,7 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
   return {
     worker,
     bucketWorker,
+    compactionWorker,
     metrics,
     readiness: () => checkReadiness(probes),
     async close(options: CloseOptions = {}) {
@@ -154,9 +177,10 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
               logger.warn({ graceMs: options.graceMs }, 'shutdown grace over: releasing the running shards');
               worker.cancelAllJobs('shutdown');
               bucketWorker.cancelAllJobs('shutdown');
+              compactionWorker.cancelAllJobs('shutdown');
             }, options.graceMs);
       try {
-        await Promise.all([worker.close(), bucketWorker.close()]);
+        await Promise.all([worker.close(), bucketWorker.close(), compactionWorker.close()]);
       } finally {
         clearTimeout(release);
       }

@@ -31,6 +31,7 @@ type HttpErrorCode = CoordinatorErrorCode | TableErrorCode | ProtocolErrorCode |
  */
 const STATUS_BY_CODE: Readonly<Partial<Record<HttpErrorCode, number>>> = {
   SYNC_NOT_FOUND: 404,
+  COMPACTION_NOT_FOUND: 404,
   TABLE_NOT_FOUND: 404,
   SNAPSHOT_NOT_FOUND: 404,
   TABLE_SYNC_ACTIVE: 409,

@@ -71,7 +71,8 @@ export interface VerifiedShard {
 
 export async function loadShardBlob(
   store: ObjectStore,
-  record: SyncRecord,
+  // What of a sync record the check reads (a compaction passes its id and schema the same way).
+  record: Pick<SyncRecord, 'id'> & { readonly plan: Pick<SyncRecord['plan'], 'schemaId'> },
   tablePath: string,
   shardId: string,
   attemptId: string,

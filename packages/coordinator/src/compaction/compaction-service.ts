@@ -1,0 +1,332 @@
+/**
+ * Compactions as the coordinator runs them: plan, jobs, one COMPACT snapshot or nothing.
+ *
+ *   POST …/compactions ─ plan (@tributary/table planTableCompaction: one unit per (partition, bucket)
+ *                        that needs it, against the latest snapshot) ─ no unit: COMMITTED, no snapshot
+ *   RUNNING     ─ the plan persisted in Redis (head + one entry per job), one `compact-bucket` job per
+ *                 unit carrying its vote token; a job's first finished attempt is accepted with its
+ *                 vote (the worker's ledger, only while RUNNING)
+ *               ─ a job failed for good ─► FAILED (COMPACTION_JOB_FAILED), nothing committed
+ *   COMMITTING  ─ every job accepted: no more accepts; each accepted blob loaded and verified (plan,
+ *                 token, vote), all their messages published as ONE `COMPACT` snapshot under the
+ *                 compaction's own commit identity (a retry finds it: idempotent)
+ *   COMMITTED   ─ the snapshot id recorded; the staged blobs deleted
+ *   CONFLICT    ─ the commit found a file it rewrote no longer live (another compaction, or an
+ *                 overwrite, replaced it since the plan): COMMIT_CONFLICT, nothing committed; the
+ *                 rewritten files are deleted (nothing references them)
+ *
+ * A sync never waits for or fails because of a compaction: a load only adds files, which a COMPACT
+ * commit does not touch; the compaction gives way instead. Files of a killed attempt of a committed
+ * compaction are never referenced: the orphan cleanup removes them.
+ *
+ * A coordinator that restarts drives the compactions it finds RUNNING or COMMITTING again.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Queue, type ConnectionOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import {
+  COMPACTION_QUEUE,
+  CompactionPlanHead,
+  CompactionVote,
+  PLAN_HEAD_FIELD,
+  canonicalJson,
+  compactionIndexKey,
+  compactionJobId,
+  compactionRedisKeys,
+  compactionStagingPrefix,
+  compactionVoteToken,
+  dataFileMarker,
+  encodeVoteToken,
+  errorFrom,
+  isTributaryError,
+  planJobField,
+  stagedCompactionBlobKey,
+  toErrorData,
+  type CompactionJob,
+  type CompactionPhase,
+  type ErrorData,
+  type PlannedCompactionEntry,
+} from '@tributary/protocol';
+import { planTableCompaction, type CompactTableRequest, type TableRef, type Tables } from '@tributary/table';
+import { coordinatorErrors } from '../errors.ts';
+import { loadShardBlob } from '../sync/staging.ts';
+
+export interface CompactionServiceDeps {
+  readonly redis: Redis;
+  readonly connection: ConnectionOptions;
+  readonly prefix: string;
+  readonly tables: Tables;
+  readonly warehouse: string;
+  readonly clusterSecret: Uint8Array;
+  readonly logger?: Logger;
+  /** How often a running compaction's jobs are looked at (default 250 ms). */
+  readonly pollMs?: number;
+  /** Tries per job (BullMQ attempts, default 3). */
+  readonly jobAttempts?: number;
+}
+
+/** A compaction as the API shows it. */
+export interface CompactionView {
+  readonly id: string;
+  readonly table: TableRef;
+  readonly phase: CompactionPhase;
+  readonly full: boolean;
+  readonly partitions: readonly string[] | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** The snapshot planned against (null: the table had none). */
+  readonly baseSnapshotId: number | null;
+  /** The COMPACT snapshot (COMMITTED with jobs; null otherwise). */
+  readonly snapshotId: number | null;
+  readonly jobs: number;
+  readonly acceptedJobs: number;
+  /** Live files of the planned partitions at planning, and how many the jobs rewrite. */
+  readonly liveFiles: number;
+  readonly filesBefore: number;
+  /** Files the rewrite wrote (known once COMMITTED). */
+  readonly filesAfter: number | null;
+  readonly error: ErrorData | null;
+}
+
+type StoredView = Omit<CompactionView, 'acceptedJobs'>;
+
+const TERMINAL: readonly CompactionPhase[] = ['COMMITTED', 'FAILED', 'CONFLICT'];
+/** BullMQ job id of a compaction job. */
+const bullJobId = (compactionId: string, jobId: string) => `${compactionId}-${jobId}`;
+/** Long.MAX_VALUE: a batch commit's identifier (the commit user is the compaction's own). */
+const BATCH_IDENTIFIER = 2n ** 63n - 1n;
+
+// KEYS: record. ARGV: expected phase(s) joined by ',', new phase, view JSON. 1: moved, 0: not in an expected phase.
+const MOVE_SCRIPT = `
+local phase = redis.call('HGET', KEYS[1], 'phase')
+for p in string.gmatch(ARGV[1], '[^,]+') do
+  if phase == p then
+    redis.call('HSET', KEYS[1], 'phase', ARGV[2], 'view', ARGV[3])
+    return 1
+  end
+end
+return 0
+`;
+
+export class CompactionService {
+  readonly #d: CompactionServiceDeps;
+  readonly #queue: Queue;
+  readonly #driving = new Map<string, Promise<void>>();
+  #closed = false;
+
+  constructor(deps: CompactionServiceDeps) {
+    this.#d = deps;
+    this.#queue = new Queue(COMPACTION_QUEUE, { connection: deps.connection, prefix: deps.prefix });
+    this.#queue.on('error', (error) => deps.logger?.warn({ error: error.message }, 'compaction queue error'));
+  }
+
+  get queue(): Queue {
+    return this.#queue;
+  }
+
+  /** Plans a compaction of the table and starts its jobs. @throws TABLE_NOT_FOUND, TABLE_OPTION_INVALID */
+  async start(ref: TableRef, request: CompactTableRequest): Promise<CompactionView> {
+    const { tables, warehouse, redis, prefix } = this.#d;
+    const table = await tables.openTable(warehouse, ref);
+    const plan = await planTableCompaction(table, request);
+    const id = `compact-${randomUUID()}`;
+    const now = new Date().toISOString();
+    const view: StoredView = {
+      id,
+      table: { database: ref.database, table: ref.table },
+      phase: plan.buckets.length === 0 ? 'COMMITTED' : 'RUNNING',
+      full: request.full,
+      partitions: request.partitions === undefined ? null : [...request.partitions],
+      createdAt: now,
+      updatedAt: now,
+      baseSnapshotId: plan.baseSnapshotId,
+      snapshotId: null,
+      jobs: plan.buckets.length,
+      liveFiles: plan.liveFiles,
+      filesBefore: plan.buckets.reduce((n, b) => n + b.unit.files.length, 0),
+      filesAfter: plan.buckets.length === 0 ? 0 : null,
+      error: null,
+    };
+    const keys = compactionRedisKeys(prefix, id);
+    if (plan.buckets.length > 0 && plan.baseSnapshotId !== null) {
+      const entries: PlannedCompactionEntry[] = plan.buckets.map((b) => ({
+        partition: Buffer.from(b.partition).toString('base64'),
+        partitionPath: b.partitionPath,
+        bucket: b.bucket,
+        totalBuckets: b.totalBuckets,
+        outputLevel: b.unit.outputLevel,
+        dropDelete: b.unit.dropDelete,
+        files: b.unit.files.map((f) => f.fileName),
+        rows: b.unit.files.reduce((n, f) => n + Number(f.rowCount), 0),
+        bytes: b.unit.files.reduce((n, f) => n + Number(f.fileSize), 0),
+      }));
+      const basics = { compactionId: id, warehouse, table: view.table, schemaId: table.schema.id, baseSnapshotId: plan.baseSnapshotId, full: request.full, jobs: entries.length };
+      const hash = createHash('sha256').update(canonicalJson(basics));
+      for (const e of entries) hash.update('\n').update(canonicalJson(e));
+      const head = CompactionPlanHead.parse({ ...basics, fingerprint: hash.digest('hex') });
+      const fields: string[] = [PLAN_HEAD_FIELD, JSON.stringify(head)];
+      entries.forEach((e, i) => fields.push(planJobField(compactionJobId(i)), JSON.stringify(e)));
+      await redis.hset(keys.plan, ...fields);
+      await redis.hset(keys.record, 'phase', view.phase, 'view', JSON.stringify(view));
+      await redis.zadd(compactionIndexKey(prefix), Date.now(), id);
+      await this.#queue.addBulk(
+        entries.map((_, i) => {
+          const jobId = compactionJobId(i);
+          const data: CompactionJob = { compactionId: id, jobId, token: encodeVoteToken(compactionVoteToken(this.#d.clusterSecret, id, jobId, head.fingerprint)) };
+          return {
+            name: 'compact',
+            data,
+            opts: {
+              jobId: bullJobId(id, jobId),
+              attempts: this.#d.jobAttempts ?? 3,
+              backoff: { type: 'exponential', delay: 1000 },
+              removeOnComplete: { age: 3600 },
+              removeOnFail: { age: 86_400 },
+            },
+          };
+        }),
+      );
+      this.#drive(id);
+    } else {
+      await redis.hset(keys.record, 'phase', view.phase, 'view', JSON.stringify(view));
+      await redis.zadd(compactionIndexKey(prefix), Date.now(), id);
+    }
+    this.#d.logger?.info({ compactionId: id, table: `${ref.database}.${ref.table}`, jobs: view.jobs, files: view.filesBefore, full: request.full }, 'compaction planned');
+    return { ...view, acceptedJobs: 0 };
+  }
+
+  /** @throws COMPACTION_NOT_FOUND */
+  async get(id: string): Promise<CompactionView> {
+    const keys = compactionRedisKeys(this.#d.prefix, id);
+    const [json, accepted] = await Promise.all([this.#d.redis.hget(keys.record, 'view'), this.#d.redis.hlen(keys.accepted)]);
+    if (json === null) throw errorFrom(coordinatorErrors, 'COMPACTION_NOT_FOUND', `compaction ${id} does not exist`, { compactionId: id });
+    return { ...(JSON.parse(json) as StoredView), acceptedJobs: accepted };
+  }
+
+  /** Drives again the compactions left RUNNING or COMMITTING (a coordinator restarted). */
+  async resume(): Promise<void> {
+    const ids = await this.#d.redis.zrange(compactionIndexKey(this.#d.prefix), '0', '-1');
+    for (const id of ids) {
+      const phase = await this.#d.redis.hget(compactionRedisKeys(this.#d.prefix, id).record, 'phase');
+      if (phase === 'RUNNING' || phase === 'COMMITTING') this.#drive(id);
+    }
+  }
+
+  /** Waits for nothing new: the drivers stop at their next step (a restarted coordinator resumes them). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#driving.values()]);
+    await this.#queue.close();
+  }
+
+  #drive(id: string): void {
+    if (this.#driving.has(id)) return;
+    const run = this.#run(id)
+      .catch((error: unknown) => this.#d.logger?.warn({ compactionId: id, error: error instanceof Error ? error.message : String(error) }, 'compaction driver stopped; resumed on restart'))
+      .finally(() => this.#driving.delete(id));
+    this.#driving.set(id, run);
+  }
+
+  async #run(id: string): Promise<void> {
+    const keys = compactionRedisKeys(this.#d.prefix, id);
+    for (;;) {
+      if (this.#closed) return;
+      const view = await this.get(id);
+      if (TERMINAL.includes(view.phase)) return;
+      if (view.phase === 'COMMITTING' || view.acceptedJobs >= view.jobs) {
+        await this.#commit(id, view);
+        return;
+      }
+      const accepted = new Set(await this.#d.redis.hkeys(keys.accepted));
+      for (let i = 0; i < view.jobs; i++) {
+        const jobId = compactionJobId(i);
+        if (accepted.has(jobId)) continue;
+        const job = await this.#queue.getJob(bullJobId(id, jobId));
+        if (job !== undefined && (await job.getState()) === 'failed') {
+          const error = errorFrom(coordinatorErrors, 'COMPACTION_JOB_FAILED', `${jobId} of compaction ${id} failed: ${job.failedReason}`, { compactionId: id, job: jobId });
+          await this.#move(id, ['RUNNING'], 'FAILED', { error: toErrorData(error) });
+          await this.#deleteStaged(id, view, true);
+          return;
+        }
+      }
+      await sleep(this.#d.pollMs ?? 250);
+    }
+  }
+
+  async #commit(id: string, view: CompactionView): Promise<void> {
+    const { redis, prefix, tables, warehouse } = this.#d;
+    if (!(await this.#move(id, ['RUNNING', 'COMMITTING'], 'COMMITTING', {}))) return;
+    const keys = compactionRedisKeys(prefix, id);
+    const [accepted, votes, headJson] = await Promise.all([redis.hgetall(keys.accepted), redis.hgetall(keys.votes), redis.hget(keys.plan, PLAN_HEAD_FIELD)]);
+    const head = CompactionPlanHead.parse(JSON.parse(headJson ?? 'null'));
+    const store = tables.warehouseStore(warehouse);
+    const tablePath = tables.tablePath(view.table);
+    const messages = [];
+    for (let i = 0; i < view.jobs; i++) {
+      const jobId = compactionJobId(i);
+      const attemptId = accepted[jobId];
+      if (attemptId === undefined) {
+        const error = errorFrom(coordinatorErrors, 'COMPACTION_JOB_MISSING', `${jobId} of compaction ${id} has no accepted attempt`, { compactionId: id, job: jobId });
+        await this.#move(id, ['COMMITTING'], 'FAILED', { error: toErrorData(error) });
+        return;
+      }
+      const loaded = await loadShardBlob(store, { id, plan: { schemaId: head.schemaId } }, tablePath, jobId, attemptId, {
+        voteToken: (job) => compactionVoteToken(this.#d.clusterSecret, id, job, head.fingerprint),
+        vote: (job) => Promise.resolve(votes[job] === undefined ? undefined : CompactionVote.parse(JSON.parse(votes[job] as string))),
+        blobKey: (job, attempt) => stagedCompactionBlobKey(id, job, attempt),
+      });
+      messages.push(...loaded.messages);
+    }
+    try {
+      const result = await tables.publish(warehouse, view.table, {
+        messages,
+        identity: { commitUser: `tributary-${id}`, commitIdentifier: BATCH_IDENTIFIER },
+        kind: 'COMPACT',
+        baseSnapshotId: head.baseSnapshotId,
+        properties: { 'tributary.compaction': id },
+      });
+      const filesAfter = messages.reduce((n, m) => n + m.compactIncrement.compactAfter.length, 0);
+      await this.#move(id, ['COMMITTING'], 'COMMITTED', { snapshotId: result.snapshotId, filesAfter });
+      this.#d.logger?.info({ compactionId: id, snapshotId: result.snapshotId, filesBefore: view.filesBefore, filesAfter }, 'compaction committed');
+      await this.#deleteStaged(id, view, false);
+    } catch (error) {
+      if (isTributaryError(error) && error.code === 'COMMIT_CONFLICT') {
+        await this.#move(id, ['COMMITTING'], 'CONFLICT', { error: toErrorData(error) });
+        this.#d.logger?.info({ compactionId: id, error: error.message }, 'compaction gave way: a file it rewrote is no longer live');
+        await this.#deleteStaged(id, view, true);
+        return;
+      }
+      if (isTributaryError(error) && !error.retryable) {
+        await this.#move(id, ['COMMITTING'], 'FAILED', { error: toErrorData(error) });
+        return;
+      }
+      throw error; // left COMMITTING: the next start drives it again (the publish finds its identity)
+    }
+  }
+
+  async #move(id: string, from: readonly CompactionPhase[], to: CompactionPhase, patch: Partial<StoredView>): Promise<boolean> {
+    const keys = compactionRedisKeys(this.#d.prefix, id);
+    const json = await this.#d.redis.hget(keys.record, 'view');
+    if (json === null) return false;
+    const view: StoredView = { ...(JSON.parse(json) as StoredView), ...patch, phase: to, updatedAt: new Date().toISOString() };
+    return (await this.#d.redis.eval(MOVE_SCRIPT, 1, keys.record, from.join(','), to, JSON.stringify(view))) === 1;
+  }
+
+  /** The staged blobs; with `files`, also every data file the compaction wrote (only when nothing of it can be referenced). */
+  async #deleteStaged(id: string, view: StoredView, files: boolean): Promise<void> {
+    try {
+      const store = this.#d.tables.warehouseStore(this.#d.warehouse);
+      const keys: string[] = [];
+      for await (const o of store.list(compactionStagingPrefix(id))) keys.push(o.key);
+      if (files) {
+        const marker = dataFileMarker(id);
+        for await (const o of store.list(`${this.#d.tables.tablePath(view.table)}/`)) if (o.key.includes(marker)) keys.push(o.key);
+      }
+      await store.deleteMany(keys);
+    } catch (error) {
+      this.#d.logger?.warn({ compactionId: id, code: isTributaryError(error) ? error.code : undefined }, 'deleting a compaction\'s staged files failed; the orphan cleanup removes them');
+    }
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * Distributed compaction through the coordinator (real Redis and MinIO, real worker processes):
+ * `POST /v1/tables/{db}/{table}/compactions` plans one job per (partition, bucket), the workers
+ * rewrite them, and the coordinator commits ONE COMPACT snapshot or nothing.
+ *
+ * 1. Full compaction of a table written by several syncs: one top-level file per bucket, the table
+ *    reads exactly what it read before (Tributary, Paimon Java, pypaimon), staged blobs deleted.
+ * 2. A compaction worker SIGKILLed mid-job: the job re-runs on another worker, only the accepted
+ *    attempt's files are committed, the table is exact, the orphan cleanup removes the rest.
+ * 3. A sync and a compaction on the same bucket at once: the sync commits (it never fails because
+ *    of a compaction) and so does the compaction, the table holds the sync's rows; an overwrite
+ *    that replaces the files a compaction rewrites makes the compaction give way (CONFLICT), and
+ *    none of its files stays.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { ChildProcess } from 'node:child_process';
+import { Redis } from 'ioredis';
+import type { Coordinator } from '@tributary/coordinator';
+import { compactionRedisKeys, type ShardAttempt } from '@tributary/protocol';
+import { openTable } from '@tributary/table';
+import { canonicalRows, paimonJava, pypaimon, readResults, services, type OracleRow } from '@tributary/testkit';
+import { ORDERS_COLUMNS, generatorSource, inProcessCoordinator, listKeys, readRows, spawnWorker, stop, syncEnv, waitForPhase, waitUntil } from './harness.ts';
+
+interface CompactionView {
+  readonly id: string;
+  readonly phase: string;
+  readonly snapshotId: number | null;
+  readonly jobs: number;
+  readonly acceptedJobs: number;
+  readonly filesBefore: number;
+  readonly filesAfter: number | null;
+  readonly error: { code: string } | null;
+}
+
+describe('distributed compaction (real Redis and MinIO, real workers)', () => {
+  const e = syncEnv('compaction');
+  let coordinator: Coordinator;
+  const workers: ChildProcess[] = [];
+
+  before(async () => {
+    coordinator = await inProcessCoordinator(e);
+  });
+  after(async () => {
+    await Promise.all(workers.map((w) => stop(w)));
+    await coordinator.close();
+  });
+
+  async function createTable(name: string, bucket: number): Promise<void> {
+    const response = await coordinator.app.inject({ method: 'POST', url: '/v1/tables', payload: { database: 'shop', name, columns: ORDERS_COLUMNS, primaryKeys: ['order_id'], bucket } });
+    assert.equal(response.statusCode, 201, response.body);
+  }
+
+  async function sync(table: string, seed: number, rows: number, mode = 'append'): Promise<number> {
+    const response = await coordinator.app.inject({
+      method: 'POST',
+      url: '/v1/syncs',
+      payload: { table: { database: 'shop', table }, source: generatorSource(2, rows / 2, { seed }), mode, options: { layout: 'direct' } },
+    });
+    assert.equal(response.statusCode, 202, response.body);
+    const id = response.json<{ id: string }>().id;
+    const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 120_000);
+    assert.ok(done.state.phase === 'COMMITTED', JSON.stringify(done.state));
+    return done.state.snapshotId;
+  }
+
+  async function startCompaction(table: string, body: Record<string, unknown> = { full: true }): Promise<CompactionView> {
+    const response = await coordinator.app.inject({ method: 'POST', url: `/v1/tables/shop/${table}/compactions`, payload: body });
+    assert.equal(response.statusCode, 202, response.body);
+    return response.json<CompactionView>();
+  }
+
+  async function compaction(table: string, id: string): Promise<CompactionView> {
+    const response = await coordinator.app.inject({ method: 'GET', url: `/v1/tables/shop/${table}/compactions/${id}` });
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json<CompactionView>();
+  }
+
+  async function ended(table: string, id: string): Promise<CompactionView> {
+    return waitUntil(async () => {
+      const view = await compaction(table, id);
+      return ['COMMITTED', 'FAILED', 'CONFLICT'].includes(view.phase) ? view : undefined;
+    }, `compaction ${id} ended`, 120_000);
+  }
+
+  async function attempts(id: string): Promise<ShardAttempt[]> {
+    const redis = new Redis(services.redis);
+    try {
+      return Object.values(await redis.hgetall(compactionRedisKeys(e.prefix, id).attempts)).map((json) => JSON.parse(json) as ShardAttempt);
+    } finally {
+      redis.disconnect();
+    }
+  }
+
+  async function files(table: string): Promise<{ path: string; level: number; bucket: number }[]> {
+    return (await (await openTable(e.store, 'shop', table)).dataFiles()).files;
+  }
+
+  const tributaryRows = async (table: string) => canonicalRows((await readRows(e, 'shop', table)) as OracleRow[]);
+
+  test('full compaction of a table written by several syncs: one top-level file per bucket, the same rows in every reader', async () => {
+    workers.push(...(await Promise.all([spawnWorker(e), spawnWorker(e)])));
+    await createTable('full', 4);
+    for (const seed of [1, 2, 3]) await sync('full', seed, 2000);
+    const before = await tributaryRows('full');
+    const filesBefore = await files('full');
+    assert.ok(filesBefore.length > 4 && filesBefore.every((f) => f.level === 0));
+
+    const started = await startCompaction('full');
+    assert.equal(started.phase, 'RUNNING');
+    assert.equal(started.jobs, 4);
+    assert.equal(started.filesBefore, filesBefore.length);
+    const done = await ended('full', started.id);
+    assert.equal(done.phase, 'COMMITTED', JSON.stringify(done));
+    assert.equal(done.acceptedJobs, 4);
+    const table = await openTable(e.store, 'shop', 'full');
+    assert.equal((await table.snapshot(done.snapshotId as number)).commitKind, 'COMPACT');
+    const after = await files('full');
+    assert.equal(after.length, 4);
+    assert.equal(done.filesAfter, 4);
+    assert.ok(after.every((f) => f.level === 5 && f.path.includes(`/data-${started.id}-`)), JSON.stringify(after));
+    assert.deepEqual(await tributaryRows('full'), before);
+    const op = { op: 'read' as const, warehouse: e.warehouse, database: 'shop', table: 'full' };
+    const [java, python] = await Promise.all([paimonJava.batch([op]), pypaimon.batch([op])]);
+    assert.deepEqual(canonicalRows(readResults(java)[0]!.rows), before, 'Paimon Java');
+    assert.deepEqual(canonicalRows(readResults(python)[0]!.rows), before, 'pypaimon');
+    await waitUntil(async () => (await listKeys(e, `.tributary/compactions/${started.id}/`)).length === 0, 'staged blobs deleted', 30_000);
+    // A second request finds nothing to do: no job, no snapshot.
+    const again = await startCompaction('full');
+    assert.equal(again.phase, 'COMMITTED');
+    assert.equal(again.jobs, 0);
+    assert.equal(again.snapshotId, null);
+    // Unknown ids and other tables' compactions are 404.
+    assert.equal((await coordinator.app.inject({ method: 'GET', url: `/v1/tables/shop/other/compactions/${started.id}` })).statusCode, 404);
+    assert.equal((await coordinator.app.inject({ method: 'POST', url: '/v1/tables/shop/missing/compactions', payload: {} })).statusCode, 404);
+    assert.equal((await coordinator.app.inject({ method: 'POST', url: '/v1/tables/shop/full/compactions', payload: { full: 'yes' } })).statusCode, 400);
+    await Promise.all(workers.splice(0).map((w) => stop(w)));
+  });
+
+  test('a compaction worker SIGKILLed mid-job: the job re-runs elsewhere, only the accepted files are committed, the cleanup removes the rest', async () => {
+    await createTable('killed', 1);
+    workers.push(await spawnWorker(e));
+    for (const seed of [4, 5]) await sync('killed', seed, 3000);
+    await Promise.all(workers.splice(0).map((w) => stop(w)));
+    const before = await tributaryRows('killed');
+    // Only a slow worker at first: 3,000 rows rewritten in batches of 100 with 50 ms pauses.
+    const slow = await spawnWorker(e, { TRIBUTARY_TEST_MERGE_DELAY_MS: '50' });
+    const started = await startCompaction('killed');
+    const running = await waitUntil(async () => (await attempts(started.id)).find((a) => a.status === 'running' && (a.rows ?? 0) > 0), 'a compaction job mid-rewrite', 60_000);
+    await stop(slow, 'SIGKILL');
+    workers.push(await spawnWorker(e));
+    const done = await ended('killed', started.id);
+    assert.equal(done.phase, 'COMMITTED', JSON.stringify(done));
+    const all = await attempts(started.id);
+    assert.equal(all.find((a) => a.attemptId === running.attemptId)?.status, 'abandoned', JSON.stringify(all));
+    const winner = all.filter((a) => a.accepted === true);
+    assert.equal(winner.length, 1, JSON.stringify(all));
+    assert.notEqual(winner[0]?.attemptId, running.attemptId);
+    const live = await files('killed');
+    assert.ok(live.length > 0 && live.every((f) => f.path.includes(`/data-${started.id}-job-0-a${winner[0]?.attemptId}-`)), JSON.stringify(live));
+    assert.deepEqual(await tributaryRows('killed'), before);
+    // The orphan cleanup removes whatever the killed attempt left; the table stays exact.
+    const cleanup = await coordinator.app.inject({ method: 'POST', url: '/v1/tables/shop/killed/orphan-cleanups', payload: { olderThanMs: 0, dryRun: false } });
+    assert.equal(cleanup.statusCode, 200, cleanup.body);
+    const killedMarker = `/data-${started.id}-job-0-a${running.attemptId}-`;
+    assert.deepEqual((await listKeys(e, '')).filter((k) => k.includes(killedMarker)), []);
+    assert.deepEqual(await tributaryRows('killed'), before);
+    await Promise.all(workers.splice(0).map((w) => stop(w)));
+  });
+
+  test('a sync and a compaction on the same bucket at once: both commit, the table holds the sync; an overwrite makes the compaction give way', async () => {
+    await createTable('race', 1);
+    workers.push(await spawnWorker(e));
+    for (const seed of [6, 7]) await sync('race', seed, 2000);
+    await Promise.all(workers.splice(0).map((w) => stop(w)));
+    // Only a slow worker takes the compaction job (2,000 merged rows in batches of 100, 400 ms
+    // apart: about 8 s), so the sync lands while it runs; the sync's shards run on a second worker.
+    workers.push(await spawnWorker(e, { TRIBUTARY_TEST_MERGE_DELAY_MS: '400' }));
+    const compacting = await startCompaction('race');
+    await waitUntil(async () => (await attempts(compacting.id)).some((a) => a.status === 'running'), 'the compaction job running', 60_000);
+    workers.push(await spawnWorker(e));
+    const syncSnapshot = await sync('race', 8, 2000);
+    assert.equal((await compaction('race', compacting.id)).phase, 'RUNNING', 'the sync committed while the compaction ran');
+    const atSync = canonicalRows((await (await openTable(e.store, 'shop', 'race')).newRead({ snapshotId: syncSnapshot }).toArray()) as OracleRow[]);
+    const done = await ended('race', compacting.id);
+    assert.equal(done.phase, 'COMMITTED', JSON.stringify(done));
+    assert.ok((done.snapshotId as number) > syncSnapshot, 'the compaction committed after the sync');
+    assert.deepEqual(await tributaryRows('race'), atSync, 'the sync\'s rows survive the compaction');
+    const levels = (await files('race')).map((f) => f.level).sort();
+    assert.deepEqual([...new Set(levels)], [0, 5], 'the sync\'s level-0 files beside the compacted run');
+
+    // An overwrite replaces every file while a compaction rewrites them: the compaction gives way.
+    // Again only the slow worker takes the compaction job.
+    await stop(workers.pop() as ChildProcess);
+    const losing = await startCompaction('race');
+    await waitUntil(async () => (await attempts(losing.id)).some((a) => a.status === 'running'), 'the second compaction running', 60_000);
+    workers.push(await spawnWorker(e));
+    const overwritten = await sync('race', 9, 1000, 'overwrite');
+    assert.equal((await compaction('race', losing.id)).phase, 'RUNNING', 'the overwrite committed while the compaction ran');
+    const gaveWay = await ended('race', losing.id);
+    assert.equal(gaveWay.phase, 'CONFLICT', JSON.stringify(gaveWay));
+    assert.equal(gaveWay.error?.code, 'COMMIT_CONFLICT');
+    const latest = await (await openTable(e.store, 'shop', 'race')).latestSnapshot();
+    assert.equal(Number(latest?.id), overwritten, 'nothing committed after the overwrite');
+    const atOverwrite = canonicalRows((await (await openTable(e.store, 'shop', 'race')).newRead({ snapshotId: overwritten }).toArray()) as OracleRow[]);
+    assert.equal(atOverwrite.length, 1000);
+    assert.deepEqual(await tributaryRows('race'), atOverwrite);
+    await waitUntil(async () => (await listKeys(e, '')).filter((k) => k.includes(`/data-${losing.id}-`)).length === 0, 'the losing compaction\'s files deleted', 30_000);
+    await Promise.all(workers.splice(0).map((w) => stop(w)));
+  });
+});
