@@ -11,6 +11,8 @@ import { partitionFields, trimmedPrimaryKeys, type TableSchema } from '../spec/t
 import type { ObjectStore } from '../io/object-store.ts';
 import { FileStoreScan } from '../snapshot/file-store-scan.ts';
 import { SnapshotManager } from '../snapshot/snapshot-manager.ts';
+import type { CommitMessage } from '../spec/commit-message.ts';
+import { compactBucket } from './compact-bucket.ts';
 import { appendOptions, pickAppendCompaction, pickPrimaryKeyCompaction, universalOptions, type CompactUnit } from './compact-plan.ts';
 
 export interface CompactTableRequest {
@@ -84,4 +86,20 @@ export async function liveBucketFiles(table: TableAt, snapshotId: number, partit
 
 function normalDirectory(path: string): string {
   return path.replace(/^\/+|\/+$/g, '');
+}
+
+/**
+ * The whole compaction in this process (tests, tools, a single machine): plan, rewrite every unit
+ * one after another, and return the messages for one COMPACT commit on `baseSnapshotId`. Nothing
+ * is committed here.
+ */
+export async function rewriteTable(table: TableAt, request: CompactTableRequest, writerId: string): Promise<{ baseSnapshotId: number | null; messages: CommitMessage[] }> {
+  const plan = await planTableCompaction(table, request);
+  const messages: CommitMessage[] = [];
+  if (plan.baseSnapshotId === null) return { baseSnapshotId: null, messages };
+  for (const [i, b] of plan.buckets.entries()) {
+    const done = await compactBucket({ ...table, tablePath: table.path, partition: b.partition, bucket: b.bucket, totalBuckets: b.totalBuckets, unit: b.unit, writerId: `${writerId}-${i}` });
+    messages.push(done.message);
+  }
+  return { baseSnapshotId: plan.baseSnapshotId, messages };
 }
