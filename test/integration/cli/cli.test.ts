@@ -62,6 +62,8 @@ const COMMANDS = [
   ['table', 'changelog'],
   ['table', 'expire'],
   ['table', 'clean-orphans'],
+  ['table', 'compact'],
+  ['table', 'compaction'],
   ['table', 'drop'],
   ['schedule'],
   ['schedule', 'put'],
@@ -332,6 +334,27 @@ describe('tributary: every REST command against a coordinator and a worker start
     const bad = await cli('table', 'expire', maint, '--retain-min', '0');
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /--retain-min must be an integer ≥ 1/);
+  });
+
+  test('table compact --full --wait: the workers rewrite the small files, one COMPACT snapshot; compaction shows it', async () => {
+    const small = `${database}.small`;
+    assert.equal((await cli('table', 'create', small, '--columns', JSON.stringify(ORDERS_COLUMNS))).code, 0);
+    for (let i = 0; i < 2; i++) {
+      const started = await cli('sync', 'start', '--table', small, '--source', JSON.stringify({ kind: 'generator', shards: 2, rowsPerShard: 100 }));
+      assert.equal(started.code, 0, started.stderr);
+      assert.equal((await cli('sync', 'watch', started.stdout.trim(), '--interval', '200')).code, 0);
+    }
+    const compacted = await cli('table', 'compact', small, '--full', '--wait', '--interval', '200');
+    assert.equal(compacted.code, 0, compacted.stderr);
+    assert.match(compacted.stdout, /^compact-[0-9a-f-]+ COMMITTED: 1\/1 jobs, 4 files -> 1, snapshot 3\n$/);
+    const id = compacted.stdout.split(' ')[0] as string;
+    const shown = await cli('table', 'compaction', small, id, '--json');
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.deepEqual(JSON.parse(shown.stdout).snapshotId, 3);
+    const snapshots = await cli('table', 'snapshots', small);
+    assert.match(snapshots.stdout, /\n3 +COMPACT /);
+    const none = await cli('table', 'compact', small, '--full', '--wait');
+    assert.match(none.stdout, /^compact-[0-9a-f-]+ COMMITTED: 0\/0 jobs, 0 files -> 0\n$/);
   });
 
   test('the shim on the machine’s node runs a worker on Node 24 and passes SIGTERM on to it', async () => {

@@ -1,4 +1,4 @@
-/** `tributary table create|list|show|snapshots|files|read|changelog|expire|clean-orphans|drop`: the /v1/tables routes. */
+/** `tributary table create|list|show|snapshots|files|read|changelog|expire|clean-orphans|compact|compaction|drop`: the /v1/tables routes. */
 import type { Command } from 'commander';
 import type { Api } from '../client.ts';
 import { intArg, jsonArg, listArg, printAnswer, printColumns, printJson, tableName, tablePath, UsageError } from './args.ts';
@@ -33,6 +33,24 @@ interface RowsAnswer {
   readonly snapshotId: number | null;
   readonly columns: readonly { readonly name: string }[];
   readonly rows: readonly (readonly (string | number | boolean | null)[])[];
+}
+
+interface CompactionAnswer {
+  readonly id: string;
+  readonly phase: string;
+  readonly jobs: number;
+  readonly acceptedJobs: number;
+  readonly filesBefore: number;
+  readonly filesAfter: number | null;
+  readonly snapshotId: number | null;
+  readonly error: { readonly code: string; readonly message: string } | null;
+}
+
+function printCompaction(a: CompactionAnswer): void {
+  const files = `${a.filesBefore} files${a.filesAfter === null ? '' : ` -> ${a.filesAfter}`}`;
+  const snapshot = a.snapshotId === null ? '' : `, snapshot ${a.snapshotId}`;
+  const error = a.error === null ? '' : `: ${a.error.code} ${a.error.message}`;
+  console.log(`${a.id} ${a.phase}: ${a.acceptedJobs}/${a.jobs} jobs, ${files}${snapshot}${error}`);
 }
 
 /** Every item of a paged listing (`{<key>: […], nextCursor}`), following the cursors; `first` is the first page. */
@@ -228,6 +246,37 @@ export function tableCommands(parent: Command, apiFor: ApiFor): void {
       console.log(`${answer.dryRun ? 'found' : 'deleted'} ${answer.fileCount} orphan files, ${answer.bytes} bytes${answer.dryRun ? ' (dry run: repeat with --delete)' : ''}`);
       if (answer.files.length > 0) printColumns(['SIZE', 'KEY'], answer.files.map((f) => [String(f.size), f.key]));
       if (answer.truncated) console.log(`(the first ${answer.files.length} shown)`);
+    });
+
+  table
+    .command('compact <database.table>')
+    .description('compact the table: one job per (partition, bucket) that needs it, run by the workers, committed as one COMPACT snapshot (admin)')
+    .option('--full', 'full compaction: every bucket to one top-level run (append tables: every small file)')
+    .option('--partition <dir...>', 'only these partitions, as their directories (dt=2024-01-01/region=eu)')
+    .option('--wait', 'wait until it ends; exit 1 unless COMMITTED')
+    .option('--interval <ms>', 'how often --wait asks (default 1000)', intArg('--interval', 100))
+    .option('--json', 'print the API’s answer as JSON')
+    .action(async (name: string, o: { full?: boolean; partition?: string[]; wait?: boolean; interval?: number; json?: boolean }, command: Command) => {
+      const api = apiFor(command);
+      const body = { full: o.full === true, ...(o.partition === undefined ? {} : { partitions: o.partition }) };
+      let answer = await api.request<CompactionAnswer>('POST', `${tablePath(name)}/compactions`, body);
+      while (o.wait === true && (answer.phase === 'RUNNING' || answer.phase === 'COMMITTING')) {
+        await new Promise((resolve) => setTimeout(resolve, o.interval ?? 1000));
+        answer = await api.request<CompactionAnswer>('GET', `${tablePath(name)}/compactions/${encodeURIComponent(answer.id)}`);
+      }
+      if (o.wait === true && answer.phase !== 'COMMITTED') process.exitCode = 1;
+      if (o.json === true) return printJson(answer);
+      printCompaction(answer);
+    });
+
+  table
+    .command('compaction <database.table> <id>')
+    .description('a compaction: its phase, jobs, files before and after, its COMPACT snapshot or why it ended without one')
+    .option('--json', 'print the API’s answer as JSON')
+    .action(async (name: string, id: string, o: { json?: boolean }, command: Command) => {
+      const answer = await apiFor(command).request<CompactionAnswer>('GET', `${tablePath(name)}/compactions/${encodeURIComponent(id)}`);
+      if (o.json === true) return printJson(answer);
+      printCompaction(answer);
     });
 
   table
