@@ -86,7 +86,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyBaseLog
     transformObject: (document) => ('openapiObject' in document ? problemJsonResponses(document.openapiObject) : document.swaggerObject),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
-  await app.register(tableRoutes, { tables: deps.tables, warehouse: deps.warehouse, store: deps.store, syncs: deps.syncs });
+  await app.register(tableRoutes, { tables: deps.tables, warehouse: deps.warehouse, store: deps.store, syncs: deps.syncs, ...(deps.compactions === undefined ? {} : { compactions: deps.compactions }) });
   await app.register(syncRoutes, { syncs: deps.syncs, store: deps.store });
   if (deps.schedules !== undefined) await app.register(scheduleRoutes, { schedules: deps.schedules });
   if (deps.compactions !== undefined) await app.register(compactionRoutes, { compactions: deps.compactions });

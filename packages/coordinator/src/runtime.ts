@@ -103,7 +103,8 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     commitAttempts: 25,
   });
   flows.onError((error) => logger.warn({ error: error.message }, 'sync queues error'));
-  const maintenance = new TableMaintenance({ tables, warehouse: config.warehouse, store, logger });
+  const compactions = new CompactionService({ redis, connection, prefix: config.prefix, tables, warehouse: config.warehouse, clusterSecret, logger });
+  const maintenance = new TableMaintenance({ tables, warehouse: config.warehouse, store, logger, compactions });
   const committer = new SyncCommitter({
     store,
     tables,
@@ -162,7 +163,6 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
   const migrated = await store.migrateIndex();
   if (migrated > 0) logger.info({ syncs: migrated }, 'indexed syncs written by an earlier version');
   await syncs.resume();
-  const compactions = new CompactionService({ redis, connection, prefix: config.prefix, tables, warehouse: config.warehouse, clusterSecret, logger });
   await compactions.resume();
   const schedules = await startSchedules({ connection, redis, prefix: config.prefix, syncs, syncStore: store, tables, warehouse: config.warehouse, logger });
   const queues = [flows.commitQueue, flows.shardQueue, flows.bucketQueue, schedules.queue, compactions.queue];

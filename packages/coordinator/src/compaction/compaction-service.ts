@@ -205,6 +205,25 @@ export class CompactionService {
     return { ...(JSON.parse(json) as StoredView), acceptedJobs: accepted };
   }
 
+  /**
+   * The table's compactions not yet ended, for the maintenance: their ids (their files are named
+   * after them), base snapshots (their jobs read its manifests) and whether one is COMMITTING.
+   */
+  async liveOf(ref: TableRef): Promise<{ ids: string[]; bases: number[]; committing: boolean }> {
+    const { redis, prefix } = this.#d;
+    const live = { ids: [] as string[], bases: [] as number[], committing: false };
+    for (const id of await redis.zrange(compactionIndexKey(prefix), '0', '-1')) {
+      const json = await redis.hget(compactionRedisKeys(prefix, id).record, 'view');
+      if (json === null) continue;
+      const view = JSON.parse(json) as StoredView;
+      if (TERMINAL.includes(view.phase) || view.table.database !== ref.database || view.table.table !== ref.table) continue;
+      live.ids.push(id);
+      if (view.baseSnapshotId !== null) live.bases.push(view.baseSnapshotId);
+      if (view.phase === 'COMMITTING') live.committing = true;
+    }
+    return live;
+  }
+
   /** Drives again the compactions left RUNNING or COMMITTING (a coordinator restarted). */
   async resume(): Promise<void> {
     const ids = await this.#d.redis.zrange(compactionIndexKey(this.#d.prefix), '0', '-1');

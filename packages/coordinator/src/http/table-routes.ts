@@ -12,6 +12,7 @@ import type { SyncService } from '../sync/service.ts';
 import type { SyncStore } from '../sync/store.ts';
 import { problemResponses } from './problem.ts';
 import { TableMaintenance } from '../maintenance/table-maintenance.ts';
+import type { CompactionService } from '../compaction/compaction-service.ts';
 import {
   ChangelogAuditResponse,
   ChangelogQuery,
@@ -39,13 +40,15 @@ export interface TableRouteDeps {
   readonly store: SyncStore;
   /** Makes a table definition from a source's schema (`fromSource`). */
   readonly syncs: SyncService;
+  /** The table's live compactions, protected by expiration and cleanup like live syncs. */
+  readonly compactions?: CompactionService;
 }
 
 /** Tables described at once while answering a page of the listing. */
 const DESCRIBE_PARALLELISM = 8;
 
-export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { tables, warehouse, store, syncs }) => {
-  const maintenance = new TableMaintenance({ tables, warehouse, store });
+export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { tables, warehouse, store, syncs, compactions }) => {
+  const maintenance = new TableMaintenance({ tables, warehouse, store, ...(compactions === undefined ? {} : { compactions }) });
   const notFound = (ref: TableRef) => errorFrom(tableErrors, 'TABLE_NOT_FOUND', `table ${ref.database}.${ref.table} does not exist`, { ...ref });
 
   app.post(

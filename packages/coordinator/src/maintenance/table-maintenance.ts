@@ -3,7 +3,8 @@
  * on request, and orphan cleanup of a table and of its syncs' staging, protecting what the syncs
  * still in flight need (the coordinator is the one that knows them).
  *
- *   live syncs of the table (not COMMITTED or ABORTED): their pinned base snapshots, their ids
+ *   live syncs of the table (not COMMITTED or ABORTED), and live compactions (not ended): their
+ *   pinned base snapshots, their ids
  *     expiration: nothing from the oldest pinned base on expires (a worker reads its base's manifests,
  *                 the commit looks for its identity in the snapshots after it)
  *     cleanup:    no data file named after a live sync (`data-<syncId>-…`) and nothing staged under
@@ -28,6 +29,8 @@ export interface TableMaintenanceDeps {
   readonly warehouse: string;
   readonly store: SyncStore;
   readonly logger?: Logger;
+  /** The table's compactions not yet ended: protected like live syncs (their files, their base snapshots). */
+  readonly compactions?: { liveOf(ref: TableRef): Promise<{ ids: string[]; bases: number[]; committing: boolean }> };
 }
 
 export interface OrphanCleanupRequest {
@@ -155,7 +158,9 @@ export class TableMaintenance {
       if (base !== null) protectFrom = protectFrom === undefined ? base : Math.min(protectFrom, base);
       if (record.state.phase === 'COMMITTING') committing = true;
     }
-    return { ids: new Set(ids), protectFrom, committing };
+    const compactions = (await this.#d.compactions?.liveOf(ref)) ?? { ids: [], bases: [], committing: false };
+    for (const base of compactions.bases) protectFrom = protectFrom === undefined ? base : Math.min(protectFrom, base);
+    return { ids: new Set([...ids, ...compactions.ids]), protectFrom, committing: committing || compactions.committing };
   }
 
   /**
