@@ -13,10 +13,12 @@ import { TableParams } from './schemas.ts';
 export const CompactionRequest = z
   .object({
     full: z.boolean().optional().describe('Full compaction: every bucket to one top-level run (append tables: every small file); default false, Paimon\'s universal (or append) rules'),
+    // At most 100 directories of 256 characters: the largest body stays far below the 1 MiB limit
+    // on request bodies (a longer list is a sign of a wrong request; compact the whole table).
     partitions: z
-      .array(z.string().min(1).max(1024))
+      .array(z.string().min(1).max(256))
       .min(1)
-      .max(10_000)
+      .max(100)
       .optional()
       .describe('Only these partitions, as their directories in the table (`dt=2024-01-01/region=eu`, as the files listing shows them); default all'),
   })
