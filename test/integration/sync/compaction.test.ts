@@ -7,7 +7,8 @@
  *    reads exactly what it read before (Tributary, Paimon Java, pypaimon), staged blobs deleted.
  * 2. A compaction worker SIGKILLed mid-job: the job re-runs on another worker, only the accepted
  *    attempt's files are committed, the table is exact, the orphan cleanup removes the rest.
- * 3. A sync and a compaction on the same bucket at once: the sync commits (it never fails because
+ * 3. The coordinator stopped while a compaction runs: a new coordinator drives it to its commit.
+ * 4. A sync and a compaction on the same bucket at once: the sync commits (it never fails because
  *    of a compaction) and so does the compaction, the table holds the sync's rows; an overwrite
  *    that replaces the files a compaction rewrites makes the compaction give way (CONFLICT), and
  *    none of its files stays.
@@ -165,6 +166,28 @@ describe('distributed compaction (real Redis and MinIO, real workers)', () => {
     const killedMarker = `/data-${started.id}-job-0-a${running.attemptId}-`;
     assert.deepEqual((await listKeys(e, '')).filter((k) => k.includes(killedMarker)), []);
     assert.deepEqual(await tributaryRows('killed'), before);
+    await Promise.all(workers.splice(0).map((w) => stop(w)));
+  });
+
+  test('the coordinator stopped while a compaction runs: a new coordinator drives it to its COMPACT snapshot', async () => {
+    await createTable('resumed', 1);
+    workers.push(await spawnWorker(e));
+    for (const seed of [10, 11]) await sync('resumed', seed, 2000);
+    await Promise.all(workers.splice(0).map((w) => stop(w)));
+    const before = await tributaryRows('resumed');
+    workers.push(await spawnWorker(e, { TRIBUTARY_TEST_MERGE_DELAY_MS: '100' }));
+    const started = await startCompaction('resumed');
+    await waitUntil(async () => (await attempts(started.id)).some((a) => a.status === 'running'), 'the compaction job running', 60_000);
+    await coordinator.close();
+    const redis = new Redis(services.redis);
+    const left = await redis.hget(compactionRedisKeys(e.prefix, started.id).record, 'phase');
+    redis.disconnect();
+    assert.equal(left, 'RUNNING', 'the stopped coordinator left the compaction running');
+    coordinator = await inProcessCoordinator(e);
+    const done = await ended('resumed', started.id);
+    assert.equal(done.phase, 'COMMITTED', JSON.stringify(done));
+    assert.equal((await (await openTable(e.store, 'shop', 'resumed')).snapshot(done.snapshotId as number)).commitKind, 'COMPACT');
+    assert.deepEqual(await tributaryRows('resumed'), before);
     await Promise.all(workers.splice(0).map((w) => stop(w)));
   });
 
