@@ -196,14 +196,15 @@ describe('distributed compaction (real Redis and MinIO, real workers)', () => {
     workers.push(await spawnWorker(e));
     for (const seed of [6, 7]) await sync('race', seed, 2000);
     await Promise.all(workers.splice(0).map((w) => stop(w)));
-    // Only a slow worker takes the compaction job (2,000 merged rows in batches of 100, 400 ms
-    // apart: about 8 s), so the sync lands while it runs; the sync's shards run on a second worker.
-    workers.push(await spawnWorker(e, { TRIBUTARY_TEST_MERGE_DELAY_MS: '400' }));
+    // Only a slow worker takes the compaction job (2,000 merged rows in batches of 100, 800 ms
+    // apart: about 16 s), so the sync lands while it runs; the sync's shards run on a second worker.
+    workers.push(await spawnWorker(e, { TRIBUTARY_TEST_MERGE_DELAY_MS: '800' }));
     const compacting = await startCompaction('race');
     await waitUntil(async () => (await attempts(compacting.id)).some((a) => a.status === 'running'), 'the compaction job running', 60_000);
     workers.push(await spawnWorker(e));
     const syncSnapshot = await sync('race', 8, 2000);
-    assert.equal((await compaction('race', compacting.id)).phase, 'RUNNING', 'the sync committed while the compaction ran');
+    // Not yet committed when the sync was (the shared machine may have let it reach its commit).
+    assert.ok(['RUNNING', 'COMMITTING'].includes((await compaction('race', compacting.id)).phase), 'the sync committed while the compaction ran');
     const atSync = canonicalRows((await (await openTable(e.store, 'shop', 'race')).newRead({ snapshotId: syncSnapshot }).toArray()) as OracleRow[]);
     const done = await ended('race', compacting.id);
     assert.equal(done.phase, 'COMMITTED', JSON.stringify(done));
@@ -219,7 +220,7 @@ describe('distributed compaction (real Redis and MinIO, real workers)', () => {
     await waitUntil(async () => (await attempts(losing.id)).some((a) => a.status === 'running'), 'the second compaction running', 60_000);
     workers.push(await spawnWorker(e));
     const overwritten = await sync('race', 9, 1000, 'overwrite');
-    assert.equal((await compaction('race', losing.id)).phase, 'RUNNING', 'the overwrite committed while the compaction ran');
+    assert.ok(['RUNNING', 'COMMITTING'].includes((await compaction('race', losing.id)).phase), 'the overwrite committed while the compaction ran');
     const gaveWay = await ended('race', losing.id);
     assert.equal(gaveWay.phase, 'CONFLICT', JSON.stringify(gaveWay));
     assert.equal(gaveWay.error?.code, 'COMMIT_CONFLICT');
