@@ -17,6 +17,14 @@ export const catalogErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'The catalog’s database or metastore rejected a statement for another reason; the context carries its code.',
   },
+  CATALOG_DUPLICATE_KEY: {
+    retryable: false,
+    summary: 'A catalog row’s key is already taken (a table or database registered by another writer at the same moment).',
+  },
+  CATALOG_LOCATION_INVALID: {
+    retryable: false,
+    summary: 'The table’s location is not the one the catalog derives from the warehouse (`<warehouse>/<db>.db/<table>`).',
+  },
   CATALOG_TABLE_EXISTS: {
     retryable: false,
     summary: 'The catalog already holds a table of that name. Drop it first or choose another name.',

@@ -4,4 +4,5 @@ export { CATALOG_KINDS, type Catalog, type CatalogKind, type CommittedSnapshot, 
 export { catalogErrors } from './errors.ts';
 export { filesystemCatalog } from './filesystem.ts';
 export { tableLocationIn } from './location.ts';
-export { openCatalog, type CatalogOptions } from './open-catalog.ts';
+export { lockEnabledFor, openCatalog, type CatalogOptions } from './open-catalog.ts';
+export { parseJdbcUri, type JdbcEndpoint } from './jdbc/uri.ts';

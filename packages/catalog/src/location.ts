@@ -1,6 +1,11 @@
 import type { TableRef } from '@tributary/table';
 
-/** Where Paimon puts a table of a warehouse: `<warehouse>/<db>.db/<table>` (no trailing slash). */
+/** Paimon's database path in a warehouse: `<warehouse>/<db>.db` (no trailing slash). */
+export function databaseLocationIn(warehouse: string, database: string): string {
+  return `${warehouse.replace(/\/+$/, '')}/${database}.db`;
+}
+
+/** Paimon's table path in a warehouse: `<warehouse>/<db>.db/<table>` (no trailing slash). */
 export function tableLocationIn(warehouse: string, ref: TableRef): string {
-  return `${warehouse.replace(/\/+$/, '')}/${ref.database}.db/${ref.table}`;
+  return `${databaseLocationIn(warehouse, ref.database)}/${ref.table}`;
 }

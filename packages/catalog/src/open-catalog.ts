@@ -1,12 +1,17 @@
 /**
- * Opens a warehouse's catalog from its options. The options mirror Paimon's catalog options so one
- * set of values serves Tributary and the Java engines pointed at the same catalog (docs/catalogs.md).
+ * Opens a warehouse's catalog from its options. The options mirror Paimon's catalog options
+ * (`metastore`, `uri`, `jdbc.user`, `catalog-key`, `lock.enabled`, …) so one set of values serves
+ * Tributary and the Java engines pointed at the same catalog (docs/catalogs.md).
  */
 import { errorFrom } from '@tributary/errors';
 import type { ObjectStore } from '@tributary/table';
 import type { Catalog, CatalogKind } from './catalog.ts';
 import { catalogErrors } from './errors.ts';
 import { filesystemCatalog } from './filesystem.ts';
+import { jdbcCatalog } from './jdbc/catalog.ts';
+import { openSqlClient } from './jdbc/client.ts';
+import { DEFAULT_LOCK_TIMINGS } from './jdbc/lock.ts';
+import { parseJdbcUri } from './jdbc/uri.ts';
 
 export interface CatalogOptions {
   readonly type: CatalogKind;
@@ -16,20 +21,61 @@ export interface CatalogOptions {
   readonly password?: string;
   /** Paimon's `catalog-key`: the catalog's name in the JDBC tables and its lock ids (default `jdbc`). */
   readonly catalogKey?: string;
-  /** Paimon's `lock.enabled`: take the table's catalog lock around each snapshot commit. */
+  /**
+   * Paimon's `lock.enabled`: take the table's catalog lock around each snapshot commit. Unset:
+   * Paimon's default, on for a warehouse on an object store (s3://), off on a file system.
+   */
   readonly lockEnabled?: boolean;
-  /** Paimon's `lock-acquire-timeout` (default 8 minutes). */
+  /** Paimon's `lock-acquire-timeout` (default 8 minutes); a JDBC lock row also expires after it. */
   readonly lockAcquireTimeoutMs?: number;
   /** Paimon's `lock-check-max-sleep` (default 8 seconds). */
   readonly lockCheckMaxSleepMs?: number;
+  /** Paimon's `sync-all-properties` (default true): the table's options and keys as catalog properties. */
+  readonly syncAllProperties?: boolean;
+  /** Told when a lock could not be released after the work it guarded succeeded (the row expires on its own). */
+  readonly onLockReleaseFailure?: (lockId: string, error: unknown) => void;
 }
 
+/** Paimon's `lock-key-max-length` default. */
+const LOCK_KEY_MAX_LENGTH = 255;
+
+/** Whether a catalog of these options takes its lock around commits to a table of `warehouse` (Paimon's rule). */
+export function lockEnabledFor(warehouse: string, options: Pick<CatalogOptions, 'lockEnabled'>): boolean {
+  return options.lockEnabled ?? /^s3a?:\/\//.test(warehouse);
+}
+
+/** @throws CATALOG_CONFIG_INVALID, CATALOG_UNAVAILABLE (the catalog's database is not reachable) */
 export async function openCatalog(warehouse: string, store: ObjectStore, options: CatalogOptions): Promise<Catalog> {
   switch (options.type) {
     case 'filesystem':
       return filesystemCatalog(warehouse, store);
-    case 'jdbc':
+    case 'jdbc': {
+      if (options.uri === undefined) {
+        throw errorFrom(catalogErrors, 'CATALOG_CONFIG_INVALID', 'a jdbc catalog needs catalog.uri (jdbc:postgresql://… or jdbc:mysql://…)', { key: 'catalog.uri' });
+      }
+      const endpoint = parseJdbcUri(options.uri);
+      const client = openSqlClient(endpoint, { ...(options.user === undefined ? {} : { user: options.user }), ...(options.password === undefined ? {} : { password: options.password }) });
+      try {
+        return await jdbcCatalog(client, {
+          warehouse,
+          store,
+          dialect: endpoint.dialect,
+          catalogKey: options.catalogKey ?? 'jdbc',
+          lockEnabled: lockEnabledFor(warehouse, options),
+          lockTimings: {
+            acquireTimeoutMs: options.lockAcquireTimeoutMs ?? DEFAULT_LOCK_TIMINGS.acquireTimeoutMs,
+            checkMaxSleepMs: options.lockCheckMaxSleepMs ?? DEFAULT_LOCK_TIMINGS.checkMaxSleepMs,
+          },
+          lockKeyMaxLength: LOCK_KEY_MAX_LENGTH,
+          syncAllProperties: options.syncAllProperties ?? true,
+          ...(options.onLockReleaseFailure === undefined ? {} : { onReleaseFailure: options.onLockReleaseFailure }),
+        });
+      } catch (error) {
+        await client.close().catch(() => {});
+        throw error;
+      }
+    }
     case 'hive':
-      throw errorFrom(catalogErrors, 'CATALOG_CONFIG_INVALID', `catalog type '${options.type}' is not available yet`, { type: options.type });
+      throw errorFrom(catalogErrors, 'CATALOG_CONFIG_INVALID', "catalog type 'hive' is not available in this build", { type: options.type });
   }
 }
