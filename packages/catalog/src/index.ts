@@ -6,3 +6,4 @@ export { filesystemCatalog } from './filesystem.ts';
 export { tableLocationIn } from './location.ts';
 export { lockEnabledFor, openCatalog, type CatalogOptions } from './open-catalog.ts';
 export { parseJdbcUri, type JdbcEndpoint } from './jdbc/uri.ts';
+export { catalogTables, type CatalogTables, type CatalogTablesOptions } from './catalog-tables.ts';

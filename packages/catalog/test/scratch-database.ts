@@ -53,7 +53,9 @@ export async function scratchDatabase(dialect: ScratchDialect): Promise<ScratchD
   return {
     dialect,
     name,
-    uri: `jdbc:mysql://${host}:${port}/${name}`,
+    // Without nullCatalogMeansCurrent, MySQL's JDBC driver finds the catalog tables of ANY database
+    // of the server, and Paimon Java then skips creating its own (docs/catalogs.md).
+    uri: `jdbc:mysql://${host}:${port}/${name}?nullCatalogMeansCurrent=true`,
     user,
     password,
     query: async (sql, params = []) => {
@@ -65,4 +67,27 @@ export async function scratchDatabase(dialect: ScratchDialect): Promise<ScratchD
       await connection.end();
     },
   };
+}
+
+/** The catalog tables of a scratch database as information_schema describes them, in one shape for both servers. */
+export async function describeCatalogTables(db: ScratchDatabase): Promise<Record<string, { columns: [string, string, boolean][]; key: string[] }>> {
+  const schemaFilter = db.dialect === 'postgresql' ? "c.table_schema = current_schema()" : 'c.table_schema = DATABASE()';
+  const columns = await db.query(
+    `SELECT c.table_name AS t, c.column_name AS c, c.data_type AS dt, c.character_maximum_length AS len, c.is_nullable AS n
+       FROM information_schema.columns c WHERE ${schemaFilter} AND c.table_name LIKE 'paimon%' ORDER BY c.table_name, c.ordinal_position`,
+  );
+  const keys = await db.query(
+    `SELECT k.table_name AS t, k.column_name AS c FROM information_schema.key_column_usage k
+       JOIN information_schema.table_constraints c ON c.constraint_name = k.constraint_name AND c.table_name = k.table_name AND c.table_schema = k.table_schema
+      WHERE ${schemaFilter} AND c.constraint_type = 'PRIMARY KEY' AND k.table_name LIKE 'paimon%' ORDER BY k.table_name, k.ordinal_position`,
+  );
+  const out: Record<string, { columns: [string, string, boolean][]; key: string[] }> = {};
+  for (const row of columns) {
+    const table = String(row['t'] ?? row['T'] ?? row['TABLE_NAME']);
+    const type = String(row['dt']).toLowerCase().replace('character varying', 'varchar').replace('timestamp without time zone', 'timestamp');
+    const sqlType = row['len'] === null || row['len'] === undefined ? type : `${type}(${String(row['len'])})`;
+    (out[table] ??= { columns: [], key: [] }).columns.push([String(row['c']), sqlType, row['n'] === 'YES']);
+  }
+  for (const row of keys) (out[String(row['t'])] ??= { columns: [], key: [] }).key.push(String(row['c']));
+  return out;
 }

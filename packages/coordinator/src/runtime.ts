@@ -16,6 +16,7 @@ import type { FastifyInstance } from 'fastify';
 import { SYNC_QUEUES, SyncCommitJob, SyncShardResult, checkClusterSecret, checkReadiness, parsePayload, type Readiness } from '@tributary/protocol';
 import { noSourceAccess, type SourceAccess } from '@tributary/sources';
 import { warehouseTables, type S3ConnectionOptions, type Tables } from '@tributary/table';
+import { catalogTables, openCatalog, type CatalogOptions } from '@tributary/catalog';
 import { buildApp } from './app.ts';
 import { CoordinatorMetrics } from './metrics.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './http/rate-limit.ts';
@@ -65,6 +66,8 @@ export interface CoordinatorConfig {
   readonly limits?: SyncLimits;
   /** Accept test hooks in requests (the generator's `faults`); tests only. */
   readonly testMode?: boolean;
+  /** The warehouse's catalog (docs/catalogs.md); default the filesystem catalog, the warehouse's own layout. */
+  readonly catalog?: CatalogOptions;
 }
 
 export interface Coordinator {
@@ -94,7 +97,20 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     metrics.transition(record, previous);
     logTransition(logger, record, previous);
   });
-  const tables = warehouseTables(config.s3);
+  const storage = warehouseTables(config.s3);
+  // Tables are created, found, dropped and committed through the catalog (the filesystem catalog: as they lie).
+  const catalog = await openCatalog(config.warehouse, storage.warehouseStore(config.warehouse), {
+    ...(config.catalog ?? { type: 'filesystem' }),
+    onLockReleaseFailure: (lockId, error) => logger.warn({ lockId, error: error instanceof Error ? error.message : String(error) }, 'catalog lock not released; it expires on its own'),
+  });
+  const cataloged =
+    catalog.kind === 'filesystem'
+      ? undefined
+      : catalogTables(storage, catalog, config.warehouse, {
+          onAfterCommitError: (table, snapshotId, error) =>
+            logger.error({ table, snapshotId, error: error instanceof Error ? error.message : String(error) }, 'catalog refresh after commit failed; the snapshot stays committed'),
+        });
+  const tables: Tables = cataloged ?? storage;
   const flows = new SyncFlows({
     connection,
     prefix: config.prefix,
@@ -213,6 +229,8 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
       await committer.close();
       await compactions.close();
       await app.close();
+      await cataloged?.drain();
+      await catalog.close();
       await flows.close();
       await redis.quit();
       logger.info('shut down');

@@ -21,7 +21,7 @@ import type { Snapshot } from './spec/snapshot.ts';
 import type { ManifestEntry } from './spec/manifest-entry.ts';
 import type { DataType, InternalValue } from './spec/types.ts';
 import { encodePartitionRow } from './write/row-routing.ts';
-import { dataFilePaths, partitionPathOptions } from './spec/partition-path.ts';
+import { dataFilePaths, partitionPathOptions, unescapePathName } from './spec/partition-path.ts';
 import { FileStoreCommit, type CommitRequest, type CommitResult } from './write/file-store-commit.ts';
 import type { CommitMessage } from './spec/commit-message.ts';
 import { checkDataFilesOnly } from './write/commit-plan.ts';
@@ -429,6 +429,23 @@ export class Table {
   dataFileKeys(messages: readonly CommitMessage[]): string[] {
     const paths = dataFilePaths(partitionFields(this.schema), partitionPathOptions(this.schema.options));
     return messages.flatMap((m) => [...m.dataIncrement.newFiles, ...m.dataIncrement.changelogFiles].map((f) => `${this.path}/${paths.file(m.partition, m.bucket, f.fileName)}`));
+  }
+
+  /**
+   * The partitions the messages add data files to, each as partition key -> value text as its
+   * directory spells it (`dt=2024-01-01/` is `{ dt: '2024-01-01' }`), in first-seen order; none for
+   * an unpartitioned table. What a metastore registers after the commit.
+   */
+  addedPartitions(messages: readonly CommitMessage[]): Record<string, string>[] {
+    const paths = dataFilePaths(partitionFields(this.schema), partitionPathOptions(this.schema.options));
+    const directories = new Set<string>();
+    for (const m of messages) if (m.dataIncrement.newFiles.length > 0 && this.schema.partitionKeys.length > 0) directories.add(paths.directory(m.partition));
+    return [...directories].map((dir) =>
+      Object.fromEntries(dir.split('/').filter((part) => part !== '').map((part) => {
+        const eq = part.indexOf('=');
+        return [unescapePathName(part.slice(0, eq)), unescapePathName(part.slice(eq + 1))];
+      })),
+    );
   }
 
   /** `<partition path>bucket-N/`, relative to the table (DataFilePathFactory). */

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { isTributaryError } from '@tributary/errors';
 import { openCatalog, type Catalog, type CatalogOptions } from '@tributary/catalog';
 import { createTable, LocalObjectStore, parseDataTypeString } from '@tributary/table';
-import { scratchDatabase, type ScratchDatabase } from '../scratch-database.ts';
+import { describeCatalogTables, scratchDatabase, type ScratchDatabase } from '../scratch-database.ts';
 
 /** Paimon's catalog tables, column by column: name, SQL type, nullable; then the primary key. */
 const PAIMON_TABLES = {
@@ -29,29 +29,6 @@ const PAIMON_TABLES = {
   },
   paimon_distributed_locks: { columns: [['lock_id', 'varchar(255)', false], ['acquired_at', 'timestamp', false], ['expire_time_seconds', 'bigint', false]], key: ['lock_id'] },
 } as const;
-
-/** The catalog tables of a scratch database as information_schema describes them, in one shape for both servers. */
-export async function describeCatalogTables(db: ScratchDatabase): Promise<Record<string, { columns: [string, string, boolean][]; key: string[] }>> {
-  const schemaFilter = db.dialect === 'postgresql' ? "c.table_schema = current_schema()" : 'c.table_schema = DATABASE()';
-  const columns = await db.query(
-    `SELECT c.table_name AS t, c.column_name AS c, c.data_type AS dt, c.character_maximum_length AS len, c.is_nullable AS n
-       FROM information_schema.columns c WHERE ${schemaFilter} AND c.table_name LIKE 'paimon%' ORDER BY c.table_name, c.ordinal_position`,
-  );
-  const keys = await db.query(
-    `SELECT k.table_name AS t, k.column_name AS c FROM information_schema.key_column_usage k
-       JOIN information_schema.table_constraints c ON c.constraint_name = k.constraint_name AND c.table_name = k.table_name AND c.table_schema = k.table_schema
-      WHERE ${schemaFilter} AND c.constraint_type = 'PRIMARY KEY' AND k.table_name LIKE 'paimon%' ORDER BY k.table_name, k.ordinal_position`,
-  );
-  const out: Record<string, { columns: [string, string, boolean][]; key: string[] }> = {};
-  for (const row of columns) {
-    const table = String(row['t'] ?? row['T'] ?? row['TABLE_NAME']);
-    const type = String(row['dt']).toLowerCase().replace('character varying', 'varchar').replace('timestamp without time zone', 'timestamp');
-    const sqlType = row['len'] === null || row['len'] === undefined ? type : `${type}(${String(row['len'])})`;
-    (out[table] ??= { columns: [], key: [] }).columns.push([String(row['c']), sqlType, row['n'] === 'YES']);
-  }
-  for (const row of keys) (out[String(row['t'])] ??= { columns: [], key: [] }).key.push(String(row['c']));
-  return out;
-}
 
 for (const dialect of ['postgresql', 'mysql'] as const) {
   describe(`JDBC catalog on ${dialect === 'mysql' ? 'MariaDB' : 'PostgreSQL'}`, () => {

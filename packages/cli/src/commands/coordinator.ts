@@ -4,6 +4,8 @@
  * Redis or S3 unreachable past `startupTimeoutMs` exits 3.
  */
 import { startCoordinator, securityFromEnv, isLoopback, type SecurityConfig } from '@tributary/coordinator';
+import type { CatalogOptions } from '@tributary/catalog';
+import { isTributaryError } from '@tributary/protocol';
 import type { Config } from '../config/keys.ts';
 import { awaitServices, commonSettings, processLogger, refuse, stopBounded, type Common } from './services.ts';
 
@@ -51,6 +53,11 @@ export async function runCoordinator(config: Config): Promise<void> {
     rateLimit: security.rateLimit,
     limits: security.limits,
     testMode: security.testMode,
+    catalog: catalogOptions(config),
+  }).catch((error: unknown) => {
+    // A catalog that does not fit its type is a bad configuration; one that does not answer, a service away.
+    if (isTributaryError(error) && error.code.startsWith('CATALOG_')) refuse(who, error, error.retryable ? 3 : 2);
+    throw error;
   });
   const address = await coordinator.app.listen({ host, port: config['coordinator.port'] });
   console.log(JSON.stringify({ listening: address }));
@@ -69,4 +76,19 @@ export async function runCoordinator(config: Config): Promise<void> {
       );
     });
   }
+}
+
+/** The catalog keys as the catalog takes them (the password from its variable or the file, never a flag). */
+function catalogOptions(config: Config): CatalogOptions {
+  const optional = <K extends string, V>(key: K, value: V | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, V>));
+  return {
+    type: config['catalog.type'],
+    ...optional('uri', config['catalog.uri']),
+    ...optional('user', config['catalog.user']),
+    ...optional('password', config['catalog.password']),
+    catalogKey: config['catalog.key'],
+    ...optional('lockEnabled', config['catalog.lockEnabled']),
+    lockAcquireTimeoutMs: config['catalog.lockAcquireTimeoutMs'],
+    lockCheckMaxSleepMs: config['catalog.lockCheckMaxSleepMs'],
+  };
 }
