@@ -13,6 +13,7 @@ export {
 export type {
   Oracle,
   MaintenanceResult,
+  CatalogListing,
   OracleOp,
   OracleResult,
   OracleField,

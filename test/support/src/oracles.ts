@@ -84,7 +84,11 @@ export type OracleOp =
   /** Paimon Java only: Table.newExpireSnapshots with this retention (defaults: min 1, max and limit unbounded, time 0). */
   | ({ readonly op: 'expire'; readonly retainMin?: number; readonly retainMax?: number; readonly timeRetainedMs?: number; readonly maxDeletes?: number } & TableRef)
   /** Paimon Java only: LocalOrphanFilesClean of files older than olderThanMs (default one day). */
-  | ({ readonly op: 'orphanClean'; readonly olderThanMs?: number; readonly dryRun?: boolean } & TableRef);
+  | ({ readonly op: 'orphanClean'; readonly olderThanMs?: number; readonly dryRun?: boolean } & TableRef)
+  /** Paimon Java only: the catalog's databases and the tables of `database` (CatalogListing). */
+  | ({ readonly op: 'list' } & TableRef)
+  /** Paimon Java only: Catalog.dropTable (its catalog entry and its files). */
+  | ({ readonly op: 'drop' } & TableRef);
 
 /** What `expire` and `orphanClean` answer: snapshots expired; orphan paths relative to the table. */
 export interface MaintenanceResult {
@@ -93,7 +97,13 @@ export interface MaintenanceResult {
   readonly deletedCount?: number;
 }
 
-export type OracleResult = { readonly path: string } | { readonly snapshotId: number | null } | ReadResult | MaintenanceResult;
+/** What `list` answers: every database of the catalog and the tables of the one asked, sorted. */
+export interface CatalogListing {
+  readonly databases: readonly string[];
+  readonly tables: readonly string[];
+}
+
+export type OracleResult = { readonly path: string } | { readonly snapshotId: number | null } | ReadResult | MaintenanceResult | CatalogListing | { readonly dropped: true };
 
 export interface Oracle {
   readonly name: 'pypaimon' | 'paimon-java';

@@ -105,6 +105,10 @@ public final class PaimonOracle {
           return expire(catalog, request);
         case "orphanClean":
           return orphanClean(catalog, request);
+        case "list":
+          return list(catalog, request);
+        case "drop":
+          return drop(catalog, request);
         default:
           throw new IllegalArgumentException("unknown op '" + op + "'");
       }
@@ -257,6 +261,27 @@ public final class PaimonOracle {
       deleted.add(text.startsWith(root) ? text.substring(root.length()).replaceFirst("^/", "") : text);
     }
     response.put("deletedCount", result.getDeletedFileCount());
+    return response;
+  }
+
+  /** The catalog's databases and the tables of the request's database (empty when it does not exist), sorted. */
+  private static JsonNode list(Catalog catalog, JsonNode request) throws Exception {
+    ObjectNode response = JSON.createObjectNode();
+    ArrayNode databases = response.putArray("databases");
+    catalog.listDatabases().stream().sorted().forEach(databases::add);
+    ArrayNode tables = response.putArray("tables");
+    String database = request.path("database").asText();
+    if (catalog.listDatabases().contains(database)) {
+      catalog.listTables(database).stream().sorted().forEach(tables::add);
+    }
+    return response;
+  }
+
+  /** Catalog.dropTable (the catalog entry and the table's files). */
+  private static JsonNode drop(Catalog catalog, JsonNode request) throws Exception {
+    catalog.dropTable(identifierOf(request), false);
+    ObjectNode response = JSON.createObjectNode();
+    response.put("dropped", true);
     return response;
   }
 
