@@ -83,7 +83,7 @@ export default tseslint.config(
       ],
     },
   },
-  // The package arrows run one way: @tributary/errors ← table ← protocol ← sources ← worker, coordinator ← cli.
+  // The package arrows run one way: @tributary/errors ← table ← protocol ← sources ← worker, coordinator ← cli; table ← catalog ← coordinator.
   {
     files: ['packages/errors/**/*.ts'],
     rules: {
@@ -99,6 +99,20 @@ export default tseslint.config(
           paths: ['@tributary/protocol', '@tributary/sources', '@tributary/worker', '@tributary/coordinator', '@tributary/cli'].map((name) => ({
             name,
             message: 'The table library depends only on @tributary/errors (and the testkit in tests).',
+          })),
+        },
+      ],
+    },
+  },
+  {
+    files: ['packages/catalog/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: ['@tributary/protocol', '@tributary/sources', '@tributary/worker', '@tributary/coordinator', '@tributary/cli'].map((name) => ({
+            name,
+            message: 'The catalog depends only on @tributary/errors and the table library (and the testkit in tests).',
           })),
         },
       ],
