@@ -129,8 +129,11 @@ for (const dialect of ['postgresql', 'mysql'] as const) {
     });
 
     test(`a Paimon Java writer and Tributary syncs committing to one table, ${ROUNDS} rounds each, lose no snapshot and no row`, async () => {
-      await createOrdersTable(coordinator, 'shop', 'contended');
-      const ref = javaRef('shop', 'contended');
+      // Two writers committing back to back keep taking each other's next snapshot id; each retries up
+      // to `commit.max-retries` (Paimon's default 10 gives out under this load), and Java polls a held
+      // lock every `lock-check-max-sleep` at most (8 s by default: it would mostly find the id taken).
+      await createOrdersTable(coordinator, 'shop', 'contended', { options: { 'commit.max-retries': '200' } });
+      const ref = { ...javaRef('shop', 'contended'), catalogOptions: { ...java, 'lock-check-max-sleep': '200 ms' } };
       const javaRounds = paimonJava.batch(
         Array.from({ length: ROUNDS }, (_, round) => ({ op: 'write' as const, ...ref, rows: Array.from({ length: JAVA_ROWS }, (_, i) => javaRow(round, i)) })),
         { timeoutMs: 600_000 },
