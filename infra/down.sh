@@ -3,5 +3,5 @@
 source "$(dirname "$0")/lib.sh"
 here="$(dirname "$0")"
 status=0
-for s in postgres mariadb minio redis; do bash "$here/$s.sh" stop || status=1; done
+for s in hive-metastore postgres mariadb minio redis; do bash "$here/$s.sh" stop || status=1; done
 exit $status

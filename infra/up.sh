@@ -4,7 +4,7 @@
 source "$(dirname "$0")/lib.sh"
 here="$(dirname "$0")"
 t0=$SECONDS
-services=(redis minio mariadb postgres)
+services=(redis minio mariadb postgres hive-metastore)
 if [[ -n ${TRIBUTARY_SERVICES:-} ]]; then read -ra services <<<"$TRIBUTARY_SERVICES"; fi
 for s in "${services[@]}"; do bash "$here/$s.sh" start; done
 # The syncs page's test (test/integration/ui) drives Debian's headless Chromium.

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Hive Metastore (Hive's standalone metastore server 4.0.1, Thrift, binary protocol) on
+# 127.0.0.1:9183 with an embedded Derby backing store under .data/hive-metastore, for the Hive
+# catalog. Installed once into the cache ($TRIBUTARY_CACHE, default ~/.cache/tributary) from Maven
+# Central: the server's binary release (its jars and schema scripts) and the Hadoop libraries it
+# runs on (infra/hive-metastore/pom.xml). The Derby schema is created once by Hive's schema tool and
+# kept as a template in the cache, so a new data directory starts from a copy of it.
+# Needs Java 17 and Maven. Usage: infra/hive-metastore.sh start|stop|status
+source "$(dirname "$0")/lib.sh"
+here="$(cd "$(dirname "$0")" && pwd)"
+PORT="${TRIBUTARY_HIVE_METASTORE_PORT:-9183}"
+HIVE_VERSION=4.0.1
+HOME_DIR="$CACHE/hive-metastore-$HIVE_VERSION"
+SERVER="$HOME_DIR/apache-hive-metastore-$HIVE_VERSION-bin"
+HADOOP_LIB="$HOME_DIR/hadoop-lib"
+TEMPLATE="$HOME_DIR/derby-template/metastore_db"
+DIR="$DATA/hive-metastore"
+PIDFILE="$RUN/hive-metastore-$PORT.pid"
+LOGFILE="$RUN/hive-metastore-$PORT.log"
+
+# Ready once the Thrift server socket accepts: the server opens it only after the handler and its
+# backing store are set up.
+ready() { (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; }
+
+classpath() { echo "$DIR/conf:$SERVER/lib/*:$HADOOP_LIB/*"; }
+
+install() {
+  command -v java >/dev/null || die "java (17) is needed to run the Hive Metastore"
+  command -v mvn >/dev/null || die "maven is needed to fetch the Hive Metastore"
+  if [[ ! -x $SERVER/bin/start-metastore ]]; then
+    log "fetching Hive's standalone metastore $HIVE_VERSION from Maven Central (once)"
+    mkdir -p "$HOME_DIR"
+    with_progress "fetching the Hive Metastore" mvn -B -q -f "$here/hive-metastore/pom.xml" dependency:unpack \
+      "-Dartifact=org.apache.hive:hive-standalone-metastore-server:$HIVE_VERSION:tar.gz:bin" \
+      "-DoutputDirectory=$HOME_DIR" >"$HOME_DIR/fetch.log" 2>&1 \
+      || die "could not fetch the Hive Metastore (see $HOME_DIR/fetch.log)"
+  fi
+  if [[ ! -f $HADOOP_LIB/.complete ]]; then
+    log "fetching the Hadoop libraries of the Hive Metastore from Maven Central (once)"
+    rm -rf "$HADOOP_LIB"
+    with_progress "fetching Hadoop" mvn -B -q -f "$here/hive-metastore/pom.xml" dependency:copy-dependencies \
+      -DincludeScope=runtime "-DoutputDirectory=$HADOOP_LIB" >"$HOME_DIR/hadoop.log" 2>&1 \
+      || die "could not fetch Hadoop for the Hive Metastore (see $HOME_DIR/hadoop.log)"
+    touch "$HADOOP_LIB/.complete"
+  fi
+}
+
+write_conf() {
+  mkdir -p "$DIR/conf" "$DIR/warehouse"
+  cat >"$DIR/conf/metastore-site.xml" <<EOF
+<?xml version="1.0"?>
+<!-- Written by infra/hive-metastore.sh on each start. -->
+<configuration>
+  <property><name>metastore.thrift.port</name><value>$PORT</value></property>
+  <property><name>javax.jdo.option.ConnectionURL</name><value>jdbc:derby:;databaseName=$DIR/metastore_db</value></property>
+  <property><name>javax.jdo.option.ConnectionDriverName</name><value>org.apache.derby.jdbc.EmbeddedDriver</value></property>
+  <property><name>metastore.warehouse.dir</name><value>file://$DIR/warehouse</value></property>
+  <property><name>metastore.schema.verification</name><value>true</value></property>
+  <property><name>metastore.event.db.notification.api.auth</name><value>false</value></property>
+  <!-- Asynchronous logging needs the LMAX disruptor, which the release does not ship. -->
+  <property><name>metastore.async.log.enabled</name><value>false</value></property>
+</configuration>
+EOF
+  cat >"$DIR/conf/metastore-log4j2.properties" <<'EOF'
+# Written by infra/hive-metastore.sh: warnings and errors to standard error (the service's log file).
+status = WARN
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{ISO8601} %5p [%t] %c{2}: %m%n
+rootLogger.level = WARN
+rootLogger.appenderRef.console.ref = console
+EOF
+}
+
+# The Derby schema: created once into the cache's template by Hive's schema tool, then copied.
+init_schema() {
+  [[ -d $DIR/metastore_db ]] && return 0
+  if [[ ! -f $TEMPLATE/../.complete ]]; then
+    log "creating the metastore's Derby schema with Hive's schema tool (once)"
+    local tmp="$HOME_DIR/derby-template"
+    rm -rf "$tmp" && mkdir -p "$tmp/conf"
+    sed "s|databaseName=$DIR/metastore_db|databaseName=$tmp/metastore_db;create=true|" \
+      "$DIR/conf/metastore-site.xml" >"$tmp/conf/metastore-site.xml"
+    cp "$DIR/conf/metastore-log4j2.properties" "$tmp/conf/"
+    (cd "$tmp" && METASTORE_HOME="$SERVER" java -cp "$tmp/conf:$SERVER/lib/*:$HADOOP_LIB/*" \
+      org.apache.hadoop.hive.metastore.tools.schematool.MetastoreSchemaTool -dbType derby -initSchema \
+      >"$tmp/schema.log" 2>&1) || die "the schema tool failed (see $tmp/schema.log)"
+    touch "$tmp/.complete"
+  fi
+  cp -r "$TEMPLATE" "$DIR/metastore_db"
+}
+
+start() {
+  install
+  if ready; then log "hive-metastore already running on 127.0.0.1:$PORT"; else
+    local t0=$SECONDS
+    write_conf
+    init_schema
+    cd "$DIR"
+    setsid java -Xmx512m -Dderby.stream.error.file="$RUN/hive-metastore-derby.log" \
+      -cp "$(classpath)" org.apache.hadoop.hive.metastore.HiveMetaStore \
+      >"$LOGFILE" 2>&1 </dev/null &
+    echo $! >"$PIDFILE"
+    cd - >/dev/null
+    if ! wait_until 180 hive-metastore ready; then
+      pid_alive "$PIDFILE" || die "hive-metastore exited (see $LOGFILE)"
+      die "hive-metastore did not open 127.0.0.1:$PORT in 180 s (see $LOGFILE)"
+    fi
+    log "hive-metastore started in $((SECONDS - t0)) s"
+  fi
+  echo "hive-metastore: thrift://127.0.0.1:$PORT  (TRIBUTARY_HIVE_METASTORE_PORT=$PORT)"
+}
+
+stop() {
+  # A metastore started without our pidfile is found by its port in its command line's config.
+  if ! pid_alive "$PIDFILE"; then
+    local pid; pid=$(pgrep -f "$DIR/conf:.*org.apache.hadoop.hive.metastore.HiveMetaStore" | head -n 1 || true)
+    [[ -n $pid ]] && echo "$pid" >"$PIDFILE"
+  fi
+  stop_pid "$PIDFILE" hive-metastore
+}
+
+status() { if ready; then echo "hive-metastore: up on 127.0.0.1:$PORT"; else echo "hive-metastore: down"; return 1; fi; }
+
+"${1:-start}"
