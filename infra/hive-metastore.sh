@@ -35,13 +35,14 @@ install() {
       "-DoutputDirectory=$HOME_DIR" >"$HOME_DIR/fetch.log" 2>&1 \
       || die "could not fetch the Hive Metastore (see $HOME_DIR/fetch.log)"
   fi
-  if [[ ! -f $HADOOP_LIB/.complete ]]; then
+  local pom_sum; pom_sum=$(md5sum <"$here/hive-metastore/pom.xml" | cut -c1-32)
+  if [[ $(cat "$HADOOP_LIB/.complete" 2>/dev/null) != "$pom_sum" ]]; then
     log "fetching the Hadoop libraries of the Hive Metastore from Maven Central (once)"
     rm -rf "$HADOOP_LIB"
     with_progress "fetching Hadoop" mvn -B -q -f "$here/hive-metastore/pom.xml" dependency:copy-dependencies \
       -DincludeScope=runtime "-DoutputDirectory=$HADOOP_LIB" >"$HOME_DIR/hadoop.log" 2>&1 \
       || die "could not fetch Hadoop for the Hive Metastore (see $HOME_DIR/hadoop.log)"
-    touch "$HADOOP_LIB/.complete"
+    echo "$pom_sum" >"$HADOOP_LIB/.complete"
   fi
 }
 

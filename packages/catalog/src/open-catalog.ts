@@ -8,6 +8,7 @@ import type { ObjectStore } from '@tributary/table';
 import type { Catalog, CatalogKind } from './catalog.ts';
 import { catalogErrors } from './errors.ts';
 import { filesystemCatalog } from './filesystem.ts';
+import { hiveCatalog } from './hive/hive-catalog.ts';
 import { jdbcCatalog } from './jdbc/catalog.ts';
 import { openSqlClient } from './jdbc/client.ts';
 import { DEFAULT_LOCK_TIMINGS } from './jdbc/lock.ts';
@@ -76,6 +77,16 @@ export async function openCatalog(warehouse: string, store: ObjectStore, options
       }
     }
     case 'hive':
-      throw errorFrom(catalogErrors, 'CATALOG_CONFIG_INVALID', "catalog type 'hive' is not available in this build", { type: options.type });
+      if (options.uri === undefined) throw errorFrom(catalogErrors, 'CATALOG_CONFIG_INVALID', 'the Hive catalog needs catalog.uri = thrift://host:port', { type: options.type });
+      return hiveCatalog({
+        uri: options.uri,
+        warehouse,
+        store,
+        lockEnabled: lockEnabledFor(warehouse, options),
+        lock: {
+          ...(options.lockAcquireTimeoutMs === undefined ? {} : { acquireTimeoutMs: options.lockAcquireTimeoutMs }),
+          ...(options.lockCheckMaxSleepMs === undefined ? {} : { checkMaxSleepMs: options.lockCheckMaxSleepMs }),
+        },
+      });
   }
 }

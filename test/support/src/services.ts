@@ -28,4 +28,8 @@ export const services = {
     user: env.TRIBUTARY_POSTGRES_USER ?? 'tributary',
     password: env.TRIBUTARY_POSTGRES_PASSWORD ?? 'tributary',
   },
+  hiveMetastore: {
+    host: env.TRIBUTARY_HIVE_METASTORE_HOST ?? '127.0.0.1',
+    port: Number(env.TRIBUTARY_HIVE_METASTORE_PORT ?? 9183),
+  },
 } as const;
