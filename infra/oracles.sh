@@ -2,6 +2,8 @@
 # Installs the compatibility oracles the compat tests drive (test/support/src/oracles.ts):
 #   pypaimon     a virtual environment in .cache/venv with test/compat/python/requirements.txt
 #   Paimon Java  test/compat/java built into test/compat/java/target/paimon-oracle.jar (+ lib/)
+#   Paimon Java's HiveCatalog  test/compat/java-hive built into
+#                test/compat/java-hive/target/paimon-hive-oracle.jar (+ lib/), for the Hive catalog's compat test
 #   schemathesis a virtual environment in .cache/venv-fuzz with test/api-fuzz/requirements.txt (the
 #                API fuzzer of `npm run test:api-fuzz`; its own venv, so its pins never meet pypaimon's)
 # Idempotent: each is rebuilt only when missing or when its inputs changed (a sha256 of them is
@@ -14,6 +16,8 @@ FUZZ_VENV="$REPO/.cache/venv-fuzz"
 FUZZ_REQUIREMENTS="$REPO/test/api-fuzz/requirements.txt"
 JAVA_DIR="$REPO/test/compat/java"
 JAR="$JAVA_DIR/target/paimon-oracle.jar"
+HIVE_JAVA_DIR="$REPO/test/compat/java-hive"
+HIVE_JAR="$HIVE_JAVA_DIR/target/paimon-hive-oracle.jar"
 # A class-data-sharing archive of the classes one create/write/read loads: it halves each JVM start
 # (the compat tests start one per oracle call). Made for this exact JDK, so the JDK is in the stamp.
 CDS="$JAVA_DIR/target/paimon-oracle.jsa"
@@ -85,8 +89,27 @@ java_class_archive() {
   rm -rf "$warehouse" "$warehouse.out"
 }
 
+# The HiveCatalog runner: its own Maven project (Paimon 1.2.0 in the Hive connector jar), no class archive.
+java_hive_oracle() {
+  local t0=$SECONDS stamp sources
+  mapfile -t sources < <(find "$HIVE_JAVA_DIR/src" -type f | sort)
+  stamp="$(stamp_of "$HIVE_JAVA_DIR/pom.xml" "${sources[@]}") $(java -version 2>&1 | head -1)"
+  if [[ -f $HIVE_JAR && -f $HIVE_JAVA_DIR/target/.build-stamp && $(cat "$HIVE_JAVA_DIR/target/.build-stamp") == "$stamp" ]]; then
+    log "oracles: Paimon Java HiveCatalog runner is up to date ($HIVE_JAR)"
+    return
+  fi
+  log "oracles: building the Paimon Java HiveCatalog runner (mvn package)"
+  with_progress "mvn package (log: .cache/oracle-hive-mvn.log)" \
+    bash -c 'cd "$1" && mvn --batch-mode --no-transfer-progress clean package >"$2" 2>&1' _ "$HIVE_JAVA_DIR" "$REPO/.cache/oracle-hive-mvn.log" \
+    || { tail -40 "$REPO/.cache/oracle-hive-mvn.log" >&2; die "oracles: mvn package in $HIVE_JAVA_DIR failed (log: .cache/oracle-hive-mvn.log)"; }
+  [[ -f $HIVE_JAR ]] || die "oracles: mvn did not produce $HIVE_JAR"
+  printf '%s' "$stamp" >"$HIVE_JAVA_DIR/target/.build-stamp"
+  log "oracles: Paimon Java HiveCatalog runner built in $((SECONDS - t0)) s"
+}
+
 t0=$SECONDS
 python_oracle
 api_fuzzer
 java_oracle
+java_hive_oracle
 log "oracles: ready in $((SECONDS - t0)) s"
