@@ -18,6 +18,7 @@ const cases = [
   { name: 'minio', service: 'minio', env: { TRIBUTARY_MINIO_PORT: '9190' }, mode: 0o755, dirs: (d: string) => [d] },
   { name: 'mariadb', service: 'mariadb', env: { TRIBUTARY_MARIADB_PORT: '3490' }, mode: 0o755, dirs: (d: string) => [d] },
   { name: 'postgres', service: 'postgres', env: { TRIBUTARY_POSTGRES_PORT: '5540' }, mode: 0o755, dirs: (d: string) => [d] },
+  { name: 'hive-metastore', service: 'hive-metastore', env: { TRIBUTARY_HIVE_METASTORE_PORT: '9383' }, mode: 0o755, dirs: (d: string) => [d] },
   // A repository under a private home: the server user cannot enter the data directory.
   {
     name: 'postgres, private data directory',
