@@ -15,7 +15,10 @@
  * warehouse and the Redis keys); part `api` (not in the default parts): --api-syncs 1000 × --api-shards
  * 1000 stored, --api-concurrency 200 requests at once (a list: one burst per entry), --api-rounds 3,
  * --api-baseline <checkout> (a coordinator of another checkout served from the same records, in
- * alternation), --api-baseline-max-concurrency N (the baseline skips larger bursts).
+ * alternation), --api-baseline-max-concurrency N (the baseline skips larger bursts); part `layouts`
+ * (not in the default parts): the direct and the bucketed layout interleaved on one source,
+ * --layouts-shards 50 × --layouts-rows-per-shard 1000 over --layouts-days 30 × --layouts-buckets 4,
+ * --layouts-pairs 3, --layouts-concurrency 4 (per worker), --layouts-tables primary-key[,append].
  */
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -26,6 +29,8 @@ import { cpuSeconds, s3Options, startCluster, type Deployment } from './processe
 import { measureApiLoad } from './api-load.ts';
 import { printApiLoad, printResults, type Results, type Round, type TinyResult } from './report.ts';
 import { createOrdersTable, measureSync } from './sync-run.ts';
+import { measureLayouts, type TableKind } from './layouts.ts';
+import { printLayouts } from './layouts-report.ts';
 import { measureTableOnly } from './table-only.ts';
 
 const env = process.env;
@@ -47,6 +52,13 @@ const { values } = parseArgs({
     'api-rounds': { type: 'string', default: '3' },
     'api-baseline': { type: 'string' },
     'api-baseline-max-concurrency': { type: 'string' },
+    'layouts-shards': { type: 'string', default: '50' },
+    'layouts-rows-per-shard': { type: 'string', default: '1000' },
+    'layouts-days': { type: 'string', default: '30' },
+    'layouts-buckets': { type: 'string', default: '4' },
+    'layouts-pairs': { type: 'string', default: '3' },
+    'layouts-concurrency': { type: 'string', default: '4' },
+    'layouts-tables': { type: 'string', default: 'primary-key' },
   },
 });
 const shards = Number(values.shards);
@@ -153,6 +165,30 @@ async function apiLoad(): Promise<void> {
   }
 }
 
+async function layouts(): Promise<void> {
+  const kinds = values['layouts-tables'].split(',').filter((k) => k !== '');
+  for (const kind of kinds) if (kind !== 'primary-key' && kind !== 'append') throw new Error(`--layouts-tables: primary-key or append, not ${kind}`);
+  const { runs, sourceRoot } = await measureLayouts({
+    run,
+    warehouse,
+    database,
+    shards: Number(values['layouts-shards']),
+    rowsPerShard: Number(values['layouts-rows-per-shard']),
+    days: Number(values['layouts-days']),
+    buckets: Number(values['layouts-buckets']),
+    pairs: Number(values['layouts-pairs']),
+    workers,
+    workerConcurrency: Number(values['layouts-concurrency']),
+    kinds: kinds as TableKind[],
+    progress,
+  });
+  layoutsSource = sourceRoot;
+  printLayouts(runs);
+}
+
+/** The source files part `layouts` wrote (outside the warehouse), removed with it. */
+let layoutsSource: string | undefined;
+
 async function snapshotRows(store: ObjectStore, name: string): Promise<number> {
   const latest = await (await openTable(store, database, name)).latestSnapshot();
   return Number(latest?.totalRecordCount ?? -1);
@@ -162,6 +198,13 @@ async function cleanUp(store: ObjectStore): Promise<void> {
   const keys: string[] = [];
   for await (const o of store.list('')) keys.push(o.key);
   await store.deleteMany(keys);
+  if (layoutsSource !== undefined) {
+    const source = openObjectStore(layoutsSource, s3Options());
+    const sourceKeys: string[] = [];
+    for await (const o of source.list('')) sourceKeys.push(o.key);
+    await source.deleteMany(sourceKeys);
+    keys.push(...sourceKeys);
+  }
   const redis = new Redis({ host: env.TRIBUTARY_REDIS_HOST ?? '127.0.0.1', port: Number(env.TRIBUTARY_REDIS_PORT ?? 6390) });
   try {
     let cursor = '0';
@@ -202,12 +245,16 @@ async function main(): Promise<number> {
             part(`${size} shards`);
             await tiny(store, size, results);
           }
+        } else if (name === 'layouts') {
+          if (index > 1) continue; // interleaves its own pairs (--layouts-pairs)
+          part('layouts');
+          await layouts();
         } else if (name === 'api') {
           if (index > 1) continue;
           part('api load');
           await apiLoad();
         } else {
-          throw new Error(`unknown part ${name}: e2e, table, tiny or api`);
+          throw new Error(`unknown part ${name}: e2e, table, tiny, layouts or api`);
         }
       }
     }

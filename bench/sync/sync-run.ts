@@ -25,6 +25,8 @@ interface SyncView {
   id: string;
   phase: string;
   snapshotId: number | null;
+  layout?: string;
+  files?: number | null;
   state: { reason?: unknown };
   timings: Record<string, string>;
   phaseDurationsMs: Record<string, number>;
@@ -58,6 +60,9 @@ export interface SyncMeasurement {
   readonly phaseDurationsMs: Record<string, number>;
   /** Attempts per shard beyond the first (retries), summed. */
   readonly retries: number;
+  /** The sync status's layout and the number of data files the load added (null if not reported). */
+  readonly layout: string | null;
+  readonly files: number | null;
 }
 
 export async function createOrdersTable(base: string, database: string, name: string): Promise<void> {
@@ -80,13 +85,25 @@ export async function measureSync(
   store: ObjectStore,
   database: string,
   name: string,
-  source: GeneratorSpec,
-  options: { readonly pollMs: number; readonly timeoutMs: number; readonly progress?: (line: string) => void },
+  source: GeneratorSpec | Record<string, unknown>,
+  options: {
+    readonly pollMs: number;
+    readonly timeoutMs: number;
+    readonly progress?: (line: string) => void;
+    /** The sync's mode (default upsert) and options of the request (e.g. { layout: 'direct' }). */
+    readonly mode?: string;
+    readonly syncOptions?: Record<string, unknown>;
+  },
 ): Promise<SyncMeasurement> {
   const stopWatch = new AbortController();
   const watcher = watchSnapshot(store, database, name, 25, stopWatch.signal);
   const t0 = performance.now();
-  const { id } = await call<{ id: string }>(base, 'POST', '/v1/syncs', { table: { database, table: name }, source, mode: 'upsert' });
+  const { id } = await call<{ id: string }>(base, 'POST', '/v1/syncs', {
+    table: { database, table: name },
+    source,
+    mode: options.mode ?? 'upsert',
+    ...(options.syncOptions === undefined ? {} : { options: options.syncOptions }),
+  });
   let phase = '';
   // The list is polled, not the full view: the view of 10,000 shards is large and would load the coordinator.
   for (;;) {
@@ -122,5 +139,7 @@ export async function measureSync(
     commitLatencySnapshotMs: seen.snapshotAt - lastShardDone,
     phaseDurationsMs: view.phaseDurationsMs,
     retries: shards.reduce((n, s) => n + Math.max(0, s.attempts.length - 1), 0),
+    layout: view.layout ?? null,
+    files: view.files ?? null,
   };
 }
