@@ -121,7 +121,10 @@ async function oneRun(options: LayoutsOptions, sourceRoot: string, kind: TableKi
   } finally {
     await cluster.stop();
   }
-  options.progress(`    ${(measured.endToEndMs / 1000).toFixed(1)} s, ${String(measured.files)} files; Paimon Java reads the table`);
+  const cpuS = (measured.coordinatorCpuMs + measured.workerCpuMs.reduce((a, x) => a + x, 0)) / 1000;
+  options.progress(
+    `    ${(measured.endToEndMs / 1000).toFixed(1)} s, CPU ${cpuS.toFixed(1)} s, ${String(measured.files)} files, worker peak RSS ${measured.workerPeakRssMb.map((mb) => mb.toFixed(0)).join('/')} MB; Paimon Java reads the table`,
+  );
   // Read with the processes stopped, so the JVM competes with nothing of this run.
   const op: OracleOp = { op: 'read', warehouse: options.warehouse, database: options.database, table: name };
   const javaColdMs = await javaReads(op, 1, expected);
