@@ -134,8 +134,10 @@ async function oneRun(options: LayoutsOptions, sourceRoot: string, kind: TableKi
 }
 
 /** Every run of the part, in the order they ran. The source is written once under `<warehouse>-src/layouts`. */
+export const layoutsSourceRoot = (warehouse: string): string => `${warehouse}-src/layouts`;
+
 export async function measureLayouts(options: LayoutsOptions): Promise<{ runs: LayoutRun[]; sourceRoot: string }> {
-  const sourceRoot = `${options.warehouse}-src/layouts`;
+  const sourceRoot = layoutsSourceRoot(options.warehouse);
   await writeSource(openObjectStore(sourceRoot, s3Options()), options);
   const runs: LayoutRun[] = [];
   for (const kind of options.kinds) {

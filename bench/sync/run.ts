@@ -29,7 +29,7 @@ import { cpuSeconds, s3Options, startCluster, type Deployment } from './processe
 import { measureApiLoad } from './api-load.ts';
 import { printApiLoad, printResults, type Results, type Round, type TinyResult } from './report.ts';
 import { createOrdersTable, measureSync } from './sync-run.ts';
-import { measureLayouts, type TableKind } from './layouts.ts';
+import { layoutsSourceRoot, measureLayouts, type TableKind } from './layouts.ts';
 import { printLayouts } from './layouts-report.ts';
 import { measureTableOnly } from './table-only.ts';
 
@@ -168,7 +168,9 @@ async function apiLoad(): Promise<void> {
 async function layouts(): Promise<void> {
   const kinds = values['layouts-tables'].split(',').filter((k) => k !== '');
   for (const kind of kinds) if (kind !== 'primary-key' && kind !== 'append') throw new Error(`--layouts-tables: primary-key or append, not ${kind}`);
-  const { runs, sourceRoot } = await measureLayouts({
+  // Set before the part runs, so a failed run's source files are removed too.
+  layoutsSource = layoutsSourceRoot(warehouse);
+  const { runs } = await measureLayouts({
     run,
     warehouse,
     database,
@@ -182,7 +184,6 @@ async function layouts(): Promise<void> {
     kinds: kinds as TableKind[],
     progress,
   });
-  layoutsSource = sourceRoot;
   printLayouts(runs);
 }
 
