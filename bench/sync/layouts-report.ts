@@ -68,6 +68,7 @@ export function printLayouts(runs: readonly LayoutRun[]): void {
     const cpu = median(cpuRatios);
     const warm = median(warmRatios);
     console.log(`per pair (${cpuRatios.length}): bucketed CPU / direct CPU = ${spread(cpuRatios, 2)} (target ≤ 1.3: ${cpu <= 1.3 ? 'met' : 'MISSED'})`);
-    console.log(`per pair: Paimon Java read time direct / bucketed, warm = ${spread(warmRatios, 2)} (target ≥ 3: ${warm >= 3 ? 'met' : 'MISSED'}); cold (JVM start included) = ${spread(coldRatios, 2)}`);
+    if (warmRatios.every(Number.isNaN)) console.log('per pair: Paimon Java read time not measured (--no-layouts-java)');
+    else console.log(`per pair: Paimon Java read time direct / bucketed, warm = ${spread(warmRatios, 2)} (target ≥ 3: ${warm >= 3 ? 'met' : 'MISSED'}); cold (JVM start included) = ${spread(coldRatios, 2)}`);
   }
 }

@@ -31,6 +31,10 @@ export interface LayoutsOptions {
   readonly workers: number;
   readonly workerConcurrency: number;
   readonly kinds: readonly TableKind[];
+  /** Paimon Java reads each table after its run (false: only the load is measured, e.g. for a profile). */
+  readonly javaReads: boolean;
+  /** Node flags of a run's coordinator and workers (e.g. --cpu-prof), given the run's tag. */
+  readonly nodeArgs?: (tag: string, process: string) => readonly string[];
   readonly progress: (line: string) => void;
 }
 
@@ -93,6 +97,9 @@ async function oneRun(options: LayoutsOptions, sourceRoot: string, kind: TableKi
   const cluster = await startCluster(deployment, {
     workers: options.workers,
     workerConcurrency: options.workerConcurrency,
+    ...(options.nodeArgs === undefined
+      ? {}
+      : { coordinatorNodeArgs: options.nodeArgs(tag, 'coordinator'), workerNodeArgs: (i: number) => options.nodeArgs?.(tag, `worker-${i}`) ?? [] }),
     extraEnv: { TRIBUTARY_SOURCE_ROOTS: sourceRoot },
   });
   let measured: Omit<LayoutRun, 'javaColdMs' | 'javaWarmMs' | 'javaRows' | 'load'>;
@@ -123,8 +130,9 @@ async function oneRun(options: LayoutsOptions, sourceRoot: string, kind: TableKi
   }
   const cpuS = (measured.coordinatorCpuMs + measured.workerCpuMs.reduce((a, x) => a + x, 0)) / 1000;
   options.progress(
-    `    ${(measured.endToEndMs / 1000).toFixed(1)} s, CPU ${cpuS.toFixed(1)} s, ${String(measured.files)} files, worker peak RSS ${measured.workerPeakRssMb.map((mb) => mb.toFixed(0)).join('/')} MB; Paimon Java reads the table`,
+    `    ${(measured.endToEndMs / 1000).toFixed(1)} s, CPU ${cpuS.toFixed(1)} s, ${String(measured.files)} files, worker peak RSS ${measured.workerPeakRssMb.map((mb) => mb.toFixed(0)).join('/')} MB${options.javaReads ? '; Paimon Java reads the table' : ''}`,
   );
+  if (!options.javaReads) return { ...measured, javaColdMs: NaN, javaWarmMs: NaN, javaRows: 0, load: [loadStart, loadavg()[0] ?? NaN] };
   // Read with the processes stopped, so the JVM competes with nothing of this run.
   const op: OracleOp = { op: 'read', warehouse: options.warehouse, database: options.database, table: name };
   const javaColdMs = await javaReads(op, 1, expected);

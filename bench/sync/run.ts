@@ -18,7 +18,8 @@
  * alternation), --api-baseline-max-concurrency N (the baseline skips larger bursts); part `layouts`
  * (not in the default parts): the direct and the bucketed layout interleaved on one source,
  * --layouts-shards 50 × --layouts-rows-per-shard 1000 over --layouts-days 30 × --layouts-buckets 4,
- * --layouts-pairs 3, --layouts-concurrency 4 (per worker), --layouts-tables primary-key[,append].
+ * --layouts-pairs 3, --layouts-concurrency 4 (per worker), --layouts-tables primary-key[,append],
+ * --no-layouts-java (skips Paimon Java's reads: the load alone, e.g. with --cpu-prof-dir).
  */
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -35,6 +36,7 @@ import { measureTableOnly } from './table-only.ts';
 
 const env = process.env;
 const { values } = parseArgs({
+  allowNegative: true,
   options: {
     shards: { type: 'string', default: '8' },
     'rows-per-shard': { type: 'string', default: env.TRIBUTARY_BENCH_ROWS_PER_SHARD ?? '1000000' },
@@ -59,6 +61,7 @@ const { values } = parseArgs({
     'layouts-pairs': { type: 'string', default: '3' },
     'layouts-concurrency': { type: 'string', default: '4' },
     'layouts-tables': { type: 'string', default: 'primary-key' },
+    'layouts-java': { type: 'boolean', default: true },
   },
 });
 const shards = Number(values.shards);
@@ -182,6 +185,8 @@ async function layouts(): Promise<void> {
     workers,
     workerConcurrency: Number(values['layouts-concurrency']),
     kinds: kinds as TableKind[],
+    javaReads: values['layouts-java'],
+    nodeArgs: (tag, process) => cpuProf(`layouts-${tag}-${process}`),
     progress,
   });
   printLayouts(runs);
