@@ -30,6 +30,12 @@ export interface WorkerConfig {
   readonly sources?: SourceAccess;
   /** Shard jobs run at once in this process. */
   readonly concurrency?: number;
+  /**
+   * Bucket jobs (bucketed layout) run at once in this process (default: `concurrency`). A bucket
+   * job's memory is small and bounded (one row group per run), a shard job's is its run budget, so
+   * the two may be sized apart.
+   */
+  readonly bucketConcurrency?: number;
   /** BullMQ lock; a killed worker's shard is re-run after about lockDuration + stalledInterval. */
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
@@ -44,11 +50,13 @@ export interface WorkerConfig {
   /** Where /readyz checks storage: a warehouse URI whose store must answer (default: storage is not checked). */
   readonly storageProbe?: string;
   /**
-   * Bucketed layout: rows a shard attempt buffers over all its buckets before it spills the largest
-   * buffer as a sorted run (the shard's memory budget; default 100,000). A bucket job's memory does
-   * not depend on it: it holds one small row group per run.
+   * Bucketed layout: the rows (default 100,000) and estimated bytes (default 64 MiB) a shard attempt
+   * buffers over all its buckets before it spills them, as one run object holding a segment per
+   * bucket; whichever is reached first (the shard's memory budget). A bucket job's memory does not
+   * depend on it: it holds one small row group per run.
    */
   readonly runBufferRows?: number;
+  readonly runBufferBytes?: number;
   /** Test hook: a pause after each merged batch of a bucket job or a compaction job (a test kills a worker mid-merge). */
   readonly mergeDelayMsPerBatch?: number;
 }
@@ -64,7 +72,7 @@ export interface CloseOptions {
 
 export interface ShardWorker {
   readonly worker: Worker;
-  /** The `merge-bucket` queue's worker (same concurrency). */
+  /** The `merge-bucket` queue's worker (its own concurrency, `bucketConcurrency`). */
   readonly bucketWorker: Worker;
   /** The `compact-bucket` queue's worker (same concurrency): a compaction's jobs. */
   readonly compactionWorker: Worker;
@@ -94,6 +102,7 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
     progressMs: config.progressMs,
     logger,
     ...(config.runBufferRows === undefined ? {} : { runBufferRows: config.runBufferRows }),
+    ...(config.runBufferBytes === undefined ? {} : { runBufferBytes: config.runBufferBytes }),
   });
   // Three parameters, so BullMQ hands the processor its cancellation signal (a shutdown's release).
   const measured = async (job: Job, token?: string, signal?: AbortSignal): Promise<SyncShardResult> => {
@@ -129,7 +138,7 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
   const bucketWorker = new Worker(SYNC_QUEUES.mergeBucket, (job: Job, token?: string, signal?: AbortSignal) => merge(job, token, signal), {
     connection: { ...config.redis, maxRetriesPerRequest: null },
     prefix: config.prefix,
-    concurrency,
+    concurrency: config.bucketConcurrency ?? concurrency,
     lockDuration: config.lockDurationMs ?? 30_000,
     stalledInterval: config.stalledIntervalMs ?? 30_000,
   });

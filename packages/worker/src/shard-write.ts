@@ -30,16 +30,18 @@ export interface ShardWriteOptions {
   /** The shard's index in the plan: its own range of sequence numbers (absent: none). */
   readonly sequenceSlot?: number;
   /**
-   * The bucketed layout: the shard writes sorted runs per (partition, bucket) under `path` (the
-   * sync's staging, laid out like a table), uncompressed with small row groups so that a bucket
-   * job merges many of them in little memory. `bufferRows`: rows buffered over all buckets before
-   * the largest buffer is spilled as a run (the shard's memory budget; default 100,000).
+   * The bucketed layout: the shard writes sorted runs under `path` (the sync's staging),
+   * uncompressed with small row groups so that a bucket job merges many of them in little memory.
+   * The buffers of every (partition, bucket) are spilled together into ONE run object, one segment
+   * per bucket (TableWriteOptions.spill), once they hold `bufferRows` rows (default 100,000) or
+   * an estimated `bufferBytes` (default 64 MiB), whichever comes first: the shard's memory budget.
    */
-  readonly runs?: { readonly path: string; readonly bufferRows?: number | undefined };
+  readonly runs?: { readonly path: string; readonly bufferRows?: number | undefined; readonly bufferBytes?: number | undefined };
 }
 
-/** Rows buffered before a run is spilled, and rows per row group of a run file. */
+/** Rows and estimated bytes buffered before the runs are spilled, and rows per row group of a run. */
 export const DEFAULT_RUN_BUFFER_ROWS = 100_000;
+export const DEFAULT_RUN_BUFFER_BYTES = 64 * 1024 * 1024;
 const RUN_ROW_GROUP_ROWS = 4096;
 
 export interface ShardWrite {
@@ -75,7 +77,7 @@ export async function openShardWrite(tables: WorkerTables, options: ShardWriteOp
     writerId: options.writerId,
     baseSnapshotId: options.baseSnapshotId,
     ...(options.sequenceSlot === undefined ? {} : { sequenceSlot: options.sequenceSlot }),
-    ...(options.runs === undefined ? {} : runOptions(options.runs.path, options.runs.bufferRows ?? DEFAULT_RUN_BUFFER_ROWS)),
+    ...(options.runs === undefined ? {} : runOptions(options.runs.path, options.runs.bufferRows ?? DEFAULT_RUN_BUFFER_ROWS, options.runs.bufferBytes ?? DEFAULT_RUN_BUFFER_BYTES)),
   });
   const bytes = counting.track(dataFileMarker(options.writerId));
   return {
@@ -98,12 +100,14 @@ export async function openShardWrite(tables: WorkerTables, options: ShardWriteOp
   };
 }
 
-function runOptions(path: string, bufferRows: number) {
+function runOptions(path: string, bufferRows: number, bufferBytes: number) {
   const rows = Math.max(1, bufferRows);
   return {
     dataPath: path,
+    spill: true,
     bufferRows: rows,
     maxBufferedRows: rows,
+    maxBufferedBytes: Math.max(1, bufferBytes),
     fileOptions: { compression: 'none' as const, rowGroupRows: RUN_ROW_GROUP_ROWS },
   };
 }

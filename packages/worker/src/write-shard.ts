@@ -72,8 +72,9 @@ export interface WriteShardDeps {
   readonly progressMs?: number;
   /** One line per attempt start and end, with the sync id, shard id, attempt and duration. */
   readonly logger?: Logger;
-  /** Bucketed layout: rows a shard buffers before it spills a sorted run (its memory budget; default 100,000). */
+  /** Bucketed layout: rows and estimated bytes a shard buffers before it spills its runs (its memory budget; defaults in shard-write.ts). */
   readonly runBufferRows?: number;
+  readonly runBufferBytes?: number;
 }
 
 const PHASE_CHECK_MS = 500;
@@ -137,7 +138,7 @@ async function runAttempt(
         writerId: attemptWriterId(data.syncId, data.shardId, attempt),
         sequenceSlot: data.slot,
         // Bucketed: sorted runs in the sync's staging, merged later by one job per bucket.
-        ...(data.head.layout === 'bucketed' ? { runs: { path: syncRunsPath(data.syncId), bufferRows: deps.runBufferRows } } : {}),
+        ...(data.head.layout === 'bucketed' ? { runs: { path: syncRunsPath(data.syncId), bufferRows: deps.runBufferRows, bufferBytes: deps.runBufferBytes } } : {}),
       }),
       watch.signal,
     );

@@ -31,6 +31,8 @@ export async function runWorker(config: Config): Promise<void> {
     stalledIntervalMs: config.stalledMs,
     phaseCheckMs: config['worker.phaseCheckMs'],
     runBufferRows: config['worker.runBufferRows'],
+    runBufferBytes: config['worker.runBufferBytes'],
+    ...(config['worker.bucketConcurrency'] === undefined ? {} : { bucketConcurrency: config['worker.bucketConcurrency'] }),
     ...(config['worker.testMergeDelayMs'] > 0 ? { mergeDelayMsPerBatch: config['worker.testMergeDelayMs'] } : {}),
     logger,
     // Where /readyz checks storage.

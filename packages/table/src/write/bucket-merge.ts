@@ -42,10 +42,14 @@ import { appendFileMeta, keyValueFileMeta, localCreationTime, valueStatsOptions,
 import { KeyValueFileWriter } from './key-value-writer.ts';
 import { parseMemorySize } from './manifest-merge.ts';
 import { objectStoreSink } from './object-sink.ts';
+import { parseRunSegment } from './run-spill.ts';
 
 /** One run file of the bucket. */
 export interface BucketRunFile {
-  /** The file's name in the bucket's directory under `runsPath`. */
+  /**
+   * The file's name in the bucket's directory under `runsPath`, or a segment of a spill object
+   * under `runsPath` (`<object>#<offset>`, run-spill.ts; `size` is the segment's length).
+   */
   readonly fileName: string;
   readonly size: number;
   /** The writer's place in the load (a shard's index in plan order): counts keys written by several writers. */
@@ -200,12 +204,16 @@ class RunBudget {
 
 /** The batches of one run file, row group by row group. */
 async function* runBatches(input: BucketMergeInput, run: BucketRunFile, rowType: RowType, budget: RunBudget): AsyncGenerator<ColumnBatch> {
+  // A segment of a spill object (run-spill.ts) is read by range; a whole run file lives in the bucket's directory.
+  const segment = parseRunSegment(run.fileName);
   const paths = dataFilePaths(partitionFields(input.schema), partitionPathOptions(input.schema.options));
-  const key = `${input.runsPath}/${paths.file(input.partition, input.bucket, run.fileName)}`;
+  const key = segment === undefined ? `${input.runsPath}/${paths.file(input.partition, input.bucket, run.fileName)}` : `${input.runsPath}/${segment.object}`;
+  const start = segment?.offset ?? 0;
   const whole = budget.take(run.size);
   try {
-    const bytes = whole ? await input.store.get(key) : undefined;
-    const read = bytes === undefined ? (offset: number, length: number) => input.store.getRange(key, offset, length) : (offset: number, length: number) => Promise.resolve(bytes.subarray(offset, offset + length));
+    const bytes = !whole ? undefined : segment === undefined ? await input.store.get(key) : await input.store.getRange(key, start, run.size);
+    const read =
+      bytes === undefined ? (offset: number, length: number) => input.store.getRange(key, start + offset, length) : (offset: number, length: number) => Promise.resolve(bytes.subarray(offset, offset + length));
     const reader = await ParquetDataFileReader.open({ size: bytes?.length ?? run.size, read });
     yield* reader.batches(rowType);
   } finally {

@@ -34,6 +34,7 @@ import { parseMemorySize } from './manifest-merge.ts';
 import { KeyValueFileWriter } from './key-value-writer.ts';
 import { objectStoreSink } from './object-sink.ts';
 import { RowRouter, type BucketTarget } from './row-routing.ts';
+import { RunSpill } from './run-spill.ts';
 
 export interface TableWriteOptions {
   /**
@@ -79,6 +80,19 @@ export interface TableWriteOptions {
   readonly dataPath?: string;
   /** Parquet settings of the files written (default: zstd, row groups of up to 128 Ki rows). */
   readonly fileOptions?: { readonly compression?: ParquetCompression; readonly rowGroupRows?: number };
+  /**
+   * Sorted runs for a later merge (with `dataPath`): nothing is flushed bucket by bucket; once the
+   * buffers hold `maxBufferedRows` rows (or `maxBufferedBytes`), every buffered bucket is spilled
+   * at once into ONE object `<dataPath>/data-<writerId>-runs-<uuid>.parquet`, one segment per
+   * (partition, bucket) (run-spill.ts). The messages name the segments (`<object>#<offset>`).
+   */
+  readonly spill?: boolean;
+  /**
+   * Spill mode: the budget of the buffers in bytes, estimated from the rows' values (fixed-width
+   * values at their width, strings at their length plus a fixed overhead); whichever of this and
+   * `maxBufferedRows` is reached first triggers the spill. Default: no byte budget.
+   */
+  readonly maxBufferedBytes?: number;
 }
 
 /** Sequence numbers one slot may use in one bucket (2^32): with 10,000 slots a load spans < 2^46. */
@@ -89,6 +103,8 @@ interface BucketWriter {
   pending: ColumnBatch[];
   pendingKinds: Uint8Array[];
   pendingRows: number;
+  /** Spill mode: the estimated bytes of the pending rows. */
+  pendingBytes: number;
   nextSequence: bigint;
   readonly firstSequence: bigint;
   /** With a sequence slot: the first number of the next slot, which this bucket must not reach. */
@@ -117,6 +133,13 @@ export class TableWrite {
   /** `ignore-delete`: retractions are dropped on write, as DeduplicateMergeFunction ignores them. */
   readonly #ignoreDeletes: boolean;
   readonly #buckets = new Map<string, BucketWriter>();
+  readonly #spill: boolean;
+  readonly #maxBufferedBytes: number;
+  #bufferedBytes = 0;
+  /** Spill mode: the spill being written (its segments are the files the bucket writers open now). */
+  #currentSpill: RunSpill | undefined;
+  /** Spill mode: each spilled file's name in the messages (`<object>#<offset>`). */
+  readonly #segmentNames = new Map<string, string>();
   /** Append buckets with an open file, least recently flushed first. */
   readonly #openFiles = new Set<BucketWriter>();
   #buffered = 0;
@@ -141,6 +164,8 @@ export class TableWrite {
     this.#maxBufferedRows = options.maxBufferedRows ?? 400_000;
     this.#maxOpenFiles = Math.max(1, options.maxOpenFiles ?? 4);
     this.#sequenceSlot = options.sequenceSlot === undefined || this.#primaryKeys.length === 0 ? undefined : BigInt(options.sequenceSlot);
+    this.#spill = options.spill === true;
+    this.#maxBufferedBytes = options.maxBufferedBytes ?? Number.POSITIVE_INFINITY;
     this.#ignoreDeletes = (schema.options['ignore-delete'] ?? '').trim().toLowerCase() === 'true';
     const target = schema.options['target-file-size'];
     const fallback = this.#primaryKeys.length > 0 ? 128 * 1024 * 1024 : 256 * 1024 * 1024;
@@ -187,6 +212,7 @@ export class TableWrite {
     this.#checkOpen();
     this.#checkBatch(input, inputKinds);
     const { batch, rowKinds } = this.#ignoreDeletes ? withoutRetractions(input, inputKinds) : { batch: input, rowKinds: inputKinds };
+    const bytesPerRow = this.#spill && batch.length > 0 ? estimatedBytes(batch) / batch.length : 0;
     for (const { target, rows } of this.#router.route(batch)) {
       const bucket = this.#bucket(target);
       const indices = Int32Array.from(rows);
@@ -195,9 +221,40 @@ export class TableWrite {
       else bucket.pendingKinds.push(new Uint8Array(rows.length));
       bucket.pendingRows += rows.length;
       this.#buffered += rows.length;
-      if (bucket.pendingRows >= this.#bufferRows) await this.#flush(bucket);
+      if (this.#spill) {
+        bucket.pendingBytes += bytesPerRow * rows.length;
+        this.#bufferedBytes += bytesPerRow * rows.length;
+      } else if (bucket.pendingRows >= this.#bufferRows) await this.#flush(bucket);
+    }
+    if (this.#spill) {
+      if (this.#buffered >= this.#maxBufferedRows || this.#bufferedBytes >= this.#maxBufferedBytes) await this.#spillAll();
+      return;
     }
     while (this.#buffered > this.#maxBufferedRows) await this.#flush(this.#largestBuffer());
+  }
+
+  /** Spill mode: every buffered bucket into one run object, in (partition, bucket) order. */
+  async #spillAll(): Promise<void> {
+    const buckets = [...this.#buckets.values()].filter((b) => b.pendingRows > 0).sort((a, b) => (a.target.key < b.target.key ? -1 : a.target.key > b.target.key ? 1 : 0));
+    if (buckets.length === 0) return;
+    const object = `data-${this.#writerId}-runs-${randomUUID()}.parquet`;
+    const spill = new RunSpill(this.#store, `${this.#dataPath}/${object}`, object);
+    this.#currentSpill = spill;
+    try {
+      for (const bucket of buckets) {
+        await this.#flush(bucket);
+        // The segment ends with the flush (a key-value run ends its file itself): the next bucket's bytes follow.
+        await bucket.append?.roll();
+      }
+      await spill.close();
+    } catch (error) {
+      await spill.abort(error);
+      throw error;
+    } finally {
+      this.#currentSpill = undefined;
+    }
+    for (const [fileName, segment] of spill.segments) this.#segmentNames.set(fileName, segment);
+    this.#bufferedBytes = 0;
   }
 
   /** Convenience for tests and small loads: rows as arrays of internal values. */
@@ -216,9 +273,13 @@ export class TableWrite {
       valueStats: valueStatsOptions(this.#rowType.fields, this.#schema.options),
     };
     const messages: CommitMessage[] = [];
+    if (this.#spill) await this.#spillAll();
     for (const bucket of this.#buckets.values()) {
       await this.#flush(bucket);
-      const newFiles = await this.#closeBucket(bucket, ctx);
+      const newFiles = (await this.#closeBucket(bucket, ctx)).map((f) => {
+        const segment = this.#segmentNames.get(f.fileName);
+        return segment === undefined ? f : { ...f, fileName: segment };
+      });
       if (newFiles.length === 0) continue;
       const { partition, bucket: b, totalBuckets } = bucket.target;
       messages.push(dataFilesMessage(partition, b, totalBuckets, { newFiles }));
@@ -229,6 +290,7 @@ export class TableWrite {
   /** Abandons the open files (already closed files stay as orphans for garbage collection). */
   async abort(): Promise<void> {
     this.#closed = true;
+    await this.#currentSpill?.abort(new Error('write aborted'));
     for (const bucket of this.#buckets.values()) {
       await bucket.append?.abort(new Error('write aborted'));
       await bucket.keyValue?.abort(new Error('write aborted'));
@@ -263,7 +325,7 @@ export class TableWrite {
       // One UUID per (partition, bucket) writer: partitions whose rows differ can share `dir`.
       uuid: `${this.#writerId}-${randomUUID()}`,
       targetFileSize: this.#targetFileSize,
-      openSink: (fileName: string) => objectStoreSink(this.#store, `${dir}/${fileName}`),
+      openSink: (fileName: string) => this.#currentSpill?.segmentSink(fileName) ?? objectStoreSink(this.#store, `${dir}/${fileName}`),
     };
     const pk = this.#primaryKeys.length > 0;
     const first = (this.#restored.get(target.key) ?? -1n) + 1n + (this.#sequenceSlot ?? 0n) * SEQUENCE_STRIDE;
@@ -272,6 +334,7 @@ export class TableWrite {
       pending: [],
       pendingKinds: [],
       pendingRows: 0,
+      pendingBytes: 0,
       nextSequence: first,
       firstSequence: first,
       sequenceLimit: this.#sequenceSlot === undefined ? undefined : first + SEQUENCE_STRIDE,
@@ -296,6 +359,11 @@ export class TableWrite {
     bucket.pending = [];
     bucket.pendingKinds = [];
     bucket.pendingRows = 0;
+    bucket.pendingBytes = 0;
+    if (bucket.append !== undefined && this.#spill) {
+      await bucket.append.write(batch);
+      return;
+    }
     if (bucket.append !== undefined) {
       await bucket.append.write(batch);
       this.#openFiles.delete(bucket);
@@ -390,3 +458,35 @@ async function restoreSequenceNumbers(
   return maxSequenceNumbers(await scan.plan(snapshot));
 }
 
+
+/** Bytes a JavaScript string or byte array costs beyond its content (header, pointer): a rough constant. */
+const VALUE_OVERHEAD_BYTES = 16;
+
+/**
+ * A cheap estimate of the memory a batch's values hold (the spill budget): typed arrays at their
+ * byte length, strings at 2 bytes a character (V8 stores the wider ones so) plus an overhead,
+ * byte arrays at their length plus an overhead, bigints at 16 bytes.
+ */
+export function estimatedBytes(batch: ColumnBatch): number {
+  let bytes = 0;
+  for (const column of batch.columns) {
+    if (column.validity !== undefined) bytes += column.validity.byteLength;
+    switch (column.kind) {
+      case 'string':
+        for (const v of column.values) bytes += 2 * v.length + VALUE_OVERHEAD_BYTES;
+        break;
+      case 'binary':
+        for (const v of column.values) bytes += v.byteLength + VALUE_OVERHEAD_BYTES;
+        break;
+      case 'bigint':
+        bytes += 16 * column.values.length;
+        break;
+      case 'timestamp':
+        bytes += column.millis.byteLength + column.nanos.byteLength;
+        break;
+      default:
+        bytes += column.values.byteLength;
+    }
+  }
+  return bytes;
+}

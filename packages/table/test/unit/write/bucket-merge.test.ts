@@ -51,3 +51,69 @@ test('runs of three writers merge into one bucket: later slot wins, retractions 
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('spill mode: each spill is ONE run object with a segment per (partition, bucket); every bucket merges exactly from its segments', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tributary-bucket-spill-'));
+  try {
+    const store = new LocalObjectStore(dir);
+    const table = await createTable(store, {
+      database: 'db',
+      name: 'spilled',
+      schema: {
+        fields: [{ name: 'k', type: 'BIGINT NOT NULL' }, { name: 'dt', type: 'STRING NOT NULL' }, { name: 'v', type: 'STRING' }],
+        partitionKeys: ['dt'],
+        primaryKeys: ['k', 'dt'],
+        options: { bucket: '3' },
+      },
+    });
+    const days = ['2024-01-01', '2024-01-02', '2024-01-03', '2024-01-04'];
+    // Writer s writes keys 0..1999 on day k mod 4 (value `w<s>-<k>`); spills every 700 rows (rows) or byte budget.
+    const runsOf = async (slot: number, budget: { maxBufferedRows?: number; maxBufferedBytes?: number }): Promise<CommitMessage[]> => {
+      const write = await TableWrite.open(store, table.path, table.schema, { writerId: `s${slot}`, sequenceSlot: slot, dataPath: RUNS, spill: true, baseSnapshotId: null, fileOptions: { compression: 'none', rowGroupRows: 128 }, ...budget });
+      const rows = Array.from({ length: 2000 }, (_, k): [bigint, string, string] => [BigInt(k), days[k % 4]!, `w${slot}-${k}`]);
+      for (let i = 0; i < rows.length; i += 350) await write.writeRows(rows.slice(i, i + 350));
+      return write.prepareCommit();
+    };
+    const shards = [await runsOf(0, { maxBufferedRows: 700 }), await runsOf(1, { maxBufferedBytes: 40_000 }), await runsOf(2, {})];
+    const objects: string[] = [];
+    for await (const o of store.list(`${RUNS}/`)) objects.push(o.key);
+    assert.ok(objects.every((key) => /^staging\/runs\/data-s[0-2]-runs-[0-9a-f-]+\.parquet$/.test(key)), `run objects only, no per-bucket directory: ${objects.join(', ')}`);
+    const perWriter = [0, 1, 2].map((s) => objects.filter((key) => key.includes(`/data-s${s}-runs-`)).length);
+    assert.deepEqual(perWriter.map((n) => n > 0), [true, true, true]);
+    assert.equal(perWriter[0], 3, 'writer 0: 2000 rows spilled every 700 rows = 3 spills, one object each');
+    assert.ok(perWriter[1]! > 1, `writer 1 spilled on its byte budget (${perWriter[1]} objects)`);
+    assert.equal(perWriter[2], 1, 'writer 2: one spill at prepareCommit');
+
+    // Every (partition, bucket): its segments across the writers, merged.
+    const byBucket = new Map<string, { partition: Uint8Array; bucket: number; runs: { fileName: string; size: number; slot: number; minSequence: bigint }[] }>();
+    shards.forEach((messages, slot) => {
+      for (const m of messages) {
+        const key = `${Buffer.from(m.partition).toString('hex')}/${m.bucket}`;
+        const entry = byBucket.get(key) ?? { partition: m.partition, bucket: m.bucket, runs: [] };
+        for (const f of m.dataIncrement.newFiles) {
+          assert.match(f.fileName, /^data-s[0-2]-runs-[0-9a-f-]+\.parquet#[0-9]+$/, 'a segment names its object and offset');
+          entry.runs.push({ fileName: f.fileName, size: Number(f.fileSize), slot, minSequence: f.minSequenceNumber });
+        }
+        byBucket.set(key, entry);
+      }
+    });
+    assert.equal(byBucket.size, 12, '4 partitions × 3 buckets');
+    const messages: CommitMessage[] = [];
+    let colliding = 0;
+    let rows = 0;
+    for (const [i, e] of [...byBucket.values()].entries()) {
+      const merged = await mergeBucket({ store, tablePath: table.path, runsPath: RUNS, schema: table.schema, partition: e.partition, bucket: e.bucket, totalBuckets: 3, runs: e.runs, writerId: `sync-bucket-${i}-a1` });
+      colliding += merged.collidingKeys;
+      rows += merged.rows;
+      if (merged.message !== undefined) messages.push(merged.message);
+    }
+    assert.equal(rows, 2000, 'one record per key');
+    assert.equal(colliding, 2000, 'every key was written by all three writers');
+    await table.newCommit('u').commit(messages);
+    const read = await table.newRead().toArray();
+    assert.equal(read.length, 2000);
+    assert.ok(read.every((r) => r[2] === `w2-${String(r[0])}`), 'the last writer in slot order wins every key');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
