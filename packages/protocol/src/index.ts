@@ -43,6 +43,7 @@ export {
   FullExtract,
   PlannedBucketEntry,
   PLAN_HEAD_FIELD,
+  PLAN_POSITIONS_FIELD,
   PlannedShardEntry,
   ShardAttempt,
   ShardAttemptStatus,

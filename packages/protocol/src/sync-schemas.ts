@@ -14,7 +14,9 @@
  *   <prefix>:sync:<id>:plan       hash  `head` → SyncPlanHead JSON, `shard:<shardId>` → PlannedShardEntry JSON
  *                                       (what a worker reads of the plan: constant size per job),
  *                                       `bucket:<bucketId>` → PlannedBucketEntry JSON (bucketed layout: written
- *                                       when every shard is accepted, before any bucket job exists)
+ *                                       when every shard is accepted, before any bucket job exists),
+ *                                       `positions` → the shards' folded source positions (bucketed layout, the
+ *                                       snapshot properties the commit adds; written with the bucket plan)
  *   <prefix>:sync:<id>:bucket-accepted, :bucket-attempts, :bucket-attempt-seq, :bucket-votes
  *                                 the same four hashes for the bucket jobs, keyed by bucket id
  *
@@ -53,6 +55,9 @@ export const PLAN_HEAD_FIELD = 'head';
 export function planShardField(shardId: string): string {
   return `shard:${shardId}`;
 }
+
+/** A field of the `:plan` hash (bucketed layout, coordinator only): the snapshot properties of the shards' source positions. */
+export const PLAN_POSITIONS_FIELD = 'positions';
 
 /** A field of the `:plan` hash: one bucket job's inputs (bucketed layout). */
 export function planBucketField(bucketId: string): string {

@@ -36,6 +36,7 @@ import {
   toErrorData,
   type ErrorData,
   type PlannedBucketEntry,
+  type ShardAttempt,
   type ShardVote,
 } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
@@ -88,8 +89,8 @@ const PREFETCH_IN_FLIGHT = 8;
 
 export class SyncCommitter {
   readonly #deps: CommitterDeps;
-  /** Messages verified by #prepareCommit, handed to #publish in the same drive (saves reading every blob twice). */
-  readonly #verified = new Map<string, Pick<LoadedShards, 'messages' | 'positions'>>();
+  /** Messages verified by #prepareCommit or #finishMerge, handed to #publish in the same drive (saves reading every blob twice). */
+  readonly #verified = new Map<string, CommitInputs>();
   /**
    * Blobs verified while the sync still PREPAREs, as each shard's accepted attempt finishes
    * (`prefetch`), so the commit after the last shard reads one blob instead of all of them. Only
@@ -254,7 +255,7 @@ export class SyncCommitter {
     const attempts = await store.acceptedAttempts(record.id);
     const missing = record.plan.shards.filter((s) => attempts[s.id] === undefined);
     if (missing.length > 0) {
-      return store.apply(record.id, { type: 'abort', reason: await this.#shardFailure(record.id, missing.map((s) => s.id)) });
+      return store.apply(record.id, { type: 'abort', reason: firstFailure(await store.attempts(record.id), missing.map((s) => s.id), SHARD_JOBS) });
     }
     const trust = await this.#trustAll(record); // outside the try: a Redis hiccup retries the commit job, it is no reason to abort
     if (record.plan.options.layout === 'bucketed') return this.#beginMerge(record, attempts, trust);
@@ -272,7 +273,7 @@ export class SyncCommitter {
     const counted = collidingKeys === null ? {} : { collidingKeys };
     const committing = await store.apply(record.id, { type: 'beginCommit', accepted: loaded.accepted, ...counted });
     if (committing.state.phase === 'COMMITTING' && sameAttempts(committing.state.accepted, loaded.accepted)) {
-      this.#verified.set(record.id, { messages: loaded.messages, positions: loaded.positions });
+      this.#verified.set(record.id, { messages: loaded.messages, positions: { shards: loaded.positions } });
     }
     return committing;
   }
@@ -282,6 +283,8 @@ export class SyncCommitter {
    * bucket plan is derived from them and persisted, then the sync enters MERGING (no shard attempt
    * is accepted any more: the accept script only accepts in PLANNED and PREPARING) and only then is
    * the bucket flow enqueued. A bucket job therefore reads exactly the accepted attempts' runs.
+   * The shards' source positions are folded now, from the same blobs, and kept with the bucket
+   * plan (the full list, when large, beside the sync's staging): the commit reads no shard blob.
    */
   async #beginMerge(record: SyncRecord, attempts: Readonly<Record<string, string>>, trust: ShardTrust): Promise<SyncRecord> {
     const { store, tables } = this.#deps;
@@ -304,6 +307,9 @@ export class SyncCommitter {
         return store.apply(record.id, { type: 'abort', reason: toErrorData(error) });
       }
     }
+    const folded = foldPositions(record.id, loaded.positions);
+    if (folded.object !== undefined) await tables.warehouseStore(this.#deps.warehouse).put(folded.object.key, folded.object.bytes);
+    await store.writeFoldedPositions(record.id, folded.properties);
     await store.writeBucketPlan(record.id, entries);
     const merging = await store.apply(record.id, { type: 'beginMerge', accepted: loaded.accepted, buckets: entries.length });
     if (merging.state.phase === 'MERGING' && entries.length > 0) await this.#bucketFlows().enqueueBuckets(merging, planFingerprint(merging.plan), entries.length);
@@ -331,18 +337,12 @@ export class SyncCommitter {
         await this.#bucketFlows().enqueueBuckets(record, planFingerprint(record.plan), buckets);
         return undefined;
       }
-      return store.apply(record.id, { type: 'abort', reason: await this.#bucketFailure(record.id, missing) });
+      return store.apply(record.id, { type: 'abort', reason: firstFailure(await store.bucketAttempts(record.id), missing, BUCKET_JOBS) });
     }
-    const fingerprint = planFingerprint(record.plan);
     const votes = await store.bucketVotes(record.id);
-    const trust: ShardTrust = {
-      voteToken: (id) => bucketVoteToken(this.#deps.clusterSecret, record.id, id, fingerprint),
-      vote: (id) => Promise.resolve(votes.get(id)),
-      blobKey: (id, attemptId) => stagedBucketBlobKey(record.id, id, attemptId),
-    };
     let loaded;
     try {
-      loaded = await loadBucketBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(record.plan.table), buckets, attempts, trust);
+      loaded = await loadBucketBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(record.plan.table), buckets, attempts, this.#bucketTrust(record, votes));
     } catch (error) {
       if (isTributaryError(error) && error.retryable) throw error;
       return store.apply(record.id, { type: 'abort', reason: toErrorData(error) });
@@ -355,45 +355,30 @@ export class SyncCommitter {
       bucketStage: { accepted: loaded.accepted, files },
       ...(hasKeys ? { collidingKeys: colliding } : {}),
     });
-    if (committing.state.phase === 'COMMITTING') this.#verified.set(record.id, { messages: loaded.messages, positions: await this.#shardPositions(record) });
+    if (committing.state.phase === 'COMMITTING') this.#verified.set(record.id, { messages: loaded.messages, positions: await this.#foldedPositions(record) });
     return committing;
   }
 
-  /** The reason for the first bucket without an accepted attempt: its last failure. */
-  async #bucketFailure(syncId: string, bucketIds: readonly string[]): Promise<ErrorData> {
-    const lastFailure = new Map<string, ErrorData>();
-    for (const a of await this.#deps.store.bucketAttempts(syncId)) {
-      if (a.error !== undefined && a.error.code !== 'SYNC_NOT_ACCEPTING') lastFailure.set(a.shardId, a.error);
-    }
-    for (const id of bucketIds) {
-      const last = lastFailure.get(id);
-      if (last !== undefined) return { ...last, context: { ...last.context, bucket: id } };
-    }
-    return toErrorData(
-      errorFrom(coordinatorErrors, 'SYNC_BUCKET_MISSING', `no accepted attempt for bucket job(s) ${bucketIds.slice(0, 5).join(', ')}`, {
-        bucket: bucketIds[0],
-        missing: bucketIds.length,
-      }),
-    );
+  /** What the bucket jobs' blobs must agree with: each bucket's vote token (under the plan's fingerprint) and its recorded vote. */
+  #bucketTrust(record: SyncRecord, votes: ReadonlyMap<string, ShardVote>): ShardTrust {
+    const fingerprint = planFingerprint(record.plan);
+    return {
+      voteToken: (id) => bucketVoteToken(this.#deps.clusterSecret, record.id, id, fingerprint),
+      vote: (id) => Promise.resolve(votes.get(id)),
+      blobKey: (id, attemptId) => stagedBucketBlobKey(record.id, id, attemptId),
+    };
   }
 
-  /** The reason to give for the first shard without an accepted attempt: its last failure. */
-  async #shardFailure(syncId: string, shardIds: readonly string[]): Promise<ErrorData> {
-    // One pass over the attempts (oldest first per shard), not one per missing shard.
-    const lastFailure = new Map<string, ErrorData>();
-    for (const a of await this.#deps.store.attempts(syncId)) {
-      if (a.error !== undefined && a.error.code !== 'SYNC_NOT_ACCEPTING') lastFailure.set(a.shardId, a.error);
-    }
-    for (const shardId of shardIds) {
-      const last = lastFailure.get(shardId);
-      if (last !== undefined) return { ...last, context: { ...last.context, shard: shardId } };
-    }
-    return toErrorData(
-      errorFrom(coordinatorErrors, 'SYNC_SHARD_MISSING', `no accepted attempt for shard(s) ${shardIds.slice(0, 5).join(', ')}`, {
-        shard: shardIds[0],
-        missing: shardIds.length,
-      }),
-    );
+  /**
+   * Bucketed: the folded source positions written at MERGING. A sync that entered MERGING without
+   * them (a coordinator of an earlier version) has them folded from its shards' accepted blobs.
+   */
+  async #foldedPositions(record: SyncRecord): Promise<CommitInputs['positions']> {
+    const { store, tables, warehouse } = this.#deps;
+    const properties = await store.foldedPositions(record.id);
+    if (properties !== undefined) return { properties };
+    const loaded = await loadAcceptedBlobs(tables.warehouseStore(warehouse), record, syncRunsPath(record.id), await store.acceptedAttempts(record.id), await this.#trustAll(record));
+    return { shards: loaded.positions };
   }
 
   async #publish(record: SyncRecord): Promise<SyncRecord> {
@@ -410,8 +395,9 @@ export class SyncCommitter {
     try {
       const { messages, positions } = verified ?? (await this.#committedMessages(record, attempts));
       loading = false;
-      // The shards' source positions: a bounded property, and the full list beside the sync's staging when it is large.
-      const folded = foldPositions(record.id, positions);
+      // The shards' source positions: a bounded property, and the full list beside the sync's staging when it is large
+      // (bucketed: folded, and the list written, at MERGING).
+      const folded = 'properties' in positions ? { properties: positions.properties } : foldPositions(record.id, positions.shards);
       if (folded.object !== undefined) await tables.warehouseStore(warehouse).put(folded.object.key, folded.object.bytes);
       this.#deps.faultPoint?.('before-publish');
       const published = await tables.publish(warehouse, ref, {
@@ -440,30 +426,18 @@ export class SyncCommitter {
   }
 
   /** What the commit publishes: the bucket jobs' blobs (bucketed), else the shards'. */
-  /**
-   * Bucketed: the shards' source positions, from their accepted blobs (the bucket blobs carry none).
-   * Read again at commit (the blobs are small; MERGING accepts no new shard attempt, so the set is fixed).
-   */
-  async #shardPositions(record: SyncRecord): Promise<LoadedShards['positions']> {
-    const { store, tables, warehouse } = this.#deps;
-    return (await loadAcceptedBlobs(tables.warehouseStore(warehouse), record, syncRunsPath(record.id), await store.acceptedAttempts(record.id), await this.#trustAll(record))).positions;
-  }
-
-  async #committedMessages(record: SyncRecord, attempts: Readonly<Record<string, string>>): Promise<Pick<LoadedShards, 'messages' | 'positions'>> {
+  async #committedMessages(record: SyncRecord, attempts: Readonly<Record<string, string>>): Promise<CommitInputs> {
     const { store, tables, warehouse } = this.#deps;
     const state = record.state;
     const stage = state.phase === 'COMMITTING' ? state.bucketStage : undefined;
-    if (stage === undefined) return loadAcceptedBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(record.plan.table), attempts, await this.#trustAll(record));
-    const fingerprint = planFingerprint(record.plan);
-    const votes = await store.bucketVotes(record.id);
-    const trust: ShardTrust = {
-      voteToken: (id) => bucketVoteToken(this.#deps.clusterSecret, record.id, id, fingerprint),
-      vote: (id) => Promise.resolve(votes.get(id)),
-      blobKey: (id, attemptId) => stagedBucketBlobKey(record.id, id, attemptId),
-    };
+    if (stage === undefined) {
+      const loaded = await loadAcceptedBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(record.plan.table), attempts, await this.#trustAll(record));
+      return { messages: loaded.messages, positions: { shards: loaded.positions } };
+    }
+    const trust = this.#bucketTrust(record, await store.bucketVotes(record.id));
     const frozen = Object.fromEntries(Object.entries(stage.accepted).map(([id, a]) => [id, a.attemptId]));
     const { messages } = await loadBucketBlobs(tables.warehouseStore(warehouse), record, tables.tablePath(record.plan.table), Object.keys(frozen).length, frozen, trust);
-    return { messages, positions: await this.#shardPositions(record) };
+    return { messages, positions: await this.#foldedPositions(record) };
   }
 
   async #cleanUp(record: SyncRecord, deleteFiles: boolean): Promise<SyncRecord> {
@@ -473,6 +447,45 @@ export class SyncCommitter {
     }
     return this.#deps.store.apply(record.id, { type: 'cleaned' });
   }
+}
+
+/** What #publish commits: the messages, and the source positions (the shards', or already folded into properties). */
+interface CommitInputs {
+  readonly messages: CommitMessage[];
+  readonly positions: { readonly shards: LoadedShards['positions'] } | { readonly properties: Readonly<Record<string, string>> };
+}
+
+/** The jobs of one stage, as a missing job's reason names them. */
+interface JobKind {
+  /** The context key naming the job (`shard`, `bucket`). */
+  readonly key: string;
+  readonly plural: string;
+  readonly missingCode: 'SYNC_SHARD_MISSING' | 'SYNC_BUCKET_MISSING';
+}
+
+const SHARD_JOBS: JobKind = { key: 'shard', plural: 'shard(s)', missingCode: 'SYNC_SHARD_MISSING' };
+const BUCKET_JOBS: JobKind = { key: 'bucket', plural: 'bucket job(s)', missingCode: 'SYNC_BUCKET_MISSING' };
+
+/**
+ * The reason to give for the first job without an accepted attempt: its last failure (one pass
+ * over the attempts, oldest first per job; a fenced attempt's SYNC_NOT_ACCEPTING is no reason), or
+ * the stage's "missing" error when none failed.
+ */
+function firstFailure(attempts: readonly ShardAttempt[], missing: readonly string[], kind: JobKind): ErrorData {
+  const lastFailure = new Map<string, ErrorData>();
+  for (const a of attempts) {
+    if (a.error !== undefined && a.error.code !== 'SYNC_NOT_ACCEPTING') lastFailure.set(a.shardId, a.error);
+  }
+  for (const id of missing) {
+    const last = lastFailure.get(id);
+    if (last !== undefined) return { ...last, context: { ...last.context, [kind.key]: id } };
+  }
+  return toErrorData(
+    errorFrom(coordinatorErrors, kind.missingCode, `no accepted attempt for ${kind.plural} ${missing.slice(0, 5).join(', ')}`, {
+      [kind.key]: missing[0],
+      missing: missing.length,
+    }),
+  );
 }
 
 function sameAttempts(a: Readonly<Record<string, AcceptedAttempt>>, b: Readonly<Record<string, AcceptedAttempt>>): boolean {

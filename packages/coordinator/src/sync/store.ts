@@ -32,6 +32,7 @@ import {
   ABANDON_RUNNING_LUA,
   BucketVote,
   PLAN_HEAD_FIELD,
+  PLAN_POSITIONS_FIELD,
   ShardAttempt,
   bucketJobId,
   planBucketField,
@@ -43,6 +44,7 @@ import {
   type PlannedShardEntry,
   type SyncPlanHead,
 } from '@tributary/protocol';
+import { z } from 'zod';
 import { coordinatorErrors } from '../errors.ts';
 import { SyncPhaseSchema, SyncRecordSchema } from './record-schema.ts';
 import { isTerminal, stagedDiscardable, transition, type SyncEvent, type SyncPhase, type SyncRecord } from './state.ts';
@@ -271,6 +273,26 @@ export class SyncStore {
     for (let i = 0; i < entries.length; i += PLAN_FIELDS_PER_WRITE) {
       const fields = entries.slice(i, i + PLAN_FIELDS_PER_WRITE).flatMap((e, k) => [planBucketField(bucketJobId(i + k)), JSON.stringify(e)]);
       await this.#redis.hset(key, ...fields);
+    }
+  }
+
+  /**
+   * Bucketed layout: the snapshot properties of the shards' source positions (foldPositions),
+   * written with the bucket plan from the same accepted blobs, so the commit reads no shard blob.
+   */
+  async writeFoldedPositions(syncId: string, properties: Readonly<Record<string, string>>): Promise<void> {
+    await this.#redis.hset(syncRedisKeys(this.#prefix, syncId).plan, PLAN_POSITIONS_FIELD, JSON.stringify(properties));
+  }
+
+  /** What writeFoldedPositions wrote; undefined if nothing was (or it does not parse). */
+  async foldedPositions(syncId: string): Promise<Record<string, string> | undefined> {
+    const json = await this.#redis.hget(syncRedisKeys(this.#prefix, syncId).plan, PLAN_POSITIONS_FIELD);
+    if (json === null) return undefined;
+    try {
+      const parsed = FoldedProperties.safeParse(JSON.parse(json));
+      return parsed.success ? parsed.data : undefined;
+    } catch {
+      return undefined;
     }
   }
 
@@ -560,6 +582,9 @@ function tableKey(record: SyncRecord): string {
 }
 
 const PLAN_FIELDS_PER_WRITE = 1000;
+
+/** Snapshot properties: string → string. */
+const FoldedProperties = z.record(z.string(), z.string());
 
 function parseVote(json: string): ShardVote[] {
   try {
