@@ -13,6 +13,7 @@
  *    it) and deletes them itself (no coordinator runs meanwhile). That worker checks the phase only
  *    every 10 minutes, so that it surely gets that far instead of seeing the abort first. A file
  *    such an attempt would leave if it died first is swept by the coordinator once the job ends.
+ * Both cases run in both layouts (a bucketed attempt's late files are its run objects in the sync's staging).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -23,14 +24,14 @@ import type { Coordinator } from '@tributary/coordinator';
 import { ShardAttempt, syncRedisKeys } from '@tributary/protocol';
 import { openTable } from '@tributary/table';
 import { services } from '@tributary/testkit';
-import { inProcessCoordinator, listKeys, spawnWorker, stop, syncEnv, waitForPhase, waitUntil, withMariadb } from './harness.ts';
+import { LAYOUTS, inProcessCoordinator, listKeys, spawnWorker, stop, syncEnv, waitForPhase, waitUntil, withMariadb } from './harness.ts';
 
 /** Generous for a slow, shared 2-core machine; the lock is held far longer than this. */
 const ABORT_BOUND_MS = 30_000;
 const ABORT_GRACE_MS = 2000;
 
-describe('abort of a shard blocked in a MySQL query (real MariaDB, worker processes)', () => {
-  const e = syncEnv('blocked', withMariadb());
+for (const layout of LAYOUTS) describe(`abort of a shard blocked in a MySQL query (real MariaDB, worker processes, layout ${layout})`, () => {
+  const e = syncEnv(`blocked-${layout}`, withMariadb());
   const database = `${e.prefix.replaceAll('-', '_')}_src`;
   let admin: Connection;
   let coordinator: Coordinator;
@@ -72,7 +73,7 @@ describe('abort of a shard blocked in a MySQL query (real MariaDB, worker proces
 
   /** Starts the sync with no worker up yet, so that no shard can read before the lock is taken. */
   async function startSync(name: string): Promise<string> {
-    const response = await coordinator.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop', table: name }, source: { ...mysql, tables: [name] } } });
+    const response = await coordinator.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop', table: name }, source: { ...mysql, tables: [name] }, options: { layout } } });
     assert.equal(response.statusCode, 202, response.body);
     const id = response.json<{ id: string }>().id;
     await waitForPhase(() => coordinator.syncs.get(id), ['PREPARING']);

@@ -4,7 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Coordinator } from '@tributary/coordinator';
 import { openTable } from '@tributary/table';
-import { createOrdersTable, generatorSource, inProcessCoordinator, readRows, spawnWorker, stop, syncEnv } from './harness.ts';
+import { LAYOUTS, createOrdersTable, generatorSource, inProcessCoordinator, readRows, spawnWorker, stop, syncEnv } from './harness.ts';
 
 const SHARDS = 2;
 const ROWS = 20;
@@ -27,14 +27,15 @@ interface ScheduleView {
   runs: Run[];
 }
 
-const syncBody = (table = 'orders', extra: Record<string, unknown> = {}) => ({
-  table: { database: 'shop', table },
-  source: generatorSource(SHARDS, ROWS),
-  ...extra,
-});
-
-describe('schedules: cron-started syncs (real Redis and MinIO, a worker process)', () => {
-  const e = syncEnv('schedules');
+// Every case in both layouts: a scheduled sync is a sync like any other, whatever its layout.
+for (const layout of LAYOUTS) describe(`schedules: cron-started syncs (real Redis and MinIO, a worker process, layout ${layout})`, () => {
+  const e = syncEnv(`schedules-${layout}`);
+  const syncBody = (table = 'orders', extra: Record<string, unknown> = {}) => ({
+    table: { database: 'shop', table },
+    source: generatorSource(SHARDS, ROWS),
+    options: { layout },
+    ...extra,
+  });
   let coordinator: Coordinator;
   let worker: ChildProcess | undefined;
 

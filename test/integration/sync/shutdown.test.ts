@@ -3,7 +3,8 @@
  * grace it finishes the shard and takes no other; with a short one it releases the shard to the
  * queue (WORKER_SHUTTING_DOWN) and another worker runs it. SIGTERM to a coordinator mid-sync: it
  * exits 0 and a restarted coordinator commits the sync. Each sync commits with exactly its rows.
- * And a coordinator shutting down refuses new syncs with a 503 problem while /readyz says so.
+ * The shard cases run in both layouts (`direct`, and `bucketed`, whose bucket jobs then merge the
+ * runs). And a coordinator shutting down refuses new syncs with a 503 problem while /readyz says so.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
@@ -13,6 +14,7 @@ import { Redis } from 'ioredis';
 import { SyncStore } from '@tributary/coordinator';
 import { services } from '@tributary/testkit';
 import {
+  LAYOUTS,
   ORDERS_COLUMNS,
   createOrdersTable,
   generatorSource,
@@ -26,6 +28,7 @@ import {
   syncEnv,
   waitForPhase,
   waitUntil,
+  type Layout,
   type SyncEnv,
 } from './harness.ts';
 
@@ -53,10 +56,10 @@ const ROWS = 20_000;
  */
 const slowSource = () => generatorSource(SHARDS, ROWS, { batchRows: 100, faults: { delayMsPerBatch: 50 } });
 
-async function startSync(url: string): Promise<string> {
+async function startSync(url: string, layout: Layout): Promise<string> {
   const post = (path: string, body: unknown) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   assert.equal((await post('/v1/tables', { database: 'shop', name: 'orders', columns: ORDERS_COLUMNS })).status, 201);
-  const started = await post('/v1/syncs', { table: { database: 'shop', table: 'orders' }, source: slowSource() });
+  const started = await post('/v1/syncs', { table: { database: 'shop', table: 'orders' }, source: slowSource(), options: { layout } });
   assert.equal(started.status, 202);
   return ((await started.json()) as { id: string }).id;
 }
@@ -90,19 +93,19 @@ function logLines(child: ChildProcess): Record<string, unknown>[] {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-describe('graceful shutdown (real processes)', () => {
+for (const layout of LAYOUTS) describe(`graceful shutdown (real processes, layout ${layout})`, () => {
   const processes: ChildProcess[] = [];
   after(async () => {
     await Promise.all(processes.map((p) => stop(p, 'SIGKILL')));
   });
 
   test('SIGTERM to a worker with a long grace: it finishes its shard, takes no other, exits 0; the sync commits', async () => {
-    const e = syncEnv('term-finish');
+    const e = syncEnv(`term-finish-${layout}`);
     const { child, url } = await spawnListeningCoordinator(e);
     processes.push(child);
     const a = await spawnWorker(e, { TRIBUTARY_SHUTDOWN_GRACE_MS: '60000' });
     processes.push(a);
-    const id = await startSync(url);
+    const id = await startSync(url, layout);
     const shard = await runningShard(url, id);
     const b = await spawnWorker(e);
     processes.push(b);
@@ -122,12 +125,12 @@ describe('graceful shutdown (real processes)', () => {
   });
 
   test('SIGTERM to a worker with a short grace: its shard goes back to the queue, another worker runs it; the sync commits', async () => {
-    const e = syncEnv('term-release');
+    const e = syncEnv(`term-release-${layout}`);
     const { child, url } = await spawnListeningCoordinator(e);
     processes.push(child);
     const a = await spawnWorker(e, { TRIBUTARY_SHUTDOWN_GRACE_MS: '100' });
     processes.push(a);
-    const id = await startSync(url);
+    const id = await startSync(url, layout);
     const shard = await runningShard(url, id);
     const b = await spawnWorker(e);
     processes.push(b);
@@ -145,11 +148,11 @@ describe('graceful shutdown (real processes)', () => {
   });
 
   test('SIGTERM to the coordinator mid-sync: it exits 0, a restarted coordinator commits the sync', async () => {
-    const e = syncEnv('term-coord');
+    const e = syncEnv(`term-coord-${layout}`);
     const first = await spawnListeningCoordinator(e);
     processes.push(first.child);
     processes.push(...(await Promise.all([spawnWorker(e), spawnWorker(e)])));
-    const id = await startSync(first.url);
+    const id = await startSync(first.url, layout);
     await runningShard(first.url, id);
     assert.equal(await exitCode(first.child), 0);
     assert.ok(logLines(first.child).some((l) => l.msg === 'shut down'));
