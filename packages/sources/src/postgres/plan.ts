@@ -17,7 +17,8 @@ import pg from 'pg';
 import { postgresEndpoint, type PostgresEndpoint, type SourceAccess } from '../access.ts';
 import { sourceErrors } from '../errors.ts';
 import { nameMatcher } from '../mysql/spec.ts';
-import type { PlannedSourceShard, TargetColumn } from '../source.ts';
+import type { PlanContext, PlannedSourceShard, TargetColumn } from '../source.ts';
+import { incrementalShards, tableWatermark, type TableWatermark } from './incremental.ts';
 import { isShardSafeTriple, postgresShardId, type PostgresShard, type PostgresSourceSpec } from './spec.ts';
 import { nextCutQuery } from './sql.ts';
 import { incompatibility, keyKind, type PostgresColumn } from './types.ts';
@@ -41,15 +42,23 @@ export function specEndpoint(spec: PostgresSourceSpec, access: SourceAccess): Po
   return postgresEndpoint(spec.connection, access);
 }
 
-export async function planPostgresShards(spec: PostgresSourceSpec, target: readonly TargetColumn[], access: SourceAccess): Promise<PlannedSourceShard[]> {
+/** `incremental`: the planner's history and watermark callback, for a spec with `incremental`. */
+export async function planPostgresShards(
+  spec: PostgresSourceSpec,
+  target: readonly TargetColumn[],
+  access: SourceAccess,
+  incremental?: Pick<PlanContext, 'history' | 'fixWatermark'>,
+): Promise<PlannedSourceShard[]> {
   const endpoint = specEndpoint(spec, access);
   const databases = await withClient(endpoint, endpoint.database, listDatabases(spec));
   const shards: PlannedSourceShard[] = [];
-  for (const database of databases) shards.push(...(await withClient(endpoint, database, (client) => planDatabase(client, spec, target, database))));
+  const watermarks: (PhysicalTable & TableWatermark)[] = [];
+  for (const database of databases) shards.push(...(await withClient(endpoint, database, (client) => planDatabase(client, spec, target, database, watermarks))));
   if (shards.length === 0) {
     throw errorFrom(sourceErrors, 'POSTGRES_SOURCE_INVALID', `no PostgreSQL table matches databases ${JSON.stringify(spec.databases)}, schemas ${JSON.stringify(spec.schemas)} and tables ${JSON.stringify(spec.tables)}`);
   }
-  return shards;
+  if (spec.incremental === undefined || incremental === undefined) return shards;
+  return await incrementalShards(spec.incremental.column, watermarks, shards, incremental);
 }
 
 /** A client of `database`, closed after `work`; pg's errors become typed ones naming the connection. */
@@ -75,7 +84,7 @@ export async function withClient<T>(endpoint: PostgresEndpoint, database: string
   }
 }
 
-function listDatabases(spec: PostgresSourceSpec): (client: pg.Client) => Promise<string[]> {
+export function listDatabases(spec: PostgresSourceSpec): (client: pg.Client) => Promise<string[]> {
   const matches = nameMatcher(spec.databases);
   return async (client) => {
     const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datallowconn AND NOT datistemplate');
@@ -83,16 +92,9 @@ function listDatabases(spec: PostgresSourceSpec): (client: pg.Client) => Promise
   };
 }
 
-async function planDatabase(client: pg.Client, spec: PostgresSourceSpec, target: readonly TargetColumn[], database: string): Promise<PlannedSourceShard[]> {
-  const schemaMatches = nameMatcher(spec.schemas);
-  const tableMatches = nameMatcher(spec.tables);
-  const { rows } = await client.query<{ schema: string; table: string; oid: number }>(
-    `SELECT n.nspname AS schema, c.relname AS table, c.oid::int8 AS oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition`,
-  );
-  const tables = rows
-    .filter((r) => !SYSTEM_SCHEMAS.test(r.schema) && schemaMatches(r.schema) && tableMatches(r.table))
-    .sort((a, b) => compare(a.schema, b.schema) || compare(a.table, b.table));
+/** The database's shards; with `incremental`, each table's watermark column and maximum go into `watermarks`. */
+async function planDatabase(client: pg.Client, spec: PostgresSourceSpec, target: readonly TargetColumn[], database: string, watermarks: (PhysicalTable & TableWatermark)[]): Promise<PlannedSourceShard[]> {
+  const tables = await listTables(client, spec);
   const shards: PlannedSourceShard[] = [];
   for (const r of tables) {
     const t = { database, schema: r.schema, table: r.table };
@@ -101,6 +103,8 @@ async function planDatabase(client: pg.Client, spec: PostgresSourceSpec, target:
     }
     const columns = await readColumns(client, Number(r.oid));
     checkColumns(t, columns, target, spec.columns);
+    const incremental = spec.incremental?.column;
+    if (incremental !== undefined) watermarks.push({ ...t, ...(await tableWatermark(client, t, incremental, columns.get(incremental))) });
     const base: PostgresShard = { ...t, key: primaryKey(t, columns, await readKey(client, Number(r.oid))) };
     if (spec.splitRows === undefined) shards.push({ id: postgresShardId(t.database, t.schema, t.table), spec: base });
     else {
@@ -111,7 +115,20 @@ async function planDatabase(client: pg.Client, spec: PostgresSourceSpec, target:
   return shards;
 }
 
-async function readColumns(client: pg.Client, table: number): Promise<Map<string, PostgresColumn>> {
+/** The database's (schema, table) pairs that match the spec, sorted, with their oids. */
+export async function listTables(client: pg.Client, spec: Pick<PostgresSourceSpec, 'schemas' | 'tables'>): Promise<{ schema: string; table: string; oid: number }[]> {
+  const schemaMatches = nameMatcher(spec.schemas);
+  const tableMatches = nameMatcher(spec.tables);
+  const { rows } = await client.query<{ schema: string; table: string; oid: number }>(
+    `SELECT n.nspname AS schema, c.relname AS table, c.oid::int8 AS oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition`,
+  );
+  return rows
+    .filter((r) => !SYSTEM_SCHEMAS.test(r.schema) && schemaMatches(r.schema) && tableMatches(r.table))
+    .sort((a, b) => compare(a.schema, b.schema) || compare(a.table, b.table));
+}
+
+export async function readColumns(client: pg.Client, table: number): Promise<Map<string, PostgresColumn>> {
   const { rows } = await client.query<{ name: string; type_name: string; typtype: string; typcategory: string; typmod: number; type_text: string; enum_length: number | null }>(
     `SELECT a.attname AS name, t.typname AS type_name, t.typtype, t.typcategory, a.atttypmod AS typmod, format_type(a.atttypid, a.atttypmod) AS type_text,
             (SELECT max(char_length(e.enumlabel)) FROM pg_enum e WHERE e.enumtypid = t.oid) AS enum_length
@@ -127,7 +144,7 @@ async function readColumns(client: pg.Client, table: number): Promise<Map<string
   );
 }
 
-async function readKey(client: pg.Client, table: number): Promise<string[]> {
+export async function readKey(client: pg.Client, table: number): Promise<string[]> {
   const { rows } = await client.query<{ name: string }>(
     `SELECT a.attname AS name FROM pg_index i CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, position)
        JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum

@@ -26,9 +26,10 @@ import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { SourceAccess } from '../access.ts';
 import { sourceErrors } from '../errors.ts';
-import type { PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceReadPosition, SourceRow, SourceValue } from '../source.ts';
+import type { PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceReadPosition, SourceRow, SourceSchema, SourceValue } from '../source.ts';
 import { CopyBinaryReader, binaryDecoder, type Decode } from './binary.ts';
 import { planPostgresShards, specEndpoint } from './plan.ts';
+import { postgresSchema } from './schema.ts';
 import { PostgresShard, PostgresSourceSpec } from './spec.ts';
 import { shardCopy, shardSelect } from './sql.ts';
 
@@ -64,9 +65,14 @@ export class PostgresSource implements Source {
 
   /** Lists the matching tables and checks each against the target (plan.ts); at most `maxShards` shards. */
   async plan(ctx: PlanContext): Promise<readonly PlannedSourceShard[]> {
-    const shards = await planPostgresShards(this.#spec, ctx.target, this.#access);
+    const shards = await planPostgresShards(this.#spec, ctx.target, this.#access, ctx);
     if (shards.length > ctx.maxShards) throw ctx.tooManyShards(String(shards.length));
     return shards;
+  }
+
+  /** The first matching table's columns and primary key, and every matching table's size (schema.ts). */
+  schema(): Promise<SourceSchema> {
+    return postgresSchema(this.#spec, this.#access);
   }
 
   /**

@@ -32,6 +32,12 @@ export const PostgresSourceSpec = z.object({
   splitRows: z.number().int().min(1).optional(),
   /** Rows per batch the worker hands to the writer (the unit of memory). */
   batchRows: z.number().int().min(1).max(1_000_000).default(10_000),
+  /**
+   * An incremental load: only rows whose `column` (an int2/int4/int8, date, timestamp or timestamptz
+   * column of every table) is above the watermark the last load of this source committed, up to its
+   * maximum when planned (incremental.ts).
+   */
+  incremental: z.strictObject({ column: z.string().min(1) }).optional(),
 });
 export type PostgresSourceSpec = z.infer<typeof PostgresSourceSpec>;
 
@@ -44,6 +50,14 @@ export type PostgresSourceSpec = z.infer<typeof PostgresSourceSpec>;
 export const PostgresKeyKind = z.enum(['integer', 'numeric', 'text', 'uuid']);
 export type PostgresKeyKind = z.infer<typeof PostgresKeyKind>;
 
+/**
+ * An incremental column's kind, which says how its watermark is written: `integer` as its decimal
+ * text; `date` as `YYYY-MM-DD`; `timestamp` as `YYYY-MM-DD HH:MM:SS.ffffff` (the wall clock);
+ * `timestamptz` the same, the instant's UTC wall clock. Fixed width, so text order is value order.
+ */
+export const PostgresWatermarkKind = z.enum(['integer', 'date', 'timestamp', 'timestamptz']);
+export type PostgresWatermarkKind = z.infer<typeof PostgresWatermarkKind>;
+
 export const PostgresShard = z.object({
   database: z.string().min(1),
   schema: z.string().min(1),
@@ -54,6 +68,8 @@ export const PostgresShard = z.object({
   from: z.array(z.string()).optional(),
   /** First key after the range (exclusive); absent: to the table's end. */
   to: z.array(z.string()).optional(),
+  /** An incremental load's bounds: rows with `after < column <= upTo` (after absent: from the start; upTo absent: no row). */
+  watermark: z.object({ column: z.string().min(1), kind: PostgresWatermarkKind, after: z.string().optional(), upTo: z.string().optional() }).optional(),
 });
 export type PostgresShard = z.infer<typeof PostgresShard>;
 

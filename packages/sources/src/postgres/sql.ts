@@ -7,7 +7,7 @@
  * numerics only after checking they are plain numbers, uuids after checking their form, text as a
  * standard string literal (the session sets standard_conforming_strings, so only `'` is special).
  */
-import type { PostgresShard } from './spec.ts';
+import type { PostgresShard, PostgresWatermarkKind } from './spec.ts';
 
 /** A PostgreSQL identifier in double quotes. */
 export function quoteIdentifier(name: string): string {
@@ -36,6 +36,41 @@ export function keyLiteral(column: PostgresShard['key'][number], value: string):
   }
 }
 
+const WATERMARK_FORMS: Readonly<Record<PostgresWatermarkKind, RegExp>> = {
+  integer: /^-?\d{1,19}$/,
+  date: /^\d{4}-\d{2}-\d{2}$/,
+  timestamp: /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}$/,
+  timestamptz: /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}$/,
+};
+
+/**
+ * A watermark value (its text as incremental.ts writes it) as a literal of the column's type; a
+ * timestamptz watermark is the instant's UTC wall clock, so it is read back at UTC, whatever the
+ * session's time zone.
+ */
+export function watermarkLiteral(kind: PostgresWatermarkKind, column: string, value: string): string {
+  if (!WATERMARK_FORMS[kind].test(value)) throw new RangeError(`the watermark of column ${column} is not a ${kind} value`);
+  switch (kind) {
+    case 'integer':
+      return value;
+    case 'date':
+      return `'${value}'::date`;
+    case 'timestamp':
+      return `'${value}'::timestamp`;
+    case 'timestamptz':
+      return `('${value}'::timestamp AT TIME ZONE 'UTC')`;
+  }
+}
+
+/** An incremental shard's bounds: `after < column <= upTo`; no `upTo` reads no row. */
+export function watermarkConditions(watermark: NonNullable<PostgresShard['watermark']>): string[] {
+  const column = quoteIdentifier(watermark.column);
+  const conditions: string[] = [];
+  if (watermark.after !== undefined) conditions.push(`${column} > ${watermarkLiteral(watermark.kind, watermark.column, watermark.after)}`);
+  conditions.push(watermark.upTo === undefined ? 'FALSE' : `${column} <= ${watermarkLiteral(watermark.kind, watermark.column, watermark.upTo)}`);
+  return conditions;
+}
+
 /** `(k1, k2) <op> (v1, v2)`: lexicographic over a composite key, in the key columns' own ordering. */
 export function keyCondition(key: PostgresShard['key'], values: readonly string[], op: '>' | '>=' | '<'): string {
   if (values.length !== key.length) throw new RangeError(`a key of ${key.length} columns needs ${key.length} values, not ${values.length}`);
@@ -44,12 +79,16 @@ export function keyCondition(key: PostgresShard['key'], values: readonly string[
   return key.length === 1 ? `${columns} ${op} ${literals}` : `(${columns}) ${op} (${literals})`;
 }
 
-/** The SELECT that reads a shard's rows in primary-key order: its range, and only the rows after `after` when resuming. */
+/**
+ * The SELECT that reads a shard's rows in primary-key order: its range, only the rows after `after`
+ * when resuming, and an incremental load's watermark bounds.
+ */
 export function shardSelect(shard: PostgresShard, columns: readonly string[], after?: readonly string[]): string {
   const conditions: string[] = [];
   if (shard.from !== undefined) conditions.push(keyCondition(shard.key, shard.from, '>='));
   if (after !== undefined) conditions.push(keyCondition(shard.key, after, '>'));
   if (shard.to !== undefined) conditions.push(keyCondition(shard.key, shard.to, '<'));
+  if (shard.watermark !== undefined) conditions.push(...watermarkConditions(shard.watermark));
   const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
   const order = shard.key.map((k) => quoteIdentifier(k.name)).join(', ');
   return `SELECT ${columns.map(quoteIdentifier).join(', ')} FROM ${qualifiedTable(shard)}${where} ORDER BY ${order}`;
