@@ -116,7 +116,7 @@ function headerWithoutVoteToken(valid: Uint8Array): Uint8Array {
 function headerWithPosition(valid: Uint8Array, text: string): Uint8Array {
   const headerLength = new DataView(valid.buffer, valid.byteOffset).getUint32(6, false);
   const decoded = tributary.protocol.BlobHeader.decode(valid.subarray(10, 10 + headerLength));
-  const header = tributary.protocol.BlobHeader.encode({ ...decoded, sourcePosition: text }).finish();
+  const header = tributary.protocol.BlobHeader.encode({ ...decoded, readPosition: text }).finish();
   return reseal(Buffer.concat([valid.subarray(0, 6), u32(header.length), header, valid.subarray(10 + headerLength)]));
 }
 

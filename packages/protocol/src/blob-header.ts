@@ -45,7 +45,7 @@ export interface BlobHeader {
    * Where the shard's read stood in its source (read-position.ts), from envelope version 3 on;
    * absent when the source has none (the generator), and always in version 1 and 2 blobs.
    */
-  readonly sourcePosition?: ShardReadPosition;
+  readonly readPosition?: ShardReadPosition;
 }
 
 /** What the coordinator knows from its plan; `decodeBlob` refuses a blob that disagrees. */
@@ -66,17 +66,17 @@ export interface BlobExpectation {
 /** The first envelope version whose header carries a vote token. */
 const VOTE_TOKEN_SINCE = 2;
 /** The first envelope version whose header may carry a source position. */
-const SOURCE_POSITION_SINCE = 3;
+const READ_POSITION_SINCE = 3;
 
 /** Encodes the header of the current envelope version, which requires a vote token. */
 export function encodeBlobHeader(header: BlobHeader): Uint8Array {
   checkHeader(header, failWith('BLOB_VALUE_OUT_OF_RANGE', { part: 'header' }), ENVELOPE_VERSION);
-  let sourcePosition = '';
-  if (header.sourcePosition !== undefined) {
+  let readPosition = '';
+  if (header.readPosition !== undefined) {
     try {
-      sourcePosition = encodeReadPosition(header.sourcePosition);
+      readPosition = encodeReadPosition(header.readPosition);
     } catch (cause) {
-      throw protocolError('BLOB_VALUE_OUT_OF_RANGE', 'the blob header field sourcePosition is not a source position', { part: 'header', path: 'sourcePosition' }, { cause });
+      throw protocolError('BLOB_VALUE_OUT_OF_RANGE', 'the blob header field readPosition is not a source position', { part: 'header', path: 'readPosition' }, { cause });
     }
   }
   return tributary.protocol.BlobHeader.encode({
@@ -92,7 +92,7 @@ export function encodeBlobHeader(header: BlobHeader): Uint8Array {
     byteCount: toLong(header.byteCount, 'byteCount'),
     fileCount: toLong(header.fileCount, 'fileCount'),
     voteToken: header.voteToken,
-    sourcePosition,
+    readPosition,
   }).finish();
 }
 
@@ -113,17 +113,17 @@ export function decodeBlobHeader(bytes: Uint8Array, envelopeVersion: number): Bl
     });
   }
   const token = envelopeVersion >= VOTE_TOKEN_SINCE || w.voteToken.length > 0 ? { voteToken: new Uint8Array(w.voteToken) } : {};
-  let position: { sourcePosition?: ShardReadPosition } = {};
-  if (w.sourcePosition !== '') {
+  let position: { readPosition?: ShardReadPosition } = {};
+  if (w.readPosition !== '') {
     // Field 13 is unknown before version 3: a v1 or v2 blob that carries it was not written by their encoders.
-    if (envelopeVersion < SOURCE_POSITION_SINCE) {
-      throw protocolError('BLOB_HEADER_INVALID', `blob header field sourcePosition is not part of envelope version ${envelopeVersion}`, { path: 'sourcePosition' });
+    if (envelopeVersion < READ_POSITION_SINCE) {
+      throw protocolError('BLOB_HEADER_INVALID', `blob header field readPosition is not part of envelope version ${envelopeVersion}`, { path: 'readPosition' });
     }
-    const decoded = decodeReadPosition(w.sourcePosition);
+    const decoded = decodeReadPosition(w.readPosition);
     if ('reason' in decoded) {
-      throw protocolError('BLOB_HEADER_INVALID', `blob header field sourcePosition: ${decoded.reason}`, { path: 'sourcePosition' });
+      throw protocolError('BLOB_HEADER_INVALID', `blob header field readPosition: ${decoded.reason}`, { path: 'readPosition' });
     }
-    position = { sourcePosition: decoded.position };
+    position = { readPosition: decoded.position };
   }
   const header: BlobHeader = {
     syncId: w.syncId,

@@ -13,7 +13,6 @@ export type {
   SourceContext,
   SourceKind,
   SourcePosition,
-  SourceReadPosition,
   SourceRow,
   SourceSchema,
   SourceValue,

@@ -19,9 +19,9 @@
  *   row count or `{file, row}`; the generator: the row index). A batch is the unit of memory: a
  *   worker holds one at a time. When the signal aborts (the sync was aborted), a source that holds a
  *   server-side resource cancels it (MySQL kills its query); the worker stops waiting either way.
- *   A batch may also carry the read's `position` in the source (a server's log position at the
- *   read, the files read with their sizes and ETags): the worker puts the last one given into its
- *   blob, and the coordinator folds the shards' positions into the snapshot's properties.
+ *   A batch may also carry the read's `readPosition` in the source (a server's log position at
+ *   the read, the files read with their sizes and ETags): the worker puts the last one given into
+ *   its blob, and the coordinator folds the shards' positions into the snapshot's properties.
  * - `identity()` (on the kind) is what makes two syncs read "the same source": the fields that
  *   name what is read, never a secret; an incremental load continues from the watermark of the
  *   last snapshot of its table with the same identity.
@@ -54,29 +54,19 @@ export interface SourceBatch {
   readonly firstRowPosition: number;
   /** Where to resume after this batch. */
   readonly end: SourcePosition;
-  /**
-   * Where in the source's change history this batch was read (a database source that reads in a
-   * consistent snapshot: the same on every batch of one read; a shard with no rows yields one empty
-   * batch to carry it). MySQL's is a `MysqlReadPosition` (`kind: 'mysql-binlog'`: binlog file and
-   * position, GTID set); PostgreSQL's is `{kind: 'postgres-wal', database, lsn, snapshot}`: the WAL
-   * position before the read's snapshot and the snapshot itself (pg_current_snapshot()). For the
-   * snapshot's properties: what the loaded table reflects, per source.
-   */
-  readonly readPosition?: SourceReadPosition;
   /** When every row of the batch comes from one file: its URI and the file's row index of the first row (for error messages). */
   readonly file?: { readonly uri: string; readonly firstRow: number };
   /**
-   * Where the read stands in the source for the rows given so far (optional): a server's log
-   * position taken inside the read's snapshot (MySQL binlog file/offset and GTID set, PostgreSQL
-   * LSN), or every file read so far with its size and ETag. The worker keeps the last one a shard
-   * gives and records it in the shard's blob; a source that has a position gives it at least once,
-   * on a batch without rows when the shard is empty. Not a resume point (that is `end`).
+   * The read position: where the read stands in the source for the rows given so far (optional),
+   * in the one shape every kind, the worker's blob (`BlobHeader.readPosition`) and the snapshot's
+   * `tributary.positions` share: a server's log position taken inside the read's snapshot (MySQL:
+   * binlog `file`/`offset`, `gtid`, `consistent`; PostgreSQL: `lsn`, `database`, `snapshot`), or
+   * every file read so far with its size and ETag. The worker keeps the last one a shard gives; a
+   * source that has one gives it at least once, on a batch without rows when the shard is empty.
+   * Not a resume point (that is `end`).
    */
-  readonly position?: ShardReadPosition;
+  readonly readPosition?: ShardReadPosition;
 }
-
-/** A JSON object naming its kind, as a source reports where its read stands (see `SourceBatch.readPosition`). */
-export type SourceReadPosition = { readonly kind: string } & Readonly<Record<string, string | number | boolean | null>>;
 
 export interface PlannedSourceShard {
   readonly id: string;

@@ -199,7 +199,7 @@ async function readShard(
     const marker = data.head.deletes?.marker;
     const kinds = marker === undefined ? undefined : deleteMarkerKinds(marker, write.rowType);
     for await (const batch of untilAborted(source.open({ id: data.shardId, spec: data.spec }, undefined, signal), signal)) {
-      if (batch.position !== undefined) readPosition = batch.position;
+      if (batch.readPosition !== undefined) readPosition = batch.readPosition;
       await writeSourceBatch(write, batch, toColumns, converter, kinds);
       rows += batch.rows.length;
       position = batch.end;
@@ -311,7 +311,7 @@ async function stageBlob(
     byteCount: bytes,
     fileCount: BigInt(files.length),
     voteToken: data.voteToken,
-    ...(readPosition === undefined ? {} : { sourcePosition: readPosition }),
+    ...(readPosition === undefined ? {} : { readPosition }),
   };
   const blob = encodeBlob(header, messages);
   const blobKey = stagedBlobKey(data.syncId, data.shardId, String(attempt));

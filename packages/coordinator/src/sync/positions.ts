@@ -51,13 +51,13 @@ export function positionsObjectKey(syncId: string): string {
 }
 
 /** Folds the shards' positions (plan order; undefined: the shard's source has none) into properties. */
-export function foldPositions(syncId: string, shards: readonly { readonly id: string; readonly position: ShardReadPosition | undefined }[]): FoldedPositions {
-  const withPosition = shards.filter((s): s is { id: string; position: ShardReadPosition } => s.position !== undefined);
+export function foldPositions(syncId: string, shards: readonly { readonly id: string; readonly readPosition: ShardReadPosition | undefined }[]): FoldedPositions {
+  const withPosition = shards.filter((s): s is { id: string; readPosition: ShardReadPosition } => s.readPosition !== undefined);
   if (withPosition.length === 0) return { properties: {} };
   const servers = new Map<string, { shards: number; lowest: ServerLog; highest: ServerLog }>();
   const files: [string, number, string][] = [];
-  for (const { position } of withPosition) {
-    const server = position.server;
+  for (const { readPosition } of withPosition) {
+    const server = readPosition.server;
     if (server !== undefined) {
       const seen = servers.get(server.id);
       if (seen === undefined) servers.set(server.id, { shards: 1, lowest: server, highest: server });
@@ -67,7 +67,7 @@ export function foldPositions(syncId: string, shards: readonly { readonly id: st
         if (server.order > seen.highest.order) seen.highest = server;
       }
     }
-    for (const f of position.files ?? []) files.push([f.uri, f.size, f.etag]);
+    for (const f of readPosition.files ?? []) files.push([f.uri, f.size, f.etag]);
   }
   const summary: Record<string, unknown> = { shards: withPosition.length };
   if (servers.size > 0 && servers.size <= MAX_SERVERS) {
@@ -82,7 +82,7 @@ export function foldPositions(syncId: string, shards: readonly { readonly id: st
     const text = canonicalJson(summary);
     if (Buffer.byteLength(text) <= INLINE_LIMIT) return { properties: { [POSITIONS_PROPERTY]: text } };
   }
-  const bytes = new TextEncoder().encode(`${canonicalJson({ syncId, shards: Object.fromEntries(withPosition.map((s) => [s.id, s.position])) })}\n`);
+  const bytes = new TextEncoder().encode(`${canonicalJson({ syncId, shards: Object.fromEntries(withPosition.map((s) => [s.id, s.readPosition])) })}\n`);
   const key = positionsObjectKey(syncId);
   if (servers.size > MAX_SERVERS) summary.serverCount = servers.size;
   summary.object = key;
@@ -90,8 +90,8 @@ export function foldPositions(syncId: string, shards: readonly { readonly id: st
   return { properties: { [POSITIONS_PROPERTY]: canonicalJson(summary) }, object: { key, bytes } };
 }
 
-function hasFiles(shards: readonly { position: ShardReadPosition }[]): boolean {
-  return shards.some((s) => s.position.files !== undefined);
+function hasFiles(shards: readonly { readPosition: ShardReadPosition }[]): boolean {
+  return shards.some((s) => s.readPosition.files !== undefined);
 }
 
 /** What a snapshot's `tributary.positions` says, as far as a later plan needs it. */

@@ -34,7 +34,7 @@ export interface LoadedShards {
   /** The same messages per shard, in plan order. */
   readonly shards: CommitMessage[][];
   /** Each shard's source position as its blob carries it, in plan order (undefined: none). */
-  readonly positions: { readonly id: string; readonly position: ShardReadPosition | undefined }[];
+  readonly positions: { readonly id: string; readonly readPosition: ShardReadPosition | undefined }[];
 }
 
 /** Loads one blob per planned shard, the attempt `attempts[shardId]`, verified against the plan. */
@@ -56,7 +56,7 @@ export async function loadAcceptedBlobs(
     return one;
   });
   const shards = loaded.map((one) => one.messages);
-  return { accepted, messages: shards.flat(), shards, positions: record.plan.shards.map((s, i) => ({ id: s.id, position: loaded[i]?.position })) };
+  return { accepted, messages: shards.flat(), shards, positions: record.plan.shards.map((s, i) => ({ id: s.id, readPosition: loaded[i]?.readPosition })) };
 }
 
 /** One shard attempt's blob, verified against the plan. */
@@ -64,7 +64,7 @@ export interface VerifiedShard {
   readonly attempt: AcceptedAttempt;
   readonly messages: CommitMessage[];
   /** Where the shard's read stood in its source (covered by the vote: it is in the blob). */
-  readonly position: ShardReadPosition | undefined;
+  readonly readPosition: ShardReadPosition | undefined;
   /** The blob header's fileCount. */
   readonly files: number;
 }
@@ -91,7 +91,7 @@ export async function loadShardBlob(
   const attempt = { attemptId, blobKey, checksum: crc32c(bytes), rows: Number(blob.header.rowCount), bytes: Number(blob.header.byteCount) };
   const vote = await trust.vote(shardId);
   checkVote(vote, shardId, attempt, bytes);
-  return { attempt: vote?.rejected ? { ...attempt, rejected: vote.rejected } : attempt, messages: blob.messages, position: blob.header.sourcePosition, files: Number(blob.header.fileCount) };
+  return { attempt: vote?.rejected ? { ...attempt, rejected: vote.rejected } : attempt, messages: blob.messages, readPosition: blob.header.readPosition, files: Number(blob.header.fileCount) };
 }
 
 /**

@@ -62,8 +62,8 @@ export namespace tributary {
             /** BlobHeader voteToken. */
             voteToken: Uint8Array;
 
-            /** BlobHeader sourcePosition. */
-            sourcePosition: string;
+            /** BlobHeader readPosition. */
+            readPosition: string;
 
             /**
              * Creates a new BlobHeader instance using the specified properties.
@@ -133,8 +133,8 @@ export namespace tributary {
                 /** BlobHeader voteToken */
                 voteToken?: Uint8Array;
 
-                /** BlobHeader sourcePosition */
-                sourcePosition?: string;
+                /** BlobHeader readPosition */
+                readPosition?: string;
 
                 /** Unknown fields preserved while decoding when enabled */
                 $unknowns?: Uint8Array[];

@@ -43,7 +43,7 @@ export const tributary = $root.tributary = (() => {
              * @property {Long} [byteCount] BlobHeader byteCount
              * @property {Long} [fileCount] BlobHeader fileCount
              * @property {Uint8Array} [voteToken] BlobHeader voteToken
-             * @property {string} [sourcePosition] BlobHeader sourcePosition
+             * @property {string} [readPosition] BlobHeader readPosition
              * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
              */
 
@@ -172,12 +172,12 @@ export const tributary = $root.tributary = (() => {
             BlobHeader.prototype.voteToken = $util.newBuffer([]);
 
             /**
-             * BlobHeader sourcePosition.
-             * @member {string} sourcePosition
+             * BlobHeader readPosition.
+             * @member {string} readPosition
              * @memberof tributary.protocol.BlobHeader
              * @instance
              */
-            BlobHeader.prototype.sourcePosition = "";
+            BlobHeader.prototype.readPosition = "";
 
             /**
              * Creates a new BlobHeader instance using the specified properties.
@@ -235,8 +235,8 @@ export const tributary = $root.tributary = (() => {
                     writer.uint32(/* id 11, wireType 0 =*/88).int64(message.fileCount);
                 if (message.voteToken != null && $Object.hasOwnProperty.call(message, "voteToken") && message.voteToken.length)
                     writer.uint32(/* id 12, wireType 2 =*/98).bytes(message.voteToken);
-                if (message.sourcePosition != null && $Object.hasOwnProperty.call(message, "sourcePosition") && message.sourcePosition !== "")
-                    writer.uint32(/* id 13, wireType 2 =*/106).string(message.sourcePosition);
+                if (message.readPosition != null && $Object.hasOwnProperty.call(message, "readPosition") && message.readPosition !== "")
+                    writer.uint32(/* id 13, wireType 2 =*/106).string(message.readPosition);
                 if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
@@ -393,9 +393,9 @@ export const tributary = $root.tributary = (() => {
                             if (wireType !== 2)
                                 break;
                             if ((value = reader.stringVerify()).length)
-                                message.sourcePosition = value;
+                                message.readPosition = value;
                             else
-                                delete message.sourcePosition;
+                                delete message.readPosition;
                             continue;
                         }
                     }

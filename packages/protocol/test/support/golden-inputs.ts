@@ -52,7 +52,7 @@ const serverPosition: GoldenInput = {
     rowCount: 0n,
     byteCount: 0n,
     fileCount: 0n,
-    sourcePosition: { server: { id: '127.0.0.1:3390', log: { file: 'mysql-bin.000001', offset: 328 }, order: 'mysql-bin.000001:00000000000000000328' } },
+    readPosition: { server: { id: '127.0.0.1:3390', log: { file: 'mysql-bin.000001', offset: 328 }, order: 'mysql-bin.000001:00000000000000000328' } },
   }),
   messages: [],
 };
@@ -70,7 +70,7 @@ const everyField: GoldenInput = {
     byteCount: 0n,
     fileCount: 0n,
     // Since v3: a source position with both parts (no source gives both today; the format allows it).
-    sourcePosition: {
+    readPosition: {
       server: { id: 'db-7.internal:3306', log: { file: 'mysql-bin.000042', offset: 1_234_567, gtid: '0-1-9876,1-2-5' }, order: 'mysql-bin.000042:00000000000001234567' },
       files: [
         { uri: 's3://landing/orders/part-0.csv', size: 0, etag: 'd41d8cd98f00b204e9800998ecf8427e' },

@@ -135,9 +135,9 @@ export class FilesSource implements Source {
     let given = false;
     for await (const batch of this.#batches(files, from)) {
       given = true;
-      yield { ...batch, position: readPosition };
+      yield { ...batch, readPosition };
     }
-    if (!given) yield { rows: [], firstRowPosition: 0, end: from ?? 0, position: readPosition }; // files without rows still say what was read
+    if (!given) yield { rows: [], firstRowPosition: 0, end: from ?? 0, readPosition }; // files without rows still say what was read
   }
 
   async *#batches(files: readonly string[], from: SourcePosition | undefined): AsyncIterable<SourceBatch> {

@@ -18,8 +18,12 @@
  */
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 
-/** Where a shard's consistent read stands in the server's history: what a later change capture starts from. */
-export type MysqlReadPosition = {
+/**
+ * Where a shard's consistent read stands in the server's history, as the server states it: what a
+ * later change capture starts from. It leaves the source as the batch's read position
+ * (position.ts), the one shape the worker and the coordinator know.
+ */
+export type ConsistentRead = {
   readonly kind: 'mysql-binlog';
   /** The connection name the source read through (the server's identity in this deployment), or host:port for inline credentials; never a password. */
   readonly source: string;
@@ -38,7 +42,7 @@ export type MysqlReadPosition = {
 };
 
 /** Starts the consistent snapshot on `connection` and reads its position. */
-export async function beginConsistentRead(connection: Connection, source: string): Promise<MysqlReadPosition> {
+export async function beginConsistentRead(connection: Connection, source: string): Promise<ConsistentRead> {
   await connection.query('SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ');
   await connection.query('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
   const [[server]] = await connection.query<RowDataPacket[]>({ sql: 'SELECT VERSION(), @@server_id', rowsAsArray: true });

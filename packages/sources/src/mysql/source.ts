@@ -26,11 +26,11 @@ import { sourceErrors } from '../errors.ts';
 import type { PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceSchema, SourceValue } from '../source.ts';
 import { fastTimestampInto } from '../values/fast-text.ts';
 import { planMysqlShards } from './plan.ts';
-import { genericBinlogPosition } from './position.ts';
+import { binlogReadPosition } from './position.ts';
 import { rowChunks } from './row-chunks.ts';
 import { mysqlSchema } from './schema.ts';
 import { MysqlShard, MysqlSourceSpec } from './spec.ts';
-import { beginConsistentRead, type MysqlReadPosition } from './snapshot.ts';
+import { beginConsistentRead, type ConsistentRead } from './snapshot.ts';
 import { keyValueText, shardSelect } from './sql.ts';
 import { isZeroDate, zeroDateValue, type ZeroDatePolicy } from './zero-dates.ts';
 
@@ -41,7 +41,7 @@ type Decode = (value: unknown) => SourceValue;
 
 /** Test seams: `afterSnapshot` runs once a read's consistent snapshot has started, before its SELECT. */
 export interface MysqlReadHooks {
-  readonly afterSnapshot?: (shardId: string, position: MysqlReadPosition) => Promise<void>;
+  readonly afterSnapshot?: (shardId: string, position: ConsistentRead) => Promise<void>;
 }
 
 export class MysqlSource implements Source {
@@ -104,10 +104,10 @@ export class MysqlSource implements Source {
     let onAbort: (() => void) | undefined;
     try {
       signal?.throwIfAborted();
-      const readPosition = await beginConsistentRead(connection.promise(), this.#spec.connection ?? label).catch((error: unknown) => Promise.reject(readError(planned.id, label, error)));
-      await this.#hooks.afterSnapshot?.(planned.id, readPosition);
+      const consistent = await beginConsistentRead(connection.promise(), this.#spec.connection ?? label).catch((error: unknown) => Promise.reject(readError(planned.id, label, error)));
+      await this.#hooks.afterSnapshot?.(planned.id, consistent);
       const { host, port } = mysqlEndpoint(this.#spec, this.#access);
-      const generic = genericBinlogPosition(`${host}:${port}`, readPosition);
+      const readPosition = binlogReadPosition(`${host}:${port}`, consistent);
       const statement = await prepare(connection, sql).catch((error: unknown) => Promise.reject(readError(planned.id, label, error)));
       const binary = statement.columns.some((c) => c.columnType === MYSQL_TYPE.FLOAT || c.columnType === MYSQL_TYPE.DOUBLE);
       // The binary protocol's BIGINT is a number when safe, else its text; the text protocol's always text.
@@ -138,7 +138,7 @@ export class MysqlSource implements Source {
             last = raw;
             rows.push(decodeRow(raw, decoders ?? [], this.#columns.length, inPlace));
             if (rows.length === this.#spec.batchRows) {
-              yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition, position: generic };
+              yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition };
               position += rows.length;
               rows = [];
               const delay = this.#spec.faults?.delayMsPerBatch;
@@ -151,8 +151,8 @@ export class MysqlSource implements Source {
       } finally {
         stream.destroy();
       }
-      if (rows.length > 0) yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition, position: generic };
-      else if (position === 0) yield { rows, firstRowPosition: 0, end: from ?? {}, readPosition, position: generic };
+      if (rows.length > 0) yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition };
+      else if (position === 0) yield { rows, firstRowPosition: 0, end: from ?? {}, readPosition };
     } finally {
       if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
       connection.destroy();

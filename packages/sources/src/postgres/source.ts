@@ -9,8 +9,8 @@
  *   COPY (SELECT … ORDER BY <key>) TO STDOUT (FORMAT binary)
  *
  * Rows committed after the snapshot are not read, however long the COPY runs. The WAL position and
- * the snapshot go with every batch (`readPosition`), so a snapshot of the table can say what it
- * reflects: every transaction committed before `lsn` is in the read or was still running; what
+ * the snapshot go with every batch (`readPosition`, position.ts: `{server: {id, log: {lsn,
+ * database, snapshot}, order}}`), so a snapshot of the table can say what it reflects: every transaction committed before `lsn` is in the read or was still running; what
  * commits after it is not in it unless listed as committed by `snapshot`.
  *
  * The COPY is pulled a batch at a time: while a batch is written the stream is not read, so
@@ -26,7 +26,7 @@ import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { SourceAccess } from '../access.ts';
 import { sourceErrors } from '../errors.ts';
-import type { PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceReadPosition, SourceRow, SourceSchema, SourceValue } from '../source.ts';
+import type { PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceSchema, SourceValue } from '../source.ts';
 import { CopyBinaryReader, binaryDecoder, type Decode } from './binary.ts';
 import { planPostgresShards, specEndpoint } from './plan.ts';
 import { postgresSchema } from './schema.ts';
@@ -113,8 +113,7 @@ export class PostgresSource implements Source {
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       signal?.throwIfAborted();
-      let readPosition: SourceReadPosition;
-      let walRead: ShardReadPosition;
+      let readPosition: ShardReadPosition;
       let decoders: Decode[];
       try {
         await client.connect();
@@ -122,8 +121,7 @@ export class PostgresSource implements Source {
         const lsn = (await client.query<{ lsn: string | null }>(WAL_POSITION)).rows[0]?.lsn ?? null;
         await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
         const snapshot = (await client.query<{ snapshot: string }>('SELECT pg_current_snapshot()::text AS snapshot')).rows[0]?.snapshot ?? null;
-        readPosition = { kind: 'postgres-wal', database: shard.database, lsn, snapshot };
-        walRead = walPosition(endpoint.host, endpoint.port, { database: shard.database, lsn, snapshot });
+        readPosition = walPosition(endpoint.host, endpoint.port, { database: shard.database, lsn, snapshot });
         decoders = await columnDecoders(client, planned.id, `${select} LIMIT 0`);
       } catch (error) {
         throw readError(planned.id, endpoint.label, error);
@@ -142,7 +140,7 @@ export class PostgresSource implements Source {
             last = raw;
             rows.push(raw.length === width ? raw : raw.slice(0, width));
             if (rows.length === this.#spec.batchRows) {
-              yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition, position: walRead };
+              yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition };
               yielded = true;
               position += rows.length;
               rows = [];
@@ -159,7 +157,7 @@ export class PostgresSource implements Source {
       }
       if (rows.length > 0 || !yielded) {
         const end = rows.length > 0 ? endPosition(keyNames, keyIndexes, last) : (from ?? 0);
-        yield { rows, firstRowPosition: position, end, readPosition, position: walRead };
+        yield { rows, firstRowPosition: position, end, readPosition };
       }
     } finally {
       signal?.removeEventListener('abort', onAbort);

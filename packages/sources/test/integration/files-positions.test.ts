@@ -30,7 +30,7 @@ test('every batch carries the shard\'s files with their sizes and ETags; an empt
   assert.equal(shards.length, 2);
   const batches = [];
   for (const shard of shards) for await (const batch of source.open(shard)) batches.push(batch);
-  assert.deepEqual(batches.map((b) => [b.rows.length, b.position]), [
+  assert.deepEqual(batches.map((b) => [b.rows.length, b.readPosition]), [
     [2, { files: [{ uri: `${root}/a.ndjson`, size: 18, etag: etagOf('a.ndjson') }] }],
     [0, { files: [{ uri: `${root}/empty.ndjson`, size: 0, etag: etagOf('empty.ndjson') }] }],
   ]);

@@ -15,7 +15,8 @@ import { after, before, describe, test } from 'node:test';
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
 import { loadSourceAccess } from '../../src/access.ts';
 import { MysqlSource } from '../../src/mysql/source.ts';
-import type { SourceBatch, SourceReadPosition } from '../../src/source.ts';
+import type { ShardReadPosition } from '@tributary/protocol';
+import type { SourceBatch } from '../../src/source.ts';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -89,16 +90,12 @@ describe('mysql read position with the binary log on (a private mariadbd)', () =
     const batches: SourceBatch[] = [];
     for await (const batch of source.open({ id: 'shop.orders', spec: { database: 'shop', table: 'orders', key: [{ name: 'id', kind: 'number' }] } })) batches.push(batch);
     assert.deepEqual(batches.flatMap((b) => b.rows), [[1, 10], [2, 20]]);
-    const expected: SourceReadPosition = {
-      kind: 'mysql-binlog',
-      source: 'binlogged',
-      server: 'mariadb',
-      serverId: 77,
-      binlogFile: String(before.File),
-      binlogPosition: Number(before.Position),
-      gtidSet: String(gtid.pos),
-      consistent: true,
-      unavailable: null,
+    const expected: ShardReadPosition = {
+      server: {
+        id: `127.0.0.1:${port}`,
+        log: { file: String(before.File), offset: Number(before.Position), gtid: String(gtid.pos), consistent: 'true', serverId: 77 },
+        order: `${String(before.File)}:${String(before.Position).padStart(20, '0')}`,
+      },
     };
     for (const batch of batches) assert.deepEqual(batch.readPosition, expected);
     assert.ok(movedTo !== undefined && Number(movedTo.Position) > Number(before.Position), 'the server moved past the snapshot');

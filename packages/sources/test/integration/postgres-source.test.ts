@@ -166,10 +166,10 @@ describe('postgres source reading PostgreSQL', () => {
     ];
     assert.deepEqual(rows.map((r) => r.map(hex)), expected.map((r) => r.map(hex)));
     assert.ok(Object.is(rows[1]?.[9], -0), 'float8 -0 keeps its sign');
-    const position = batches[0]?.readPosition;
-    assert.equal(position?.kind, 'postgres-wal');
-    assert.match(String(position?.lsn), /^[0-9A-F]+\/[0-9A-F]+$/);
-    assert.match(String(position?.snapshot), /^\d+:\d+:[\d,]*$/);
+    const position = batches[0]?.readPosition?.server;
+    assert.equal(position?.id, `${services.postgres.host}:${services.postgres.port}`);
+    assert.match(String(position?.log.lsn), /^[0-9A-F]+\/[0-9A-F]+$/);
+    assert.match(String(position?.log.snapshot), /^\d+:\d+:[\d,]*$/);
   });
 
   test('values no table type holds fail their row, naming the shard, position and column', async () => {
@@ -256,7 +256,7 @@ describe('postgres source reading PostgreSQL', () => {
     await db.query(`UPDATE moving SET v = 'changed' WHERE id IN (5, 15000)`);
     await db.query('DELETE FROM moving WHERE id = 19999');
     // The read's position lies between the open and the writes it does not see.
-    const read = (first.value as SourceBatch).readPosition?.lsn;
+    const read = (first.value as SourceBatch).readPosition?.server?.log.lsn;
     const order = await db.query<{ ok: boolean }>('SELECT $1::pg_lsn <= $2::pg_lsn AND $2::pg_lsn < $3::pg_lsn AS ok', [atOpen, read, await lsn()]);
     assert.equal(order.rows[0]?.ok, true, `${String(atOpen)} ≤ ${String(read)} < after the writes`);
     const rows = [...(first.value as SourceBatch).rows];

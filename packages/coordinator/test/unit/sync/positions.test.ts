@@ -15,11 +15,11 @@ const binlog = (host: string, file: number, offset: number): ShardReadPosition =
 });
 
 test('no position (the generator): no property', () => {
-  assert.deepEqual(foldPositions('s', [{ id: 'a', position: undefined }]), { properties: {} });
+  assert.deepEqual(foldPositions('s', [{ id: 'a', readPosition: undefined }]), { properties: {} });
 });
 
 test('10,000 MySQL shards over 4 hosts: per host the shard count and the lowest and highest position, inline', () => {
-  const shards = Array.from({ length: 10_000 }, (_, i) => ({ id: `db${i}.t`, position: binlog(`h${i % 4}:3306`, 1 + (i % 7), 1000 + i) }));
+  const shards = Array.from({ length: 10_000 }, (_, i) => ({ id: `db${i}.t`, readPosition: binlog(`h${i % 4}:3306`, 1 + (i % 7), 1000 + i) }));
   const folded = foldPositions('sync-1', shards);
   assert.equal(folded.object, undefined);
   const text = folded.properties[POSITIONS_PROPERTY] ?? '';
@@ -33,7 +33,7 @@ test('10,000 MySQL shards over 4 hosts: per host the shard count and the lowest 
 });
 
 test('more servers than the summary holds: a count inline, every position in the object', () => {
-  const shards = Array.from({ length: 100 }, (_, i) => ({ id: `s${i}`, position: binlog(`h${i}:3306`, 1, i) }));
+  const shards = Array.from({ length: 100 }, (_, i) => ({ id: `s${i}`, readPosition: binlog(`h${i}:3306`, 1, i) }));
   const folded = foldPositions('sync-2', shards);
   const parsed = JSON.parse(folded.properties[POSITIONS_PROPERTY] ?? '') as { serverCount: number; servers?: unknown; object: string; objectSha256: string };
   assert.equal(parsed.serverCount, 100);
@@ -45,14 +45,14 @@ test('more servers than the summary holds: a count inline, every position in the
 
 test('files: inline while small, else in the object; loadedFilesOf reads either and checks the object\'s SHA-256', async () => {
   const file = (i: number) => ({ uri: `s3://b/in/file-${i}.csv`, size: i, etag: `e${i}` });
-  const small = foldPositions('s', [{ id: 'f0', position: { files: [file(1), file(2)] } }]);
+  const small = foldPositions('s', [{ id: 'f0', readPosition: { files: [file(1), file(2)] } }]);
   assert.equal(small.object, undefined);
   assert.deepEqual(await loadedFilesOf(small.properties, () => Promise.reject(new Error('no object expected'))), [
     ['s3://b/in/file-1.csv', 'e1'],
     ['s3://b/in/file-2.csv', 'e2'],
   ]);
 
-  const shards = Array.from({ length: 50 }, (_, s) => ({ id: `files-${s}`, position: { files: Array.from({ length: 20 }, (_, k) => file(s * 20 + k)) } }));
+  const shards = Array.from({ length: 50 }, (_, s) => ({ id: `files-${s}`, readPosition: { files: Array.from({ length: 20 }, (_, k) => file(s * 20 + k)) } }));
   const big = foldPositions('s', shards);
   const text = big.properties[POSITIONS_PROPERTY] ?? '';
   assert.ok(Buffer.byteLength(text) <= INLINE_LIMIT);
