@@ -70,6 +70,7 @@ export function printReport(report: Report): void {
   ratio('pypaimon', 5, 'pypaimon');
   ratio('mysql2', 0.5, 'mysql2 ceiling');
   ratio('mariadb', 0, 'mariadb client (no target)');
+  ratio('psql', 0.5, 'psql ceiling (PostgreSQL)');
   console.log(`\nTributary worker peak RSS ${int(t.rss)} MB (target ≤ 384: ${t.rss <= 384 ? 'met' : 'NOT met'})`);
   const java = summary.get('java');
   if (java !== undefined && Number.isFinite(java.files)) {

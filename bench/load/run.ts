@@ -1,9 +1,11 @@
 /**
  * `npm run bench:load`: MariaDB shards → one Paimon primary-key table on MinIO, end to end, against
  * a Paimon Java loader, a pypaimon loader and the source-read ceiling, interleaved round by round
- * (see bench/load/README.md).
+ * (see bench/load/README.md). With `--source postgres`, PostgreSQL shards of the same shape
+ * (dataset-postgres.ts) against `psql` reading every shard to /dev/null as the ceiling.
  *
- *   npm run bench:load -- [--shards 8] [--rows 1000000] [--rounds 3] [--contenders tributary,java,pypaimon,mysql2,mariadb]
+ *   npm run bench:load -- [--source mysql|postgres] [--shards 8] [--rows 1000000] [--rounds 3]
+ *                         [--contenders tributary,java,pypaimon,mysql2,mariadb | tributary,psql]
  *                         [--worker-cpu-prof DIR] [--baseline DIR] [--no-check] [--keep]
  *
  * `--baseline DIR`: another checkout of the repository (with its node_modules) whose coordinator and
@@ -20,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { call, cpuSeconds, peakRssMb, s3Options, startCluster, type Cluster } from '../sync/processes.ts';
 import { ensureDataset, LOAD_COLUMNS, type Dataset, type Expected } from './dataset.ts';
+import { ensurePostgresDataset } from './dataset-postgres.ts';
 import { printReport, type Measurement } from './report.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -31,10 +34,11 @@ const pyDeps = join(here, 'python', '.deps');
 
 const { values: args } = parseArgs({
   options: {
+    source: { type: 'string', default: 'mysql' },
     shards: { type: 'string', default: '8' },
     rows: { type: 'string', default: '1000000' },
     rounds: { type: 'string', default: '3' },
-    contenders: { type: 'string', default: 'tributary,java,pypaimon,mysql2,mariadb' },
+    contenders: { type: 'string' },
     'worker-cpu-prof': { type: 'string' },
     baseline: { type: 'string' },
     'no-check': { type: 'boolean', default: false },
@@ -42,9 +46,13 @@ const { values: args } = parseArgs({
   },
 });
 
-const CONTENDERS = ['tributary', 'baseline', 'java', 'pypaimon', 'mysql2', 'mariadb'] as const;
+const CONTENDERS = ['tributary', 'baseline', 'java', 'pypaimon', 'mysql2', 'mariadb', 'psql'] as const;
 type Contender = (typeof CONTENDERS)[number];
-const contenders = [...(args.contenders ?? '').split(','), ...(args.baseline === undefined ? [] : ['baseline'])].filter((c): c is Contender => (CONTENDERS as readonly string[]).includes(c));
+const sourceKind = args.source === 'postgres' ? 'postgres' : 'mysql';
+if (args.source !== sourceKind) throw new Error(`bench: --source is mysql or postgres, not ${String(args.source)}`);
+// The Java and pypaimon loaders read MariaDB only; PostgreSQL's peer is its own client's read.
+const defaultContenders = sourceKind === 'postgres' ? 'tributary,psql' : 'tributary,java,pypaimon,mysql2,mariadb';
+const contenders = [...(args.contenders ?? defaultContenders).split(','), ...(args.baseline === undefined ? [] : ['baseline'])].filter((c): c is Contender => (CONTENDERS as readonly string[]).includes(c));
 const shards = Number(args.shards);
 const rowsPerShard = Number(args.rows);
 const rounds = Number(args.rounds);
@@ -53,6 +61,12 @@ const mariadb = {
   port: Number(process.env.TRIBUTARY_MARIADB_PORT ?? 3390),
   user: process.env.TRIBUTARY_MARIADB_USER ?? 'tributary',
   password: process.env.TRIBUTARY_MARIADB_PASSWORD ?? 'tributary',
+};
+const postgres = {
+  host: process.env.TRIBUTARY_POSTGRES_HOST ?? '127.0.0.1',
+  port: Number(process.env.TRIBUTARY_POSTGRES_PORT ?? 5440),
+  user: process.env.TRIBUTARY_POSTGRES_USER ?? 'tributary',
+  password: process.env.TRIBUTARY_POSTGRES_PASSWORD ?? 'tributary',
 };
 const s3 = s3Options();
 const bucket = process.env.TRIBUTARY_S3_BUCKET ?? 'tributary';
@@ -64,6 +78,8 @@ const childEnv = {
   BENCH_MYSQL_PASSWORD: mariadb.password,
   // The mariadb client's password, from its environment (never on a command line).
   MYSQL_PWD: mariadb.password,
+  // psql's, the same way.
+  PGPASSWORD: postgres.password,
   BENCH_S3_ENDPOINT: s3.endpoint,
   BENCH_S3_ACCESS_KEY: s3.accessKeyId,
   BENCH_S3_SECRET_KEY: s3.secretAccessKey,
@@ -133,7 +149,7 @@ async function runTributary(cluster: Cluster, dataset: Dataset, name: string): P
   const pids = [cluster.coordinator, ...cluster.workers].map((c) => c.pid ?? -1);
   const cpu0 = pids.map(cpuSeconds);
   const t0 = performance.now();
-  const source = { kind: 'mysql', connection: 'bench', databases: [dataset.database], tables: dataset.tables, batchRows: 10_000 };
+  const source = { kind: sourceKind, connection: sourceKind === 'postgres' ? 'bench-pg' : 'bench', databases: [dataset.database], tables: dataset.tables, batchRows: 10_000 };
   const { id } = await call<{ id: string }>(cluster.base, 'POST', '/v1/syncs', { table: { database: 'load', table: name }, source, mode: 'upsert' });
   for (;;) {
     const view = await call<{ phase: string; state?: { reason?: unknown } }>(cluster.base, 'GET', `/v1/syncs/${id}`);
@@ -184,6 +200,27 @@ async function runCeiling(kind: 'mysql2' | 'mariadb', dataset: Dataset): Promise
   return { seconds: (performance.now() - t0) / 1000, cpuSeconds: results.reduce((n, r) => n + r.cpuSeconds, 0), peakRssMb: NaN };
 }
 
+/**
+ * psql as the PostgreSQL ceiling: two processes, each its half of the shards, each shard read with
+ * the COPY the source itself runs (binary, in key order) and written to /dev/null.
+ */
+async function runPsqlCeiling(dataset: Dataset): Promise<Measurement> {
+  const halves = [0, 1].map((h) => dataset.tables.filter((_, i) => i % 2 === h));
+  const t0 = performance.now();
+  const results = await Promise.all(
+    halves.map(async (half) => {
+      const commands = half.map((t) => `-c "COPY (SELECT * FROM ${t} ORDER BY id) TO STDOUT (FORMAT binary)"`).join(' ');
+      const script = `psql -X -q -v ON_ERROR_STOP=1 -h ${postgres.host} -p ${postgres.port} -U ${postgres.user} -d ${dataset.database} ${commands} > /dev/null && cat /proc/$$/stat >&2`;
+      // The shell's own stat after its child exits (only if the client succeeded): cutime/cstime are the client's CPU.
+      const ran = await runProcess('bash', ['-c', script]);
+      const stat = ran.stderr.trim().split('\n').pop() ?? '';
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return { cpuSeconds: (Number(fields[13]) + Number(fields[14])) / 100 };
+    }),
+  );
+  return { seconds: (performance.now() - t0) / 1000, cpuSeconds: results.reduce((n, r) => n + r.cpuSeconds, 0), peakRssMb: NaN };
+}
+
 interface Check {
   readonly rows: number;
   readonly splitFiles: number;
@@ -216,18 +253,24 @@ function measure(contender: Contender, cluster: Cluster, dataset: Dataset, name:
     case 'mysql2':
     case 'mariadb':
       return runCeiling(contender, dataset);
+    case 'psql':
+      return runPsqlCeiling(dataset);
   }
 }
 
 async function main(): Promise<void> {
   log(`bench: load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  const dataset = await ensureDataset(mariadb, shards, rowsPerShard, log);
+  const dataset = sourceKind === 'postgres' ? await ensurePostgresDataset(postgres, shards, rowsPerShard, log) : await ensureDataset(mariadb, shards, rowsPerShard, log);
   if (contenders.some((c) => c === 'java' || c === 'pypaimon' || c === 'tributary')) await buildJava();
   if (contenders.includes('pypaimon')) await installPyDeps();
   const dir = join(tmpdir(), `bench-load-${run}`);
   await mkdir(dir, { recursive: true });
   const connectionsFile = join(dir, 'connections.json');
-  await writeFile(connectionsFile, JSON.stringify({ connections: { bench: { kind: 'mysql', host: mariadb.host, port: mariadb.port, user: mariadb.user, passwordEnv: 'BENCH_MYSQL_PASSWORD' } } }), { mode: 0o600 });
+  const connections = {
+    bench: { kind: 'mysql', host: mariadb.host, port: mariadb.port, user: mariadb.user, passwordEnv: 'BENCH_MYSQL_PASSWORD' },
+    'bench-pg': { kind: 'postgres', host: postgres.host, port: postgres.port, user: postgres.user, database: 'postgres', passwordEnv: 'BENCH_PG_PASSWORD' },
+  };
+  await writeFile(connectionsFile, JSON.stringify({ connections }), { mode: 0o600 });
   const prof = args['worker-cpu-prof'];
   const clusterOf = (name: string, checkout?: string) =>
     startCluster(
@@ -235,7 +278,7 @@ async function main(): Promise<void> {
       {
         workers: 2,
         workerConcurrency: 1,
-        extraEnv: { TRIBUTARY_CONNECTIONS_FILE: connectionsFile, BENCH_MYSQL_PASSWORD: mariadb.password },
+        extraEnv: { TRIBUTARY_CONNECTIONS_FILE: connectionsFile, BENCH_MYSQL_PASSWORD: mariadb.password, BENCH_PG_PASSWORD: postgres.password },
         ...(checkout === undefined ? {} : { root: checkout }),
         ...(prof === undefined ? {} : { workerNodeArgs: () => ['--cpu-prof', `--cpu-prof-dir=${join(prof, name)}`] }),
       },
@@ -251,7 +294,7 @@ async function main(): Promise<void> {
         const load = loadavg()[0] ?? NaN;
         if (contender === 'tributary' || contender === 'baseline' || contender === 'java' || contender === 'pypaimon') await createTable(cluster, name);
         const measured = await measure(contender, contender === 'baseline' ? (baseline ?? cluster) : cluster, dataset, name);
-        const check = contender === 'mysql2' || contender === 'mariadb' || args['no-check'] ? undefined : await checkTable(name, dataset.expected);
+        const check = contender === 'mysql2' || contender === 'mariadb' || contender === 'psql' || args['no-check'] ? undefined : await checkTable(name, dataset.expected);
         const m: Measurement = { ...measured, contender, round, rows: dataset.expected.rows, loadAverage: load, ...(check ? { check } : {}) };
         measurements.push(m);
         log(
