@@ -2,15 +2,15 @@
  * A worker's memory on one large PostgreSQL chunk: a table of ROWS rows (int8 key, numeric(12,2),
  * timestamp(6), text of ~40 characters) is synced as ONE shard by one worker process (a coordinator
  * in this process, Redis, MinIO and PostgreSQL as the tests use them), and the worker's peak
- * resident set (VmHWM) is printed with the rows and the time. Run it with two sizes: a bounded
+ * resident set (VmHWM) is printed with the rows, its CPU time and the wall time. Run it with two sizes: a bounded
  * worker's peak does not grow with the chunk.
  *
  *   node bench/sources/postgres-memory.bench.ts [rows]
  */
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { services } from '@tributary/testkit';
 import { inProcessCoordinator, spawnWorker, stop, syncEnv, waitForPhase } from '../../test/integration/sync/harness.ts';
+import { cpuSeconds, peakRssMb } from './proc.ts';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const { host, port, user, password } = services.postgres;
@@ -19,11 +19,6 @@ const e = syncEnv('pgmem', {
   env: { BENCH_PG_PASSWORD: password },
 });
 const database = e.prefix.replaceAll('-', '_');
-
-function peakRssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:')) ?? '';
-  return Math.round(Number(/\d+/.exec(line)?.[0] ?? 0) / 1024);
-}
 
 const admin = new pg.Client({ host, port, user, password, database: 'postgres' });
 await admin.connect();
@@ -47,6 +42,7 @@ try {
   const created = await coordinator.app.inject({ method: 'POST', url: '/v1/tables', payload: { database: 'bench', name: 'big', columns } });
   if (created.statusCode !== 201) throw new Error(created.body);
   const idleMb = peakRssMb(worker.pid ?? -1);
+  const cpu0 = cpuSeconds(worker.pid ?? -1);
   const started = Date.now();
   const response = await coordinator.app.inject({
     method: 'POST',
@@ -57,7 +53,7 @@ try {
   const done = await waitForPhase(() => coordinator.syncs.get(response.json<{ id: string }>().id), ['COMMITTED', 'ABORTED'], 3_600_000);
   const seconds = (Date.now() - started) / 1000;
   console.log(
-    `${done.state.phase}: ${ROWS.toLocaleString('en')} rows in one shard, ${seconds.toFixed(1)} s (${Math.round(ROWS / seconds).toLocaleString('en')} rows/s); worker peak RSS ${peakRssMb(worker.pid ?? -1)} MiB (${idleMb} MiB when ready)`,
+    `${done.state.phase}: ${ROWS.toLocaleString('en')} rows in one shard, ${seconds.toFixed(1)} s (${Math.round(ROWS / seconds).toLocaleString('en')} rows/s); worker CPU ${(cpuSeconds(worker.pid ?? -1) - cpu0).toFixed(1)} s; worker peak RSS ${peakRssMb(worker.pid ?? -1)} MiB (${idleMb} MiB when ready)`,
   );
 } finally {
   await stop(worker);
