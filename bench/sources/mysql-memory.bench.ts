@@ -24,7 +24,7 @@ const worker = await spawnWorker(e);
 try {
   await admin.query(`CREATE TABLE \`${database}\`.big (id BIGINT NOT NULL PRIMARY KEY, amount DECIMAL(12,2), created DATETIME(6), note VARCHAR(64))`);
   await admin.query(
-    `INSERT INTO \`${database}\`.big SELECT seq, (seq % 100000) / 100.0 - 500, TIMESTAMP '1999-01-01 00:00:00' + INTERVAL seq * 1234567 MICROSECOND, CONCAT('a note of about forty characters, ', seq) FROM `${database}`.seq_1_to_${ROWS}`,
+    `INSERT INTO \`${database}\`.big SELECT seq, (seq % 100000) / 100.0 - 500, TIMESTAMP '1999-01-01 00:00:00' + INTERVAL seq * 1234567 MICROSECOND, CONCAT('a note of about forty characters, ', seq) FROM \`${database}\`.seq_1_to_${ROWS}`,
   );
   const columns = [
     { name: 'id', type: 'BIGINT NOT NULL' },
