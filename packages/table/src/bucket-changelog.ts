@@ -15,10 +15,10 @@
  *   ChangelogWrite.writeBucket turns into data files and changelog files against the base snapshot
  *   (before-images, `+I`, `-U`/`+U`, `-D` with the stored row, nothing for a no-op).
  *
- * Memory of writeBucketChangelog: ChangelogWrite.writeBucket takes one bucket's changes at once, so
- * the bucket's merged rows are held in memory (one array of values per row) together with its data
- * and changelog records; everything else streams. A bucket should stay within a few hundred thousand
- * changed keys per load (more buckets for more); bench/changelog measures the worker's peak RSS.
+ * Memory of writeBucketChangelog: the merged batches stream through ChangelogWrite.writeBucketBatches
+ * (before-images probed batch by batch, records appended to open file runs), so a bucket job holds
+ * one merged batch, one row group per overlapping base file and the open files' buffers, whatever
+ * the bucket's size; bench/changelog measures the worker's peak RSS.
  */
 import { errorFrom } from '@tributary/errors';
 import { tableErrors } from './errors.ts';
@@ -152,17 +152,24 @@ export interface MergedChangelogBucket extends MergedBucket {
  * `input.onRows` is told the rows taken so far, once per batch (progress; throwing stops it).
  */
 export async function writeBucketChangelog(input: BucketMergeInput, merged: MergedRows, write: ChangelogWrite): Promise<MergedChangelogBucket> {
+  const changelog = await write.writeBucketBatches(keyedChanges(input, merged));
+  return { message: changelog.message ?? undefined, rows: changelog.dataRows, collidingKeys: merged.collidingKeys(), changelog };
+}
+
+/** The merged batches as the bucket's final changes, one array per batch. */
+async function* keyedChanges(input: BucketMergeInput, merged: MergedRows): AsyncGenerator<KeyedChange[]> {
   const k = trimmedPrimaryKeys(input.schema).length;
-  const changes: KeyedChange[] = [];
+  let taken = 0;
   for await (const batch of merged.batches) {
     const kinds = batch.columns[k + 1];
     if (kinds === undefined) throw new Error('merged rows lack their _VALUE_KIND column');
     const values = batch.columns.slice(k + 2);
+    const changes: KeyedChange[] = [];
     for (let i = 0; i < batch.length; i++) {
       changes.push({ kind: isRetract(valueAt(kinds, i) as number) ? 'delete' : 'upsert', row: values.map((c) => valueAt(c, i)) });
     }
-    await input.onRows?.(changes.length);
+    taken += changes.length;
+    await input.onRows?.(taken);
+    yield changes;
   }
-  const changelog = await write.writeBucket(changes);
-  return { message: changelog.message ?? undefined, rows: changelog.dataRows, collidingKeys: merged.collidingKeys(), changelog };
 }

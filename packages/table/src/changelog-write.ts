@@ -34,7 +34,7 @@ import { fieldsByName, partitionFields, trimmedPrimaryKeys, validateTableSchema,
 import type { InternalRow, InternalValue, RowType } from './spec/types.ts';
 import { FileStoreScan } from './snapshot/file-store-scan.ts';
 import { SnapshotManager } from './snapshot/snapshot-manager.ts';
-import { lookupBeforeImages } from './read/before-images.ts';
+import { BeforeImageProbe } from './read/before-images.ts';
 import { TableRead } from './read/table-read.ts';
 import { keyValueFileMeta, localCreationTime, valueStatsOptions, type FileMetaContext } from './write/data-file-metas.ts';
 import { KeyValueFileWriter } from './write/key-value-writer.ts';
@@ -150,35 +150,41 @@ export class ChangelogWrite {
    * each key once (a delete may carry only the primary-key columns). A bucket is written once.
    * @throws WRITE_ROW_INVALID when rows span buckets, are out of key order, repeat a key or lack a key value
    */
-  async writeBucket(changes: readonly KeyedChange[]): Promise<BucketChangelog> {
+  writeBucket(changes: readonly KeyedChange[]): Promise<BucketChangelog> {
+    return this.writeBucketBatches([changes]);
+  }
+
+  /**
+   * writeBucket with the bucket's changes streamed in batches (the batches together in ascending key
+   * order): each batch's before-images are probed, its data and changelog records appended to the
+   * bucket's two open file runs, and the batch dropped, so memory is one batch, one row group per
+   * overlapping base file and the open files' buffers, whatever the bucket's size. Rows are checked
+   * batch by batch; a failure aborts the files written so far.
+   * @throws WRITE_ROW_INVALID as writeBucket (`row` counts from the first batch's first row)
+   */
+  async writeBucketBatches(batches: AsyncIterable<readonly KeyedChange[]> | Iterable<readonly KeyedChange[]>): Promise<BucketChangelog> {
     this.#checkOpen();
-    const empty: BucketChangelog = { message: null, dataRows: 0, inserts: 0, updates: 0, deletes: 0, filesRead: 0 };
-    if (changes.length === 0) return empty;
-    const target = this.#checkBucket(changes);
-    const files = this.#base.get(target.key) ?? [];
-    const keys = changes.map((c) => this.#keyIndex.map((i) => c.row[i] ?? null));
-    const { images, filesRead } = await lookupBeforeImages(this.#read, files, keys, { ignoreDelete: this.#rules.ignoreDelete });
-    let next = files.reduce((max, e) => (e.file.maxSequenceNumber > max ? e.file.maxSequenceNumber : max), -1n) + 1n;
-    const data: InternalRow[] = [];
-    const changelog: InternalRow[] = [];
-    const counts = { inserts: 0, updates: 0, deletes: 0 };
-    changes.forEach((change, i) => {
-      const before = images[i] ?? null;
-      const outcome = keyOutcome(before, change, this.#rules);
-      if (outcome.data === null) return;
-      const sequence = next++;
-      data.push(this.#record(outcome.data.row, sequence, outcome.data.kind));
-      for (const row of outcome.changelog) {
-        changelog.push(this.#record(row.row, row.sequence === 'before' ? (before?.sequenceNumber ?? sequence) : sequence, row.kind));
-        count(counts, row);
+    let bucket: BucketRuns | undefined;
+    let offset = 0;
+    let previous: KeyedChange | undefined;
+    try {
+      for await (const changes of batches) {
+        if (changes.length === 0) continue;
+        this.#checkRows(changes, offset, previous);
+        const target = this.#checkBucket(changes, offset, bucket?.target);
+        bucket ??= this.#openBucket(target);
+        await this.#writeChanges(bucket, changes);
+        offset += changes.length;
+        previous = changes[changes.length - 1];
       }
-    });
-    if (data.length === 0) return { ...empty, filesRead };
-    const newFiles = await this.#writeRun(target, 'data-', data);
-    const changelogFiles = changelog.length === 0 ? [] : await this.#writeRun(target, this.#changelogPrefix(), changelog);
-    const message = dataFilesMessage(target.partition, target.bucket, target.totalBuckets, { newFiles, changelogFiles });
-    this.#messages.push(message);
-    return { message, dataRows: data.length, ...counts, filesRead };
+    } catch (error) {
+      await bucket?.probe.close();
+      await bucket?.data?.abort(error);
+      await bucket?.changelog?.abort(error);
+      throw error;
+    }
+    if (bucket === undefined) return { message: null, dataRows: 0, inserts: 0, updates: 0, deletes: 0, filesRead: 0 };
+    return this.#finish(bucket);
   }
 
   /** Every message written so far (one per bucket that changed); the writer takes no more rows. */
@@ -192,25 +198,95 @@ export class ChangelogWrite {
     if (this.#closed) throw errorFrom(tableErrors, 'WRITE_CLOSED', 'this ChangelogWrite was already prepared for commit', { writerId: this.#writerId });
   }
 
-  /** The one bucket of the rows, in strictly ascending key order with no null key value. */
-  #checkBucket(changes: readonly KeyedChange[]): BucketTarget {
-    const invalid = (message: string, row: number) => errorFrom(tableErrors, 'WRITE_ROW_INVALID', message, { row });
+  /** Each row has all columns and its key values, in strictly ascending key order after `previous`. */
+  #checkRows(changes: readonly KeyedChange[], offset: number, previous: KeyedChange | undefined): void {
+    const invalid = (message: string, row: number) => errorFrom(tableErrors, 'WRITE_ROW_INVALID', message, { row: offset + row });
     changes.forEach((c, i) => {
       if (c.row.length !== this.#rowType.fields.length) throw invalid(`row has ${c.row.length} values, the table ${this.#rowType.fields.length} columns`, i);
       if (this.#schema.primaryKeys.some((k) => (c.row[this.#schema.fields.findIndex((f) => f.name === k)] ?? null) === null)) {
         throw invalid('a primary-key value is null', i);
       }
-      const previous = changes[i - 1];
-      if (previous !== undefined && compareKeys(previous.row, c.row, this.#keyIndex) >= 0) {
+      const before = i === 0 ? previous : changes[i - 1];
+      if (before !== undefined && compareKeys(before.row, c.row, this.#keyIndex) >= 0) {
         throw invalid('rows of a bucket must be in ascending primary-key order, each key once', i);
       }
     });
+  }
+
+  /** The one bucket of the rows: `current` when given (a later batch), else a bucket not yet written by this writer. */
+  #checkBucket(changes: readonly KeyedChange[], offset: number, current: BucketTarget | undefined): BucketTarget {
+    const invalid = (message: string, row: number) => errorFrom(tableErrors, 'WRITE_ROW_INVALID', message, { row: offset + row });
     const routed = this.#router.route(batchFromRows(this.#routeType, changes.map((c) => c.row)));
     const first = routed[0];
     if (first === undefined || routed.length > 1) throw invalid('the rows belong to more than one (partition, bucket)', routed[1]?.rows[0] ?? 0);
+    if (current !== undefined) {
+      if (first.target.key !== current.key) throw invalid('the rows belong to more than one (partition, bucket)', 0);
+      return current;
+    }
     if (this.#written.has(first.target.key)) throw invalid(`bucket ${first.target.bucket} of this partition was already written by this changelog write`, 0);
     this.#written.add(first.target.key);
     return first.target;
+  }
+
+  #openBucket(target: BucketTarget): BucketRuns {
+    const files = this.#base.get(target.key) ?? [];
+    return {
+      target,
+      probe: new BeforeImageProbe(this.#read, files, { ignoreDelete: this.#rules.ignoreDelete }),
+      next: files.reduce((max, e) => (e.file.maxSequenceNumber > max ? e.file.maxSequenceNumber : max), -1n) + 1n,
+      data: undefined,
+      changelog: undefined,
+      dataRows: 0,
+      counts: { inserts: 0, updates: 0, deletes: 0 },
+    };
+  }
+
+  /** One batch: its before-images, the per-key rule, its records appended to the bucket's runs. */
+  async #writeChanges(bucket: BucketRuns, changes: readonly KeyedChange[]): Promise<void> {
+    const images = await bucket.probe.lookup(changes.map((c) => this.#keyIndex.map((i) => c.row[i] ?? null)));
+    const data: InternalRow[] = [];
+    const changelog: InternalRow[] = [];
+    changes.forEach((change, i) => {
+      const before = images[i] ?? null;
+      const outcome = keyOutcome(before, change, this.#rules);
+      if (outcome.data === null) return;
+      const sequence = bucket.next++;
+      data.push(this.#record(outcome.data.row, sequence, outcome.data.kind));
+      for (const row of outcome.changelog) {
+        changelog.push(this.#record(row.row, row.sequence === 'before' ? (before?.sequenceNumber ?? sequence) : sequence, row.kind));
+        count(bucket.counts, row);
+      }
+    });
+    const recordType = keyValueRowType(this.#rowType, this.#trimmed);
+    if (data.length > 0) {
+      bucket.data ??= this.#runWriter(bucket.target, 'data-');
+      await bucket.data.write(batchFromRows(recordType, data));
+      bucket.dataRows += data.length;
+    }
+    if (changelog.length > 0) {
+      bucket.changelog ??= this.#runWriter(bucket.target, this.#changelogPrefix());
+      await bucket.changelog.write(batchFromRows(recordType, changelog));
+    }
+  }
+
+  async #finish(bucket: BucketRuns): Promise<BucketChangelog> {
+    const filesRead = bucket.probe.filesRead;
+    await bucket.probe.close();
+    const { target, counts } = bucket;
+    if (bucket.data === undefined) return { message: null, dataRows: 0, inserts: 0, updates: 0, deletes: 0, filesRead };
+    let newFiles: DataFileMeta[];
+    let changelogFiles: DataFileMeta[];
+    try {
+      newFiles = await this.#closeRun(bucket.data);
+      changelogFiles = bucket.changelog === undefined ? [] : await this.#closeRun(bucket.changelog);
+    } catch (error) {
+      await bucket.data.abort(error);
+      await bucket.changelog?.abort(error);
+      throw error;
+    }
+    const message = dataFilesMessage(target.partition, target.bucket, target.totalBuckets, { newFiles, changelogFiles });
+    this.#messages.push(message);
+    return { message, dataRows: bucket.dataRows, ...counts, filesRead };
   }
 
   /** A key-value record: trimmed key, `_SEQUENCE_NUMBER`, `_VALUE_KIND`, the table columns. */
@@ -224,9 +300,9 @@ export class ChangelogWrite {
     return prefix === undefined || prefix.trim() === '' ? 'changelog-' : prefix.trim();
   }
 
-  async #writeRun(target: BucketTarget, prefix: string, records: readonly InternalRow[]): Promise<DataFileMeta[]> {
+  #runWriter(target: BucketTarget, prefix: string): KeyValueFileWriter {
     const dir = `${this.#tablePath}/${target.partitionPath}bucket-${target.bucket}`;
-    const writer = new KeyValueFileWriter({
+    return new KeyValueFileWriter({
       uuid: `${this.#writerId}-${randomUUID()}`,
       fileNamePrefix: prefix,
       targetFileSize: this.#targetFileSize,
@@ -234,20 +310,28 @@ export class ChangelogWrite {
       tableRowType: this.#rowType,
       trimmedPrimaryKeys: this.#trimmed,
     });
-    try {
-      await writer.writeRun(batchFromRows(keyValueRowType(this.#rowType, this.#trimmed), records));
-      const ctx: FileMetaContext = {
-        schemaId: this.#schema.id,
-        creationTime: localCreationTime(new Date()),
-        valueStats: valueStatsOptions(this.#rowType.fields, this.#schema.options),
-      };
-      const keyTypes = fieldsByName(this.#schema, this.#trimmed).map((f) => f.type);
-      return (await writer.close()).map((file) => keyValueFileMeta(file, keyTypes, ctx));
-    } catch (error) {
-      await writer.abort(error);
-      throw error;
-    }
   }
+
+  async #closeRun(writer: KeyValueFileWriter): Promise<DataFileMeta[]> {
+    const ctx: FileMetaContext = {
+      schemaId: this.#schema.id,
+      creationTime: localCreationTime(new Date()),
+      valueStats: valueStatsOptions(this.#rowType.fields, this.#schema.options),
+    };
+    const keyTypes = fieldsByName(this.#schema, this.#trimmed).map((f) => f.type);
+    return (await writer.close()).map((file) => keyValueFileMeta(file, keyTypes, ctx));
+  }
+}
+
+/** One bucket being written: its before-image probe, its next sequence number, its two file runs (opened at their first record). */
+interface BucketRuns {
+  readonly target: BucketTarget;
+  readonly probe: BeforeImageProbe;
+  next: bigint;
+  data: KeyValueFileWriter | undefined;
+  changelog: KeyValueFileWriter | undefined;
+  dataRows: number;
+  readonly counts: { inserts: number; updates: number; deletes: number };
 }
 
 function count(counts: { inserts: number; updates: number; deletes: number }, row: ChangelogRow): void {

@@ -32,7 +32,7 @@ export interface KeyValueOrder {
 }
 
 /** The total order of SortMergeReaderWithMinHeap: key, then user sequence, then _SEQUENCE_NUMBER. */
-function compareKeyValues(order: KeyValueOrder, a: KeyValue, b: KeyValue): number {
+export function compareKeyValues(order: KeyValueOrder, a: KeyValue, b: KeyValue): number {
   const byKey = order.compareKey(a.key, b.key);
   if (byKey !== 0) return byKey;
   const byUser = order.compareUserSequence?.(a, b) ?? 0;

@@ -130,6 +130,14 @@ export class TableRead implements AsyncIterable<InternalRow> {
     return this.#readRun([entry], fieldsByName(this.#schema, trimmedPrimaryKeys(this.#schema)));
   }
 
+  /**
+   * The records of one primary-key data file as column batches (one per row group), in key order:
+   * `_SEQUENCE_NUMBER`, `_VALUE_KIND`, then the table columns. No row is materialised.
+   */
+  keyValueBatches(entry: ManifestEntry): AsyncGenerator<ColumnBatch> {
+    return this.#readFile(entry, { fields: [SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD, ...this.#schema.fields] });
+  }
+
   /** How this table's records are ordered in a merge: the trimmed primary key, then `sequence.field`. */
   keyValueOrder(): KeyValueOrder {
     const keyFields = fieldsByName(this.#schema, trimmedPrimaryKeys(this.#schema));
