@@ -2,9 +2,9 @@
  * Writes a load into a primary-key table with `changelog-producer = input`, computing its complete
  * changelog from the pinned base snapshot (Paimon's lookup rule, without a Java compaction):
  *
- *   one bucket's netted changes, in key order, each key once
+ *   one bucket's netted changes, in key order, each key once (at once, or streamed in batches)
  *     ─► before-images of those keys in the base snapshot (read/before-images.ts: only the files
- *        whose key range holds one of them)
+ *        whose key range holds one of them, probed by key, batch by batch)
  *     ─► per key: data record and changelog rows (format/changelog.ts)
  *     ─► one level-0 data file run `data-<writer>-<uuid>-<n>.parquet` (+I/+U after images, -D
  *        tombstones holding the stored row), sequence numbers from the bucket's base maximum + 1
