@@ -22,8 +22,9 @@ HIVE_JAR="$HIVE_JAVA_DIR/target/paimon-hive-oracle.jar"
 # (the compat tests start one per oracle call). Made for this exact JDK, so the JDK is in the stamp.
 CDS="$JAVA_DIR/target/paimon-oracle.jsa"
 
-# stamp_of <files...>: one hash over the files' contents and names.
-stamp_of() { sha256sum "$@" | sha256sum | cut -d' ' -f1; }
+# stamp_of <files...>: one hash over the files' contents and their names relative to the checkout
+# (absolute paths would make every checkout of the same sources rebuild the shared results).
+stamp_of() { (cd "$REPO" && sha256sum "${@#"$REPO"/}") | sha256sum | cut -d' ' -f1; }
 
 # python_venv <venv> <requirements> <what> <import check>: (re)creates the venv when its pins changed.
 python_venv() {
