@@ -21,6 +21,8 @@ export interface ApiLoadOptions {
   /** Alternating rounds (ours, then the baseline's if any). */
   readonly rounds: number;
   readonly baselineRoot?: string;
+  /** Node flags of each serving coordinator, given its contender name (e.g. --cpu-prof). */
+  readonly nodeArgs?: (contender: string) => readonly string[];
   readonly progress: (line: string) => void;
 }
 
@@ -165,8 +167,8 @@ export async function measureApiLoad(redis: Redis, deployment: Deployment, optio
 
   const contenders: { name: string; started: Started }[] = [];
   const env = deploymentEnv(deployment, { TRIBUTARY_PORT: '0' });
-  contenders.push({ name: 'ours', started: await startProcess('coordinator', env) });
-  if (options.baselineRoot !== undefined) contenders.push({ name: 'baseline', started: await startProcess('coordinator', env, [], options.baselineRoot) });
+  contenders.push({ name: 'ours', started: await startProcess('coordinator', env, options.nodeArgs?.('ours')) });
+  if (options.baselineRoot !== undefined) contenders.push({ name: 'baseline', started: await startProcess('coordinator', env, options.nodeArgs?.('baseline'), options.baselineRoot) });
 
   const bursts: Burst[] = [];
   const peak: Record<string, number> = {};

@@ -160,6 +160,7 @@ async function apiLoad(): Promise<void> {
       baselineMaxConcurrency: Number(values['api-baseline-max-concurrency'] ?? Infinity),
       rounds: Number(values['api-rounds']),
       baselineRoot: values['api-baseline'],
+      nodeArgs: (contender) => cpuProf(`api-${contender}-coordinator`),
       progress,
     });
     printApiLoad(result);

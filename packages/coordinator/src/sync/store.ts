@@ -49,13 +49,14 @@ import { coordinatorErrors } from '../errors.ts';
 import { SyncPhaseSchema, SyncRecordSchema } from './record-schema.ts';
 import { isTerminal, stagedDiscardable, transition, type SyncEvent, type SyncPhase, type SyncRecord } from './state.ts';
 import { SyncHeadSchema, syncHead, type SyncHead } from './head.ts';
-import { SyncSummarySchema, syncSummary, type SyncSummary } from './summary.ts';
+import { SyncSummarySchema, syncSummary, summaryText, type SyncSummary } from './summary.ts';
 
 // KEYS: record, index, active, attempts, the table's index, the database's index, the bucket
 // attempts. ARGV: expected
 // version (-1: must not exist), new version, json, phase, created score, sync id, terminal (1/0),
 // table (db.table), and for a create only: the most non-terminal syncs overall and per table (-1:
-// no limit), the record key prefix of other syncs; then discard (1/0), the summary, the head. Returns 1
+// no limit), the record key prefix of other syncs; then discard (1/0), the summary, the head, the
+// summary's version (the new version when the summary is its schema's own text, else ''). Returns 1
 // written, 0 version mismatch (or exists), -1 overall limit reached, -2 table limit. The limits are
 // checked in the same step as the write, so two concurrent starts cannot both pass. A terminal
 // transition marks the attempts still shown running as abandoned in the same step. Every write
@@ -81,7 +82,7 @@ if ARGV[1] == '-1' then
 elseif current ~= ARGV[1] then
   return 0
 end
-redis.call('HSET', KEYS[1], 'version', ARGV[2], 'json', ARGV[3], 'phase', ARGV[4], 'table', ARGV[8], 'discard', ARGV[12], 'summary', ARGV[13], 'head', ARGV[14])
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'json', ARGV[3], 'phase', ARGV[4], 'table', ARGV[8], 'discard', ARGV[12], 'summary', ARGV[13], 'head', ARGV[14], 'summaryVersion', ARGV[15])
 if ARGV[1] == '-1' then redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6]) end
 local score = redis.call('ZSCORE', KEYS[2], ARGV[6])
 if score then
@@ -100,16 +101,35 @@ return 1
 
 // Indexes one record written without a summary (by an older coordinator). KEYS: record, index,
 // the table's index, the database's index. ARGV: the version the summary was computed from, the
-// summary, the sync id. Does nothing when the record changed since it was read (its writer, or the
+// summary, the sync id, the summary's version (as in CAS_SCRIPT). Does nothing when the record changed since it was read (its writer, or the
 // next list, indexes it) or is gone. Returns 1 indexed, 0 not.
 const BACKFILL_SCRIPT = `
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
-if redis.call('HEXISTS', KEYS[1], 'summary') == 0 then redis.call('HSET', KEYS[1], 'summary', ARGV[2]) end
+if redis.call('HEXISTS', KEYS[1], 'summary') == 0 then redis.call('HSET', KEYS[1], 'summary', ARGV[2], 'summaryVersion', ARGV[4]) end
 local score = redis.call('ZSCORE', KEYS[2], ARGV[3])
 if not score then return 0 end
 redis.call('ZADD', KEYS[3], score, ARGV[3])
 redis.call('ZADD', KEYS[4], score, ARGV[3])
 return 1
+`;
+
+// A page of a list. KEYS: the index. ARGV: the first and last rank (newest first), the record key
+// prefix. Returns five values per id: the id, its summary (nil: none, or the record is gone), '1'
+// when that summary is its schema's own text for the record's current version (written by this
+// version of the store; a coordinator that predates summaryVersion leaves it behind) else '0', the
+// record's phase and its table (db.table), as the record's write left them.
+const LIST_PAGE_SCRIPT = `
+local ids = redis.call('ZREVRANGE', KEYS[1], ARGV[1], ARGV[2])
+local out = {}
+for _, id in ipairs(ids) do
+  local f = redis.call('HMGET', ARGV[3] .. id, 'summary', 'version', 'summaryVersion', 'phase', 'table')
+  out[#out + 1] = id
+  out[#out + 1] = f[1]
+  out[#out + 1] = (f[1] and f[2] and f[2] == f[3]) and '1' or '0'
+  out[#out + 1] = f[4]
+  out[#out + 1] = f[5]
+end
+return out
 `;
 
 /** The marker `migrateIndex` leaves once every record listed in `<prefix>:syncs` has its summary and is in its indexes. */
@@ -418,21 +438,33 @@ export class SyncStore {
    * time from the narrowest index the filter allows (the table's, the database's, else all syncs).
    */
   async listSummaries(filter: ListFilter): Promise<SyncSummary[]> {
+    return (await this.listSummaryTexts(filter)).map((text) => SyncSummarySchema.parse(JSON.parse(text)));
+  }
+
+  /**
+   * What `listSummaries` finds, as the JSON text of each summary, each exactly what the summary
+   * schema's serialisation gives (GET /v1/syncs splices them). One round trip per page: a script
+   * reads the ids and their summaries together; a summary this version of the store wrote is
+   * passed on as stored, any other is parsed and re-serialised, a missing one is backfilled.
+   */
+  async listSummaryTexts(filter: ListFilter): Promise<string[]> {
     const index = await this.#indexFor(filter);
-    const found: SyncSummary[] = [];
-    for (let start = 0; found.length < filter.limit; start += LIST_PAGE) {
-      const ids = await this.#redis.zrevrange(index, start, start + LIST_PAGE - 1);
-      if (ids.length === 0) break;
-      const summaries = await this.#summaries(ids);
-      const gone = ids.filter((_, i) => summaries[i] === undefined);
-      if (gone.length > 0) {
-        await this.#redis.zrem(index, ...gone);
-        start -= gone.length; // the next page moved up by as many
-      }
-      for (const summary of summaries) {
-        if (summary !== undefined && matches(summary, filter)) found.push(summary);
+    // Without a phase filter, or a table filter on the index of all syncs, every record listed matches.
+    const filtered = filter.phase !== undefined || (filter.database === undefined && filter.table !== undefined);
+    const found: string[] = [];
+    let start = 0;
+    while (found.length < filter.limit) {
+      const size = filtered ? LIST_PAGE : Math.min(LIST_PAGE, filter.limit - found.length);
+      const reply = (await this.#redis.eval(LIST_PAGE_SCRIPT, 1, index, String(start), String(start + size - 1), syncRedisKeys(this.#prefix, '').record)) as (string | null)[];
+      if (reply.length === 0) break;
+      const page = await this.#listed(reply);
+      const gone = page.filter((p) => p.listed === undefined).map((p) => p.id);
+      if (gone.length > 0) await this.#redis.zrem(index, ...gone);
+      for (const { listed } of page) {
+        if (listed !== undefined && matches(listed, filter)) found.push(listed.text);
         if (found.length === filter.limit) break;
       }
+      start += size - gone.length; // the next page moved up by as many as left the index
     }
     return found;
   }
@@ -473,6 +505,25 @@ export class SyncStore {
     return filter.table === undefined ? this.#keys.byDatabase(filter.database) : this.#keys.byTable(filter.database, filter.table);
   }
 
+  /**
+   * One page of LIST_PAGE_SCRIPT's reply: per id, the summary's text with its phase and table
+   * (undefined where the record is gone); records without a summary are indexed on the way.
+   */
+  async #listed(reply: readonly (string | null)[]): Promise<{ id: string; listed: Listed | undefined }[]> {
+    const out: Promise<{ id: string; listed: Listed | undefined }>[] = [];
+    for (let i = 0; i < reply.length; i += 5) {
+      const [id, text, stored, phase, table] = reply.slice(i, i + 5) as [string, string | null, string, string | null, string | null];
+      if (text !== null && stored === '1' && phase !== null && table !== null) {
+        const dot = table.indexOf('.');
+        out.push(Promise.resolve({ id, listed: { text, phase, database: table.slice(0, dot), table: table.slice(dot + 1) } }));
+      } else {
+        const summary = text !== null ? SyncSummarySchema.parse(JSON.parse(text)) : this.#backfill(id);
+        out.push(Promise.resolve(summary).then((s) => ({ id, listed: s === undefined ? undefined : listedOf(s) })));
+      }
+    }
+    return Promise.all(out);
+  }
+
   /** The summaries of `ids`, in order (undefined where the record is gone); records without one are indexed on the way. */
   async #summaries(ids: readonly string[]): Promise<(SyncSummary | undefined)[]> {
     const pipeline = this.#redis.pipeline();
@@ -493,6 +544,7 @@ export class SyncStore {
     const record = await this.get(syncId);
     if (record === undefined) return undefined;
     const summary = syncSummary(record);
+    const text = summaryText(summary);
     const { database, table } = record.plan.table;
     await this.#redis.eval(
       BACKFILL_SCRIPT,
@@ -502,8 +554,9 @@ export class SyncStore {
       this.#keys.byTable(database, table),
       this.#keys.byDatabase(database),
       String(record.version),
-      JSON.stringify(summary),
+      text.text,
       syncId,
+      text.canonical ? String(record.version) : '',
     );
     return summary;
   }
@@ -535,6 +588,7 @@ export class SyncStore {
   async #eval(record: SyncRecord, expectedVersion: number, createdAtMs: number, limits: ActiveLimits): Promise<number> {
     const keys = syncRedisKeys(this.#prefix, record.id);
     const { database, table } = record.plan.table;
+    const summary = summaryText(syncSummary(record));
     const result = await this.#redis.eval(
       CAS_SCRIPT,
       7,
@@ -557,8 +611,9 @@ export class SyncStore {
       String(limits.maxActivePerTable ?? -1),
       syncRedisKeys(this.#prefix, '').record,
       stagedDiscardable(record.state) ? '1' : '0',
-      JSON.stringify(syncSummary(record)),
+      summary.text,
       JSON.stringify(syncHead(record)),
+      summary.canonical ? String(record.version) : '',
     );
     return Number(result);
   }
@@ -595,8 +650,21 @@ function parseVote(json: string): ShardVote[] {
   }
 }
 
-function matches(summary: SyncSummary, filter: ListFilter): boolean {
-  if (filter.phase !== undefined && summary.phase !== filter.phase) return false;
-  if (filter.database !== undefined && summary.table.database !== filter.database) return false;
-  return filter.table === undefined || summary.table.table === filter.table;
+/** A summary as a list page has it: its text, and what the filters look at. */
+interface Listed {
+  readonly text: string;
+  readonly phase: string;
+  readonly database: string;
+  readonly table: string;
+}
+
+/** A summary that is not stored as its schema's own text (a record of an earlier version): parsed, re-serialised by the schema. */
+function listedOf(summary: SyncSummary): Listed {
+  return { text: JSON.stringify(SyncSummarySchema.parse(summary)), phase: summary.phase, database: summary.table.database, table: summary.table.table };
+}
+
+function matches(listed: Listed, filter: ListFilter): boolean {
+  if (filter.phase !== undefined && listed.phase !== filter.phase) return false;
+  if (filter.database !== undefined && listed.database !== filter.database) return false;
+  return filter.table === undefined || listed.table === filter.table;
 }
