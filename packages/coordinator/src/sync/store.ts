@@ -114,20 +114,27 @@ return 1
 `;
 
 // A page of a list. KEYS: the index. ARGV: the first and last rank (newest first), the record key
-// prefix. Returns five values per id: the id, its summary (nil: none, or the record is gone), '1'
-// when that summary is its schema's own text for the record's current version (written by this
-// version of the store; a coordinator that predates summaryVersion leaves it behind) else '0', the
-// record's phase and its table (db.table), as the record's write left them.
+// prefix, then the filter: phase, database, table ('' where not given). Returns how many ids it
+// read, then in their order one value per id that may belong in the list: the summary's text where
+// it is its schema's own text for the record's current version (summaryVersion, written with it by
+// this store; a coordinator that predates it leaves it behind) and the record's phase and table
+// (as its write left them) match the filter; '!' and the id where the summary is missing, of
+// another version, or the record is gone (the caller reads it). Records that do not match are left
+// out. Table names hold no '.', so 'database.table' splits exactly.
 const LIST_PAGE_SCRIPT = `
 local ids = redis.call('ZREVRANGE', KEYS[1], ARGV[1], ARGV[2])
-local out = {}
+local out = { #ids }
+local dbPrefix = ARGV[5] .. '.'
+local tableSuffix = '.' .. ARGV[6]
 for _, id in ipairs(ids) do
   local f = redis.call('HMGET', ARGV[3] .. id, 'summary', 'version', 'summaryVersion', 'phase', 'table')
-  out[#out + 1] = id
-  out[#out + 1] = f[1]
-  out[#out + 1] = (f[1] and f[2] and f[2] == f[3]) and '1' or '0'
-  out[#out + 1] = f[4]
-  out[#out + 1] = f[5]
+  if not (f[1] and f[2] and f[2] == f[3] and f[4] and f[5]) then
+    out[#out + 1] = '!' .. id
+  elseif (ARGV[4] == '' or f[4] == ARGV[4])
+    and (ARGV[5] == '' or string.sub(f[5], 1, #dbPrefix) == dbPrefix)
+    and (ARGV[6] == '' or string.sub(f[5], -#tableSuffix) == tableSuffix) then
+    out[#out + 1] = f[1]
+  end
 end
 return out
 `;
@@ -455,18 +462,42 @@ export class SyncStore {
     let start = 0;
     while (found.length < filter.limit) {
       const size = filtered ? LIST_PAGE : Math.min(LIST_PAGE, filter.limit - found.length);
-      const reply = (await this.#redis.eval(LIST_PAGE_SCRIPT, 1, index, String(start), String(start + size - 1), syncRedisKeys(this.#prefix, '').record)) as (string | null)[];
-      if (reply.length === 0) break;
-      const page = await this.#listed(reply);
-      const gone = page.filter((p) => p.listed === undefined).map((p) => p.id);
-      if (gone.length > 0) await this.#redis.zrem(index, ...gone);
-      for (const { listed } of page) {
-        if (listed !== undefined && matches(listed, filter)) found.push(listed.text);
+      const [read, ...items] = (await this.#redis.eval(
+        LIST_PAGE_SCRIPT,
+        1,
+        index,
+        String(start),
+        String(start + size - 1),
+        syncRedisKeys(this.#prefix, '').record,
+        filter.phase ?? '',
+        filter.database ?? '',
+        filter.table ?? '',
+      )) as [number, ...string[]];
+      if (read === 0) break;
+      let gone = 0;
+      for (const item of items) {
+        const text = item.startsWith('!') ? await this.#listedText(index, item.slice(1), filter) : item;
+        if (text === null) gone++;
+        if (typeof text === 'string') found.push(text);
         if (found.length === filter.limit) break;
       }
-      start += size - gone.length; // the next page moved up by as many as left the index
+      start += read - gone; // the next page moved up by as many as left the index
     }
     return found;
+  }
+
+  /**
+   * The list's text of a summary the page script could not pass on as stored: parsed and
+   * re-serialised by its schema (a record of an earlier version), backfilled if missing. Undefined:
+   * the record does not match the filter; null: it is gone (and now out of the index).
+   */
+  async #listedText(index: string, syncId: string, filter: ListFilter): Promise<string | undefined | null> {
+    const summary = (await this.#summaries([syncId]))[0];
+    if (summary === undefined) {
+      await this.#redis.zrem(index, syncId);
+      return null;
+    }
+    return matches(summary, filter) ? JSON.stringify(SyncSummarySchema.parse(summary)) : undefined;
   }
 
   /** The summary of one sync (undefined: no such sync). */
@@ -503,25 +534,6 @@ export class SyncStore {
       else await this.migrateIndex();
     }
     return filter.table === undefined ? this.#keys.byDatabase(filter.database) : this.#keys.byTable(filter.database, filter.table);
-  }
-
-  /**
-   * One page of LIST_PAGE_SCRIPT's reply: per id, the summary's text with its phase and table
-   * (undefined where the record is gone); records without a summary are indexed on the way.
-   */
-  async #listed(reply: readonly (string | null)[]): Promise<{ id: string; listed: Listed | undefined }[]> {
-    const out: Promise<{ id: string; listed: Listed | undefined }>[] = [];
-    for (let i = 0; i < reply.length; i += 5) {
-      const [id, text, stored, phase, table] = reply.slice(i, i + 5) as [string, string | null, string, string | null, string | null];
-      if (text !== null && stored === '1' && phase !== null && table !== null) {
-        const dot = table.indexOf('.');
-        out.push(Promise.resolve({ id, listed: { text, phase, database: table.slice(0, dot), table: table.slice(dot + 1) } }));
-      } else {
-        const summary = text !== null ? SyncSummarySchema.parse(JSON.parse(text)) : this.#backfill(id);
-        out.push(Promise.resolve(summary).then((s) => ({ id, listed: s === undefined ? undefined : listedOf(s) })));
-      }
-    }
-    return Promise.all(out);
   }
 
   /** The summaries of `ids`, in order (undefined where the record is gone); records without one are indexed on the way. */
@@ -650,21 +662,8 @@ function parseVote(json: string): ShardVote[] {
   }
 }
 
-/** A summary as a list page has it: its text, and what the filters look at. */
-interface Listed {
-  readonly text: string;
-  readonly phase: string;
-  readonly database: string;
-  readonly table: string;
-}
-
-/** A summary that is not stored as its schema's own text (a record of an earlier version): parsed, re-serialised by the schema. */
-function listedOf(summary: SyncSummary): Listed {
-  return { text: JSON.stringify(SyncSummarySchema.parse(summary)), phase: summary.phase, database: summary.table.database, table: summary.table.table };
-}
-
-function matches(listed: Listed, filter: ListFilter): boolean {
-  if (filter.phase !== undefined && listed.phase !== filter.phase) return false;
-  if (filter.database !== undefined && listed.database !== filter.database) return false;
-  return filter.table === undefined || listed.table === filter.table;
+function matches(summary: SyncSummary, filter: ListFilter): boolean {
+  if (filter.phase !== undefined && summary.phase !== filter.phase) return false;
+  if (filter.database !== undefined && summary.table.database !== filter.database) return false;
+  return filter.table === undefined || summary.table.table === filter.table;
 }
