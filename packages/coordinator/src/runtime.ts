@@ -56,7 +56,7 @@ export interface CoordinatorConfig {
   readonly abortGraceMs?: number;
   /** JSON log lines (pino) of the coordinator and of its HTTP requests; default: none. */
   readonly logger?: Logger;
-  /** Crash-test hook, see CommitterDeps.faultPoint. */
+  /** Crash-test hook of the sync and compaction commits, see CommitterDeps.faultPoint. */
   readonly faultPoint?: (point: FaultPoint) => void;
   /** Tokens and public routes; without tokens the HTTP app is open (`tributary coordinator` allows that on loopback only). */
   readonly auth?: AuthOptions;
@@ -119,7 +119,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     commitAttempts: 25,
   });
   flows.onError((error) => logger.warn({ error: error.message }, 'sync queues error'));
-  const compactions = new CompactionService({ redis, connection, prefix: config.prefix, tables, warehouse: config.warehouse, clusterSecret, logger });
+  const compactions = new CompactionService({ redis, connection, prefix: config.prefix, tables, warehouse: config.warehouse, clusterSecret, logger, faultPoint: config.faultPoint });
   const maintenance = new TableMaintenance({ tables, warehouse: config.warehouse, store, logger, compactions });
   const committer = new SyncCommitter({
     store,

@@ -51,6 +51,7 @@ import {
 } from '@tributary/protocol';
 import { planTableCompaction, type CompactTableRequest, type TableRef, type Tables } from '@tributary/table';
 import { coordinatorErrors } from '../errors.ts';
+import type { FaultPoint } from '../sync/committer.ts';
 import { loadShardBlob } from '../sync/staging.ts';
 
 export interface CompactionServiceDeps {
@@ -65,6 +66,11 @@ export interface CompactionServiceDeps {
   readonly pollMs?: number;
   /** Tries per job (BullMQ attempts, default 3). */
   readonly jobAttempts?: number;
+  /**
+   * Fault injection for the coordinator-crash tests, the sync commit's hook: called just before the
+   * COMPACT snapshot is published and just after, before COMMITTED is recorded. Production leaves it unset.
+   */
+  readonly faultPoint?: (point: FaultPoint) => void;
 }
 
 /** A compaction as the API shows it. */
@@ -299,6 +305,7 @@ export class CompactionService {
       messages.push(...loaded.messages);
     }
     try {
+      this.#d.faultPoint?.('before-publish');
       const result = await tables.publish(warehouse, view.table, {
         messages,
         identity: { commitUser: `tributary-${id}`, commitIdentifier: BATCH_IDENTIFIER },
@@ -306,6 +313,7 @@ export class CompactionService {
         baseSnapshotId: head.baseSnapshotId,
         properties: { 'tributary.compaction': id },
       });
+      this.#d.faultPoint?.('after-publish');
       const filesAfter = messages.reduce((n, m) => n + m.compactIncrement.compactAfter.length, 0);
       await this.#move(id, ['COMMITTING'], 'COMMITTED', { snapshotId: result.snapshotId, filesAfter });
       this.#d.logger?.info({ compactionId: id, snapshotId: result.snapshotId, filesBefore: view.filesBefore, filesAfter }, 'compaction committed');
