@@ -129,7 +129,10 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     logger,
     faultPoint: config.faultPoint,
     published: (attempts, conflicts) => metrics.published(attempts, conflicts),
-    committed: (record) => maintenance.expireAfterCommit(record.plan.table, record.id),
+    committed: async (record) => {
+      await maintenance.expireAfterCommit(record.plan.table, record.id);
+      if (record.plan.options.compactAfter === true) await compactions.startAfterCommit(record.plan.table, record.id);
+    },
     bucketFlows: flows,
   });
   const syncs = new SyncService({

@@ -12,13 +12,16 @@
  *    of a compaction) and so does the compaction, the table holds the sync's rows; an overwrite
  *    that replaces the files a compaction rewrites makes the compaction give way (CONFLICT), and
  *    none of its files stays.
+ * 5. A sync with `options.compactAfter`: once it is COMMITTED the coordinator plans a compaction by
+ *    the table's rules (here `num-sorted-run.compaction-trigger` 2), which ends in a COMPACT snapshot
+ *    after the sync's, the rows unchanged; a sync without the option plans none.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import type { Coordinator } from '@tributary/coordinator';
-import { compactionRedisKeys, type ShardAttempt } from '@tributary/protocol';
+import { compactionIndexKey, compactionRedisKeys, type ShardAttempt } from '@tributary/protocol';
 import { openTable } from '@tributary/table';
 import { canonicalRows, paimonJava, pypaimon, readResults, services, type OracleRow } from '@tributary/testkit';
 import { ORDERS_COLUMNS, generatorSource, inProcessCoordinator, listKeys, readRows, spawnWorker, stop, syncEnv, waitForPhase, waitUntil } from './harness.ts';
@@ -47,16 +50,16 @@ describe('distributed compaction (real Redis and MinIO, real workers)', () => {
     await coordinator.close();
   });
 
-  async function createTable(name: string, bucket: number): Promise<void> {
-    const response = await coordinator.app.inject({ method: 'POST', url: '/v1/tables', payload: { database: 'shop', name, columns: ORDERS_COLUMNS, primaryKeys: ['order_id'], bucket } });
+  async function createTable(name: string, bucket: number, options: Record<string, string> = {}): Promise<void> {
+    const response = await coordinator.app.inject({ method: 'POST', url: '/v1/tables', payload: { database: 'shop', name, columns: ORDERS_COLUMNS, primaryKeys: ['order_id'], bucket, options } });
     assert.equal(response.statusCode, 201, response.body);
   }
 
-  async function sync(table: string, seed: number, rows: number, mode = 'append'): Promise<number> {
+  async function sync(table: string, seed: number, rows: number, mode = 'append', options: Record<string, unknown> = {}): Promise<number> {
     const response = await coordinator.app.inject({
       method: 'POST',
       url: '/v1/syncs',
-      payload: { table: { database: 'shop', table }, source: generatorSource(2, rows / 2, { seed }), mode, options: { layout: 'direct' } },
+      payload: { table: { database: 'shop', table }, source: generatorSource(2, rows / 2, { seed }), mode, options: { layout: 'direct', ...options } },
     });
     assert.equal(response.statusCode, 202, response.body);
     const id = response.json<{ id: string }>().id;
@@ -231,5 +234,36 @@ describe('distributed compaction (real Redis and MinIO, real workers)', () => {
     assert.deepEqual(await tributaryRows('race'), atOverwrite);
     await waitUntil(async () => (await listKeys(e, '')).filter((k) => k.includes(`/data-${losing.id}-`)).length === 0, 'the losing compaction\'s files deleted', 30_000);
     await Promise.all(workers.splice(0).map((w) => stop(w)));
+  });
+
+  test('a sync with compactAfter: a compaction by the table\'s rules follows its commit; without the option none does', async () => {
+    await createTable('after', 1, { 'num-sorted-run.compaction-trigger': '2' });
+    workers.push(await spawnWorker(e));
+    const redis = new Redis(services.redis);
+    const compactionsOf = async (): Promise<CompactionView[]> => {
+      const ids = await redis.zrange(compactionIndexKey(e.prefix), '0', '-1');
+      const views = await Promise.all(ids.map(async (id) => JSON.parse((await redis.hget(compactionRedisKeys(e.prefix, id).record, 'view')) ?? 'null') as CompactionView & { table: { table: string } }));
+      return views.filter((v) => v.table.table === 'after');
+    };
+    try {
+      const plain = await sync('after', 12, 1000);
+      const compacting = await sync('after', 13, 1000, 'append', { compactAfter: true });
+      const atSync = canonicalRows((await (await openTable(e.store, 'shop', 'after')).newRead({ snapshotId: compacting }).toArray()) as OracleRow[]);
+      const planned = await waitUntil(async () => (await compactionsOf())[0], 'a compaction planned after the sync', 30_000);
+      const done = await ended('after', planned.id);
+      assert.equal(done.phase, 'COMMITTED', JSON.stringify(done));
+      assert.ok(done.jobs === 1 && (done.snapshotId as number) > compacting, JSON.stringify(done));
+      assert.equal((await (await openTable(e.store, 'shop', 'after')).snapshot(done.snapshotId as number)).commitKind, 'COMPACT');
+      assert.deepEqual(await tributaryRows('after'), atSync);
+      // Only the sync with the option planned one (the plain sync's commit ended long before).
+      assert.ok(plain < compacting);
+      assert.deepEqual((await compactionsOf()).map((v) => v.id), [planned.id]);
+      // The option is refused when it is not a boolean.
+      const bad = await coordinator.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop', table: 'after' }, source: generatorSource(1, 10), options: { compactAfter: 'yes' } } });
+      assert.equal(bad.statusCode, 400, bad.body);
+    } finally {
+      redis.disconnect();
+      await Promise.all(workers.splice(0).map((w) => stop(w)));
+    }
   });
 });

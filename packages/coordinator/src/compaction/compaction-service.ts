@@ -203,6 +203,22 @@ export class CompactionService {
     return { ...view, acceptedJobs: 0 };
   }
 
+  /**
+   * A sync's `compactAfter`, once it is COMMITTED: a compaction by Paimon's rules (not full) of the
+   * whole table. Never fails the committed sync: a failure is logged, and the next request plans again.
+   */
+  async startAfterCommit(ref: TableRef, syncId: string): Promise<void> {
+    try {
+      const view = await this.start(ref, { full: false });
+      this.#d.logger?.info({ syncId, compactionId: view.id, jobs: view.jobs }, 'compaction after the sync planned');
+    } catch (error) {
+      this.#d.logger?.warn(
+        { syncId, table: `${ref.database}.${ref.table}`, code: isTributaryError(error) ? error.code : undefined, error: error instanceof Error ? error.message : String(error) },
+        'compaction after the sync could not be planned; the sync stays committed',
+      );
+    }
+  }
+
   /** @throws COMPACTION_NOT_FOUND */
   async get(id: string): Promise<CompactionView> {
     const keys = compactionRedisKeys(this.#d.prefix, id);

@@ -38,6 +38,7 @@ export const SyncPlanSchema = z.object({
     badRows: BadRowPolicy.optional(),
     layout: SyncLayout.optional(),
     deletes: SyncDeletes.optional(),
+    compactAfter: z.boolean().optional(),
   }),
 });
 

@@ -155,6 +155,7 @@ export class SyncService {
         layout,
         ...(deletes === undefined ? {} : { deletes }),
         ...(request.options.prepareTimeoutMs === undefined ? {} : { prepareTimeoutMs: request.options.prepareTimeoutMs }),
+        ...(request.options.compactAfter === true ? { compactAfter: true } : {}),
       },
     };
   }

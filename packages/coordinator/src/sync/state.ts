@@ -70,6 +70,8 @@ export interface SyncPlanOptions {
   readonly layout?: SyncLayout;
   /** Deletes the load carries (absent: none): a marker column, a full extract of one partition. */
   readonly deletes?: SyncDeletes;
+  /** Plan a compaction of the table once COMMITTED (absent: no). */
+  readonly compactAfter?: boolean;
 }
 
 /** The attempt of a shard whose result the commit will publish. */

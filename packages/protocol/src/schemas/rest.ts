@@ -89,6 +89,12 @@ export const SyncOptions = z.strictObject({
   /** Properties written into the snapshot's `properties` (the sync id is always added). */
   snapshotProperties: StringMap.default({}),
   /**
+   * Once the sync is COMMITTED, plan a compaction of the table (Paimon's universal or append rules,
+   * as `POST /v1/tables/{db}/{table}/compactions` without `full`): like a Paimon writer that is not
+   * write-only. It runs as its own compaction and never fails the committed sync.
+   */
+  compactAfter: z.boolean().optional(),
+  /**
    * A row with a value that does not fit its column (out of range, NULL in a NOT NULL column, not
    * convertible): `fail` fails its shard, naming the shard, the row and the column, and the sync
    * aborts; `reject` leaves it out of the table and writes it to the shard's rejects file, counted
