@@ -51,7 +51,7 @@ export interface FlowOptions {
 /** Shard jobs added per BullMQ call: a slice's jobs are what the enqueue holds in memory at once. */
 export const ENQUEUE_SLICE = 500;
 /** The queue of the flows' gate jobs: no worker takes from it, so a gate job never runs. */
-const GATE_QUEUE = 'sync-flow-gate';
+const GATE_QUEUE = 'flow-gate';
 
 const commitJobId = (syncId: string): string => `commit-${syncId}`;
 const timeoutJobId = (syncId: string): string => `timeout-${syncId}`;
