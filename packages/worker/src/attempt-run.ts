@@ -54,7 +54,20 @@ export async function runLedgeredAttempt<R>(a: LedgeredAttempt<R>): Promise<R> {
       await a.job.moveToWait(a.token);
       throw new WaitingError();
     }
-    if (isTributaryError(error) && !error.retryable) throw new UnrecoverableError(`${error.code}: ${error.message}`);
-    throw error;
+    throw finalUnlessRetryable(error);
   }
+}
+
+/** Runs a job's set-up (reading its plan): a non-retryable typed error ends the job's retries. */
+export async function jobSetUp<T>(setUp: () => Promise<T>): Promise<T> {
+  try {
+    return await setUp();
+  } catch (error) {
+    throw finalUnlessRetryable(error);
+  }
+}
+
+/** A non-retryable typed error as BullMQ's UnrecoverableError (no further tries); any other error as it is. */
+function finalUnlessRetryable(error: unknown): unknown {
+  return isTributaryError(error) && !error.retryable ? new UnrecoverableError(`${error.code}: ${error.message}`) : error;
 }

@@ -29,7 +29,6 @@ import {
   decodeVoteToken,
   encodeBlob,
   errorFrom,
-  isTributaryError,
   planJobField,
   stagedCompactionBlobKey,
   tokensEqual,
@@ -39,7 +38,7 @@ import { TRIBUTARY_VERSION, compactBucket, liveBucketFiles, type CommitMessage, 
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AttemptLedger } from './attempt-ledger.ts';
-import { runLedgeredAttempt } from './attempt-run.ts';
+import { jobSetUp, runLedgeredAttempt } from './attempt-run.ts';
 import { workerErrors } from './errors.ts';
 import type { WorkerTables } from './shard-write.ts';
 import { assertAccepting, watchPhase } from './write-shard.ts';
@@ -84,13 +83,7 @@ export function compactBucketProcessor(deps: CompactBucketDeps): (job: Job, toke
   return async (job, token, signal) => {
     const parsed = CompactionJob.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`COMPACTION_JOB_INVALID: ${parsed.error.message}`);
-    let data: PlannedJob;
-    try {
-      data = await plannedJob(deps, parsed.data);
-    } catch (error) {
-      if (isTributaryError(error) && !error.retryable) throw new UnrecoverableError(`${error.code}: ${error.message}`);
-      throw error;
-    }
+    const data = await jobSetUp(() => plannedJob(deps, parsed.data));
     const ledger = new AttemptLedger(deps.redis, deps.prefix, data.syncId, 'compactions');
     return runLedgeredAttempt({
       ledger,

@@ -40,7 +40,7 @@ import type { Logger } from 'pino';
 import { createHash } from 'node:crypto';
 import { crc32c } from '@node-rs/crc32';
 import { AttemptLedger } from './attempt-ledger.ts';
-import { runLedgeredAttempt } from './attempt-run.ts';
+import { jobSetUp, runLedgeredAttempt } from './attempt-run.ts';
 import { plannedBucket, type PlannedBucketTask } from './bucket-plan.ts';
 import { workerErrors } from './errors.ts';
 import type { WorkerTables } from './shard-write.ts';
@@ -68,13 +68,7 @@ export function mergeBucketProcessor(deps: MergeBucketDeps): (job: Job, token?: 
   return async (job, token, signal) => {
     const parsed = SyncBucketJob.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`BUCKET_JOB_INVALID: ${parsed.error.message}`);
-    let data: PlannedBucketTask;
-    try {
-      data = await plannedBucket(deps.redis, deps.prefix, deps.clusterSecret, parsed.data);
-    } catch (error) {
-      if (isTributaryError(error) && !error.retryable) throw new UnrecoverableError(`${error.code}: ${error.message}`);
-      throw error;
-    }
+    const data = await jobSetUp(() => plannedBucket(deps.redis, deps.prefix, deps.clusterSecret, parsed.data));
     const ledger = new AttemptLedger(deps.redis, deps.prefix, data.syncId, 'buckets');
     return runLedgeredAttempt({
       ledger,

@@ -51,7 +51,7 @@ import { crc32c } from '@node-rs/crc32';
 import { raceAbort, untilAborted } from './abortable.ts';
 import { deleteMarkerKinds, type RowKinds } from './delete-marker.ts';
 import { AttemptLedger } from './attempt-ledger.ts';
-import { runLedgeredAttempt } from './attempt-run.ts';
+import { jobSetUp, runLedgeredAttempt } from './attempt-run.ts';
 import { workerErrors } from './errors.ts';
 import { progressReporter } from './progress.ts';
 import { plannedShard, type PlannedShardTask } from './shard-plan.ts';
@@ -89,13 +89,7 @@ export function writeShardProcessor(deps: WriteShardDeps): (job: Job, token?: st
   return async (job, token, signal) => {
     const parsed = SyncShardJob.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`SHARD_JOB_INVALID: ${parsed.error.message}`);
-    let data: PlannedShardTask;
-    try {
-      data = await plannedShard(deps.redis, deps.prefix, deps.clusterSecret, parsed.data);
-    } catch (error) {
-      if (isTributaryError(error) && !error.retryable) throw new UnrecoverableError(`${error.code}: ${error.message}`);
-      throw error;
-    }
+    const data = await jobSetUp(() => plannedShard(deps.redis, deps.prefix, deps.clusterSecret, parsed.data));
     const ledger = new AttemptLedger(deps.redis, deps.prefix, data.syncId);
     return runLedgeredAttempt({
       ledger,
