@@ -15,7 +15,7 @@ import { GENERATOR_COLUMNS, generatorRow, rowConverter } from '@tributary/source
 import { openTable, type InternalRow } from '@tributary/table';
 import { canonicalRows, paimonJava, readResults, type CatalogListing, type OracleRow, type TableRef } from '@tributary/testkit';
 import { describeCatalogTables, scratchDatabase, type ScratchDatabase } from '../../packages/catalog/test/scratch-database.ts';
-import { ORDERS_COLUMNS, createOrdersTable, generatorSource, inProcessCoordinator, listKeys, readRows, spawnWorker, stop, syncEnv, waitForPhase, waitUntil, type SyncEnv } from '../integration/sync/harness.ts';
+import { ORDERS_COLUMNS, createOrdersTable, explainSync, generatorSource, inProcessCoordinator, listKeys, outputOf, readRows, spawnWorker, stop, syncEnv, waitForPhase, waitUntil, type SyncEnv } from '../integration/sync/harness.ts';
 
 const CATALOG_KEY = 'shared';
 const ROUNDS = 20;
@@ -28,10 +28,11 @@ function javaRow(round: number, i: number): OracleRow {
   return [BigInt(1_000_000 + round * 100 + i), round, i, 12_345n, 'JAVA', 19_800 + round, { epochMillis: 1_700_000_000_000 + round, nanoOfMillis: 0 }];
 }
 
-async function runSync(c: Coordinator, ref: { database: string; table: string }, seed: number): Promise<number> {
+async function runSync(c: Coordinator, ref: { database: string; table: string }, seed: number, worker: ChildProcess): Promise<number> {
   const started = await c.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: ref, source: generatorSource(SYNC_SHARDS, SYNC_ROWS, { seed }) } });
   assert.equal(started.statusCode, 202, started.body);
-  const done = await waitForPhase(() => c.syncs.get(started.json<{ id: string }>().id), ['COMMITTED', 'ABORTED'], 180_000);
+  const explain = async (id: string) => `${await explainSync(c, id)}\nworker output (tail):\n${outputOf(worker).slice(-3000)}`;
+  const done = await waitForPhase(() => c.syncs.get(started.json<{ id: string }>().id), ['COMMITTED', 'ABORTED'], 180_000, explain);
   assert.equal(done.state.phase, 'COMMITTED', JSON.stringify(done.state));
   return done.state.phase === 'COMMITTED' ? done.state.snapshotId : -1;
 }
@@ -74,7 +75,7 @@ for (const dialect of ['postgresql', 'mysql'] as const) {
 
     test('a table created by Tributary (POST /v1/tables) is listed, written and read by Paimon Java, and the reverse', async () => {
       await createOrdersTable(coordinator, 'shop', 'by_tributary');
-      const snapshot = await runSync(coordinator, { database: 'shop', table: 'by_tributary' }, 1);
+      const snapshot = await runSync(coordinator, { database: 'shop', table: 'by_tributary' }, 1, worker);
       const [listing, written, read] = await paimonJava.batch([
         { op: 'list', ...javaRef('shop', 'by_tributary') },
         { op: 'write', ...javaRef('shop', 'by_tributary'), rows: [javaRow(0, 0), javaRow(0, 1)] },
@@ -92,7 +93,7 @@ for (const dialect of ['postgresql', 'mysql'] as const) {
       const tables = await coordinator.app.inject({ method: 'GET', url: '/v1/tables' });
       assert.deepEqual(tables.json<{ tables: { database: string; table: string }[] }>().tables.map((t) => `${t.database}.${t.table}`), ['crm.by_java', 'shop.by_tributary']);
       assert.equal((await coordinator.app.inject({ method: 'GET', url: '/v1/tables/crm/by_java' })).statusCode, 200);
-      await runSync(coordinator, { database: 'crm', table: 'by_java' }, 2);
+      await runSync(coordinator, { database: 'crm', table: 'by_java' }, 2, worker);
       const javaRead = await paimonJava.read(javaRef('crm', 'by_java'));
       assert.equal(javaRead.snapshotId, 1);
       assert.equal(javaRead.rows.length, SYNC_SHARDS * SYNC_ROWS);
@@ -141,7 +142,7 @@ for (const dialect of ['postgresql', 'mysql'] as const) {
       // The syncs start once Java commits (its JVM takes seconds to start), so the two writers interleave.
       await waitUntil(async () => (await listKeys(e, 'shop.db/contended/snapshot/')).some((k) => k.endsWith('/snapshot-1')), 'Paimon Java’s first snapshot', 120_000);
       const syncSnapshots: number[] = [];
-      for (let round = 0; round < ROUNDS; round++) syncSnapshots.push(await runSync(coordinator, { database: 'shop', table: 'contended' }, 100 + round));
+      for (let round = 0; round < ROUNDS; round++) syncSnapshots.push(await runSync(coordinator, { database: 'shop', table: 'contended' }, 100 + round, worker));
       assert.equal((await javaRounds).length, ROUNDS);
 
       const table = await openTable(e.store, 'shop', 'contended');

@@ -23,10 +23,10 @@ import { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './http/rate-limit.ts'
 import type { AuthOptions } from './http/auth.ts';
 import { SyncCommitter, type FaultPoint } from './sync/committer.ts';
 import { TableMaintenance } from './maintenance/table-maintenance.ts';
-import { ABORT_GRACE_JOB, PREPARE_TIMEOUT_JOB, SyncFlows } from './sync/flow.ts';
+import { ABORT_GRACE_JOB, COMMIT_ATTEMPTS, PREPARE_TIMEOUT_JOB, REDRIVE_DELAY_MS, REDRIVE_JOB, SyncFlows, commitBackoffMs } from './sync/flow.ts';
 import { SyncService, type SyncLimits } from './sync/service.ts';
 import { SyncStore } from './sync/store.ts';
-import type { SyncRecord } from './sync/state.ts';
+import { isTerminal, type SyncRecord } from './sync/state.ts';
 import { startSchedules } from './schedule/runtime.ts';
 import type { ScheduleService } from './schedule/service.ts';
 import { CompactionService } from './compaction/compaction-service.ts';
@@ -64,6 +64,10 @@ export interface CoordinatorConfig {
   readonly rateLimit?: Omit<RateLimitOptions, 'redis' | 'keyPrefix'>;
   /** Shards per sync and non-terminal syncs at once; default DEFAULT_LIMITS. */
   readonly limits?: SyncLimits;
+  /** Tries of each commit job before the sync is left to a redrive (default COMMIT_ATTEMPTS). */
+  readonly commitAttempts?: number;
+  /** How long after its commit job's last failed try a sync not yet ended is driven again (default REDRIVE_DELAY_MS). */
+  readonly redriveDelayMs?: number;
   /** Accept test hooks in requests (the generator's `faults`); tests only. */
   readonly testMode?: boolean;
   /** The warehouse's catalog (docs/catalogs.md); default the filesystem catalog, the warehouse's own layout. */
@@ -116,7 +120,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     prefix: config.prefix,
     clusterSecret,
     shardBackoffMs: 1000,
-    commitAttempts: 25,
+    commitAttempts: config.commitAttempts ?? COMMIT_ATTEMPTS,
   });
   flows.onError((error) => logger.warn({ error: error.message }, 'sync queues error'));
   const compactions = new CompactionService({ redis, connection, prefix: config.prefix, tables, warehouse: config.warehouse, clusterSecret, logger, faultPoint: config.faultPoint });
@@ -151,6 +155,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     SYNC_QUEUES.commit,
     async (job) => {
       const { syncId } = parsePayload(SyncCommitJob, job.data, 'commit job');
+      if (job.name === REDRIVE_JOB) return { syncId, phase: (await syncs.redrive(syncId))?.state.phase ?? 'gone' };
       const record =
         job.name === PREPARE_TIMEOUT_JOB ? await syncs.timeOut(syncId) : job.name === ABORT_GRACE_JOB ? await syncs.finishAbort(syncId) : await committer.drive(syncId);
       return { syncId, phase: record.state.phase };
@@ -161,12 +166,29 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
       concurrency: 4,
       lockDuration: config.lockDurationMs ?? 30_000,
       stalledInterval: config.stalledIntervalMs ?? 30_000,
+      settings: { backoffStrategy: (attemptsMade: number) => commitBackoffMs(attemptsMade) },
     },
   );
   commitWorker.on('failed', (job, error) => {
     const retried = job !== undefined && job.attemptsMade < (job.opts.attempts ?? 1);
     if (retried) metrics.commitJobRetried();
-    logger.warn({ jobId: job?.id, syncId: job === undefined ? undefined : SyncCommitJob.safeParse(job.data).data?.syncId, jobAttempt: job?.attemptsMade, retried, error: error.message }, 'commit job failed');
+    const syncId = job === undefined ? undefined : SyncCommitJob.safeParse(job.data).data?.syncId;
+    logger.warn({ jobId: job?.id, syncId, jobAttempt: job?.attemptsMade, retried, error: error.message }, 'commit job failed');
+    // Every attempt of a job that drives a sync failed: drive it again later rather than leave it
+    // waiting for a restart (a timeout or abort-grace job is a drive too).
+    if (job !== undefined && syncId !== undefined) {
+      void (async () => {
+        // Ended for good: failed (or removed on failure); a job still to be retried waits delayed. A job
+        // stalled too often fails whatever its attempts, so the state, not the count, decides.
+        const state = await job.getState();
+        if (state !== 'failed' && state !== 'unknown') return;
+        const record = await store.get(syncId);
+        if (record === undefined || isTerminal(record.state.phase)) return;
+        const delayMs = config.redriveDelayMs ?? REDRIVE_DELAY_MS;
+        await flows.scheduleRedrive(syncId, delayMs, config.commitAttempts ?? COMMIT_ATTEMPTS);
+        logger.warn({ syncId, phase: record.state.phase, delayMs }, 'every commit attempt failed; the sync is driven again later');
+      })().catch((redriveError: unknown) => logger.error({ syncId, error: redriveError instanceof Error ? redriveError.message : String(redriveError) }, 'sync not scheduled to be driven again; a coordinator restart resumes it'));
+    }
   });
   commitWorker.on('error', (error) => logger.warn({ error: error.message }, 'commit worker error'));
   // Verify each accepted blob as its shard finishes, so the commit does not start with N reads.

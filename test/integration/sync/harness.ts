@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
 import { canonicalRows, pypaimon, services, uniqueName, type OracleRow } from '@tributary/testkit';
 import { Queue } from 'bullmq';
 import { startCoordinator, type Coordinator, type CoordinatorConfig, type SyncRecord } from '@tributary/coordinator';
@@ -117,8 +118,37 @@ export function syncEnv(name: string, options: SyncEnvOptions = {}): SyncEnv {
   };
 }
 
-export function inProcessCoordinator(e: SyncEnv, extra: Partial<CoordinatorConfig> = {}): Promise<Coordinator> {
-  return startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, sources: e.sources, clusterSecret: e.clusterSecret, ...FAST_LOCKS, testMode: true, ...extra });
+/** The last log lines of each in-process coordinator (info and above), for a failing test's message. */
+const coordinatorLogs = new WeakMap<Coordinator, string[]>();
+const LOG_LINES_KEPT = 60;
+
+export async function inProcessCoordinator(e: SyncEnv, extra: Partial<CoordinatorConfig> = {}): Promise<Coordinator> {
+  const lines: string[] = [];
+  const logger = pino({ level: 'info' }, {
+    write(line: string) {
+      lines.push(line.trimEnd());
+      if (lines.length > LOG_LINES_KEPT) lines.shift();
+    },
+  });
+  const c = await startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, sources: e.sources, clusterSecret: e.clusterSecret, ...FAST_LOCKS, testMode: true, logger, ...extra });
+  coordinatorLogs.set(c, lines);
+  return c;
+}
+
+/**
+ * What a test that waited too long for a sync should print: the sync's status as the API shows it
+ * (shards, attempts, errors), the job counts of its queues and the coordinator's last log lines.
+ */
+export async function explainSync(c: Coordinator, syncId: string): Promise<string> {
+  const parts: string[] = [];
+  try {
+    const status = await c.app.inject({ method: 'GET', url: `/v1/syncs/${encodeURIComponent(syncId)}` });
+    parts.push(`status ${status.statusCode}: ${status.body.slice(0, 3000)}`);
+  } catch (error) {
+    parts.push(`status: ${String(error)}`);
+  }
+  parts.push(`coordinator log (last ${LOG_LINES_KEPT} lines):`, ...(coordinatorLogs.get(c) ?? ['(not an in-process coordinator of this harness)']));
+  return parts.join('\n');
 }
 
 /** Everything each spawned process printed, stdout and stderr (the secret tests read all of it). */
@@ -183,12 +213,16 @@ export async function waitForPhase(
   read: () => Promise<SyncRecord>,
   phases: readonly string[],
   timeoutMs = 60_000,
+  explain?: (syncId: string) => Promise<string>,
 ): Promise<SyncRecord> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const record = await read();
     if (phases.includes(record.state.phase)) return record;
-    if (Date.now() > deadline) throw new Error(`sync ${record.id} still ${record.state.phase} after ${timeoutMs} ms`);
+    if (Date.now() > deadline) {
+      const why = explain === undefined ? '' : `\n${await explain(record.id).catch((error: unknown) => String(error))}`;
+      throw new Error(`sync ${record.id} still ${record.state.phase} after ${timeoutMs} ms${why}`);
+    }
     await sleep(100);
   }
 }

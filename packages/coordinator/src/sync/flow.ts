@@ -48,6 +48,23 @@ export interface FlowOptions {
   readonly sliceAdded?: (added: number) => void | Promise<void>;
 }
 
+/**
+ * The commit jobs' retry delays: doubling from 500 ms, never more than COMMIT_BACKOFF_CAP_MS apart
+ * (BullMQ's own exponential backoff has no ceiling: after a dozen failed tries a sync would wait
+ * half an hour for the next one). The commit worker registers it as its backoff strategy.
+ */
+export const COMMIT_BACKOFF = { type: 'commit-capped' } as const;
+export const COMMIT_BACKOFF_CAP_MS = 30_000;
+/** Tries per commit job (about ten minutes of them at the cap). */
+export const COMMIT_ATTEMPTS = 25;
+export function commitBackoffMs(attemptsMade: number, random: () => number = Math.random): number {
+  const base = Math.min(COMMIT_BACKOFF_CAP_MS, 500 * 2 ** Math.max(0, attemptsMade - 1));
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+/** A sync whose commit jobs all failed is driven again this long after the last one. */
+export const REDRIVE_DELAY_MS = 60_000;
+export const REDRIVE_JOB = 'redrive';
+
 /** Shard jobs added per BullMQ call: a slice's jobs are what the enqueue holds in memory at once. */
 export const ENQUEUE_SLICE = 500;
 /** The queue of the flows' gate jobs: no worker takes from it, so a gate job never runs. */
@@ -106,7 +123,7 @@ export class SyncFlows {
       name: 'commit',
       queueName: SYNC_QUEUES.commit,
       data: commitData,
-      opts: { jobId: parentId, attempts: commitAttempts, backoff: { type: 'exponential', delay: 500, jitter: 0.2 } },
+      opts: { jobId: parentId, attempts: commitAttempts, backoff: COMMIT_BACKOFF },
       children: [{ name: 'gate', queueName: GATE_QUEUE, data: commitData, opts: { jobId: gateJobId(record.id) } }],
     });
     const parent = { id: parentId, queue: this.commitQueue.qualifiedName };
@@ -153,7 +170,7 @@ export class SyncFlows {
       name: 'commit',
       queueName: SYNC_QUEUES.commit,
       data: commitData,
-      opts: { jobId: bucketParentJobId(record.id), attempts: commitAttempts, backoff: { type: 'exponential', delay: 500, jitter: 0.2 } },
+      opts: { jobId: bucketParentJobId(record.id), attempts: commitAttempts, backoff: COMMIT_BACKOFF },
       children: Array.from({ length: buckets }, (_, i) => {
         const bucketId = bucketJobId(i);
         const data: SyncBucketJob = { syncId: record.id, bucketId, token: encodeVoteToken(bucketVoteToken(clusterSecret, record.id, bucketId, fingerprint)) };
@@ -197,6 +214,16 @@ export class SyncFlows {
   async scheduleAbortGrace(syncId: string, delayMs: number): Promise<void> {
     const data: SyncCommitJob = { syncId, keyPrefix: this.#options.prefix };
     await this.commitQueue.add(ABORT_GRACE_JOB, data, { jobId: abortGraceJobId(syncId), delay: delayMs, removeOnComplete: true, attempts: 5, backoff: { type: 'exponential', delay: 1000 } });
+  }
+
+  /**
+   * Drives the sync again in `delayMs`: for a sync still not ended after its commit job used every
+   * attempt (nothing else would move it before the coordinator restarts). The job is removed when
+   * it ends, so the next redrive can be added under the same id; adding it while one waits adds nothing.
+   */
+  async scheduleRedrive(syncId: string, delayMs: number, attempts: number): Promise<void> {
+    const data: SyncCommitJob = { syncId, keyPrefix: this.#options.prefix };
+    await this.commitQueue.add(REDRIVE_JOB, data, { jobId: `redrive-${syncId}`, delay: delayMs, attempts, backoff: COMMIT_BACKOFF, removeOnComplete: true, removeOnFail: true });
   }
 
   /** Whether any shard job (or bucket job, for a sync in MERGING) of the sync is running now. */

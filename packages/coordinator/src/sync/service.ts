@@ -274,24 +274,39 @@ export class SyncService {
 
   /** Resumes every non-terminal sync from its recorded state (run when a coordinator starts). */
   async resume(): Promise<number> {
-    const { store, flows, committer } = this.#deps;
     let resumed = 0;
-    for (const id of await store.activeIds()) {
-      const record = await store.get(id);
+    for (const id of await this.#deps.store.activeIds()) {
+      const record = await this.#deps.store.get(id);
       if (record === undefined || isTerminal(record.state.phase)) continue;
       resumed++;
       this.#deps.logger?.info({ syncId: id, phase: record.state.phase }, 'resuming sync');
-      if (record.state.phase === 'PLANNED') {
-        await this.#enqueue(record);
-      } else if (!(await flows.parentPending(id))) {
-        await committer.drive(id);
-      } else if (record.state.phase === 'ABORTING') {
-        // A crash may have come between the abort and its grace job (adding it twice adds nothing).
-        await flows.scheduleAbortGrace(id, this.#deps.abortGraceMs);
-      }
-      // Otherwise the flow's parent job is still pending: it will drive the sync when it runs.
+      await this.#resumeOne(record);
     }
     return resumed;
+  }
+
+  /**
+   * Drives one sync again, as a restart would: for a sync whose commit job used every attempt
+   * (a redrive job, see SyncFlows.scheduleRedrive). A sync whose flow is still pending is left to it.
+   */
+  async redrive(syncId: string): Promise<SyncRecord | undefined> {
+    const record = await this.#deps.store.get(syncId);
+    if (record === undefined || isTerminal(record.state.phase)) return record;
+    await this.#resumeOne(record);
+    return this.#deps.store.get(syncId);
+  }
+
+  async #resumeOne(record: SyncRecord): Promise<void> {
+    const { flows, committer } = this.#deps;
+    if (record.state.phase === 'PLANNED') {
+      await this.#enqueue(record);
+    } else if (!(await flows.parentPending(record.id))) {
+      await committer.drive(record.id);
+    } else if (record.state.phase === 'ABORTING') {
+      // A crash may have come between the abort and its grace job (adding it twice adds nothing).
+      await flows.scheduleAbortGrace(record.id, this.#deps.abortGraceMs);
+    }
+    // Otherwise the flow's parent job is still pending: it will drive the sync when it runs.
   }
 }
 
