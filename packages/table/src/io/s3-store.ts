@@ -46,6 +46,8 @@ export interface S3ConnectionOptions {
   readonly partSize?: number;
   /** How many parts of one upload are in flight at once. Default 4 (memory ≈ partSize × queueSize). */
   readonly queueSize?: number;
+  /** How long a request's connection may stay silent before the request fails (and is retried). Default 120 s. */
+  readonly idleTimeoutMs?: number;
   /** A client to use instead of building one from the fields above (its own settings then apply). */
   readonly client?: S3Client;
 }
@@ -256,6 +258,11 @@ export class S3ObjectStore implements ObjectStore {
   }
 }
 
+/** How long connecting to the store may take. */
+const S3_CONNECT_TIMEOUT_MS = 10_000;
+/** How long a request's socket may stay silent (no byte either way) before the request fails, unless set. */
+const S3_IDLE_TIMEOUT_MS = 120_000;
+
 function makeClient(options: S3ConnectionOptions): S3Client {
   const credentials =
     options.accessKeyId !== undefined && options.secretAccessKey !== undefined
@@ -266,6 +273,10 @@ function makeClient(options: S3ConnectionOptions): S3Client {
     endpoint: options.endpoint,
     forcePathStyle: options.forcePathStyle ?? options.endpoint !== undefined,
     credentials,
+    // Without these a connection that never answers (a half-open socket, a store that stopped
+    // mid-response) holds its request, and the job or commit waiting on it, for ever. A timeout
+    // is a TimeoutError, which the SDK retries like any transient failure.
+    requestHandler: { connectionTimeout: S3_CONNECT_TIMEOUT_MS, socketTimeout: options.idleTimeoutMs ?? S3_IDLE_TIMEOUT_MS },
   });
 }
 

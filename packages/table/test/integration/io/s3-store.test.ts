@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { CreateBucketCommand, HeadObjectCommand, ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import { services, uniqueName } from '@tributary/testkit';
 import { openObjectStore, S3ObjectStore, type ObjectStore, type S3ConnectionOptions } from '@tributary/table';
@@ -100,6 +101,26 @@ test('an unreachable endpoint gives STORAGE_UNAVAILABLE, retryable', async () =>
     await assert.rejects(offline.stat('k'), { code: 'STORAGE_UNAVAILABLE', retryable: true });
   } finally {
     await offline.close();
+  }
+});
+
+test('a store that accepts the connection and never answers fails the request, retryable, instead of holding it for ever', async () => {
+  // A listener that takes every connection and sends nothing back (a hung or half-open store).
+  const sockets = new Set<Socket>();
+  const silent = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const { port } = silent.address() as AddressInfo;
+  const hung = new S3ObjectStore({ ...connection, endpoint: `http://127.0.0.1:${port}`, bucket, idleTimeoutMs: 300 });
+  try {
+    await assert.rejects(hung.get('k'), { code: 'STORAGE_UNAVAILABLE', retryable: true });
+    assert.ok(sockets.size >= 1, 'the request reached the silent listener');
+  } finally {
+    await hung.close();
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
   }
 });
 
