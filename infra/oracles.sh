@@ -6,7 +6,7 @@
 #                test/compat/java-hive/target/paimon-hive-oracle.jar (+ lib/), for the Hive catalog's compat test
 #   schemathesis a virtual environment in .cache/venv-fuzz with test/api-fuzz/requirements.txt (the
 #                API fuzzer of `npm run test:api-fuzz`; its own venv, so its pins never meet pypaimon's)
-# Idempotent: each is rebuilt only when missing or when its inputs changed (a sha256 of them is
+# TRIBUTARY_ORACLES='pypaimon java' installs only those. Idempotent: each is rebuilt only when missing or when its inputs changed (a sha256 of them is
 # stored beside the result); Maven's own ~/.m2 caches the jars between runs.
 source "$(dirname "$0")/lib.sh"
 
@@ -109,8 +109,15 @@ java_hive_oracle() {
 }
 
 t0=$SECONDS
-python_oracle
-api_fuzzer
-java_oracle
-java_hive_oracle
+# TRIBUTARY_ORACLES: which to install (default all; the demo needs pypaimon only).
+read -ra oracles <<<"${TRIBUTARY_ORACLES:-pypaimon api-fuzz java java-hive}"
+for o in "${oracles[@]}"; do
+  case $o in
+    pypaimon) python_oracle ;;
+    api-fuzz) api_fuzzer ;;
+    java) java_oracle ;;
+    java-hive) java_hive_oracle ;;
+    *) die "oracles: unknown oracle '$o' in TRIBUTARY_ORACLES (pypaimon, api-fuzz, java, java-hive)" ;;
+  esac
+done
 log "oracles: ready in $((SECONDS - t0)) s"
