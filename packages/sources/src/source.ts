@@ -27,7 +27,7 @@
  *   last snapshot of its table with the same identity.
  */
 import type { ShardReadPosition } from '@tributary/protocol';
-import type { DataType, ObjectStore, Timestamp } from '@tributary/table';
+import type { Column, DataType, ObjectStore, Timestamp } from '@tributary/table';
 import type { z } from 'zod';
 import type { S3Credentials, SourceAccess } from './access.ts';
 
@@ -66,6 +66,25 @@ export interface SourceBatch {
    * Not a resume point (that is `end`).
    */
   readonly readPosition?: ShardReadPosition;
+  /**
+   * The same rows as the cells the source read them as, when it can write them into the table's
+   * columns itself (PostgreSQL's binary COPY): a converter takes the batch's columns from these, and
+   * `rows` is then decoded only when read. Its `length` is the batch's row count.
+   */
+  readonly columnar?: ColumnarCells;
+}
+
+/** A batch's cells, which the source writes into the table's column vectors itself where it can. */
+export interface ColumnarCells {
+  /** Rows. */
+  readonly length: number;
+  /**
+   * Writes source column `index` into `column`, a table column of type `type`, in row order: each
+   * cell the source reads itself goes straight into its slot, with exactly the value the value
+   * converter gives its source value (and never one the converter refuses); every other cell,
+   * NULLs included, is handed to `other` as its source value, the one `rows` holds.
+   */
+  fill(index: number, type: DataType, column: Column, other: (r: number, value: SourceValue) => void): void;
 }
 
 export interface PlannedSourceShard {

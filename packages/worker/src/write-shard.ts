@@ -195,7 +195,7 @@ async function readShard(
     for await (const batch of untilAborted(source.open({ id: data.shardId, spec: data.spec }, undefined, signal), signal)) {
       if (batch.readPosition !== undefined) readPosition = batch.readPosition;
       await writeSourceBatch(write, batch, toColumns, converter, kinds);
-      rows += batch.rows.length;
+      rows += batch.columnar?.length ?? batch.rows.length;
       position = batch.end;
       signal.throwIfAborted();
     }
@@ -220,7 +220,7 @@ export type PhaseWatched = Pick<PlannedShardTask, 'syncId' | 'shardId'>;
 async function writeSourceBatch(write: ShardWrite, batch: SourceBatch, toColumns: ColumnConverter, policy: BatchConverter, kinds: RowKinds | undefined): Promise<void> {
   let columns: ColumnBatch;
   try {
-    columns = toColumns(batch.rows, batch.firstRowPosition, batch.file);
+    columns = toColumns.batch(batch);
   } catch (error) {
     if (!isTributaryError(error) || error.code !== 'SOURCE_ROW_INVALID') throw error;
     const rows = policy.convert(batch);

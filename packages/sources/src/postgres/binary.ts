@@ -17,16 +17,22 @@ import type { SourceValue } from '../source.ts';
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 
 /** Seconds between 1970-01-01 and PostgreSQL's epoch, 2000-01-01. */
-const PG_EPOCH_DAYS = 10_957;
-const PG_EPOCH_MILLIS = PG_EPOCH_DAYS * 86_400_000;
+export const PG_EPOCH_DAYS = 10_957;
+export const PG_EPOCH_MILLIS = PG_EPOCH_DAYS * 86_400_000;
 const DAY_MS = 86_400_000;
 
 export type Decode = (bytes: Buffer, start: number, end: number) => SourceValue;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** A value of text, varchar, bpchar, json and enums: strict UTF-8 (the session's client encoding). */
-const text: Decode = (b, s, e) => utf8.decode(b.subarray(s, e));
+/**
+ * A value of text, varchar, bpchar, json and enums: strict UTF-8 (the session's client encoding);
+ * ASCII, the common case, is read without the decoder (the same string).
+ */
+export const text: Decode = (b, s, e) => {
+  for (let i = s; i < e; i++) if ((b[i] as number) >= 0x80) return utf8.decode(b.subarray(s, e));
+  return b.toString('latin1', s, e);
+};
 
 /** The decoder of a type by its pg_type.typname (an enum is `text`); undefined when not supported. */
 export function binaryDecoder(typeName: string): Decode | undefined {
@@ -102,7 +108,7 @@ export function timestampValue(hi: number, lo: number): SourceValue | Timestamp 
   return { epochMillis: hi * 4_294_967 + smallMillis + PG_EPOCH_MILLIS, nanoOfMillis: (small - smallMillis * 1000) * 1000 };
 }
 
-const NUMERIC_NEG = 0x4000;
+export const NUMERIC_NEG = 0x4000;
 const NUMERIC_NAN = 0xc000;
 const NUMERIC_PINF = 0xd000;
 const NUMERIC_NINF = 0xf000;
@@ -127,86 +133,184 @@ export function numericText(b: Buffer, s: number): string {
   return sign === NUMERIC_NEG && /[1-9]/.test(digits) ? `-${digits}` : digits;
 }
 
+/** Complete rows of a binary COPY stream, framed but not decoded: cell `r * width + c` is `bytes[starts[i], ends[i])`, a start of -1 NULL. */
+export interface CopyBlock {
+  readonly bytes: Buffer;
+  readonly length: number;
+  readonly width: number;
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+}
+
+/** A 32-bit big-endian signed integer (no bounds check: the framing has checked the bytes are there). */
+const int32At = (b: Buffer, p: number): number => ((b[p] as number) << 24) | ((b[p + 1] as number) << 16) | ((b[p + 2] as number) << 8) | (b[p + 3] as number);
+
 /**
- * Splits a binary COPY stream into rows, chunk by chunk: a row cut between two chunks waits for
- * the next. `push` returns the complete rows of the bytes so far; `end` checks the stream ended on
- * its trailer.
+ * Frames a binary COPY stream into blocks of complete rows, chunk by chunk, without decoding a
+ * value: the bytes of a block are held in one buffer (a row cut between two chunks waits for the
+ * next), and each cell's start and end in it are recorded. `push` takes a chunk; while `full` (at
+ * least `maxRows` complete rows held), `take` hands out a block of exactly `maxRows` rows; `take`
+ * at the end hands out the rest, and `end` checks the stream ended exactly after its trailer.
  */
-export class CopyBinaryReader {
-  readonly #decoders: readonly Decode[];
-  #pending: Buffer = Buffer.alloc(0);
+export class CopyFrames {
+  readonly #width: number;
+  readonly #maxRows: number;
+  #bytes: Buffer;
+  /** Bytes held; `#scanned`: the end of the last complete row (or of the header or trailer). */
+  #size = 0;
+  #scanned = 0;
+  #rows = 0;
+  #starts: Int32Array;
+  #ends: Int32Array;
   #headerRead = false;
   #trailerRead = false;
 
-  constructor(decoders: readonly Decode[]) {
-    this.#decoders = decoders;
+  constructor(width: number, maxRows = Number.POSITIVE_INFINITY, capacity = 64 * 1024) {
+    this.#width = width;
+    this.#maxRows = maxRows;
+    this.#bytes = Buffer.allocUnsafe(capacity);
+    const cells = width * Math.min(maxRows, 1024);
+    this.#starts = new Int32Array(cells);
+    this.#ends = new Int32Array(cells);
   }
 
-  push(chunk: Buffer): SourceValue[][] {
-    const b = this.#pending.length === 0 ? chunk : Buffer.concat([this.#pending, chunk]);
-    let at = 0;
+  get full(): boolean {
+    return this.#rows >= this.#maxRows;
+  }
+
+  push(chunk: Buffer): void {
+    const needed = this.#size + chunk.length;
+    if (needed > this.#bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(needed, this.#bytes.length * 2));
+      this.#bytes.copy(grown, 0, 0, this.#size);
+      this.#bytes = grown;
+    }
+    chunk.copy(this.#bytes, this.#size);
+    this.#size = needed;
+    this.#scan();
+  }
+
+  /** The complete rows held (at most `maxRows`), as a block; the bytes after them stay for the next. */
+  take(): CopyBlock {
+    const cells = this.#rows * this.#width;
+    const block: CopyBlock = { bytes: this.#bytes.subarray(0, this.#scanned), length: this.#rows, width: this.#width, starts: this.#starts.slice(0, cells), ends: this.#ends.slice(0, cells) };
+    const rest = this.#size - this.#scanned;
+    const next = Buffer.allocUnsafe(Math.max(this.#bytes.length, rest));
+    this.#bytes.copy(next, 0, this.#scanned, this.#size);
+    this.#bytes = next;
+    this.#size = rest;
+    this.#scanned = 0;
+    this.#rows = 0;
+    this.#scan();
+    return block;
+  }
+
+  /** Throws unless the stream ended exactly after its trailer (every row taken or still held). */
+  end(): void {
+    if (!this.#trailerRead || this.#size > this.#scanned) throw new RangeError('the COPY stream ended inside a row or without its trailer');
+  }
+
+  #scan(): void {
+    const b = this.#bytes;
+    const size = this.#size;
+    const width = this.#width;
+    let at = this.#scanned;
     if (!this.#headerRead) {
-      if (b.length < 19) {
-        this.#pending = b;
-        return [];
-      }
+      if (size < 19) return;
       if (!b.subarray(0, 11).equals(SIGNATURE)) throw new RangeError('not a binary COPY stream');
       const extension = b.readUInt32BE(15);
-      if (b.length < 19 + extension) {
-        this.#pending = b;
-        return [];
-      }
+      if (size < 19 + extension) return;
       at = 19 + extension;
       this.#headerRead = true;
     }
-    const rows: SourceValue[][] = [];
-    const width = this.#decoders.length;
-    for (;;) {
-      if (this.#trailerRead || b.length - at < 2) break;
-      const fields = b.readInt16BE(at);
+    while (!this.#trailerRead && this.#rows < this.#maxRows && size - at >= 2) {
+      const fields = (((b[at] as number) << 24) >> 16) | (b[at + 1] as number);
       if (fields === -1) {
         this.#trailerRead = true;
         at += 2;
         break;
       }
       if (fields !== width) throw new RangeError(`a COPY row of ${fields} fields where ${width} were expected`);
-      // The whole row must be here before any of it is decoded.
-      let end = at + 2;
-      let complete = true;
-      for (let i = 0; i < fields; i++) {
-        if (b.length - end < 4) {
-          complete = false;
-          break;
-        }
-        const length = b.readInt32BE(end);
-        end += 4 + (length > 0 ? length : 0);
-        if (end > b.length) {
-          complete = false;
-          break;
-        }
-      }
-      if (!complete) break;
-      const row: SourceValue[] = new Array<SourceValue>(width);
+      const base = this.#rows * width;
+      if (base + width > this.#starts.length) this.#grow(base + width);
+      const starts = this.#starts;
+      const ends = this.#ends;
+      // The whole row must be here before it counts.
       let p = at + 2;
+      let complete = true;
       for (let i = 0; i < width; i++) {
-        const length = b.readInt32BE(p);
+        if (size - p < 4) {
+          complete = false;
+          break;
+        }
+        const length = int32At(b, p);
         p += 4;
-        if (length < 0) row[i] = null;
-        else {
-          row[i] = (this.#decoders[i] as Decode)(b, p, p + length);
+        if (length < 0) {
+          starts[base + i] = -1;
+          ends[base + i] = -1;
+        } else {
+          if (size - p < length) {
+            complete = false;
+            break;
+          }
+          starts[base + i] = p;
+          ends[base + i] = p + length;
           p += length;
         }
       }
-      rows.push(row);
-      at = end;
+      if (!complete) break;
+      this.#rows++;
+      at = p;
     }
-    // A copy of the rest, so that the consumed chunk can go.
-    this.#pending = at === b.length ? Buffer.alloc(0) : at === 0 ? b : Buffer.from(b.subarray(at));
-    return rows;
+    this.#scanned = at;
+  }
+
+  #grow(cells: number): void {
+    const starts = new Int32Array(Math.max(cells, this.#starts.length * 2));
+    const ends = new Int32Array(starts.length);
+    starts.set(this.#starts);
+    ends.set(this.#ends);
+    this.#starts = starts;
+    this.#ends = ends;
+  }
+}
+
+/** The rows of a block, each value decoded by its column's decoder (NULL as null). */
+export function decodeRows(block: CopyBlock, decoders: readonly Decode[]): SourceValue[][] {
+  const { bytes, length, width, starts, ends } = block;
+  const rows = new Array<SourceValue[]>(length);
+  for (let r = 0, i = 0; r < length; r++) {
+    const row = new Array<SourceValue>(width);
+    for (let c = 0; c < width; c++, i++) {
+      const start = starts[i] as number;
+      row[c] = start < 0 ? null : (decoders[c] as Decode)(bytes, start, ends[i] as number);
+    }
+    rows[r] = row;
+  }
+  return rows;
+}
+
+/**
+ * Splits a binary COPY stream into decoded rows, chunk by chunk (CopyFrames, then each value
+ * decoded): `push` returns the complete rows of the bytes so far; `end` checks the stream ended on
+ * its trailer.
+ */
+export class CopyBinaryReader {
+  readonly #decoders: readonly Decode[];
+  readonly #frames: CopyFrames;
+
+  constructor(decoders: readonly Decode[]) {
+    this.#decoders = decoders;
+    this.#frames = new CopyFrames(decoders.length);
+  }
+
+  push(chunk: Buffer): SourceValue[][] {
+    this.#frames.push(chunk);
+    return decodeRows(this.#frames.take(), this.#decoders);
   }
 
   /** Throws unless the stream ended exactly after its trailer. */
   end(): void {
-    if (!this.#trailerRead || this.#pending.length > 0) throw new RangeError('the COPY stream ended inside a row or without its trailer');
+    this.#frames.end();
   }
 }

@@ -27,7 +27,8 @@ import { to as copyTo } from 'pg-copy-streams';
 import type { SourceAccess } from '../access.ts';
 import { sourceErrors } from '../errors.ts';
 import type { PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceSchema, SourceValue } from '../source.ts';
-import { CopyBinaryReader, binaryDecoder, type Decode } from './binary.ts';
+import { CopyFrames, binaryDecoder, type CopyBlock, type Decode } from './binary.ts';
+import { CopyCells } from './cells.ts';
 import { planPostgresShards, specEndpoint } from './plan.ts';
 import { postgresSchema } from './schema.ts';
 import { PostgresShard, PostgresSourceSpec } from './spec.ts';
@@ -114,7 +115,7 @@ export class PostgresSource implements Source {
     try {
       signal?.throwIfAborted();
       let readPosition: ShardReadPosition;
-      let decoders: Decode[];
+      let columns: { decoders: Decode[]; types: string[] };
       try {
         await client.connect();
         await client.query("SET standard_conforming_strings = on; SET client_encoding = 'UTF8'; SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0");
@@ -122,43 +123,55 @@ export class PostgresSource implements Source {
         await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
         const snapshot = (await client.query<{ snapshot: string }>('SELECT pg_current_snapshot()::text AS snapshot')).rows[0]?.snapshot ?? null;
         readPosition = walPosition(endpoint.host, endpoint.port, { database: shard.database, lsn, snapshot });
-        decoders = await columnDecoders(client, planned.id, `${select} LIMIT 0`);
+        columns = await columnDecoders(client, planned.id, `${select} LIMIT 0`);
       } catch (error) {
         throw readError(planned.id, endpoint.label, error);
       }
       signal?.throwIfAborted(); // an abort while connecting: no COPY is started
       stream = client.query(copyTo(shardCopy(select)));
-      const reader = new CopyBinaryReader(decoders);
+      const { decoders, types } = columns;
+      // Rows are framed, not decoded: each batch's cells go to the converter (cells.ts), which writes
+      // them into the table's columns; its rows are decoded only when read.
+      const frames = new CopyFrames(decoders.length, this.#spec.batchRows);
       const width = this.#columns.length;
-      let rows: SourceRow[] = [];
       let position = 0;
       let yielded = false;
-      let last: readonly SourceValue[] = [];
+      const batchOf = (block: CopyBlock): SourceBatch => {
+        const cells = new CopyCells(block, types, decoders, width);
+        const firstRowPosition = position;
+        position += block.length;
+        let rows: SourceRow[] | undefined;
+        return {
+          get rows() {
+            return (rows ??= cells.rows());
+          },
+          firstRowPosition,
+          end: block.length > 0 ? endPosition(keyNames, keyIndexes, block, decoders) : (from ?? 0),
+          readPosition,
+          columnar: cells,
+        };
+      };
+      let rest: SourceBatch | undefined;
       try {
         for await (const chunk of stream as AsyncIterable<Buffer>) {
-          for (const raw of reader.push(chunk)) {
-            last = raw;
-            rows.push(raw.length === width ? raw : raw.slice(0, width));
-            if (rows.length === this.#spec.batchRows) {
-              yield { rows, firstRowPosition: position, end: endPosition(keyNames, keyIndexes, last), readPosition };
-              yielded = true;
-              position += rows.length;
-              rows = [];
-            }
+          frames.push(chunk);
+          while (frames.full) {
+            const batch = batchOf(frames.take());
+            yield batch;
+            yielded = true;
           }
         }
         if (failure !== undefined) throw failure;
-        reader.end();
+        frames.end();
+        const block = frames.take();
+        if (block.length > 0 || !yielded) rest = batchOf(block);
         await client.query('COMMIT');
       } catch (error) {
         throw readError(planned.id, endpoint.label, failure ?? error);
       } finally {
         stream.destroy();
       }
-      if (rows.length > 0 || !yielded) {
-        const end = rows.length > 0 ? endPosition(keyNames, keyIndexes, last) : (from ?? 0);
-        yield { rows, firstRowPosition: position, end, readPosition };
-      }
+      if (rest !== undefined) yield rest;
     } finally {
       signal?.removeEventListener('abort', onAbort);
       await client.end().catch(() => undefined);
@@ -187,14 +200,18 @@ export class PostgresSource implements Source {
  * The decoder of each column of the shard's SELECT, from the types the server describes for it
  * (so a column whose type changed since the plan is read by its type now, or refused).
  */
-async function columnDecoders(client: pg.Client, shardId: string, describe: string): Promise<Decode[]> {
+async function columnDecoders(client: pg.Client, shardId: string, describe: string): Promise<{ decoders: Decode[]; types: string[] }> {
   const { fields } = await client.query({ text: describe, rowMode: 'array' });
   const oids = fields.map((f) => f.dataTypeID);
   const { rows } = await client.query<{ oid: number; typname: string; typtype: string }>('SELECT oid::int8 AS oid, typname, typtype FROM pg_type WHERE oid = ANY($1::oid[])', [oids]);
   const types = new Map(rows.map((r) => [Number(r.oid), r]));
-  return fields.map((field) => {
+  const names = fields.map((field) => {
     const type = types.get(field.dataTypeID);
-    const decoder = type === undefined ? undefined : binaryDecoder(type.typtype === 'e' ? 'enum' : type.typname);
+    return type === undefined ? '' : type.typtype === 'e' ? 'enum' : type.typname;
+  });
+  const decoders = fields.map((field, i) => {
+    const type = types.get(field.dataTypeID);
+    const decoder = type === undefined ? undefined : binaryDecoder(names[i] ?? '');
     if (decoder === undefined) {
       throw errorFrom(sourceErrors, 'SOURCE_SCHEMA_MISMATCH', `shard ${shardId}: column ${field.name} has type ${type?.typname ?? String(field.dataTypeID)}, which the plan did not allow (the table changed since the plan)`, {
         shard: shardId,
@@ -203,6 +220,7 @@ async function columnDecoders(client: pg.Client, shardId: string, describe: stri
     }
     return decoder;
   });
+  return { decoders, types: names };
 }
 
 function parseShard(planned: PlannedSourceShard): PostgresShard {
@@ -212,8 +230,15 @@ function parseShard(planned: PlannedSourceShard): PostgresShard {
 }
 
 /** A batch ends at the key of its last row: `{<key column>: <value as PostgreSQL text>}`. */
-function endPosition(keyNames: readonly string[], keyIndexes: readonly number[], row: readonly SourceValue[]): SourcePosition {
-  return Object.fromEntries(keyNames.map((name, i) => [name, keyText(row[keyIndexes[i] ?? -1] ?? null)]));
+function endPosition(keyNames: readonly string[], keyIndexes: readonly number[], block: CopyBlock, decoders: readonly Decode[]): SourcePosition {
+  const last = (block.length - 1) * block.width;
+  return Object.fromEntries(
+    keyNames.map((name, i) => {
+      const c = keyIndexes[i] ?? -1;
+      const start = block.starts[last + c] ?? -1;
+      return [name, keyText(start < 0 ? null : (decoders[c] as Decode)(block.bytes, start, block.ends[last + c] ?? start))];
+    }),
+  );
 }
 
 /** Key values (integers, numeric text, text, uuid text) in the text PostgreSQL reads them back from. */

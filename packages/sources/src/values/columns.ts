@@ -10,12 +10,20 @@
  * first bad cell in row order, as before.
  */
 import { allocateColumn, type Column, type ColumnBatch, type DataType, type InternalValue, type RowType, type Timestamp } from '@tributary/table';
-import type { SourceColumn, SourceRow, SourceValue } from '../source.ts';
+import type { SourceBatch, SourceColumn, SourceRow, SourceValue } from '../source.ts';
 import { rowConverter, sourceIndex, valueConverter, type RowOrigin, type ValueConverter } from './convert.ts';
 import { fastEpochDay, fastTimestampInto, fastUnscaledDecimal, fitsCodePoints } from './fast-text.ts';
 
 /** Rows of a source batch as the table's columns; `file`: the file every row comes from, and the file row of the first. */
-export type ColumnConverter = (rows: readonly SourceRow[], firstPosition: number, file?: { readonly uri: string; readonly firstRow: number }) => ColumnBatch;
+export interface ColumnConverter {
+  (rows: readonly SourceRow[], firstPosition: number, file?: { readonly uri: string; readonly firstRow: number }): ColumnBatch;
+  /**
+   * A source batch as the table's columns: from its cells when the source gives them (each column
+   * written by the source where it can, every other cell through the same path as a row's value:
+   * the same values and refusals as from its rows), else from its rows.
+   */
+  batch(batch: SourceBatch): ColumnBatch;
+}
 
 /** Thrown by a column loop at the first value it cannot convert; the batch converter then finds the error of that row. */
 class BadCell extends Error {
@@ -32,26 +40,53 @@ type FastPath = (r: number, value: Exclude<SourceValue, null>) => boolean;
 /** Fills one column from the rows; returns its validity (undefined: no nulls). */
 type Fill = (column: Column, rows: readonly SourceRow[], index: number) => Uint8Array | undefined;
 
+/** Takes the values of one column, one at a time in row order (`put`), then says its validity. */
+interface Sink {
+  readonly put: (r: number, value: SourceValue) => void;
+  readonly validity: () => Uint8Array | undefined;
+}
+
 export function columnConverter(shardId: string, source: readonly SourceColumn[], table: RowType): ColumnConverter {
   const exactRow = rowConverter(shardId, source, table);
-  const plan = table.fields.map((field) => ({ field, index: sourceIndex(shardId, source, field), fill: columnFill(field.type, valueConverter(shardId, field)) }));
-  return (rows, firstPosition, file) => {
-    const length = rows.length;
+  const plan = table.fields.map((field) => {
+    const { fill, sink } = columnFill(field.type, valueConverter(shardId, field));
+    return { field, index: sourceIndex(shardId, source, field), fill, sink };
+  });
+  const convert = (length: number, fillOne: (column: Column, entry: (typeof plan)[number]) => Uint8Array | undefined, rows: () => readonly SourceRow[], firstPosition: number, file?: { readonly uri: string; readonly firstRow: number }): ColumnBatch => {
     try {
-      const columns = plan.map(({ field, index, fill }) => {
-        const column = allocateColumn(field.type, length);
-        if (index < 0) return { ...column, validity: new Uint8Array(length) };
-        const validity = fill(column, rows, index);
+      const columns = plan.map((entry) => {
+        const column = allocateColumn(entry.field.type, length);
+        if (entry.index < 0) return { ...column, validity: new Uint8Array(length) };
+        const validity = fillOne(column, entry);
         return validity === undefined ? column : { ...column, validity };
       });
       return { rowType: table, length, columns };
     } catch (error) {
       if (!(error instanceof BadCell)) throw error;
       // The row converter throws the first bad cell in row order, with its position and file row.
-      for (let r = 0; r <= error.row; r++) exactRow(rows[r] ?? [], firstPosition + r, file && { uri: file.uri, row: file.firstRow + r });
+      const all = rows();
+      for (let r = 0; r <= error.row; r++) exactRow(all[r] ?? [], firstPosition + r, file && { uri: file.uri, row: file.firstRow + r });
       throw new Error(`columnConverter: row ${error.row} was refused by the column path but not by the row converter`);
     }
   };
+  const fromRows = (rows: readonly SourceRow[], firstPosition: number, file?: { readonly uri: string; readonly firstRow: number }): ColumnBatch =>
+    convert(rows.length, (column, { fill, index }) => fill(column, rows, index), () => rows, firstPosition, file);
+  const batch = (b: SourceBatch): ColumnBatch => {
+    const cells = b.columnar;
+    if (cells === undefined) return fromRows(b.rows, b.firstRowPosition, b.file);
+    return convert(
+      cells.length,
+      (column, { field, index, sink }) => {
+        const into = sink(column, cells.length);
+        cells.fill(index, field.type, column, into.put);
+        return into.validity();
+      },
+      () => b.rows,
+      b.firstRowPosition,
+      b.file,
+    );
+  };
+  return Object.assign(fromRows, { batch });
 }
 
 /** A null where the column allows it: marks it and returns the (new) validity; a NOT NULL column refuses it. */
@@ -74,26 +109,35 @@ function exactValue(convert: ValueConverter, value: SourceValue, r: number): Int
 const TWO_32 = 4294967296;
 const INT_LIMITS: Partial<Record<DataType['root'], number>> = { TINYINT: 2 ** 7, SMALLINT: 2 ** 15, INT: 2 ** 31 };
 
-function columnFill(type: DataType, convert: ValueConverter): Fill {
+/** A column type's fill from rows, and its sink for values given one at a time (the same path per value). */
+function columnFill(type: DataType, convert: ValueConverter): { fill: Fill; sink: (column: Column, length: number) => Sink } {
+  const fast = fastPath(type);
   const nullable = type.nullable;
-  // Per kind: the fast path for the common value, else the exact converter's value stored as is.
-  const loop =
-    (prepare: (column: Column) => FastPath): Fill =>
-    (column, rows, index) => {
-      const fast = prepare(column);
-      const length = rows.length;
-      let validity: Uint8Array | undefined;
-      for (let r = 0; r < length; r++) {
-        const value = rows[r]?.[index] ?? null;
-        if (value === null) validity = markNull(validity, length, r, nullable);
-        else if (!fast(r, value)) {
-          const exact = exactValue(convert, value, r);
-          if (exact === null) validity = markNull(validity, length, r, nullable);
-          else store(column, r, exact);
-        }
+  // The fast path for the common value, else the exact converter's value stored as is.
+  const sink = (column: Column, length: number): Sink => {
+    const fastInto = fast(column);
+    let validity: Uint8Array | undefined;
+    const put = (r: number, value: SourceValue): void => {
+      if (value === null) validity = markNull(validity, length, r, nullable);
+      else if (!fastInto(r, value)) {
+        const exact = exactValue(convert, value, r);
+        if (exact === null) validity = markNull(validity, length, r, nullable);
+        else store(column, r, exact);
       }
-      return validity;
     };
+    return { put, validity: () => validity };
+  };
+  const fill: Fill = (column, rows, index) => {
+    const into = sink(column, rows.length);
+    for (let r = 0; r < rows.length; r++) into.put(r, rows[r]?.[index] ?? null);
+    return into.validity();
+  };
+  return { fill, sink };
+}
+
+/** Per column type, the fast path for the values sources yield most (given the column it stores into). */
+function fastPath(type: DataType): (column: Column) => FastPath {
+  const loop = (prepare: (column: Column) => FastPath): ((column: Column) => FastPath) => prepare;
   switch (type.root) {
     case 'TINYINT':
     case 'SMALLINT':
@@ -172,7 +216,7 @@ function isTimestamp(v: Exclude<SourceValue, null>): v is Timestamp {
 }
 
 /** BIGINT and DECIMAL(p ≤ 18) columns: a safe integer is written as the two 32-bit words of the int64, no BigInt made. */
-function int64Loop(loop: (prepare: (column: Column) => FastPath) => Fill, safe: (v: Exclude<SourceValue, null>) => number | undefined): Fill {
+function int64Loop(loop: (prepare: (column: Column) => FastPath) => (column: Column) => FastPath, safe: (v: Exclude<SourceValue, null>) => number | undefined): (column: Column) => FastPath {
   return loop((column) => {
     if (column.kind !== 'int64' || !LITTLE_ENDIAN) return never;
     const words = new Int32Array(column.values.buffer, column.values.byteOffset, column.values.length * 2);
