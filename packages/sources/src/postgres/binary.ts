@@ -1,5 +1,5 @@
 /**
- * PostgreSQL's binary COPY format, decoded exactly (pure: bytes in, rows out). The stream is a
+ * PostgreSQL's binary COPY format, framed and decoded exactly (pure: bytes in, cells or rows out). The stream is a
  * signature and header, then one tuple per row (a 16-bit field count, then per field a 32-bit
  * length, -1 for NULL, and the value in its type's binary send format), then a -1 trailer.
  *
