@@ -15,6 +15,7 @@ import { loadSourceAccess } from '../../src/access.ts';
 import { PostgresSource } from '../../src/postgres/source.ts';
 import type { PostgresShard } from '../../src/postgres/spec.ts';
 import type { PlanContext, PlannedSourceShard, SourceBatch, SourcePosition, TargetColumn } from '../../src/source.ts';
+import { columnConverter } from '../../src/values/columns.ts';
 import { rowConverter } from '../../src/values/convert.ts';
 import { PLAN } from '../support/contexts.ts';
 
@@ -265,6 +266,54 @@ describe('postgres source reading PostgreSQL', () => {
     const text = (list: readonly (readonly unknown[])[]) => list.map((r) => `${String(r[0])}=${String(r[1])}`).join('\n');
     assert.equal(rows.length, before.length);
     assert.ok(text(rows) === text(before), 'the rows read are the rows before the writes');
+  });
+
+  test('the column path: the cells written into the columns give exactly the columns and errors of the decoded rows, on the server\'s adversarial values', async () => {
+    await db.query('CREATE TABLE adversarial (id int8 PRIMARY KEY, n numeric, n2 numeric(12,2), d date, ts timestamp, tz timestamptz, i2 int2, i4 int4, i8 int8, v varchar(8))');
+    await db.query(`INSERT INTO adversarial SELECT i,
+        CASE WHEN i % 23 = 0 THEN 'NaN'::numeric WHEN i % 29 = 0 THEN 10::numeric ^ (i % 40) ELSE ((i * 7919) % 1000003 - 500000)::numeric / 10::numeric ^ (i % 9) END,
+        CASE WHEN i % 17 = 0 THEN NULL ELSE ((i * 104729) % 2000000000 - 1000000000)::numeric / 100 END,
+        CASE i % 31 WHEN 0 THEN 'infinity'::date WHEN 1 THEN '-infinity'::date WHEN 2 THEN '4713-01-01 BC'::date WHEN 3 THEN '5874897-12-31'::date ELSE date '2000-01-01' + (i * 37 % 200000 - 100000)::int4 END,
+        CASE i % 37 WHEN 0 THEN 'infinity'::timestamp WHEN 1 THEN '-infinity'::timestamp WHEN 2 THEN '294276-12-31 23:59:59.999999'::timestamp WHEN 3 THEN '4713-01-01 00:00:00 BC'::timestamp
+          ELSE timestamp '2000-01-01' + (i * 7777777 % 100000000000 - 50000000000) * interval '1 microsecond' * (1 + i % 1000) END,
+        CASE WHEN i % 41 = 0 THEN NULL ELSE timestamptz '1970-01-01 00:00:00Z' + (i * 999983 % 1000000) * interval '1 microsecond' - i * interval '1 day' END,
+        (i * 31 % 65536 - 32768)::int2, (i::int8 * 2654435761 % 4294967296 - 2147483648)::int4,
+        CASE WHEN i % 3 = 0 THEN -9223372036854775808 WHEN i % 3 = 1 THEN 9223372036854775807 ELSE i * -1234567891 END,
+        CASE WHEN i % 19 = 0 THEN NULL ELSE left(repeat('é😀a订' || i, 3), (i % 9)::int4) END
+      FROM generate_series(1::int8, 2000) AS i`);
+    const names = ['id', 'n', 'n2', 'd', 'ts', 'tz', 'i2', 'i4', 'i8', 'v'];
+    const source = new PostgresSource(spec({ tables: ['adversarial'], batchRows: 7 }), names, access);
+    const shard = shardOf({ database, schema: 'public', table: 'adversarial', key: [{ name: 'id', kind: 'integer' }] });
+    const batches = await read(source, shard);
+    assert.equal(batches.reduce((n, b) => n + b.rows.length, 0), 2000);
+    const outcome = (run: () => unknown): unknown => {
+      try {
+        return run();
+      } catch (error) {
+        assert.ok(isTributaryError(error), String(error));
+        return { code: error.code, message: error.message, context: error.context };
+      }
+    };
+    // Loose and tight tables: most batches convert, many fail on a value one of the tables cannot hold.
+    const layouts = [
+      ['id BIGINT NOT NULL', 'n STRING', 'n2 DECIMAL(12, 2)', 'd DATE', 'ts TIMESTAMP(6)', 'tz TIMESTAMP_LTZ(6)', 'i2 SMALLINT', 'i4 INT', 'i8 BIGINT', 'v VARCHAR(8)'],
+      ['id BIGINT NOT NULL', 'n DECIMAL(18, 4)', 'n2 DECIMAL(18, 6)', 'd DATE NOT NULL', 'ts TIMESTAMP(3)', 'tz TIMESTAMP(0)', 'i2 INT', 'i4 BIGINT', 'i8 BIGINT', 'v VARCHAR(3)'],
+      ['id BIGINT NOT NULL', 'n DECIMAL(38, 10)', 'n2 DECIMAL(11, 2)', 'd DATE', 'ts TIMESTAMP(9)', 'tz TIMESTAMP_LTZ(3)', 'i2 SMALLINT NOT NULL', 'i4 INT', 'i8 BIGINT', 'v STRING'],
+    ];
+    let converted = 0;
+    let refused = 0;
+    for (const layout of layouts) {
+      const converter = columnConverter('adversarial', await source.columns(), table(layout));
+      for (const batch of batches) {
+        assert.ok(batch.columnar !== undefined, 'the source gives its cells');
+        const byColumns = outcome(() => converter.batch(batch).columns);
+        const byRows = outcome(() => converter(batch.rows, batch.firstRowPosition).columns);
+        assert.deepStrictEqual(byColumns, byRows, `${layout.join(', ')}: batch at ${batch.firstRowPosition}`);
+        if (Array.isArray(byRows)) converted++;
+        else refused++;
+      }
+    }
+    assert.ok(converted > 100 && refused > 100, `both outcomes compared (${converted} converted, ${refused} refused)`);
   });
 
   test('backpressure: while the reader holds a batch the server waits on its socket, and memory stays flat', async () => {
