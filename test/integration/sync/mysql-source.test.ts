@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import type { Coordinator } from '@tributary/coordinator';
 import type { InternalRow } from '@tributary/table';
 import { services } from '@tributary/testkit';
-import { canonicalRows, inProcessCoordinator, pypaimonRead, readRows, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
+import { canonicalRows, inProcessCoordinator, pypaimonRead, readRows, spawnWorker, stop, syncEnv, waitForPhase, waitUntil } from './harness.ts';
 
 const PASSWORD_ENV = 'TRIBUTARY_TEST_MYSQL_PASSWORD';
 const ROWS_PER_TABLE = 250;
@@ -262,6 +262,9 @@ describe('mysql source (3 databases × 4 tables in MariaDB)', () => {
     try {
       // Queue and sync keys; BullMQ's stalled-check markers come and go by themselves.
       const keys = async () => (await redis.keys(`${e.prefix}:*`)).filter((k) => !k.endsWith(':stalled-check')).sort();
+      // The earlier tests' commit jobs go on after their syncs commit (outcome, expiration): the
+      // keys are compared once no job of this prefix runs (no lock, no active list).
+      await waitUntil(async () => !(await keys()).some((k) => k.endsWith(':lock') || k.endsWith(':active')), 'the earlier jobs to finish', 120_000);
       const before = await keys();
       const response = await startSync('orders_cut', { ...mysql, connection: 'cut', databases: `${p}\\_shop\\_%`, tables: 'orders_%' });
       assert.equal(response.statusCode, 503, response.body);
