@@ -40,6 +40,8 @@ export interface Burst {
   readonly wallMs: number;
   /** CPU the serving coordinator used for the burst. */
   readonly cpuS: number;
+  /** CPU this process (the client: its fetches) used for the burst. */
+  readonly clientCpuS: number;
   readonly load: number;
 }
 
@@ -104,6 +106,7 @@ function percentile(sorted: readonly number[], p: number): number {
 /** Fires `paths` at once (all in flight together) and measures each response. */
 async function burst(base: string, pid: number, paths: readonly string[]): Promise<Omit<Burst, 'contender' | 'round' | 'call'>> {
   const cpu0 = cpuSeconds(pid);
+  const client0 = process.cpuUsage();
   const started = performance.now();
   const latencies = await Promise.all(
     paths.map(async (path) => {
@@ -125,6 +128,7 @@ async function burst(base: string, pid: number, paths: readonly string[]): Promi
     max: sorted.at(-1) ?? NaN,
     wallMs,
     cpuS: cpuSeconds(pid) - cpu0,
+    clientCpuS: clientSeconds(client0),
     load: loadavg()[0] ?? NaN,
   };
 }
@@ -132,6 +136,7 @@ async function burst(base: string, pid: number, paths: readonly string[]): Promi
 /** One request at a time: latency without queueing. */
 async function sequential(base: string, pid: number, paths: readonly string[]): Promise<Omit<Burst, 'contender' | 'round' | 'call'>> {
   const cpu0 = cpuSeconds(pid);
+  const client0 = process.cpuUsage();
   const started = performance.now();
   const latencies: number[] = [];
   for (const path of paths) {
@@ -151,8 +156,21 @@ async function sequential(base: string, pid: number, paths: readonly string[]): 
     max: sorted.at(-1) ?? NaN,
     wallMs: performance.now() - started,
     cpuS: cpuSeconds(pid) - cpu0,
+    clientCpuS: clientSeconds(client0),
     load: loadavg()[0] ?? NaN,
   };
+}
+
+function clientSeconds(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1e6;
+}
+
+/** Whether a coordinator serves a path (a baseline checkout may predate a route). */
+async function serves(base: string, path: string): Promise<boolean> {
+  const response = await fetch(`${base}${path}`);
+  await response.arrayBuffer();
+  return response.ok;
 }
 
 export async function measureApiLoad(redis: Redis, deployment: Deployment, options: ApiLoadOptions): Promise<ApiLoadResult> {
@@ -166,7 +184,9 @@ export async function measureApiLoad(redis: Redis, deployment: Deployment, optio
   progress(`    inserted in ${(insertMs / 1000).toFixed(1)} s (~${(redisBytes / 1e6).toFixed(0)} MB of records in Redis)`);
 
   const contenders: { name: string; started: Started }[] = [];
-  const env = deploymentEnv(deployment, { TRIBUTARY_PORT: '0' });
+  // The rate limit still counts every request (its Redis call is part of each request's cost) but
+  // never refuses one: the bursts of several rounds and contenders exceed the default per minute.
+  const env = deploymentEnv(deployment, { TRIBUTARY_PORT: '0', TRIBUTARY_RATE_LIMIT: '100000000' });
   contenders.push({ name: 'ours', started: await startProcess('coordinator', env, options.nodeArgs?.('ours')) });
   if (options.baselineRoot !== undefined) contenders.push({ name: 'baseline', started: await startProcess('coordinator', env, options.nodeArgs?.('baseline'), options.baselineRoot) });
 
@@ -176,27 +196,26 @@ export async function measureApiLoad(redis: Redis, deployment: Deployment, optio
     // Every id is asked for about equally (a spread of records, not one cached page).
     const most = Math.max(20, ...options.concurrency);
     const status = Array.from({ length: most }, (_, i) => `/v1/syncs/${ids[(i * 7919) % ids.length]}`);
+    const brief = status.map((path) => `${path}/status`);
     const lists = Array.from({ length: most }, (_, i) => (i % 4 === 3 ? `/v1/syncs?limit=100&database=bench&table=api_b` : '/v1/syncs?limit=100'));
     for (let round = 1; round <= options.rounds; round++) {
       for (const { name, started } of contenders) {
         const base = String(started.ready.listening);
         const pid = started.child.pid ?? -1;
+        // The light status route (GET /v1/syncs/:id/status) where the contender has it.
+        const kinds: [string, readonly string[]][] = [['list', lists], ['status', status], ...((await serves(base, brief[0]!)) ? [['brief status', brief] as [string, readonly string[]]] : [])];
         const calls: [string, () => Promise<Omit<Burst, 'contender' | 'round' | 'call'>>][] = [
-          ['list, one at a time', () => sequential(base, pid, lists.slice(0, 20))],
-          ['status, one at a time', () => sequential(base, pid, status.slice(0, 20))],
+          ...kinds.map(([kind, paths]): [string, () => Promise<Omit<Burst, 'contender' | 'round' | 'call'>>] => [`${kind}, one at a time`, () => sequential(base, pid, paths.slice(0, 20))]),
           ...options.concurrency
             .filter((c) => name === 'ours' || c <= options.baselineMaxConcurrency)
-            .flatMap((c): [string, () => Promise<Omit<Burst, 'contender' | 'round' | 'call'>>][] => [
-              [`list, ${c} at once`, () => burst(base, pid, lists.slice(0, c))],
-              [`status, ${c} at once`, () => burst(base, pid, status.slice(0, c))],
-            ]),
+            .flatMap((c) => kinds.map(([kind, paths]): [string, () => Promise<Omit<Burst, 'contender' | 'round' | 'call'>>] => [`${kind}, ${c} at once`, () => burst(base, pid, paths.slice(0, c))])),
         ];
         for (const [call, measure] of calls) {
           const b = { contender: name, round, call, ...(await measure()) };
           bursts.push(b);
           progress(
             `    #${round} ${name.padEnd(8)} ${call.padEnd(22)} p50 ${b.p50.toFixed(1)} p95 ${b.p95.toFixed(1)} p99 ${b.p99.toFixed(1)} max ${b.max.toFixed(1)} ms; ` +
-              `${(b.wallMs / 1000).toFixed(2)} s wall, ${b.cpuS.toFixed(2)} s CPU, load ${b.load.toFixed(1)}`,
+              `${(b.wallMs / 1000).toFixed(2)} s wall, ${b.cpuS.toFixed(2)} s CPU (client ${b.clientCpuS.toFixed(2)} s), load ${b.load.toFixed(1)}`,
           );
         }
       }

@@ -139,19 +139,29 @@ function printTiny(tiny: readonly TinyResult[]): void {
   if (bad.length > 0) console.log(`ROW COUNT MISMATCH at ${bad.map((t) => t.shards).join(', ')} shards`);
 }
 
-/** Median (and range) over the rounds of each contender's percentiles, per call. */
+/** Median (and range) over the rounds of each contender's percentiles, per call, with CPU per request of the server and of the client. */
 export function printApiLoad(result: ApiLoadResult): void {
   console.log(`\nAPI under load: ${result.syncs.toLocaleString('en')} syncs × ${result.shards.toLocaleString('en')} shards stored (median over rounds [min–max], ms)`);
-  console.log('contender  call                    p50                   p95                   p99                   CPU s          load');
+  console.log(
+    `${'contender'.padEnd(10)} ${'call'.padEnd(26)} ${'p50'.padEnd(22)}${'p95'.padEnd(22)}${'p99'.padEnd(22)}${'wall'.padEnd(22)}${'server CPU/req'.padEnd(22)}${'client CPU/req'.padEnd(22)}load`,
+  );
   const keys = [...new Set(result.bursts.map((b) => `${b.contender}\u0000${b.call}`))];
-  const fmt = (xs: number[]): string => `${median(xs).toFixed(1)} [${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}]`.padEnd(22);
+  const fmt = (xs: number[], digits = 1): string => `${median(xs).toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`.padEnd(22);
   for (const key of keys) {
     const [contender = '', call = ''] = key.split('\u0000');
     const bs = result.bursts.filter((b) => b.contender === contender && b.call === call);
     console.log(
-      `${contender.padEnd(10)} ${call.padEnd(23)} ${fmt(bs.map((b) => b.p50))}${fmt(bs.map((b) => b.p95))}${fmt(bs.map((b) => b.p99))}` +
-        `${fmt(bs.map((b) => b.cpuS)).slice(0, 14)} ${bs.map((b) => b.load.toFixed(1)).join('/')}`,
+      `${contender.padEnd(10)} ${call.padEnd(26)} ${fmt(bs.map((b) => b.p50))}${fmt(bs.map((b) => b.p95))}${fmt(bs.map((b) => b.p99))}${fmt(bs.map((b) => b.wallMs), 0)}` +
+        `${fmt(bs.map((b) => (b.cpuS * 1000) / b.requests), 2)}${fmt(bs.map((b) => (b.clientCpuS * 1000) / b.requests), 2)}${bs.map((b) => b.load.toFixed(1)).join('/')}`,
     );
+  }
+  const at = (b: ApiLoadResult['bursts'][number]) => b.concurrency >= 200 && b.contender === 'ours';
+  const worst = result.bursts.filter(at);
+  if (worst.length > 0) {
+    for (const kind of [...new Set(worst.map((b) => b.call))]) {
+      const p99 = median(worst.filter((b) => b.call === kind).map((b) => b.p99));
+      console.log(`target p99 < 50 ms, ours, ${kind}: median p99 ${p99.toFixed(1)} ms (${p99 < 50 ? 'met' : 'NOT met'})`);
+    }
   }
   console.log(`coordinator peak RSS: ${Object.entries(result.peakRssMb).map(([n, mb]) => `${n} ${mb.toFixed(0)} MB`).join(', ')}`);
 }

@@ -2,6 +2,7 @@
  * REST request and response bodies (zod; OpenAPI is generated from these).
  */
 import { SyncSummarySchema } from '../sync/summary.ts';
+import { SyncStatusSchema } from '../sync/status.ts';
 import { z } from 'zod';
 import { ErrorDataSchema, ShardAttempt, SyncLayout, SyncTableRef } from '@tributary/protocol';
 import { AUDIT_FLAGS } from '@tributary/table';
@@ -200,6 +201,9 @@ export type RejectsResponse = z.infer<typeof RejectsResponse>;
 
 /** One line of GET /v1/syncs (the store keeps it beside each record). */
 export const SyncSummary = SyncSummarySchema;
+
+/** GET /v1/syncs/:id/status: the summary with the shard counts (sync/status.ts). */
+export const SyncStatus = SyncStatusSchema;
 
 export const ListSyncsQuery = z.object({
   state: SyncPhaseSchema.optional(),

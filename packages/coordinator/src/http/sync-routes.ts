@@ -1,5 +1,5 @@
 /**
- * /v1/syncs: start (202 + id; Idempotency-Key), inspect (shards paged), rejected rows, list, abort.
+ * /v1/syncs: start (202 + id; Idempotency-Key), inspect (shards paged), status in brief, rejected rows, list, abort.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { StartSyncRequest } from '../requests.ts';
@@ -16,10 +16,13 @@ import {
   StartSyncResponse,
   SyncParams,
   SyncResponse,
+  SyncStatus,
   SyncSummary,
 } from './schemas.ts';
 import { decodeCursor, FIRST_SHARD_PAGE, progressTotals, rejectsView, shardPage, syncView } from './sync-view.ts';
 import { z } from 'zod';
+import { errorFrom } from '@tributary/protocol';
+import { coordinatorErrors } from '../errors.ts';
 
 export interface SyncRouteDeps {
   readonly syncs: SyncService;
@@ -67,6 +70,23 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
       // The bucket stage (bucketed layout) while it runs: its jobs are few (partitions × buckets).
       const buckets = record.state.phase === 'MERGING' ? { attempts: await store.bucketAttempts(record.id), accepted: await store.bucketAcceptedAttempts(record.id) } : undefined;
       return syncView(record, attempts, accepted, counts, FIRST_SHARD_PAGE, totals, { shards: head.shards, frozenAccepted: head.frozen?.accepted ?? null, files: head.frozen?.files ?? null }, buckets);
+    },
+  );
+
+  app.get(
+    '/v1/syncs/:id/status',
+    {
+      schema: {
+        summary: 'A sync in brief: phase, table, shard counts, snapshot or abort reason, phase timings; rows and bytes once its shards are frozen. One constant-size read',
+        params: SyncParams,
+        response: { 200: SyncStatus, ...problemResponses(400, 404, 500, 503) },
+      },
+    },
+    async (request, reply) => {
+      // Stored as the text this route's schema serialises it to: sent as is, like the list's summaries.
+      const text = await store.statusText(request.params.id);
+      if (text === undefined) throw errorFrom(coordinatorErrors, 'SYNC_NOT_FOUND', `no sync ${request.params.id}`, { syncId: request.params.id });
+      return reply.type('application/json; charset=utf-8').send(text as unknown as z.infer<typeof SyncStatus>);
     },
   );
 

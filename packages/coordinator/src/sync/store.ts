@@ -21,7 +21,9 @@
  * index unmarked) and, one by one, by the list that meets them. A record that is gone (deleted, or
  * expired by a TTL set from outside) is skipped by every list, and removed from the index the list
  * was reading. Likewise GET /v1/syncs/:id reads the record's `head` (sync/head.ts): its first page of
- * shards and its counts, not the whole plan.
+ * shards and its counts, not the whole plan; and GET /v1/syncs/:id/status (sync/status.ts) reads the
+ * summary and the head's frozen totals (field `frozen`, with the version it was written for) in one
+ * script call, and no head.
  *
  * And what the workers read and write of a sync: `:plan` (the plan's head and each shard's spec,
  * written here before anything is enqueued) and `:votes` (each accepted attempt's vote, written by
@@ -50,13 +52,15 @@ import { SyncPhaseSchema, SyncRecordSchema } from './record-schema.ts';
 import { isTerminal, stagedDiscardable, transition, type SyncEvent, type SyncPhase, type SyncRecord } from './state.ts';
 import { SyncHeadSchema, syncHead, type SyncHead } from './head.ts';
 import { SyncSummarySchema, syncSummary, summaryText, type SyncSummary } from './summary.ts';
+import { FrozenField, statusText } from './status.ts';
 
 // KEYS: record, index, active, attempts, the table's index, the database's index, the bucket
 // attempts. ARGV: expected
 // version (-1: must not exist), new version, json, phase, created score, sync id, terminal (1/0),
 // table (db.table), and for a create only: the most non-terminal syncs overall and per table (-1:
 // no limit), the record key prefix of other syncs; then discard (1/0), the summary, the head, the
-// summary's version (the new version when the summary is its schema's own text, else ''). Returns 1
+// summary's version (the new version when the summary is its schema's own text, else ''), the head's
+// frozen totals with the version they were written for (JSON; sync/status.ts). Returns 1
 // written, 0 version mismatch (or exists), -1 overall limit reached, -2 table limit. The limits are
 // checked in the same step as the write, so two concurrent starts cannot both pass. A terminal
 // transition marks the attempts still shown running as abandoned in the same step. Every write
@@ -82,7 +86,7 @@ if ARGV[1] == '-1' then
 elseif current ~= ARGV[1] then
   return 0
 end
-redis.call('HSET', KEYS[1], 'version', ARGV[2], 'json', ARGV[3], 'phase', ARGV[4], 'table', ARGV[8], 'discard', ARGV[12], 'summary', ARGV[13], 'head', ARGV[14], 'summaryVersion', ARGV[15])
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'json', ARGV[3], 'phase', ARGV[4], 'table', ARGV[8], 'discard', ARGV[12], 'summary', ARGV[13], 'head', ARGV[14], 'summaryVersion', ARGV[15], 'frozen', ARGV[16])
 if ARGV[1] == '-1' then redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6]) end
 local score = redis.call('ZSCORE', KEYS[2], ARGV[6])
 if score then
@@ -137,6 +141,15 @@ for _, id in ipairs(ids) do
   end
 end
 return out
+`;
+
+// A sync's light status (sync/status.ts). KEYS: the record, its accepted and attempt-seq hashes.
+// Returns nil when the record is gone, else the summary, the record's version, the summary's version,
+// the frozen totals (nil where absent) and the sizes of the two hashes, all read in one step.
+const STATUS_SCRIPT = `
+local f = redis.call('HMGET', KEYS[1], 'summary', 'version', 'summaryVersion', 'frozen')
+if not f[2] then return nil end
+return { f[1], f[2], f[3], f[4], redis.call('HLEN', KEYS[2]), redis.call('HLEN', KEYS[3]) }
 `;
 
 /** The marker `migrateIndex` leaves once every record listed in `<prefix>:syncs` has its summary and is in its indexes. */
@@ -500,6 +513,33 @@ export class SyncStore {
     return matches(summary, filter) ? JSON.stringify(SyncSummarySchema.parse(summary)) : undefined;
   }
 
+  /**
+   * The light status of one sync (sync/status.ts) as the JSON text its schema serialises it to; undefined:
+   * no such sync. One script call reads the summary, the frozen totals and the shard counts; a
+   * record written by an earlier version (no summary of its version, no frozen totals) is read
+   * further, as the list and GET /v1/syncs/:id read it.
+   */
+  async statusText(syncId: string): Promise<string | undefined> {
+    const keys = syncRedisKeys(this.#prefix, syncId);
+    const reply = (await this.#redis.eval(STATUS_SCRIPT, 3, keys.record, keys.accepted, keys.attemptSeq)) as
+      | [string | null, string | null, string | null, string | null, number, number]
+      | null;
+    if (reply === null) return undefined;
+    const [stored, version, summaryVersion, frozen, accepted, attempted] = reply;
+    const text = stored !== null && version === summaryVersion ? stored : await this.#summaryText(syncId);
+    if (text === undefined) return undefined;
+    // Frozen totals count only when written with the record's current version (an older writer leaves them behind).
+    const kept = frozen === null ? undefined : FrozenField.parse(JSON.parse(frozen));
+    const totals = kept !== undefined && String(kept.version) === version ? kept.frozen : (await this.head(syncId)).frozen;
+    return statusText(text, totals, { accepted, attempted });
+  }
+
+  /** The summary's text as its schema serialises it (a summary not stored so, or missing); undefined: no such sync. */
+  async #summaryText(syncId: string): Promise<string | undefined> {
+    const summary = await this.summary(syncId);
+    return summary === undefined ? undefined : JSON.stringify(SyncSummarySchema.parse(summary));
+  }
+
   /** The summary of one sync (undefined: no such sync). */
   async summary(syncId: string): Promise<SyncSummary | undefined> {
     return (await this.#summaries([syncId]))[0];
@@ -601,6 +641,7 @@ export class SyncStore {
     const keys = syncRedisKeys(this.#prefix, record.id);
     const { database, table } = record.plan.table;
     const summary = summaryText(syncSummary(record));
+    const head = syncHead(record);
     const result = await this.#redis.eval(
       CAS_SCRIPT,
       7,
@@ -624,8 +665,9 @@ export class SyncStore {
       syncRedisKeys(this.#prefix, '').record,
       stagedDiscardable(record.state) ? '1' : '0',
       summary.text,
-      JSON.stringify(syncHead(record)),
+      JSON.stringify(head),
       summary.canonical ? String(record.version) : '',
+      JSON.stringify({ version: record.version, frozen: head.frozen }),
     );
     return Number(result);
   }
