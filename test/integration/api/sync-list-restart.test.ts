@@ -132,6 +132,12 @@ describe('sync list index across a coordinator restart', () => {
         } else assert.deepEqual(after[url], before[url], url);
       }
 
+      // The OpenAPI document describes the status route, its answer and its 404.
+      const doc = JSON.parse((await get(second, '/docs/json')).body) as { paths: Record<string, { get?: { responses?: Record<string, { content?: Record<string, { schema?: { properties?: object } }> }> } }> };
+      const route = doc.paths['/v1/syncs/{id}/status']?.get?.responses;
+      assert.deepEqual(Object.keys(route?.['200']?.content?.['application/json']?.schema?.properties ?? {}), ['id', 'phase', 'table', 'shards', 'snapshotId', 'reason', 'timings', 'shardCounts', 'rowsRead', 'bytesWritten']);
+      assert.notEqual(route?.['404']?.content?.['application/problem+json'], undefined);
+
       // A sync created and finished under the second coordinator is first in its lists.
       await finished(second.store, 'n0', 'db2', 'b', 2000, 'COMMITTED');
       assert.deepEqual(listed((await get(second, '/v1/syncs?database=db2&table=b')).body), ['n0', 'c3']);
@@ -144,8 +150,8 @@ describe('sync list index across a coordinator restart', () => {
       assert.deepEqual(listed((await get(second, '/v1/syncs?table=b')).body), ['n0', 'c5']);
       assert.deepEqual(listed((await get(second, '/v1/syncs?database=db2&table=b')).body), ['n0']);
       assert.deepEqual(listed((await get(second, '/v1/syncs?database=db1&table=b')).body), ['c5']);
-      assert.equal((await redis.zrange(`${e.prefix}:syncs:table:db2/b`, 0, -1)).includes('c3'), false);
-      assert.equal((await redis.zrange(`${e.prefix}:syncs`, 0, -1)).includes('c1'), false);
+      assert.equal((await redis.zrange(`${e.prefix}:syncs:table:db2/b`, '0', '-1')).includes('c3'), false);
+      assert.equal((await redis.zrange(`${e.prefix}:syncs`, '0', '-1')).includes('c1'), false);
       for (const id of ['c1', 'c3']) {
         const status = await get(second, `/v1/syncs/${id}/status`);
         assert.equal(status.status, 404, id);

@@ -218,6 +218,9 @@ describe('tributary: every REST command against a coordinator and a worker start
     const status = await cli('sync', 'status', committed);
     assert.equal(status.code, 0, status.stderr);
     assert.match(status.stdout, new RegExp(`^sync ${committed}\\nCOMMITTED +shards 3/3 +rows 6,000 +snapshot 1\\n$`));
+    const brief = await cli('sync', 'status', committed, '--brief');
+    assert.equal(brief.code, 0, brief.stderr);
+    assert.equal(brief.stdout, `${committed} COMMITTED ${database}.${name} shards 3/3 rows 6,000 snapshot 1\n`);
     const list = await cli('sync', 'list', '--database', database);
     assert.equal(list.code, 0, list.stderr);
     assert.match(list.stdout, new RegExp(`^ID +PHASE +TABLE[^\\n]*\\n${committed} +COMMITTED +${database}\\.${name} +3 +1 `));

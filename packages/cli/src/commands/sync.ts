@@ -16,6 +16,20 @@ interface SyncSummary {
   readonly timings: Record<string, string>;
 }
 
+/** GET /v1/syncs/{id}/status: the summary with shard counts (rows once the shards are frozen). */
+interface SyncStatus extends SyncSummary {
+  readonly reason: { readonly code: string; readonly message: string } | null;
+  readonly shardCounts: { readonly total: number; readonly accepted: number; readonly attempted: number };
+  readonly rowsRead: number | null;
+}
+
+/** One line of `sync status --brief`. */
+function briefLine(s: SyncStatus): string {
+  const rows = s.rowsRead === null ? '' : ` rows ${s.rowsRead.toLocaleString('en')}`;
+  const outcome = s.snapshotId !== null ? ` snapshot ${s.snapshotId}` : s.reason !== null ? ` ${s.reason.code}: ${s.reason.message}` : '';
+  return `${s.id} ${s.phase} ${s.table.database}.${s.table.table} shards ${s.shardCounts.accepted}/${s.shardCounts.total}${rows}${outcome}`;
+}
+
 /** Exit code of `watch` (and `start --watch`): 0 committed, 1 aborted. */
 const exitFor = (phase: string) => (phase === 'COMMITTED' ? 0 : 1);
 
@@ -55,9 +69,16 @@ export function syncCommands(parent: Command, apiFor: ApiFor): void {
   sync
     .command('status <id>')
     .description('a sync: phase, shards done, rows, snapshot or the reason it aborted')
+    .option('--brief', 'one line from the light status route (no shard list; rows once the shards are frozen)')
     .option('--json', 'print the API’s answer as JSON')
-    .action(async (id: string, o: { json?: boolean }, command: Command) => {
+    .action(async (id: string, o: { brief?: boolean; json?: boolean }, command: Command) => {
       const api = apiFor(command);
+      if (o.brief === true) {
+        const status = await api.request<SyncStatus>('GET', `/v1/syncs/${encodeURIComponent(id)}/status`);
+        if (o.json === true) printJson(status);
+        else console.log(briefLine(status));
+        return;
+      }
       if (o.json === true) {
         printJson(await api.request('GET', `/v1/syncs/${encodeURIComponent(id)}`));
         return;
