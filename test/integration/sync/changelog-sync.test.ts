@@ -13,8 +13,10 @@
  *   the same into a table without a changelog producer deletes them (and a marker's delete), APPEND.
  * - refusals at plan time: layout `direct` into an `input` table, a bad marker column, a full extract
  *   into an append table (typed 400s, nothing started).
- * - a concurrent commit into the table between the bucket merge and the sync's commit: the commit is
- *   refused (COMMIT_CHANGELOG_STALE), the sync ends ABORTED, the table holds no snapshot of it.
+ * - a concurrent commit into the table between the bucket merge and the sync's commit, by a Tributary
+ *   writer or by Paimon Java (into a bucket the sync touches): the commit is refused
+ *   (COMMIT_CHANGELOG_STALE), the sync ends ABORTED, the table holds no snapshot of it, and Paimon
+ *   Java's changelog scan after the base finds only the other writer's rows.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -344,6 +346,51 @@ describe('a concurrent commit between the bucket merge and the commit of an inpu
       canonicalRows(BASE.map((x) => [BigInt(x.id), x.store_id, BigInt((x.amount ?? 0) + 1), null])),
       "the table holds the other writer's rows, none of the sync's",
     );
+    await checkRetractingSum(table, 2);
+  });
+
+  test('Paimon Java commits into a touched bucket after the base snapshot: COMMIT_CHANGELOG_STALE, ABORTED, only Java\'s snapshot visible, Java reads no row of the sync', async () => {
+    const rest = api(coordinator, e);
+    await rest.createTable('stale_java', { 'changelog-producer': 'input' });
+    const base = await rest.started('stale_java', ['base.ndjson']);
+    for (const bucket of await runUntilMerged(base)) await merges.finish(base, bucket);
+    assert.equal(await rest.committed(base), 1);
+
+    // The sync pins snapshot 1 and touches keys 1 and 6; its bucket jobs are held once staged.
+    const id = await rest.started('stale_java', ['update.ndjson']);
+    const held = await runUntilMerged(id);
+    const table = await openTable(e.store, 'shop', 'stale_java');
+    const ref = { warehouse: e.warehouse, database: 'shop', table: 'stale_java' };
+    const [first, ...others] = held;
+    await merges.finish(id, first!, async () => {
+      const pending = await coordinator.syncs.get(id);
+      assert.equal(pending?.state.phase, 'MERGING', 'the sync has not committed when Java writes');
+      // Java changes key 1 (a key the sync touches, so its bucket is one of the sync's) with its own -U/+U.
+      const written = await paimonJava.write(ref, [[1n, 'A', 100n, null], [1n, 'A', 75n, null]], ['-U', '+U']);
+      assert.equal(written.snapshotId, 2);
+    });
+    for (const bucket of others) await merges.finish(id, bucket);
+    const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 60_000);
+    assert.equal(done.state.phase, 'ABORTED', JSON.stringify(done.state));
+    assert.equal(done.state.phase === 'ABORTED' ? done.state.reason.code : '', 'COMMIT_CHANGELOG_STALE');
+
+    const latest = await table.latestSnapshot();
+    assert.equal(Number(latest?.id), 2, 'only Paimon Java committed after the base');
+    assert.notEqual(latest?.commitUser, done.plan.commitUser);
+    const expected = canonicalRows(BASE.map((x) => [BigInt(x.id), x.store_id, BigInt(x.id === 1 ? 75 : (x.amount ?? 0)), null]));
+    assert.deepEqual(canonicalRows((await table.newRead().toArray()) as OracleRow[]), expected, "the table holds Java's update of key 1, none of the sync's rows");
+    const [audit, data] = readResults(
+      await paimonJava.batch([
+        { op: 'read', ...ref, table: 'stale_java$audit_log', options: { 'incremental-between': '1,2', 'incremental-between-scan-mode': 'changelog' } },
+        { op: 'read', ...ref },
+      ]),
+    );
+    assert.deepEqual(
+      (audit?.rows ?? []).map((row) => text(canonicalRows([row])[0]!)).sort(),
+      [text(['-U', 1n, 'A', 100n, null]), text(['+U', 1n, 'A', 75n, null])].sort(),
+      "Paimon Java's changelog after the base is its own -U/+U, nothing of the sync (no +U(80), no change of key 6)",
+    );
+    assert.deepEqual(canonicalRows(data?.rows ?? []), expected, 'Paimon Java reads the same table');
     await checkRetractingSum(table, 2);
   });
 });
