@@ -4,7 +4,8 @@
  *
  *   one bucket's netted changes, in key order, each key once (at once, or streamed in batches)
  *     ─► before-images of those keys in the base snapshot (read/before-images.ts: only the files
- *        whose key range holds one of them, probed by key, batch by batch)
+ *        whose key range holds one of them, probed by key, batch by batch; a row group's non-key
+ *        columns decoded only where a key matches, converted only for the matching rows)
  *     ─► per key: data record and changelog rows (format/changelog.ts)
  *     ─► one level-0 data file run `data-<writer>-<uuid>-<n>.parquet` (+I/+U after images, -D
  *        tombstones holding the stored row), sequence numbers from the bucket's base maximum + 1
@@ -251,9 +252,12 @@ export class ChangelogWrite {
       const outcome = keyOutcome(before, change, this.#rules);
       if (outcome.data === null) return;
       const sequence = bucket.next++;
-      data.push(this.#record(outcome.data.row, sequence, outcome.data.kind));
+      const record = this.#record(outcome.data.row, sequence, outcome.data.kind);
+      data.push(record);
       for (const row of outcome.changelog) {
-        changelog.push(this.#record(row.row, row.sequence === 'before' ? (before?.sequenceNumber ?? sequence) : sequence, row.kind));
+        const number = row.sequence === 'before' ? (before?.sequenceNumber ?? sequence) : sequence;
+        // An +I is the data record itself (same row, kind and number): one array for both runs.
+        changelog.push(row.row === outcome.data.row && row.kind === outcome.data.kind && number === sequence ? record : this.#record(row.row, number, row.kind));
         count(bucket.counts, row);
       }
     });

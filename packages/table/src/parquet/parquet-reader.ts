@@ -15,8 +15,8 @@ import { parquetMetadataAsync, parquetRead, type AsyncBuffer, type FileMetaData,
 import { compressors as extraCodecs } from 'hyparquet-compressors';
 import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
-import type { DataField, RowType } from '../spec/types.ts';
-import { allocateColumn, type Column, type ColumnBatch } from '../format/column-batch.ts';
+import type { DataField, InternalValue, RowType } from '../spec/types.ts';
+import { allocateColumn, valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
 import { decimalFromBytes, timestampFromInt96, timestampFromMicros, timestampFromNanos } from './parquet-values.ts';
 
 /** Random access to a file's bytes, e.g. an ObjectStore ranged get. */
@@ -104,6 +104,60 @@ export class ParquetDataFileReader {
     return { rowType, length, columns };
   }
 
+  /** Rows [start, end) of row group `index` in the file's numbering. */
+  rowGroupRange(index: number): [number, number] {
+    return this.#groupRange(index);
+  }
+
+  /**
+   * Rows [start, end) of the file as `rowType`, decoded but not converted: a value is converted when
+   * asked for (`value(field, row)`, rows counted from `start`). For reading a few rows of many (a
+   * before-image probe): the pages are decompressed and decoded as by readRows, but the per-row
+   * conversion (strings from UTF-8, integers to bigint, …) is paid only for the rows asked for.
+   */
+  async readRowsSparse(rowType: RowType, start: number, end: number): Promise<SparseRows> {
+    const length = Math.max(0, end - start);
+    const present = rowType.fields.filter((f) => this.#leaves.has(f.name));
+    const chunks = new Map<string, { rowStart: number; values: ArrayLike<unknown> }[]>(present.map((f) => [f.name, []]));
+    if (present.length > 0 && length > 0) {
+      try {
+        await parquetRead({
+          file: this.#file,
+          metadata: this.#physical,
+          columns: present.map((f) => f.name),
+          rowStart: start,
+          rowEnd: end,
+          utf8: false,
+          useOffsetIndex: true,
+          compressors: decompressors,
+          onChunk: (chunk) => chunks.get(chunk.columnName)?.push({ rowStart: chunk.rowStart - start, values: chunk.columnData }),
+        });
+      } catch (cause) {
+        throw errorFrom(tableErrors, 'PARQUET_FILE_INVALID', `cannot decode Parquet data: ${String(cause)}`, {}, { cause });
+      }
+    }
+    const readers = rowType.fields.map((field): ((row: number) => InternalValue) => {
+      const parts = chunks.get(field.name);
+      if (parts === undefined) {
+        const column = missingColumn(field, length);
+        return (row) => valueAt(column, row);
+      }
+      // One row's column: the value is set by the same setter as a full read, then read back.
+      const validity = new Uint8Array(1);
+      const column = allocateColumn(field.type, 1, validity);
+      const set = valueSetter(field, this.#leaves.get(field.name) as SchemaElement, column);
+      return (row) => {
+        const part = parts.findLast((p) => p.rowStart <= row);
+        const v = part === undefined ? undefined : part.values[row - part.rowStart];
+        if (v === null || v === undefined) return null;
+        validity[0] = 1;
+        set(0, v);
+        return valueAt(column, 0);
+      };
+    });
+    return { length, value: (field, row) => (readers[field] as (row: number) => InternalValue)(row) };
+  }
+
   /**
    * Every row in order, in batches of at most `maxRows` where the file lets us cut a row group
    * cheaply: a group that has an offset index (parquet-mr writes one) is read page range by page
@@ -146,6 +200,13 @@ export class ParquetDataFileReader {
       throw errorFrom(tableErrors, 'PARQUET_FILE_INVALID', `cannot decode Parquet data: ${String(cause)}`, {}, { cause });
     }
   }
+}
+
+/** Rows decoded from a file and converted one value at a time (ParquetDataFileReader.readRowsSparse). */
+export interface SparseRows {
+  readonly length: number;
+  /** The value of field `field` (index in the row type read) at `row` (from the range's start). */
+  value(field: number, row: number): InternalValue;
 }
 
 /** Reads a whole data file into one batch per row group (small files and tests). */

@@ -3,9 +3,11 @@
  * changelog needs), probed file by file rather than merged record by record:
  *
  *   bucket's live files ─► a file is opened only when an asked key lies in its [minKey, maxKey]
- *                       ─► per file, a cursor over its row groups (column batches, key order): each
- *                          asked key is found by binary search on the row group's key columns; only
- *                          a matching row is materialised, the other rows never become objects
+ *                       ─► per file, a cursor over its row groups (key order): a row group's key,
+ *                          `_SEQUENCE_NUMBER` and `_VALUE_KIND` columns are read first, each asked key
+ *                          found by binary search on them; its other columns are decoded only once a
+ *                          key matches in it, and converted only for the matching rows
+ *                          (ParquetDataFileReader.readRowsSparse): the other rows never become values
  *                       ─► per key, the matches of all files: the greatest by (sequence.field,
  *                          `_SEQUENCE_NUMBER`) wins, as the deduplicate merge picks it
  *                          (sort-merge-reader.ts); a winning retraction means the key is absent, and
@@ -13,15 +15,17 @@
  *
  * Keys are asked in ascending order across calls (a bucket's changes streamed batch by batch), so
  * each file is read once, front to back, and no further than the last key asked.
- * Cost: the decode of the overlapping files' row groups, and O(log rows) key comparisons per asked key
- * and overlapping file. Memory: one row group per open file.
+ * Cost: the decode of the overlapping files' key columns, the other columns of the row groups where a
+ * key matched (without their per-row conversion), and O(log rows) key comparisons per asked key and
+ * overlapping file. Memory: one row group per open file.
  */
 import { valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
 import { isRetract } from '../format/key-value.ts';
+import type { ParquetDataFileReader, SparseRows } from '../parquet/parquet-reader.ts';
 import { decodeBinaryRow } from '../spec/binary-row.ts';
 import type { ManifestEntry } from '../spec/manifest-entry.ts';
 import { fieldsByName, trimmedPrimaryKeys } from '../spec/table-schema.ts';
-import type { InternalRow, InternalValue } from '../spec/types.ts';
+import type { DataField, InternalRow, InternalValue, RowType } from '../spec/types.ts';
 import { compareKeyValues, type KeyValue, type KeyValueOrder } from './sort-merge-reader.ts';
 import type { TableRead } from './table-read.ts';
 
@@ -113,16 +117,28 @@ export async function lookupBeforeImages(
   }
 }
 
+interface OpenFile {
+  readonly reader: ParquetDataFileReader;
+  /** The record row type as the file names its columns. */
+  readonly fileRowType: RowType;
+  readonly groups: number;
+}
+
 /** A forward-only position in one data file's row groups. */
 class FileCursor {
   readonly min: InternalRow;
   readonly max: InternalRow;
   readonly #read: TableRead;
   readonly #entry: ManifestEntry;
+  /** Indices of the key columns in the record row type (`_SEQUENCE_NUMBER`, `_VALUE_KIND`, the table's columns). */
   readonly #keyColumns: readonly number[];
   readonly #order: KeyValueOrder;
-  #batches: AsyncGenerator<ColumnBatch> | undefined;
-  #batch: ColumnBatch | undefined;
+  #file: OpenFile | undefined;
+  #group = -1;
+  /** The current row group's `_SEQUENCE_NUMBER`, `_VALUE_KIND` and key columns, converted. */
+  #keys: ColumnBatch | undefined;
+  /** The current row group's other columns (record columns `#valueColumns`), decoded at its first match, converted per row asked. */
+  #values: SparseRows | undefined;
   #row = 0;
 
   constructor(read: TableRead, entry: ManifestEntry, min: InternalRow, max: InternalRow, keyColumns: readonly number[], order: KeyValueOrder) {
@@ -135,19 +151,20 @@ class FileCursor {
   }
 
   get opened(): boolean {
-    return this.#batches !== undefined;
+    return this.#file !== undefined;
   }
 
   /** The file's record of `key` (greater than every key found before), or undefined; rows before it are skipped. */
   async find(key: InternalRow): Promise<KeyValue | undefined> {
-    if (this.#batches === undefined) {
-      this.#batches = this.#read.keyValueBatches(this.#entry);
-      await this.#nextBatch();
+    if (this.#file === undefined) {
+      const { reader, fileRowType } = await this.#read.openKeyValueFile(this.#entry);
+      this.#file = { reader, fileRowType, groups: reader.rowGroupCount };
+      await this.#nextGroup();
     }
-    for (let batch = this.#batch; batch !== undefined; batch = this.#batch) {
+    for (let batch = this.#keys; batch !== undefined; batch = this.#keys) {
       const last = batch.length - 1;
       if (this.#row > last || this.#compareAt(batch, last, key) < 0) {
-        await this.#nextBatch();
+        await this.#nextGroup();
         continue;
       }
       let lo = this.#row;
@@ -164,25 +181,47 @@ class FileCursor {
   }
 
   async close(): Promise<void> {
-    await this.#batches?.return(undefined);
+    this.#keys = undefined;
+    this.#values = undefined;
   }
 
-  async #nextBatch(): Promise<void> {
-    const next = await (this.#batches as AsyncGenerator<ColumnBatch>).next();
-    this.#batch = next.done === true ? undefined : next.value;
+  /** The next non-empty row group's key columns (its other columns wait for a match); none past the last. */
+  async #nextGroup(): Promise<void> {
+    const file = this.#file as OpenFile;
+    this.#keys = undefined;
+    this.#values = undefined;
     this.#row = 0;
+    while (++this.#group < file.groups) {
+      const [start, end] = file.reader.rowGroupRange(this.#group);
+      if (end <= start) continue;
+      const fields = file.fileRowType.fields;
+      const keyType: RowType = { fields: [fields[0] as DataField, fields[1] as DataField, ...this.#keyColumns.map((c) => fields[c] as DataField)] };
+      this.#keys = await file.reader.readRows(keyType, start, end);
+      return;
+    }
   }
 
   /** The row's key against `key`, read from the key columns in place. */
   #compareAt(batch: ColumnBatch, row: number, key: InternalRow): number {
-    const at: InternalRow = this.#keyColumns.map((c) => valueAt(batch.columns[c] as Column, row));
+    const at: InternalRow = this.#keyColumns.map((_, k) => valueAt(batch.columns[2 + k] as Column, row));
     return this.#order.compareKey(at, key);
   }
 
-  #record(batch: ColumnBatch, row: number, key: InternalRow): KeyValue {
-    const columns = batch.columns;
+  async #record(batch: ColumnBatch, row: number, key: InternalRow): Promise<KeyValue> {
+    const file = this.#file as OpenFile;
+    const width = file.fileRowType.fields.length;
+    const others: number[] = [];
+    for (let c = 2; c < width; c++) if (!this.#keyColumns.includes(c)) others.push(c);
+    if (this.#values === undefined) {
+      const [start, end] = file.reader.rowGroupRange(this.#group);
+      this.#values = await file.reader.readRowsSparse({ fields: others.map((c) => file.fileRowType.fields[c] as DataField) }, start, end);
+    }
+    const values = this.#values;
     const value: InternalValue[] = [];
-    for (let c = 2; c < columns.length; c++) value.push(valueAt(columns[c] as Column, row));
-    return { key, sequenceNumber: valueAt(columns[0] as Column, row) as bigint, valueKind: valueAt(columns[1] as Column, row) as number, value };
+    for (let c = 2; c < width; c++) {
+      const k = this.#keyColumns.indexOf(c);
+      value.push(k >= 0 ? valueAt(batch.columns[2 + k] as Column, row) : values.value(others.indexOf(c), row));
+    }
+    return { key, sequenceNumber: valueAt(batch.columns[0] as Column, row) as bigint, valueKind: valueAt(batch.columns[1] as Column, row) as number, value };
   }
 }

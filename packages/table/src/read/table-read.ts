@@ -183,12 +183,25 @@ export class TableRead implements AsyncIterable<InternalRow> {
   }
 
   async *#readFile(entry: ManifestEntry, rowType: RowType): AsyncGenerator<ColumnBatch> {
+    const { reader, fileRowType } = await this.#openFile(entry, rowType);
+    for await (const batch of reader.batches(fileRowType)) yield fileRowType === rowType ? batch : { ...batch, rowType };
+  }
+
+  /**
+   * A key-value data file opened for reads of its own choosing (row group by row group, some
+   * columns, sparse rows): the reader, and the record row type (`_SEQUENCE_NUMBER`, `_VALUE_KIND`,
+   * the table's columns) named as the file names its columns (schema evolution).
+   */
+  async openKeyValueFile(entry: ManifestEntry): Promise<{ reader: ParquetDataFileReader; fileRowType: RowType }> {
+    return this.#openFile(entry, { fields: [SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD, ...this.#schema.fields] });
+  }
+
+  async #openFile(entry: ManifestEntry, rowType: RowType): Promise<{ reader: ParquetDataFileReader; fileRowType: RowType }> {
     const key = this.#dataFileKey(entry);
     // The manifest records the size (as Java's readers use it), which saves a HEAD per file.
     const source: ByteSource = { size: Number(entry.file.fileSize), read: (offset, length) => this.#store.getRange(key, offset, length) };
     const reader = await ParquetDataFileReader.open(source);
-    const fileRowType = await this.#fileRowType(entry, rowType);
-    for await (const batch of reader.batches(fileRowType)) yield fileRowType === rowType ? batch : { ...batch, rowType };
+    return { reader, fileRowType: await this.#fileRowType(entry, rowType) };
   }
 
   /**
