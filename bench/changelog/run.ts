@@ -10,8 +10,10 @@
  * warehouse's bucket (`--shards` files per load, one shard each).
  *
  * Flags: --table-rows 20000000, --keys 1000000, --updates 0.10, --deletes 0.01, --buckets 16,
- * --shards 8, --workers 2, --pairs 3, --keep (leave the warehouse and sources).
+ * --shards 8, --workers 2, --pairs 3, --keep (leave the warehouse and sources), --worker-cpu-prof DIR
+ * (the measured loads' workers write CPU profiles to DIR/<variant>-<pair>/; the base fills are not profiled).
  */
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -29,6 +31,7 @@ const { values } = parseArgs({
     workers: { type: 'string', default: '2' },
     pairs: { type: 'string', default: '3' },
     keep: { type: 'boolean', default: false },
+    'worker-cpu-prof': { type: 'string' },
   },
 });
 const tableRows = Number(values['table-rows']);
@@ -39,6 +42,7 @@ const buckets = Number(values.buckets);
 const shards = Number(values.shards);
 const workers = Number(values.workers);
 const pairs = Number(values.pairs);
+const prof = values['worker-cpu-prof'];
 const bucketName = process.env.TRIBUTARY_S3_BUCKET ?? 'tributary';
 const run = new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14);
 const warehouse = `s3://${bucketName}/bench-changelog/${run}`;
@@ -114,6 +118,7 @@ async function measuredSync(variant: Variant, pair: number, uris: readonly strin
     workers,
     workerConcurrency: 1,
     extraEnv: { TRIBUTARY_SOURCE_ROOTS: sourceRoot },
+    ...(prof === undefined || pair < 0 ? {} : { workerNodeArgs: () => ['--cpu-prof', `--cpu-prof-dir=${join(prof, `${variant}-${pair}`)}`] }),
   });
   const pids = [cluster.coordinator.pid ?? -1, ...cluster.workers.map((w) => w.pid ?? -1)];
   try {
