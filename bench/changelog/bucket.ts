@@ -98,7 +98,7 @@ async function bucketJob(table: Table, runsPath: string, runs: BucketRunFile[], 
     : await mergeBucket(bucket);
   const spent = cpu() - t0;
   if (profiled) profiles.push((await profiler.post('Profiler.stop')).profile);
-  if (merged.message !== undefined) await table.newCommit(`bench-${round}`).commit([merged.message], { baseSnapshotId: base });
+  if (merged.message !== undefined) await table.newCommit(`bench-${round}`).commit([merged.message], base === null ? {} : { baseSnapshotId: base });
   return spent;
 }
 

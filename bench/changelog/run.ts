@@ -11,10 +11,18 @@
  *
  * Flags: --table-rows 20000000, --keys 1000000, --updates 0.10, --deletes 0.01, --buckets 16,
  * --shards 8, --workers 2, --pairs 3, --keep (leave the warehouse and sources), --worker-cpu-prof DIR
- * (the measured loads' workers write CPU profiles to DIR/<variant>-<pair>/; the base fills are not profiled).
+ * (the measured loads' workers write CPU profiles to DIR/<variant>-<pair>/; the base fills are not profiled),
+ * --java (then the same fill and loads by Paimon Java into a `changelog-producer = lookup` table, each
+ * load followed by a full compaction: java/, built on demand with mvn).
  */
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openObjectStore, openTable, type ObjectStore } from '@tributary/table';
@@ -32,6 +40,7 @@ const { values } = parseArgs({
     pairs: { type: 'string', default: '3' },
     keep: { type: 'boolean', default: false },
     'worker-cpu-prof': { type: 'string' },
+    java: { type: 'boolean', default: false },
   },
 });
 const tableRows = Number(values['table-rows']);
@@ -211,6 +220,8 @@ async function main(): Promise<void> {
   const cpu = median(ratios.map((r) => r.cpu));
   const rss = Math.max(...results.map((m) => m.workerPeakRssMb));
   console.log(`\nmedian ratio input / none: wall ${wall.toFixed(2)}×, CPU ${cpu.toFixed(2)}× (target ≤ 1.5×: ${wall <= 1.5 ? 'met' : 'NOT met'} on wall, ${cpu <= 1.5 ? 'met' : 'NOT met'} on CPU); worker peak RSS ${rss.toFixed(0)} MB (target ≤ 512 MB: ${rss <= 512 ? 'met' : 'NOT met'})`);
+  console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  if (values.java) await javaReference();
   if (!values.keep) {
     for (const root of [warehouse, sourceRoot]) {
       const store = openObjectStore(root, s3);
@@ -219,6 +230,79 @@ async function main(): Promise<void> {
       await store.deleteMany(all);
     }
   }
+}
+
+const javaDir = join(dirname(fileURLToPath(import.meta.url)), 'java');
+const javaJar = join(javaDir, 'target', 'paimon-changelog-bench.jar');
+
+/** Runs a process to its end; its stdout, or an error with its stderr's tail. */
+function runProcess(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      process.stdout.write(d);
+    });
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} exited ${String(code)}: ${err.slice(-2000)}`))));
+  });
+}
+
+/** Builds the Java reference unless target/ holds a build of exactly these sources. */
+async function buildJava(): Promise<void> {
+  const files = (await readdir(join(javaDir, 'src'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  const hash = createHash('sha256');
+  for (const file of [join(javaDir, 'pom.xml'), ...files.sort()]) hash.update(file.slice(javaDir.length)).update(await readFile(file));
+  const stamp = hash.digest('hex');
+  const stampFile = join(javaDir, 'target', '.build-stamp');
+  if (existsSync(javaJar) && existsSync(stampFile) && (await readFile(stampFile, 'utf8')) === stamp) return;
+  console.log('  building the Paimon Java reference (mvn package)…');
+  await runProcess('mvn', ['--batch-mode', '--no-transfer-progress', '--quiet', 'package'], javaDir);
+  await writeFile(stampFile, stamp);
+}
+
+interface JavaPair {
+  readonly pair: number;
+  readonly writeSeconds: number;
+  readonly writeCpuSeconds: number;
+  readonly compactSeconds: number;
+  readonly compactCpuSeconds: number;
+  readonly writeChangelogRows: number;
+  readonly compactChangelogRows: number;
+  readonly peakRssMb: number;
+}
+
+/**
+ * Paimon Java, for reference: the same fill and loads (one JVM; its CPU and wall per load), into a
+ * `changelog-producer = lookup` table of the same warehouse, each load followed by a full compaction.
+ */
+async function javaReference(): Promise<void> {
+  await buildJava();
+  const s3 = s3Options();
+  console.log(`\nPaimon Java (changelog-producer = lookup, each load + a full compaction of every bucket), one JVM:`);
+  const out = await runProcess(
+    'java',
+    ['-jar', javaJar, 'run', warehouse, database, 'orders_java', String(buckets), String(tableRows), String(keys), String(updates), String(deletes), String(pairs)],
+    javaDir,
+    { ...process.env, BENCH_S3_ENDPOINT: s3.endpoint, BENCH_S3_ACCESS_KEY: s3.accessKeyId, BENCH_S3_SECRET_KEY: s3.secretAccessKey },
+  );
+  const loads = out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Partial<JavaPair> & { fill?: boolean })
+    .filter((l): l is JavaPair => l.fill !== true);
+  console.log('\n| pair | Java write + commit: wall / CPU (s) | full compaction: wall / CPU (s) | total wall / CPU (s) | changelog rows (write / compaction) | JVM peak RSS (MB) |');
+  console.log('|---|---|---|---|---|---|');
+  for (const l of loads) {
+    console.log(
+      `| ${l.pair} | ${l.writeSeconds.toFixed(1)} / ${l.writeCpuSeconds.toFixed(1)} | ${l.compactSeconds.toFixed(1)} / ${l.compactCpuSeconds.toFixed(1)} | ` +
+        `${(l.writeSeconds + l.compactSeconds).toFixed(1)} / ${(l.writeCpuSeconds + l.compactCpuSeconds).toFixed(1)} | ${l.writeChangelogRows} / ${l.compactChangelogRows} | ${l.peakRssMb.toFixed(0)} |`,
+    );
+  }
+  console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 }
 
 await main();
