@@ -1,6 +1,7 @@
 // Property test of snapshot expiration and orphan cleanup on the local disk (fast-check): random
 // histories of commits (racing ones rebase, leaving their originals unreferenced), partition
-// overwrites, aborted writes, tags, writers planned on an older snapshot and still uncommitted,
+// overwrites, aborted writes, compactions (the rewrite a compaction job runs, committed as one
+// COMPACT snapshot; some with a commit landing between plan and commit, some never committed), tags, writers planned on an older snapshot and still uncommitted,
 // expirations with random retention and orphan cleanups. After every step every remaining
 // snapshot reads exactly the model's rows for it, and after a cleanup the table holds exactly the
 // files that a snapshot, a tag or an uncommitted writer reaches: nothing reachable deleted, no
@@ -11,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { LocalObjectStore, createTable, type CommitMessage, type InternalRow, type Table } from '@tributary/table';
+import { LocalObjectStore, createTable, rewriteTable, type CommitMessage, type InternalRow, type Table } from '@tributary/table';
 import { decodeBinaryRow, decodeManifestFile, decodeManifestList, decodeSnapshot } from '@tributary/table/spec';
 import { canonical } from './table-suite.ts';
 
@@ -21,6 +22,7 @@ type Op =
   | { readonly kind: 'abort'; readonly keys: readonly number[] }
   | { readonly kind: 'begin'; readonly keys: readonly number[] }
   | { readonly kind: 'finish' }
+  | { readonly kind: 'compact'; readonly full: boolean; readonly race: boolean; readonly commit: boolean }
   | { readonly kind: 'tag' }
   | { readonly kind: 'expire'; readonly retainMin: number; readonly extraMax: number; readonly limit: number }
   | { readonly kind: 'clean' };
@@ -32,6 +34,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('abort' as const), keys }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('begin' as const), keys }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('finish' as const) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('compact' as const), full: fc.boolean(), race: fc.boolean(), commit: fc.integer({ min: 0, max: 3 }).map((n) => n > 0) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('tag' as const) }) },
   {
     weight: 3,
@@ -114,7 +117,7 @@ test('expiration and orphan cleanup never delete a reachable file, and cleanup l
   const store = new LocalObjectStore(dir);
   let tables = 0;
   // What the runs did, so that the property cannot pass by never deleting anything.
-  const did = { expiredSnapshots: 0, expiredDataFiles: 0, expiredManifests: 0, orphansDeleted: 0, pinnedExpiries: 0 };
+  const did = { expiredSnapshots: 0, expiredDataFiles: 0, expiredManifests: 0, orphansDeleted: 0, pinnedExpiries: 0, compactions: 0 };
   try {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 3, maxLength: 20 }), async (ops) => {
@@ -167,6 +170,19 @@ test('expiration and orphan cleanup never delete a reachable file, and cleanup l
             if (p === undefined) continue;
             model = apply(model, p.rows);
             models.set(await commit(p.messages, p.base === null ? {} : { baseSnapshotId: p.base }), model);
+          } else if (o.kind === 'compact') {
+            // The rewrite of every unit the table's rules (or a full compaction) pick, as the jobs run it.
+            const { baseSnapshotId, messages } = await rewriteTable(table, { full: o.full }, `c${version++}`);
+            if (baseSnapshotId === null || messages.length === 0 || !o.commit) continue; // a compaction never committed: its files are orphans
+            if (o.race) {
+              // A load commits between the plan and the compaction's commit: it only adds files, both stay.
+              const rows = rowsOf(o.full ? [0, 1] : [2]);
+              const loaded = await written(table, await latestId(), rows);
+              model = apply(model, rows);
+              models.set(await commit(loaded), model);
+            }
+            models.set(await commit(messages, { kind: 'COMPACT', baseSnapshotId }), model);
+            did.compactions++;
           } else if (o.kind === 'tag') {
             const id = await latestId();
             if (id === null) continue;
@@ -211,9 +227,9 @@ test('expiration and orphan cleanup never delete a reachable file, and cleanup l
       }),
       // A fixed seed (TRIBUTARY_PROPERTY_SEED replays another): the totals asserted below depend on
       // which histories are drawn, and 30 random ones do not always include an expired data file.
-      { numRuns: 30, seed: Number(process.env['TRIBUTARY_PROPERTY_SEED'] ?? 20261201) },
+      { numRuns: 30, seed: Number(process.env['TRIBUTARY_PROPERTY_SEED'] ?? 20261202) },
     );
-    assert.ok(did.expiredSnapshots > 0 && did.expiredDataFiles > 0 && did.expiredManifests > 0 && did.orphansDeleted > 0 && did.pinnedExpiries > 0, JSON.stringify(did));
+    assert.ok(did.expiredSnapshots > 0 && did.expiredDataFiles > 0 && did.expiredManifests > 0 && did.orphansDeleted > 0 && did.pinnedExpiries > 0 && did.compactions > 0, JSON.stringify(did));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
