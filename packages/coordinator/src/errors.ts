@@ -7,6 +7,10 @@ import { defineErrorCatalogue } from '@tributary/protocol';
 export const coordinatorErrors = defineErrorCatalogue({
   SYNC_NOT_FOUND: { retryable: false, summary: 'No sync with this id exists.' },
   COMPACTION_NOT_FOUND: { retryable: false, summary: 'No compaction with this id exists (or its record expired).' },
+  COMPACTION_STARTING: {
+    retryable: true,
+    summary: 'A request with the same Idempotency-Key is still planning its compaction; retry to get that compaction.',
+  },
   COMPACTION_JOB_FAILED: {
     retryable: false,
     summary: 'A job of the compaction failed for good (its reason is in the compaction\'s jobs); nothing was committed and the table is unchanged.',

@@ -253,13 +253,15 @@ export function tableCommands(parent: Command, apiFor: ApiFor): void {
     .description('compact the table: one job per (partition, bucket) that needs it, run by the workers, committed as one COMPACT snapshot (admin)')
     .option('--full', 'full compaction: every bucket to one top-level run (append tables: every small file)')
     .option('--partition <dir...>', 'only these partitions, as their directories (dt=2024-01-01/region=eu)')
+    .option('--idempotency-key <key>', 'a retried request with the same key returns the same compaction')
     .option('--wait', 'wait until it ends; exit 1 unless COMMITTED')
     .option('--interval <ms>', 'how often --wait asks (default 1000)', intArg('--interval', 100))
     .option('--json', 'print the API’s answer as JSON')
-    .action(async (name: string, o: { full?: boolean; partition?: string[]; wait?: boolean; interval?: number; json?: boolean }, command: Command) => {
+    .action(async (name: string, o: { full?: boolean; partition?: string[]; idempotencyKey?: string; wait?: boolean; interval?: number; json?: boolean }, command: Command) => {
       const api = apiFor(command);
       const body = { full: o.full === true, ...(o.partition === undefined ? {} : { partitions: o.partition }) };
-      let answer = await api.request<CompactionAnswer>('POST', `${tablePath(name)}/compactions`, body);
+      const headers = o.idempotencyKey === undefined ? undefined : { 'idempotency-key': o.idempotencyKey };
+      let answer = await api.request<CompactionAnswer>('POST', `${tablePath(name)}/compactions`, body, headers);
       while (o.wait === true && (answer.phase === 'RUNNING' || answer.phase === 'COMMITTING')) {
         await new Promise((resolve) => setTimeout(resolve, o.interval ?? 1000));
         answer = await api.request<CompactionAnswer>('GET', `${tablePath(name)}/compactions/${encodeURIComponent(answer.id)}`);

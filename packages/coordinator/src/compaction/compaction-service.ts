@@ -51,6 +51,7 @@ import {
 } from '@tributary/protocol';
 import { planTableCompaction, type CompactTableRequest, type TableRef, type Tables } from '@tributary/table';
 import { coordinatorErrors } from '../errors.ts';
+import { claimIdempotencyKey, idempotencyHash } from '../idempotency.ts';
 import type { FaultPoint } from '../sync/committer.ts';
 import { loadShardBlob } from '../sync/staging.ts';
 
@@ -101,6 +102,10 @@ type StoredView = Omit<CompactionView, 'acceptedJobs'>;
 const TERMINAL: readonly CompactionPhase[] = ['COMMITTED', 'FAILED', 'CONFLICT'];
 /** BullMQ job id of a compaction job. */
 const bullJobId = (compactionId: string, jobId: string) => `${compactionId}-${jobId}`;
+/** How long a repeated request waits for the first one with its Idempotency-Key to plan. */
+const START_WAIT_MS = 10_000;
+/** The planning claim's expiry: longer than any plan takes. */
+const START_CLAIM_MS = 60_000;
 /** Long.MAX_VALUE: a batch commit's identifier (the commit user is the compaction's own). */
 const BATCH_IDENTIFIER = 2n ** 63n - 1n;
 
@@ -132,12 +137,53 @@ export class CompactionService {
     return this.#queue;
   }
 
-  /** Plans a compaction of the table and starts its jobs. @throws TABLE_NOT_FOUND, TABLE_OPTION_INVALID */
-  async start(ref: TableRef, request: CompactTableRequest): Promise<CompactionView> {
+  /**
+   * Plans a compaction of the table and starts its jobs. With an idempotency key, a repeated request
+   * (same table and body) returns the compaction the first one started (`created` false).
+   * @throws TABLE_NOT_FOUND, TABLE_OPTION_INVALID, IDEMPOTENCY_KEY_REUSED, COMPACTION_STARTING
+   */
+  async start(ref: TableRef, request: CompactTableRequest, idempotencyKey?: string): Promise<{ view: CompactionView; created: boolean }> {
+    let id = `compact-${randomUUID()}`;
+    if (idempotencyKey !== undefined) {
+      const asked = { compaction: { database: ref.database, table: ref.table }, full: request.full, partitions: request.partitions ?? null };
+      const bound = await claimIdempotencyKey(this.#d.redis, this.#d.prefix, idempotencyKey, idempotencyHash(asked), id);
+      if (bound !== undefined) {
+        const existing = await this.#startedBy(bound);
+        if (existing !== undefined) return { view: existing, created: false };
+        id = bound; // the first request died before planning: plan now, under its id
+      } else {
+        await this.#claimStart(id);
+      }
+    }
+    return { view: await this.#plan(id, ref, request), created: true };
+  }
+
+  /**
+   * The compaction a first request with the same key started: waits (up to START_WAIT_MS) while that
+   * request is planning; undefined when no request is planning it any more (it died): the caller
+   * holds the claim then and plans it. @throws COMPACTION_STARTING when the first request is still planning
+   */
+  async #startedBy(id: string): Promise<CompactionView | undefined> {
+    const deadline = Date.now() + START_WAIT_MS;
+    for (;;) {
+      if ((await this.#d.redis.hexists(compactionRedisKeys(this.#d.prefix, id).record, 'view')) === 1) return this.get(id);
+      if (await this.#claimStart(id)) return undefined;
+      if (Date.now() > deadline) {
+        throw errorFrom(coordinatorErrors, 'COMPACTION_STARTING', `compaction ${id} of this Idempotency-Key is still being planned; retry`, { compactionId: id });
+      }
+      await sleep(100);
+    }
+  }
+
+  /** The short claim of whoever plans compaction `id` (a key with an expiry: a dead planner frees it). */
+  async #claimStart(id: string): Promise<boolean> {
+    return (await this.#d.redis.set(`${compactionRedisKeys(this.#d.prefix, id).record}:starting`, '1', 'PX', START_CLAIM_MS, 'NX')) === 'OK';
+  }
+
+  async #plan(id: string, ref: TableRef, request: CompactTableRequest): Promise<CompactionView> {
     const { tables, warehouse, redis, prefix } = this.#d;
     const table = await tables.openTable(warehouse, ref);
     const plan = await planTableCompaction(table, request);
-    const id = `compact-${randomUUID()}`;
     const now = new Date().toISOString();
     const view: StoredView = {
       id,
@@ -209,7 +255,7 @@ export class CompactionService {
    */
   async startAfterCommit(ref: TableRef, syncId: string): Promise<void> {
     try {
-      const view = await this.start(ref, { full: false });
+      const { view } = await this.start(ref, { full: false });
       this.#d.logger?.info({ syncId, compactionId: view.id, jobs: view.jobs }, 'compaction after the sync planned');
     } catch (error) {
       this.#d.logger?.warn(

@@ -8,7 +8,7 @@ import { coordinatorErrors } from '../errors.ts';
 import { z } from 'zod';
 import type { CompactionService } from '../compaction/compaction-service.ts';
 import { problemResponses } from './problem.ts';
-import { TableParams } from './schemas.ts';
+import { StartSyncHeaders, TableParams } from './schemas.ts';
 
 export const CompactionRequest = z
   .object({
@@ -45,6 +45,9 @@ export const CompactionResponse = z.object({
 
 const CompactionParams = TableParams.extend({ id: CompactionId });
 
+/** A repeated request with the same key (and the same table and body) answers the first one's compaction. */
+const CompactionHeaders = StartSyncHeaders;
+
 export const compactionRoutes: FastifyPluginAsyncZod<{ compactions: CompactionService }> = async (app, { compactions }) => {
   app.post(
     '/v1/tables/:database/:table/compactions',
@@ -54,13 +57,17 @@ export const compactionRoutes: FastifyPluginAsyncZod<{ compactions: CompactionSe
         summary: 'Compact a table: one job per (partition, bucket) that needs it, run by the workers, committed as one COMPACT snapshot or nothing; follow it with GET …/compactions/{id}',
         params: TableParams,
         body: CompactionRequest,
-        response: { 202: CompactionResponse, ...problemResponses(400, 403, 404, 500, 503) },
+        headers: CompactionHeaders,
+        response: { 202: CompactionResponse, ...problemResponses(400, 403, 404, 422, 500, 503) },
       },
     },
     async (request, reply) => {
       const body = request.body ?? {};
-      const view = await compactions.start(request.params, { full: body.full ?? false, ...(body.partitions === undefined ? {} : { partitions: body.partitions }) });
-      return reply.status(202).send({ ...view, partitions: view.partitions === null ? null : [...view.partitions], error: view.error === null ? null : { ...view.error } });
+      const { view } = await compactions.start(request.params, { full: body.full ?? false, ...(body.partitions === undefined ? {} : { partitions: body.partitions }) }, request.headers['idempotency-key']);
+      return reply
+        .status(202)
+        .header('location', `/v1/tables/${encodeURIComponent(view.table.database)}/${encodeURIComponent(view.table.table)}/compactions/${view.id}`)
+        .send({ ...view, partitions: view.partitions === null ? null : [...view.partitions], error: view.error === null ? null : { ...view.error } });
     },
   );
 

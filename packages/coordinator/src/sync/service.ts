@@ -8,10 +8,11 @@
  */
 import type { Logger } from 'pino';
 import { partitionRowOf, tableErrors, type ColumnSpec, type Tables } from '@tributary/table';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { errorFrom, planFingerprint } from '@tributary/protocol';
 import { openSource, sourceErrors, sourceIdentity, summarizeSource, type Source, type SourceAccess, type PlanHistory, type SyncSourceSpec, type Watermark } from '@tributary/sources';
 import { coordinatorErrors } from '../errors.ts';
+import { idempotencyHash } from '../idempotency.ts';
 import type { StartSyncRequest } from '../requests.ts';
 import type { SyncCommitter } from './committer.ts';
 import type { SyncFlows } from './flow.ts';
@@ -320,5 +321,5 @@ export function bucketsForBytes(bytes: number): number {
 }
 
 function requestHash(request: StartSyncRequest): string {
-  return createHash('sha256').update(JSON.stringify(request)).digest('hex');
+  return idempotencyHash(request);
 }

@@ -30,6 +30,7 @@
  * the worker's accept script).
  */
 import type { Redis } from 'ioredis';
+import { claimIdempotencyKey } from '../idempotency.ts';
 import {
   ABANDON_RUNNING_LUA,
   BucketVote,
@@ -617,21 +618,10 @@ export class SyncStore {
    * Claims an Idempotency-Key for a request: returns the sync id already bound to it (or undefined
    * if this call bound `syncId`). A key reused with another request body is refused.
    */
-  async claimIdempotencyKey(key: string, requestHash: string, syncId: string): Promise<string | undefined> {
-    const redisKey = `${this.#prefix}:idempotency:${key}`;
-    const value = JSON.stringify({ requestHash, syncId });
-    const set = await this.#redis.set(redisKey, value, 'EX', 7 * 24 * 3600, 'NX');
-    if (set === 'OK') return undefined;
-    const existing = await this.#redis.get(redisKey);
-    const bound = existing === null ? undefined : (JSON.parse(existing) as { requestHash: string; syncId: string });
-    if (bound === undefined) return this.claimIdempotencyKey(key, requestHash, syncId);
-    if (bound.requestHash !== requestHash) {
-      throw errorFrom(coordinatorErrors, 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request', {
-        syncId: bound.syncId,
-      });
-    }
-    return bound.syncId;
+  claimIdempotencyKey(key: string, requestHash: string, syncId: string): Promise<string | undefined> {
+    return claimIdempotencyKey(this.#redis, this.#prefix, key, requestHash, syncId);
   }
+
 
   async #write(record: SyncRecord, expectedVersion: number, createdAtMs: number): Promise<boolean> {
     return (await this.#eval(record, expectedVersion, createdAtMs, {})) === 1;
