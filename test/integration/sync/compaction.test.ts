@@ -15,6 +15,8 @@
  * 5. A sync with `options.compactAfter`: once it is COMMITTED the coordinator plans a compaction by
  *    the table's rules (here `num-sorted-run.compaction-trigger` 2), which ends in a COMPACT snapshot
  *    after the sync's, the rows unchanged; a sync without the option plans none.
+ * 6. An Idempotency-Key: requests sent at once and repeats after the end answer one compaction (one
+ *    COMPACT snapshot); the key with another body or another table is refused.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -265,5 +267,50 @@ describe('distributed compaction (real Redis and MinIO, real workers)', () => {
       redis.disconnect();
       await Promise.all(workers.splice(0).map((w) => stop(w)));
     }
+  });
+
+  test('an Idempotency-Key: requests at once and repeats answer one compaction; the key with another body or table is refused', async () => {
+    workers.push(await spawnWorker(e));
+    await createTable('idem', 2);
+    for (const seed of [11, 12]) await sync('idem', seed, 400);
+    const key = `compact-idem-${e.prefix}`;
+    const post = (url: string, payload: Record<string, unknown>) => coordinator.app.inject({ method: 'POST', url, payload, headers: { 'idempotency-key': key } });
+    const answers = await Promise.all([1, 2, 3].map(() => post('/v1/tables/shop/idem/compactions', { full: true })));
+    for (const a of answers) assert.equal(a.statusCode, 202, a.body);
+    const ids = new Set(answers.map((a) => a.json<CompactionView>().id));
+    assert.equal(ids.size, 1, 'one compaction for the three requests');
+    const [id] = ids as Set<string>;
+    assert.equal(answers[0]?.headers['location'], `/v1/tables/shop/idem/compactions/${id}`);
+    const done = await ended('idem', id as string);
+    assert.equal(done.phase, 'COMMITTED', JSON.stringify(done));
+    // A repeat once it ended answers the same compaction, and plans nothing.
+    const again = await post('/v1/tables/shop/idem/compactions', { full: true });
+    assert.equal(again.statusCode, 202, again.body);
+    assert.deepEqual([again.json<CompactionView>().id, again.json<CompactionView>().snapshotId], [id, done.snapshotId]);
+    const table = await openTable(e.store, 'shop', 'idem');
+    const kinds = await Promise.all((await table.snapshots.listIds()).map(async (s) => (await table.snapshot(s)).commitKind));
+    assert.deepEqual(kinds, ['APPEND', 'APPEND', 'COMPACT'], 'one COMPACT snapshot');
+    const redis = new Redis(services.redis);
+    try {
+      const ofTable = [];
+      for (const c of await redis.zrange(compactionIndexKey(e.prefix), '0', '-1')) {
+        const view = JSON.parse((await redis.hget(compactionRedisKeys(e.prefix, c).record, 'view')) ?? '{}') as { table?: { table?: string } };
+        if (view.table?.table === 'idem') ofTable.push(c);
+      }
+      assert.deepEqual(ofTable, [id], 'one compaction recorded for the table');
+    } finally {
+      redis.disconnect();
+    }
+    // The key with another body, or for another table, is a reuse.
+    const otherBody = await post('/v1/tables/shop/idem/compactions', { full: false });
+    assert.equal(otherBody.statusCode, 422, otherBody.body);
+    assert.equal(otherBody.json<{ code: string }>().code, 'IDEMPOTENCY_KEY_REUSED');
+    await createTable('idem_other', 1);
+    const otherTable = await post('/v1/tables/shop/idem_other/compactions', { full: true });
+    assert.equal(otherTable.statusCode, 422, otherTable.body);
+    // Without the key, a request is a new compaction (nothing to do now).
+    const fresh = await startCompaction('idem');
+    assert.notEqual(fresh.id, id);
+    await Promise.all(workers.splice(0).map((w) => stop(w)));
   });
 });
