@@ -207,7 +207,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
   if (migrated > 0) logger.info({ syncs: migrated }, 'indexed syncs written by an earlier version');
   await syncs.resume();
   await compactions.resume();
-  const schedules = await startSchedules({ connection, redis, prefix: config.prefix, syncs, syncStore: store, tables, warehouse: config.warehouse, logger });
+  const schedules = await startSchedules({ connection, redis, prefix: config.prefix, syncs, syncStore: store, compactions, tables, warehouse: config.warehouse, logger });
   const queues = [flows.commitQueue, flows.shardQueue, flows.bucketQueue, schedules.queue, compactions.queue];
   metrics.watch({ store, queues, shardQueue: flows.shardQueue });
   const probes = {

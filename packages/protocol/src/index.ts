@@ -89,7 +89,7 @@ export {
 } from './vote-token.ts';
 export { BadRowPolicy, Identifier, StringMap, SyncMode, parsePayload } from './schemas/common.ts';
 export { ColumnSpec, CreateTableRequest, ProblemDetails, SyncOptions, createTableFromSourceRequest, startSyncRequest } from './schemas/rest.ts';
-export { ScheduleId, ScheduleRun, putScheduleRequest } from './schemas/schedules.ts';
+export { ScheduleId, ScheduleRun, ScheduledCompaction, putScheduleRequest } from './schemas/schedules.ts';
 export { READINESS_TIMEOUT_MS, checkReadiness, type Readiness, type ReadinessProbe } from './readiness.ts';
 export {
   COMPACTION_PHASES,

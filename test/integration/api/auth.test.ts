@@ -177,6 +177,19 @@ describe('authentication and roles on every route (real app, real Redis)', () =>
     assert.equal((await c.app.inject({ method: 'GET', url: '/admin/queues/' })).statusCode, 401);
   });
 
+  test('a schedule that starts a compaction needs role admin, like POST …/compactions; one that starts a sync needs operate', async () => {
+    const created = await c.app.inject({ method: 'POST', url: '/v1/tables', headers: asRole('admin'), payload: { database: 'shop', name: 'scheduled', columns: [{ name: 'id', type: 'BIGINT NOT NULL' }], primaryKeys: ['id'], bucket: 1 } });
+    assert.equal(created.statusCode, 201, created.body);
+    const body = { cron: '0 30 2 * * *', compaction: { table: { database: 'shop', table: 'scheduled' } }, enabled: false };
+    const refused = await c.app.inject({ method: 'PUT', url: '/v1/schedules/nightly-compaction', headers: asRole('operate'), payload: body });
+    assert.equal(refused.statusCode, 403, refused.body);
+    assert.equal(problemCode(refused), 'AUTH_ROLE_INSUFFICIENT');
+    assert.equal((await c.app.inject({ method: 'GET', url: '/v1/schedules/nightly-compaction', headers: asRole('read') })).statusCode, 404, 'nothing stored');
+    const served = await c.app.inject({ method: 'PUT', url: '/v1/schedules/nightly-compaction', headers: asRole('admin'), payload: body });
+    assert.equal(served.statusCode, 201, served.body);
+    assert.equal((await c.app.inject({ method: 'DELETE', url: '/v1/schedules/nightly-compaction', headers: asRole('operate') })).statusCode, 204);
+  });
+
   test('browser login: a posted token becomes an HttpOnly SameSite=Strict cookie that opens the dashboard; a wrong one does not', async () => {
     const form = await c.app.inject({ method: 'GET', url: LOGIN_PATH });
     assert.equal(form.statusCode, 200);

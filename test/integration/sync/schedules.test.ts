@@ -4,7 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Coordinator } from '@tributary/coordinator';
 import { openTable } from '@tributary/table';
-import { LAYOUTS, createOrdersTable, generatorSource, inProcessCoordinator, readRows, spawnWorker, stop, syncEnv } from './harness.ts';
+import { LAYOUTS, canonicalRows, createOrdersTable, generatorSource, inProcessCoordinator, readRows, spawnWorker, stop, syncEnv, waitForPhase } from './harness.ts';
 
 const SHARDS = 2;
 const ROWS = 20;
@@ -196,5 +196,71 @@ for (const layout of LAYOUTS) describe(`schedules: cron-started syncs (real Redi
     const table = await openTable(e.store, 'shop', 'orders');
     assert.equal(Number((await table.latestSnapshot())?.id), later.length, 'one snapshot per started sync');
     assert.equal((await readRows(e, 'shop', 'orders')).length, later.length * SHARDS * ROWS, 'each load appended its rows once');
+  });
+});
+
+describe('schedules: cron-started compactions (real Redis and MinIO, a worker process)', () => {
+  const e = syncEnv('schedules-compaction');
+  let coordinator: Coordinator;
+  let worker: ChildProcess | undefined;
+  const put = (id: string, payload: unknown) => coordinator.app.inject({ method: 'PUT', url: `/v1/schedules/${id}`, payload: payload as object });
+  const compactionBody = (table = 'compacted') => ({ table: { database: 'shop', table }, full: true });
+
+  before(async () => {
+    coordinator = await inProcessCoordinator(e);
+    worker = await spawnWorker(e);
+    await createOrdersTable(coordinator, 'shop', 'compacted', { primaryKeys: ['order_id'], bucket: 2 });
+  });
+  after(async () => {
+    if (worker !== undefined) await stop(worker);
+    await coordinator.close();
+  });
+
+  test('a compaction schedule: refused without exactly one of sync and compaction or for a missing table; its fires start compactions, the first one a COMPACT snapshot', async () => {
+    const sync = { table: { database: 'shop', table: 'compacted' }, source: generatorSource(SHARDS, ROWS) };
+    const cases: [unknown, string][] = [
+      [{ cron: EVERY_2S, sync, compaction: compactionBody() }, 'REQUEST_INVALID'],
+      [{ cron: EVERY_2S }, 'REQUEST_INVALID'],
+      [{ cron: EVERY_2S, compaction: { ...compactionBody(), extra: 1 } }, 'REQUEST_INVALID'],
+      [{ cron: EVERY_2S, compaction: compactionBody('missing') }, 'SCHEDULE_TABLE_NOT_FOUND'],
+    ];
+    for (const [body, code] of cases) {
+      const response = await put('compact-2s', body);
+      assert.equal(response.statusCode, 400, response.body);
+      assert.equal(response.json<{ code: string }>().code, code, JSON.stringify(body));
+    }
+    // Two loads: two level-0 files per bucket.
+    for (const seed of [1, 2]) {
+      const started = await coordinator.app.inject({ method: 'POST', url: '/v1/syncs', payload: { ...sync, source: generatorSource(SHARDS, ROWS, { seed }), mode: 'upsert' } });
+      assert.equal(started.statusCode, 202, started.body);
+      const done = await waitForPhase(() => coordinator.syncs.get(started.json<{ id: string }>().id), ['COMMITTED', 'ABORTED'], 120_000);
+      assert.equal(done.state.phase, 'COMMITTED', JSON.stringify(done.state));
+    }
+    const before = canonicalRows(await readRows(e, 'shop', 'compacted'));
+
+    const created = await put('compact-2s', { cron: EVERY_2S, compaction: compactionBody() });
+    assert.equal(created.statusCode, 201, created.body);
+    const shown = created.json<{ compaction?: unknown; sync?: unknown; nextRunAt: string | null }>();
+    assert.deepEqual(shown.compaction, compactionBody());
+    assert.equal(shown.sync, undefined);
+    assert.ok(shown.nextRunAt !== null);
+    // Wait (up to 2 minutes, on the schedule's fires and the worker's job) for a fire whose compaction committed a snapshot.
+    type Run = { outcome: string; compactionId?: string; syncId?: string; phase: string | null; snapshotId: number | null };
+    const deadline = Date.now() + 120_000;
+    let runs: Run[] = [];
+    while (!runs.some((r) => r.phase === 'COMMITTED' && r.snapshotId !== null)) {
+      assert.ok(Date.now() < deadline, `no fire committed a compaction: ${JSON.stringify(runs)}`);
+      await sleep(200);
+      runs = (await coordinator.app.inject({ method: 'GET', url: '/v1/schedules/compact-2s?runs=100' })).json<{ runs: Run[] }>().runs;
+    }
+    assert.ok(runs.every((r) => r.syncId === undefined && (r.outcome !== 'started' || r.compactionId?.startsWith('compact-') === true)), JSON.stringify(runs));
+    const disabled = await put('compact-2s', { cron: EVERY_2S, compaction: compactionBody(), enabled: false });
+    assert.equal(disabled.statusCode, 200, disabled.body);
+
+    const table = await openTable(e.store, 'shop', 'compacted');
+    const kinds = await Promise.all((await table.snapshots.listIds()).map(async (id) => (await table.snapshot(id)).commitKind));
+    assert.deepEqual(kinds, ['APPEND', 'APPEND', 'COMPACT'], 'one COMPACT snapshot: once compacted, a full compaction of the table finds nothing to do');
+    assert.deepEqual(canonicalRows(await readRows(e, 'shop', 'compacted')), before, 'the rows are unchanged');
+    assert.equal((await coordinator.app.inject({ method: 'DELETE', url: '/v1/schedules/compact-2s' })).statusCode, 204);
   });
 });

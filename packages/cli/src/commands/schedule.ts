@@ -8,12 +8,13 @@ interface ScheduleSummary {
   readonly cron: string;
   readonly tz: string;
   readonly enabled: boolean;
-  readonly sync: { readonly table: { readonly database: string; readonly table: string } };
+  readonly sync?: { readonly table: { readonly database: string; readonly table: string } };
+  readonly compaction?: { readonly table: { readonly database: string; readonly table: string }; readonly full: boolean };
   readonly nextRunAt: string | null;
 }
 
 export function scheduleCommands(parent: Command, apiFor: ApiFor): void {
-  const schedule = parent.command('schedule').description('syncs started on a cron pattern');
+  const schedule = parent.command('schedule').description('syncs or compactions started on a cron pattern');
   const path = (id: string) => `/v1/schedules/${encodeURIComponent(id)}`;
 
   schedule
@@ -23,16 +24,18 @@ export function scheduleCommands(parent: Command, apiFor: ApiFor): void {
     .option('--cron <pattern>', '5 fields (minute first) or 6 (second first), e.g. "0 30 2 * * *"')
     .option('--tz <zone>', 'IANA time zone the pattern is read in (default UTC)')
     .option('--sync <json>', 'the sync to start, as for `sync start --request`: inline, @file or @-')
+    .option('--compaction <json>', 'or the compaction to start: {"table":{"database":…,"table":…},"full":false,"partitions":[…]}, inline, @file or @-')
     .option('--disabled', 'keep it but do not fire')
     .option('--json', 'print the answer as JSON')
-    .action(async (id: string, o: { request?: string; cron?: string; tz?: string; sync?: string; disabled?: boolean; json?: boolean }, command: Command) => {
+    .action(async (id: string, o: { request?: string; cron?: string; tz?: string; sync?: string; compaction?: string; disabled?: boolean; json?: boolean }, command: Command) => {
       let body: unknown;
       if (o.request !== undefined) {
-        if (o.cron !== undefined || o.sync !== undefined) throw new UsageError('give either --request or --cron and --sync');
+        if (o.cron !== undefined || o.sync !== undefined || o.compaction !== undefined) throw new UsageError('give either --request or --cron with --sync or --compaction');
         body = jsonArg('--request', o.request);
       } else {
-        if (o.cron === undefined || o.sync === undefined) throw new UsageError('--cron and --sync are required (or --request)');
-        body = { cron: o.cron, ...(o.tz === undefined ? {} : { tz: o.tz }), sync: jsonArg('--sync', o.sync), enabled: o.disabled !== true };
+        if (o.cron === undefined || (o.sync === undefined) === (o.compaction === undefined)) throw new UsageError('--cron and one of --sync and --compaction are required (or --request)');
+        const what = o.sync !== undefined ? { sync: jsonArg('--sync', o.sync) } : { compaction: jsonArg('--compaction', o.compaction ?? '') };
+        body = { cron: o.cron, ...(o.tz === undefined ? {} : { tz: o.tz }), ...what, enabled: o.disabled !== true };
       }
       const answer = await apiFor(command).request<ScheduleSummary & { created: boolean }>('PUT', path(id), body);
       if (o.json === true) printJson(answer);
@@ -47,14 +50,17 @@ export function scheduleCommands(parent: Command, apiFor: ApiFor): void {
       const answer = await apiFor(command).request<{ schedules: ScheduleSummary[] }>('GET', '/v1/schedules');
       if (o.json === true) return printJson(answer);
       printColumns(
-        ['ID', 'CRON', 'TZ', 'ENABLED', 'TABLE', 'NEXT RUN'],
-        answer.schedules.map((s) => [s.id, s.cron, s.tz, String(s.enabled), `${s.sync.table.database}.${s.sync.table.table}`, s.nextRunAt ?? '-']),
+        ['ID', 'CRON', 'TZ', 'ENABLED', 'STARTS', 'TABLE', 'NEXT RUN'],
+        answer.schedules.map((s) => {
+          const table = (s.sync ?? s.compaction)?.table;
+          return [s.id, s.cron, s.tz, String(s.enabled), s.compaction === undefined ? 'sync' : s.compaction.full ? 'full compaction' : 'compaction', table === undefined ? '-' : `${table.database}.${table.table}`, s.nextRunAt ?? '-'];
+        }),
       );
     });
 
   schedule
     .command('show <id>')
-    .description('a schedule: definition, next run, its newest fires with their syncs')
+    .description('a schedule: definition, next run, its newest fires with their syncs or compactions')
     .option('--runs <n>', 'fires to show (0-100)', intArg('--runs', 0), 20)
     .action(async (id: string, o: { runs: number }, command: Command) => {
       printJson(await apiFor(command).request('GET', `${path(id)}?runs=${o.runs}`));

@@ -1,10 +1,12 @@
 /**
  * /v1/schedules: create or replace (PUT), list, inspect (definition, next fire, recent fires with
- * their syncs' phases), delete. The mechanism is in ../schedule/service.ts.
+ * their syncs' or compactions' phases), delete. The mechanism is in ../schedule/service.ts.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ScheduleId, ScheduleRun } from '@tributary/protocol';
+import { COMPACTION_PHASES, ScheduleId, ScheduleRun, ScheduledCompaction, errorFrom } from '@tributary/protocol';
+import { roleAllows } from '../auth-tokens.ts';
+import { coordinatorErrors } from '../errors.ts';
 import { redactSource } from '@tributary/sources';
 import { PutScheduleRequest, StartSyncRequest } from '../requests.ts';
 import type { ScheduleService } from '../schedule/service.ts';
@@ -23,14 +25,16 @@ const ScheduleSummary = z.object({
   cron: z.string(),
   tz: z.string(),
   enabled: z.boolean(),
-  sync: StartSyncRequest,
+  /** Exactly one of sync and compaction. */
+  sync: StartSyncRequest.optional(),
+  compaction: ScheduledCompaction.optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
   nextRunAt: z.string().nullable(),
 });
 
 const ScheduleResponse = ScheduleSummary.extend({
-  runs: z.array(ScheduleRun.extend({ phase: SyncPhaseSchema.nullable(), snapshotId: z.number().int().nullable() })),
+  runs: z.array(ScheduleRun.extend({ phase: z.union([SyncPhaseSchema, z.enum(COMPACTION_PHASES)]).nullable(), snapshotId: z.number().int().nullable() })),
 });
 
 const PutScheduleResponse = ScheduleSummary.extend({ created: z.boolean() });
@@ -44,7 +48,8 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (a
     tz: d.tz ?? 'UTC',
     enabled: d.enabled,
     // An inline password (only when the operator allows them) is shown as ***, as in a sync's plan.
-    sync: { ...d.sync, source: redactSource(d.sync.source) as StartSyncRequest['source'] },
+    ...(d.sync === undefined ? {} : { sync: { ...d.sync, source: redactSource(d.sync.source) as StartSyncRequest['source'] } }),
+    ...(d.compaction === undefined ? {} : { compaction: { ...d.compaction, table: { ...d.compaction.table }, ...(d.compaction.partitions === undefined ? {} : { partitions: [...d.compaction.partitions] }) } }),
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
     nextRunAt: await schedules.nextRunAt(d.id),
@@ -55,13 +60,23 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (a
     {
       config: { role: 'operate' },
       schema: {
-        summary: 'Create or replace a schedule: a cron pattern (5 or 6 fields) that starts a sync',
+        summary: 'Create or replace a schedule: a cron pattern (5 or 6 fields) that starts a sync or a compaction',
         params: ScheduleParams,
         body: PutScheduleRequest,
         response: { 200: PutScheduleResponse, 201: PutScheduleResponse, ...problemResponses(400, 403, 500, 503) },
+        description: 'A schedule with `compaction` needs role admin (as POST …/compactions does); one with `sync` needs operate.',
       },
     },
     async (request, reply) => {
+      // A compaction needs role admin (as POST …/compactions does): so does a schedule that starts one.
+      const principal = request.principal;
+      if (request.body.compaction !== undefined && principal !== undefined && !roleAllows(principal.role, 'admin')) {
+        throw errorFrom(coordinatorErrors, 'AUTH_ROLE_INSUFFICIENT', `a compaction schedule needs role admin; the token ${principal.name} has role ${principal.role}`, {
+          need: 'admin',
+          role: principal.role,
+          token: principal.name,
+        });
+      }
       const { definition, created } = await schedules.put(request.params.id, request.body);
       return reply.status(created ? 201 : 200).send({ ...(await summary(definition)), created });
     },

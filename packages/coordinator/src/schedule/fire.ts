@@ -1,14 +1,14 @@
 /**
- * The pure decisions of a schedule fire: which idempotency key the fire's sync is started with,
- * when the fire happened, and whether it starts a sync at all (the overlap policy).
+ * The pure decisions of a schedule fire: which idempotency key the fire's sync (or compaction) is
+ * started with, when the fire happened, and whether it starts one at all (the overlap policy).
  *
  * Why an idempotency key per (schedule, fire time): BullMQ delivers a fire at least once (a
  * coordinator that dies mid-fire has its job re-run by the stall check, and every coordinator runs
  * a worker on the `schedules` queue), so the same fire may be processed twice. Both runs derive the
- * same key, and POST /v1/syncs's idempotency (SyncStore.claimIdempotencyKey) binds one sync to it.
+ * same key, and the POST routes' idempotency (../idempotency.ts) binds one sync or compaction to it.
  */
 import { z } from 'zod';
-import { ScheduleId } from '@tributary/protocol';
+import { ScheduleId, type CompactionPhase } from '@tributary/protocol';
 import { isTerminal, type SyncPhase } from '../sync/state.ts';
 
 /** The BullMQ queue the job schedulers put their fires on. */
@@ -49,4 +49,19 @@ export type FireDecision = { readonly action: 'start' } | { readonly action: 'sk
 export function decideFire(previous: PreviousSync | undefined): FireDecision {
   if (previous === undefined || previous.phase === undefined || isTerminal(previous.phase)) return { action: 'start' };
   return { action: 'skip', syncId: previous.syncId, reason: `previous sync ${previous.syncId} is still ${previous.phase}` };
+}
+
+export interface PreviousCompaction {
+  readonly compactionId: string;
+  /** undefined when the record is gone: treated as finished. */
+  readonly phase: CompactionPhase | undefined;
+}
+
+/**
+ * The same overlap policy for a compaction schedule: a fire while the previous compaction is
+ * RUNNING or COMMITTING starts nothing (a second one would plan the same files and give way).
+ */
+export function decideCompactionFire(previous: PreviousCompaction | undefined): { readonly action: 'start' } | { readonly action: 'skip'; readonly compactionId: string; readonly reason: string } {
+  if (previous === undefined || previous.phase === undefined || previous.phase === 'COMMITTED' || previous.phase === 'FAILED' || previous.phase === 'CONFLICT') return { action: 'start' };
+  return { action: 'skip', compactionId: previous.compactionId, reason: `previous compaction ${previous.compactionId} is still ${previous.phase}` };
 }

@@ -1,12 +1,13 @@
 /**
  * Starts the schedules part of a coordinator: the `schedules` queue, the service, and a worker on
  * that queue that processes fires. Every coordinator runs one; BullMQ gives each fire job to one of
- * them at a time, and a fire delivered twice still starts one sync (./fire.ts).
+ * them at a time, and a fire delivered twice still starts one sync or compaction (./fire.ts).
  */
 import type { Logger } from 'pino';
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { parsePayload } from '@tributary/protocol';
+import type { CompactionService } from '../compaction/compaction-service.ts';
 import type { SyncService } from '../sync/service.ts';
 import type { SyncStore } from '../sync/store.ts';
 import type { Tables } from '@tributary/table';
@@ -20,6 +21,7 @@ export interface SchedulesDeps {
   readonly prefix: string;
   readonly syncs: SyncService;
   readonly syncStore: SyncStore;
+  readonly compactions: CompactionService;
   readonly tables: Tables;
   readonly warehouse: string;
   readonly logger?: Logger;

@@ -1,7 +1,8 @@
 /**
- * Schedules: a cron pattern that starts a sync. Each enabled schedule is one BullMQ job scheduler
- * on the `schedules` queue (id = schedule id); each fire is a job whose processor (`fire`) starts
- * the schedule's sync through the same SyncService.start as POST /v1/syncs.
+ * Schedules: a cron pattern that starts a sync or a compaction. Each enabled schedule is one BullMQ
+ * job scheduler on the `schedules` queue (id = schedule id); each fire is a job whose processor
+ * (`fire`) starts the schedule's sync through the same SyncService.start as POST /v1/syncs, or its
+ * compaction through the same CompactionService.start as POST …/compactions.
  *
  *   PUT ──► check cron, tz, sync body ──► persist definition ──► upsertJobScheduler (full template)
  *   fire job ──► lock ──► already recorded? ──► previous sync running? ──skip──► record "skipped"
@@ -13,14 +14,15 @@
  */
 import type { Logger } from 'pino';
 import type { Queue } from 'bullmq';
-import { errorFrom, isTributaryError, type ScheduleRun } from '@tributary/protocol';
+import { errorFrom, isTributaryError, type ScheduleRun, type ScheduledCompaction } from '@tributary/protocol';
+import type { CompactionService } from '../compaction/compaction-service.ts';
 import type { PutScheduleRequest, StartSyncRequest } from '../requests.ts';
 import { coordinatorErrors } from '../errors.ts';
 import type { SyncService } from '../sync/service.ts';
 import type { SyncStore } from '../sync/store.ts';
 import type { Tables } from '@tributary/table';
 import { checkCron } from './cron.ts';
-import { SCHEDULE_FIRE_JOB, decideFire, fireIdempotencyKey, type ScheduleFireJob } from './fire.ts';
+import { SCHEDULE_FIRE_JOB, decideCompactionFire, decideFire, fireIdempotencyKey, type ScheduleFireJob } from './fire.ts';
 import type { ScheduleDefinition, ScheduleStore } from './store.ts';
 
 export interface ScheduleServiceDeps {
@@ -30,6 +32,8 @@ export interface ScheduleServiceDeps {
   readonly tables: Tables;
   readonly warehouse: string;
   readonly queue: Queue;
+  /** Starts the compactions of compaction schedules. */
+  readonly compactions: CompactionService;
   readonly logger?: Logger;
 }
 
@@ -58,15 +62,17 @@ export class ScheduleService {
   /** Creates or replaces a schedule and (re-)arms or disarms its job scheduler. */
   async put(id: string, body: PutScheduleRequest): Promise<{ definition: ScheduleDefinition; created: boolean }> {
     const cron = checkCron(body.cron, body.tz);
-    const sync = withScheduleDefaults(body.sync);
-    await this.#checkSync(sync);
+    const sync = body.sync === undefined ? undefined : withScheduleDefaults(body.sync);
+    if (sync !== undefined) await this.#checkSync(sync);
+    if (body.compaction !== undefined) await this.#checkTable(body.compaction.table);
     const previous = await this.#deps.schedules.get(id);
     const now = new Date().toISOString();
     const definition: ScheduleDefinition = {
       id,
       cron,
       ...(body.tz === undefined ? {} : { tz: body.tz }),
-      sync,
+      ...(sync === undefined ? {} : { sync }),
+      ...(body.compaction === undefined ? {} : { compaction: body.compaction }),
       enabled: body.enabled,
       createdAt: previous?.createdAt ?? now,
       updatedAt: now,
@@ -80,13 +86,17 @@ export class ScheduleService {
   async #checkSync(sync: StartSyncRequest): Promise<void> {
     this.#deps.syncs.check(sync);
     await this.#deps.syncs.checkSource(sync.source);
-    const info = await this.#deps.tables.describeTable(this.#deps.warehouse, sync.table);
-    if (info === undefined) {
-      throw errorFrom(coordinatorErrors, 'SCHEDULE_TABLE_NOT_FOUND', `table ${sync.table.database}.${sync.table.table} does not exist`, { ...sync.table });
-    }
+    const info = await this.#checkTable(sync.table);
     if (sync.mode === 'upsert' && info.primaryKeys.length === 0) {
       throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', 'mode upsert needs a table with a primary key', { ...sync.table });
     }
+  }
+
+  /** @throws SCHEDULE_TABLE_NOT_FOUND */
+  async #checkTable(ref: StartSyncRequest['table']) {
+    const info = await this.#deps.tables.describeTable(this.#deps.warehouse, ref);
+    if (info === undefined) throw errorFrom(coordinatorErrors, 'SCHEDULE_TABLE_NOT_FOUND', `table ${ref.database}.${ref.table} does not exist`, { ...ref });
+    return info;
   }
 
   async #arm(definition: ScheduleDefinition): Promise<void> {
@@ -133,11 +143,15 @@ export class ScheduleService {
     return scheduler?.next === undefined ? null : new Date(scheduler.next).toISOString();
   }
 
-  /** The newest fires, each with the current phase and snapshot of the sync it started. */
+  /** The newest fires, each with the current phase and snapshot of the sync (or compaction) it started. */
   async runs(id: string, limit: number) {
     const runs = await this.#deps.schedules.runs(id, limit);
     return Promise.all(
       runs.map(async (run) => {
+        if (run.compactionId !== undefined) {
+          const view = await this.#compaction(run.compactionId);
+          return { ...run, phase: view?.phase ?? null, snapshotId: view?.phase === 'COMMITTED' ? view.snapshotId : null };
+        }
         const record = run.syncId === undefined ? undefined : await this.#deps.syncStore.get(run.syncId);
         return {
           ...run,
@@ -165,8 +179,20 @@ export class ScheduleService {
     });
   }
 
+  /** A compaction's view, undefined when its record is gone. */
+  async #compaction(compactionId: string) {
+    try {
+      return await this.#deps.compactions.get(compactionId);
+    } catch (error) {
+      if (isTributaryError(error) && error.code === 'COMPACTION_NOT_FOUND') return undefined;
+      throw error;
+    }
+  }
+
   async #decideAndStart(definition: ScheduleDefinition, fireMs: number): Promise<ScheduleRun> {
+    if (definition.compaction !== undefined) return this.#decideAndCompact(definition.id, definition.compaction, fireMs);
     const firedAt = new Date(fireMs).toISOString();
+    if (definition.sync === undefined) return { firedAt, outcome: 'failed', reason: 'the schedule has neither a sync nor a compaction' };
     const lastSyncId = await this.#deps.schedules.lastSyncId(definition.id);
     const previous = lastSyncId === undefined ? undefined : { syncId: lastSyncId, phase: (await this.#deps.syncStore.get(lastSyncId))?.state.phase };
     const decision = decideFire(previous);
@@ -178,6 +204,22 @@ export class ScheduleService {
       // Nothing new to load (newFilesOnly over files already loaded): the fire is skipped, saying why.
       if (isTributaryError(error) && error.code === 'SYNC_NOTHING_TO_LOAD') return { firedAt, outcome: 'skipped', code: error.code, reason: error.message };
       // A start that cannot succeed as is (table dropped, no source file) is recorded; others are retried.
+      if (isTributaryError(error) && !error.retryable) return { firedAt, outcome: 'failed', code: error.code, reason: error.message };
+      throw error;
+    }
+  }
+
+  async #decideAndCompact(id: string, compaction: ScheduledCompaction, fireMs: number): Promise<ScheduleRun> {
+    const firedAt = new Date(fireMs).toISOString();
+    const lastId = await this.#deps.schedules.lastSyncId(id);
+    const decision = decideCompactionFire(lastId === undefined ? undefined : { compactionId: lastId, phase: (await this.#compaction(lastId))?.phase });
+    if (decision.action === 'skip') return { firedAt, outcome: 'skipped', compactionId: decision.compactionId, reason: decision.reason };
+    const request = { full: compaction.full, ...(compaction.partitions === undefined ? {} : { partitions: compaction.partitions }) };
+    try {
+      const { view } = await this.#deps.compactions.start(compaction.table, request, fireIdempotencyKey(id, fireMs));
+      return { firedAt, outcome: 'started', compactionId: view.id };
+    } catch (error) {
+      // The table dropped, an option it cannot be compacted with: recorded; others are retried.
       if (isTributaryError(error) && !error.retryable) return { firedAt, outcome: 'failed', code: error.code, reason: error.message };
       throw error;
     }

@@ -4,8 +4,8 @@
  *
  * Keys (same prefix as the sync records and the queues):
  * - `<prefix>:schedules`: set of schedule ids.
- * - `<prefix>:schedule:<id>`: hash; `json` = the definition, `lastSyncId` = the last sync a fire
- *   started (read by the overlap check; kept when the definition is replaced).
+ * - `<prefix>:schedule:<id>`: hash; `json` = the definition, `lastSyncId` = the last sync (or
+ *   compaction) a fire started (read by the overlap check; kept when the definition is replaced).
  * - `<prefix>:schedule:<id>:runs`: sorted set of fire records (JSON), scored by fire time, the
  *   newest RUNS_KEPT kept. One record per fire time: the first writer wins.
  * - `<prefix>:schedule:<id>:firing`: a short lock so fires of one schedule are decided one at a
@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { ScheduleRun, errorFrom } from '@tributary/protocol';
+import { ScheduleRun, ScheduledCompaction, errorFrom } from '@tributary/protocol';
 import { StartSyncRequest } from '../requests.ts';
 import { coordinatorErrors } from '../errors.ts';
 
@@ -25,7 +25,9 @@ export const ScheduleDefinition = z.object({
   id: z.string(),
   cron: z.string(),
   tz: z.string().optional(),
-  sync: StartSyncRequest,
+  /** Exactly one of sync and compaction (a definition written before compactions had a sync). */
+  sync: StartSyncRequest.optional(),
+  compaction: ScheduledCompaction.optional(),
   enabled: z.boolean(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
@@ -117,7 +119,7 @@ export class ScheduleStore {
    * schedule's `lastSyncId`, in the same step. undefined when the schedule was deleted meanwhile.
    */
   async recordRun(id: string, fireMs: number, run: ScheduleRun): Promise<ScheduleRun | undefined> {
-    const startedSyncId = run.outcome === 'started' ? (run.syncId ?? '') : '';
+    const startedSyncId = run.outcome === 'started' ? (run.syncId ?? run.compactionId ?? '') : '';
     const json = await this.#redis.eval(RECORD_RUN_SCRIPT, 2, this.#key(id, 'runs'), this.#key(id), String(fireMs), JSON.stringify(run), startedSyncId, String(RUNS_KEPT));
     return typeof json === 'string' ? ScheduleRun.parse(JSON.parse(json)) : undefined;
   }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SYNC_PHASES } from '../../../src/sync/state.ts';
-import { decideFire, fireIdempotencyKey, fireTimeOf } from '../../../src/schedule/fire.ts';
+import { COMPACTION_PHASES } from '@tributary/protocol';
+import { decideCompactionFire, decideFire, fireIdempotencyKey, fireTimeOf } from '../../../src/schedule/fire.ts';
 import { fireTemplate } from '../../../src/schedule/service.ts';
 
 describe('fire idempotency key', () => {
@@ -41,6 +42,28 @@ describe('overlap decision', () => {
       if (decision.action === 'skip') {
         assert.equal(decision.syncId, 's1');
         assert.match(decision.reason, new RegExp(`s1 is still ${previous?.phase ?? ''}`));
+      }
+    });
+  }
+});
+
+describe('overlap decision of a compaction schedule', () => {
+  const cases: [string, Parameters<typeof decideCompactionFire>[0], 'start' | 'skip'][] = [
+    ['first fire of a schedule', undefined, 'start'],
+    ['previous record gone', { compactionId: 'c1', phase: undefined }, 'start'],
+    ...COMPACTION_PHASES.map((phase): [string, Parameters<typeof decideCompactionFire>[0], 'start' | 'skip'] => [
+      `previous compaction ${phase}`,
+      { compactionId: 'c1', phase },
+      phase === 'RUNNING' || phase === 'COMMITTING' ? 'skip' : 'start',
+    ]),
+  ];
+  for (const [name, previous, action] of cases) {
+    test(`${name} → ${action}`, () => {
+      const decision = decideCompactionFire(previous);
+      assert.equal(decision.action, action);
+      if (decision.action === 'skip') {
+        assert.equal(decision.compactionId, 'c1');
+        assert.match(decision.reason, new RegExp(`c1 is still ${previous?.phase ?? ''}`));
       }
     });
   }
