@@ -20,7 +20,8 @@
  */
 import { errorFrom, isTributaryError } from '@tributary/protocol';
 import type { Timestamp } from '@tributary/table';
-import { createConnection, type Connection, type FieldPacket, type PrepareStatementInfo } from 'mysql2';
+import { Readable } from 'node:stream';
+import { createConnection, type Connection, type FieldPacket, type PrepareStatementInfo, type Query } from 'mysql2';
 import { mysqlEndpoint, type SourceAccess } from '../access.ts';
 import { sourceErrors } from '../errors.ts';
 import type { PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceSchema, SourceValue } from '../source.ts';
@@ -32,6 +33,7 @@ import { mysqlSchema } from './schema.ts';
 import { MysqlShard, MysqlSourceSpec } from './spec.ts';
 import { beginConsistentRead, type ConsistentRead } from './snapshot.ts';
 import { keyValueText, shardSelect } from './sql.ts';
+import { cellKinds, MysqlTextCells, TextCellsBuilder, type CellKind, type DecodeRow, type ParseRow, type RowPacket } from './text-cells.ts';
 import { isZeroDate, zeroDateValue, type ZeroDatePolicy } from './zero-dates.ts';
 
 /** mysql2's numeric column types (MySQL's enum_field_types). */
@@ -116,11 +118,18 @@ export class MysqlSource implements Source {
       // mysql2's row array becomes the batch's row itself when it holds exactly the read columns and
       // no key column is decoded (the resume key is read from it as it came); otherwise a copy.
       let inPlace = false;
+      const width = this.#columns.length;
       query.on('fields', (fields: FieldPacket[]) => {
-        decoders = columnDecoders(fields.slice(0, this.#columns.length), shard.booleans ?? [], this.#spec.zeroDates);
-        inPlace = fields.length === this.#columns.length && decoders.every(([i]) => !keyIndexes.includes(i));
+        decoders = columnDecoders(fields.slice(0, width), shard.booleans ?? [], this.#spec.zeroDates);
+        inPlace = fields.length === width && decoders.every(([i]) => !keyIndexes.includes(i));
       });
-      const stream = query.stream({ highWaterMark: Math.min(this.#spec.batchRows, 10_000) });
+      // The text protocol's rows stay text cells (text-cells.ts): batches of them, not rows, come out of the stream.
+      const stream = binary
+        ? query.stream({ highWaterMark: Math.min(this.#spec.batchRows, 10_000) })
+        : cellStream(query, connection, this.#spec.batchRows, (fields) => {
+            const booleans = new Set(fields.flatMap((f, i) => (i < width && (shard.booleans ?? []).includes(f.name) ? [i] : [])));
+            return { width, kinds: cellKinds(fields.slice(0, width), booleans), decode: (raw) => decodeRow(raw, decoders ?? [], width, false) };
+          });
       // mysql2 reports a connection lost under a paused stream only on the connection: without
       // this the read would wait for ever (a KILL, a server restart, a network cut).
       connection.on('error', (error) => stream.destroy(error));
@@ -133,7 +142,26 @@ export class MysqlSource implements Source {
       let position = 0;
       let last: unknown[] = [];
       try {
-        for await (const chunk of rowChunks<unknown[]>(stream)) {
+        if (!binary) {
+          for await (const chunk of rowChunks<MysqlTextCells>(stream)) {
+            for (const cells of chunk) {
+              const batchCells = cells;
+              yield {
+                get rows() {
+                  return batchCells.rows();
+                },
+                columnar: cells,
+                firstRowPosition: position,
+                end: endPosition(keyNames, keyIndexes, cells.raw(cells.length - 1)),
+                readPosition,
+              };
+              position += cells.length;
+              const delay = this.#spec.faults?.delayMsPerBatch;
+              if (delay !== undefined) await new Promise((resolve) => setTimeout(resolve, delay));
+            }
+          }
+        }
+        for await (const chunk of rowChunks<unknown[]>(binary ? stream : emptyStream())) {
           for (const raw of chunk) {
             last = raw;
             rows.push(decodeRow(raw, decoders ?? [], this.#columns.length, inPlace));
@@ -202,6 +230,84 @@ export class MysqlSource implements Source {
       throw readError(shardId, label, error);
     }
   }
+}
+
+/**
+ * The text query's rows as `TextCells` batches of `batchRows` rows (the last one shorter), in an
+ * object stream that pauses the connection while a batch waits to be read, as mysql2's own row
+ * stream does. mysql2 reads the packets; its row parser is set aside (kept to give a row's values
+ * when asked, text-cells.ts) and each row packet's payload goes into the batch's bytes instead of
+ * becoming an array of values.
+ */
+function cellStream(
+  query: Query,
+  connection: Connection,
+  batchRows: number,
+  layout: (fields: readonly FieldPacket[]) => { width: number; kinds: CellKind[]; decode: DecodeRow },
+): Readable {
+  const internals = query as unknown as MysqlQueryInternals;
+  const stream = new Readable({ objectMode: true, highWaterMark: 1, read: () => connection.resume() });
+  let builder: TextCellsBuilder | undefined;
+  const emit = (cells: MysqlTextCells) => {
+    if (!stream.destroyed && !stream.push(cells)) connection.pause();
+  };
+  query.on('fields', (fields: FieldPacket[]) => {
+    let parser: MysqlRowParser | undefined;
+    let PacketClass: PacketConstructor | undefined;
+    const parse: ParseRow = (bytes, start, end) => {
+      if (parser === undefined || PacketClass === undefined) throw new Error('mysql2 gave no row parser');
+      // A packet over the kept bytes: mysql2's parser reads the payload from its start + 4.
+      return parser.next(new PacketClass(0, bytes, start - 4, end), fields, internals.options);
+    };
+    const { width, kinds, decode } = layout(fields);
+    const cells = new TextCellsBuilder(width, kinds, parse, decode, Math.min(batchRows, 10_000));
+    builder = cells;
+    // mysql2 sets its row parser right after this event: it is kept for `parse`, and every row packet comes here.
+    Object.defineProperty(internals, '_rowParser', {
+      configurable: true,
+      get: () => ({
+        next: (packet: RowPacket) => {
+          PacketClass ??= packet.constructor as unknown as PacketConstructor;
+          cells.append(packet);
+          if (cells.rows === batchRows) emit(cells.take());
+          return undefined;
+        },
+      }),
+      set: (value: MysqlRowParser) => {
+        parser = value;
+      },
+    });
+  });
+  const onEnd = () => {
+    if (builder !== undefined && builder.rows > 0) emit(builder.take());
+    if (!stream.destroyed) stream.push(null);
+  };
+  const onError = (error: Error) => stream.destroy(error);
+  query.on('end', onEnd);
+  query.on('error', onError);
+  stream._destroy = (error, callback) => {
+    connection.resume();
+    query.off('end', onEnd);
+    query.off('error', onError);
+    callback(error);
+  };
+  return stream;
+}
+
+/** mysql2's Packet class (`new Packet(sequenceId, buffer, start, end)`), taken from a row packet. */
+type PacketConstructor = new (id: number, buffer: Buffer, start: number, end: number) => RowPacket;
+
+/** What of mysql2's Query object the cell stream uses (not in its typings). */
+interface MysqlQueryInternals {
+  readonly options: unknown;
+}
+
+interface MysqlRowParser {
+  next(packet: RowPacket, fields: readonly FieldPacket[], options: unknown): unknown[];
+}
+
+function emptyStream(): Readable {
+  return Readable.from([]);
 }
 
 /** A prepared statement with its result's columns (mysql2 sets them; its typings leave them out). */

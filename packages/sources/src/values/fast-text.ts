@@ -134,3 +134,111 @@ export function fitsCodePoints(text: string, limit: number): boolean {
   }
   return true;
 }
+
+/*
+ * The same readers over bytes (`bytes[start..end)`, ASCII text as a database sends it), for a
+ * source that writes its raw text cells into the table's columns itself (MySQL's text protocol,
+ * mysql/text-cells.ts): each
+ * accepts exactly what its string twin accepts for the same characters and gives the same value
+ * (test/unit/text-cells.test.ts).
+ */
+
+/** `fastSafeInteger` of columns.ts over bytes: `-?\d+` of at most 15 digits as a number; else undefined. */
+export function fastSafeIntegerBytes(bytes: Uint8Array, start: number, end: number): number | undefined {
+  const negative = bytes[start] === MINUS;
+  const from = negative ? start + 1 : start;
+  if (end === from || end - from > 15) return undefined;
+  let value = 0;
+  for (let i = from; i < end; i++) {
+    const d = (bytes[i] ?? 0) - ZERO;
+    if (d < 0 || d > 9) return undefined;
+    value = value * 10 + d;
+  }
+  return negative ? (value === 0 ? 0 : -value) : value;
+}
+
+/** `fastUnscaledDecimal` over bytes. */
+export function fastUnscaledDecimalBytes(bytes: Uint8Array, start: number, end: number, precision: number, scale: number): number | undefined {
+  let i = start;
+  const first = bytes[start];
+  const negative = first === MINUS;
+  if (negative || first === PLUS) i++;
+  let mantissa = 0;
+  let significant = 0;
+  let fraction = -1;
+  let trailingZeros = 0;
+  let anyDigit = false;
+  for (; i < end; i++) {
+    const c = bytes[i] ?? 0;
+    if (c === DOT && fraction < 0) {
+      fraction = 0;
+      continue;
+    }
+    const d = c - ZERO;
+    if (d < 0 || d > 9) return undefined;
+    anyDigit = true;
+    if (fraction >= 0) {
+      fraction++;
+      trailingZeros = d === 0 ? trailingZeros + 1 : 0;
+    }
+    mantissa = mantissa * 10 + d;
+    if (mantissa !== 0 && ++significant > 15) return undefined;
+  }
+  if (!anyDigit) return undefined;
+  if (mantissa === 0) return 0;
+  const places = Math.max(fraction, 0);
+  if (places - trailingZeros > scale) return undefined;
+  if (places > scale) {
+    const unscaled = mantissa / 10 ** (places - scale);
+    return unscaled >= 10 ** precision ? undefined : negative ? -unscaled : unscaled;
+  }
+  if (significant + scale - places > 15) return undefined;
+  const unscaled = mantissa * 10 ** (scale - places);
+  if (unscaled >= 10 ** precision) return undefined;
+  return negative ? -unscaled : unscaled;
+}
+
+function twoDigitBytes(bytes: Uint8Array, at: number): number {
+  const a = (bytes[at] ?? 0) - ZERO;
+  const b = (bytes[at + 1] ?? 0) - ZERO;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+/** The `YYYY-MM-DD` at `at`, as days since 1970-01-01. */
+function epochDayBytesAt(bytes: Uint8Array, at: number): number | undefined {
+  if (bytes[at + 4] !== MINUS || bytes[at + 7] !== MINUS) return undefined;
+  const hi = twoDigitBytes(bytes, at);
+  const lo = twoDigitBytes(bytes, at + 2);
+  const month = twoDigitBytes(bytes, at + 5);
+  const day = twoDigitBytes(bytes, at + 8);
+  if (hi < 0 || lo < 0 || month < 0 || day < 0) return undefined;
+  return epochDay(hi * 100 + lo, month, day);
+}
+
+/** `fastEpochDay` over bytes. */
+export function fastEpochDayBytes(bytes: Uint8Array, start: number, end: number): number | undefined {
+  return end - start === 10 ? epochDayBytesAt(bytes, start) : undefined;
+}
+
+/** `fastTimestampInto` over bytes. */
+export function fastTimestampBytesInto(bytes: Uint8Array, start: number, end: number, millis: Float64Array, nanos: Int32Array, at: number): boolean {
+  const n = end - start;
+  if (n < 19 || n === 20 || n > 29 || bytes[start + 10] !== 32 || bytes[start + 13] !== 58 || bytes[start + 16] !== 58) return false;
+  const days = epochDayBytesAt(bytes, start);
+  const hour = twoDigitBytes(bytes, start + 11);
+  const minute = twoDigitBytes(bytes, start + 14);
+  const second = twoDigitBytes(bytes, start + 17);
+  if (days === undefined || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return false;
+  let fraction = 0;
+  if (n > 19) {
+    if (bytes[start + 19] !== DOT) return false;
+    for (let i = 20; i < 29; i++) {
+      const d = i < n ? (bytes[start + i] ?? 0) - ZERO : 0;
+      if (d < 0 || d > 9) return false;
+      fraction = fraction * 10 + d;
+    }
+  }
+  millis[at] = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + Math.floor(fraction / 1_000_000);
+  nanos[at] = fraction % 1_000_000;
+  return true;
+}
