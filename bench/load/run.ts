@@ -46,7 +46,7 @@ const { values: args } = parseArgs({
   },
 });
 
-const CONTENDERS = ['tributary', 'baseline', 'java', 'pypaimon', 'mysql2', 'mariadb', 'psql'] as const;
+const CONTENDERS = ['tributary', 'direct', 'baseline', 'java', 'pypaimon', 'mysql2', 'mariadb', 'psql'] as const;
 type Contender = (typeof CONTENDERS)[number];
 const sourceKind = args.source === 'postgres' ? 'postgres' : 'mysql';
 if (args.source !== sourceKind) throw new Error(`bench: --source is mysql or postgres, not ${String(args.source)}`);
@@ -145,12 +145,13 @@ async function createTable(cluster: Cluster, name: string): Promise<void> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function runTributary(cluster: Cluster, dataset: Dataset, name: string): Promise<Measurement> {
+/** `layout`: the sync's `options.layout` (absent: the default, `bucketed` for this primary-key table). */
+async function runTributary(cluster: Cluster, dataset: Dataset, name: string, layout?: 'direct'): Promise<Measurement> {
   const pids = [cluster.coordinator, ...cluster.workers].map((c) => c.pid ?? -1);
   const cpu0 = pids.map(cpuSeconds);
   const t0 = performance.now();
   const source = { kind: sourceKind, connection: sourceKind === 'postgres' ? 'bench-pg' : 'bench', databases: [dataset.database], tables: dataset.tables, batchRows: 10_000 };
-  const { id } = await call<{ id: string }>(cluster.base, 'POST', '/v1/syncs', { table: { database: 'load', table: name }, source, mode: 'upsert' });
+  const { id } = await call<{ id: string }>(cluster.base, 'POST', '/v1/syncs', { table: { database: 'load', table: name }, source, mode: 'upsert', ...(layout === undefined ? {} : { options: { layout } }) });
   for (;;) {
     const view = await call<{ phase: string; state?: { reason?: unknown } }>(cluster.base, 'GET', `/v1/syncs/${id}`);
     if (view.phase === 'COMMITTED') break;
@@ -246,6 +247,8 @@ function measure(contender: Contender, cluster: Cluster, dataset: Dataset, name:
     case 'tributary':
     case 'baseline':
       return runTributary(cluster, dataset, name);
+    case 'direct':
+      return runTributary(cluster, dataset, name, 'direct');
     case 'java':
       return runJava(dataset, name);
     case 'pypaimon':
@@ -292,7 +295,7 @@ async function main(): Promise<void> {
       for (const contender of order) {
         const name = `${contender}_${round}`;
         const load = loadavg()[0] ?? NaN;
-        if (contender === 'tributary' || contender === 'baseline' || contender === 'java' || contender === 'pypaimon') await createTable(cluster, name);
+        if (contender === 'tributary' || contender === 'direct' || contender === 'baseline' || contender === 'java' || contender === 'pypaimon') await createTable(cluster, name);
         const measured = await measure(contender, contender === 'baseline' ? (baseline ?? cluster) : cluster, dataset, name);
         const check = contender === 'mysql2' || contender === 'mariadb' || contender === 'psql' || args['no-check'] ? undefined : await checkTable(name, dataset.expected);
         const m: Measurement = { ...measured, contender, round, rows: dataset.expected.rows, loadAverage: load, ...(check ? { check } : {}) };
