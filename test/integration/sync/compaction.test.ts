@@ -86,7 +86,7 @@ describe('distributed compaction (real Redis and MinIO, real workers)', () => {
     return waitUntil(async () => {
       const view = await compaction(table, id);
       return ['COMMITTED', 'FAILED', 'CONFLICT'].includes(view.phase) ? view : undefined;
-    }, `compaction ${id} ended`, 120_000);
+    }, `compaction ${id} ended`, 240_000);
   }
 
   async function attempts(id: string): Promise<ShardAttempt[]> {
@@ -201,9 +201,10 @@ describe('distributed compaction (real Redis and MinIO, real workers)', () => {
     workers.push(await spawnWorker(e));
     for (const seed of [6, 7]) await sync('race', seed, 2000);
     await Promise.all(workers.splice(0).map((w) => stop(w)));
-    // Only a slow worker takes the compaction job (2,000 merged rows in batches of 100, 800 ms
-    // apart: about 16 s), so the sync lands while it runs; the sync's shards run on a second worker.
-    workers.push(await spawnWorker(e, { TRIBUTARY_TEST_MERGE_DELAY_MS: '800' }));
+    // Only a slow worker takes the compaction job (2,000 merged rows in batches of 100, 2 s apart:
+    // about 40 s), so the sync lands while it runs; the sync's shards run on a second worker. (At
+    // 800 ms apart, 16 s, a sync on a machine at load average 40 was still running when it ended.)
+    workers.push(await spawnWorker(e, { TRIBUTARY_TEST_MERGE_DELAY_MS: '2000' }));
     const compacting = await startCompaction('race');
     await waitUntil(async () => (await attempts(compacting.id)).some((a) => a.status === 'running'), 'the compaction job running', 60_000);
     workers.push(await spawnWorker(e));

@@ -47,7 +47,7 @@ for (const layout of LAYOUTS) describe(`schedules: cron-started syncs (real Redi
   };
   const syncs = async (): Promise<{ id: string; phase: string; snapshotId: number | null }[]> =>
     (await coordinator.app.inject({ method: 'GET', url: '/v1/syncs?table=orders&limit=500' })).json<{ syncs: { id: string; phase: string; snapshotId: number | null }[] }>().syncs;
-  async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 120_000): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const value = await read();
@@ -125,7 +125,7 @@ for (const layout of LAYOUTS) describe(`schedules: cron-started syncs (real Redi
       'three committed fires',
       () => view('every-2s'),
       (v) => v.runs.filter((r) => r.outcome === 'started' && r.phase === 'COMMITTED').length >= 3,
-      30_000,
+      180_000,
     );
     const committed = seen.runs.filter((r) => r.outcome === 'started' && r.phase === 'COMMITTED').reverse();
     const snapshots = committed.map((r) => r.snapshotId ?? -1);
