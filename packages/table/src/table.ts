@@ -440,12 +440,18 @@ export class Table {
     const paths = dataFilePaths(partitionFields(this.schema), partitionPathOptions(this.schema.options));
     const directories = new Set<string>();
     for (const m of messages) if (m.dataIncrement.newFiles.length > 0 && this.schema.partitionKeys.length > 0) directories.add(paths.directory(m.partition));
-    return [...directories].map((dir) =>
-      Object.fromEntries(dir.split('/').filter((part) => part !== '').map((part) => {
-        const eq = part.indexOf('=');
-        return [unescapePathName(part.slice(0, eq)), unescapePathName(part.slice(eq + 1))];
-      })),
-    );
+    return [...directories].map(partitionSpec);
+  }
+
+  /**
+   * The partitions holding live data files in the latest snapshot (none when the table has no
+   * snapshot or no partition keys), spelled as addedPartitions spells them, sorted by directory:
+   * what a metastore's repair registers.
+   */
+  async livePartitions(): Promise<{ snapshotId: number | null; partitions: Record<string, string>[] }> {
+    const { snapshotId, files } = await this.dataFiles();
+    if (this.schema.partitionKeys.length === 0) return { snapshotId, partitions: [] };
+    return { snapshotId, partitions: [...new Set(files.map((f) => f.partition))].sort().map(partitionSpec) };
   }
 
   /** `<partition path>bucket-N/`, relative to the table (DataFilePathFactory). */
@@ -462,6 +468,16 @@ export class Table {
   get bucketCount(): number {
     return bucketCount(this.schema);
   }
+}
+
+/** `dt=2024-01-01/region=eu/` as `{ dt: '2024-01-01', region: 'eu' }` (the directory's escapes undone). */
+function partitionSpec(directory: string): Record<string, string> {
+  return Object.fromEntries(
+    directory.split('/').filter((part) => part !== '').map((part) => {
+      const eq = part.indexOf('=');
+      return [unescapePathName(part.slice(0, eq)), unescapePathName(part.slice(eq + 1))];
+    }),
+  );
 }
 
 function intOption(options: Readonly<Record<string, string>>, key: string, fallback: number): number {
