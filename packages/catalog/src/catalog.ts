@@ -53,5 +53,10 @@ export interface Catalog {
    * reported by the implementation.
    */
   afterCommit(ref: TableRef, commit: CommittedSnapshot): Promise<void>;
+  /**
+   * Whether the catalog answers (readiness): one cheap request to its database or metastore.
+   * @throws CATALOG_UNAVAILABLE
+   */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

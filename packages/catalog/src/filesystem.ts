@@ -29,6 +29,8 @@ export function filesystemCatalog(warehouse: string, store: ObjectStore): Catalo
       return fn();
     },
     async afterCommit(_ref: TableRef, _commit: CommittedSnapshot): Promise<void> {},
+    // The warehouse's storage is the catalog: readiness probes it already.
+    async ping(): Promise<void> {},
     async close(): Promise<void> {},
   };
 }

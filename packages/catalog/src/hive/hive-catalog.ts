@@ -311,6 +311,10 @@ export class HiveCatalog implements Catalog {
     this.#pending.delete(key);
   }
 
+  async ping(): Promise<void> {
+    await this.#call('get_all_databases', (c) => c.get_all_databases());
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     for (const job of this.#pending.values()) if (job.timer !== null) clearTimeout(job.timer);

@@ -114,6 +114,9 @@ export async function jdbcCatalog(client: SqlClient, settings: JdbcCatalogSettin
       return result;
     },
     async afterCommit(_ref: TableRef, _commit: CommittedSnapshot): Promise<void> {},
+    async ping(): Promise<void> {
+      await client.run('SELECT 1');
+    },
     close: () => client.close(),
   };
 }
