@@ -3,8 +3,8 @@
 export { CATALOG_KINDS, type Catalog, type CatalogKind, type CommittedSnapshot, type TableRef } from './catalog.ts';
 export { catalogErrors } from './errors.ts';
 export { filesystemCatalog } from './filesystem.ts';
-export { HiveCatalog, hiveCatalog, type CatalogLog, type HiveCatalogOptions, type HiveRefreshEvent } from './hive/hive-catalog.ts';
+export { DEFAULT_REFRESH_OPTIONS, HiveCatalog, hiveCatalog, type CatalogLog, type HiveCatalogOptions, type HiveRefreshEvent, type HiveRefreshOptions } from './hive/hive-catalog.ts';
 export { tableLocationIn } from './location.ts';
 export { lockEnabledFor, openCatalog, type CatalogOptions } from './open-catalog.ts';
 export { parseJdbcUri, type JdbcEndpoint } from './jdbc/uri.ts';
-export { catalogTables, type CatalogTables, type CatalogTablesOptions } from './catalog-tables.ts';
+export { catalogTables, type AfterCommitJournal, type CatalogTables, type CatalogTablesOptions } from './catalog-tables.ts';

@@ -8,7 +8,7 @@ import type { ObjectStore } from '@tributary/table';
 import type { Catalog, CatalogKind } from './catalog.ts';
 import { catalogErrors } from './errors.ts';
 import { filesystemCatalog } from './filesystem.ts';
-import { hiveCatalog } from './hive/hive-catalog.ts';
+import { hiveCatalog, type CatalogLog, type HiveRefreshEvent, type HiveRefreshOptions } from './hive/hive-catalog.ts';
 import { jdbcCatalog } from './jdbc/catalog.ts';
 import { openSqlClient } from './jdbc/client.ts';
 import { DEFAULT_LOCK_TIMINGS } from './jdbc/lock.ts';
@@ -35,6 +35,12 @@ export interface CatalogOptions {
   readonly syncAllProperties?: boolean;
   /** Told when a lock could not be released after the work it guarded succeeded (the row expires on its own). */
   readonly onLockReleaseFailure?: (lockId: string, error: unknown) => void;
+  /** hive: how a failed metastore refresh after a commit is retried (default DEFAULT_REFRESH_OPTIONS). */
+  readonly refresh?: Partial<HiveRefreshOptions>;
+  /** hive: told each refresh's outcome (the coordinator moves the table's refresh mark on `refreshed`). */
+  readonly onRefresh?: (event: HiveRefreshEvent) => void;
+  /** hive: where the refresh outcomes are logged. */
+  readonly log?: CatalogLog;
 }
 
 /** Paimon's `lock-key-max-length` default. */
@@ -87,6 +93,9 @@ export async function openCatalog(warehouse: string, store: ObjectStore, options
           ...(options.lockAcquireTimeoutMs === undefined ? {} : { acquireTimeoutMs: options.lockAcquireTimeoutMs }),
           ...(options.lockCheckMaxSleepMs === undefined ? {} : { checkMaxSleepMs: options.lockCheckMaxSleepMs }),
         },
+        ...(options.refresh === undefined ? {} : { refresh: options.refresh }),
+        ...(options.onRefresh === undefined ? {} : { onRefresh: options.onRefresh }),
+        ...(options.log === undefined ? {} : { log: options.log }),
       });
   }
 }
