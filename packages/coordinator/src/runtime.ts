@@ -23,6 +23,7 @@ import { DEFAULT_RATE_LIMIT, type RateLimitOptions } from './http/rate-limit.ts'
 import type { AuthOptions } from './http/auth.ts';
 import { SyncCommitter, type FaultPoint } from './sync/committer.ts';
 import { TableMaintenance } from './maintenance/table-maintenance.ts';
+import { redisRefreshJournal } from './maintenance/refresh-journal.ts';
 import { ABORT_GRACE_JOB, COMMIT_ATTEMPTS, PREPARE_TIMEOUT_JOB, REDRIVE_DELAY_MS, REDRIVE_JOB, SyncFlows, commitBackoffMs } from './sync/flow.ts';
 import { SyncService, type SyncLimits } from './sync/service.ts';
 import { SyncStore } from './sync/store.ts';
@@ -105,9 +106,19 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
   });
   const storage = warehouseTables(config.s3);
   // Tables are created, found, dropped and committed through the catalog (the filesystem catalog: as they lie).
+  // A metastore's refresh after each commit is journalled in Redis, so one cut short by a crash runs again on start.
+  const journal = config.catalog?.type === 'hive' ? redisRefreshJournal(redis, config.prefix) : undefined;
   const catalog = await openCatalog(config.warehouse, storage.warehouseStore(config.warehouse), {
+    log: logger,
     ...(config.catalog ?? { type: 'filesystem' }),
     onLockReleaseFailure: (lockId, error) => logger.warn({ lockId, error: error instanceof Error ? error.message : String(error) }, 'catalog lock not released; it expires on its own'),
+    onRefresh: (event) => {
+      config.catalog?.onRefresh?.(event);
+      if (event.status !== 'refreshed' || journal === undefined) return;
+      journal.refreshed({ database: event.database, table: event.table }, event.snapshotId).catch((error: unknown) =>
+        logger.warn({ database: event.database, table: event.table, snapshotId: event.snapshotId, error: error instanceof Error ? error.message : String(error) }, 'catalog refresh mark not written; the next start refreshes again'),
+      );
+    },
   });
   const cataloged =
     catalog.kind === 'filesystem'
@@ -115,6 +126,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
       : catalogTables(storage, catalog, config.warehouse, {
           onAfterCommitError: (table, snapshotId, error) =>
             logger.error({ table, snapshotId, error: error instanceof Error ? error.message : String(error) }, 'catalog refresh after commit failed; the snapshot stays committed'),
+          ...(journal === undefined ? {} : { journal }),
         });
   const tables: Tables = cataloged ?? storage;
   const flows = new SyncFlows({
@@ -207,6 +219,13 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
   if (migrated > 0) logger.info({ syncs: migrated }, 'indexed syncs written by an earlier version');
   await syncs.resume();
   await compactions.resume();
+  // In the background: a catalog that is away must not hold the start (its refresh retries on its own).
+  cataloged?.resumeAfterCommits(config.warehouse).then(
+    (resumed) => {
+      if (resumed > 0) logger.info({ tables: resumed }, 'catalog refreshes resumed after a restart');
+    },
+    (error: unknown) => logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'catalog refreshes not resumed'),
+  );
   const schedules = await startSchedules({ connection, redis, prefix: config.prefix, syncs, syncStore: store, compactions, tables, warehouse: config.warehouse, logger });
   const queues = [flows.commitQueue, flows.shardQueue, flows.bucketQueue, schedules.queue, compactions.queue];
   metrics.watch({ store, queues, shardQueue: flows.shardQueue });
@@ -216,6 +235,8 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
       await redis.ping();
     },
     storage: async () => void (await tables.warehouseStore(config.warehouse).stat('.tributary/readyz')),
+    // A catalog that is away fails its check with its code (CATALOG_UNAVAILABLE) and address, never a credential.
+    ...(catalog.kind === 'filesystem' ? {} : { catalog: () => catalog.ping() }),
     accepting: () => (syncs.accepting ? Promise.resolve() : Promise.reject(new Error('shutting down: no new syncs'))),
   };
   const readiness = () => checkReadiness(probes);

@@ -4,7 +4,7 @@
  * Redis or S3 unreachable past `startupTimeoutMs` exits 3.
  */
 import { startCoordinator, securityFromEnv, isLoopback, type SecurityConfig } from '@tributary/coordinator';
-import type { CatalogOptions } from '@tributary/catalog';
+import { DEFAULT_REFRESH_OPTIONS, type CatalogOptions } from '@tributary/catalog';
 import { isTributaryError } from '@tributary/protocol';
 import type { Config } from '../config/keys.ts';
 import { awaitServices, commonSettings, processLogger, refuse, stopBounded, type Common } from './services.ts';
@@ -90,5 +90,10 @@ function catalogOptions(config: Config): CatalogOptions {
     ...optional('lockEnabled', config['catalog.lockEnabled']),
     lockAcquireTimeoutMs: config['catalog.lockAcquireTimeoutMs'],
     lockCheckMaxSleepMs: config['catalog.lockCheckMaxSleepMs'],
+    refresh: {
+      attempts: config['catalog.refreshAttempts'],
+      maxDelayMs: config['catalog.refreshMaxDelayMs'],
+      initialDelayMs: Math.min(DEFAULT_REFRESH_OPTIONS.initialDelayMs, config['catalog.refreshMaxDelayMs']),
+    },
   };
 }
