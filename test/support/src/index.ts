@@ -25,3 +25,4 @@ export type {
   TableDefinition,
   TableRef,
 } from './oracles.ts';
+export { ownMetastore, type OwnMetastore } from './hive-metastore.ts';

@@ -1,37 +1,27 @@
 // The metastore stopped while a commit's refresh runs: the snapshot stays published, afterCommit
 // returns without an error, the failure is reported and retried, and once the metastore is back
-// the partitions appear. The test runs its own metastore (infra/hive-metastore.sh on another port
-// and data directory) so that stopping it touches no other test.
+// the partitions appear. The test runs its own metastore (ownMetastore: infra/hive-metastore.sh on
+// a free port with its own data directory) so that stopping it touches no other test.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { openTable } from '@tributary/table';
+import { ownMetastore, type OwnMetastore } from '@tributary/testkit';
 import { hiveCatalog, type HiveCatalog, type HiveRefreshEvent } from '@tributary/catalog';
-import { commitRows, localWarehouse, metastore, metastoreUri, regionTable, type Warehouse } from './hive-fixtures.ts';
+import { commitRows, localWarehouse, metastore, regionTable, type Warehouse } from './hive-fixtures.ts';
 
-const run = promisify(execFile);
-const script = fileURLToPath(new URL('../../../../infra/hive-metastore.sh', import.meta.url));
-const port = 9283;
-let data: string;
+let own: OwnMetastore;
 let w: Warehouse;
 let catalog: HiveCatalog;
 const events: HiveRefreshEvent[] = [];
 
-const service = (action: 'start' | 'stop' | 'status') =>
-  run('bash', [script, action], { env: { ...process.env, TRIBUTARY_DATA: data, TRIBUTARY_HIVE_METASTORE_PORT: String(port) }, timeout: 300_000 });
-
 before(async () => {
-  data = await mkdtemp(join(tmpdir(), 'tributary-hms-outage-'));
-  await service('start');
+  own = await ownMetastore('outage');
+  await own.start();
   w = await localWarehouse('outage');
   catalog = hiveCatalog({
-    uri: metastoreUri(port),
+    uri: own.uri,
     warehouse: w.root,
     store: w.store,
     requestTimeoutMs: 10_000,
@@ -42,8 +32,7 @@ before(async () => {
 
 after(async () => {
   await catalog?.close();
-  await service('stop').catch(() => {});
-  await rm(data, { recursive: true, force: true });
+  await own?.close();
   if (w !== undefined) await rm(w.root, { recursive: true, force: true });
 });
 
@@ -53,8 +42,8 @@ test('a refresh while the metastore is stopped leaves the commit published, is r
   await catalog.registerTable(ref, `${w.root}/${w.database}.db/events`);
   const snapshotId = await commitRows(table, [[1n, 'eu', 1], [2n, 'us', 2]], 'o1');
 
-  await service('stop');
-  await assert.rejects(service('status')); // down
+  await own.stop();
+  assert.equal(await own.isUp(), false); // down
   // The refresh step of the commit: it does not throw, it reports and schedules a retry.
   await catalog.afterCommit(ref, { snapshotId, addedPartitions: [{ region: 'eu' }, { region: 'us' }] });
   assert.equal(events[0]?.status, 'retrying');
@@ -67,7 +56,7 @@ test('a refresh while the metastore is stopped leaves the commit published, is r
 
   // Still retrying while the metastore is down.
   while (events.filter((e) => e.status === 'retrying').length < 3) await sleep(100);
-  await service('start');
+  await own.start();
   while (!events.some((e) => e.status === 'refreshed')) await sleep(100);
 
   const done = events.find((e) => e.status === 'refreshed')!;
@@ -75,7 +64,7 @@ test('a refresh while the metastore is stopped leaves the commit published, is r
   assert.ok(done.attempt > 3, `refreshed at attempt ${done.attempt}`);
   assert.ok(events.every((e) => e.status !== 'failed'));
   assert.deepEqual(catalog.pendingRefreshes(), []);
-  const hms = metastore(port);
+  const hms = metastore(own.port);
   try {
     assert.deepEqual((await hms.call('get_partition_names', (c) => c.get_partition_names(w.database, 'events', -1))).sort(), ['region=eu', 'region=us']);
     const eu = await hms.call('get_partition', (c) => c.get_partition(w.database, 'events', ['eu']));

@@ -1,0 +1,66 @@
+/**
+ * A Hive Metastore of a test's own: infra/hive-metastore.sh run on a free port with its own data
+ * directory (a fresh Derby store), for tests that stop and start the metastore. The shared one
+ * (`services.hiveMetastore`) serves every other test at the same time and is never stopped. It runs
+ * what infra/up.sh installed (the release and the schema template in the cache), so a start takes
+ * seconds once the machine is set up.
+ */
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const script = fileURLToPath(new URL('../../../infra/hive-metastore.sh', import.meta.url));
+
+export interface OwnMetastore {
+  readonly host: string;
+  readonly port: number;
+  /** `thrift://127.0.0.1:<port>` */
+  readonly uri: string;
+  /** Starts it (or leaves it running); resolves once its Thrift port accepts connections. */
+  start(): Promise<void>;
+  /** Stops it (SIGTERM, then SIGKILL after 20 s); resolves once the process is gone. */
+  stop(): Promise<void>;
+  /** Whether its port accepts connections. */
+  isUp(): Promise<boolean>;
+  /** Stops it and deletes its data directory. */
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  await once(server, 'close');
+  if (address === null || typeof address === 'string') throw new Error('no free port');
+  return address.port;
+}
+
+/** A metastore of the caller's own on a free port (not started yet). `name` goes into its data directory's name. */
+export async function ownMetastore(name: string, port?: number): Promise<OwnMetastore> {
+  const data = await mkdtemp(join(tmpdir(), `tributary-hms-${name}-`));
+  const chosen = port ?? (await freePort());
+  const env = { ...process.env, TRIBUTARY_DATA: data, TRIBUTARY_HIVE_METASTORE_PORT: String(chosen) };
+  // A first start on a slow machine may create the schema template: the script itself waits up to 180 s for the port.
+  const service = (action: 'start' | 'stop' | 'status') => run('bash', [script, action], { env, timeout: 300_000 });
+  const isUp = () => service('status').then(() => true, () => false);
+  return {
+    host: '127.0.0.1',
+    port: chosen,
+    uri: `thrift://127.0.0.1:${chosen}`,
+    start: async () => void (await service('start')),
+    stop: async () => void (await service('stop')),
+    isUp,
+    async close() {
+      await service('stop').catch(() => {});
+      await rm(data, { recursive: true, force: true });
+    },
+  };
+}
