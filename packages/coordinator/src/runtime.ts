@@ -82,7 +82,7 @@ export interface Coordinator {
   readonly tables: Tables;
   readonly schedules: ScheduleService;
   readonly metrics: CoordinatorMetrics;
-  /** Whether Redis and the warehouse's storage answer, and the coordinator still takes syncs. */
+  /** Whether Redis, the warehouse's storage and its catalog (jdbc, hive) answer, and the coordinator still takes syncs. */
   readiness(): Promise<Readiness>;
   /** Graceful: refuses new syncs, lets the commits in flight finish, then disconnects. */
   close(): Promise<void>;

@@ -12,9 +12,9 @@
  *   those partitions, or of the table, from the table's latest snapshot. It never throws: a failed
  *   refresh is reported (`onRefresh`, the log) and retried in the background with backoff; the
  *   partitions still to register are kept per table and merged into the next refresh, so a later
- *   commit's refresh also carries an earlier one that failed. Pending refreshes live in this
- *   process: one lost with the process is made good by the next commit's refresh only for its own
- *   partitions.
+ *   commit's refresh also carries an earlier one that failed. The retry state lives in this
+ *   process; what survives it is the caller's: the coordinator journals each table's refreshed
+ *   snapshot (`onRefresh`, catalog-tables.ts) and refreshes again on its next start.
  */
 import { errorFrom, toErrorData, type ErrorData } from '@tributary/errors';
 import { openTable, type ObjectStore, type TableRef } from '@tributary/table';

@@ -1,6 +1,7 @@
 /**
- * What operators and orchestrators call: `/healthz` (the process answers), `/readyz` (Redis and
- * storage answer and the coordinator is not shutting down; 503 naming what is not ready) and
+ * What operators and orchestrators call: `/healthz` (the process answers), `/readyz` (Redis,
+ * storage and a jdbc/hive catalog answer and the coordinator is not shutting down; 503 naming what
+ * is not ready) and
  * `/metrics` (Prometheus text). Their roles are auth.ts's: GET needs `read` unless the path is in
  * TRIBUTARY_AUTH_PUBLIC (default `/healthz` only); they are not rate limited. Not in the OpenAPI
  * document (not the API).
