@@ -19,7 +19,7 @@ import { Redis } from 'ioredis';
 import { SyncStore } from '@tributary/coordinator';
 import { GENERATOR_TABLE_COLUMNS, generatorRow } from '@tributary/sources';
 import { services, uniqueName } from '@tributary/testkit';
-import { MetastoreConnection } from '../../packages/catalog/src/hive/metastore-client.ts';
+import { MetastoreConnection } from '@tributary/catalog';
 import { generatorSource, spawnListeningCoordinator, spawnWorker, stop, syncEnv, waitForPhase, waitUntil } from '../integration/sync/harness.ts';
 
 const run = promisify(execFile);

@@ -8,3 +8,4 @@ export { tableLocationIn } from './location.ts';
 export { lockEnabledFor, openCatalog, type CatalogOptions } from './open-catalog.ts';
 export { parseJdbcUri, type JdbcEndpoint } from './jdbc/uri.ts';
 export { catalogTables, type AfterCommitJournal, type CatalogTables, type CatalogTablesOptions } from './catalog-tables.ts';
+export { MetastoreConnection, type MetastoreAddress } from './hive/metastore-client.ts';

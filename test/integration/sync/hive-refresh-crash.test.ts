@@ -22,7 +22,7 @@ import { SyncStore } from '@tributary/coordinator';
 import { GENERATOR_TABLE_COLUMNS, generatorRow } from '@tributary/sources';
 import { LocalObjectStore, openTable } from '@tributary/table';
 import { ownMetastore, services, uniqueName, type OwnMetastore } from '@tributary/testkit';
-import { MetastoreConnection } from '../../../packages/catalog/src/hive/metastore-client.ts';
+import { MetastoreConnection } from '@tributary/catalog';
 import { generatorSource, outputOf, spawnCoordinator, spawnWorker, stop, syncEnv, waitForPhase, waitUntil } from './harness.ts';
 
 const SHARDS = 4;
