@@ -271,7 +271,8 @@ describe('tributary: every REST command against a coordinator and a worker start
     assert.equal(put.code, 0, put.stderr);
     assert.match(put.stdout, new RegExp(`^created schedule ${id}; next run `));
     const list = await cli('schedule', 'list');
-    assert.match(list.stdout, new RegExp(`^${id} +0 0 1 1 \\* +UTC +false +${database}\\.${name} `, 'm'));
+    // The STARTS column says what a fire starts: a sync here (a compaction schedule says compaction).
+    assert.match(list.stdout, new RegExp(`^${id} +0 0 1 1 \\* +UTC +false +sync +${database}\\.${name} `, 'm'));
     const shown = await cli('schedule', 'show', id);
     assert.equal((JSON.parse(shown.stdout) as { cron: string }).cron, '0 0 1 1 *');
     const deleted = await cli('schedule', 'delete', id);

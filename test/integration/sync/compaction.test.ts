@@ -312,6 +312,14 @@ describe('distributed compaction (real Redis and MinIO, real workers)', () => {
     // Without the key, a request is a new compaction (nothing to do now).
     const fresh = await startCompaction('idem');
     assert.notEqual(fresh.id, id);
+    // A request whose planning fails (no such table) frees its key's planning claim: a repeat plans
+    // again and gets the same 404, instead of waiting for the failed planner and a 409.
+    const missingKey = `compact-missing-${e.prefix}`;
+    for (let i = 0; i < 2; i++) {
+      const missing = await coordinator.app.inject({ method: 'POST', url: '/v1/tables/shop/no_such_table/compactions', payload: {}, headers: { 'idempotency-key': missingKey } });
+      assert.equal(missing.statusCode, 404, missing.body);
+      assert.equal(missing.json<{ code: string }>().code, 'TABLE_NOT_FOUND');
+    }
     await Promise.all(workers.splice(0).map((w) => stop(w)));
   });
 });

@@ -106,6 +106,8 @@ const bullJobId = (compactionId: string, jobId: string) => `${compactionId}-${jo
 const START_WAIT_MS = 10_000;
 /** The planning claim's expiry: longer than any plan takes. */
 const START_CLAIM_MS = 60_000;
+/** The short claim of whoever plans compaction `id`. */
+const startClaimKey = (prefix: string, id: string): string => `${compactionRedisKeys(prefix, id).record}:starting`;
 /** Long.MAX_VALUE: a batch commit's identifier (the commit user is the compaction's own). */
 const BATCH_IDENTIFIER = 2n ** 63n - 1n;
 
@@ -154,6 +156,14 @@ export class CompactionService {
       } else {
         await this.#claimStart(id);
       }
+      try {
+        return { view: await this.#plan(id, ref, request), created: true };
+      } catch (error) {
+        // Planning failed (no such table, a bad option): a repeat plans again at once and gets the
+        // same answer, rather than waiting for a planner that has given up.
+        await this.#d.redis.del(startClaimKey(this.#d.prefix, id)).catch(() => {});
+        throw error;
+      }
     }
     return { view: await this.#plan(id, ref, request), created: true };
   }
@@ -177,7 +187,7 @@ export class CompactionService {
 
   /** The short claim of whoever plans compaction `id` (a key with an expiry: a dead planner frees it). */
   async #claimStart(id: string): Promise<boolean> {
-    return (await this.#d.redis.set(`${compactionRedisKeys(this.#d.prefix, id).record}:starting`, '1', 'PX', START_CLAIM_MS, 'NX')) === 'OK';
+    return (await this.#d.redis.set(startClaimKey(this.#d.prefix, id), '1', 'PX', START_CLAIM_MS, 'NX')) === 'OK';
   }
 
   async #plan(id: string, ref: TableRef, request: CompactTableRequest): Promise<CompactionView> {

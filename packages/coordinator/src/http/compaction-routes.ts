@@ -58,7 +58,7 @@ export const compactionRoutes: FastifyPluginAsyncZod<{ compactions: CompactionSe
         params: TableParams,
         body: CompactionRequest,
         headers: CompactionHeaders,
-        response: { 202: CompactionResponse, ...problemResponses(400, 403, 404, 422, 500, 503) },
+        response: { 202: CompactionResponse, ...problemResponses(400, 403, 404, 409, 422, 500, 503) },
       },
     },
     async (request, reply) => {

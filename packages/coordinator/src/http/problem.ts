@@ -41,6 +41,8 @@ const STATUS_BY_CODE: Readonly<Partial<Record<HttpErrorCode, number>>> = {
   SYNC_COMMIT_IN_PROGRESS: 409,
   SYNC_VERSION_CONFLICT: 409,
   TABLE_ALREADY_EXISTS: 409,
+  // A request with the same Idempotency-Key is still being planned: the caller's duplicate, retried later.
+  COMPACTION_STARTING: 409,
   IDEMPOTENCY_KEY_REUSED: 422,
   REQUEST_INVALID: 400,
   SYNC_LOAD_UNSUPPORTED: 400,
