@@ -24,7 +24,7 @@ import type { AuthOptions } from './http/auth.ts';
 import { SyncCommitter, type FaultPoint } from './sync/committer.ts';
 import { TableMaintenance } from './maintenance/table-maintenance.ts';
 import { redisRefreshJournal } from './maintenance/refresh-journal.ts';
-import { ABORT_GRACE_JOB, COMMIT_ATTEMPTS, PREPARE_TIMEOUT_JOB, REDRIVE_DELAY_MS, REDRIVE_JOB, SyncFlows, commitBackoffMs } from './sync/flow.ts';
+import { ABORT_GRACE_JOB, COMMIT_ATTEMPTS, COMMIT_MAX_STALLS, PREPARE_TIMEOUT_JOB, REDRIVE_DELAY_MS, REDRIVE_JOB, SyncFlows, commitBackoffMs } from './sync/flow.ts';
 import { SyncService, type SyncLimits } from './sync/service.ts';
 import { SyncStore } from './sync/store.ts';
 import { isTerminal, type SyncRecord } from './sync/state.ts';
@@ -180,6 +180,10 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
       concurrency: 4,
       lockDuration: config.lockDurationMs ?? 30_000,
       stalledInterval: config.stalledIntervalMs ?? 30_000,
+      // A drive is safe to repeat, so a commit job whose lock lapsed (a coordinator busy or starved
+      // past its lock) is simply run again; failing it after one stall, BullMQ's default, left the
+      // sync to a redrive a minute later.
+      maxStalledCount: COMMIT_MAX_STALLS,
       settings: { backoffStrategy: (attemptsMade: number) => commitBackoffMs(attemptsMade) },
     },
   );
@@ -205,6 +209,10 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     }
   });
   commitWorker.on('error', (error) => logger.warn({ error: error.message }, 'commit worker error'));
+  // A commit job whose lock lapsed (a starved or frozen event loop) is run again, and fails once it
+  // stalled too often: both are worth a line when a sync seems to wait.
+  commitWorker.on('stalled', (jobId) => logger.warn({ jobId }, 'commit job stalled (its lock lapsed); BullMQ runs it again'));
+  commitWorker.on('lockRenewalFailed', (jobIds) => logger.warn({ jobIds }, 'commit job locks not renewed'));
   // Verify each accepted blob as its shard finishes, so the commit does not start with N reads.
   const shardEvents = new QueueEvents(SYNC_QUEUES.writeShard, { connection, prefix: config.prefix });
   shardEvents.on('error', (error) => logger.warn({ error: error.message }, 'shard queue events error'));

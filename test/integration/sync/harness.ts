@@ -83,6 +83,7 @@ export function withMariadb(options: SyncEnvOptions = {}): SyncEnvOptions {
 
 export function syncEnv(name: string, options: SyncEnvOptions = {}): SyncEnv {
   const prefix = uniqueName(`t-${name}`);
+  envPrefixes.add(prefix);
   const warehouse = `s3://${services.s3.bucket}/${prefix}`;
   const sourceRoot = `${warehouse}-src`;
   const connectionsFile = join(tmpdir(), `${prefix}-connections.json`);
@@ -132,7 +133,75 @@ export async function inProcessCoordinator(e: SyncEnv, extra: Partial<Coordinato
   });
   const c = await startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, sources: e.sources, clusterSecret: e.clusterSecret, ...FAST_LOCKS, testMode: true, logger, ...extra });
   coordinatorLogs.set(c, lines);
-  return c;
+  liveCoordinators.add(c);
+  const close = c.close.bind(c);
+  return Object.assign(c, { close: () => close().finally(() => liveCoordinators.delete(c)) });
+}
+
+/** The in-process coordinators not yet closed: a sync that waited too long is explained by each. */
+const liveCoordinators = new Set<Coordinator>();
+/** The key prefixes of this process's tests: where a sync's BullMQ jobs are looked for. */
+const envPrefixes = new Set<string>();
+
+/**
+ * Where a sync's BullMQ jobs stand, read from Redis: its commit job (state, tries, stalls, why it
+ * failed, pending children), its gate, its redrive and the job counts of its queues.
+ */
+export async function flowReport(prefix: string, syncId: string): Promise<string | undefined> {
+  const connection = { host: services.redis.host, port: services.redis.port };
+  const queues = ['commit', 'write-shard', 'merge-bucket', 'flow-gate'].map((name) => new Queue(name, { connection, prefix }));
+  try {
+    const [commit, shards, buckets, gates] = queues as [Queue, Queue, Queue, Queue];
+    const describe = async (queue: Queue, id: string): Promise<string> => {
+      const job = await queue.getJob(id);
+      if (job === undefined) return `${id}: none`;
+      const pending = await job.getDependenciesCount({ unprocessed: true }).catch(() => undefined);
+      const fields = {
+        state: await job.getState(),
+        attemptsMade: job.attemptsMade,
+        stalledCounter: job.stalledCounter,
+        processedOn: job.processedOn,
+        finishedOn: job.finishedOn,
+        failedReason: job.failedReason,
+        pendingChildren: pending?.unprocessed,
+        now: Date.now(),
+      };
+      return `${id}: ${JSON.stringify(fields)}`;
+    };
+    const lines = [
+      await describe(commit, `commit-${syncId}`),
+      await describe(gates, `gate-${syncId}`),
+      await describe(commit, `commit-buckets-${syncId}`),
+      await describe(commit, `redrive-${syncId}`),
+      ...(await Promise.all(
+        [shards, buckets].map(async (queue) => {
+          const jobs = (await queue.getJobs(['active', 'wait', 'delayed', 'prioritized', 'waiting-children', 'failed'], 0, 200)).filter((j) => j.id?.includes(syncId) === true);
+          return Promise.all(jobs.slice(0, 20).map((j) => describe(queue, j.id ?? '')));
+        }),
+      )).flat(),
+      `job counts: commit ${JSON.stringify(await commit.getJobCounts())}, write-shard ${JSON.stringify(await shards.getJobCounts())}, merge-bucket ${JSON.stringify(await buckets.getJobCounts())}`,
+    ];
+    return lines.join('\n');
+  } finally {
+    await Promise.all(queues.map((q) => q.close()));
+  }
+}
+
+/** What every live coordinator and every test prefix of this process know of a sync (waitForPhase's default explanation). */
+async function explainEverywhere(syncId: string): Promise<string> {
+  const parts = [await flowReports(syncId)];
+  for (const c of liveCoordinators) parts.push(await coordinatorView(c, syncId));
+  for (const child of spawned) parts.push(`process ${child.pid} (${child.spawnargs.slice(2, 3).join(' ')}) output, tail:`, outputOf(child).slice(-2000));
+  return parts.join('\n');
+}
+
+async function flowReports(syncId: string): Promise<string> {
+  const parts: string[] = [];
+  for (const prefix of envPrefixes) {
+    const report = await flowReport(prefix, syncId).catch((error: unknown) => `flow report failed: ${String(error)}`);
+    if (report !== undefined && !report.startsWith(`commit-${syncId}: none`)) parts.push(`BullMQ (prefix ${prefix}):`, report);
+  }
+  return parts.length === 0 ? `BullMQ: no commit job of ${syncId} under this process's prefixes` : parts.join('\n');
 }
 
 /**
@@ -140,6 +209,10 @@ export async function inProcessCoordinator(e: SyncEnv, extra: Partial<Coordinato
  * (shards, attempts, errors), the job counts of its queues and the coordinator's last log lines.
  */
 export async function explainSync(c: Coordinator, syncId: string): Promise<string> {
+  return `${await coordinatorView(c, syncId)}\n${await flowReports(syncId)}`;
+}
+
+async function coordinatorView(c: Coordinator, syncId: string): Promise<string> {
   const parts: string[] = [];
   try {
     const status = await c.app.inject({ method: 'GET', url: `/v1/syncs/${encodeURIComponent(syncId)}` });
@@ -153,6 +226,8 @@ export async function explainSync(c: Coordinator, syncId: string): Promise<strin
 
 /** Everything each spawned process printed, stdout and stderr (the secret tests read all of it). */
 const outputs = new WeakMap<ChildProcess, { text: string }>();
+/** The spawned processes still running (their output explains a sync that waited too long). */
+const spawned = new Set<ChildProcess>();
 
 export function outputOf(child: ChildProcess): string {
   return outputs.get(child)?.text ?? '';
@@ -163,6 +238,8 @@ async function spawnReady(command: string, env: NodeJS.ProcessEnv, ready: string
   const child = spawn(process.execPath, [CLI, command, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const all = { text: '' };
   outputs.set(child, all);
+  spawned.add(child);
+  child.once('exit', () => spawned.delete(child));
   let err = '';
   child.stderr?.on('data', (d: Buffer) => {
     all.text += d.toString();
@@ -220,7 +297,7 @@ export async function waitForPhase(
     const record = await read();
     if (phases.includes(record.state.phase)) return record;
     if (Date.now() > deadline) {
-      const why = explain === undefined ? '' : `\n${await explain(record.id).catch((error: unknown) => String(error))}`;
+      const why = `\n${await (explain ?? explainEverywhere)(record.id).catch((error: unknown) => String(error))}`;
       throw new Error(`sync ${record.id} still ${record.state.phase} after ${timeoutMs} ms${why}`);
     }
     await sleep(100);

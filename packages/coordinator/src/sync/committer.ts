@@ -106,12 +106,29 @@ export class SyncCommitter {
   /** At most PREFETCH_IN_FLIGHT prefetches run at once, so a burst of finished shards stays cheap. */
   readonly #prefetchQueue = new PrefetchQueue(PREFETCH_IN_FLIGHT);
 
+  /** The drive of each sync running in this process now (see drive). */
+  readonly #driving = new Map<string, Promise<SyncRecord>>();
+
   constructor(deps: CommitterDeps) {
     this.#deps = deps;
   }
 
-  /** Moves the sync as far as it can go now; returns the record it leaves. */
-  async drive(syncId: string): Promise<SyncRecord> {
+  /**
+   * Moves the sync as far as it can go now; returns the record it leaves. Drives of one sync in this
+   * process run one after the other: a commit job whose lock lapsed (a starved event loop) is run
+   * again by BullMQ while its first run may still be at work, and the second run then starts from
+   * what the first one left instead of redoing its reads and its publish beside it.
+   */
+  drive(syncId: string): Promise<SyncRecord> {
+    const previous = this.#driving.get(syncId);
+    const run = (previous === undefined ? this.#driveNow(syncId) : previous.catch(() => undefined).then(() => this.#driveNow(syncId))).finally(() => {
+      if (this.#driving.get(syncId) === run) this.#driving.delete(syncId);
+    });
+    this.#driving.set(syncId, run);
+    return run;
+  }
+
+  async #driveNow(syncId: string): Promise<SyncRecord> {
     let record = await this.#deps.store.require(syncId);
     const wasTerminal = isTerminal(record.state.phase);
     if (wasTerminal) {

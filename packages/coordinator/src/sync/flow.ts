@@ -61,6 +61,8 @@ export function commitBackoffMs(attemptsMade: number, random: () => number = Mat
   const base = Math.min(COMMIT_BACKOFF_CAP_MS, 500 * 2 ** Math.max(0, attemptsMade - 1));
   return Math.round(base * (0.8 + 0.4 * random()));
 }
+/** Times a commit job may be re-run after its lock lapsed before it fails (and the sync waits for a redrive). */
+export const COMMIT_MAX_STALLS = 20;
 /** A sync whose commit jobs all failed is driven again this long after the last one. */
 export const REDRIVE_DELAY_MS = 60_000;
 export const REDRIVE_JOB = 'redrive';
