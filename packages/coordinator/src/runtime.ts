@@ -99,6 +99,13 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
   const redis = new Redis({ ...config.redis, maxRetriesPerRequest: null, enableAutoPipelining: true });
   // ioredis reconnects by itself; log instead of an unhandled 'error' event while Redis is away.
   redis.on('error', (error: Error) => logger.warn(`redis: ${error.message}`));
+  // What is open so far, closed again (newest first) if the start fails part-way: a coordinator that
+  // could not start leaves no connection behind (its process exits instead of hanging).
+  const opened: Array<() => Promise<unknown>> = [async () => redis.disconnect()];
+  const undo = async (error: unknown): Promise<never> => {
+    for (const close of opened.reverse()) await close().catch(() => undefined);
+    throw error;
+  };
   const metrics = new CoordinatorMetrics();
   const store = new SyncStore(redis, config.prefix, (record, previous) => {
     metrics.transition(record, previous);
@@ -119,7 +126,8 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
         logger.warn({ database: event.database, table: event.table, snapshotId: event.snapshotId, error: error instanceof Error ? error.message : String(error) }, 'catalog refresh mark not written; the next start refreshes again'),
       );
     },
-  });
+  }).catch(undo);
+  opened.push(() => catalog.close());
   const cataloged =
     catalog.kind === 'filesystem'
       ? undefined
@@ -137,7 +145,9 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     commitAttempts: config.commitAttempts ?? COMMIT_ATTEMPTS,
   });
   flows.onError((error) => logger.warn({ error: error.message }, 'sync queues error'));
+  opened.push(() => flows.close());
   const compactions = new CompactionService({ redis, connection, prefix: config.prefix, tables, warehouse: config.warehouse, clusterSecret, logger, faultPoint: config.faultPoint });
+  opened.push(() => compactions.close());
   const maintenance = new TableMaintenance({ tables, warehouse: config.warehouse, store, logger, compactions });
   const committer = new SyncCommitter({
     store,
@@ -209,6 +219,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     }
   });
   commitWorker.on('error', (error) => logger.warn({ error: error.message }, 'commit worker error'));
+  opened.push(() => commitWorker.close(true));
   // A commit job whose lock lapsed (a starved or frozen event loop) is run again, and fails once it
   // stalled too often: both are worth a line when a sync seems to wait.
   commitWorker.on('stalled', (jobId) => logger.warn({ jobId }, 'commit job stalled (its lock lapsed); BullMQ runs it again'));
@@ -216,6 +227,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
   // Verify each accepted blob as its shard finishes, so the commit does not start with N reads.
   const shardEvents = new QueueEvents(SYNC_QUEUES.writeShard, { connection, prefix: config.prefix });
   shardEvents.on('error', (error) => logger.warn({ error: error.message }, 'shard queue events error'));
+  opened.push(() => shardEvents.close());
   shardEvents.on('completed', ({ returnvalue }) => {
     const parsed = SyncShardResult.safeParse(typeof returnvalue === 'string' ? safeJson(returnvalue) : returnvalue);
     if (parsed.success && parsed.data.accepted) {
@@ -223,10 +235,10 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     }
   });
   // Records written before the list's summaries and table indexes existed join them once.
-  const migrated = await store.migrateIndex();
+  const migrated = await store.migrateIndex().catch(undo);
   if (migrated > 0) logger.info({ syncs: migrated }, 'indexed syncs written by an earlier version');
-  await syncs.resume();
-  await compactions.resume();
+  await syncs.resume().catch(undo);
+  await compactions.resume().catch(undo);
   // In the background: a catalog that is away must not hold the start (its refresh retries on its own).
   cataloged?.resumeAfterCommits(config.warehouse).then(
     (resumed) => {
@@ -234,7 +246,8 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     },
     (error: unknown) => logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'catalog refreshes not resumed'),
   );
-  const schedules = await startSchedules({ connection, redis, prefix: config.prefix, syncs, syncStore: store, compactions, tables, warehouse: config.warehouse, logger });
+  const schedules = await startSchedules({ connection, redis, prefix: config.prefix, syncs, syncStore: store, compactions, tables, warehouse: config.warehouse, logger }).catch(undo);
+  opened.push(() => schedules.close());
   const queues = [flows.commitQueue, flows.shardQueue, flows.bucketQueue, schedules.queue, compactions.queue];
   metrics.watch({ store, queues, shardQueue: flows.shardQueue });
   const probes = {
@@ -263,7 +276,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     metrics: metrics.registry,
     },
     { logger },
-  );
+  ).catch(undo);
   return {
     app,
     syncs,
