@@ -103,7 +103,9 @@ for (const layout of LAYOUTS) describe(`graceful shutdown (real processes, layou
     const e = syncEnv(`term-finish-${layout}`);
     const { child, url } = await spawnListeningCoordinator(e);
     processes.push(child);
-    const a = await spawnWorker(e, { TRIBUTARY_SHUTDOWN_GRACE_MS: '60000' });
+    // The production lock (30 s), not the tests' 3 s: a worker starved for a few seconds on a loaded
+    // machine would lose its shard to a re-run and this case is about shutdown, not lost locks.
+    const a = await spawnWorker(e, { TRIBUTARY_SHUTDOWN_GRACE_MS: '60000', TRIBUTARY_LOCK_MS: '30000', TRIBUTARY_STALLED_MS: '30000' });
     processes.push(a);
     const id = await startSync(url, layout);
     const shard = await runningShard(url, id);
