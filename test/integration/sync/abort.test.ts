@@ -117,7 +117,7 @@ describe('prepare timeout (no worker is running)', () => {
     });
     assert.equal(response.statusCode, 202, response.body);
     const id = response.json<{ id: string }>().id;
-    const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 20_000);
+    const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 60_000);
     assert.ok(done.state.phase === 'ABORTED', done.state.phase);
     assert.equal(done.state.reason.code, 'SYNC_PREPARE_TIMEOUT');
     await assertNothingStaged(e, done, 'idle');

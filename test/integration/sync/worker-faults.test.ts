@@ -138,7 +138,7 @@ for (const layout of LAYOUTS) describe(`worker faults (real processes, short Bul
     const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 60_000);
     assert.ok(done.state.phase === 'COMMITTED', done.state.phase);
     // Let the slower attempt finish too: it reports its own outcome over the abandoned mark.
-    await waitUntil(async () => (await coordinator.store.attempts(id)).every((a) => a.status === 'succeeded' || a.status === 'failed'), 'both attempts ended', 20_000);
+    await waitUntil(async () => (await coordinator.store.attempts(id)).every((a) => a.status === 'succeeded' || a.status === 'failed'), 'both attempts ended', 60_000);
     const attempts = await coordinator.store.attempts(id);
     assert.equal(attempts.length, 2);
     const accepted = attempts.filter((a) => a.accepted === true);
