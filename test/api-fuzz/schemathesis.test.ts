@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { spawnCoordinator, stop, syncEnv } from '../integration/sync/harness.ts';
+import { outputOf, spawnCoordinator, stop, syncEnv } from '../integration/sync/harness.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const schemathesis = fileURLToPath(new URL('../../.cache/venv-fuzz/bin/schemathesis', import.meta.url));
@@ -73,5 +73,8 @@ test('schemathesis finds no failure in the coordinator API', async () => {
   const { code, output } = await run(schemathesis, args, here);
   const summary = output.split('\n').filter((l) => /generated|passed|failures?|Seed:/.test(l)).join('\n');
   console.log(`schemathesis (seed ${seed}):\n${summary}`);
-  assert.equal(code, 0, `schemathesis failed (replay with TRIBUTARY_FUZZ_SEED=${seed} npm run test:api-fuzz):\n${output.slice(-12_000)}`);
+  // The coordinator's side too: whether it is still running, and its last lines (a crash names itself there).
+  const state = coordinator.exitCode === null && coordinator.signalCode === null ? 'still running' : `exited (${coordinator.exitCode ?? coordinator.signalCode})`;
+  const server = `coordinator ${state}; its output, tail:\n${outputOf(coordinator).slice(-4000)}`;
+  assert.equal(code, 0, `schemathesis failed (replay with TRIBUTARY_FUZZ_SEED=${seed} npm run test:api-fuzz):\n${output.slice(-12_000)}\n${server}`);
 });
