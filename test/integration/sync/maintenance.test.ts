@@ -1,13 +1,15 @@
 /**
  * Table maintenance through the coordinator (real Redis and MinIO, 2 worker processes): snapshot
  * expiration after each committed sync and on request, orphan cleanup of the table and of its
- * syncs' staging (dry run, then delete), the table's visible state, and cleanup and expiration
- * racing a sync in flight, which must lose nothing of it.
+ * syncs' staging (dry run, then delete), the table's visible state, cleanup and expiration racing a
+ * sync in flight, which must lose nothing of it, and cleanup of compactions' staging: an ended
+ * compaction's leftovers go, a live compaction's staging and files and a committed one's files stay.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
 import type { Coordinator } from '@tributary/coordinator';
+import { compactionStagingPrefix, stagedCompactionBlobKey } from '@tributary/protocol';
 import { openTable } from '@tributary/table';
 import {
   createOrdersTable,
@@ -15,6 +17,7 @@ import {
   inProcessCoordinator,
   listKeys,
   pypaimonRead,
+  readRows,
   spawnWorker,
   stop,
   syncEnv,
@@ -65,9 +68,11 @@ describe('table maintenance (real Redis and MinIO, 2 worker processes)', () => {
   const e = syncEnv('maintenance');
   let coordinator: Coordinator;
   const workers: ChildProcess[] = [];
+  /** Set by a test to stop a commit at one of its points (the coordinator's crash-test hook). */
+  let hold: ((point: string) => void) | undefined;
 
   before(async () => {
-    coordinator = await inProcessCoordinator(e);
+    coordinator = await inProcessCoordinator(e, { faultPoint: (point) => hold?.(point) });
     workers.push(...(await Promise.all([spawnWorker(e), spawnWorker(e)])));
   });
   after(async () => {
@@ -194,5 +199,91 @@ describe('table maintenance (real Redis and MinIO, 2 worker processes)', () => {
     assert.ok(other.snapshotId > base.snapshotId);
     await sync(coordinator, 'racing');
     await waitUntil(async () => (await show(coordinator, 'racing')).snapshotCount === 1, 'only the latest snapshot is kept once no sync pins an older one');
+  });
+  test("orphan cleanup of compactions' staging: an ended compaction's leftovers are listed with sizes, then deleted; a live compaction's blobs and files and a committed compaction's files stay", async () => {
+    await createOrdersTable(coordinator, 'shop', 'compacted', { primaryKeys: ['order_id'], bucket: 2 });
+    await sync(coordinator, 'compacted');
+    await sync(coordinator, 'compacted');
+    const compact = async (): Promise<string> => {
+      const response = await coordinator.app.inject({ method: 'POST', url: '/v1/tables/shop/compacted/compactions', payload: { full: true } });
+      assert.equal(response.statusCode, 202, response.body);
+      return response.json<{ id: string }>().id;
+    };
+    const phaseOf = async (id: string, c = coordinator): Promise<string> => {
+      const response = await c.app.inject({ method: 'GET', url: `/v1/tables/shop/compacted/compactions/${id}` });
+      assert.equal(response.statusCode, 200, response.body);
+      return response.json<{ phase: string }>().phase;
+    };
+    // A committed compaction; the coordinator deletes its staged blobs once it is recorded COMMITTED.
+    const ended = await compact();
+    await waitUntil(async () => (await phaseOf(ended)) === 'COMMITTED', `compaction ${ended} committed (2 workers)`, 120_000);
+    await waitUntil(async () => (await listKeys(e, compactionStagingPrefix(ended))).length === 0, 'its staged blobs deleted');
+    const committedFiles = (await (await openTable(e.store, 'shop', 'compacted')).dataFiles()).files.map((f) => `shop.db/compacted/${f.path}`);
+    assert.ok(committedFiles.length === 2 && committedFiles.every((p) => p.includes(`/data-${ended}-`)), JSON.stringify(committedFiles));
+    // What a late attempt (or a staging deletion that failed) leaves behind the ended compaction.
+    const leftover = stagedCompactionBlobKey(ended, 'job-0', 'late-attempt');
+    await e.store.put(leftover, new Uint8Array(321));
+    // A directory of a compaction this deployment does not know (another deployment's): left alone.
+    const unknown = stagedCompactionBlobKey('compact-not-recorded-here', 'job-0', '1');
+    await e.store.put(unknown, new Uint8Array(7));
+
+    // A live compaction: another load, then a compaction stopped just before it publishes (COMMITTING,
+    // every job's blob staged, its rewritten files in the table, nothing referencing them yet).
+    await sync(coordinator, 'compacted');
+    const rows = (await readRows(e, 'shop', 'compacted')).length;
+    let held = false;
+    hold = (point) => {
+      if (point !== 'before-publish') return;
+      held = true;
+      throw new Error('held before publishing by the test');
+    };
+    let live: string;
+    try {
+      live = await compact();
+      await waitUntil(async () => held && (await phaseOf(live)) === 'COMMITTING', `compaction ${live} held before its publish (2 workers)`, 120_000);
+    } finally {
+      hold = undefined;
+    }
+    const liveBlobs = await listKeys(e, compactionStagingPrefix(live));
+    assert.equal(liveBlobs.filter((k) => k.endsWith('.blob')).length, 2, JSON.stringify(liveBlobs));
+    const liveFiles = (await listKeys(e, 'shop.db/compacted/')).filter((k) => k.includes(`/data-${live}-`));
+    assert.ok(liveFiles.length > 0, 'the live compaction wrote its files');
+
+    const url = '/v1/tables/shop/compacted/orphan-cleanups';
+    type Cleanup = { fileCount: number; bytes: number; files: { key: string; size: number }[] };
+    const staged = (c: Cleanup) => c.files.filter((f) => f.key.startsWith('.tributary/compactions/'));
+    const guarded = await coordinator.app.inject({ method: 'POST', url, payload: {} });
+    assert.deepEqual(staged(guarded.json<Cleanup>()), [], 'the default guard age (1 day) protects the new leftover');
+    const dry = await coordinator.app.inject({ method: 'POST', url, payload: { olderThanMs: 0 } });
+    assert.equal(dry.statusCode, 200, dry.body);
+    assert.deepEqual(staged(dry.json<Cleanup>()).map((f) => [f.key, f.size]), [[leftover, 321]], 'exactly the ended compaction\'s leftover, with its size');
+    for (const f of dry.json<Cleanup>().files) {
+      assert.ok(!f.key.includes(live), `${f.key} belongs to the live compaction`);
+      assert.ok(!committedFiles.includes(f.key), `${f.key} is referenced by the committed compaction's snapshot`);
+    }
+    assert.ok(await e.store.stat(leftover), 'a dry run deletes nothing');
+
+    const real = await coordinator.app.inject({ method: 'POST', url, payload: { olderThanMs: 0, dryRun: false } });
+    assert.equal(real.statusCode, 200, real.body);
+    assert.deepEqual(staged(real.json<Cleanup>()).map((f) => f.key), [leftover]);
+    assert.equal(await e.store.stat(leftover), null, 'the leftover is deleted');
+    assert.ok(await e.store.stat(unknown), "an unknown compaction's directory is left alone");
+    assert.deepEqual((await listKeys(e, compactionStagingPrefix(live))).sort(), [...liveBlobs].sort(), "the live compaction's staging is untouched");
+    for (const key of [...liveFiles, ...committedFiles]) assert.ok(await e.store.stat(key), `${key} stays`);
+    assert.equal((await readRows(e, 'shop', 'compacted')).length, rows);
+
+    // A restarted coordinator drives the held compaction to its commit with the blobs the cleanup
+    // left, and the table reads the same.
+    const restarted = await inProcessCoordinator(e);
+    try {
+      await waitUntil(async () => (await phaseOf(live, restarted)) === 'COMMITTED', `compaction ${live} committed by a restarted coordinator`, 120_000);
+    } finally {
+      await restarted.close();
+    }
+    const after = (await (await openTable(e.store, 'shop', 'compacted')).dataFiles()).files.map((f) => f.path);
+    assert.ok(after.length === 2 && after.every((p) => p.includes(`/data-${live}-`)), JSON.stringify(after));
+    assert.equal((await readRows(e, 'shop', 'compacted')).length, rows);
+    assert.equal((await pypaimonRead(e, 'shop', 'compacted')).rows.length, rows);
+    await e.store.delete(unknown);
   });
 });

@@ -302,6 +302,18 @@ export class CompactionService {
     return live;
   }
 
+  /**
+   * Whose a compaction's staging (`.tributary/compactions/<id>/`) is, for the orphan cleanup: its
+   * table, and whether it ended (COMMITTED, FAILED or CONFLICT); undefined when no such compaction
+   * is recorded.
+   */
+  async ownerOf(id: string): Promise<{ table: TableRef; ended: boolean } | undefined> {
+    const json = await this.#d.redis.hget(compactionRedisKeys(this.#d.prefix, id).record, 'view');
+    if (json === null) return undefined;
+    const view = JSON.parse(json) as StoredView;
+    return { table: view.table, ended: TERMINAL.includes(view.phase) };
+  }
+
   /** Drives again the compactions left RUNNING or COMMITTING (a coordinator restarted). */
   async resume(): Promise<void> {
     const ids = await this.#d.redis.zrange(compactionIndexKey(this.#d.prefix), '0', '-1');

@@ -1,18 +1,20 @@
 /**
  * Table maintenance as the coordinator runs it: snapshot expiration after each committed sync and
- * on request, and orphan cleanup of a table and of its syncs' staging, protecting what the syncs
- * still in flight need (the coordinator is the one that knows them).
+ * on request, and orphan cleanup of a table and of its syncs' and compactions' staging, protecting
+ * what the syncs and compactions still in flight need (the coordinator is the one that knows them).
  *
  *   live syncs of the table (not COMMITTED or ABORTED), and live compactions (not ended): their
  *   pinned base snapshots, their ids
  *     expiration: nothing from the oldest pinned base on expires (a worker reads its base's manifests,
  *                 the commit looks for its identity in the snapshots after it)
- *     cleanup:    no data file named after a live sync (`data-<syncId>-…`) and nothing staged under
- *                 `.tributary/syncs/<syncId>/` of a live sync is an orphan; while one of them is
+ *     cleanup:    no data file named after a live sync or compaction (`data-<id>-…`) and nothing
+ *                 staged under `.tributary/syncs/<syncId>/` or `.tributary/compactions/<id>/` of a
+ *                 live one is an orphan; while one of them is
  *                 COMMITTING, no manifest file is (the commit writes manifests before its snapshot)
  *   staging of ended syncs of the table: everything under `.tributary/syncs/<syncId>/` but
  *     `outcome.json`, `positions.json` and the rejects files (the sync's record stays), older than
- *     the guard age
+ *     the guard age; of ended compactions (COMMITTED, FAILED, CONFLICT), everything under
+ *     `.tributary/compactions/<compactionId>/` older than the guard age (staging-orphans.ts)
  *   the last scan's result: `.tributary/maintenance/<db>/<table>/orphan-scan.json`, shown by GET /v1/tables/…
  *
  * Order matters: the live syncs are read first, then the table's snapshots, then the files are
@@ -20,9 +22,10 @@
  * aborted (its files are garbage); one that starts later writes files younger than the guard age.
  */
 import type { Logger } from 'pino';
-import { dataFileMarker, isTributaryError, syncStagingPrefix } from '@tributary/protocol';
+import { compactionStagingPrefix, dataFileMarker, isTributaryError, syncStagingPrefix } from '@tributary/protocol';
 import type { ExpireResult, ObjectStore, OrphanFile, RetentionOptions, TableRef, Tables } from '@tributary/table';
 import type { SyncStore } from '../sync/store.ts';
+import { stagingOrphans, type StagingKind, type StagingOwner } from './staging-orphans.ts';
 
 export interface TableMaintenanceDeps {
   readonly tables: Tables;
@@ -30,7 +33,11 @@ export interface TableMaintenanceDeps {
   readonly store: SyncStore;
   readonly logger?: Logger;
   /** The table's compactions not yet ended: protected like live syncs (their files, their base snapshots). */
-  readonly compactions?: { liveOf(ref: TableRef): Promise<{ ids: string[]; bases: number[]; committing: boolean }> };
+  readonly compactions?: {
+    liveOf(ref: TableRef): Promise<{ ids: string[]; bases: number[]; committing: boolean }>;
+    /** A compaction's table and whether it ended; undefined when Redis knows no such compaction. */
+    ownerOf(id: string): Promise<StagingOwner | undefined>;
+  };
 }
 
 export interface OrphanCleanupRequest {
@@ -57,7 +64,8 @@ interface LiveSyncs {
   readonly committing: boolean;
 }
 
-const STAGING_ROOT = '.tributary/syncs/';
+const SYNC_STAGING_ROOT = '.tributary/syncs/';
+const COMPACTION_STAGING_ROOT = '.tributary/compactions/';
 const OUTCOME = 'outcome.json';
 /** Rejected rows (the `reject` bad-row policy) are the sync's record for its user, like outcome.json: never orphans. */
 const REJECTS_SUFFIX = '.rejects.ndjson';
@@ -102,7 +110,7 @@ export class TableMaintenance {
     }
   }
 
-  /** Finds (and unless dryRun deletes) the orphans of a table and of its syncs' staging. @throws TABLE_NOT_FOUND */
+  /** Finds (and unless dryRun deletes) the orphans of a table and of its syncs' and compactions' staging. @throws TABLE_NOT_FOUND */
   async cleanOrphans(ref: TableRef, request: OrphanCleanupRequest): Promise<OrphanCleanup> {
     const now = Date.now();
     const live = await this.#live(ref);
@@ -111,7 +119,7 @@ export class TableMaintenance {
     const isProtected = (key: string): boolean =>
       markers.some((m) => key.includes(m)) || (live.committing && key.startsWith(`${tablePath}/manifest/`));
     const table = await this.#d.tables.findOrphanFiles(this.#d.warehouse, ref, { olderThanMs: request.olderThanMs, isProtected });
-    const staged = await this.#stagingOrphans(ref, live.ids, now - request.olderThanMs);
+    const staged = await stagingOrphans(this.#store, this.#stagingKinds(), ref, live.ids, now - request.olderThanMs);
     const files = [...table.files, ...staged];
     if (!request.dryRun) await this.#store.deleteMany(files.map((f) => f.key));
     const result: OrphanCleanup = {
@@ -164,25 +172,25 @@ export class TableMaintenance {
   }
 
   /**
-   * Staged files of this table's ended syncs older than the cutoff. A sync's table comes from its
-   * record, or from its outcome.json once Redis forgot it; a directory of neither is left alone.
+   * The kinds of staging the cleanup looks at: the syncs' (a sync's table comes from its record, or
+   * from its outcome.json once Redis forgot it), and the compactions' when this coordinator runs them.
    */
-  async #stagingOrphans(ref: TableRef, live: ReadonlySet<string>, cutoff: number): Promise<OrphanFile[]> {
-    const store = this.#store;
-    const orphans: OrphanFile[] = [];
-    for await (const syncId of store.listDirectories(STAGING_ROOT)) {
-      if (live.has(syncId)) continue;
-      const table = await this.#tableOf(syncId);
-      if (table === undefined || table.database !== ref.database || table.table !== ref.table) continue;
-      // Checked again: a sync created since the live syncs were read is not ended.
-      const phase = await this.#d.store.phase(syncId);
-      if (phase !== undefined && phase !== 'COMMITTED' && phase !== 'ABORTED') continue;
-      for await (const meta of store.list(syncStagingPrefix(syncId))) {
-        if (meta.key.endsWith(`/${OUTCOME}`) || meta.key.endsWith(`/${POSITIONS}`) || meta.key.endsWith(REJECTS_SUFFIX) || meta.lastModified.getTime() > cutoff) continue;
-        orphans.push({ key: meta.key, size: meta.size, lastModified: meta.lastModified.toISOString() });
-      }
-    }
-    return orphans;
+  #stagingKinds(): StagingKind[] {
+    const syncs: StagingKind = {
+      root: SYNC_STAGING_ROOT,
+      prefix: syncStagingPrefix,
+      owner: async (syncId) => {
+        const table = await this.#tableOf(syncId);
+        if (table === undefined) return undefined;
+        // Read after the table: a sync created since the live syncs were read is not ended.
+        const phase = await this.#d.store.phase(syncId);
+        return { table, ended: phase === undefined || phase === 'COMMITTED' || phase === 'ABORTED' };
+      },
+      keeps: (key) => key.endsWith(`/${OUTCOME}`) || key.endsWith(`/${POSITIONS}`) || key.endsWith(REJECTS_SUFFIX),
+    };
+    const compactions = this.#d.compactions;
+    if (compactions === undefined) return [syncs];
+    return [syncs, { root: COMPACTION_STAGING_ROOT, prefix: compactionStagingPrefix, owner: (id) => compactions.ownerOf(id), keeps: () => false }];
   }
 
   async #tableOf(syncId: string): Promise<TableRef | undefined> {
