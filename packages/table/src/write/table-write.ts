@@ -454,9 +454,31 @@ async function restoreSequenceNumbers(
   if (bucketCount(schema) <= 0 || baseSnapshotId === null) return new Map();
   const snapshots = new SnapshotManager(store, tablePath);
   const snapshot = baseSnapshotId === undefined ? await snapshots.latestSnapshot() : await snapshots.snapshot(baseSnapshotId);
+  if (snapshot === null) return new Map();
+  // A snapshot never changes: the writers of one load (a worker's shards, pinned on one base) read
+  // its manifests once, not once each. Its manifest lists' names (fresh UUIDs) tell a snapshot of a
+  // dropped and recreated table from the old one with the same id.
+  const key = `${tablePath}\u0000${snapshot.id}\u0000${snapshot.baseManifestList}\u0000${snapshot.deltaManifestList}`;
+  let perStore = restoredBySnapshot.get(store);
+  if (perStore === undefined) restoredBySnapshot.set(store, (perStore = new Map()));
+  const known = perStore.get(key);
+  if (known !== undefined) {
+    perStore.delete(key);
+    perStore.set(key, known); // most recently used last
+    return known;
+  }
   const scan = new FileStoreScan(store, tablePath, fieldsByName(schema, schema.partitionKeys));
-  return maxSequenceNumbers(await scan.plan(snapshot));
+  const restoring = scan.plan(snapshot).then(maxSequenceNumbers);
+  perStore.set(key, restoring);
+  restoring.catch(() => perStore.delete(key));
+  while (perStore.size > RESTORED_SNAPSHOTS_KEPT) perStore.delete(perStore.keys().next().value as string);
+  return restoring;
 }
+
+/** How many snapshots' restored sequence numbers a process keeps per store (least recently used go). */
+const RESTORED_SNAPSHOTS_KEPT = 16;
+/** Per store, per table snapshot: the highest sequence number per (partition, bucket) in it. */
+const restoredBySnapshot = new WeakMap<ObjectStore, Map<string, Promise<ReadonlyMap<string, bigint>>>>();
 
 
 /** Bytes a JavaScript string or byte array costs beyond its content (header, pointer): a rough constant. */

@@ -223,6 +223,27 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       assert.deepEqual((await pinned.prepareCommit()).flatMap((m) => m.dataIncrement.newFiles.map((f) => f.minSequenceNumber)), [0n]);
     });
 
+    test('sequence numbers: a table dropped and made again under its name continues from its own snapshot, not the old table\'s of the same id', async () => {
+      const name = uniqueName('t');
+      const schema: SchemaDefinition = { ...ORDERS, primaryKeys: ['id'], options: { bucket: '1' } };
+      const rowsOf = (n: number): InternalRow[] => Array.from({ length: n }, (_, i) => [BigInt(i), 1, 'x', 1n, ts(i)]);
+      const firstSeq = async (table: Table): Promise<bigint[]> => {
+        const write = await table.newWrite({ writerId: uniqueName('w') });
+        await write.writeRows(rowsOf(1));
+        return (await write.prepareCommit()).flatMap((m) => m.dataIncrement.newFiles.map((f) => f.minSequenceNumber));
+      };
+      const old = await createTable(store, { database: 'db', name, schema });
+      assert.equal(await writeAndCommit(old, rowsOf(25)), 1);
+      assert.deepEqual(await firstSeq(old), [25n]);
+      assert.deepEqual(await firstSeq(old), [25n], 'a second writer on the same snapshot');
+      const keys: string[] = [];
+      for await (const o of store.list(`${old.path}/`)) keys.push(o.key);
+      await store.deleteMany(keys);
+      const again = await createTable(store, { database: 'db', name, schema });
+      assert.equal(await writeAndCommit(again, rowsOf(3)), 1);
+      assert.deepEqual(await firstSeq(again), [3n]);
+    });
+
     test('sequence slots: disjoint ranges per writer, the later slot wins a key whatever the message order', async () => {
       const table = await newTable({ ...ORDERS, primaryKeys: ['id'], options: { bucket: '1' } });
       await writeAndCommit(table, [[1n, 1, 'base', 1n, ts(0)]]);
