@@ -9,3 +9,4 @@ export { lockEnabledFor, openCatalog, type CatalogOptions } from './open-catalog
 export { parseJdbcUri, type JdbcEndpoint } from './jdbc/uri.ts';
 export { catalogTables, type AfterCommitJournal, type CatalogTables, type CatalogTablesOptions } from './catalog-tables.ts';
 export { MetastoreConnection, type MetastoreAddress } from './hive/metastore-client.ts';
+export { showTableLocks, type HiveTableLock } from './hive/hive-lock.ts';

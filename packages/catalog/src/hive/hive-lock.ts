@@ -1,6 +1,7 @@
 /**
  * The table's Hive Metastore lock, as Paimon's HiveCatalogLock takes it: one EXCLUSIVE lock at
- * TABLE level on `<database>.<table>`; while the metastore answers WAITING, check_lock again after
+ * TABLE level on `<database>.<table>`, outside any transaction (no txnid, no operation type), for
+ * the current user and host; while the metastore answers WAITING, check_lock again after
  * 50 ms doubled up to `checkMaxSleepMs`, until `acquireTimeoutMs` has passed; a lock not acquired is
  * released (unlock) and the wait fails with CATALOG_LOCK_TIMEOUT. Paimon Java writers committing
  * to the same table through a HiveCatalog with `lock.enabled` take this same lock, so their commits
@@ -51,8 +52,12 @@ type LockId = InstanceType<typeof types.LockResponse>['lockid'];
 
 async function acquire(conn: MetastoreConnection, ref: TableRef, options: HiveLockOptions): Promise<LockId> {
   const started = Date.now();
+  const component = struct(types.LockComponent, { type: types.LockType.EXCLUSIVE, level: types.LockLevel.TABLE, dbname: ref.database, tablename: ref.table });
+  // Paimon unsets the component's operation type (and leaves its transaction flags unset): a lock
+  // outside any transaction. The generated struct fills in the IDL's defaults, so they are cleared.
+  Object.assign(component, { operationType: null, isTransactional: null, isDynamicPartitionWrite: null });
   const request = struct(types.LockRequest, {
-    component: [struct(types.LockComponent, { type: types.LockType.EXCLUSIVE, level: types.LockLevel.TABLE, dbname: ref.database, tablename: ref.table })],
+    component: [component],
     user: currentUser(),
     hostname: hostname(),
     agentInfo: 'tributary',
@@ -100,4 +105,31 @@ export async function withHiveLock<T>(conn: MetastoreConnection, ref: TableRef, 
     clearInterval(heartbeat);
     await release(conn, lockid);
   }
+}
+
+/** A lock the metastore holds or queues on a table (its SHOW LOCKS), with the enums by name. */
+export interface HiveTableLock {
+  readonly lockId: string;
+  /** ACQUIRED, WAITING, ABORT or NOT_ACQUIRED. */
+  readonly state: string;
+  /** SHARED_READ, SHARED_WRITE, EXCLUSIVE or EXCL_WRITE. */
+  readonly type: string;
+  readonly user: string;
+  readonly hostname: string;
+  /** `tributary` for Tributary's; Paimon Java sends none (the metastore's `Unknown`). */
+  readonly agentInfo: string | null;
+}
+
+/** The locks the metastore holds or queues on `<database>.<table>`. @throws CATALOG_UNAVAILABLE, CATALOG_REQUEST_FAILED */
+export async function showTableLocks(conn: MetastoreConnection, ref: TableRef): Promise<HiveTableLock[]> {
+  const request = struct(types.ShowLocksRequest, { dbname: ref.database, tablename: ref.table });
+  const response = await lockCall<InstanceType<typeof types.ShowLocksResponse>>(conn, 'show_locks', (c) => c.show_locks(request));
+  return (response.locks ?? []).map((l) => ({
+    lockId: l.lockid.toString(),
+    state: types.LockState[l.state] ?? String(l.state),
+    type: types.LockType[l.type] ?? String(l.type),
+    user: l.user,
+    hostname: l.hostname,
+    agentInfo: l.agentInfo ?? null,
+  }));
 }
