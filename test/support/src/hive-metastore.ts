@@ -7,6 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,12 @@ export interface OwnMetastore {
   start(): Promise<void>;
   /** Stops it (SIGTERM, then SIGKILL after 20 s); resolves once the process is gone. */
   stop(): Promise<void>;
+  /**
+   * SIGKILLs it at once, synchronously (a metastore that dies mid-work), for a caller that cannot
+   * wait, such as a coordinator's synchronous fault point; `stop` then forgets it and `start` starts
+   * it again on the same data. False when it was not running.
+   */
+  kill(): boolean;
   /** Whether its port accepts connections. */
   isUp(): Promise<boolean>;
   /** Stops it and deletes its data directory. */
@@ -57,6 +64,20 @@ export async function ownMetastore(name: string, port?: number): Promise<OwnMeta
     uri: `thrift://127.0.0.1:${chosen}`,
     start: async () => void (await service('start')),
     stop: async () => void (await service('stop')),
+    kill() {
+      let pid: number;
+      try {
+        pid = Number(readFileSync(join(data, 'run', `hive-metastore-${chosen}.pid`), 'utf8').trim());
+      } catch {
+        return false;
+      }
+      try {
+        process.kill(pid, 'SIGKILL');
+        return true;
+      } catch {
+        return false;
+      }
+    },
     isUp,
     async close() {
       await service('stop').catch(() => {});
