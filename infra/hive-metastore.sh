@@ -13,16 +13,22 @@ HIVE_VERSION=4.0.1
 HOME_DIR="$CACHE/hive-metastore-$HIVE_VERSION"
 SERVER="$HOME_DIR/apache-hive-metastore-$HIVE_VERSION-bin"
 HADOOP_LIB="$HOME_DIR/hadoop-lib"
+S3_LIB="$HOME_DIR/s3-lib"
 TEMPLATE="$HOME_DIR/derby-template/metastore_db"
 DIR="$DATA/hive-metastore"
 PIDFILE="$RUN/hive-metastore-$PORT.pid"
+# The local MinIO (infra/minio.sh) that an s3:// warehouse lives on.
+S3_PORT="${TRIBUTARY_MINIO_PORT:-9100}"
+S3_REGION="${TRIBUTARY_S3_REGION:-us-east-1}"
+S3_ACCESS_KEY="${TRIBUTARY_S3_ACCESS_KEY:-tributary}"
+S3_SECRET_KEY="${TRIBUTARY_S3_SECRET_KEY:-tributary-secret}"
 LOGFILE="$RUN/hive-metastore-$PORT.log"
 
 # Ready once the Thrift server socket accepts: the server opens it only after the handler and its
 # backing store are set up.
 ready() { (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; }
 
-classpath() { echo "$DIR/conf:$SERVER/lib/*:$HADOOP_LIB/*"; }
+classpath() { echo "$DIR/conf:$SERVER/lib/*:$HADOOP_LIB/*:$S3_LIB/*"; }
 
 install() {
   command -v java >/dev/null || die "java (17) is needed to run the Hive Metastore"
@@ -44,6 +50,16 @@ install() {
       || die "could not fetch Hadoop for the Hive Metastore (see $HOME_DIR/hadoop.log)"
     echo "$pom_sum" >"$HADOOP_LIB/.complete"
   fi
+  # S3A (hadoop-aws and the AWS SDK's S3 modules) in a folder of its own.
+  local s3_sum; s3_sum=$(md5sum <"$here/hive-metastore/s3/pom.xml" | cut -c1-32)
+  if [[ $(cat "$S3_LIB/.complete" 2>/dev/null) != "$s3_sum" ]]; then
+    log "fetching Hadoop's S3A file system for the Hive Metastore from Maven Central (once)"
+    rm -rf "$S3_LIB"
+    with_progress "fetching hadoop-aws" mvn -B -q -f "$here/hive-metastore/s3/pom.xml" dependency:copy-dependencies \
+      -DincludeScope=runtime "-DoutputDirectory=$S3_LIB" >"$HOME_DIR/s3.log" 2>&1 \
+      || die "could not fetch hadoop-aws for the Hive Metastore (see $HOME_DIR/s3.log)"
+    echo "$s3_sum" >"$S3_LIB/.complete"
+  fi
 }
 
 write_conf() {
@@ -60,8 +76,17 @@ write_conf() {
   <property><name>metastore.event.db.notification.api.auth</name><value>false</value></property>
   <!-- Asynchronous logging needs the LMAX disruptor, which the release does not ship. -->
   <property><name>metastore.async.log.enabled</name><value>false</value></property>
+  <!-- Warehouses on the local MinIO (s3:// and s3a://), path-style, with its keys. -->
+  <property><name>fs.s3.impl</name><value>org.apache.hadoop.fs.s3a.S3AFileSystem</value></property>
+  <property><name>fs.s3a.endpoint</name><value>http://127.0.0.1:$S3_PORT</value></property>
+  <property><name>fs.s3a.endpoint.region</name><value>$S3_REGION</value></property>
+  <property><name>fs.s3a.path.style.access</name><value>true</value></property>
+  <property><name>fs.s3a.connection.ssl.enabled</name><value>false</value></property>
+  <property><name>fs.s3a.access.key</name><value>$S3_ACCESS_KEY</value></property>
+  <property><name>fs.s3a.secret.key</name><value>$S3_SECRET_KEY</value></property>
 </configuration>
 EOF
+  chmod 600 "$DIR/conf/metastore-site.xml"
   cat >"$DIR/conf/metastore-log4j2.properties" <<'EOF'
 # Written by infra/hive-metastore.sh: warnings and errors to standard error (the service's log file).
 status = WARN
