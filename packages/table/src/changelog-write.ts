@@ -244,7 +244,10 @@ export class ChangelogWrite {
 
   /** One batch: its before-images, the per-key rule, its records appended to the bucket's runs. */
   async #writeChanges(bucket: BucketRuns, changes: readonly KeyedChange[]): Promise<void> {
+    const t0 = process.cpuUsage();
     const images = await bucket.probe.lookup(changes.map((c) => this.#keyIndex.map((i) => c.row[i] ?? null)));
+    const t1 = process.cpuUsage(t0); (globalThis as any).__probe = ((globalThis as any).__probe ?? 0) + t1.user + t1.system;
+    const t2 = process.cpuUsage();
     const data: InternalRow[] = [];
     const changelog: InternalRow[] = [];
     changes.forEach((change, i) => {
@@ -271,6 +274,7 @@ export class ChangelogWrite {
       bucket.changelog ??= this.#runWriter(bucket.target, this.#changelogPrefix());
       await bucket.changelog.write(batchFromRows(recordType, changelog));
     }
+    const t3 = process.cpuUsage(t2); (globalThis as any).__rest = ((globalThis as any).__rest ?? 0) + t3.user + t3.system;
   }
 
   async #finish(bucket: BucketRuns): Promise<BucketChangelog> {

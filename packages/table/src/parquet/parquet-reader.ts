@@ -12,12 +12,14 @@
  */
 import { zstdDecompressSync } from 'node:zlib';
 import { parquetMetadataAsync, parquetRead, type AsyncBuffer, type FileMetaData, type SchemaElement } from 'hyparquet';
+import { getSchemaPath } from 'hyparquet/src/schema.js';
 import { compressors as extraCodecs } from 'hyparquet-compressors';
 import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import type { DataField, InternalValue, RowType } from '../spec/types.ts';
 import { allocateColumn, valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
 import { decimalFromBytes, timestampFromInt96, timestampFromMicros, timestampFromNanos } from './parquet-values.ts';
+import { decodeRawChunk, type RawChunk } from './parquet-raw-chunk.ts';
 
 /** Random access to a file's bytes, e.g. an ObjectStore ranged get. */
 export interface ByteSource {
@@ -31,8 +33,33 @@ export function byteSourceFromBytes(bytes: Uint8Array): ByteSource {
 
 const decompressors = {
   ...extraCodecs,
-  ZSTD: (input: Uint8Array) => new Uint8Array(zstdDecompressSync(input)),
+  ZSTD: (input: Uint8Array) => {
+    const out = zstdDecompressSync(input);
+    return new Uint8Array(out.buffer, out.byteOffset, out.byteLength); // a view: no copy
+  },
 };
+
+/**
+ * `source` read ahead: a read that the last fetched window does not hold fetches at least `window`
+ * bytes from its offset (one ranged GET instead of one per column chunk and page of the row groups
+ * that follow). For a reader that walks a file front to back reading most of it (a before-image
+ * probe); memory: one window.
+ */
+export function readAheadSource(source: ByteSource, window: number): ByteSource {
+  let start = 0;
+  let held: Uint8Array = new Uint8Array(0);
+  return {
+    size: source.size,
+    read: async (offset, length) => {
+      if (offset >= start && offset + length <= start + held.length) return held.subarray(offset - start, offset - start + length);
+      if (length >= window) return source.read(offset, length);
+      const fetched = await source.read(offset, Math.min(source.size, offset + window) - offset);
+      start = offset;
+      held = fetched;
+      return fetched.subarray(0, length);
+    },
+  };
+}
 
 function asyncBuffer(source: ByteSource): AsyncBuffer {
   return {
@@ -118,8 +145,10 @@ export class ParquetDataFileReader {
   async readRowsSparse(rowType: RowType, start: number, end: number): Promise<SparseRows> {
     const length = Math.max(0, end - start);
     const present = rowType.fields.filter((f) => this.#leaves.has(f.name));
+    const group = this.#metadata.row_groups.findIndex((_, i) => this.#groupRange(i)[0] === start && this.#groupRange(i)[1] === end);
+    const raw = length > 0 && group >= 0 ? await this.#rawChunks(group, present, length) : undefined;
     const chunks = new Map<string, { rowStart: number; values: ArrayLike<unknown> }[]>(present.map((f) => [f.name, []]));
-    if (present.length > 0 && length > 0) {
+    if (raw === undefined && present.length > 0 && length > 0) {
       try {
         await parquetRead({
           file: this.#file,
@@ -137,8 +166,9 @@ export class ParquetDataFileReader {
       }
     }
     const readers = rowType.fields.map((field): ((row: number) => InternalValue) => {
+      const chunk = raw?.get(field.name);
       const parts = chunks.get(field.name);
-      if (parts === undefined) {
+      if (chunk === undefined && (raw !== undefined || parts === undefined)) {
         const column = missingColumn(field, length);
         return (row) => valueAt(column, row);
       }
@@ -146,9 +176,13 @@ export class ParquetDataFileReader {
       const validity = new Uint8Array(1);
       const column = allocateColumn(field.type, 1, validity);
       const set = valueSetter(field, this.#leaves.get(field.name) as SchemaElement, column);
+      const physical = (row: number): unknown => {
+        if (chunk !== undefined) return chunk.at(row);
+        const part = (parts as { rowStart: number; values: ArrayLike<unknown> }[]).findLast((p) => p.rowStart <= row);
+        return part === undefined ? undefined : part.values[row - part.rowStart];
+      };
       return (row) => {
-        const part = parts.findLast((p) => p.rowStart <= row);
-        const v = part === undefined ? undefined : part.values[row - part.rowStart];
+        const v = physical(row);
         if (v === null || v === undefined) return null;
         validity[0] = 1;
         set(0, v);
@@ -156,6 +190,33 @@ export class ParquetDataFileReader {
       };
     });
     return { length, value: (field, row) => (readers[field] as (row: number) => InternalValue)(row) };
+  }
+
+  /**
+   * The chunks of `fields` in row group `index`, decoded without per-row values
+   * (parquet-raw-chunk.ts); undefined when one of them is not a flat column (read by parquetRead).
+   */
+  async #rawChunks(index: number, fields: readonly DataField[], rows: number): Promise<Map<string, RawChunk> | undefined> {
+    const group = this.#physical.row_groups[index];
+    const wanted = fields.map((f) => {
+      const path = getSchemaPath(this.#physical.schema, [f.name]);
+      const meta = group?.columns.find((c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === f.name)?.meta_data;
+      return { name: f.name, path, meta };
+    });
+    if (wanted.some((w) => w.path.length !== 2 || w.meta === undefined || (w.path[1]?.children.length ?? 0) > 0)) return undefined;
+    try {
+      const decoded = await Promise.all(
+        wanted.map(async ({ name, path, meta }) => {
+          const m = meta as NonNullable<typeof meta>;
+          const from = Number(m.dictionary_page_offset || m.data_page_offset);
+          const bytes = new Uint8Array(await this.#file.slice(from, from + Number(m.total_compressed_size)));
+          return [name, decodeRawChunk(bytes, m, path, rows, decompressors)] as const;
+        }),
+      );
+      return new Map(decoded);
+    } catch (cause) {
+      throw errorFrom(tableErrors, 'PARQUET_FILE_INVALID', `cannot decode Parquet data: ${String(cause)}`, {}, { cause });
+    }
   }
 
   /**

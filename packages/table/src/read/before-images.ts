@@ -117,6 +117,13 @@ export async function lookupBeforeImages(
   }
 }
 
+/**
+ * Bytes fetched per read of a probed file: the probe walks a file front to back and, when the load
+ * is spread over the table, reads every row group of it; one ranged read per window instead of one
+ * per column chunk of each row group (a request to S3 costs more than a MiB of transfer on its own).
+ */
+const READ_AHEAD_BYTES = 4 * 1024 * 1024;
+
 interface OpenFile {
   readonly reader: ParquetDataFileReader;
   /** The record row type as the file names its columns. */
@@ -157,7 +164,7 @@ class FileCursor {
   /** The file's record of `key` (greater than every key found before), or undefined; rows before it are skipped. */
   async find(key: InternalRow): Promise<KeyValue | undefined> {
     if (this.#file === undefined) {
-      const { reader, fileRowType } = await this.#read.openKeyValueFile(this.#entry);
+      const { reader, fileRowType } = await this.#read.openKeyValueFile(this.#entry, { readAhead: READ_AHEAD_BYTES });
       this.#file = { reader, fileRowType, groups: reader.rowGroupCount };
       await this.#nextGroup();
     }

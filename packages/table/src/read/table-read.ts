@@ -15,7 +15,7 @@ import type { ObjectStore } from '../io/object-store.ts';
 import { batchFromRows, valueAt, type ColumnBatch } from '../format/column-batch.ts';
 import { compareInternal } from '../format/column-stats.ts';
 import { SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD } from '../format/key-value.ts';
-import { ParquetDataFileReader, type ByteSource } from '../parquet/parquet-reader.ts';
+import { ParquetDataFileReader, readAheadSource, type ByteSource } from '../parquet/parquet-reader.ts';
 import { decodeBinaryRow } from '../spec/binary-row.ts';
 import type { ManifestEntry } from '../spec/manifest-entry.ts';
 import { dataFilePaths, partitionPathOptions, type DataFilePaths } from '../spec/partition-path.ts';
@@ -192,14 +192,16 @@ export class TableRead implements AsyncIterable<InternalRow> {
    * columns, sparse rows): the reader, and the record row type (`_SEQUENCE_NUMBER`, `_VALUE_KIND`,
    * the table's columns) named as the file names its columns (schema evolution).
    */
-  async openKeyValueFile(entry: ManifestEntry): Promise<{ reader: ParquetDataFileReader; fileRowType: RowType }> {
-    return this.#openFile(entry, { fields: [SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD, ...this.#schema.fields] });
+  /** `options.readAhead`: bytes fetched at least per read (readAheadSource), for a reader walking the file front to back. */
+  async openKeyValueFile(entry: ManifestEntry, options: { readonly readAhead?: number } = {}): Promise<{ reader: ParquetDataFileReader; fileRowType: RowType }> {
+    return this.#openFile(entry, { fields: [SEQUENCE_NUMBER_FIELD, VALUE_KIND_FIELD, ...this.#schema.fields] }, options.readAhead);
   }
 
-  async #openFile(entry: ManifestEntry, rowType: RowType): Promise<{ reader: ParquetDataFileReader; fileRowType: RowType }> {
+  async #openFile(entry: ManifestEntry, rowType: RowType, readAhead?: number): Promise<{ reader: ParquetDataFileReader; fileRowType: RowType }> {
     const key = this.#dataFileKey(entry);
     // The manifest records the size (as Java's readers use it), which saves a HEAD per file.
-    const source: ByteSource = { size: Number(entry.file.fileSize), read: (offset, length) => this.#store.getRange(key, offset, length) };
+    const direct: ByteSource = { size: Number(entry.file.fileSize), read: (offset, length) => this.#store.getRange(key, offset, length) };
+    const source = readAhead === undefined ? direct : readAheadSource(direct, readAhead);
     const reader = await ParquetDataFileReader.open(source);
     return { reader, fileRowType: await this.#fileRowType(entry, rowType) };
   }
