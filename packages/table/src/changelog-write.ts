@@ -24,7 +24,7 @@ import { randomUUID } from 'node:crypto';
 import { errorFrom } from '@tributary/errors';
 import { tableErrors } from './errors.ts';
 import type { ObjectStore } from './io/object-store.ts';
-import { batchFromRows } from './format/column-batch.ts';
+import { allocateColumn, batchFromRows, type Column, type ColumnBatch } from './format/column-batch.ts';
 import { compareKeys, keyOutcome, netChanges, type ChangelogRules, type ChangelogRow, type KeyedChange } from './format/changelog.ts';
 import { RowKind, keyValueRowType } from './format/key-value.ts';
 import { bucketKey } from './spec/binary-row.ts';
@@ -217,7 +217,7 @@ export class ChangelogWrite {
   /** The one bucket of the rows: `current` when given (a later batch), else a bucket not yet written by this writer. */
   #checkBucket(changes: readonly KeyedChange[], offset: number, current: BucketTarget | undefined): BucketTarget {
     const invalid = (message: string, row: number) => errorFrom(tableErrors, 'WRITE_ROW_INVALID', message, { row: offset + row });
-    const routed = this.#router.route(batchFromRows(this.#routeType, changes.map((c) => c.row)));
+    const routed = this.#router.route(this.#routingBatch(changes));
     const first = routed[0];
     if (first === undefined || routed.length > 1) throw invalid('the rows belong to more than one (partition, bucket)', routed[1]?.rows[0] ?? 0);
     if (current !== undefined) {
@@ -227,6 +227,17 @@ export class ChangelogWrite {
     if (this.#written.has(first.target.key)) throw invalid(`bucket ${first.target.bucket} of this partition was already written by this changelog write`, 0);
     this.#written.add(first.target.key);
     return first.target;
+  }
+
+  /** The rows as a batch of the columns routing reads (the others all null: not converted). */
+  #routingBatch(changes: readonly KeyedChange[]): ColumnBatch {
+    const length = changes.length;
+    const read = this.#router.columnsRead;
+    const columns = this.#routeType.fields.map((field, f) => {
+      if (!read.has(f)) return allocateColumn(field.type, length, new Uint8Array(length));
+      return batchFromRows({ fields: [field] }, changes.map((c) => [c.row[f] ?? null])).columns[0] as Column;
+    });
+    return { rowType: this.#routeType, length, columns };
   }
 
   #openBucket(target: BucketTarget): BucketRuns {
@@ -244,10 +255,7 @@ export class ChangelogWrite {
 
   /** One batch: its before-images, the per-key rule, its records appended to the bucket's runs. */
   async #writeChanges(bucket: BucketRuns, changes: readonly KeyedChange[]): Promise<void> {
-    const t0 = process.cpuUsage();
     const images = await bucket.probe.lookup(changes.map((c) => this.#keyIndex.map((i) => c.row[i] ?? null)));
-    const t1 = process.cpuUsage(t0); (globalThis as any).__probe = ((globalThis as any).__probe ?? 0) + t1.user + t1.system;
-    const t2 = process.cpuUsage();
     const data: InternalRow[] = [];
     const changelog: InternalRow[] = [];
     changes.forEach((change, i) => {
@@ -274,7 +282,6 @@ export class ChangelogWrite {
       bucket.changelog ??= this.#runWriter(bucket.target, this.#changelogPrefix());
       await bucket.changelog.write(batchFromRows(recordType, changelog));
     }
-    const t3 = process.cpuUsage(t2); (globalThis as any).__rest = ((globalThis as any).__rest ?? 0) + t3.user + t3.system;
   }
 
   async #finish(bucket: BucketRuns): Promise<BucketChangelog> {

@@ -3,10 +3,12 @@
  * changelog needs), probed file by file rather than merged record by record:
  *
  *   bucket's live files ─► a file is opened only when an asked key lies in its [minKey, maxKey]
- *                       ─► per file, a cursor over its row groups (key order): a row group's key,
- *                          `_SEQUENCE_NUMBER` and `_VALUE_KIND` columns are read first, each asked key
- *                          found by binary search on them; its other columns are decoded only once a
- *                          key matches in it, and converted only for the matching rows
+ *                       ─► per file, a cursor over its row groups (key order), the file read 4 MiB
+ *                          at a time (one ranged read per window, not per column chunk): a row
+ *                          group's key, `_SEQUENCE_NUMBER` and `_VALUE_KIND` columns are decoded first
+ *                          and each asked key found by binary search on them; its other columns are
+ *                          decoded only once a key matches in it; both are decoded page by page into
+ *                          row references and converted only for the rows compared or matched
  *                          (ParquetDataFileReader.readRowsSparse): the other rows never become values
  *                       ─► per key, the matches of all files: the greatest by (sequence.field,
  *                          `_SEQUENCE_NUMBER`) wins, as the deduplicate merge picks it
@@ -15,11 +17,11 @@
  *
  * Keys are asked in ascending order across calls (a bucket's changes streamed batch by batch), so
  * each file is read once, front to back, and no further than the last key asked.
- * Cost: the decode of the overlapping files' key columns, the other columns of the row groups where a
- * key matched (without their per-row conversion), and O(log rows) key comparisons per asked key and
- * overlapping file. Memory: one row group per open file.
+ * Cost: the decompression and page decode of the overlapping files' key columns and of the other
+ * columns of the row groups where a key matched (without a per-row conversion), and O(log rows) key
+ * comparisons per asked key and overlapping file. Memory: one row group and one read window per open
+ * file.
  */
-import { valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
 import { isRetract } from '../format/key-value.ts';
 import type { ParquetDataFileReader, SparseRows } from '../parquet/parquet-reader.ts';
 import { decodeBinaryRow } from '../spec/binary-row.ts';
@@ -142,8 +144,8 @@ class FileCursor {
   readonly #order: KeyValueOrder;
   #file: OpenFile | undefined;
   #group = -1;
-  /** The current row group's `_SEQUENCE_NUMBER`, `_VALUE_KIND` and key columns, converted. */
-  #keys: ColumnBatch | undefined;
+  /** The current row group's `_SEQUENCE_NUMBER`, `_VALUE_KIND` and key columns, decoded, converted per row asked. */
+  #keys: SparseRows | undefined;
   /** The current row group's other columns (record columns `#valueColumns`), decoded at its first match, converted per row asked. */
   #values: SparseRows | undefined;
   #row = 0;
@@ -203,18 +205,18 @@ class FileCursor {
       if (end <= start) continue;
       const fields = file.fileRowType.fields;
       const keyType: RowType = { fields: [fields[0] as DataField, fields[1] as DataField, ...this.#keyColumns.map((c) => fields[c] as DataField)] };
-      this.#keys = await file.reader.readRows(keyType, start, end);
+      this.#keys = await file.reader.readRowsSparse(keyType, start, end);
       return;
     }
   }
 
   /** The row's key against `key`, read from the key columns in place. */
-  #compareAt(batch: ColumnBatch, row: number, key: InternalRow): number {
-    const at: InternalRow = this.#keyColumns.map((_, k) => valueAt(batch.columns[2 + k] as Column, row));
+  #compareAt(batch: SparseRows, row: number, key: InternalRow): number {
+    const at: InternalRow = this.#keyColumns.map((_, k) => batch.value(2 + k, row));
     return this.#order.compareKey(at, key);
   }
 
-  async #record(batch: ColumnBatch, row: number, key: InternalRow): Promise<KeyValue> {
+  async #record(batch: SparseRows, row: number, key: InternalRow): Promise<KeyValue> {
     const file = this.#file as OpenFile;
     const width = file.fileRowType.fields.length;
     const others: number[] = [];
@@ -227,8 +229,8 @@ class FileCursor {
     const value: InternalValue[] = [];
     for (let c = 2; c < width; c++) {
       const k = this.#keyColumns.indexOf(c);
-      value.push(k >= 0 ? valueAt(batch.columns[2 + k] as Column, row) : values.value(others.indexOf(c), row));
+      value.push(k >= 0 ? batch.value(2 + k, row) : values.value(others.indexOf(c), row));
     }
-    return { key, sequenceNumber: valueAt(batch.columns[0] as Column, row) as bigint, valueKind: valueAt(batch.columns[1] as Column, row) as number, value };
+    return { key, sequenceNumber: batch.value(0, row) as bigint, valueKind: batch.value(1, row) as number, value };
   }
 }

@@ -99,6 +99,11 @@ export class RowRouter {
     this.#bucketTypes = this.#bucketIndex.map((i) => (schema.fields[i] as DataField).type);
   }
 
+  /** The indices of the columns route() reads (partition and bucket-key columns); it ignores the others. */
+  get columnsRead(): ReadonlySet<number> {
+    return new Set([...this.#partitionIndex, ...this.#bucketIndex]);
+  }
+
   /** Groups the rows of a batch (of the table's row type) by target, in first-seen order. */
   route(batch: ColumnBatch): RoutedRows[] {
     const columns = this.#partitionIndex.map((i) => batch.columns[i] as Column);

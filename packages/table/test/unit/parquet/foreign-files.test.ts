@@ -227,3 +227,20 @@ test('reads a file written by Paimon Java exactly, and writes the same rows with
   const ours = (await ParquetDataFileReader.open(byteSourceFromBytes(sink.bytes()))).schema;
   assert.deepEqual(ours, java);
 });
+
+test('readRowsSparse of a whole row group reads foreign files as readRows does (pyarrow v1 and v2 pages, Paimon Java)', async () => {
+  const files: [string, string, RowType][] = [
+    ['pyarrow snappy v2', SNAPPY_V2_INT96, rowType],
+    ['pyarrow gzip v1', GZIP_V1, rowType],
+    ['Paimon Java', PAIMON_JAVA_ALL_TYPES, javaRowType],
+  ];
+  for (const [name, file, type] of files) {
+    const reader = await ParquetDataFileReader.open(byteSourceFromBytes(Buffer.from(file, 'base64')));
+    for (let g = 0; g < reader.rowGroupCount; g++) {
+      const [start, end] = reader.rowGroupRange(g);
+      const full = rowsFromBatch(await reader.readRows(type, start, end));
+      const sparse = await reader.readRowsSparse(type, start, end);
+      for (let r = 0; r < end - start; r++) assert.deepEqual(type.fields.map((_, f) => sparse.value(f, r)), full[r], `${name}, row group ${g}, row ${r}`);
+    }
+  }
+});
