@@ -80,12 +80,17 @@ export class ParquetDataFileReader {
   /** The footer with annotations stripped and INT96 shown as FIXED_LEN_BYTE_ARRAY(12). */
   readonly #physical: FileMetaData;
   readonly #leaves: ReadonlyMap<string, SchemaElement>;
+  /** The first row of each row group, and the row count last. */
+  readonly #groupStarts: readonly number[];
 
   private constructor(file: AsyncBuffer, metadata: FileMetaData) {
     this.#file = file;
     this.#metadata = metadata;
     this.#physical = physicalMetadata(metadata);
     this.#leaves = new Map(metadata.schema.slice(1).map((e) => [e.name, e]));
+    const starts = [0];
+    for (const group of metadata.row_groups) starts.push((starts[starts.length - 1] as number) + Number(group.num_rows));
+    this.#groupStarts = starts;
   }
 
   static async open(source: ByteSource): Promise<ParquetDataFileReader> {
@@ -145,8 +150,11 @@ export class ParquetDataFileReader {
   async readRowsSparse(rowType: RowType, start: number, end: number): Promise<SparseRows> {
     const length = Math.max(0, end - start);
     const present = rowType.fields.filter((f) => this.#leaves.has(f.name));
-    const group = this.#metadata.row_groups.findIndex((_, i) => this.#groupRange(i)[0] === start && this.#groupRange(i)[1] === end);
-    const raw = length > 0 && group >= 0 ? await this.#rawChunks(group, present, length) : undefined;
+    // A whole row group (the probe's reads): decoded without per-row values. Empty groups share
+    // their start with the next one, so the last group starting at `start` is the one that may end at `end`.
+    const group = this.#groupStarts.lastIndexOf(start, this.rowGroupCount - 1);
+    const whole = group >= 0 && this.#groupStarts[group + 1] === end;
+    const raw = length > 0 && whole ? await this.#rawChunks(group, present, length) : undefined;
     const chunks = new Map<string, { rowStart: number; values: ArrayLike<unknown> }[]>(present.map((f) => [f.name, []]));
     if (raw === undefined && present.length > 0 && length > 0) {
       try {
@@ -234,10 +242,10 @@ export class ParquetDataFileReader {
   }
 
   #groupRange(index: number): [number, number] {
-    const group = this.#metadata.row_groups[index];
-    if (!group) throw new RangeError(`row group ${index} of ${this.rowGroupCount}`);
-    const start = this.#metadata.row_groups.slice(0, index).reduce((n, g) => n + Number(g.num_rows), 0);
-    return [start, start + Number(group.num_rows)];
+    const start = this.#groupStarts[index];
+    const end = this.#groupStarts[index + 1];
+    if (start === undefined || end === undefined) throw new RangeError(`row group ${index} of ${this.rowGroupCount}`);
+    return [start, end];
   }
 
   async #decode(fields: readonly DataField[], rowStart: number, rowEnd: number, filling: Map<string, ColumnFiller>): Promise<void> {
