@@ -77,6 +77,8 @@ export class ChangelogWrite {
   readonly #read: TableRead;
   readonly #rules: ChangelogRules;
   readonly #keyIndex: readonly number[];
+  /** Column indices of the primary keys (partition keys included), for the null check of each row. */
+  readonly #primaryKeyIndex: readonly number[];
   readonly #trimmed: readonly string[];
   readonly #writerId: string;
   readonly #targetFileSize: number;
@@ -97,6 +99,7 @@ export class ChangelogWrite {
     this.#trimmed = trimmedPrimaryKeys(schema);
     const indexOf = (name: string) => schema.fields.findIndex((f) => f.name === name.trim());
     this.#keyIndex = this.#trimmed.map(indexOf);
+    this.#primaryKeyIndex = schema.primaryKeys.map((k) => schema.fields.findIndex((f) => f.name === k));
     const list = (key: string) => (schema.options[key] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
     this.#rules = {
       types: schema.fields.map((f) => f.type),
@@ -204,7 +207,7 @@ export class ChangelogWrite {
     const invalid = (message: string, row: number) => errorFrom(tableErrors, 'WRITE_ROW_INVALID', message, { row: offset + row });
     changes.forEach((c, i) => {
       if (c.row.length !== this.#rowType.fields.length) throw invalid(`row has ${c.row.length} values, the table ${this.#rowType.fields.length} columns`, i);
-      if (this.#schema.primaryKeys.some((k) => (c.row[this.#schema.fields.findIndex((f) => f.name === k)] ?? null) === null)) {
+      if (this.#primaryKeyIndex.some((k) => (c.row[k] ?? null) === null)) {
         throw invalid('a primary-key value is null', i);
       }
       const before = i === 0 ? previous : changes[i - 1];
