@@ -118,19 +118,12 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
       throw error;
     }
   };
-  // A job whose lock lapsed (its worker starved or frozen past lockDuration) is run again; every
-  // execution numbers its own attempt and only the first to finish is accepted, so a re-run is
-  // safe. BullMQ's default fails a job on its second stall, and the failed job then let its sync or
-  // compaction go on without it (an abort) while a starved first run could still finish: a few
-  // stalls are allowed instead. A job that kills every worker taking it still fails, after these.
-  const JOB_MAX_STALLS = 5;
   const worker = new Worker(SYNC_QUEUES.writeShard, measured, {
     connection: { ...config.redis, maxRetriesPerRequest: null },
     prefix: config.prefix,
     concurrency,
     lockDuration: config.lockDurationMs ?? 30_000,
     stalledInterval: config.stalledIntervalMs ?? 30_000,
-    maxStalledCount: JOB_MAX_STALLS,
   });
   const merge = mergeBucketProcessor({
     redis,
@@ -148,7 +141,6 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
     concurrency: config.bucketConcurrency ?? concurrency,
     lockDuration: config.lockDurationMs ?? 30_000,
     stalledInterval: config.stalledIntervalMs ?? 30_000,
-    maxStalledCount: JOB_MAX_STALLS,
   });
   const compact = compactBucketProcessor({
     redis,
@@ -166,7 +158,6 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
     concurrency,
     lockDuration: config.lockDurationMs ?? 30_000,
     stalledInterval: config.stalledIntervalMs ?? 30_000,
-    maxStalledCount: JOB_MAX_STALLS,
   });
   compactionWorker.on('failed', (job, error) => logger.warn({ jobId: job?.id, jobAttempt: job?.attemptsMade, error: error.message }, 'compaction job failed'));
   compactionWorker.on('error', (error) => logger.warn({ error: error.message }, 'compaction worker error'));
@@ -174,9 +165,6 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
   bucketWorker.on('error', (error) => logger.warn({ error: error.message }, 'bucket worker error'));
   worker.on('failed', (job, error) => logger.warn({ jobId: job?.id, jobAttempt: job?.attemptsMade, error: error.message }, 'shard job failed'));
   worker.on('error', (error) => logger.warn({ error: error.message }, 'worker error'));
-  for (const [kind, w] of [['shard', worker], ['bucket', bucketWorker], ['compaction', compactionWorker]] as const) {
-    w.on('stalled', (jobId) => logger.warn({ jobId }, `${kind} job stalled (its lock lapsed); BullMQ runs it again`));
-  }
   const probes = {
     redis: async () => {
       if (redis.status !== 'ready') throw new Error(`not connected (${redis.status})`);
