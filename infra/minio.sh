@@ -36,10 +36,16 @@ start() {
     wait_until 60 minio ready || die "minio did not become ready on 127.0.0.1:$PORT (see $RUN/minio.log)"
     log "minio started"
   fi
-  # Create the default bucket (200 when created, 409 when it already exists).
-  local code
-  code=$(curl -s -o /dev/null -w '%{http_code}' --aws-sigv4 "aws:amz:us-east-1:s3" \
-    --user "$USER_KEY:$SECRET" -X PUT "http://127.0.0.1:$PORT/$BUCKET")
+  # Create the default bucket (200 when created, 409 when it already exists). A MinIO that has just
+  # reported ready may still answer 503 for a moment: that is retried, for up to 30 s.
+  local code tries=0
+  while :; do
+    code=$(curl -s -o /dev/null -w '%{http_code}' --aws-sigv4 "aws:amz:us-east-1:s3" \
+      --user "$USER_KEY:$SECRET" -X PUT "http://127.0.0.1:$PORT/$BUCKET")
+    [[ $code == 503 && $tries -lt 60 ]] || break
+    tries=$((tries + 1))
+    sleep 0.5
+  done
   [[ $code == 200 || $code == 409 ]] || die "could not create bucket $BUCKET (HTTP $code)"
   echo "minio: http://127.0.0.1:$PORT  bucket=$BUCKET  access key=$USER_KEY  secret=$SECRET  (path-style)"
 }
