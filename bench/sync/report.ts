@@ -6,6 +6,7 @@
 import type { SyncMeasurement } from './sync-run.ts';
 import type { BaselineMeasurement } from './table-only.ts';
 import type { ApiLoadResult } from './api-load.ts';
+import type { CommitCopyResult } from '@tributary/testkit';
 
 export interface EndToEndResult extends SyncMeasurement {
   readonly snapshotRows: number;
@@ -20,6 +21,8 @@ export interface TinyResult extends SyncMeasurement {
   readonly coordinatorPeakRssMb: number;
   /** Start of the coordinator and workers → stopped: how long this size took. */
   readonly wallMs: number;
+  /** Paimon Java's own commit() of the same messages, in order (the first in a cold JVM); empty if not run. */
+  readonly javaCommits: readonly CommitCopyResult[];
 }
 
 export interface Results {
@@ -132,6 +135,26 @@ function printTiny(tiny: readonly TinyResult[]): void {
     const [a, c] = [tiny[i - 1], tiny[i]];
     if (a === undefined || c === undefined) continue;
     console.log(`  ${n(a.shards)} → ${n(c.shards)} shards (×${(c.shards / a.shards).toFixed(0)}): commit latency ×${(c.commitLatencyMs / a.commitLatencyMs).toFixed(1)}`);
+  }
+  const withJava = tiny.filter((t) => t.javaCommits.length > 0);
+  if (withJava.length > 0) {
+    console.log("\nagainst Paimon Java's own commit() of the same messages (one per data file; the first commit in a cold JVM, the rest warm):");
+    const java: string[][] = [['shards', 'messages', 'ours: commit latency', 'Java cold', 'Java warm (median [range])', 'Java warm CPU', 'ours / Java warm (target ≤ 1.2)']];
+    for (const t of withJava) {
+      const [cold, ...warm] = t.javaCommits;
+      const warmMs = warm.map((c) => c.commitMs);
+      const warmMedian = warmMs.length > 0 ? median(warmMs) : NaN;
+      java.push([
+        n(t.shards),
+        n(cold?.messages ?? NaN),
+        `${n(t.commitLatencyMs)} ms`,
+        `${n(cold?.commitMs ?? NaN)} ms`,
+        warmMs.length > 0 ? `${n(warmMedian)} ms [${n(Math.min(...warmMs))}–${n(Math.max(...warmMs))}]` : '–',
+        warm.length > 0 ? `${n(median(warm.map((c) => c.commitCpuMs)))} ms` : '–',
+        Number.isFinite(warmMedian) ? `${(t.commitLatencyMs / warmMedian).toFixed(2)}× (${ok(t.commitLatencyMs / warmMedian <= 1.2)})` : '–',
+      ]);
+    }
+    console.log(rows(java));
   }
   const at1000 = tiny.find((t) => t.shards === 1000);
   if (at1000 !== undefined) console.log(`commit latency at 1,000 shards: ${n(at1000.commitLatencyMs)} ms (target < 2 s: ${ok(at1000.commitLatencyMs < 2000)})`);

@@ -9,7 +9,9 @@
  * Flags (environment in brackets): --shards 8, --rows-per-shard 1000000 [TRIBUTARY_BENCH_ROWS_PER_SHARD],
  * --workers 2, --tiny 10,100,1000 [TRIBUTARY_BENCH_TINY] ('' skips part 3; add 10000 for the largest size,
  * which takes over ten minutes on a small machine), --tiny-rows 5,
- * --tiny-concurrency 8, --parts e2e,table,tiny (run in this order), --cpu-prof-dir <dir> (CPU profiles of every
+ * --tiny-concurrency 8, --tiny-layout direct|bucketed (the sync's layout; default: the coordinator's choice),
+ * --tiny-java-commits 3 (Paimon Java's own commit() of the same messages, that many times in one JVM;
+ * 0 skips it), --parts e2e,table,tiny (run in this order), --cpu-prof-dir <dir> (CPU profiles of every
  * coordinator, worker and table-only writer), --repeat N (the end-to-end and table-only parts N
  * times, alternating, for the median of their ratio on a noisy machine), --keep (leaves the
  * warehouse and the Redis keys); part `api` (not in the default parts): --api-syncs 1000 × --api-shards
@@ -25,6 +27,7 @@ import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { openObjectStore, openTable, type ObjectStore } from '@tributary/table';
+import { paimonJava, type CommitCopyResult } from '@tributary/testkit';
 import { generatorSpec } from './orders.ts';
 import { cpuSeconds, s3Options, startCluster, type Deployment } from './processes.ts';
 import { measureApiLoad } from './api-load.ts';
@@ -44,6 +47,8 @@ const { values } = parseArgs({
     tiny: { type: 'string', default: env.TRIBUTARY_BENCH_TINY ?? '10,100,1000' },
     'tiny-rows': { type: 'string', default: '5' },
     'tiny-concurrency': { type: 'string', default: '8' },
+    'tiny-layout': { type: 'string' },
+    'tiny-java-commits': { type: 'string', default: '3' },
     parts: { type: 'string', default: 'e2e,table,tiny' },
     'cpu-prof-dir': { type: 'string' },
     repeat: { type: 'string', default: '1' },
@@ -139,15 +144,36 @@ async function tiny(store: ObjectStore, size: number, results: Results): Promise
     // shard: poll less often as it grows, so the bench does not load what it measures (the commit
     // latency comes from the snapshot watcher, not from this poll).
     const pollMs = Math.max(250, size / 10);
-    sync = await measureSync(cluster.base, store, database, name, generatorSpec(size, tinyRows), { pollMs, timeoutMs: 3_600_000, progress });
+    const layout = values['tiny-layout'];
+    sync = await measureSync(cluster.base, store, database, name, generatorSpec(size, tinyRows), {
+      pollMs,
+      timeoutMs: 3_600_000,
+      progress,
+      ...(layout === undefined ? {} : { syncOptions: { layout } }),
+    });
   } finally {
     const { coordinatorPeakRssMb } = await cluster.stop();
     if (sync !== undefined) {
-      const entry: TinyResult = { ...sync, coordinatorPeakRssMb, snapshotRows: await snapshotRows(store, name), wallMs: Date.now() - started };
-      results.tiny.push(entry);
+      const wallMs = Date.now() - started;
       progress(`    commit latency ${sync.commitLatencyMs.toFixed(0)} ms, coordinator peak RSS ${coordinatorPeakRssMb.toFixed(0)} MB`);
+      const javaCommits = await javaCommitsOf(name, Number(values['tiny-java-commits']));
+      results.tiny.push({ ...sync, coordinatorPeakRssMb, snapshotRows: await snapshotRows(store, name), wallMs, javaCommits });
     }
   }
+}
+
+/**
+ * Paimon Java's own commit() of the messages the sync committed (the ADD entries of the table's
+ * snapshot, one message per file) into `count` fresh tables of the same schema, one after the other
+ * in one JVM: the first is the cold commit, the others warm.
+ */
+async function javaCommitsOf(name: string, count: number): Promise<TinyResult['javaCommits']> {
+  if (count <= 0) return [];
+  const ref = { warehouse, database, table: name };
+  const ops = Array.from({ length: count }, (_, i) => ({ op: 'commitCopy' as const, ...ref, target: `${name}_java_${String(i + 1)}` }));
+  const results = (await paimonJava.batch(ops, { timeoutMs: 1_800_000 })) as CommitCopyResult[];
+  progress(`    Paimon Java commit() of the same ${results[0]?.messages.toLocaleString('en') ?? '?'} messages: ${results.map((r) => `${r.commitMs.toFixed(0)} ms`).join(', ')}`);
+  return results;
 }
 
 async function apiLoad(): Promise<void> {

@@ -182,6 +182,8 @@ describe('data file metadata: Tributary writes what Paimon Java writes', async (
     const ref = { warehouse: theirs, database, table: c.name };
     ops.push({ op: 'create', ...ref, ...c.definition });
     for (const o of c.operations) ops.push({ op: 'write', ...ref, rows: o.rows, ...(o.type === 'write' && o.kinds ? { kinds: o.kinds } : {}) });
+    // Paimon Java's own commit of the messages of our first snapshot (its files, one message each), into a new table.
+    ops.push({ op: 'commitCopy', warehouse: ours, database, table: c.name, target: `${c.name}_java_commit`, snapshotId: 1 });
   }
   await paimonJava.batch(ops);
 
@@ -196,6 +198,12 @@ describe('data file metadata: Tributary writes what Paimon Java writes', async (
       const java = await snapshotSummaries(theirs, c.name, c.definition, c.operations.length);
       const tributary = await snapshotSummaries(ours, c.name, c.definition, c.operations.length);
       assert.deepStrictEqual(tributary, java, `${c.name}: snapshots as Java writes them`);
+    });
+
+    test(`${c.name}: Paimon Java's commit of our first snapshot's files keeps their metadata and makes the snapshot ours made`, async () => {
+      const target = `${c.name}_java_commit`;
+      assert.deepStrictEqual(await summarise(ours, target, c.definition, 1), await summarise(ours, c.name, c.definition, 1), `${c.name}: files as Java commits them`);
+      assert.deepStrictEqual(await snapshotSummaries(ours, target, c.definition, 1), await snapshotSummaries(ours, c.name, c.definition, 1), `${c.name}: snapshot as Java commits it`);
     });
   }
 });

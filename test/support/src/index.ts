@@ -14,6 +14,7 @@ export type {
   Oracle,
   MaintenanceResult,
   CatalogListing,
+  CommitCopyResult,
   OracleOp,
   OracleResult,
   OracleField,

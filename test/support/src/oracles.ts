@@ -88,7 +88,13 @@ export type OracleOp =
   /** Paimon Java only: the catalog's databases and the tables of `database` (CatalogListing). */
   | ({ readonly op: 'list' } & TableRef)
   /** Paimon Java only: Catalog.dropTable (its catalog entry and its files). */
-  | ({ readonly op: 'drop' } & TableRef);
+  | ({ readonly op: 'drop' } & TableRef)
+  /**
+   * Paimon Java only, for benchmarks: its own commit of the ADD entries of the table's snapshot (the
+   * latest by default), one message per data file, into a new table `target` with the same schema
+   * (the data files are not copied).
+   */
+  | ({ readonly op: 'commitCopy'; readonly target: string; readonly snapshotId?: number } & TableRef);
 
 /** What `expire` and `orphanClean` answer: snapshots expired; orphan paths relative to the table. */
 export interface MaintenanceResult {
@@ -97,13 +103,21 @@ export interface MaintenanceResult {
   readonly deletedCount?: number;
 }
 
+/** What `commitCopy` answers: the messages committed and the commit's wall and process CPU time. */
+export interface CommitCopyResult {
+  readonly messages: number;
+  readonly commitMs: number;
+  readonly commitCpuMs: number;
+  readonly snapshotId: number;
+}
+
 /** What `list` answers: every database of the catalog and the tables of the one asked, sorted. */
 export interface CatalogListing {
   readonly databases: readonly string[];
   readonly tables: readonly string[];
 }
 
-export type OracleResult = { readonly path: string } | { readonly snapshotId: number | null } | ReadResult | MaintenanceResult | CatalogListing | { readonly dropped: true };
+export type OracleResult = { readonly path: string } | { readonly snapshotId: number | null } | ReadResult | MaintenanceResult | CatalogListing | CommitCopyResult | { readonly dropped: true };
 
 export interface Oracle {
   readonly name: 'pypaimon' | 'paimon-java';

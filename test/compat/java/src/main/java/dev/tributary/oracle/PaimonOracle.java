@@ -32,6 +32,13 @@ import org.apache.paimon.table.Table;
 import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.CommitMessageImpl;
+import org.apache.paimon.io.CompactIncrement;
+import org.apache.paimon.io.DataIncrement;
+import org.apache.paimon.manifest.FileKind;
+import org.apache.paimon.manifest.ManifestEntry;
+import org.apache.paimon.table.source.ScanMode;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.table.source.Split;
 import org.apache.paimon.types.DataField;
@@ -109,6 +116,8 @@ public final class PaimonOracle {
           return list(catalog, request);
         case "drop":
           return drop(catalog, request);
+        case "commitCopy":
+          return commitCopy(catalog, request);
         default:
           throw new IllegalArgumentException("unknown op '" + op + "'");
       }
@@ -282,6 +291,44 @@ public final class PaimonOracle {
     catalog.dropTable(identifierOf(request), false);
     ObjectNode response = JSON.createObjectNode();
     response.put("dropped", true);
+    return response;
+  }
+
+  /**
+   * Paimon Java's own {@code BatchTableCommit.commit} of the messages another writer committed: the
+   * ADD entries of the source table's snapshot (the latest unless {@code snapshotId} is given), one
+   * CommitMessage per data file, committed to a new table {@code target} created with the source's
+   * schema. The data files are not copied (a commit reads none), so the target is for timing only.
+   * Answers the commit's wall and process CPU time in milliseconds (a benchmark, not a check).
+   */
+  private static JsonNode commitCopy(Catalog catalog, JsonNode request) throws Exception {
+    FileStoreTable source = (FileStoreTable) catalog.getTable(identifierOf(request));
+    long snapshotId = request.has("snapshotId") ? request.path("snapshotId").asLong() : source.latestSnapshot().orElseThrow().id();
+    List<ManifestEntry> entries = source.store().newScan().withSnapshot(snapshotId).withKind(ScanMode.DELTA).plan().files();
+    List<CommitMessage> messages = new ArrayList<>(entries.size());
+    for (ManifestEntry entry : entries) {
+      if (entry.kind() != FileKind.ADD) throw new IllegalArgumentException("snapshot " + snapshotId + " deletes files; only an APPEND snapshot can be copied");
+      messages.add(new CommitMessageImpl(entry.partition(), entry.bucket(), entry.totalBuckets(),
+          new DataIncrement(List.of(entry.file()), List.of(), List.of()), CompactIncrement.emptyIncrement()));
+    }
+    Identifier target = Identifier.create(request.path("database").asText(), request.path("target").asText());
+    Schema schema = source.schema().toSchema();
+    Map<String, String> options = new HashMap<>(schema.options());
+    options.remove("path");
+    catalog.createTable(target, new Schema(schema.fields(), schema.partitionKeys(), schema.primaryKeys(), options, schema.comment()), false);
+    com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    long cpu0 = os.getProcessCpuTime();
+    long t0 = System.nanoTime();
+    try (BatchTableCommit commit = catalog.getTable(target).newBatchWriteBuilder().newCommit()) {
+      commit.commit(messages);
+    }
+    long wallNanos = System.nanoTime() - t0;
+    long cpuNanos = os.getProcessCpuTime() - cpu0;
+    ObjectNode response = JSON.createObjectNode();
+    response.put("messages", messages.size());
+    response.put("commitMs", wallNanos / 1e6);
+    response.put("commitCpuMs", cpuNanos / 1e6);
+    response.put("snapshotId", catalog.getTable(target).latestSnapshot().orElseThrow().id());
     return response;
   }
 
