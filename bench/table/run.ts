@@ -7,6 +7,14 @@
  * ratios.
  *
  *   npm run bench:table -- [--rows 2000000] [--chunk 100000] [--tables append,pk] [--peers tributary,pypaimon,paimon-java]
+ *                          [--fsync off|on] [--no-warm] [--max-buffered-rows N]
+ *
+ * Fair by default: no peer flushes files to disk (Paimon Java's and pyarrow's local file systems do
+ * not; `--fsync on` restores Tributary's durable default on its side only), and Tributary and Paimon
+ * Java each write the rows once into a warm-up table in the same process before the timed write
+ * (reported as the cold write; `--no-warm` times the first write). pypaimon runs once (no JIT).
+ * The file counts are printed: `--max-buffered-rows` sets Tributary's write buffer (e.g. the row
+ * count, for one file per partition-bucket as Paimon Java's 256 MB buffer gives here).
  *
  * Needs the pypaimon venv of `bash infra/oracles.sh` (.cache/venv), a JDK and Maven; the Java peer
  * is built here on first use and rebuilt only when its sources change.
@@ -15,7 +23,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +50,16 @@ interface PeerReport {
   readonly writeCpuSeconds: number;
   readonly totalSeconds: number;
   readonly peakRssBytes: number;
+  /** The warm-up write in the same process before the timed one (absent without one). */
+  readonly coldWriteSeconds?: number;
+  readonly coldWriteCpuSeconds?: number;
+}
+
+/** How the peers are run (see the header). */
+interface Fairness {
+  readonly fsync: 'on' | 'off';
+  readonly warm: boolean;
+  readonly maxBufferedRows: string | undefined;
 }
 
 interface Result extends PeerReport {
@@ -98,14 +116,22 @@ async function listFiles(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
 }
 
-function peerCommand(peer: Peer, warehouse: string, table: TableKind, rows: number, chunk: number): [string, string[]] {
+function peerCommand(peer: Peer, warehouse: string, table: TableKind, rows: number, chunk: number, fair: Fairness): [string, string[]] {
   switch (peer) {
     case 'tributary':
-      return [process.execPath, [join(here, 'tributary.ts'), '--warehouse', warehouse, '--table', table, '--rows', `${rows}`, '--chunk', `${chunk}`]];
+      return [
+        process.execPath,
+        [
+          join(here, 'tributary.ts'),
+          ...['--warehouse', warehouse, '--table', table, '--rows', `${rows}`, '--chunk', `${chunk}`, '--fsync', fair.fsync],
+          ...(fair.warm ? ['--warm'] : []),
+          ...(fair.maxBufferedRows === undefined ? [] : ['--max-buffered-rows', fair.maxBufferedRows]),
+        ],
+      ];
     case 'pypaimon':
       return [python, [join(here, 'python', 'bench.py'), '--warehouse', warehouse, '--table', table, '--rows', `${rows}`, '--chunk', `${chunk}`]];
     case 'paimon-java':
-      return ['java', ['-jar', javaJar, 'write', warehouse, table, `${rows}`, `${chunk}`]];
+      return ['java', ['-jar', javaJar, 'write', warehouse, table, `${rows}`, `${chunk}`, ...(fair.warm ? ['warm'] : [])]];
   }
 }
 
@@ -137,7 +163,7 @@ const num = (n: number): string => Math.round(n).toLocaleString('en-US');
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
 function report(results: readonly Result[]): string {
-  const header = ['peer', 'table', 'rows/s', 'rows/CPU-s', 'write s', 'write CPU s', 'process s', 'peak RSS', 'files', 'check'];
+  const header = ['peer', 'table', 'rows/s', 'rows/CPU-s', 'write s', 'write CPU s', 'cold write s', 'cold CPU s', 'process s', 'peak RSS', 'files', 'check'];
   const rows = results.map((r) => [
     r.peer,
     r.table,
@@ -145,6 +171,8 @@ function report(results: readonly Result[]): string {
     num(r.rows / r.writeCpuSeconds),
     r.writeSeconds.toFixed(2),
     r.writeCpuSeconds.toFixed(2),
+    r.coldWriteSeconds?.toFixed(2) ?? '–',
+    r.coldWriteCpuSeconds?.toFixed(2) ?? '–',
     r.wallSeconds.toFixed(2),
     mb(r.peakRssBytes),
     `${r.files}`,
@@ -176,8 +204,14 @@ async function main(): Promise<void> {
       chunk: { type: 'string', default: '100000' },
       tables: { type: 'string', default: TABLE_KINDS.join(',') },
       peers: { type: 'string', default: PEERS.join(',') },
+      fsync: { type: 'string', default: 'off' },
+      warm: { type: 'boolean', default: true },
+      'max-buffered-rows': { type: 'string' },
     },
+    allowNegative: true,
   });
+  if (values.fsync !== 'on' && values.fsync !== 'off') throw new Error('--fsync off|on');
+  const fair: Fairness = { fsync: values.fsync, warm: values.warm, maxBufferedRows: values['max-buffered-rows'] };
   const rows = Number(values.rows);
   const chunk = Number(values.chunk);
   if (!Number.isSafeInteger(rows) || rows < 1 || !Number.isSafeInteger(chunk) || chunk < 1) throw new Error('--rows and --chunk must be positive integers');
@@ -195,7 +229,7 @@ async function main(): Promise<void> {
     for (const table of tables) {
       for (const peer of peers) {
         console.error(`bench: ${peer} writes ${num(rows)} rows into the ${table} table…`);
-        const [command, args] = peerCommand(peer, warehouse, table, rows, chunk);
+        const [command, args] = peerCommand(peer, warehouse, table, rows, chunk, fair);
         const { stdout, seconds } = await run(command, args);
         const peerReport = lastJson(stdout) as PeerReport;
         const verified = await verify(peer, warehouse, peerReport, expected);
@@ -206,7 +240,12 @@ async function main(): Promise<void> {
   } finally {
     await rm(warehouse, { recursive: true, force: true });
   }
-  console.log(`\n${num(rows)} rows, chunks of ${num(chunk)}; write = write + commit, without start-up and row generation\n`);
+  console.log(`\n${num(rows)} rows, chunks of ${num(chunk)}; write = write + commit, without start-up and row generation`);
+  console.log(
+    `fsync: ${fair.fsync === 'off' ? 'off on every side' : 'on for Tributary only (the peers never flush)'}; ` +
+      `${fair.warm ? 'Tributary and Paimon Java timed on their second write in one process (the first is the cold write)' : 'every peer timed on its first write (cold)'}; ` +
+      `Tributary's write buffer: ${fair.maxBufferedRows === undefined ? "the library's default" : `${fair.maxBufferedRows} rows`}; load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')}\n`,
+  );
   console.log(report(results));
 }
 

@@ -60,7 +60,7 @@ export { allocateColumn, batchFromRows, valueAt, type Column, type ColumnBatch }
 
 // Storage: the object stores a table lives on.
 export type { ObjectBody, ObjectMeta, ObjectStore } from './io/object-store.ts';
-export { LocalObjectStore } from './io/local-store.ts';
+export { LocalObjectStore, type LocalObjectStoreOptions } from './io/local-store.ts';
 export { S3ObjectStore, type S3ConnectionOptions } from './io/s3-store.ts';
 export { credentialedStores, openObjectStore } from './io/open-object-store.ts';
 

@@ -24,17 +24,28 @@ import type { ObjectBody, ObjectMeta, ObjectStore } from './object-store.ts';
 /** How many deletes `deleteMany` runs at once. */
 const DELETE_CONCURRENCY = 32;
 
+export interface LocalObjectStoreOptions {
+  /**
+   * Flush every object to disk before it becomes visible (default true). `false` is for scratch
+   * warehouses and benchmarks only (Paimon Java's LocalFileIO does not flush either): a crash can
+   * then leave an empty or partial object under its final name.
+   */
+  readonly fsync?: boolean;
+}
+
 export class LocalObjectStore implements ObjectStore {
   readonly uri: string;
   readonly #root: string;
+  readonly #fsync: boolean;
 
   /** @param root an absolute directory; it is created on the first write if missing. */
-  constructor(root: string) {
+  constructor(root: string, options: LocalObjectStoreOptions = {}) {
     if (!root.startsWith(sep)) {
       throw errorFrom(tableErrors, 'STORAGE_URI_INVALID', `local store root must be absolute: ${root}`, { root });
     }
     this.#root = root.length > 1 && root.endsWith(sep) ? root.slice(0, -1) : root;
     this.uri = pathToFileURL(this.#root).href;
+    this.#fsync = options.fsync ?? true;
   }
 
   async get(key: string): Promise<Uint8Array> {
@@ -152,7 +163,8 @@ export class LocalObjectStore implements ObjectStore {
   /**
    * Writes the whole body to a fresh temporary file beside `path` and flushes it to disk, so that a
    * rename or link after a crash never leaves an empty or partial object behind (the classic
-   * rename-without-fsync data loss on ext4). Returns the temporary file's path.
+   * rename-without-fsync data loss on ext4; unless the store was opened with `fsync: false`).
+   * Returns the temporary file's path.
    */
   async #writeTemp(path: string, key: string, body: ObjectBody): Promise<string> {
     const dir = dirname(path);
@@ -167,7 +179,7 @@ export class LocalObjectStore implements ObjectStore {
         } else {
           for await (const chunk of watched.chunks) await file.write(chunk);
         }
-        await file.sync();
+        if (this.#fsync) await file.sync();
       } finally {
         await file.close();
       }

@@ -31,9 +31,11 @@ import org.apache.paimon.types.DataTypes;
  * The Paimon Java peer of the table benchmark (bench/table/README.md).
  *
  * <pre>
- * java -jar paimon-table-bench.jar write WAREHOUSE append|pk ROWS CHUNK
+ * java -jar paimon-table-bench.jar write WAREHOUSE append|pk ROWS CHUNK [warm]
  *     creates bench.paimon_java_KIND, writes rows 0..ROWS-1 of the formula in bench/table/orders.ts
- *     with BatchTableWrite (GenericRow, CHUNK rows generated, then written) and commits once.
+ *     with BatchTableWrite (GenericRow, CHUNK rows generated, then written) and commits once. With
+ *     {@code warm}, the same rows go first into bench.paimon_java_KIND_warmup in the same JVM, timed
+ *     and reported as the cold write, so the timed write runs on a warmed JIT.
  * java -jar paimon-table-bench.jar count WAREHOUSE DATABASE TABLE
  *     reads the latest snapshot of any table and prints its row count and column sums.
  * </pre>
@@ -54,12 +56,26 @@ public final class PaimonTableBench {
   private PaimonTableBench() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length == 5 && args[0].equals("write")) {
-      write(args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]));
+    if ((args.length == 5 || (args.length == 6 && args[5].equals("warm"))) && args[0].equals("write")) {
+      String warehouse = args[1];
+      String kind = args[2];
+      int rows = Integer.parseInt(args[3]);
+      int chunk = Integer.parseInt(args[4]);
+      Written cold = args.length == 6 ? write(warehouse, kind, "paimon_java_" + kind + "_warmup", rows, chunk) : null;
+      Written timed = write(warehouse, kind, "paimon_java_" + kind, rows, chunk);
+      System.out.println(
+          "{\"peer\":\"paimon-java\",\"table\":\"" + kind + "\",\"path\":\"bench.db/paimon_java_" + kind
+              + "\",\"rows\":" + rows + ",\"files\":" + timed.files
+              + ",\"writeSeconds\":" + seconds(timed.writeNanos)
+              + ",\"writeCpuSeconds\":" + seconds(timed.writeCpuNanos)
+              + ",\"generateSeconds\":" + seconds(timed.generateNanos)
+              + (cold == null ? "" : ",\"coldWriteSeconds\":" + seconds(cold.writeNanos) + ",\"coldWriteCpuSeconds\":" + seconds(cold.writeCpuNanos))
+              + ",\"totalSeconds\":" + seconds(System.nanoTime() - STARTED_NANOS)
+              + ",\"peakRssBytes\":" + peakRssBytes() + "}");
     } else if (args.length == 4 && args[0].equals("count")) {
       count(args[1], args[2], args[3]);
     } else {
-      System.err.println("usage: write WAREHOUSE append|pk ROWS CHUNK | count WAREHOUSE DATABASE TABLE");
+      System.err.println("usage: write WAREHOUSE append|pk ROWS CHUNK [warm] | count WAREHOUSE DATABASE TABLE");
       System.exit(2);
     }
   }
@@ -99,8 +115,11 @@ public final class PaimonTableBench {
         (int) (19700 + i % 30));
   }
 
-  private static void write(String warehouse, String kind, int rows, int chunk) throws Exception {
-    Identifier identifier = Identifier.create("bench", "paimon_java_" + kind);
+  /** One timed write: write + commit, row generation excluded. */
+  private record Written(int files, long writeNanos, long writeCpuNanos, long generateNanos) {}
+
+  private static Written write(String warehouse, String kind, String name, int rows, int chunk) throws Exception {
+    Identifier identifier = Identifier.create("bench", name);
     long generateNanos = 0;
     long generateCpuNanos = 0;
     long writeStart;
@@ -138,14 +157,7 @@ public final class PaimonTableBench {
     }
     long end = System.nanoTime();
     long writeCpuNanos = processCpuNanos() - writeCpuStart - generateCpuNanos;
-    System.out.println(
-        "{\"peer\":\"paimon-java\",\"table\":\"" + kind + "\",\"path\":\"bench.db/" + identifier.getObjectName()
-            + "\",\"rows\":" + rows + ",\"files\":" + files
-            + ",\"writeSeconds\":" + seconds(end - writeStart - generateNanos)
-            + ",\"writeCpuSeconds\":" + seconds(writeCpuNanos)
-            + ",\"generateSeconds\":" + seconds(generateNanos)
-            + ",\"totalSeconds\":" + seconds(end - STARTED_NANOS)
-            + ",\"peakRssBytes\":" + peakRssBytes() + "}");
+    return new Written(files, end - writeStart - generateNanos, writeCpuNanos, generateNanos);
   }
 
   private static void count(String warehouse, String database, String tableName) throws Exception {
