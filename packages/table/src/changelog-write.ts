@@ -35,6 +35,7 @@ import { fieldsByName, partitionFields, trimmedPrimaryKeys, validateTableSchema,
 import type { InternalRow, InternalValue, RowType } from './spec/types.ts';
 import { FileStoreScan } from './snapshot/file-store-scan.ts';
 import { SnapshotManager } from './snapshot/snapshot-manager.ts';
+import type { Snapshot } from './spec/snapshot.ts';
 import { BeforeImageProbe } from './read/before-images.ts';
 import { TableRead } from './read/table-read.ts';
 import { keyValueFileMeta, localCreationTime, valueStatsOptions, type FileMetaContext } from './write/data-file-metas.ts';
@@ -82,13 +83,16 @@ export class ChangelogWrite {
   readonly #trimmed: readonly string[];
   readonly #writerId: string;
   readonly #targetFileSize: number;
-  /** The base snapshot's live files per bucketKey. */
-  readonly #base: ReadonlyMap<string, ManifestEntry[]>;
+  /** The pinned base snapshot (null: the table was empty). */
+  readonly #snapshot: Snapshot | null;
+  readonly #scan: FileStoreScan;
+  /** The base snapshot's live files per bucketKey, when `write` scanned them for many buckets at once. */
+  #base: ReadonlyMap<string, ManifestEntry[]> | undefined;
   readonly #written = new Set<string>();
   readonly #messages: CommitMessage[] = [];
   #closed = false;
 
-  private constructor(store: ObjectStore, tablePath: string, schema: TableSchema, base: ReadonlyMap<string, ManifestEntry[]>, options: ChangelogWriteOptions) {
+  private constructor(store: ObjectStore, tablePath: string, schema: TableSchema, snapshot: Snapshot | null, options: ChangelogWriteOptions) {
     this.#store = store;
     this.#tablePath = tablePath;
     this.#schema = schema;
@@ -110,7 +114,8 @@ export class ChangelogWrite {
     this.#writerId = fileNameSafe(options.writerId ?? randomUUID());
     const target = schema.options['target-file-size'];
     this.#targetFileSize = options.targetFileSize ?? (target === undefined ? 128 * 1024 * 1024 : parseMemorySize(target));
-    this.#base = base;
+    this.#snapshot = snapshot;
+    this.#scan = new FileStoreScan(store, tablePath, partitionFields(schema));
   }
 
   /** @throws TABLE_UNSUPPORTED unless the table has changelog-producer = input (and validateTableSchema passes) */
@@ -124,14 +129,7 @@ export class ChangelogWrite {
       });
     }
     const snapshot = options.baseSnapshotId === null ? null : await new SnapshotManager(store, tablePath).snapshot(options.baseSnapshotId);
-    const base = new Map<string, ManifestEntry[]>();
-    for (const entry of await new FileStoreScan(store, tablePath, partitionFields(schema)).plan(snapshot)) {
-      const key = bucketKey(entry.partition, entry.bucket);
-      const files = base.get(key);
-      if (files === undefined) base.set(key, [entry]);
-      else files.push(entry);
-    }
-    return new ChangelogWrite(store, tablePath, schema, base, options);
+    return new ChangelogWrite(store, tablePath, schema, snapshot, options);
   }
 
   /**
@@ -143,7 +141,10 @@ export class ChangelogWrite {
     if (changes.length === 0) return [];
     const routing = batchFromRows(this.#routeType, changes.map((c) => c.row));
     const results: BucketChangelog[] = [];
-    for (const { rows } of this.#router.route(routing)) {
+    const routed = this.#router.route(routing);
+    // Many buckets: one scan of the base for all of them, not one per bucket.
+    if (routed.length > 1 && this.#base === undefined) this.#base = await this.#scanBase();
+    for (const { rows } of routed) {
       results.push(await this.writeBucket(netChanges(rows.map((i) => changes[i] as KeyedChange), this.#keyIndex, this.#rules.sequenceFields)));
     }
     return results;
@@ -176,7 +177,7 @@ export class ChangelogWrite {
         if (changes.length === 0) continue;
         this.#checkRows(changes, offset, previous);
         const target = this.#checkBucket(changes, offset, bucket?.target);
-        bucket ??= this.#openBucket(target);
+        bucket ??= await this.#openBucket(target);
         await this.#writeChanges(bucket, changes);
         offset += changes.length;
         previous = changes[changes.length - 1];
@@ -243,8 +244,31 @@ export class ChangelogWrite {
     return { rowType: this.#routeType, length, columns };
   }
 
-  #openBucket(target: BucketTarget): BucketRuns {
-    const files = this.#base.get(target.key) ?? [];
+  /** The base snapshot's live files of every bucket, per bucketKey. */
+  async #scanBase(): Promise<Map<string, ManifestEntry[]>> {
+    const base = new Map<string, ManifestEntry[]>();
+    for (const entry of await this.#scan.plan(this.#snapshot)) {
+      const key = bucketKey(entry.partition, entry.bucket);
+      const files = base.get(key);
+      if (files === undefined) base.set(key, [entry]);
+      else files.push(entry);
+    }
+    return base;
+  }
+
+  /**
+   * The base snapshot's live files of one bucket: from the scan of every bucket when `write` made
+   * one, else a scan of this (partition, bucket) only (manifests pruned by their partition and
+   * bucket statistics, entries of other buckets dropped as they are read): a bucket job reads the
+   * metadata it needs, not the whole table's.
+   */
+  async #bucketFiles(target: BucketTarget): Promise<ManifestEntry[]> {
+    if (this.#base !== undefined) return this.#base.get(target.key) ?? [];
+    return this.#scan.plan(this.#snapshot, { partitionRows: [target.partition], buckets: [target.bucket] });
+  }
+
+  async #openBucket(target: BucketTarget): Promise<BucketRuns> {
+    const files = await this.#bucketFiles(target);
     return {
       target,
       probe: new BeforeImageProbe(this.#read, files, { ignoreDelete: this.#rules.ignoreDelete }),
