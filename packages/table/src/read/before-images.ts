@@ -18,8 +18,8 @@
  * Keys are asked in ascending order across calls (a bucket's changes streamed batch by batch), so
  * each file is read once, front to back, and no further than the last key asked.
  * Cost: the decompression and page decode of the overlapping files' key columns and of the other
- * columns of the row groups where a key matched (without a per-row conversion), and O(log rows) key
- * comparisons per asked key and overlapping file. Memory: one row group and one read window per open
+ * columns of the row groups where a key matched (without a per-row conversion), and O(log d) key
+ * comparisons per asked key and overlapping file, d the rows between it and the key asked before. Memory: one row group and one read window per open
  * file.
  */
 import { isRetract } from '../format/key-value.ts';
@@ -148,6 +148,8 @@ class FileCursor {
   #keys: SparseRows | undefined;
   /** The current row group's other columns (record columns `#valueColumns`), decoded at its first match, converted per row asked. */
   #values: SparseRows | undefined;
+  /** The current row group's keys converted so far, by row (the last row's is compared once per asked key). */
+  #rowKeys: (InternalRow | undefined)[] = [];
   #row = 0;
 
   constructor(read: TableRead, entry: ManifestEntry, min: InternalRow, max: InternalRow, keyColumns: readonly number[], order: KeyValueOrder) {
@@ -176,8 +178,19 @@ class FileCursor {
         await this.#nextGroup();
         continue;
       }
+      // The first row at or after #row whose key is not below `key`: rows before `lo` are below it,
+      // row `hi` is not. Asked keys ascend and a spread load's are close together, so gallop from
+      // #row (1, 2, 4, … rows on) before the binary search: O(log distance) comparisons, not O(log rows).
       let lo = this.#row;
       let hi = last;
+      for (let step = 1; lo + step - 1 < hi; step *= 2) {
+        const at = lo + step - 1;
+        if (this.#compareAt(batch, at, key) >= 0) {
+          hi = at;
+          break;
+        }
+        lo = at + 1;
+      }
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
         if (this.#compareAt(batch, mid, key) < 0) lo = mid + 1;
@@ -192,6 +205,7 @@ class FileCursor {
   async close(): Promise<void> {
     this.#keys = undefined;
     this.#values = undefined;
+    this.#rowKeys = [];
   }
 
   /** The next non-empty row group's key columns (its other columns wait for a match); none past the last. */
@@ -199,6 +213,7 @@ class FileCursor {
     const file = this.#file as OpenFile;
     this.#keys = undefined;
     this.#values = undefined;
+    this.#rowKeys = [];
     this.#row = 0;
     while (++this.#group < file.groups) {
       const [start, end] = file.reader.rowGroupRange(this.#group);
@@ -210,9 +225,13 @@ class FileCursor {
     }
   }
 
-  /** The row's key against `key`, read from the key columns in place. */
+  /** The row's key against `key`, read from the key columns in place (converted once per row of the group). */
   #compareAt(batch: SparseRows, row: number, key: InternalRow): number {
-    const at: InternalRow = this.#keyColumns.map((_, k) => batch.value(2 + k, row));
+    let at = this.#rowKeys[row];
+    if (at === undefined) {
+      at = this.#keyColumns.map((_, k) => batch.value(2 + k, row));
+      this.#rowKeys[row] = at;
+    }
     return this.#order.compareKey(at, key);
   }
 

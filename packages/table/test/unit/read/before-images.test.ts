@@ -104,3 +104,87 @@ test('the probe finds exactly the sort-merge winner of every key across files of
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+// The probe gallops from the last row it found (1, 2, 4, … rows on) before its binary search: asked
+// keys far apart, near together and at row-group edges, over row groups large enough for long gallops,
+// must still find exactly the sort-merge winner.
+test('the probe finds the sort-merge winner of sparse and clustered keys in large row groups', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'before-images-sparse-'));
+  try {
+    const table = await createTable(new LocalObjectStore(dir), {
+      database: 'db',
+      name: 'probe_sparse',
+      schema: {
+        fields: [
+          { name: 'k', type: 'BIGINT NOT NULL' },
+          { name: 'version', type: 'INT' },
+          { name: 'status', type: 'STRING' },
+          { name: 'amount', type: 'BIGINT' },
+        ],
+        primaryKeys: ['k'],
+        options: { bucket: '1', 'changelog-producer': 'input' },
+      },
+    });
+    // Keys 0, 3, 6, … 2997 in row groups of 100; then every 7th key of 0..2999 upserted and every 11th
+    // stored key deleted, in row groups of 37; then a cluster at the first file's row-group edges.
+    const loads: [KeyedChange[], number][] = [
+      [Array.from({ length: 1000 }, (_, i) => upsert(3 * i, 0)), 100],
+      [
+        Array.from({ length: 3000 }, (_, k) => (k % 33 === 0 ? remove(k) : k % 7 === 0 ? upsert(k, 1) : undefined)).filter(
+          (c): c is KeyedChange => c !== undefined,
+        ),
+        37,
+      ],
+      [[297, 298, 299, 300, 301, 302, 303, 597, 600, 603].map((k) => upsert(k, 2)), 3],
+    ];
+    for (const [i, [changes, size]] of loads.entries()) {
+      const write = await table.newChangelogWrite({ baseSnapshotId: i === 0 ? null : i, writerId: `load${i}` });
+      await write.writeBucketBatches(batches(changes, size));
+      await table.newCommit(`load${i}`).commit(write.prepareCommit(), i === 0 ? {} : { baseSnapshotId: i });
+    }
+    const snapshot = await table.snapshot(3);
+    const files = await new FileStoreScan(table.store, table.path, partitionFields(table.schema)).plan(snapshot);
+    assert.equal(files.length, 3, 'three overlapping files in the bucket');
+    const read = new TableRead(table.store, table.path, table.schema, { snapshotId: 3 });
+    const order = read.keyValueOrder();
+    const expected = new Map<bigint, { row: InternalRow; sequenceNumber: bigint } | null>();
+    for await (const kv of mergeDeduplicate(files.map((f) => read.keyValues(f)), order, { ignoreDelete: false })) {
+      expected.set(kv.key[0] as bigint, isRetract(kv.valueKind) ? null : { row: kv.value, sequenceNumber: kv.sequenceNumber });
+    }
+    assert.equal(expected.get(300n)?.row[1], 2, 'key 300 holds its third version');
+    assert.equal(expected.has(99n), false, 'key 99 ends deleted');
+    // Asked sets: strides from dense to one key per row group or more, a seeded random subset, and
+    // a clustered set (runs of neighbours separated by long gaps), each from -1 to 3001.
+    let seed = 7;
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const all = Array.from({ length: 3003 }, (_, i) => i - 1);
+    const sets: [string, number[]][] = [
+      ...[1, 2, 5, 17, 64, 301].map((s): [string, number[]] => [`every ${s}th`, all.filter((k) => (k + 1) % s === 0)]),
+      ['random', all.filter(() => random() < 0.08)],
+      ['clustered', all.filter((k) => k % 250 < 6 || k % 250 > 246)],
+    ];
+    let found = 0;
+    for (const [name, asked] of sets) {
+      for (const split of [1, 9, asked.length]) {
+        const probe = new BeforeImageProbe(read, files, { ignoreDelete: false });
+        try {
+          for (let i = 0; i < asked.length; i += split) {
+            const part = asked.slice(i, i + split).map(BigInt);
+            const images = await probe.lookup(part.map((k) => [k]));
+            part.forEach((k, j) => {
+              const want = expected.get(k) ?? null;
+              const got = images[j] ?? null;
+              if (got !== null) found++;
+              assert.deepEqual(got === null ? null : { row: got.row, sequenceNumber: got.sequenceNumber }, want, `key ${k}, ${name}, batches of ${split}`);
+            });
+          }
+        } finally {
+          await probe.close();
+        }
+      }
+    }
+    assert.ok(found > 1000, `the asked keys include many stored ones (${found})`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
