@@ -31,10 +31,20 @@ export function byteSourceFromBytes(bytes: Uint8Array): ByteSource {
   return { size: bytes.length, read: (offset, length) => Promise.resolve(bytes.subarray(offset, offset + length)) };
 }
 
+/**
+ * Output buffer of a ZSTD page: the page's uncompressed size from its header, plus one byte (zlib
+ * allocates a further chunk when one fills exactly), within zlib's minimum and a bound that a
+ * corrupt header cannot raise. The default (16 KiB chunks, then a concatenation) costs a data page
+ * of a few 4,096-row columns two or three output chunks and a copy.
+ */
+const ZSTD_CHUNK_MIN = 64;
+const ZSTD_CHUNK_MAX = 16 * 1024 * 1024;
+
 const decompressors = {
   ...extraCodecs,
-  ZSTD: (input: Uint8Array) => {
-    const out = zstdDecompressSync(input);
+  ZSTD: (input: Uint8Array, outputLength: number) => {
+    const chunkSize = Number.isSafeInteger(outputLength) ? Math.min(ZSTD_CHUNK_MAX, Math.max(ZSTD_CHUNK_MIN, outputLength + 1)) : undefined;
+    const out = zstdDecompressSync(input, chunkSize === undefined ? {} : { chunkSize });
     return new Uint8Array(out.buffer, out.byteOffset, out.byteLength); // a view: no copy
   },
 };
