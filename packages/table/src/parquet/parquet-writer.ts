@@ -19,7 +19,7 @@ import { errorFrom } from '@tributary/errors';
 import { TRIBUTARY_VERSION } from '../version.ts';
 import { tableErrors } from '../errors.ts';
 import type { InternalRow, RowType } from '../spec/types.ts';
-import { sliceBatch, valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
+import { concatBatches, sliceBatch, valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
 import { columnStats, mergeStats, type ColumnStats } from '../format/column-stats.ts';
 import { CODEC, fileMetaData, type RowGroupInfo } from './parquet-footer.ts';
 import { PageCollector, writeColumnChunk, type Compress } from './parquet-pages.ts';
@@ -182,7 +182,8 @@ interface OpenFile {
 
 /**
  * Writes the rows of one (partition, bucket) into rolling data files. Rows are written in the order
- * given; files are numbered from 0. Memory: one row group of encoded output at a time.
+ * given; files are numbered from 0. Memory: the rows of one row group (held until it is full) and
+ * its encoded output.
  */
 export class DataFileWriter {
   readonly #options: DataFileWriterOptions;
@@ -191,6 +192,9 @@ export class DataFileWriter {
   #counter = 0;
   /** Encoded bytes per row seen so far, to size row groups so a file ends near the target. */
   #bytesPerRow = 0;
+  /** Rows written but not yet encoded (less than a row group), in order. */
+  #pending: ColumnBatch[] = [];
+  #pendingRows = 0;
 
   constructor(options: DataFileWriterOptions) {
     if (!(options.targetFileSize > 0)) {
@@ -199,39 +203,77 @@ export class DataFileWriter {
     this.#options = options;
   }
 
+  /**
+   * Appends rows. Rows are held until they fill a row group (`rowGroupRows`, or what is left of the
+   * target size), so a caller handing small batches (a merge's output) still gets full row groups;
+   * `roll` and `close` write what is held.
+   */
   async write(batch: ColumnBatch): Promise<void> {
-    let start = 0;
-    while (start < batch.length) {
-      const file = this.#current ?? this.#open();
-      const rows = Math.min(batch.length - start, this.#nextGroupRows(file));
-      const group = sliceBatch(batch, start, start + rows);
-      this.#observe(file, group);
-      this.#options.onRowGroup?.(group, this.#counter - 1);
-      try {
-        await file.encoder.writeRowGroup(group);
-      } catch (error) {
-        await this.abort(error);
-        throw error;
-      }
-      this.#bytesPerRow = file.encoder.bytesWritten / file.encoder.rowCount;
-      start += rows;
-      if (file.encoder.bytesWritten >= this.#options.targetFileSize) await this.#closeCurrent();
+    if (batch.length === 0) return;
+    this.#pending.push(batch);
+    this.#pendingRows += batch.length;
+    while (this.#pendingRows > 0 && this.#pendingRows >= this.#nextGroupRows(this.#current)) await this.#writeGroup();
+  }
+
+  /** Writes one row group from the held rows: as many as the open file's next group takes. */
+  async #writeGroup(): Promise<void> {
+    const file = this.#current ?? this.#open();
+    const rows = Math.min(this.#pendingRows, this.#nextGroupRows(file));
+    const group = this.#takePending(rows);
+    this.#observe(file, group);
+    this.#options.onRowGroup?.(group, this.#counter - 1);
+    try {
+      await file.encoder.writeRowGroup(group);
+    } catch (error) {
+      await this.abort(error);
+      throw error;
     }
+    this.#bytesPerRow = file.encoder.bytesWritten / file.encoder.rowCount;
+    if (file.encoder.bytesWritten >= this.#options.targetFileSize) await this.#closeCurrent();
+  }
+
+  /** The first `rows` held rows as one batch (a held batch is split when the group ends inside it). */
+  #takePending(rows: number): ColumnBatch {
+    const parts: ColumnBatch[] = [];
+    let need = rows;
+    while (need > 0) {
+      const head = this.#pending[0] as ColumnBatch;
+      if (head.length <= need) {
+        parts.push(head);
+        this.#pending.shift();
+        need -= head.length;
+      } else {
+        parts.push(sliceBatch(head, 0, need));
+        this.#pending[0] = sliceBatch(head, need, head.length);
+        need = 0;
+      }
+    }
+    this.#pendingRows -= rows;
+    return parts.length === 1 ? (parts[0] as ColumnBatch) : concatBatches(this.#options.rowType, parts);
+  }
+
+  /** Writes every held row. */
+  async #flush(): Promise<void> {
+    while (this.#pendingRows > 0) await this.#writeGroup();
   }
 
   /** Ends the open file now; the next write starts a new one (the end of a sorted run). */
   async roll(): Promise<void> {
+    await this.#flush();
     await this.#closeCurrent();
   }
 
   /** Closes the open file and returns every file written, in order. */
   async close(): Promise<DataFileResult[]> {
+    await this.#flush();
     await this.#closeCurrent();
     return [...this.#results];
   }
 
   /** Abandons the open file (its sink is aborted). Files already closed stay listed by close(). */
   async abort(reason: unknown): Promise<void> {
+    this.#pending = [];
+    this.#pendingRows = 0;
     const file = this.#current;
     this.#current = undefined;
     if (file) await file.encoder.abort(reason);
@@ -245,10 +287,11 @@ export class DataFileWriter {
     return this.#current;
   }
 
-  #nextGroupRows(file: OpenFile): number {
+  /** Rows of the next row group of `file` (undefined: the next file, not opened yet). */
+  #nextGroupRows(file: OpenFile | undefined): number {
     const max = this.#options.rowGroupRows ?? DEFAULT_ROW_GROUP_ROWS;
     if (this.#bytesPerRow === 0) return Math.min(max, MIN_ROW_GROUP_ROWS);
-    const left = this.#options.targetFileSize - file.encoder.bytesWritten;
+    const left = this.#options.targetFileSize - (file?.encoder.bytesWritten ?? 0);
     return Math.max(1, Math.min(max, Math.max(MIN_ROW_GROUP_ROWS, Math.ceil(left / this.#bytesPerRow))));
   }
 

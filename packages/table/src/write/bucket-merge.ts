@@ -16,8 +16,9 @@
  * direct load.
  *
  * Memory: one row group per run file being read (runs are written with small row groups), small
- * run files whole up to a fixed budget (RunBudget), plus one output batch and one encoded row group;
- * never the bucket.
+ * run files whole up to a fixed budget (RunBudget), plus one output batch (which references the
+ * runs' row groups it copies from until it is taken) and one row group of the output file (the
+ * writer holds rows until a row group is full, parquet-writer.ts); never the bucket.
  *
  * `mergeBucket` = `writeMergedBucket(mergeBucketRuns(…))`: the merge yields the merged rows of the
  * bucket in key order, the write turns rows into files. A later step that needs the merged rows
@@ -25,7 +26,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ObjectStore } from '../io/object-store.ts';
-import { batchFromRows, valueAt, type ColumnBatch } from '../format/column-batch.ts';
+import { compareRowsAt, prepareColumns, SegmentBuilder, type PreparedColumns } from '../format/batch-merge.ts';
+import { valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
 import { compareInternal } from '../format/column-stats.ts';
 import { keyValueRowType } from '../format/key-value.ts';
 import { MinHeap } from '../format/min-heap.ts';
@@ -34,10 +36,9 @@ import { mapInOrder } from '../snapshot/file-store-scan.ts';
 import { DataFileWriter } from '../parquet/parquet-writer.ts';
 import { dataFilesMessage, type CommitMessage } from '../spec/commit-message.ts';
 import type { DataFileMeta } from '../spec/data-file-meta.ts';
-import { keyComparator } from '../spec/key-comparator.ts';
 import { dataFilePaths, partitionPathOptions } from '../spec/partition-path.ts';
 import { fieldsByName, partitionFields, trimmedPrimaryKeys, type TableSchema } from '../spec/table-schema.ts';
-import type { InternalRow, InternalValue, RowType } from '../spec/types.ts';
+import type { InternalValue, RowType } from '../spec/types.ts';
 import { appendFileMeta, keyValueFileMeta, localCreationTime, valueStatsOptions, type FileMetaContext } from './data-file-metas.ts';
 import { KeyValueFileWriter } from './key-value-writer.ts';
 import { parseMemorySize } from './manifest-merge.ts';
@@ -228,91 +229,106 @@ async function* concatenatedRuns(input: BucketMergeInput): AsyncGenerator<Column
   for (const run of input.runs) yield* runBatches(input, run, rowType, budget);
 }
 
-/** One record of a run: its key-value row (keys, sequence number, kind, values) and its writer. */
-interface RunRecord {
-  readonly row: InternalRow;
-  readonly slot: number;
-}
-
+/** A run being merged: its current batch (a row group) and row, read in place from the columns. */
 interface Cursor {
-  readonly records: AsyncIterator<RunRecord>;
-  current: RunRecord;
+  readonly batches: AsyncIterator<ColumnBatch>;
+  readonly slot: number;
+  batch: ColumnBatch;
+  /** The batch's key columns prepared for comparisons (batch-merge.ts). */
+  keys: PreparedColumns;
+  /** The batch's `_SEQUENCE_NUMBER` column, prepared. */
+  sequence: PreparedColumns;
+  row: number;
 }
 
-/** The records of a run file, row by row (one row group in memory). */
-async function* runRecords(input: BucketMergeInput, run: BucketRunFile, rowType: RowType, budget: RunBudget): AsyncGenerator<RunRecord> {
-  for await (const batch of runBatches(input, run, rowType, budget)) {
-    for (let i = 0; i < batch.length; i++) yield { row: batch.columns.map((c) => valueAt(c, i)), slot: run.slot };
+/** The next non-empty batch of a run, undefined at its end. */
+async function nextBatch(batches: AsyncIterator<ColumnBatch>): Promise<ColumnBatch | undefined> {
+  for (;;) {
+    const next = await batches.next();
+    if (next.done === true) return undefined;
+    if (next.value.length > 0) return next.value;
   }
 }
 
 /**
  * Primary-key tables: the k-way merge. Per key the greatest record under (sequence.field…,
  * _SEQUENCE_NUMBER) wins, whatever its kind (a retraction must still retract older snapshots' rows).
+ * Records are compared and copied in place in the runs' column batches (format/batch-merge.ts).
  */
 async function* mergedKeyValues(input: BucketMergeInput, keys: readonly string[], countColliding: (n: number) => void): AsyncGenerator<ColumnBatch> {
   const { schema } = input;
   const tableRowType: RowType = { fields: schema.fields };
   const rowType = keyValueRowType(tableRowType, keys);
   const k = keys.length;
-  const compareKey = keyComparator(fieldsByName(schema, keys).map((f) => f.type));
-  const keyOf = (r: RunRecord): InternalRow => r.row.slice(0, k);
+  const keyIndices = keys.map((_, i) => i);
   const userSequence = sequenceFieldIndices(schema).map((i) => i + k + 2);
-  const compareRecords = (a: RunRecord, b: RunRecord): number => {
-    const byKey = compareKey(keyOf(a), keyOf(b));
+  const compareCursors = (a: Cursor, b: Cursor): number => {
+    const byKey = compareRowsAt(a.keys, a.row, b.keys, b.row);
     if (byKey !== 0) return byKey;
     for (const i of userSequence) {
-      const c = compareNullsFirst(a.row[i] ?? null, b.row[i] ?? null);
+      const c = compareNullsFirst(valueAt(a.batch.columns[i] as Column, a.row), valueAt(b.batch.columns[i] as Column, b.row));
       if (c !== 0) return c;
     }
-    const sa = a.row[k] as bigint;
-    const sb = b.row[k] as bigint;
-    return sa < sb ? -1 : sa > sb ? 1 : 0;
+    return compareRowsAt(a.sequence, a.row, b.sequence, b.row);
   };
-  const heap = new MinHeap<Cursor>((a, b) => compareRecords(a.current, b.current));
+  const load = (cursor: Cursor, batch: ColumnBatch): void => {
+    cursor.batch = batch;
+    cursor.keys = prepareColumns(batch, keyIndices);
+    cursor.sequence = prepareColumns(batch, [k]);
+    cursor.row = 0;
+  };
+  const heap = new MinHeap<Cursor>(compareCursors);
   const budget = new RunBudget();
-  const cursors = await mapInOrder(input.runs, RUNS_OPENED_IN_FLIGHT, async (run) => {
-    const records = runRecords(input, run, rowType, budget)[Symbol.asyncIterator]();
-    const first = await records.next();
-    return first.done === true ? undefined : { records, current: first.value };
+  const cursors = await mapInOrder(input.runs, RUNS_OPENED_IN_FLIGHT, async (run): Promise<Cursor | undefined> => {
+    const batches = runBatches(input, run, rowType, budget)[Symbol.asyncIterator]();
+    const first = await nextBatch(batches);
+    if (first === undefined) return undefined;
+    const cursor: Cursor = { batches, slot: run.slot, batch: first, keys: [], sequence: [], row: 0 };
+    load(cursor, first);
+    return cursor;
   });
   for (const cursor of cursors) if (cursor !== undefined) heap.push(cursor);
   const size = input.batchRows ?? DEFAULT_BATCH_ROWS;
-  let out: InternalRow[] = [];
-  let winner: RunRecord | undefined;
+  const out = new SegmentBuilder(rowType);
+  // The key being merged: its greatest record so far (batch, row, prepared key columns) and writers.
+  let winnerBatch: ColumnBatch | undefined;
+  let winnerKeys: PreparedColumns = [];
+  let winnerRow = 0;
   let firstSlot = -1;
   let several = false;
-  const finishKey = (): void => {
-    if (winner === undefined) return;
-    out.push(winner.row);
-    if (several) countColliding(1);
-  };
   for (let top = heap.peek(); top !== undefined; top = heap.peek()) {
-    const record = top.current;
-    if (winner !== undefined && compareKey(keyOf(winner), keyOf(record)) !== 0) {
-      finishKey();
-      winner = undefined;
-      if (out.length >= size) {
-        yield batchFromRows(rowType, out);
-        out = [];
-      }
+    if (winnerBatch !== undefined && compareRowsAt(winnerKeys, winnerRow, top.keys, top.row) !== 0) {
+      out.push(winnerBatch, winnerRow);
+      if (several) countColliding(1);
+      winnerBatch = undefined;
+      if (out.length >= size) yield out.take();
     }
-    if (winner === undefined) {
-      firstSlot = record.slot;
+    if (winnerBatch === undefined) {
+      firstSlot = top.slot;
       several = false;
-    } else if (record.slot !== firstSlot) {
+    } else if (top.slot !== firstSlot) {
       several = true;
     }
-    winner = record;
-    const next = await top.records.next();
-    if (next.done === true) heap.pop();
+    winnerBatch = top.batch;
+    winnerKeys = top.keys;
+    winnerRow = top.row;
+    if (top.row + 1 < top.batch.length) {
+      top.row += 1;
+      heap.siftDownTop();
+      continue;
+    }
+    const batch = await nextBatch(top.batches);
+    if (batch === undefined) heap.pop();
     else {
-      top.current = next.value;
+      load(top, batch);
       heap.siftDownTop();
     }
   }
-  finishKey();
-  if (out.length > 0) yield batchFromRows(rowType, out);
+  if (winnerBatch !== undefined) {
+    out.push(winnerBatch, winnerRow);
+    if (several) countColliding(1);
+  }
+  if (out.length > 0) yield out.take();
 }
 
 /** Indices of the `sequence.field` columns in the table's row type (none without the option). */

@@ -1,0 +1,185 @@
+/**
+ * Pieces of a k-way merge over column batches, without a row array per record:
+ *
+ *   BatchRowOrder   Paimon's key order (spec/key-comparator.ts) between a row of one batch and a
+ *                   row of another, read from the columns in place (int64 through its two 32-bit
+ *                   words: reading a BigInt64Array element allocates a BigInt)
+ *   SegmentBuilder  the merge's output as (batch, first row, end row) segments of its inputs,
+ *                   copied into one batch column by column when full (typed arrays with `set`)
+ *
+ * The order must be exactly compareKeys' (a different order gives wrong merges, not an error):
+ * test/unit/batch-merge.test.ts checks both against the row path on adversarial values.
+ */
+import { compareBytes, compareJavaDouble, compareUtf8 } from '../spec/key-comparator.ts';
+import type { RowType } from '../spec/types.ts';
+import { allocateColumn, type Column, type ColumnBatch } from './column-batch.ts';
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** A column prepared for comparisons: int64 values as their 32-bit words (little-endian hosts). */
+interface Prepared {
+  readonly column: Column;
+  readonly words: Int32Array | undefined;
+}
+
+/** One batch's columns prepared for comparisons (once per batch, not per row). */
+export type PreparedColumns = readonly Prepared[];
+
+export function prepareColumns(batch: ColumnBatch, indices: readonly number[]): PreparedColumns {
+  return indices.map((i) => {
+    const column = batch.columns[i] as Column;
+    const words = column.kind === 'int64' && LITTLE_ENDIAN ? new Int32Array(column.values.buffer, column.values.byteOffset, column.values.length * 2) : undefined;
+    return { column, words };
+  });
+}
+
+const sign = (n: number): number => (n < 0 ? -1 : n > 0 ? 1 : 0);
+
+/** Compares row `i` of `a` with row `j` of `b` (same column kind), nulls first: -1, 0 or 1. */
+export function compareAt(a: Prepared, i: number, b: Prepared, j: number): number {
+  const x = a.column;
+  const y = b.column;
+  const nx = x.validity !== undefined && x.validity[i] === 0;
+  const ny = y.validity !== undefined && y.validity[j] === 0;
+  if (nx || ny) return nx === ny ? 0 : nx ? -1 : 1;
+  switch (x.kind) {
+    case 'bool':
+    case 'int32':
+      return sign((x.values[i] as number) - (valuesOf<Int32Array>(y)[j] as number));
+    case 'int64': {
+      const wa = a.words;
+      const wb = b.words;
+      if (wa !== undefined && wb !== undefined) {
+        const ha = wa[2 * i + 1] as number;
+        const hb = wb[2 * j + 1] as number;
+        if (ha !== hb) return ha < hb ? -1 : 1;
+        const la = (wa[2 * i] as number) >>> 0;
+        const lb = (wb[2 * j] as number) >>> 0;
+        return la < lb ? -1 : la > lb ? 1 : 0;
+      }
+      return compareBigints(x.values[i] as bigint, valuesOf<BigInt64Array>(y)[j] as bigint);
+    }
+    case 'bigint':
+      return compareBigints(x.values[i] as bigint, valuesOf<bigint[]>(y)[j] as bigint);
+    case 'float32':
+    case 'float64':
+      return compareJavaDouble(x.values[i] as number, valuesOf<Float64Array>(y)[j] as number);
+    case 'string':
+      return compareUtf8(x.values[i] as string, valuesOf<string[]>(y)[j] as string);
+    case 'binary':
+      return compareBytes(x.values[i] as Uint8Array, valuesOf<Uint8Array[]>(y)[j] as Uint8Array);
+    case 'timestamp': {
+      const z = y as Column & { kind: 'timestamp' };
+      const ma = x.millis[i] as number;
+      const mb = z.millis[j] as number;
+      if (ma !== mb) return ma < mb ? -1 : 1;
+      return sign((x.nanos[i] as number) - (z.nanos[j] as number));
+    }
+  }
+}
+
+/** The values of a column of a kind the caller has checked on its twin (both sides share one kind). */
+function valuesOf<T>(column: Column): T {
+  return (column as Column & { values: T }).values;
+}
+
+function compareBigints(a: bigint, b: bigint): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Field by field over prepared columns (a key): -1, 0 or 1. */
+export function compareRowsAt(a: PreparedColumns, i: number, b: PreparedColumns, j: number): number {
+  for (let f = 0; f < a.length; f++) {
+    const c = compareAt(a[f] as Prepared, i, b[f] as Prepared, j);
+    if (c !== 0) return c;
+  }
+  return 0;
+}
+
+interface Segment {
+  readonly batch: ColumnBatch;
+  readonly start: number;
+  end: number;
+}
+
+/** Collects rows of input batches in output order and builds output batches of `rowType`. */
+export class SegmentBuilder {
+  readonly #rowType: RowType;
+  #segments: Segment[] = [];
+  #rows = 0;
+
+  constructor(rowType: RowType) {
+    this.#rowType = rowType;
+  }
+
+  get length(): number {
+    return this.#rows;
+  }
+
+  /** Appends row `row` of `batch` (a batch of rowType's columns). */
+  push(batch: ColumnBatch, row: number): void {
+    const last = this.#segments[this.#segments.length - 1];
+    if (last !== undefined && last.batch === batch && last.end === row) last.end += 1;
+    else this.#segments.push({ batch, start: row, end: row + 1 });
+    this.#rows += 1;
+  }
+
+  /** The rows pushed since the last take, as one batch; the builder starts empty again. */
+  take(): ColumnBatch {
+    const segments = this.#segments;
+    const length = this.#rows;
+    this.#segments = [];
+    this.#rows = 0;
+    const columns = this.#rowType.fields.map((field, f) => gatherColumn(allocateColumn(field.type, length, validityOf(segments, f, length)), segments, f));
+    return { rowType: this.#rowType, length, columns };
+  }
+}
+
+/** The output column's validity (undefined when no copied row is null). */
+function validityOf(segments: readonly Segment[], f: number, length: number): Uint8Array | undefined {
+  let validity: Uint8Array | undefined;
+  let at = 0;
+  for (const s of segments) {
+    const source = (s.batch.columns[f] as Column).validity;
+    if (source !== undefined && source.subarray(s.start, s.end).includes(0)) {
+      validity ??= new Uint8Array(length).fill(1);
+      validity.set(source.subarray(s.start, s.end), at);
+    }
+    at += s.end - s.start;
+  }
+  return validity;
+}
+
+function gatherColumn(out: Column, segments: readonly Segment[], f: number): Column {
+  let at = 0;
+  for (const s of segments) {
+    const from = s.batch.columns[f] as Column;
+    const n = s.end - s.start;
+    switch (out.kind) {
+      case 'timestamp': {
+        const source = from as Column & { kind: 'timestamp' };
+        out.millis.set(source.millis.subarray(s.start, s.end), at);
+        out.nanos.set(source.nanos.subarray(s.start, s.end), at);
+        break;
+      }
+      case 'bool':
+      case 'int32':
+      case 'int64':
+      case 'float32':
+      case 'float64':
+        // Same kind ⇒ same typed array type.
+        valuesOf<Uint8Array>(out).set(valuesOf<Uint8Array>(from).subarray(s.start, s.end), at);
+        break;
+      case 'bigint':
+      case 'string':
+      case 'binary': {
+        const target = out.values as unknown[];
+        const source = valuesOf<readonly unknown[]>(from);
+        for (let r = 0; r < n; r++) target[at + r] = source[s.start + r];
+        break;
+      }
+    }
+    at += n;
+  }
+  return out;
+}
