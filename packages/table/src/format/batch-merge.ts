@@ -105,11 +105,17 @@ interface Segment {
 /** Collects rows of input batches in output order and builds output batches of `rowType`. */
 export class SegmentBuilder {
   readonly #rowType: RowType;
+  readonly #sameAs: ReadonlyMap<number, number>;
   #segments: Segment[] = [];
   #rows = 0;
 
-  constructor(rowType: RowType) {
+  /**
+   * `sameAs`: output column → another output column it equals in every input row (a key-value
+   * batch's `_KEY_` columns are its key fields): the same column object, copied once.
+   */
+  constructor(rowType: RowType, sameAs: ReadonlyMap<number, number> = new Map()) {
     this.#rowType = rowType;
+    this.#sameAs = sameAs;
   }
 
   get length(): number {
@@ -130,8 +136,8 @@ export class SegmentBuilder {
     const length = this.#rows;
     this.#segments = [];
     this.#rows = 0;
-    const columns = this.#rowType.fields.map((field, f) => gatherColumn(allocateColumn(field.type, length, validityOf(segments, f, length)), segments, f));
-    return { rowType: this.#rowType, length, columns };
+    const columns = this.#rowType.fields.map((field, f) => (this.#sameAs.has(f) ? undefined : gatherColumn(allocateColumn(field.type, length, validityOf(segments, f, length)), segments, f)));
+    return { rowType: this.#rowType, length, columns: columns.map((c, f) => c ?? (columns[this.#sameAs.get(f) as number] as Column)) };
   }
 }
 

@@ -47,6 +47,9 @@ export function columnStats(column: Column, length: number): ColumnStats {
   };
 }
 
+/** A UTF-16 unit at or above U+E000 (where UTF-16 and UTF-8 orders part). */
+const ABOVE_SURROGATES = /[\ue000-\uffff]/;
+
 /** a < b for two non-null rows of the column, read straight from its arrays. */
 function rowLess(column: Column): (a: number, b: number) => boolean {
   switch (column.kind) {
@@ -73,6 +76,9 @@ function rowLess(column: Column): (a: number, b: number) => boolean {
     }
     case 'string': {
       const v = column.values;
+      // JS `<` compares UTF-16 units, which is UTF-8 byte order unless a surrogate meets a unit ≥
+      // U+E000 (compareUtf8): when no value holds such a unit, the native comparison is exact.
+      if (!v.some((s) => ABOVE_SURROGATES.test(s))) return (a, b) => (v[a] as string) < (v[b] as string);
       return (a, b) => compareUtf8(v[a] as string, v[b] as string) < 0;
     }
     case 'binary': {

@@ -162,6 +162,11 @@ export interface DataFileWriterOptions extends ParquetEncodeOptions {
   readonly targetFileSize: number;
   /** Most rows in one row group (bounds memory: one row group is encoded at a time). */
   readonly rowGroupRows?: number;
+  /**
+   * Hold written rows until they fill a row group (a merge handing small batches still writes full
+   * row groups). Default: the rows of each `write` start a row group of their own.
+   */
+  readonly fillRowGroups?: boolean;
   /** Paimon's data-file.prefix, default 'data-'. */
   readonly fileNamePrefix?: string;
   /** Called with each row group and the index of the file it goes to (e.g. delete counting). */
@@ -182,8 +187,8 @@ interface OpenFile {
 
 /**
  * Writes the rows of one (partition, bucket) into rolling data files. Rows are written in the order
- * given; files are numbered from 0. Memory: the rows of one row group (held until it is full) and
- * its encoded output.
+ * given; files are numbered from 0. Memory: one row group of encoded output at a time (and with
+ * `fillRowGroups`, the rows held until they fill one).
  */
 export class DataFileWriter {
   readonly #options: DataFileWriterOptions;
@@ -204,15 +209,16 @@ export class DataFileWriter {
   }
 
   /**
-   * Appends rows. Rows are held until they fill a row group (`rowGroupRows`, or what is left of the
-   * target size), so a caller handing small batches (a merge's output) still gets full row groups;
-   * `roll` and `close` write what is held.
+   * Appends rows, in row groups of at most `rowGroupRows` (or what is left of the target size). With
+   * `fillRowGroups`, rows are held until they fill a row group, and `roll` and `close` write what
+   * is held; otherwise a batch's last rows make a row group of their own.
    */
   async write(batch: ColumnBatch): Promise<void> {
     if (batch.length === 0) return;
     this.#pending.push(batch);
     this.#pendingRows += batch.length;
     while (this.#pendingRows > 0 && this.#pendingRows >= this.#nextGroupRows(this.#current)) await this.#writeGroup();
+    if (this.#options.fillRowGroups !== true) await this.#flush();
   }
 
   /** Writes one row group from the held rows: as many as the open file's next group takes. */

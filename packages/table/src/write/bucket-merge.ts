@@ -133,6 +133,8 @@ export async function writeMergedBucket(input: BucketMergeInput, merged: MergedR
   const configured = schema.options['target-file-size'];
   const options = {
     uuid: `${input.writerId}-${randomUUID()}`,
+    // The merge hands small batches: its files still get full row groups (rowGroupRows' default).
+    fillRowGroups: true,
     targetFileSize: input.targetFileSize ?? (configured === undefined ? fallback : parseMemorySize(configured)),
     openSink: (fileName: string) => objectStoreSink(input.store, `${input.tablePath}/${paths.file(input.partition, input.bucket, fileName)}`),
   };
@@ -289,7 +291,8 @@ async function* mergedKeyValues(input: BucketMergeInput, keys: readonly string[]
   });
   for (const cursor of cursors) if (cursor !== undefined) heap.push(cursor);
   const size = input.batchRows ?? DEFAULT_BATCH_ROWS;
-  const out = new SegmentBuilder(rowType);
+  // Each _KEY_ column is its key field's column (keyValueRowType: keys, sequence, kind, fields).
+  const out = new SegmentBuilder(rowType, new Map(keys.map((name, i) => [i, k + 2 + schema.fields.findIndex((f) => f.name === name)])));
   // The key being merged: its greatest record so far (batch, row, prepared key columns) and writers.
   let winnerBatch: ColumnBatch | undefined;
   let winnerKeys: PreparedColumns = [];

@@ -147,3 +147,15 @@ describe('SegmentBuilder: the rows pushed, copied out column by column', () => {
     );
   });
 });
+
+test('SegmentBuilder sameAs: a column declared equal to another is that column, not a copy', () => {
+  const rowType = rowTypeOf(['BIGINT', 'STRING', 'BIGINT']);
+  const batch = batchFromRows(rowType, [[INT64_MIN, 'a', INT64_MIN], [null, '😀', null], [SAFE + 1n, '', SAFE + 1n]]);
+  const out = new SegmentBuilder(rowType, new Map([[0, 2]]));
+  out.push(batch, 2);
+  out.push(batch, 0);
+  out.push(batch, 1);
+  const taken = out.take();
+  assert.equal(taken.columns[0], taken.columns[2]);
+  assert.deepStrictEqual(rowsFromBatch(taken), [[SAFE + 1n, '', SAFE + 1n], [INT64_MIN, 'a', INT64_MIN], [null, '😀', null]]);
+});
