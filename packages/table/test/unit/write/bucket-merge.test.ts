@@ -6,7 +6,12 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalObjectStore, TableWrite, createTable, mergeBucket, type CommitMessage } from '@tributary/table';
+import { LocalObjectStore, TableWrite, createTable, mergeBucket, type CommitMessage, type Table } from '@tributary/table';
+import { rowsFromBatch } from '../../../src/format/column-batch.ts';
+import { keyValueRowType } from '../../../src/format/key-value.ts';
+import { ParquetDataFileReader, byteSourceFromBytes } from '../../../src/parquet/parquet-reader.ts';
+import { compareKeys } from '../../../src/spec/key-comparator.ts';
+import type { InternalValue } from '../../../src/spec/types.ts';
 
 const RUNS = 'staging/runs';
 
@@ -117,3 +122,91 @@ test('spill mode: each spill is ONE run object with a segment per (partition, bu
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('adversarial keys and values: the merge of many small runs is the model (later slot, then later row, wins; deletes stay), files in key order with full row groups', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tributary-bucket-adversarial-'));
+  try {
+    const store = new LocalObjectStore(dir);
+    const table = await createTable(store, {
+      database: 'db',
+      name: 'adversarial',
+      schema: {
+        fields: [
+          { name: 's', type: 'STRING NOT NULL' },
+          { name: 'k', type: 'BIGINT NOT NULL' },
+          { name: 'd', type: 'DOUBLE' },
+          { name: 'm', type: 'DECIMAL(38, 10)' },
+          { name: 'n', type: 'DECIMAL(18, 4)' },
+          { name: 't', type: 'TIMESTAMP(9)' },
+          { name: 'v', type: 'STRING' },
+        ],
+        primaryKeys: ['s', 'k'],
+        options: { bucket: '1' },
+      },
+    });
+    // Strings where UTF-16 and UTF-8 orders differ, empty; int64 at its limits and around 2^32 and 2^53.
+    const strings = ['', 'a', '\uffff', '\ue000', '😀', '😀a', 'é', '中'];
+    const longs = [-(2n ** 63n), -(2n ** 32n), -1n, 0n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n + 1n, 2n ** 63n - 1n];
+    const keyOf = (i: number): [string, bigint] => {
+      const long = longs[Math.floor(i / strings.length) % longs.length]!;
+      // Moved towards zero, so the limits stay inside int64.
+      return [strings[i % strings.length]!, long + (long > 0n ? -1n : 1n) * BigInt(Math.floor(i / 64))];
+    };
+    const valueOf = (slot: number, i: number): unknown[] => [
+      i % 9 === 0 ? null : slot === 1 ? Number.MIN_VALUE * i : (i + 0.1) / 3,
+      i % 10 === 0 ? null : (i % 2 === 0 ? 1n : -1n) * (10n ** 38n - 1n - BigInt(i)),
+      i % 11 === 0 ? null : (i % 2 === 0 ? 1n : -1n) * (10n ** 18n - 1n - BigInt(slot)),
+      i % 12 === 0 ? null : { epochMillis: -1 + i, nanoOfMillis: 999_999 - slot },
+      i % 13 === 0 ? null : i % 5 === 0 ? '' : `w${slot}-${i}-😀\uffff`,
+    ];
+    // The model: key → [row, deleted] of the last write in (slot, row) order.
+    const model = new Map<string, { row: unknown[]; deleted: boolean }>();
+    const messages: CommitMessage[][] = [];
+    for (let slot = 0; slot < 4; slot++) {
+      const write = await TableWrite.open(store, table.path, table.schema, { writerId: `a${slot}`, sequenceSlot: slot, dataPath: RUNS, bufferRows: 700, maxBufferedRows: 700, baseSnapshotId: null });
+      // Slot s writes every (s + 1)-th key of 4,096, twice for some (the later row of a writer wins), deleting every 17th.
+      const rows: unknown[][] = [];
+      const kinds: number[] = [];
+      for (let i = 0; i < 4096; i += slot + 1) {
+        for (const repeat of i % 7 === 0 ? [0, 1] : [0]) {
+          const row = [...keyOf(i), ...valueOf(slot, i + repeat)];
+          const deleted = i % 17 === 0 && slot === 2;
+          rows.push(row);
+          kinds.push(deleted ? 3 : 0);
+          model.set(JSON.stringify(keyOf(i), (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v)), { row, deleted });
+        }
+      }
+      for (let i = 0; i < rows.length; i += 333) await write.writeRows(rows.slice(i, i + 333) as never, kinds.slice(i, i + 333));
+      messages.push(await write.prepareCommit());
+    }
+    const runs = messages.flatMap((m, slot) => m.flatMap((x) => x.dataIncrement.newFiles.map((f) => ({ fileName: f.fileName, size: Number(f.fileSize), slot, minSequence: f.minSequenceNumber }))));
+    assert.ok(runs.length >= 8, `many runs (${runs.length})`);
+    const merged = await mergeBucket({ store, tablePath: table.path, runsPath: RUNS, schema: table.schema, partition: messages[0]![0]!.partition, bucket: 0, totalBuckets: 1, runs, writerId: 'adv', batchRows: 256 });
+    assert.equal(merged.rows, model.size, 'one record per key, deletes included');
+    const files = merged.message?.dataIncrement.newFiles ?? [];
+    assert.equal(files.length, 1);
+    assert.equal(files[0]!.rowCount, BigInt(model.size));
+    await table.newCommit('u').commit([merged.message!]);
+    const expected = [...model.values()].filter((e) => !e.deleted).map((e) => e.row);
+    const read = await table.newRead().toArray();
+    const canonical = (rows: readonly (readonly unknown[])[]): string[] => rows.map((r) => JSON.stringify(r, (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))).sort();
+    assert.deepStrictEqual(canonical(read), canonical(expected));
+    // The one file: keys strictly ascending in Paimon's order, and row groups filled (not one per merge batch).
+    const { reader, rows: fileRows } = await readMergedFile(table, files[0]!.fileName);
+    assert.ok(reader.rowGroupCount <= 2, `full row groups (${reader.rowGroupCount} for ${fileRows.length} rows; one per 256-row merge batch would be ${Math.ceil(fileRows.length / 256)})`);
+    const types = table.schema.fields.slice(0, 2).map((f) => f.type);
+    for (let i = 1; i < fileRows.length; i++) assert.equal(compareKeys(fileRows[i - 1]!.slice(0, 2), fileRows[i]!.slice(0, 2), types), -1, `keys ascend at row ${i}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+/** A merged data file of bucket 0 of an unpartitioned table, read raw: its reader and its key-value rows in file order. */
+async function readMergedFile(table: Table, fileName: string): Promise<{ reader: ParquetDataFileReader; rows: InternalValue[][] }> {
+  const bytes = await table.store.get(`${table.path}/bucket-0/${fileName}`);
+  const reader = await ParquetDataFileReader.open(byteSourceFromBytes(bytes));
+  const rows: InternalValue[][] = [];
+  const rowType = keyValueRowType({ fields: table.schema.fields }, table.schema.primaryKeys);
+  for await (const batch of reader.batches(rowType)) rows.push(...rowsFromBatch(batch));
+  return { reader, rows };
+}
