@@ -16,6 +16,17 @@ import { mergeBucketProcessor } from './merge-bucket.ts';
 import { compactBucketProcessor } from './compact-bucket.ts';
 import { writeShardProcessor } from './write-shard.ts';
 
+/**
+ * Times a shard, bucket or compaction job may be run again after its lock lapsed (its worker
+ * starved, frozen or killed past `lockDurationMs`) before BullMQ fails it. A re-run is safe: every
+ * execution numbers its own attempt (its own blob and data files) and only the first to finish is
+ * accepted, so a starved first run and its re-run may both go on and one vote counts. BullMQ's
+ * default (1) failed a job on its second stall, and its sync or compaction then went on without it
+ * (an abort) although nothing was wrong. Bounded so that a job that kills every worker taking it
+ * still fails, after about ten re-runs (lock plus stall check each, a minute at the defaults).
+ */
+export const WORKER_JOB_MAX_STALLS = 10;
+
 export interface WorkerConfig {
   readonly redis: { readonly host: string; readonly port: number };
   /** The deployment's key prefix (the coordinator's). */
@@ -124,6 +135,7 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
     concurrency,
     lockDuration: config.lockDurationMs ?? 30_000,
     stalledInterval: config.stalledIntervalMs ?? 30_000,
+    maxStalledCount: WORKER_JOB_MAX_STALLS,
   });
   const merge = mergeBucketProcessor({
     redis,
@@ -141,6 +153,7 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
     concurrency: config.bucketConcurrency ?? concurrency,
     lockDuration: config.lockDurationMs ?? 30_000,
     stalledInterval: config.stalledIntervalMs ?? 30_000,
+    maxStalledCount: WORKER_JOB_MAX_STALLS,
   });
   const compact = compactBucketProcessor({
     redis,
@@ -158,6 +171,7 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
     concurrency,
     lockDuration: config.lockDurationMs ?? 30_000,
     stalledInterval: config.stalledIntervalMs ?? 30_000,
+    maxStalledCount: WORKER_JOB_MAX_STALLS,
   });
   compactionWorker.on('failed', (job, error) => logger.warn({ jobId: job?.id, jobAttempt: job?.attemptsMade, error: error.message }, 'compaction job failed'));
   compactionWorker.on('error', (error) => logger.warn({ error: error.message }, 'compaction worker error'));
@@ -165,6 +179,12 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
   bucketWorker.on('error', (error) => logger.warn({ error: error.message }, 'bucket worker error'));
   worker.on('failed', (job, error) => logger.warn({ jobId: job?.id, jobAttempt: job?.attemptsMade, error: error.message }, 'shard job failed'));
   worker.on('error', (error) => logger.warn({ error: error.message }, 'worker error'));
+  // A job whose lock lapsed is run again (WORKER_JOB_MAX_STALLS): the worker whose stall check found
+  // it logs the stall (the worker that lost the lock logs its failed renewal as a worker error), a
+  // line worth having when a sync or compaction seems to wait or a job shows two attempts.
+  for (const [kind, w] of [['shard', worker], ['bucket', bucketWorker], ['compaction', compactionWorker]] as const) {
+    w.on('stalled', (jobId) => logger.warn({ jobId }, `${kind} job stalled (its lock lapsed); BullMQ runs it again`));
+  }
   const probes = {
     redis: async () => {
       if (redis.status !== 'ready') throw new Error(`not connected (${redis.status})`);
