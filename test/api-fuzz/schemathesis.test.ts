@@ -13,23 +13,14 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
+import { freePort } from '@tributary/testkit';
 import { outputOf, spawnCoordinator, stop, syncEnv } from '../integration/sync/harness.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const schemathesis = fileURLToPath(new URL('../../.cache/venv-fuzz/bin/schemathesis', import.meta.url));
 const seed = process.env.TRIBUTARY_FUZZ_SEED ?? '20261201';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 function run(command: string, args: readonly string[], cwd: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {

@@ -8,13 +8,13 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { scratchDatabase, type ScratchDatabase } from '../../../packages/catalog/test/scratch-database.ts';
 import { createTable, parseDataTypeString } from '@tributary/table';
+import { freePort } from '@tributary/testkit';
 import { ORDERS_COLUMNS, spawnListeningCoordinator, spawnWorker, stop, syncEnv } from '../sync/harness.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -27,16 +27,6 @@ function tributary(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ c
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 describe('tributary coordinator with a JDBC catalog', () => {

@@ -8,14 +8,13 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { newToken } from '@tributary/coordinator';
 import { TRIBUTARY_VERSION } from '@tributary/table';
-import { uniqueName } from '@tributary/testkit';
+import { freePort, uniqueName } from '@tributary/testkit';
 import { ORDERS_COLUMNS, spawnListeningCoordinator, spawnWorker, stop, syncEnv, waitUntil } from '../sync/harness.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -157,16 +156,6 @@ describe('tributary: configuration errors at start', () => {
     assert.doesNotMatch(run.stderr, /^\s+at /m, 'no stack trace');
   });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 describe('tributary: every REST command against a coordinator and a worker started by the CLI', () => {
   const e = syncEnv('cli-rest');

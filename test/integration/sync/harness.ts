@@ -4,7 +4,6 @@
  * child processes, the orders table, and waiting for a sync to reach a phase.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -376,16 +375,6 @@ export async function waitForObject(e: SyncEnv, key: string, timeoutMs = 10_000)
     if (Date.now() > deadline) throw new Error(`${key} was not written within ${timeoutMs} ms`);
     await sleep(100);
   }
-}
-
-/** A TCP port nobody listens on now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  return typeof address === 'object' && address !== null ? address.port : 0;
 }
 
 /**

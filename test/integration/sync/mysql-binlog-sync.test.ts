@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
 import type { Coordinator } from '@tributary/coordinator';
-import { freePort, inProcessCoordinator, pypaimonRead, shardProgressRows, spawnWorker, stop, syncEnv, waitForPhase, waitUntil } from './harness.ts';
+import { freePort } from '@tributary/testkit';
+import { inProcessCoordinator, pypaimonRead, shardProgressRows, spawnWorker, stop, syncEnv, waitForPhase, waitUntil } from './harness.ts';
 
 const port = await freePort();
 

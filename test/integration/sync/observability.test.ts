@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { newToken } from '@tributary/coordinator';
 import { startShardWorker } from '@tributary/worker';
+import { freePort } from '@tributary/testkit';
 import {
   ORDERS_COLUMNS,
-  freePort,
   generatorSource,
   inProcessCoordinator,
   oneTo,

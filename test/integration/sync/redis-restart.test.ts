@@ -14,9 +14,9 @@ import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { SyncStore, type SyncRecord } from '@tributary/coordinator';
 import { openTable } from '@tributary/table';
+import { freePort } from '@tributary/testkit';
 import {
   ORDERS_COLUMNS,
-  freePort,
   generatorSource,
   oneTo,
   outputOf,

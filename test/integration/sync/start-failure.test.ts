@@ -6,23 +6,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { services } from '@tributary/testkit';
+import { freePort, services } from '@tributary/testkit';
 import { s3, syncEnv } from './harness.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 // Starts a coordinator, reports how the start ended, and returns: nothing keeps the process alive
 // but what the coordinator left open.

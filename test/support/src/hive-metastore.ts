@@ -9,11 +9,11 @@ import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { freePort } from './ports.ts';
 
 const run = promisify(execFile);
 const script = fileURLToPath(new URL('../../../infra/hive-metastore.sh', import.meta.url));
@@ -37,17 +37,6 @@ export interface OwnMetastore {
   isUp(): Promise<boolean>;
   /** Stops it and deletes its data directory. */
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no free port');
-  return address.port;
 }
 
 /** A metastore of the caller's own on a free port (not started yet). `name` goes into its data directory's name. */

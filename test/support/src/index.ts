@@ -1,5 +1,6 @@
 export { services } from './services.ts';
 export { uniqueName } from './names.ts';
+export { freePort } from './ports.ts';
 export { mulberry32 } from './random.ts';
 export {
   pypaimon,

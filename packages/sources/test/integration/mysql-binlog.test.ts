@@ -8,25 +8,15 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
+import { freePort } from '@tributary/testkit';
 import { loadSourceAccess } from '../../src/access.ts';
 import { MysqlSource } from '../../src/mysql/source.ts';
 import type { ShardReadPosition } from '@tributary/protocol';
 import type { SourceBatch } from '../../src/source.ts';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 describe('mysql read position with the binary log on (a private mariadbd)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tributary-binlog-'));
