@@ -90,6 +90,12 @@ export class AttemptLedger {
     return phase !== undefined && this.#phases.includes(phase);
   }
 
+  /** The vote of the attempt accepted for `shardId` (the job's outcome); undefined while none is. */
+  async acceptedVote(shardId: string): Promise<(ShardVote & Partial<BucketVote>) | undefined> {
+    const json = await this.#redis.hget(this.#keys.votes, shardId);
+    return json === null ? undefined : (JSON.parse(json) as ShardVote & Partial<BucketVote>);
+  }
+
   async nextAttempt(shardId: string): Promise<number> {
     return this.#redis.hincrby(this.#keys.attemptSeq, shardId, 1);
   }

@@ -8,7 +8,7 @@
  */
 import type { Job } from 'bullmq';
 import { UnrecoverableError, WaitingError } from 'bullmq';
-import { isTributaryError, toErrorData, type ShardAttempt } from '@tributary/protocol';
+import { isTributaryError, toErrorData, type BucketVote, type ShardAttempt, type ShardVote } from '@tributary/protocol';
 import type { Logger } from 'pino';
 import type { AttemptLedger } from './attempt-ledger.ts';
 
@@ -27,9 +27,22 @@ export interface LedgeredAttempt<R> {
   /** The result's fields recorded with `succeeded`, and the ones logged. */
   readonly recorded: (result: R) => Partial<ShardAttempt>;
   readonly logged: (result: R) => Record<string, unknown>;
+  /**
+   * The job's result when an attempt of it was accepted already: a re-run of a job whose lock lapsed
+   * after (or while) an earlier execution won. Nothing is run again and no attempt is numbered; the
+   * job ends at once with the accepted attempt's outcome. Without it a starved worker could re-run
+   * a long job for ever (each execution's lock lapsing before it ends, the job never completing)
+   * while its sync already had its vote.
+   */
+  readonly settled: (vote: ShardVote & Partial<BucketVote>) => R;
 }
 
 export async function runLedgeredAttempt<R>(a: LedgeredAttempt<R>): Promise<R> {
+  const won = await a.ledger.acceptedVote(a.id);
+  if (won !== undefined) {
+    a.log?.info({ acceptedAttempt: won.attemptId }, `${a.what} job already has an accepted attempt; not run again`);
+    return a.settled(won);
+  }
   const attempt = await a.ledger.nextAttempt(a.id);
   const started = Date.now();
   const startedAt = new Date(started).toISOString();

@@ -95,6 +95,17 @@ export function compactBucketProcessor(deps: CompactBucketDeps): (job: Job, toke
       run: (attempt, report) => runAttempt(deps, ledger, data, attempt, report, signal),
       recorded: (r) => ({ rows: r.rows, bytes: r.bytes, blobKey: r.blobKey, checksum: r.checksum, accepted: r.accepted }),
       logged: (r) => ({ rows: r.rows, bytes: r.bytes, files: r.files, accepted: r.accepted }),
+      settled: (v) => ({
+        compactionId: data.syncId,
+        jobId: data.shardId,
+        attemptId: v.attemptId,
+        blobKey: stagedCompactionBlobKey(data.syncId, data.shardId, v.attemptId),
+        checksum: v.checksum,
+        rows: v.rows,
+        bytes: v.bytes,
+        files: v.files ?? 0,
+        accepted: true,
+      }),
     });
   };
 }

@@ -80,6 +80,18 @@ export function mergeBucketProcessor(deps: MergeBucketDeps): (job: Job, token?: 
       run: (attempt, report) => runAttempt(deps, ledger, data, attempt, report, signal),
       recorded: (r) => ({ rows: r.rows, bytes: r.bytes, blobKey: r.blobKey, checksum: r.checksum, accepted: r.accepted }),
       logged: (r) => ({ rows: r.rows, bytes: r.bytes, files: r.files, accepted: r.accepted }),
+      settled: (v) => ({
+        syncId: data.syncId,
+        shardId: data.shardId,
+        attemptId: v.attemptId,
+        blobKey: stagedBucketBlobKey(data.syncId, data.shardId, v.attemptId),
+        checksum: v.checksum,
+        rows: v.rows,
+        bytes: v.bytes,
+        accepted: true,
+        files: v.files ?? 0,
+        collidingKeys: v.collidingKeys ?? 0,
+      }),
     });
   };
 }

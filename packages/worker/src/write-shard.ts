@@ -101,6 +101,17 @@ export function writeShardProcessor(deps: WriteShardDeps): (job: Job, token?: st
       run: (attempt, report) => runAttempt(deps, ledger, data, attempt, job, report, signal),
       recorded: resultFields,
       logged: (r) => ({ rows: r.rows, bytes: r.bytes, accepted: r.accepted }),
+      settled: (v) => ({
+        syncId: data.syncId,
+        shardId: data.shardId,
+        attemptId: v.attemptId,
+        blobKey: stagedBlobKey(data.syncId, data.shardId, v.attemptId),
+        checksum: v.checksum,
+        rows: v.rows,
+        bytes: v.bytes,
+        accepted: true,
+        ...(v.rejected === undefined ? {} : { rejected: v.rejected, rejectsKey: stagedRejectsKey(data.syncId, data.shardId, v.attemptId) }),
+      }),
     });
   };
 }

@@ -15,10 +15,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
-import { Queue } from 'bullmq';
+import { Queue, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Coordinator } from '@tributary/coordinator';
-import { COMPACTION_QUEUE, SYNC_QUEUES, compactionRedisKeys, type ShardAttempt } from '@tributary/protocol';
+import { COMPACTION_QUEUE, PLAN_HEAD_FIELD, SYNC_QUEUES, SyncPlanHead, SyncShardResult, compactionRedisKeys, encodeVoteToken, shardVoteToken, syncRedisKeys, type ShardAttempt } from '@tributary/protocol';
 import { openTable } from '@tributary/table';
 import { canonicalRows, services, type OracleRow } from '@tributary/testkit';
 import {
@@ -79,6 +79,17 @@ async function stallTwice(e: SyncEnv, workers: ChildProcess[], first: ChildProce
   return [second, third];
 }
 
+/** A BullMQ job once it completed or failed, read after that (its result or reason with it). */
+async function ended(queue: Queue, jobId: string, what: string): Promise<{ j: Job; state: 'completed' | 'failed' }> {
+  const state = await waitUntil(async () => {
+    const s = await (await queue.getJob(jobId))?.getState();
+    return (s === 'completed' || s === 'failed') && s;
+  }, what, 90_000);
+  const j = await queue.getJob(jobId);
+  assert.ok(j !== undefined, `${jobId} is gone`);
+  return { j, state };
+}
+
 /** Once all three executions ended (the thawed ones report too): the one accepted attempt; the BullMQ job completed after two stalls, both logged. */
 async function assertOneAccepted(job: Watched, finders: readonly ChildProcess[]): Promise<string> {
   const attempts = await waitUntil(async () => {
@@ -89,11 +100,7 @@ async function assertOneAccepted(job: Watched, finders: readonly ChildProcess[])
   assert.equal(accepted.length, 1, JSON.stringify(attempts));
   const winner = accepted[0]?.attemptId;
   assert.ok(winner !== undefined);
-  const bull = await waitUntil(async () => {
-    const j = await job.queue.getJob(job.bullJobId);
-    const state = await j?.getState();
-    return (state === 'completed' || state === 'failed') && j !== undefined && { j, state };
-  }, `the ${job.kind} job ended in BullMQ`, 90_000);
+  const bull = await ended(job.queue, job.bullJobId, `the ${job.kind} job ended in BullMQ`);
   if (job.kind === 'compaction' && bull.state === 'failed') {
     // A compaction commits once every job has an accepted attempt, without waiting for the jobs'
     // ends in BullMQ: the execution still holding the job then stops, fenced, and fails the job.
@@ -203,6 +210,36 @@ for (const job of CASES) describe(`a ${job.kind} job whose lock lapses twice (re
     const ids = (await readRows(e, 'shop', 'stalled')).map((r) => r[0] as bigint).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     assert.deepEqual(ids, oneTo(ROWS), 'each source row exactly once');
   });
+
+  if (job.kind === 'shard') {
+    test('a re-delivery of a job whose attempt was accepted runs nothing and ends at once with the accepted attempt', async () => {
+      await createOrdersTable(coordinator, 'shop', 'settled');
+      workers.push(await spawnWorker(e));
+      const response = await coordinator.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop', table: 'settled' }, source: generatorSource(1, 100), options: { layout: 'direct' } } });
+      assert.equal(response.statusCode, 202, response.body);
+      const id = response.json<{ id: string }>().id;
+      const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 120_000, (syncId) => explainSync(coordinator, syncId));
+      assert.ok(done.state.phase === 'COMMITTED', JSON.stringify(done.state));
+      const accepted = done.state.accepted['shard-00000'];
+      assert.ok(accepted !== undefined);
+      const before = await job.attempts(coordinator, id);
+      // The shard's job again, with its real token, as BullMQ delivers a job whose lock lapsed (a
+      // starved worker's re-run that comes after the vote): before, it numbered a new attempt and
+      // redid the whole shard, so a job whose every execution outlived its lock never completed.
+      const redis = new Redis(connection);
+      const head = SyncPlanHead.parse(JSON.parse((await redis.hget(syncRedisKeys(e.prefix, id).plan, PLAN_HEAD_FIELD)) ?? '{}'));
+      redis.disconnect();
+      const token = encodeVoteToken(shardVoteToken(e.clusterSecret, id, 'shard-00000', head.fingerprint));
+      await queue.add('write-shard', { syncId: id, shardId: 'shard-00000', token }, { jobId: `again-${id}`, attempts: 1 });
+      const again = await ended(queue, `again-${id}`, 'the re-delivered job ended');
+      assert.equal(again.state, 'completed', again.j.failedReason);
+      const result = SyncShardResult.parse(again.j.returnvalue);
+      assert.equal(result.attemptId, accepted.attemptId);
+      assert.equal(result.accepted, true);
+      assert.equal(result.rows, 100);
+      assert.deepEqual(await job.attempts(coordinator, id), before, 'no attempt numbered or run');
+    });
+  }
 });
 
 describe('a compaction job whose lock lapses twice (real workers, short locks)', () => {
