@@ -7,7 +7,7 @@
  * files before and after, and Paimon Java's read of the whole table before and after.
  */
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { access, cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +23,9 @@ const { values: flags } = parseArgs({
     'rows-per-shard': { type: 'string', default: '400' },
     rounds: { type: 'string', default: '2' },
     keep: { type: 'boolean', default: false },
+    warehouse: { type: 'string' },
+    'build-only': { type: 'boolean', default: false },
+    'first-round': { type: 'string', default: '0' },
   },
 });
 const syncs = Number(flags.syncs);
@@ -30,6 +33,7 @@ const shards = Number(flags.shards);
 const buckets = Number(flags.buckets);
 const rowsPerShard = Number(flags['rows-per-shard']);
 const rounds = Number(flags.rounds);
+const firstRound = Number(flags['first-round']);
 
 interface Run {
   readonly who: 'tributary' | 'paimon-java';
@@ -73,11 +77,9 @@ async function liveFiles(store: LocalObjectStore, table: string): Promise<number
   return (await (await openTable(store, 'bench', table)).dataFiles()).files.length;
 }
 
-async function main(): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'bench-compact-'));
-  const warehouse = `file://${dir}`;
-  const store = new LocalObjectStore(dir);
-  console.log(`table: ${syncs} commits × ${shards} writers × ${buckets} buckets, ${rowsPerShard} rows per writer per commit; warehouse ${dir}`);
+/** The table of many small files (deterministic: the same flags build the same table). */
+async function build(store: LocalObjectStore, dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
   const base = await createTable(store, {
     database: 'bench',
     name: 'base',
@@ -106,17 +108,32 @@ async function main(): Promise<void> {
     await base.newCommit(`bench-load-${s}`).commit(messages);
   }
   await createTable(store, { database: 'bench', name: 'empty', schema: { fields: [{ name: 'id', type: 'BIGINT NOT NULL' }], primaryKeys: ['id'], options: { bucket: '1' } } });
+}
+
+async function main(): Promise<void> {
+  const dir = flags.warehouse ?? (await mkdtemp(join(tmpdir(), 'bench-compact-')));
+  const warehouse = `file://${dir}`;
+  const store = new LocalObjectStore(dir);
+  console.log(`table: ${syncs} commits × ${shards} writers × ${buckets} buckets, ${rowsPerShard} rows per writer per commit; warehouse ${dir}`);
+  const built = await access(join(dir, 'bench.db', 'empty')).then(
+    () => true,
+    () => false,
+  );
+  if (built) console.log('reusing the table built there before (the flags must be those it was built with)');
+  else await build(store, dir);
   const filesBefore = await liveFiles(store, 'base');
   console.log(`built: ${filesBefore} live files`);
+  if (flags['build-only']) return;
 
   const runs: Run[] = [];
   const cluster = await startCluster({ prefix: `bench-compact-${Date.now()}`, warehouse }, { workers: 2, workerConcurrency: 1 });
   try {
-    for (let round = 0; round < rounds; round++) {
+    for (let round = firstRound; round < firstRound + rounds; round++) {
       const order: Run['who'][] = round % 2 === 0 ? ['tributary', 'paimon-java'] : ['paimon-java', 'tributary'];
       const javaFloorS = (await javaRead(warehouse, 'empty')).wallS;
       for (const who of order) {
         const name = `${who === 'tributary' ? 'tri' : 'java'}_${round}`;
+        await rm(join(dir, 'bench.db', name), { recursive: true, force: true }); // a copy left by an earlier run on this warehouse
         await cp(join(dir, 'bench.db', 'base'), join(dir, 'bench.db', name), { recursive: true });
         const before = await javaRead(warehouse, name);
         let wallS: number;
@@ -148,7 +165,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await cluster.stop();
-    if (!flags.keep) await rm(dir, { recursive: true, force: true });
+    if (!flags.keep && flags.warehouse === undefined) await rm(dir, { recursive: true, force: true });
   }
   const inputRows = syncs * shards * rowsPerShard;
   console.log(`\n| contender | round | wall s | CPU s | input rows/s | files before → after | live rows | Java read before s | after s | Java empty-table read s |`);

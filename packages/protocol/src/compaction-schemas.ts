@@ -4,9 +4,21 @@
  * how the rewritten files are named. A compaction has the ledger of a sync's bucket stage (attempts
  * numbered, the first finished attempt per job accepted with its vote, only while the compaction
  * is RUNNING), under keys of its own.
+ *
+ * What binds a job to the files it rewrites, from the job's token down:
+ *
+ *   vote token = HMAC(cluster secret, compaction, job, fingerprint)
+ *   fingerprint = SHA-256 over the head's basics and every entry's digest (compactionPlanFingerprint)
+ *   entry digest = SHA-256 of the entry's canonical JSON, which carries the SHA-256 of the job's inputs object
+ *   inputs object = the input files' metadata as the base snapshot's manifests hold it (a manifest
+ *                   file of ADD entries, staged by the coordinator at stagedCompactionInputsKey)
+ *
+ * A worker recomputes each link before it reads a row, so a plan entry, head or inputs object altered
+ * after planning cannot make a job rewrite other files: the job is refused (COMPACTION_PLAN_ALTERED).
  */
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { z } from 'zod';
+import { canonicalJson } from './canonical-json.ts';
 import { VOTE_TOKEN_TEXT } from './vote-token.ts';
 import { SyncTableRef } from './sync-schemas.ts';
 
@@ -42,18 +54,27 @@ export function compactionJobId(index: number): string {
   return `job-${index}`;
 }
 
-/** The `head` field of the `:plan` hash: the compaction's table and base. */
-export const CompactionPlanHead = z.object({
+/** What the fingerprint covers besides the entries: the compaction's table and base. */
+export const CompactionPlanBasics = z.object({
   compactionId: CompactionId,
   warehouse: z.string().min(1),
   table: SyncTableRef,
   schemaId: z.number().int().nonnegative(),
-  /** The snapshot planned against: the jobs read their inputs' metadata from it. */
+  /** The snapshot planned against: the inputs are live files of it. */
   baseSnapshotId: z.number().int().positive(),
   full: z.boolean(),
-  /** SHA-256 of the head and every entry (the vote tokens bind the jobs to it). */
-  fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
   jobs: z.number().int().nonnegative(),
+});
+export type CompactionPlanBasics = z.infer<typeof CompactionPlanBasics>;
+
+const SHA256_HEX = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** The `head` field of the `:plan` hash: the compaction's table and base, and what binds its entries. */
+export const CompactionPlanHead = CompactionPlanBasics.extend({
+  /** compactionEntryDigest of each job's entry, in job order. */
+  entryDigests: z.array(SHA256_HEX),
+  /** compactionPlanFingerprint of the basics and the entry digests (the vote tokens bind the jobs to it). */
+  fingerprint: SHA256_HEX,
 });
 export type CompactionPlanHead = z.infer<typeof CompactionPlanHead>;
 
@@ -66,12 +87,26 @@ export const PlannedCompactionEntry = z.object({
   totalBuckets: z.number().int(),
   outputLevel: z.number().int().nonnegative(),
   dropDelete: z.boolean(),
-  /** The input files' names, in the order the plan picked them. */
-  files: z.array(z.string().min(1)).min(1),
+  /** How many input files; their metadata, in the order the plan picked them, is the job's inputs object. */
+  files: z.number().int().positive(),
+  /** SHA-256 of the inputs object (stagedCompactionInputsKey). */
+  inputsSha256: SHA256_HEX,
   rows: z.number().int().nonnegative(),
   bytes: z.number().int().nonnegative(),
 });
 export type PlannedCompactionEntry = z.infer<typeof PlannedCompactionEntry>;
+
+/** SHA-256 (hex) of an entry's canonical JSON: what the head lists and the fingerprint covers. */
+export function compactionEntryDigest(entry: PlannedCompactionEntry): string {
+  return createHash('sha256').update(canonicalJson(entry)).digest('hex');
+}
+
+/** The plan's fingerprint: SHA-256 over the canonical JSON of the basics and each entry's digest, in job order. */
+export function compactionPlanFingerprint(basics: CompactionPlanBasics, entryDigests: readonly string[]): string {
+  const hash = createHash('sha256').update(canonicalJson(CompactionPlanBasics.parse(basics)));
+  for (const digest of entryDigests) hash.update('\n').update(digest);
+  return hash.digest('hex');
+}
 
 export function planJobField(jobId: string): string {
   return `job:${jobId}`;
@@ -109,6 +144,11 @@ export function compactionStagingPrefix(compactionId: string): string {
 
 export function stagedCompactionBlobKey(compactionId: string, jobId: string, attemptId: string): string {
   return `${compactionStagingPrefix(compactionId)}${jobId}/${attemptId}.blob`;
+}
+
+/** The metadata of a job's input files, staged by the coordinator when it plans (a manifest file of ADD entries). */
+export function stagedCompactionInputsKey(compactionId: string, jobId: string): string {
+  return `${compactionStagingPrefix(compactionId)}${jobId}/inputs.manifest`;
 }
 
 /** The writer id of one attempt: in every file it writes (`data-<compactionId>-<jobId>-a<n>-…`). */

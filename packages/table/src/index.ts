@@ -26,7 +26,7 @@ export {
 } from './write/bucket-merge.ts';
 export { fullExtractDeletes, partitionRowOf, writeBucketChangelog, type ExtractedRows, type MergedChangelogBucket } from './bucket-changelog.ts';
 export { compactBucket, type CompactBucketInput, type CompactedBucket } from './write/compact-bucket.ts';
-export { liveBucketFiles, planTableCompaction, rewriteTable, type BucketCompaction, type CompactTableRequest, type TableCompactionPlan } from './write/compact-table.ts';
+export { decodeCompactionInputs, encodeCompactionInputs, liveBucketFiles, planTableCompaction, rewriteTable, type BucketCompaction, type CompactTableRequest, type TableCompactionPlan } from './write/compact-table.ts';
 export type { CompactUnit } from './write/compact-plan.ts';
 export type { CommitIdentity } from './spec/snapshot.ts';
 export { FileStoreScan, mapInOrder } from './snapshot/file-store-scan.ts';

@@ -2,8 +2,10 @@
  * The `compact-bucket` processor: one execution of one job of a compaction (one partition and
  * bucket), under the same protocol as a sync's bucket job.
  *
- *   the job's entry from the compaction's persisted plan, its vote token checked
- *   → number the attempt → the input files' metadata read from the plan's base snapshot
+ *   the job's entry from the compaction's persisted plan, its vote token checked, the plan's
+ *   fingerprint recomputed over the head and the entry's digest
+ *   → number the attempt → the input files' metadata from the inputs object the coordinator staged,
+ *     checked against the entry's SHA-256 (no manifest is read: the planner already scanned them)
  *   → compactBucket (@tributary/table): the bucket merge, files of the output level
  *   → ONE blob at .tributary/compactions/<id>/<job>/<attempt>.blob (compactBefore, compactAfter), carrying the token
  *   → accept (first finished attempt per job, only while the compaction is RUNNING), recording the vote
@@ -19,22 +21,27 @@ import { createHash } from 'node:crypto';
 import { crc32c } from '@node-rs/crc32';
 import {
   CompactionJob,
+  CompactionJobId,
   CompactionPlanHead,
   PAIMON_COMMIT_MESSAGE_VERSION,
   PLAN_HEAD_FIELD,
   PlannedCompactionEntry,
+  compactionEntryDigest,
+  compactionPlanFingerprint,
   compactionRedisKeys,
   compactionVoteToken,
   compactionWriterId,
   decodeVoteToken,
   encodeBlob,
   errorFrom,
+  isTributaryError,
   planJobField,
   stagedCompactionBlobKey,
+  stagedCompactionInputsKey,
   tokensEqual,
   type ShardAttempt,
 } from '@tributary/protocol';
-import { TRIBUTARY_VERSION, compactBucket, liveBucketFiles, type CommitMessage, type DataFileMeta } from '@tributary/table';
+import { TRIBUTARY_VERSION, compactBucket, decodeCompactionInputs, type CommitMessage, type DataFileMeta } from '@tributary/table';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AttemptLedger } from './attempt-ledger.ts';
@@ -121,7 +128,47 @@ async function plannedJob(deps: CompactBucketDeps, job: CompactionJob): Promise<
   if (!tokensEqual(decodeVoteToken(job.token), expected)) {
     throw errorFrom(workerErrors, 'COMPACTION_TOKEN_INVALID', `the job for ${jobId} of compaction ${compactionId} does not carry its vote token`, { compactionId, job: jobId });
   }
-  return { syncId: compactionId, shardId: jobId, head, entry: PlannedCompactionEntry.parse(JSON.parse(entryJson)), voteToken: expected };
+  // The token binds the fingerprint; the fingerprint binds the head's basics and every entry's digest.
+  const altered = (what: string) => errorFrom(workerErrors, 'COMPACTION_PLAN_ALTERED', `${what} of compaction ${compactionId} does not match the plan its vote token binds (${jobId})`, { compactionId, job: jobId });
+  const { entryDigests, fingerprint, ...basics } = head;
+  if (compactionPlanFingerprint(basics, entryDigests) !== fingerprint || entryDigests.length !== head.jobs || basics.compactionId !== compactionId) throw altered('the plan head');
+  const entry = PlannedCompactionEntry.parse(JSON.parse(entryJson));
+  if (compactionEntryDigest(entry) !== entryDigests[jobIndex(jobId)]) throw altered('the plan entry');
+  return { syncId: compactionId, shardId: jobId, head, entry, voteToken: expected };
+}
+
+function jobIndex(jobId: string): number {
+  return Number(CompactionJobId.parse(jobId).slice('job-'.length));
+}
+
+/**
+ * The metadata of the job's input files, as the base snapshot's manifests hold it, from the object
+ * the coordinator staged when it planned: checked against the entry's SHA-256 (bound by the vote
+ * token), and every file of the entry's partition and bucket.
+ * @throws COMPACTION_PLAN_ALTERED, COMPACTION_INPUT_GONE (the object is missing)
+ */
+async function plannedInputs(deps: CompactBucketDeps, data: PlannedJob, partition: Uint8Array): Promise<DataFileMeta[]> {
+  const { head, entry } = data;
+  const context = { compactionId: data.syncId, job: data.shardId };
+  const key = stagedCompactionInputsKey(data.syncId, data.shardId);
+  const bytes = await deps.tables
+    .warehouseStore(head.warehouse)
+    .get(key)
+    .catch((error: unknown) => {
+      if (isTributaryError(error) && error.code === 'OBJECT_NOT_FOUND') {
+        throw errorFrom(workerErrors, 'COMPACTION_INPUT_GONE', `the input files' metadata of ${data.shardId} of compaction ${data.syncId} is not staged (deleted after the compaction ended?)`, context);
+      }
+      throw error;
+    });
+  if (createHash('sha256').update(bytes).digest('hex') !== entry.inputsSha256) {
+    throw errorFrom(workerErrors, 'COMPACTION_PLAN_ALTERED', `the staged inputs of ${data.shardId} of compaction ${data.syncId} do not match its plan entry`, context);
+  }
+  const entries = decodeCompactionInputs(bytes);
+  const partitionHex = Buffer.from(partition).toString('hex');
+  if (entries.length !== entry.files || entries.some((e) => e.kind !== 'ADD' || e.bucket !== entry.bucket || Buffer.from(e.partition).toString('hex') !== partitionHex)) {
+    throw errorFrom(workerErrors, 'COMPACTION_PLAN_ALTERED', `the staged inputs of ${data.shardId} of compaction ${data.syncId} are not its bucket's`, context);
+  }
+  return entries.map((e) => e.file);
 }
 
 async function runAttempt(
@@ -140,17 +187,7 @@ async function runAttempt(
   try {
     const table = await deps.tables.openTable(head.warehouse, head.table, head.schemaId);
     const partition = new Uint8Array(Buffer.from(entry.partition, 'base64'));
-    const live = await liveBucketFiles(table, head.baseSnapshotId, partition, entry.bucket);
-    const files = entry.files.map((name): DataFileMeta => {
-      const found = live.get(name);
-      if (found === undefined) {
-        throw errorFrom(workerErrors, 'COMPACTION_INPUT_GONE', `file ${name} of bucket ${entry.bucket} is not live in snapshot ${head.baseSnapshotId}`, {
-          compactionId: data.syncId,
-          job: data.shardId,
-        });
-      }
-      return found.file;
-    });
+    const files = await plannedInputs(deps, data, partition);
     const done = await compactBucket({
       store: table.store,
       tablePath: table.path,

@@ -42,7 +42,11 @@ export const workerErrors = defineErrorCatalogue({
   },
   COMPACTION_INPUT_GONE: {
     retryable: false,
-    summary: "A file the compaction planned to rewrite is not live in the compaction's base snapshot (the snapshot was expired, or the plan is not this table's); the job fails and the compaction with it.",
+    summary: "The metadata of a compaction job's input files, staged by the coordinator when it planned, is gone (the compaction ended and its staging was deleted); the job fails.",
+  },
+  COMPACTION_PLAN_ALTERED: {
+    retryable: false,
+    summary: "A compact-bucket job's plan head, plan entry or staged inputs do not match the plan its vote token binds (altered after planning); the job is refused before it rewrites anything, and the compaction fails.",
   },
 });
 

@@ -3,7 +3,8 @@
  *
  *   POST …/compactions ─ plan (@tributary/table planTableCompaction: one unit per (partition, bucket)
  *                        that needs it, against the latest snapshot) ─ no unit: COMMITTED, no snapshot
- *   RUNNING     ─ the plan persisted in Redis (head + one entry per job), one `compact-bucket` job per
+ *   RUNNING     ─ each job's input files' metadata staged (.tributary/compactions/<id>/<job>/inputs.manifest),
+ *                 the plan persisted in Redis (head + one entry per job), one `compact-bucket` job per
  *                 unit carrying its vote token; a job's first finished attempt is accepted with its
  *                 vote (the worker's ledger, only while RUNNING)
  *               ─ a job failed for good ─► FAILED (COMPACTION_JOB_FAILED), nothing committed
@@ -31,9 +32,10 @@ import {
   CompactionPlanHead,
   CompactionVote,
   PLAN_HEAD_FIELD,
-  canonicalJson,
+  compactionEntryDigest,
   compactionIndexKey,
   compactionJobId,
+  compactionPlanFingerprint,
   compactionRedisKeys,
   compactionStagingPrefix,
   compactionVoteToken,
@@ -43,13 +45,14 @@ import {
   isTributaryError,
   planJobField,
   stagedCompactionBlobKey,
+  stagedCompactionInputsKey,
   toErrorData,
   type CompactionJob,
   type CompactionPhase,
   type ErrorData,
   type PlannedCompactionEntry,
 } from '@tributary/protocol';
-import { planTableCompaction, type CompactTableRequest, type TableRef, type Tables } from '@tributary/table';
+import { encodeCompactionInputs, planTableCompaction, type CompactTableRequest, type TableRef, type Tables } from '@tributary/table';
 import { coordinatorErrors } from '../errors.ts';
 import { claimIdempotencyKey, idempotencyHash } from '../idempotency.ts';
 import type { FaultPoint } from '../sync/committer.ts';
@@ -213,21 +216,29 @@ export class CompactionService {
     };
     const keys = compactionRedisKeys(prefix, id);
     if (plan.buckets.length > 0 && plan.baseSnapshotId !== null) {
-      const entries: PlannedCompactionEntry[] = plan.buckets.map((b) => ({
-        partition: Buffer.from(b.partition).toString('base64'),
-        partitionPath: b.partitionPath,
-        bucket: b.bucket,
-        totalBuckets: b.totalBuckets,
-        outputLevel: b.unit.outputLevel,
-        dropDelete: b.unit.dropDelete,
-        files: b.unit.files.map((f) => f.fileName),
-        rows: b.unit.files.reduce((n, f) => n + Number(f.rowCount), 0),
-        bytes: b.unit.files.reduce((n, f) => n + Number(f.fileSize), 0),
-      }));
+      // Each job's input files' metadata, staged before the plan exists in Redis: a job never scans
+      // the manifests for it, and its entry carries the object's SHA-256 (bound by the fingerprint).
+      const store = tables.warehouseStore(warehouse);
+      const entries: PlannedCompactionEntry[] = [];
+      for (const [i, b] of plan.buckets.entries()) {
+        const inputs = encodeCompactionInputs(b);
+        await store.put(stagedCompactionInputsKey(id, compactionJobId(i)), inputs);
+        entries.push({
+          partition: Buffer.from(b.partition).toString('base64'),
+          partitionPath: b.partitionPath,
+          bucket: b.bucket,
+          totalBuckets: b.totalBuckets,
+          outputLevel: b.unit.outputLevel,
+          dropDelete: b.unit.dropDelete,
+          files: b.unit.files.length,
+          inputsSha256: createHash('sha256').update(inputs).digest('hex'),
+          rows: b.unit.files.reduce((n, f) => n + Number(f.rowCount), 0),
+          bytes: b.unit.files.reduce((n, f) => n + Number(f.fileSize), 0),
+        });
+      }
       const basics = { compactionId: id, warehouse, table: view.table, schemaId: table.schema.id, baseSnapshotId: plan.baseSnapshotId, full: request.full, jobs: entries.length };
-      const hash = createHash('sha256').update(canonicalJson(basics));
-      for (const e of entries) hash.update('\n').update(canonicalJson(e));
-      const head = CompactionPlanHead.parse({ ...basics, fingerprint: hash.digest('hex') });
+      const entryDigests = entries.map(compactionEntryDigest);
+      const head = CompactionPlanHead.parse({ ...basics, entryDigests, fingerprint: compactionPlanFingerprint(basics, entryDigests) });
       const fields: string[] = [PLAN_HEAD_FIELD, JSON.stringify(head)];
       entries.forEach((e, i) => fields.push(planJobField(compactionJobId(i)), JSON.stringify(e)));
       await redis.hset(keys.plan, ...fields);
@@ -354,7 +365,9 @@ export class CompactionService {
         if (accepted.has(jobId)) continue;
         const job = await this.#queue.getJob(bullJobId(id, jobId));
         if (job !== undefined && (await job.getState()) === 'failed') {
-          const error = errorFrom(coordinatorErrors, 'COMPACTION_JOB_FAILED', `${jobId} of compaction ${id} failed: ${job.failedReason}`, { compactionId: id, job: jobId });
+          // Read again: the job may have failed between the read above and its state's.
+          const reason = (await this.#queue.getJob(bullJobId(id, jobId)))?.failedReason ?? job.failedReason;
+          const error = errorFrom(coordinatorErrors, 'COMPACTION_JOB_FAILED', `${jobId} of compaction ${id} failed: ${reason}`, { compactionId: id, job: jobId });
           await this.#move(id, ['RUNNING'], 'FAILED', { error: toErrorData(error) });
           await this.#deleteStaged(id, view, true);
           return;

@@ -1,11 +1,12 @@
 /**
  * A table's compaction plan: the live files of a snapshot grouped by (partition, bucket), each
- * group given to the planning rule of its table kind (write/compact-plan.ts); and the live files of
- * one bucket, read back by the job that rewrites it.
+ * group given to the planning rule of its table kind (write/compact-plan.ts); a unit's input files
+ * as a manifest file, so the job that rewrites it gets their metadata without scanning manifests;
+ * and the live files of one bucket, read back from a snapshot.
  */
 import { bucketKey } from '../spec/binary-row.ts';
 import type { DataFileMeta } from '../spec/data-file-meta.ts';
-import type { ManifestEntry } from '../spec/manifest-entry.ts';
+import { decodeManifestFile, encodeManifestFile, type ManifestEntry } from '../spec/manifest-entry.ts';
 import { dataFilePaths, partitionPathOptions } from '../spec/partition-path.ts';
 import { partitionFields, trimmedPrimaryKeys, type TableSchema } from '../spec/table-schema.ts';
 import type { ObjectStore } from '../io/object-store.ts';
@@ -75,6 +76,19 @@ export async function planTableCompaction(table: TableAt, request: CompactTableR
   }
   buckets.sort((a, b) => (a.partitionPath < b.partitionPath ? -1 : a.partitionPath > b.partitionPath ? 1 : a.bucket - b.bucket));
   return { baseSnapshotId: Number(snapshot.id), liveFiles: entries.length, buckets };
+}
+
+/**
+ * A unit's input files as a manifest file of ADD entries: their metadata exactly as the planned
+ * snapshot's manifests hold it (the commit's DELETE entries are built from it), in the unit's order.
+ */
+export function encodeCompactionInputs(b: BucketCompaction): Uint8Array {
+  return encodeManifestFile(b.unit.files.map((file): ManifestEntry => ({ kind: 'ADD', partition: b.partition, bucket: b.bucket, totalBuckets: b.totalBuckets, file })));
+}
+
+/** The entries of encodeCompactionInputs, in its order. @throws AVRO_CORRUPT, MANIFEST_RECORD_INVALID (the manifest reader's codes) */
+export function decodeCompactionInputs(bytes: Uint8Array): ManifestEntry[] {
+  return decodeManifestFile(bytes);
 }
 
 /** The live files of one (partition, bucket) in a snapshot, by name. @throws SNAPSHOT_NOT_FOUND */

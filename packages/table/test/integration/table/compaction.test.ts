@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isTributaryError } from '@tributary/errors';
-import { LocalObjectStore, compactBucket, createTable, liveBucketFiles, planTableCompaction, type CommitMessage, type InternalRow, type Table } from '@tributary/table';
+import { LocalObjectStore, compactBucket, createTable, decodeCompactionInputs, encodeCompactionInputs, liveBucketFiles, planTableCompaction, type CommitMessage, type InternalRow, type Table } from '@tributary/table';
 import { canonical } from './table-suite.ts';
 
 const DELETE = 3;
@@ -25,9 +25,12 @@ async function compactAll(table: Table, full: boolean, writerId: string): Promis
   assert.notEqual(plan.baseSnapshotId, null);
   const messages: CommitMessage[] = [];
   for (const b of plan.buckets) {
-    // The job reads the inputs' full metadata back from the base snapshot, as a worker does.
+    // The job gets the inputs' full metadata from the plan's staged object, as a worker does: the
+    // entries exactly as the base snapshot's manifests hold them, in the plan's order.
+    const staged = decodeCompactionInputs(encodeCompactionInputs(b));
     const live = await liveBucketFiles(table, plan.baseSnapshotId as number, b.partition, b.bucket);
-    const files = b.unit.files.map((f) => live.get(f.fileName)?.file ?? assert.fail(`${f.fileName} not live`));
+    assert.deepEqual(staged, b.unit.files.map((f) => live.get(f.fileName) ?? assert.fail(`${f.fileName} not live`)));
+    const files = staged.map((e) => e.file);
     const done = await compactBucket({ store: table.store, tablePath: table.path, schema: table.schema, partition: b.partition, bucket: b.bucket, totalBuckets: b.totalBuckets, unit: { ...b.unit, files }, writerId: `${writerId}-${b.bucket}` });
     messages.push(done.message);
   }
