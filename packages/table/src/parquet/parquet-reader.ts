@@ -32,19 +32,22 @@ export function byteSourceFromBytes(bytes: Uint8Array): ByteSource {
 }
 
 /**
- * Output buffer of a ZSTD page larger than zlib's default 16 KiB chunk: the page's uncompressed size
- * from its header, plus one byte (zlib allocates a further chunk when one fills exactly), bounded so
- * that a corrupt header cannot raise it. The default cuts such a page (a 4,096-row INT64 column is
- * 32 KiB) into chunks and concatenates them; smaller pages decompress faster with the default.
+ * Output buffer of a ZSTD page: the page's uncompressed size from its header, plus one byte (zlib
+ * allocates a further chunk when one fills exactly), at least zlib's smallest chunk and bounded so
+ * that a corrupt header cannot raise it. zlib's default (16 KiB per call) cuts a larger page (a
+ * 4,096-row INT64 column is 32 KiB) into chunks and concatenates them, and costs a small page more
+ * than its decompression: a compaction of thousands of small files decompresses tens of thousands
+ * of them (measured: 9–12 µs against 13–17 µs per page of 100–400 bytes). A page larger than its
+ * header says still decodes (the buffer grows) and fails hyparquet's length check after.
  */
-const ZSTD_DEFAULT_CHUNK = 16 * 1024;
+const ZSTD_CHUNK_MIN = 64;
 const ZSTD_CHUNK_MAX = 16 * 1024 * 1024;
 
 const decompressors = {
   ...extraCodecs,
   ZSTD: (input: Uint8Array, outputLength: number) => {
-    const sized = Number.isSafeInteger(outputLength) && outputLength >= ZSTD_DEFAULT_CHUNK;
-    const out = zstdDecompressSync(input, sized ? { chunkSize: Math.min(ZSTD_CHUNK_MAX, outputLength + 1) } : {});
+    const sized = Number.isSafeInteger(outputLength) && outputLength >= 0;
+    const out = zstdDecompressSync(input, sized ? { chunkSize: Math.max(ZSTD_CHUNK_MIN, Math.min(ZSTD_CHUNK_MAX, outputLength + 1)) } : {});
     return new Uint8Array(out.buffer, out.byteOffset, out.byteLength); // a view: no copy
   },
 };
