@@ -73,6 +73,8 @@ export interface CoordinatorConfig {
   readonly testMode?: boolean;
   /** The warehouse's catalog (docs/catalogs.md); default the filesystem catalog, the warehouse's own layout. */
   readonly catalog?: CatalogOptions;
+  /** How long an ended compaction's record stays in Redis (default COMPACTION_RECORD_RETENTION_MS, 7 days). */
+  readonly compactionRecordRetentionMs?: number;
 }
 
 export interface Coordinator {
@@ -146,7 +148,17 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
   });
   flows.onError((error) => logger.warn({ error: error.message }, 'sync queues error'));
   opened.push(() => flows.close());
-  const compactions = new CompactionService({ redis, connection, prefix: config.prefix, tables, warehouse: config.warehouse, clusterSecret, logger, faultPoint: config.faultPoint });
+  const compactions = new CompactionService({
+    redis,
+    connection,
+    prefix: config.prefix,
+    tables,
+    warehouse: config.warehouse,
+    clusterSecret,
+    logger,
+    faultPoint: config.faultPoint,
+    ...(config.compactionRecordRetentionMs === undefined ? {} : { recordRetentionMs: config.compactionRecordRetentionMs }),
+  });
   opened.push(() => compactions.close());
   const maintenance = new TableMaintenance({ tables, warehouse: config.warehouse, store, logger, compactions });
   const committer = new SyncCommitter({

@@ -45,9 +45,17 @@ export function compactionRedisKeys(prefix: string, compactionId: string) {
   } as const;
 }
 
-/** The compactions of the deployment, newest last (a sorted set by start time). */
+/**
+ * The compactions of the deployment, newest last (a sorted set by start time). Ids older than the
+ * record retention are trimmed from it as new compactions start.
+ */
 export function compactionIndexKey(prefix: string): string {
   return `${prefix}:compactions`;
+}
+
+/** The compactions not yet ended (RUNNING or COMMITTING): a set, so finding a table's live compactions reads only these. */
+export function compactionLiveKey(prefix: string): string {
+  return `${prefix}:compactions:live`;
 }
 
 export function compactionJobId(index: number): string {

@@ -105,6 +105,7 @@ export {
   compactionEntryDigest,
   compactionIndexKey,
   compactionJobId,
+  compactionLiveKey,
   compactionPlanFingerprint,
   compactionRedisKeys,
   compactionStagingPrefix,

@@ -21,6 +21,11 @@
  * compaction are never referenced: the orphan cleanup removes them.
  *
  * A coordinator that restarts drives the compactions it finds RUNNING or COMMITTING again.
+ *
+ * Records: a compaction's id is in the live set (compactionLiveKey) from its plan until it ends, so
+ * the maintenance finds a table's live compactions without reading every compaction recorded; once
+ * it ends, its record, plan and ledger expire after `recordRetentionMs` (default 7 days), and the
+ * index of all compactions drops ids started longer ago than that as new compactions start.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,6 +40,7 @@ import {
   compactionEntryDigest,
   compactionIndexKey,
   compactionJobId,
+  compactionLiveKey,
   compactionPlanFingerprint,
   compactionRedisKeys,
   compactionStagingPrefix,
@@ -70,6 +76,8 @@ export interface CompactionServiceDeps {
   readonly pollMs?: number;
   /** Tries per job (BullMQ attempts, default 3). */
   readonly jobAttempts?: number;
+  /** How long an ended compaction's record, plan and ledger stay in Redis (default COMPACTION_RECORD_RETENTION_MS). */
+  readonly recordRetentionMs?: number;
   /**
    * Fault injection for the coordinator-crash tests, the sync commit's hook: called just before the
    * COMPACT snapshot is published and just after, before COMMITTED is recorded. Production leaves it unset.
@@ -111,15 +119,24 @@ const START_WAIT_MS = 10_000;
 const START_CLAIM_MS = 60_000;
 /** The short claim of whoever plans compaction `id`. */
 const startClaimKey = (prefix: string, id: string): string => `${compactionRedisKeys(prefix, id).record}:starting`;
+/** An ended compaction's record, plan and ledger stay this long (GET answers 404 after). */
+export const COMPACTION_RECORD_RETENTION_MS = 7 * 24 * 3600 * 1000;
 /** Long.MAX_VALUE: a batch commit's identifier (the commit user is the compaction's own). */
 const BATCH_IDENTIFIER = 2n ** 63n - 1n;
 
-// KEYS: record. ARGV: expected phase(s) joined by ',', new phase, view JSON. 1: moved, 0: not in an expected phase.
+// KEYS: record, live set, then the compaction's other keys (plan, ledger). ARGV: expected phase(s)
+// joined by ',', new phase, view JSON, compaction id, retention ms ('' unless the new phase ends it).
+// 1: moved, 0: not in an expected phase. Ending it leaves the live set and starts every key's expiry.
 const MOVE_SCRIPT = `
 local phase = redis.call('HGET', KEYS[1], 'phase')
 for p in string.gmatch(ARGV[1], '[^,]+') do
   if phase == p then
     redis.call('HSET', KEYS[1], 'phase', ARGV[2], 'view', ARGV[3])
+    if ARGV[5] ~= '' then
+      redis.call('SREM', KEYS[2], ARGV[4])
+      redis.call('PEXPIRE', KEYS[1], ARGV[5])
+      for i = 3, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
+    end
     return 1
   end
 end
@@ -131,6 +148,12 @@ export class CompactionService {
   readonly #queue: Queue;
   readonly #driving = new Map<string, Promise<void>>();
   #closed = false;
+  /** Whether this coordinator has put the index's live compactions into the live set (once). */
+  #indexMigrated = false;
+
+  get #retentionMs(): number {
+    return this.#d.recordRetentionMs ?? COMPACTION_RECORD_RETENTION_MS;
+  }
 
   constructor(deps: CompactionServiceDeps) {
     this.#d = deps;
@@ -242,8 +265,12 @@ export class CompactionService {
       const fields: string[] = [PLAN_HEAD_FIELD, JSON.stringify(head)];
       entries.forEach((e, i) => fields.push(planJobField(compactionJobId(i)), JSON.stringify(e)));
       await redis.hset(keys.plan, ...fields);
-      await redis.hset(keys.record, 'phase', view.phase, 'view', JSON.stringify(view));
-      await redis.zadd(compactionIndexKey(prefix), Date.now(), id);
+      await redis
+        .multi()
+        .hset(keys.record, 'phase', view.phase, 'view', JSON.stringify(view))
+        .sadd(compactionLiveKey(prefix), id)
+        .zadd(compactionIndexKey(prefix), Date.now(), id)
+        .exec();
       await this.#queue.addBulk(
         entries.map((_, i) => {
           const jobId = compactionJobId(i);
@@ -263,9 +290,15 @@ export class CompactionService {
       );
       this.#drive(id);
     } else {
-      await redis.hset(keys.record, 'phase', view.phase, 'view', JSON.stringify(view));
-      await redis.zadd(compactionIndexKey(prefix), Date.now(), id);
+      // Nothing to do: ended at once.
+      await redis
+        .multi()
+        .hset(keys.record, 'phase', view.phase, 'view', JSON.stringify(view))
+        .pexpire(keys.record, this.#retentionMs)
+        .zadd(compactionIndexKey(prefix), Date.now(), id)
+        .exec();
     }
+    await redis.zremrangebyscore(compactionIndexKey(prefix), '-inf', Date.now() - this.#retentionMs);
     this.#d.logger?.info({ compactionId: id, table: `${ref.database}.${ref.table}`, jobs: view.jobs, files: view.filesBefore, full: request.full }, 'compaction planned');
     return { ...view, acceptedJobs: 0 };
   }
@@ -301,9 +334,12 @@ export class CompactionService {
   async liveOf(ref: TableRef): Promise<{ ids: string[]; bases: number[]; committing: boolean }> {
     const { redis, prefix } = this.#d;
     const live = { ids: [] as string[], bases: [] as number[], committing: false };
-    for (const id of await redis.zrange(compactionIndexKey(prefix), '0', '-1')) {
+    for (const id of await this.#liveIds()) {
       const json = await redis.hget(compactionRedisKeys(prefix, id).record, 'view');
-      if (json === null) continue;
+      if (json === null) {
+        await redis.srem(compactionLiveKey(prefix), id); // the record is gone (deleted from outside)
+        continue;
+      }
       const view = JSON.parse(json) as StoredView;
       if (TERMINAL.includes(view.phase) || view.table.database !== ref.database || view.table.table !== ref.table) continue;
       live.ids.push(id);
@@ -325,10 +361,30 @@ export class CompactionService {
     return { table: view.table, ended: TERMINAL.includes(view.phase) };
   }
 
+  /**
+   * The ids of the compactions not yet ended: the live set, and (for records written before the set
+   * existed) the index's ids not ended, which are added to the set.
+   */
+  async #liveIds(): Promise<string[]> {
+    const { redis, prefix } = this.#d;
+    const live = new Set(await redis.smembers(compactionLiveKey(prefix)));
+    if (!this.#indexMigrated) {
+      for (const id of await redis.zrange(compactionIndexKey(prefix), '0', '-1')) {
+        if (live.has(id)) continue;
+        const phase = await redis.hget(compactionRedisKeys(prefix, id).record, 'phase');
+        if (phase === 'RUNNING' || phase === 'COMMITTING') {
+          await redis.sadd(compactionLiveKey(prefix), id);
+          live.add(id);
+        }
+      }
+      this.#indexMigrated = true;
+    }
+    return [...live];
+  }
+
   /** Drives again the compactions left RUNNING or COMMITTING (a coordinator restarted). */
   async resume(): Promise<void> {
-    const ids = await this.#d.redis.zrange(compactionIndexKey(this.#d.prefix), '0', '-1');
-    for (const id of ids) {
+    for (const id of await this.#liveIds()) {
       const phase = await this.#d.redis.hget(compactionRedisKeys(this.#d.prefix, id).record, 'phase');
       if (phase === 'RUNNING' || phase === 'COMMITTING') this.#drive(id);
     }
@@ -435,7 +491,10 @@ export class CompactionService {
     const json = await this.#d.redis.hget(keys.record, 'view');
     if (json === null) return false;
     const view: StoredView = { ...(JSON.parse(json) as StoredView), ...patch, phase: to, updatedAt: new Date().toISOString() };
-    return (await this.#d.redis.eval(MOVE_SCRIPT, 1, keys.record, from.join(','), to, JSON.stringify(view))) === 1;
+    const others = [keys.plan, keys.accepted, keys.attempts, keys.attemptSeq, keys.votes];
+    const retention = TERMINAL.includes(to) ? String(this.#retentionMs) : '';
+    const moved = await this.#d.redis.eval(MOVE_SCRIPT, 2 + others.length, keys.record, compactionLiveKey(this.#d.prefix), ...others, from.join(','), to, JSON.stringify(view), id, retention);
+    return moved === 1;
   }
 
   /** The staged blobs; with `files`, also every data file the compaction wrote (only when nothing of it can be referenced). */
