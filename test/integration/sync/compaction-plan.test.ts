@@ -148,10 +148,13 @@ describe('compaction jobs take their inputs from the plan (real Redis and MinIO,
       const [head, entry] = await redis.hmget(key, PLAN_HEAD_FIELD, planJobField('job-0'));
       return { key, head: CompactionPlanHead.parse(JSON.parse(head as string)), entry: PlannedCompactionEntry.parse(JSON.parse(entry as string)) };
     };
-    const tampers: { what: string; code: string; tamper: (id: string) => Promise<void> }[] = [
+    // `job`: the job refused. A head altered for every job (the last two) refuses whichever job runs
+    // first, and the coordinator names the first failed job it sees.
+    const tampers: { what: string; code: string; job: string; tamper: (id: string) => Promise<void> }[] = [
       {
         what: 'an entry changed',
         code: 'COMPACTION_PLAN_ALTERED',
+        job: 'job-0',
         tamper: async (id) => {
           const { key, entry } = await plan(id);
           await redis.hset(key, planJobField('job-0'), JSON.stringify({ ...entry, dropDelete: !entry.dropDelete }));
@@ -160,6 +163,7 @@ describe('compaction jobs take their inputs from the plan (real Redis and MinIO,
       {
         what: 'another job\'s inputs staged in its place',
         code: 'COMPACTION_PLAN_ALTERED',
+        job: 'job-0',
         tamper: async (id) => {
           await e.store.put(stagedCompactionInputsKey(id, 'job-0'), await e.store.get(stagedCompactionInputsKey(id, 'job-1')));
         },
@@ -167,6 +171,7 @@ describe('compaction jobs take their inputs from the plan (real Redis and MinIO,
       {
         what: 'an entry changed and the head\'s digest made to match',
         code: 'COMPACTION_PLAN_ALTERED',
+        job: 'job-[01]',
         tamper: async (id) => {
           const { key, head, entry } = await plan(id);
           const forged = { ...entry, bucket: 1 };
@@ -177,6 +182,7 @@ describe('compaction jobs take their inputs from the plan (real Redis and MinIO,
       {
         what: 'everything recomputed but the vote token',
         code: 'COMPACTION_TOKEN_INVALID',
+        job: 'job-[01]',
         tamper: async (id) => {
           const { key, head, entry } = await plan(id);
           const forged = { ...entry, bucket: 1 };
@@ -187,14 +193,14 @@ describe('compaction jobs take their inputs from the plan (real Redis and MinIO,
         },
       },
     ];
-    for (const { what, code, tamper } of tampers) {
+    for (const { what, code, job, tamper } of tampers) {
       const compacting = await plannedCompaction('altered');
       await tamper(compacting.id);
       await queue.resume();
       const done = await ended('altered', compacting.id);
       assert.equal(done.phase, 'FAILED', `${what}: ${JSON.stringify(done)}`);
       assert.equal(done.error?.code, 'COMPACTION_JOB_FAILED', what);
-      assert.match(done.error?.message ?? '', new RegExp(`job-0 of compaction ${compacting.id} failed: ${code}: `), what);
+      assert.match(done.error?.message ?? '', new RegExp(`${job} of compaction ${compacting.id} failed: ${code}: `), what);
       const table = await openTable(e.store, 'shop', 'altered');
       assert.equal(Number((await table.latestSnapshot())?.id), snapshot, `${what}: nothing committed`);
       assert.ok((await liveFiles('altered')).every((f) => !f.includes(`/data-${compacting.id}-`)), what);

@@ -58,7 +58,7 @@ import {
   type ErrorData,
   type PlannedCompactionEntry,
 } from '@tributary/protocol';
-import { encodeCompactionInputs, planTableCompaction, type CompactTableRequest, type TableRef, type Tables } from '@tributary/table';
+import { encodeCompactionInputs, planTableCompaction, type BucketCompaction, type CompactTableRequest, type TableRef, type Tables } from '@tributary/table';
 import { coordinatorErrors } from '../errors.ts';
 import { claimIdempotencyKey, idempotencyHash } from '../idempotency.ts';
 import type { FaultPoint } from '../sync/committer.ts';
@@ -119,6 +119,8 @@ const START_WAIT_MS = 10_000;
 const START_CLAIM_MS = 60_000;
 /** The short claim of whoever plans compaction `id`. */
 const startClaimKey = (prefix: string, id: string): string => `${compactionRedisKeys(prefix, id).record}:starting`;
+/** Jobs' inputs objects written at once while planning. */
+const INPUTS_STAGED_AT_ONCE = 16;
 /** An ended compaction's record, plan and ledger stay this long (GET answers 404 after). */
 export const COMPACTION_RECORD_RETENTION_MS = 7 * 24 * 3600 * 1000;
 /** Long.MAX_VALUE: a batch commit's identifier (the commit user is the compaction's own). */
@@ -239,26 +241,7 @@ export class CompactionService {
     };
     const keys = compactionRedisKeys(prefix, id);
     if (plan.buckets.length > 0 && plan.baseSnapshotId !== null) {
-      // Each job's input files' metadata, staged before the plan exists in Redis: a job never scans
-      // the manifests for it, and its entry carries the object's SHA-256 (bound by the fingerprint).
-      const store = tables.warehouseStore(warehouse);
-      const entries: PlannedCompactionEntry[] = [];
-      for (const [i, b] of plan.buckets.entries()) {
-        const inputs = encodeCompactionInputs(b);
-        await store.put(stagedCompactionInputsKey(id, compactionJobId(i)), inputs);
-        entries.push({
-          partition: Buffer.from(b.partition).toString('base64'),
-          partitionPath: b.partitionPath,
-          bucket: b.bucket,
-          totalBuckets: b.totalBuckets,
-          outputLevel: b.unit.outputLevel,
-          dropDelete: b.unit.dropDelete,
-          files: b.unit.files.length,
-          inputsSha256: createHash('sha256').update(inputs).digest('hex'),
-          rows: b.unit.files.reduce((n, f) => n + Number(f.rowCount), 0),
-          bytes: b.unit.files.reduce((n, f) => n + Number(f.fileSize), 0),
-        });
-      }
+      const entries = await this.#stageInputs(id, plan.buckets);
       const basics = { compactionId: id, warehouse, table: view.table, schemaId: table.schema.id, baseSnapshotId: plan.baseSnapshotId, full: request.full, jobs: entries.length };
       const entryDigests = entries.map(compactionEntryDigest);
       const head = CompactionPlanHead.parse({ ...basics, entryDigests, fingerprint: compactionPlanFingerprint(basics, entryDigests) });
@@ -301,6 +284,48 @@ export class CompactionService {
     await redis.zremrangebyscore(compactionIndexKey(prefix), '-inf', Date.now() - this.#retentionMs);
     this.#d.logger?.info({ compactionId: id, table: `${ref.database}.${ref.table}`, jobs: view.jobs, files: view.filesBefore, full: request.full }, 'compaction planned');
     return { ...view, acceptedJobs: 0 };
+  }
+
+  /**
+   * Each job's input files' metadata, staged before the plan exists in Redis: a job never scans the
+   * manifests for it, and its entry carries the object's SHA-256 (bound by the fingerprint). What
+   * was staged is deleted again when staging fails (no record would ever own it).
+   */
+  async #stageInputs(id: string, buckets: readonly BucketCompaction[]): Promise<PlannedCompactionEntry[]> {
+    const store = this.#d.tables.warehouseStore(this.#d.warehouse);
+    const staged: string[] = [];
+    const entries: PlannedCompactionEntry[] = [];
+    try {
+      for (let at = 0; at < buckets.length; at += INPUTS_STAGED_AT_ONCE) {
+        const batch = buckets.slice(at, at + INPUTS_STAGED_AT_ONCE).map(async (b, j): Promise<PlannedCompactionEntry> => {
+          const i = at + j;
+          const inputs = encodeCompactionInputs(b);
+          const key = stagedCompactionInputsKey(id, compactionJobId(i));
+          await store.put(key, inputs);
+          staged.push(key);
+          return {
+            partition: Buffer.from(b.partition).toString('base64'),
+            partitionPath: b.partitionPath,
+            bucket: b.bucket,
+            totalBuckets: b.totalBuckets,
+            outputLevel: b.unit.outputLevel,
+            dropDelete: b.unit.dropDelete,
+            files: b.unit.files.length,
+            inputsSha256: createHash('sha256').update(inputs).digest('hex'),
+            rows: b.unit.files.reduce((n, f) => n + Number(f.rowCount), 0),
+            bytes: b.unit.files.reduce((n, f) => n + Number(f.fileSize), 0),
+          };
+        });
+        // Every put settled before a failure is thrown: the cleanup below sees all that was written.
+        const settled = await Promise.allSettled(batch);
+        for (const r of settled) if (r.status === 'rejected') throw r.reason;
+        entries.push(...settled.map((r) => (r as PromiseFulfilledResult<PlannedCompactionEntry>).value));
+      }
+      return entries;
+    } catch (error) {
+      await store.deleteMany(staged).catch(() => {});
+      throw error;
+    }
   }
 
   /**
