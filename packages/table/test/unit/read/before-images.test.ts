@@ -30,23 +30,28 @@ function batches(changes: readonly KeyedChange[], size: number): KeyedChange[][]
   return out;
 }
 
+/** The probed table: key k, three value columns, one bucket, changelog-producer input. */
+function probeTable(dir: string, name: string): ReturnType<typeof createTable> {
+  return createTable(new LocalObjectStore(dir), {
+    database: 'db',
+    name,
+    schema: {
+      fields: [
+        { name: 'k', type: 'BIGINT NOT NULL' },
+        { name: 'version', type: 'INT' },
+        { name: 'status', type: 'STRING' },
+        { name: 'amount', type: 'BIGINT' },
+      ],
+      primaryKeys: ['k'],
+      options: { bucket: '1', 'changelog-producer': 'input' },
+    },
+  });
+}
+
 test('the probe finds exactly the sort-merge winner of every key across files of many row groups', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'before-images-'));
   try {
-    const table = await createTable(new LocalObjectStore(dir), {
-      database: 'db',
-      name: 'probe',
-      schema: {
-        fields: [
-          { name: 'k', type: 'BIGINT NOT NULL' },
-          { name: 'version', type: 'INT' },
-          { name: 'status', type: 'STRING' },
-          { name: 'amount', type: 'BIGINT' },
-        ],
-        primaryKeys: ['k'],
-        options: { bucket: '1', 'changelog-producer': 'input' },
-      },
-    });
+    const table = await probeTable(dir, 'probe');
     // Even keys 0..398 in row groups of 7; then every 3rd key updated, every 10th deleted and odd
     // keys inserted, in row groups of 5; then keys at the row-group edges of both updated again
     // (and key 0, the first file's minimum, deleted), in row groups of 3.
@@ -111,20 +116,7 @@ test('the probe finds exactly the sort-merge winner of every key across files of
 test('the probe finds the sort-merge winner of sparse and clustered keys in large row groups', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'before-images-sparse-'));
   try {
-    const table = await createTable(new LocalObjectStore(dir), {
-      database: 'db',
-      name: 'probe_sparse',
-      schema: {
-        fields: [
-          { name: 'k', type: 'BIGINT NOT NULL' },
-          { name: 'version', type: 'INT' },
-          { name: 'status', type: 'STRING' },
-          { name: 'amount', type: 'BIGINT' },
-        ],
-        primaryKeys: ['k'],
-        options: { bucket: '1', 'changelog-producer': 'input' },
-      },
-    });
+    const table = await probeTable(dir, 'probe_sparse');
     // Keys 0, 3, 6, … 2997 in row groups of 100; then every 7th key of 0..2999 upserted and every 11th
     // stored key deleted, in row groups of 37; then a cluster at the first file's row-group edges.
     const loads: [KeyedChange[], number][] = [
