@@ -12,7 +12,7 @@
 import { allocateColumn, type Column, type ColumnBatch, type DataType, type InternalValue, type RowType, type Timestamp } from '@tributary/table';
 import type { SourceBatch, SourceColumn, SourceRow, SourceValue } from '../source.ts';
 import { rowConverter, sourceIndex, valueConverter, type RowOrigin, type ValueConverter } from './convert.ts';
-import { fastEpochDay, fastTimestampInto, fastUnscaledDecimal, fitsCodePoints } from './fast-text.ts';
+import { fastEpochDay, fastTimestampInto, fastUnscaledDecimal, fitsCodePoints, isWellFormedText } from './fast-text.ts';
 
 /** Rows of a source batch as the table's columns; `file`: the file every row comes from, and the file row of the first. */
 export interface ColumnConverter {
@@ -178,7 +178,7 @@ function fastPath(type: DataType): (column: Column) => FastPath {
         if (column.kind !== 'string') return never;
         const values = column.values;
         return (r, v) => {
-          if (typeof v !== 'string' || !fitsCodePoints(v, limit)) return false;
+          if (typeof v !== 'string' || !fitsCodePoints(v, limit) || !isWellFormedText(v)) return false;
           values[r] = v;
           return true;
         };

@@ -15,6 +15,7 @@ import type { DataType, InternalRow, InternalValue, RowType, Timestamp } from '@
 import { sourceErrors } from '../errors.ts';
 import { float32FromText, floatingText, unscaledDecimal } from './exact-numbers.ts';
 import { isoDate, isoTimestamp } from './temporal-text.ts';
+import { isWellFormedText } from './fast-text.ts';
 import type { SourceColumn, SourceRow, SourceValue } from '../source.ts';
 
 type Convert = (value: SourceValue) => InternalValue;
@@ -124,6 +125,7 @@ function nonNull(type: DataType): (value: Exclude<SourceValue, null>) => Interna
         if (typeof v !== 'string') return unfit(v, type.root);
         // Paimon lengths count characters (code points), as Java's String does for the BMP.
         if ([...v].length > type.length) throw new Unfit(`a string longer than ${type.root}(${type.length})`);
+        if (!isWellFormedText(v)) throw new Unfit('a string that is not valid Unicode (a lone UTF-16 surrogate)');
         return v;
       };
     case 'BINARY':

@@ -114,6 +114,16 @@ export function fastTimestampInto(text: string, millis: Float64Array, nanos: Int
   return true;
 }
 
+type WellFormed = string & { isWellFormed(): boolean };
+
+/**
+ * Whether `text` is valid Unicode: no lone UTF-16 surrogate (a JSON escape such as "\ud800" makes
+ * one). Such a string has no UTF-8 form; written to Parquet it would silently become U+FFFD.
+ */
+export function isWellFormedText(text: string): boolean {
+  return (text as WellFormed).isWellFormed();
+}
+
 /**
  * Whether `text` has at most `limit` characters counted as code points (a surrogate pair is one),
  * as Paimon counts a CHAR or VARCHAR length; no array per string.

@@ -75,3 +75,22 @@ test('zero dates: a zero month or day; the policy says what one becomes', () => 
   assert.equal(zeroDateValue('epoch', 'date'), '1970-01-01');
   assert.deepEqual(zeroDateValue('epoch', 'timestamp'), { epochMillis: 0, nanoOfMillis: 0 });
 });
+
+test('a string that is not valid Unicode (a lone surrogate, as a JSON escape makes one) is a bad row, never rewritten', async () => {
+  const { columnConverter } = await import('../../src/values/columns.ts');
+  const textColumns: SourceColumn[] = ['id', 'name'].map((name) => ({ name, sourceType: 'json' }));
+  const textTable: RowType = { fields: ['id BIGINT NOT NULL', 'name STRING'].map((t, id) => ({ id, name: t.split(' ')[0] ?? '', type: parseDataTypeString(t.split(' ').slice(1).join(' ')) })) };
+  // Parsed as an NDJSON source parses its lines: the escapes become lone surrogates.
+  const parsed = ['{"id":1,"name":"ok 😀"}', '{"id":2,"name":"x\\ud800y"}', '{"id":3,"name":"\\ude00"}', '{"id":4,"name":"\\ud83d\\ude00"}'].map(
+    (line) => JSON.parse(line) as { id: number; name: string },
+  );
+  const textBatch: SourceBatch = { firstRowPosition: 0, end: 4, rows: parsed.map((r) => [r.id, r.name]) };
+  const refused = (e: unknown) => isTributaryError(e) && e.code === 'SOURCE_ROW_INVALID' && e.context.position === 1 && e.context.column === 'name' && !e.message.includes('\ud800');
+  assert.throws(() => batchConverter(rowConverter('s1', textColumns, textTable), textColumns, 'fail').convert(textBatch), refused);
+  assert.throws(() => columnConverter('s1', textColumns, textTable).batch(textBatch), refused);
+
+  const converter = batchConverter(rowConverter('s1', textColumns, textTable), textColumns, 'reject');
+  assert.deepEqual(converter.convert(textBatch), [[1n, 'ok 😀'], [4n, '😀']]);
+  const lines = new TextDecoder('utf-8', { fatal: true }).decode(converter.rejectsFile()).trimEnd().split('\n').map((l) => JSON.parse(l) as { row: number; values: { name: string } });
+  assert.deepEqual(lines.map((l) => [l.row, l.values.name]), [[1, 'x\ud800y'], [2, '\ude00']]);
+});

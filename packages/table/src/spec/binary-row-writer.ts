@@ -6,7 +6,8 @@
  *
  * Values are checked against their type as they are written (ROW_VALUE_INVALID): Java would
  * silently drop nanoseconds of a TIMESTAMP(3), and JS would silently replace a lone surrogate,
- * both of which would change keys and partitions behind the caller's back.
+ * both of which would change keys and partitions behind the caller's back. The errors name the
+ * field and the type, never the value (a key may be a user's e-mail address).
  */
 import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
@@ -59,7 +60,7 @@ function invalid(message: string, field: number, type: DataType): Error {
 
 function checkInt(v: InternalValue, min: number, max: number, field: number, type: DataType): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw invalid(`${type.root} needs an integer in [${min}, ${max}], got ${String(v)}`, field, type);
+    throw invalid(`${type.root} needs an integer in [${min}, ${max}]`, field, type);
   }
   return v;
 }
@@ -69,9 +70,9 @@ function checkTimestamp(v: InternalValue, precision: number, field: number, type
     throw invalid(`${type.root} needs a Timestamp with integer epochMillis`, field, type);
   }
   const nanos = v.nanoOfMillis;
-  if (!Number.isInteger(nanos) || nanos < 0 || nanos > 999_999) throw invalid(`nanoOfMillis ${nanos} is not in [0, 999999]`, field, type);
+  if (!Number.isInteger(nanos) || nanos < 0 || nanos > 999_999) throw invalid('nanoOfMillis is not an integer in [0, 999999]', field, type);
   if (isCompactTimestamp(precision) && nanos !== 0) {
-    throw invalid(`TIMESTAMP(${precision}) cannot hold nanoseconds (${nanos})`, field, type);
+    throw invalid(`TIMESTAMP(${precision}) cannot hold nanoseconds`, field, type);
   }
   return v;
 }

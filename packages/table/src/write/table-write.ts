@@ -16,7 +16,7 @@
  * by the commit's rebase (sequence-rebase.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { errorFrom } from '@tributary/errors';
+import { errorFrom, isTributaryError } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import type { ObjectStore } from '../io/object-store.ts';
 import { batchFromRows, concatBatches, takeRows, type ColumnBatch } from '../format/column-batch.ts';
@@ -24,7 +24,8 @@ import { RowKind, isRetract, sortedRun } from '../format/key-value.ts';
 import { DataFileWriter, type DataFileResult, type ParquetCompression } from '../parquet/parquet-writer.ts';
 import type { DataFileMeta } from '../spec/data-file-meta.ts';
 import { bucketCount, fieldsByName, trimmedPrimaryKeys, validateTableSchema, type TableSchema } from '../spec/table-schema.ts';
-import type { InternalRow, RowType } from '../spec/types.ts';
+import type { DataType, InternalRow, RowType } from '../spec/types.ts';
+import { binaryRowEncoder } from '../spec/binary-row-writer.ts';
 import { FileStoreScan } from '../snapshot/file-store-scan.ts';
 import { SnapshotManager } from '../snapshot/snapshot-manager.ts';
 import { dataFilesMessage, type CommitMessage } from '../spec/commit-message.ts';
@@ -120,6 +121,7 @@ export class TableWrite {
   readonly #fileOptions: NonNullable<TableWriteOptions['fileOptions']>;
   readonly #schema: TableSchema;
   readonly #rowType: RowType;
+  readonly #fieldTypes: readonly DataType[];
   readonly #router: RowRouter;
   readonly #primaryKeys: readonly string[];
   readonly #sequenceFields: readonly string[];
@@ -154,6 +156,7 @@ export class TableWrite {
     this.#fileOptions = options.fileOptions ?? {};
     this.#schema = schema;
     this.#rowType = { fields: schema.fields };
+    this.#fieldTypes = schema.fields.map((f) => f.type);
     this.#router = new RowRouter(schema);
     this.#primaryKeys = trimmedPrimaryKeys(schema);
     const sequence = schema.options['sequence.field'];
@@ -257,8 +260,23 @@ export class TableWrite {
     this.#bufferedBytes = 0;
   }
 
-  /** Convenience for tests and small loads: rows as arrays of internal values. */
+  /**
+   * Rows as arrays of internal values (tests, small loads, a source's rows after its bad-row
+   * policy). Each row is checked against the table's types first, as a BinaryRow is written
+   * (ROW_VALUE_INVALID naming the row and field, never the value): a column array would otherwise
+   * wrap a BIGINT outside int64, truncate an INT, or write a lone surrogate as U+FFFD.
+   */
   async writeRows(rows: readonly InternalRow[], rowKinds?: readonly number[]): Promise<void> {
+    this.#checkOpen();
+    const check = binaryRowEncoder(this.#fieldTypes);
+    for (let r = 0; r < rows.length; r++) {
+      try {
+        check.write(rows[r] as InternalRow);
+      } catch (error) {
+        if (isTributaryError(error) && error.code === 'ROW_VALUE_INVALID') throw errorFrom(tableErrors, 'ROW_VALUE_INVALID', `row ${r}: ${error.message}`, { ...error.context, row: r });
+        throw error;
+      }
+    }
     await this.write(batchFromRows(this.#rowType, rows), rowKinds === undefined ? undefined : Uint8Array.from(rowKinds));
   }
 
