@@ -296,6 +296,11 @@ export const SyncShardResult = z.object({
   /** Rows rejected (the `reject` bad-row policy) and their file, when there were any. */
   rejected: z.number().int().nonnegative().optional(),
   rejectsKey: z.string().optional(),
+  /**
+   * true: this execution ran nothing, its job already had an accepted attempt (an earlier execution
+   * whose lock lapsed won); the fields are that attempt's.
+   */
+  settled: z.boolean().optional(),
 });
 export type SyncShardResult = z.infer<typeof SyncShardResult>;
 

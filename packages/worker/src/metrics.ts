@@ -5,7 +5,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-export type AttemptOutcome = 'succeeded' | 'failed' | 'released';
+export type AttemptOutcome = 'succeeded' | 'failed' | 'released' | 'settled';
 
 export class WorkerMetrics {
   readonly registry = new Registry();
@@ -23,7 +23,7 @@ export class WorkerMetrics {
   });
   readonly #attempts = new Counter({
     name: 'tributary_worker_shard_attempts_total',
-    help: 'Shard attempts ended, by outcome (released: stopped by a shutdown and put back in the queue)',
+    help: 'Shard job executions ended, by outcome (released: stopped by a shutdown and put back in the queue; settled: ran nothing, the job already had an accepted attempt)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

@@ -122,7 +122,9 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
     metrics.started();
     try {
       const result = await processor(job, token, signal);
-      metrics.ended('succeeded', seconds(), result);
+      // A settled execution ran nothing: its rows were counted by the attempt that wrote them.
+      if (result.settled === true) metrics.ended('settled', seconds());
+      else metrics.ended('succeeded', seconds(), result);
       return result;
     } catch (error) {
       metrics.ended(signal?.aborted === true ? 'released' : 'failed', seconds());

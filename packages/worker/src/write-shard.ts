@@ -111,6 +111,7 @@ export function writeShardProcessor(deps: WriteShardDeps): (job: Job, token?: st
         bytes: v.bytes,
         accepted: true,
         ...(v.rejected === undefined ? {} : { rejected: v.rejected, rejectsKey: stagedRejectsKey(data.syncId, data.shardId, v.attemptId) }),
+        settled: true,
       }),
     });
   };

@@ -237,6 +237,7 @@ for (const job of CASES) describe(`a ${job.kind} job whose lock lapses twice (re
       assert.equal(result.attemptId, accepted.attemptId);
       assert.equal(result.accepted, true);
       assert.equal(result.rows, 100);
+      assert.equal(result.settled, true, 'marked as ran nothing (the worker counts no rows for it)');
       assert.deepEqual(await job.attempts(coordinator, id), before, 'no attempt numbered or run');
     });
   }
