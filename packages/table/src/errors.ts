@@ -132,6 +132,16 @@ export const tableErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'A column type cannot be written to or read from a Paimon Parquet data file by Tributary.',
   },
+  RUN_TRUNCATED: {
+    retryable: false,
+    summary:
+      "A load's sorted run (bucketed layout staging) is shorter than the shard's blob says: the object was cut or replaced. The bucket job refuses it; the sync does not commit.",
+  },
+  RUN_CORRUPT: {
+    retryable: false,
+    summary:
+      "A load's sorted run does not match the checksum, length or rows the shard's blob gives it, or is not a run of the table's columns (altered, swapped or malformed). The bucket job refuses it; the sync does not commit.",
+  },
   PARQUET_FILE_INVALID: {
     retryable: false,
     summary: 'A data file is not valid Parquet (bad magic, truncated footer, undecodable pages).',

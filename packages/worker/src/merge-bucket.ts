@@ -123,7 +123,7 @@ async function runAttempt(
       bucket: entry.bucket,
       totalBuckets: entry.totalBuckets,
       runsPath: syncRunsPath(data.syncId),
-      runs: entry.runs.map((r) => ({ fileName: r.fileName, size: r.size, slot: r.slot, minSequence: BigInt(r.minSequence) })),
+      runs: entry.runs.map((r) => ({ fileName: r.fileName, size: r.size, rows: r.rows, slot: r.slot, minSequence: BigInt(r.minSequence) })),
       writerId,
       onRows: async (n) => {
         rows = n;

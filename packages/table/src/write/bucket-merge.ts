@@ -43,7 +43,7 @@ import { appendFileMeta, keyValueFileMeta, localCreationTime, valueStatsOptions,
 import { KeyValueFileWriter } from './key-value-writer.ts';
 import { parseMemorySize } from './manifest-merge.ts';
 import { objectStoreSink } from './object-sink.ts';
-import { parseRunSegment } from './run-spill.ts';
+import { parseRunSegment, readRunSegment } from './run-spill.ts';
 
 /** One run file of the bucket. */
 export interface BucketRunFile {
@@ -53,6 +53,8 @@ export interface BucketRunFile {
    */
   readonly fileName: string;
   readonly size: number;
+  /** The file's rows, when the caller knows them (a run in the run encoding is checked against them). */
+  readonly rows?: number;
   /** The writer's place in the load (a shard's index in plan order): counts keys written by several writers. */
   readonly slot: number;
   /** The first sequence number of the file (append tables number the merged files from the smallest). */
@@ -207,13 +209,18 @@ class RunBudget {
 
 /** The batches of one run file, row group by row group. */
 async function* runBatches(input: BucketMergeInput, run: BucketRunFile, rowType: RowType, budget: RunBudget): AsyncGenerator<ColumnBatch> {
-  // A segment of a spill object (run-spill.ts) is read by range; a whole run file lives in the bucket's directory.
+  // A segment of a spill object (run-spill.ts) is read by range, in the run encoding when its name
+  // carries a checksum (else Parquet); a whole run file lives in the bucket's directory.
   const segment = parseRunSegment(run.fileName);
   const paths = dataFilePaths(partitionFields(input.schema), partitionPathOptions(input.schema.options));
   const key = segment === undefined ? `${input.runsPath}/${paths.file(input.partition, input.bucket, run.fileName)}` : `${input.runsPath}/${segment.object}`;
   const start = segment?.offset ?? 0;
   const whole = budget.take(run.size);
   try {
+    if (segment?.checksum !== undefined) {
+      yield* readRunSegment({ store: input.store, key, segment: { ...segment, checksum: segment.checksum }, size: run.size, rows: run.rows, whole }, rowType);
+      return;
+    }
     const bytes = !whole ? undefined : segment === undefined ? await input.store.get(key) : await input.store.getRange(key, start, run.size);
     const read =
       bytes === undefined ? (offset: number, length: number) => input.store.getRange(key, start + offset, length) : (offset: number, length: number) => Promise.resolve(bytes.subarray(offset, offset + length));

@@ -8,7 +8,9 @@
  * a column whose mode is `none` is left out and named in `_VALUE_STATS_COLS`. Key statistics are
  * always "all mode" (untruncated), as KeyValueDataFileWriter writes them.
  */
-import type { ColumnStats } from '../format/column-stats.ts';
+import { valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
+import { columnStats, type ColumnStats } from '../format/column-stats.ts';
+import { isRetract } from '../format/key-value.ts';
 import type { DataFileResult } from '../parquet/parquet-writer.ts';
 import type { KeyValueFileResult } from './key-value-writer.ts';
 import { EMPTY_ROW, serializeBinaryRow } from '../spec/binary-row.ts';
@@ -81,7 +83,7 @@ export function keyStatsOf(stats: readonly ColumnStats[], types: readonly DataTy
   return simpleStats(cols.map((c) => c.min), cols.map((c) => c.max), cols.map((c) => c.nullCount), types);
 }
 
-function baseMeta(file: DataFileResult, ctx: FileMetaContext): Omit<DataFileMeta, 'minKey' | 'maxKey' | 'keyStats' | 'valueStats' | 'minSequenceNumber' | 'maxSequenceNumber' | 'deleteRowCount'> {
+function baseMeta(file: DataFileResult, ctx: Pick<FileMetaContext, 'schemaId' | 'creationTime'>): Omit<DataFileMeta, 'minKey' | 'maxKey' | 'keyStats' | 'valueStats' | 'minSequenceNumber' | 'maxSequenceNumber' | 'deleteRowCount'> {
   return {
     fileName: file.fileName,
     fileSize: BigInt(file.fileSize),
@@ -129,5 +131,51 @@ export function keyValueFileMeta(file: KeyValueFileResult, keyTypes: readonly Da
     minSequenceNumber: file.minSequenceNumber,
     maxSequenceNumber: file.maxSequenceNumber,
     deleteRowCount: BigInt(file.deleteRowCount),
+  };
+}
+
+/**
+ * DataFileMeta of a sorted run in the run encoding (a load's staging, read by its bucket job only):
+ * what the bucket plan and the merge use (name, size, rows, sequence range) and what is cheap to
+ * know exactly (the key range and key stats, the delete count). No value statistics are computed
+ * for runs: `_VALUE_STATS_COLS` is empty, which says so.
+ *
+ * `run`: the segment's rows, in key-value layout (keyValueRowType) when `keyTypes` is not empty,
+ * else an append table's rows numbered from `firstSequence`.
+ */
+export function runFileMeta(
+  segment: { readonly name: string; readonly size: number },
+  run: ColumnBatch,
+  keyTypes: readonly DataType[],
+  firstSequence: bigint,
+  ctx: Pick<FileMetaContext, 'schemaId' | 'creationTime'>,
+): DataFileMeta {
+  const file = { fileName: segment.name, fileSize: segment.size, rowCount: run.length, stats: [], firstRow: [], lastRow: [] };
+  const base = { ...baseMeta(file, ctx), valueStats: EMPTY_STATS, valueStatsCols: [] };
+  const k = keyTypes.length;
+  if (k === 0) {
+    const last = firstSequence + BigInt(run.length) - 1n;
+    return { ...base, minKey: EMPTY_ROW, maxKey: EMPTY_ROW, keyStats: EMPTY_STATS, minSequenceNumber: firstSequence, maxSequenceNumber: last, deleteRowCount: 0n };
+  }
+  const keys = run.columns.slice(0, k);
+  const sequence = (run.columns[k] as Column & { kind: 'int64' }).values;
+  const kinds = (run.columns[k + 1] as Column & { kind: 'int32' }).values;
+  let min = sequence[0] as bigint;
+  let max = min;
+  let deletes = 0;
+  for (let i = 0; i < run.length; i++) {
+    const s = sequence[i] as bigint;
+    if (s < min) min = s;
+    if (s > max) max = s;
+    if (isRetract(kinds[i] as number)) deletes += 1;
+  }
+  return {
+    ...base,
+    minKey: serializeBinaryRow(keys.map((c) => valueAt(c, 0)), keyTypes),
+    maxKey: serializeBinaryRow(keys.map((c) => valueAt(c, run.length - 1)), keyTypes),
+    keyStats: keyStatsOf(keys.map((c) => columnStats(c, run.length)), keyTypes),
+    minSequenceNumber: min,
+    maxSequenceNumber: max,
+    deleteRowCount: BigInt(deletes),
   };
 }

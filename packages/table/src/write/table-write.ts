@@ -30,7 +30,7 @@ import { FileStoreScan } from '../snapshot/file-store-scan.ts';
 import { SnapshotManager } from '../snapshot/snapshot-manager.ts';
 import { dataFilesMessage, type CommitMessage } from '../spec/commit-message.ts';
 import { MAX_SEQUENCE_NUMBER, maxSequenceNumbers } from './commit-plan.ts';
-import { appendFileMeta, keyValueFileMeta, localCreationTime, valueStatsOptions, type FileMetaContext } from './data-file-metas.ts';
+import { appendFileMeta, keyValueFileMeta, localCreationTime, runFileMeta, valueStatsOptions, type FileMetaContext } from './data-file-metas.ts';
 import { parseMemorySize } from './manifest-merge.ts';
 import { KeyValueFileWriter } from './key-value-writer.ts';
 import { objectStoreSink } from './object-sink.ts';
@@ -84,8 +84,10 @@ export interface TableWriteOptions {
   /**
    * Sorted runs for a later merge (with `dataPath`): nothing is flushed bucket by bucket; once the
    * buffers hold `maxBufferedRows` rows (or `maxBufferedBytes`), every buffered bucket is spilled
-   * at once into ONE object `<dataPath>/data-<writerId>-runs-<uuid>.parquet`, one segment per
-   * (partition, bucket) (run-spill.ts). The messages name the segments (`<object>#<offset>`).
+   * at once into ONE object `<dataPath>/data-<writerId>-runs-<uuid>.run`, one segment per
+   * (partition, bucket) in the run encoding (run-spill.ts, format/run-codec.ts; blocks of
+   * `fileOptions.rowGroupRows` rows). The messages name the segments (`<object>#<offset>.<crc32c>`)
+   * and carry no value statistics (nothing reads them).
    */
   readonly spill?: boolean;
   /**
@@ -106,6 +108,8 @@ interface BucketWriter {
   pendingRows: number;
   /** Spill mode: the estimated bytes of the pending rows. */
   pendingBytes: number;
+  /** Spill mode: the bucket's segments spilled so far, in order. */
+  readonly spilled: DataFileMeta[];
   nextSequence: bigint;
   readonly firstSequence: bigint;
   /** With a sequence slot: the first number of the next slot, which this bucket must not reach. */
@@ -138,10 +142,8 @@ export class TableWrite {
   readonly #spill: boolean;
   readonly #maxBufferedBytes: number;
   #bufferedBytes = 0;
-  /** Spill mode: the spill being written (its segments are the files the bucket writers open now). */
+  /** Spill mode: the spill being written. */
   #currentSpill: RunSpill | undefined;
-  /** Spill mode: each spilled file's name in the messages (`<object>#<offset>`). */
-  readonly #segmentNames = new Map<string, string>();
   /** Append buckets with an open file, least recently flushed first. */
   readonly #openFiles = new Set<BucketWriter>();
   #buffered = 0;
@@ -240,14 +242,18 @@ export class TableWrite {
   async #spillAll(): Promise<void> {
     const buckets = [...this.#buckets.values()].filter((b) => b.pendingRows > 0).sort((a, b) => (a.target.key < b.target.key ? -1 : a.target.key > b.target.key ? 1 : 0));
     if (buckets.length === 0) return;
-    const object = `data-${this.#writerId}-runs-${randomUUID()}.parquet`;
-    const spill = new RunSpill(this.#store, `${this.#dataPath}/${object}`, object);
+    const object = `data-${this.#writerId}-runs-${randomUUID()}.run`;
+    const spill = new RunSpill(this.#store, `${this.#dataPath}/${object}`, object, this.#fileOptions.rowGroupRows);
     this.#currentSpill = spill;
+    const ctx = { schemaId: this.#schema.id, creationTime: localCreationTime(new Date()) };
+    const keyTypes = fieldsByName(this.#schema, this.#primaryKeys).map((f) => f.type);
+    const spilled: [BucketWriter, DataFileMeta][] = [];
     try {
       for (const bucket of buckets) {
-        await this.#flush(bucket);
-        // The segment ends with the flush (a key-value run ends its file itself): the next bucket's bytes follow.
-        await bucket.append?.roll();
+        const first = bucket.nextSequence;
+        const run = this.#run(bucket);
+        if (run.length === 0) continue;
+        spilled.push([bucket, runFileMeta(await spill.writeSegment(run), run, keyTypes, first, ctx)]);
       }
       await spill.close();
     } catch (error) {
@@ -256,7 +262,8 @@ export class TableWrite {
     } finally {
       this.#currentSpill = undefined;
     }
-    for (const [fileName, segment] of spill.segments) this.#segmentNames.set(fileName, segment);
+    // Only a spill whose object is complete names its segments in the messages.
+    for (const [bucket, meta] of spilled) bucket.spilled.push(meta);
     this.#bufferedBytes = 0;
   }
 
@@ -293,11 +300,11 @@ export class TableWrite {
     const messages: CommitMessage[] = [];
     if (this.#spill) await this.#spillAll();
     for (const bucket of this.#buckets.values()) {
-      await this.#flush(bucket);
-      const newFiles = (await this.#closeBucket(bucket, ctx)).map((f) => {
-        const segment = this.#segmentNames.get(f.fileName);
-        return segment === undefined ? f : { ...f, fileName: segment };
-      });
+      let newFiles = bucket.spilled;
+      if (!this.#spill) {
+        await this.#flush(bucket);
+        newFiles = await this.#closeBucket(bucket, ctx);
+      }
       if (newFiles.length === 0) continue;
       const { partition, bucket: b, totalBuckets } = bucket.target;
       messages.push(dataFilesMessage(partition, b, totalBuckets, { newFiles }));
@@ -343,7 +350,7 @@ export class TableWrite {
       // One UUID per (partition, bucket) writer: partitions whose rows differ can share `dir`.
       uuid: `${this.#writerId}-${randomUUID()}`,
       targetFileSize: this.#targetFileSize,
-      openSink: (fileName: string) => this.#currentSpill?.segmentSink(fileName) ?? objectStoreSink(this.#store, `${dir}/${fileName}`),
+      openSink: (fileName: string) => objectStoreSink(this.#store, `${dir}/${fileName}`),
     };
     const pk = this.#primaryKeys.length > 0;
     const first = (this.#restored.get(target.key) ?? -1n) + 1n + (this.#sequenceSlot ?? 0n) * SEQUENCE_STRIDE;
@@ -353,11 +360,13 @@ export class TableWrite {
       pendingKinds: [],
       pendingRows: 0,
       pendingBytes: 0,
+      spilled: [],
       nextSequence: first,
       firstSequence: first,
       sequenceLimit: this.#sequenceSlot === undefined ? undefined : first + SEQUENCE_STRIDE,
-      append: pk ? undefined : new DataFileWriter({ ...options, rowType: this.#rowType }),
-      keyValue: pk ? new KeyValueFileWriter({ ...options, tableRowType: this.#rowType, trimmedPrimaryKeys: this.#primaryKeys }) : undefined,
+      // Spill mode writes runs (#spillAll), never files of its own.
+      append: pk || this.#spill ? undefined : new DataFileWriter({ ...options, rowType: this.#rowType }),
+      keyValue: pk && !this.#spill ? new KeyValueFileWriter({ ...options, tableRowType: this.#rowType, trimmedPrimaryKeys: this.#primaryKeys }) : undefined,
     };
     this.#buckets.set(target.key, bucket);
     return bucket;
@@ -371,19 +380,8 @@ export class TableWrite {
 
   async #flush(bucket: BucketWriter): Promise<void> {
     if (bucket.pendingRows === 0) return;
-    const batch = concatBatches(this.#rowType, bucket.pending);
-    const kinds = concatKinds(bucket.pendingKinds, bucket.pendingRows);
-    this.#buffered -= bucket.pendingRows;
-    bucket.pending = [];
-    bucket.pendingKinds = [];
-    bucket.pendingRows = 0;
-    bucket.pendingBytes = 0;
-    if (bucket.append !== undefined && this.#spill) {
-      await bucket.append.write(batch);
-      return;
-    }
     if (bucket.append !== undefined) {
-      await bucket.append.write(batch);
+      await bucket.append.write(this.#takePending(bucket).batch);
       this.#openFiles.delete(bucket);
       this.#openFiles.add(bucket);
       for (const oldest of this.#openFiles) {
@@ -392,6 +390,31 @@ export class TableWrite {
         await oldest.append?.roll();
       }
       return;
+    }
+    await (bucket.keyValue as KeyValueFileWriter).writeRun(this.#run(bucket));
+  }
+
+  /** The bucket's buffered rows, taken out of the buffers. */
+  #takePending(bucket: BucketWriter): { batch: ColumnBatch; kinds: Uint8Array } {
+    const batch = concatBatches(this.#rowType, bucket.pending);
+    const kinds = concatKinds(bucket.pendingKinds, bucket.pendingRows);
+    this.#buffered -= bucket.pendingRows;
+    bucket.pending = [];
+    bucket.pendingKinds = [];
+    bucket.pendingRows = 0;
+    bucket.pendingBytes = 0;
+    return { batch, kinds };
+  }
+
+  /**
+   * The bucket's buffered rows as its next sorted run (primary key: sorted, one record per key, in
+   * key-value layout, numbered from the bucket's next sequence number; append: as buffered).
+   */
+  #run(bucket: BucketWriter): ColumnBatch {
+    const { batch, kinds } = this.#takePending(bucket);
+    if (this.#primaryKeys.length === 0) {
+      bucket.nextSequence += BigInt(batch.length);
+      return batch;
     }
     if (bucket.sequenceLimit !== undefined && bucket.nextSequence + BigInt(batch.length) > bucket.sequenceLimit) {
       throw errorFrom(tableErrors, 'SEQUENCE_RANGE_EXHAUSTED', `a writer with a sequence slot may write at most ${SEQUENCE_STRIDE} rows into one bucket`, {
@@ -414,7 +437,7 @@ export class TableWrite {
       firstSequenceNumber: bucket.nextSequence,
     });
     bucket.nextSequence += BigInt(batch.length);
-    await (bucket.keyValue as KeyValueFileWriter).writeRun(run);
+    return run;
   }
 
   async #closeBucket(bucket: BucketWriter, ctx: FileMetaContext): Promise<DataFileMeta[]> {

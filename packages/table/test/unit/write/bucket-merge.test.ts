@@ -82,7 +82,7 @@ test('spill mode: each spill is ONE run object with a segment per (partition, bu
     const shards = [await runsOf(0, { maxBufferedRows: 700 }), await runsOf(1, { maxBufferedBytes: 40_000 }), await runsOf(2, {})];
     const objects: string[] = [];
     for await (const o of store.list(`${RUNS}/`)) objects.push(o.key);
-    assert.ok(objects.every((key) => /^staging\/runs\/data-s[0-2]-runs-[0-9a-f-]+\.parquet$/.test(key)), `run objects only, no per-bucket directory: ${objects.join(', ')}`);
+    assert.ok(objects.every((key) => /^staging\/runs\/data-s[0-2]-runs-[0-9a-f-]+\.run$/.test(key)), `run objects only, no per-bucket directory: ${objects.join(', ')}`);
     const perWriter = [0, 1, 2].map((s) => objects.filter((key) => key.includes(`/data-s${s}-runs-`)).length);
     assert.deepEqual(perWriter.map((n) => n > 0), [true, true, true]);
     assert.equal(perWriter[0], 3, 'writer 0: 2000 rows spilled every 700 rows = 3 spills, one object each');
@@ -96,7 +96,7 @@ test('spill mode: each spill is ONE run object with a segment per (partition, bu
         const key = `${Buffer.from(m.partition).toString('hex')}/${m.bucket}`;
         const entry = byBucket.get(key) ?? { partition: m.partition, bucket: m.bucket, runs: [] };
         for (const f of m.dataIncrement.newFiles) {
-          assert.match(f.fileName, /^data-s[0-2]-runs-[0-9a-f-]+\.parquet#[0-9]+$/, 'a segment names its object and offset');
+          assert.match(f.fileName, /^data-s[0-2]-runs-[0-9a-f-]+\.run#[0-9]+\.[0-9a-f]{8}$/, 'a segment names its object, offset and checksum');
           entry.runs.push({ fileName: f.fileName, size: Number(f.fileSize), slot, minSequence: f.minSequenceNumber });
         }
         byBucket.set(key, entry);
