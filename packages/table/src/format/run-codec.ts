@@ -158,7 +158,8 @@ export function encodeRunBlock(batch: ColumnBatch, start = 0, end = batch.length
       }
     }
   });
-  const body = new Uint8Array(length);
+  // Every byte is written below (padding included): no zero fill needed.
+  const body: Uint8Array = Buffer.allocUnsafeSlow(length);
   let at = 0;
   for (const part of parts) {
     body.set(part, at);
@@ -212,17 +213,17 @@ export function parseRunRecord(bytes: Uint8Array, expected: RunExpectation): Run
 
 /**
  * Decodes one block's body (already read, `record` its record) into a batch of `rowType`. The
- * body's CRC is checked before anything is decoded; the columns are views of a copy of the body
- * (one copy, aligned for the typed arrays).
+ * body's CRC is checked before anything is decoded; the columns are views of the body's bytes (of a
+ * copy when the body does not start at a multiple of 8 in its buffer, as typed arrays need).
  */
 export function decodeRunBlock(rowType: RowType, record: RunRecord & { kind: 'block' }, body: Uint8Array, expected: RunExpectation): ColumnBatch {
   if (body.length !== record.length) runTruncated(expected, body.length);
   if (crc32c(body) !== record.crc) runCorrupt(expected, 'a block does not match its checksum');
   const rows = record.rows;
-  const buffer = new ArrayBuffer(body.length);
-  const bytes = new Uint8Array(buffer);
-  bytes.set(body);
-  const view = new DataView(buffer);
+  const bytes = body.byteOffset % 8 === 0 ? body : Uint8Array.from(body);
+  const buffer = bytes.buffer;
+  const base = bytes.byteOffset;
+  const view = new DataView(buffer, base, bytes.length);
   let at = 0;
   const take = (length: number): number => {
     const start = at;
@@ -249,30 +250,30 @@ export function decodeRunBlock(rowType: RowType, record: RunRecord & { kind: 'bl
     }
     let validity: Uint8Array | undefined;
     if (hasValidity === 1) {
-      validity = new Uint8Array(buffer, take(rows), rows);
+      validity = new Uint8Array(buffer, base + take(rows), rows);
       for (let i = 0; i < rows; i++) if ((validity[i] as number) > 1) runCorrupt(expected, 'bad validity');
     }
     switch (kind) {
       case 'bool':
-        columns.push({ kind, validity, values: new Uint8Array(buffer, take(rows), rows) });
+        columns.push({ kind, validity, values: new Uint8Array(buffer, base + take(rows), rows) });
         return;
       case 'int32':
-        columns.push({ kind, validity, values: new Int32Array(buffer, take(4 * rows), rows) });
+        columns.push({ kind, validity, values: new Int32Array(buffer, base + take(4 * rows), rows) });
         return;
       case 'float32':
-        columns.push({ kind, validity, values: new Float32Array(buffer, take(4 * rows), rows) });
+        columns.push({ kind, validity, values: new Float32Array(buffer, base + take(4 * rows), rows) });
         return;
       case 'int64':
-        columns.push({ kind, validity, values: new BigInt64Array(buffer, take(8 * rows), rows) });
+        columns.push({ kind, validity, values: new BigInt64Array(buffer, base + take(8 * rows), rows) });
         return;
       case 'float64':
-        columns.push({ kind, validity, values: new Float64Array(buffer, take(8 * rows), rows) });
+        columns.push({ kind, validity, values: new Float64Array(buffer, base + take(8 * rows), rows) });
         return;
       case 'timestamp':
-        columns.push({ kind, validity, millis: new Float64Array(buffer, take(8 * rows), rows), nanos: new Int32Array(buffer, take(4 * rows), rows) });
+        columns.push({ kind, validity, millis: new Float64Array(buffer, base + take(8 * rows), rows), nanos: new Int32Array(buffer, base + take(4 * rows), rows) });
         return;
       case 'bigint': {
-        const words = new BigInt64Array(buffer, take(16 * rows), 2 * rows);
+        const words = new BigInt64Array(buffer, base + take(16 * rows), 2 * rows);
         const values = new Array<bigint>(rows);
         for (let i = 0; i < rows; i++) {
           const low = words[2 * i] as bigint;
@@ -283,7 +284,7 @@ export function decodeRunBlock(rowType: RowType, record: RunRecord & { kind: 'bl
         return;
       }
       case 'string': {
-        const offsets = offsetsAt(buffer, take(4 * (rows + 1)), rows, expected);
+        const offsets = offsetsAt(buffer, base + take(4 * (rows + 1)), rows, expected);
         const length = view.getUint32(head + 4, true);
         const start = take(length);
         const joined = decodeUtf8(bytes.subarray(start, start + length), expected);
@@ -294,8 +295,8 @@ export function decodeRunBlock(rowType: RowType, record: RunRecord & { kind: 'bl
         return;
       }
       case 'binary': {
-        const offsets = offsetsAt(buffer, take(4 * (rows + 1)), rows, expected);
-        const data = take(offsets[rows] as number);
+        const offsets = offsetsAt(buffer, base + take(4 * (rows + 1)), rows, expected);
+        const data = base + take(offsets[rows] as number);
         const values = new Array<Uint8Array>(rows);
         for (let i = 0; i < rows; i++) values[i] = new Uint8Array(buffer, data + (offsets[i] as number), (offsets[i + 1] as number) - (offsets[i] as number));
         columns.push({ kind, validity, values });
@@ -307,7 +308,7 @@ export function decodeRunBlock(rowType: RowType, record: RunRecord & { kind: 'bl
   return { rowType, length: rows, columns };
 }
 
-function offsetsAt(buffer: ArrayBuffer, start: number, rows: number, expected: RunExpectation): Uint32Array {
+function offsetsAt(buffer: ArrayBufferLike, start: number, rows: number, expected: RunExpectation): Uint32Array {
   const offsets = new Uint32Array(buffer, start, rows + 1);
   if (offsets[0] !== 0) runCorrupt(expected, 'bad offsets');
   for (let i = 0; i < rows; i++) if ((offsets[i + 1] as number) < (offsets[i] as number)) runCorrupt(expected, 'bad offsets');
