@@ -114,7 +114,7 @@ for (const layout of LAYOUTS) describe(`case 8: blobs that must not be committed
     assert.equal(table?.rowCount, 400);
     assert.deepEqual(await pypaimonIds(e, 'shop', 'orders'), oneTo(400), 'pypaimon reads only the first sync');
     for (const sync of aborted) {
-      assert.deepEqual((await listKeys(e, `.tributary/syncs/${sync.id}/`)).filter((k) => k.endsWith('.blob') || k.endsWith('.parquet')), []);
+      assert.deepEqual((await listKeys(e, `.tributary/syncs/${sync.id}/`)).filter((k) => k.endsWith('.blob') || k.endsWith('.parquet') || k.endsWith('.run')), []);
       assert.deepEqual((await listKeys(e, 'shop.db/orders/')).filter((k) => k.includes(`/data-${sync.id}-`)), []);
     }
   });

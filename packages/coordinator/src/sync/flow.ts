@@ -82,7 +82,7 @@ const gateJobId = (syncId: string): string => `gate-${syncId}`;
 const bucketParentJobId = (syncId: string): string => `commit-buckets-${syncId}`;
 const bucketQueueJobId = (syncId: string, bucketId: string): string => `${bucketId}-${syncId}`;
 
-/** Where the bucket stage's parent job stands: never enqueued, still waiting or running, or ended. */
+/** Where the bucket stage's parent job stands: never enqueued, some bucket job not ended yet, or every bucket job ended. */
 export type BucketFlowState = 'absent' | 'pending' | 'finished';
 
 export class SyncFlows {
@@ -196,8 +196,10 @@ export class SyncFlows {
   async bucketFlowState(syncId: string): Promise<BucketFlowState> {
     const job = await this.commitQueue.getJob(bucketParentJobId(syncId));
     if (job === undefined) return 'absent';
-    const state = await job.getState();
-    return state === 'completed' || state === 'failed' || state === 'unknown' ? 'finished' : 'pending';
+    // BullMQ moves a parent out of waiting-children only once every child has ended (completed, or
+    // failed: ignoreDependencyOnFailure). From then on the bucket jobs' outcomes are final, whether
+    // the parent waits, runs (it may be the very job driving the sync now) or has ended.
+    return (await job.getState()) === 'waiting-children' ? 'pending' : 'finished';
   }
 
   /** A delayed job on the commit queue that aborts the sync if it is still preparing by then. */
