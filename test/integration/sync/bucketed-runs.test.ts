@@ -7,14 +7,19 @@
  * time the bucket job refuses the run with a typed error (RUN_TRUNCATED, RUN_CORRUPT), the sync
  * ends ABORTED with that reason, nothing is committed and nothing staged is left; an untampered
  * sync of the same table commits, and pypaimon reads exactly its rows.
+ *
+ * And the values a run carries, end to end: three NDJSON shards whose keys overlap, with NULLs,
+ * BIGINT and DECIMAL(18)/DECIMAL(38) at their limits, full-precision doubles, strings beyond U+E000
+ * (where UTF-16 and UTF-8 orders part) and empty strings, nanosecond timestamps before 1970; the
+ * table read by Tributary, Paimon Java and pypaimon is exactly the model (the later shard wins a key).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Coordinator } from '@tributary/coordinator';
 import { startShardWorker, type ShardWorker, type WorkerTables } from '@tributary/worker';
-import { Table, warehouseTables, type ObjectBody, type ObjectStore } from '@tributary/table';
-import { services } from '@tributary/testkit';
-import { createOrdersTable, generatorSource, inProcessCoordinator, listKeys, oneTo, pypaimonIds, s3, syncEnv, waitForPhase, FAST_LOCKS } from './harness.ts';
+import { Table, openObjectStore, warehouseTables, type ObjectBody, type ObjectStore } from '@tributary/table';
+import { canonicalRows, paimonJava, pypaimon, readResults, services, type OracleRow } from '@tributary/testkit';
+import { createOrdersTable, generatorSource, inProcessCoordinator, listKeys, oneTo, pypaimonIds, readRows, s3, syncEnv, waitForPhase, FAST_LOCKS } from './harness.ts';
 
 /** What to put instead of a run object's bytes (`index`: the run objects written so far, from 0). */
 type Tamper = (bytes: Uint8Array, index: number) => Uint8Array;
@@ -61,7 +66,7 @@ describe('sorted runs that are not what the shard wrote are refused; nothing com
       warehouseStore: (warehouse) => real.warehouseStore(warehouse),
     };
     // One spill per shard (the default run budget holds 300 rows): one run object per shard.
-    worker = startShardWorker({ redis: services.redis, prefix: e.prefix, clusterSecret: e.clusterSecret, tables, concurrency: 2, ...FAST_LOCKS });
+    worker = startShardWorker({ redis: services.redis, prefix: e.prefix, clusterSecret: e.clusterSecret, tables, sources: e.sources, concurrency: 2, ...FAST_LOCKS });
     await createOrdersTable(coordinator, 'shop', 'orders', { primaryKeys: ['order_id'], bucket: 2 });
   });
   after(async () => {
@@ -120,5 +125,108 @@ describe('sorted runs that are not what the shard wrote are refused; nothing com
     const table = await coordinator.tables.describeTable(e.warehouse, { database: 'shop', table: 'orders' });
     assert.equal(table?.latestSnapshotId, 1, 'only the intact sync committed');
     assert.deepEqual(await pypaimonIds(e, 'shop', 'orders'), oneTo(600), 'pypaimon reads exactly the intact sync');
+  });
+});
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const D18_MAX = 10n ** 18n - 1n;
+const D38_MAX = 10n ** 38n - 1n;
+const DOUBLES = [5e-324, -5e-324, 1.7976931348623157e308, -1.7976931348623157e308, 0.1 + 0.2, 2.2250738585072014e-308, 9007199254740993.5, 1 / 3, -123456.789e-200];
+const STRINGS = ['', '\ue000', '\uffff', '\uffef\ue000', '😀', 'a😀', '中文', 'a\u0000b', '\u{10ffff}', 'é', 'plain'];
+const TIMES = [
+  { epochMillis: -2_208_988_800_000, nanoOfMillis: 1 },
+  { epochMillis: -1, nanoOfMillis: 999_999 },
+  { epochMillis: 0, nanoOfMillis: 0 },
+  { epochMillis: 1_709_251_199_123, nanoOfMillis: 456_789 },
+  // The last nanosecond pyarrow's timestamp[ns] holds (pypaimon reads a later one wrapped around).
+  { epochMillis: 9_223_372_036_854, nanoOfMillis: 775_807 },
+];
+
+/** An unscaled decimal as text with `scale` places. */
+function decimalText(unscaled: bigint, scale: number): string {
+  const digits = (unscaled < 0n ? -unscaled : unscaled).toString().padStart(scale + 1, '0');
+  return `${unscaled < 0n ? '-' : ''}${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
+}
+
+function timestampText(t: { epochMillis: number; nanoOfMillis: number }): string {
+  const iso = new Date(t.epochMillis).toISOString();
+  const millis = ((t.epochMillis % 1000) + 1000) % 1000;
+  return `${iso.slice(0, 19)}.${String(millis * 1_000_000 + t.nanoOfMillis).padStart(9, '0')}Z`;
+}
+
+/** Row `id` of shard `shard`: every nullable column NULL in turn, edge values in turn. */
+function adversarialRow(shard: number, id: number): { json: string; row: OracleRow } {
+  const k = id * 7 + shard;
+  const pick = <T>(values: readonly T[]): T => values[k % values.length] as T;
+  const isNull = (column: number): boolean => (k + column) % 9 === 0;
+  const b = isNull(0) ? null : pick([INT64_MIN, INT64_MAX, 0n, -1n, 2n ** 53n + 1n, BigInt(k)]);
+  const d18 = isNull(1) ? null : pick([D18_MAX, -D18_MAX, 0n, -1n, 12345n]);
+  const d38 = isNull(2) ? null : pick([D38_MAX, -D38_MAX, 2n ** 64n, -(2n ** 64n) - 1n, 2n ** 63n, -1n, 0n]);
+  const f = isNull(3) ? null : pick(DOUBLES);
+  const str = isNull(4) ? null : `${pick(STRINGS)}${shard === 2 ? '' : pick(['', 'x'])}`;
+  const ts = isNull(5) ? null : pick(TIMES);
+  const raw = (v: bigint | null, scale: number): string => (v === null ? 'null' : scale === 0 ? v.toString() : decimalText(v, scale));
+  // Numbers written as JSON number literals (the source keeps those that are not exact doubles as text).
+  const json = `{"id":${id},"b":${raw(b, 0)},"d18":${raw(d18, 4)},"d38":${raw(d38, 10)},"f":${f === null ? 'null' : JSON.stringify(f)},"s":${JSON.stringify(str)},"ts":${ts === null ? 'null' : JSON.stringify(timestampText(ts))},"shard":${shard}}`;
+  return { json, row: [BigInt(id), b, d18, d38, f, str, ts, shard] };
+}
+
+describe('adversarial values through the bucketed layout, keys in several shards: exactly the model in every reader', () => {
+  const e = syncEnv('bucketed-values');
+  let coordinator: Coordinator;
+  let worker: ShardWorker;
+
+  before(async () => {
+    coordinator = await inProcessCoordinator(e);
+    worker = startShardWorker({ redis: services.redis, prefix: e.prefix, clusterSecret: e.clusterSecret, tables: warehouseTables(s3), sources: e.sources, concurrency: 2, ...FAST_LOCKS });
+  });
+  after(async () => {
+    await worker.close();
+    await coordinator.close();
+  });
+
+  test('three shards, overlapping keys, two buckets: Tributary, Paimon Java and pypaimon read the model', async () => {
+    // Shard 0: keys 1..300; shard 1: 250..420 (51 keys in both); shard 2: every 25th key of 1..425 (in all three for some).
+    const shards = [Array.from({ length: 300 }, (_, i) => i + 1), Array.from({ length: 171 }, (_, i) => i + 250), Array.from({ length: 17 }, (_, i) => 1 + 25 * i)];
+    const model = new Map<number, OracleRow>();
+    const src = openObjectStore(e.sourceRoot, s3);
+    for (const [shard, ids] of shards.entries()) {
+      const rows = ids.map((id) => adversarialRow(shard, id));
+      for (const [i, r] of rows.entries()) model.set(ids[i] as number, r.row);
+      await src.put(`values/part-${shard}.ndjson`, new TextEncoder().encode(rows.map((r) => r.json).join('\n') + '\n'));
+    }
+    const columns = [
+      { name: 'id', type: 'BIGINT NOT NULL' },
+      { name: 'b', type: 'BIGINT' },
+      { name: 'd18', type: 'DECIMAL(18, 4)' },
+      { name: 'd38', type: 'DECIMAL(38, 10)' },
+      { name: 'f', type: 'DOUBLE' },
+      { name: 's', type: 'STRING' },
+      { name: 'ts', type: 'TIMESTAMP(9)' },
+      { name: 'shard', type: 'INT' },
+    ];
+    const created = await coordinator.app.inject({ method: 'POST', url: '/v1/tables', payload: { database: 'shop', name: 'values', columns, primaryKeys: ['id'], bucket: 2 } });
+    assert.equal(created.statusCode, 201, created.body);
+    const uris = [0, 1, 2].map((shard) => `${e.sourceRoot}/values/part-${shard}.ndjson`);
+    const started = await coordinator.app.inject({
+      method: 'POST',
+      url: '/v1/syncs',
+      payload: { table: { database: 'shop', table: 'values' }, source: { kind: 'files', format: 'ndjson', uris, filesPerShard: 1 } },
+    });
+    assert.equal(started.statusCode, 202, started.body);
+    const id = started.json<{ id: string }>().id;
+    // Waits for the sync's end: three shards, two bucket jobs, the commit.
+    const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 120_000);
+    assert.equal(done.state.phase, 'COMMITTED', JSON.stringify(done.state));
+    assert.ok(done.timings.MERGING !== undefined, 'the default layout of a primary-key table: bucketed');
+    assert.equal(done.state.phase === 'COMMITTED' ? done.state.collidingKeys : null, 51 + 17 - 2, 'keys in more than one shard');
+
+    const want = canonicalRows([...model.values()]);
+    const op = { op: 'read' as const, warehouse: e.warehouse, database: 'shop', table: 'values' };
+    const [java, python] = await Promise.all([paimonJava.batch([op]), pypaimon.batch([op])]);
+    assert.deepStrictEqual(canonicalRows((await readRows(e, 'shop', 'values')) as OracleRow[]), want, 'Tributary');
+    assert.deepStrictEqual(canonicalRows(readResults(java)[0]!.rows), want, 'Paimon Java');
+    assert.deepStrictEqual(canonicalRows(readResults(python)[0]!.rows), want, 'pypaimon');
   });
 });
