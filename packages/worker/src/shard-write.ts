@@ -31,7 +31,8 @@ export interface ShardWriteOptions {
   readonly sequenceSlot?: number;
   /**
    * The bucketed layout: the shard writes sorted runs under `path` (the sync's staging),
-   * uncompressed with small row groups so that a bucket job merges many of them in little memory.
+   * in the run encoding (@tributary/table's run-codec: no Parquet, no compression) in blocks of 4,096
+   * rows, so that a bucket job merges many of them in little memory.
    * The buffers of every (partition, bucket) are spilled together into ONE run object, one segment
    * per bucket (TableWriteOptions.spill), once they hold `bufferRows` rows (default 100,000) or
    * an estimated `bufferBytes` (default 64 MiB), whichever comes first: the shard's memory budget.
@@ -39,10 +40,10 @@ export interface ShardWriteOptions {
   readonly runs?: { readonly path: string; readonly bufferRows?: number | undefined; readonly bufferBytes?: number | undefined };
 }
 
-/** Rows and estimated bytes buffered before the runs are spilled, and rows per row group of a run. */
+/** Rows and estimated bytes buffered before the runs are spilled, and rows per block of a run. */
 export const DEFAULT_RUN_BUFFER_ROWS = 100_000;
 export const DEFAULT_RUN_BUFFER_BYTES = 64 * 1024 * 1024;
-const RUN_ROW_GROUP_ROWS = 4096;
+const RUN_BLOCK_ROWS = 4096;
 
 export interface ShardWrite {
   readonly rowType: RowType;
@@ -108,6 +109,6 @@ function runOptions(path: string, bufferRows: number, bufferBytes: number) {
     bufferRows: rows,
     maxBufferedRows: rows,
     maxBufferedBytes: Math.max(1, bufferBytes),
-    fileOptions: { compression: 'none' as const, rowGroupRows: RUN_ROW_GROUP_ROWS },
+    fileOptions: { rowGroupRows: RUN_BLOCK_ROWS },
   };
 }
