@@ -12,10 +12,10 @@
  *   bucket's live files; memory: one row group per file and one output batch.
  * - `writeBucketChangelog`: the merged records (one per key: the greatest by sequence.field then
  *   `_SEQUENCE_NUMBER`; a retraction means the key is deleted) are the bucket's netted changes, which
- *   ChangelogWrite.writeBucket turns into data files and changelog files against the base snapshot
+ *   ChangelogWrite.writeBucketRecords turns into data files and changelog files against the base snapshot
  *   (before-images, `+I`, `-U`/`+U`, `-D` with the stored row, nothing for a no-op).
  *
- * Memory of writeBucketChangelog: the merged batches stream through ChangelogWrite.writeBucketBatches
+ * Memory of writeBucketChangelog: the merged batches stream through ChangelogWrite.writeBucketRecords
  * (before-images probed batch by batch, records appended to open file runs), so a bucket job holds
  * one merged batch, one row group per overlapping base file and the open files' buffers, whatever
  * the bucket's size; bench/changelog measures the worker's peak RSS.
@@ -24,8 +24,7 @@ import { errorFrom } from '@tributary/errors';
 import { tableErrors } from './errors.ts';
 import type { BucketChangelog, ChangelogWrite } from './changelog-write.ts';
 import { batchFromRows, valueAt, type ColumnBatch } from './format/column-batch.ts';
-import type { KeyedChange } from './format/changelog.ts';
-import { RowKind, isRetract, keyValueRowType } from './format/key-value.ts';
+import { RowKind, keyValueRowType } from './format/key-value.ts';
 import { TableRead } from './read/table-read.ts';
 import { mergeDeduplicate, type KeyValue } from './read/sort-merge-reader.ts';
 import { partitionKey } from './spec/binary-row.ts';
@@ -148,28 +147,21 @@ export interface MergedChangelogBucket extends MergedBucket {
 
 /**
  * Feeds the bucket's merged records (key-value rows, one per key, in key order) to the changelog
- * write as the bucket's final changes: a retraction deletes the key, anything else upserts it.
+ * write as the bucket's final changes: a retraction deletes the key, anything else upserts it. The
+ * records stay column batches (ChangelogWrite.writeBucketRecords).
  * `input.onRows` is told the rows taken so far, once per batch (progress; throwing stops it).
  */
 export async function writeBucketChangelog(input: BucketMergeInput, merged: MergedRows, write: ChangelogWrite): Promise<MergedChangelogBucket> {
-  const changelog = await write.writeBucketBatches(keyedChanges(input, merged));
+  const changelog = await write.writeBucketRecords(counted(input, merged));
   return { message: changelog.message ?? undefined, rows: changelog.dataRows, collidingKeys: merged.collidingKeys(), changelog };
 }
 
-/** The merged batches as the bucket's final changes, one array per batch. */
-async function* keyedChanges(input: BucketMergeInput, merged: MergedRows): AsyncGenerator<KeyedChange[]> {
-  const k = trimmedPrimaryKeys(input.schema).length;
+/** The merged batches, `input.onRows` told the rows taken after each. */
+async function* counted(input: BucketMergeInput, merged: MergedRows): AsyncGenerator<ColumnBatch> {
   let taken = 0;
   for await (const batch of merged.batches) {
-    const kinds = batch.columns[k + 1];
-    if (kinds === undefined) throw new Error('merged rows lack their _VALUE_KIND column');
-    const values = batch.columns.slice(k + 2);
-    const changes: KeyedChange[] = [];
-    for (let i = 0; i < batch.length; i++) {
-      changes.push({ kind: isRetract(valueAt(kinds, i) as number) ? 'delete' : 'upsert', row: values.map((c) => valueAt(c, i)) });
-    }
-    taken += changes.length;
+    taken += batch.length;
     await input.onRows?.(taken);
-    yield changes;
+    yield batch;
   }
 }

@@ -24,8 +24,10 @@ import { randomUUID } from 'node:crypto';
 import { errorFrom } from '@tributary/errors';
 import { tableErrors } from './errors.ts';
 import type { ObjectStore } from './io/object-store.ts';
-import { allocateColumn, batchFromRows, type Column, type ColumnBatch } from './format/column-batch.ts';
-import { compareKeys, keyOutcome, netChanges, type ChangelogRules, type ChangelogRow, type KeyedChange } from './format/changelog.ts';
+import { compareRowsAt, prepareColumns, type PreparedColumns } from './format/batch-merge.ts';
+import { changelogBatch, countChangelogRow } from './format/changelog-batch.ts';
+import { allocateColumn, batchFromRows, isNullAt, valueAt, type Column, type ColumnBatch } from './format/column-batch.ts';
+import { compareKeys, keyOutcome, netChanges, type ChangelogRules, type KeyedChange } from './format/changelog.ts';
 import { RowKind, keyValueRowType } from './format/key-value.ts';
 import { bucketKey } from './spec/binary-row.ts';
 import { dataFilesMessage, type CommitMessage } from './spec/commit-message.ts';
@@ -176,11 +178,49 @@ export class ChangelogWrite {
       for await (const changes of batches) {
         if (changes.length === 0) continue;
         this.#checkRows(changes, offset, previous);
-        const target = this.#checkBucket(changes, offset, bucket?.target);
+        const target = this.#checkBucket(this.#routingBatch(changes), offset, bucket?.target);
         bucket ??= await this.#openBucket(target);
         await this.#writeChanges(bucket, changes);
         offset += changes.length;
         previous = changes[changes.length - 1];
+      }
+    } catch (error) {
+      await bucket?.probe.close();
+      await bucket?.data?.abort(error);
+      await bucket?.changelog?.abort(error);
+      throw error;
+    }
+    if (bucket === undefined) return { message: null, dataRows: 0, inserts: 0, updates: 0, deletes: 0, filesRead: 0 };
+    return this.#finish(bucket);
+  }
+
+  /**
+   * writeBucketBatches for a bucket job's merged records (bucket-merge.ts `mergeBucketRuns`): batches
+   * of the key-value record type (keys, `_SEQUENCE_NUMBER`, `_VALUE_KIND`, the table's columns), one
+   * record per key in ascending key order across batches; a retraction deletes its key, any other
+   * record upserts it. The records stay columns: each batch's data and changelog records are
+   * gathered from it and from the before-images by row (format/changelog-batch.ts), with the same
+   * result as writeBucketBatches given the same changes as rows.
+   * @throws WRITE_ROW_INVALID as writeBucketBatches
+   */
+  async writeBucketRecords(batches: AsyncIterable<ColumnBatch> | Iterable<ColumnBatch>): Promise<BucketChangelog> {
+    this.#checkOpen();
+    const k = this.#trimmed.length;
+    const keyColumns = this.#trimmed.map((_, i) => i);
+    let bucket: BucketRuns | undefined;
+    let offset = 0;
+    let previous: { keys: PreparedColumns; row: number } | undefined;
+    try {
+      for await (const records of batches) {
+        if (records.length === 0) continue;
+        const keys = prepareColumns(records, keyColumns);
+        this.#checkRecords(records, keys, offset, previous);
+        const routing: ColumnBatch = { rowType: this.#routeType, length: records.length, columns: records.columns.slice(k + 2) };
+        const target = this.#checkBucket(routing, offset, bucket?.target);
+        bucket ??= await this.#openBucket(target);
+        await this.#writeRecords(bucket, records);
+        offset += records.length;
+        previous = { keys, row: records.length - 1 };
       }
     } catch (error) {
       await bucket?.probe.close();
@@ -218,10 +258,33 @@ export class ChangelogWrite {
     });
   }
 
-  /** The one bucket of the rows: `current` when given (a later batch), else a bucket not yet written by this writer. */
-  #checkBucket(changes: readonly KeyedChange[], offset: number, current: BucketTarget | undefined): BucketTarget {
+  /**
+   * Each record has its primary-key values, in strictly ascending key order after `previous` (the
+   * last record of the batch before): writeBucketBatches' checks on the columns.
+   */
+  #checkRecords(records: ColumnBatch, keys: PreparedColumns, offset: number, previous: { keys: PreparedColumns; row: number } | undefined): void {
     const invalid = (message: string, row: number) => errorFrom(tableErrors, 'WRITE_ROW_INVALID', message, { row: offset + row });
-    const routed = this.#router.route(this.#routingBatch(changes));
+    if (records.columns.length !== this.#rowType.fields.length + this.#trimmed.length + 2) {
+      throw invalid(`records have ${records.columns.length} columns, the table's key-value records ${this.#rowType.fields.length + this.#trimmed.length + 2}`, 0);
+    }
+    const k = this.#trimmed.length;
+    for (const index of this.#primaryKeyIndex) {
+      const column = records.columns[k + 2 + index] as Column;
+      if (column.validity === undefined) continue;
+      for (let i = 0; i < records.length; i++) if (isNullAt(column, i)) throw invalid('a primary-key value is null', i);
+    }
+    if (previous !== undefined && compareRowsAt(previous.keys, previous.row, keys, 0) >= 0) {
+      throw invalid('rows of a bucket must be in ascending primary-key order, each key once', 0);
+    }
+    for (let i = 1; i < records.length; i++) {
+      if (compareRowsAt(keys, i - 1, keys, i) >= 0) throw invalid('rows of a bucket must be in ascending primary-key order, each key once', i);
+    }
+  }
+
+  /** The one bucket of the rows (`routing`: a batch of the table's columns): `current` when given (a later batch), else a bucket not yet written by this writer. */
+  #checkBucket(routing: ColumnBatch, offset: number, current: BucketTarget | undefined): BucketTarget {
+    const invalid = (message: string, row: number) => errorFrom(tableErrors, 'WRITE_ROW_INVALID', message, { row: offset + row });
+    const routed = this.#router.route(routing);
     const first = routed[0];
     if (first === undefined || routed.length > 1) throw invalid('the rows belong to more than one (partition, bucket)', routed[1]?.rows[0] ?? 0);
     if (current !== undefined) {
@@ -296,7 +359,7 @@ export class ChangelogWrite {
         const number = row.sequence === 'before' ? (before?.sequenceNumber ?? sequence) : sequence;
         // An +I is the data record itself (same row, kind and number): one array for both runs.
         changelog.push(row.row === outcome.data.row && row.kind === outcome.data.kind && number === sequence ? record : this.#record(row.row, number, row.kind));
-        count(bucket.counts, row);
+        countChangelogRow(bucket.counts, row);
       }
     });
     const recordType = keyValueRowType(this.#rowType, this.#trimmed);
@@ -308,6 +371,26 @@ export class ChangelogWrite {
     if (changelog.length > 0) {
       bucket.changelog ??= this.#runWriter(bucket.target, this.#changelogPrefix());
       await bucket.changelog.write(batchFromRows(recordType, changelog));
+    }
+  }
+
+  /** One batch of merged records: its before-images, then its data and changelog records gathered column-wise. */
+  async #writeRecords(bucket: BucketRuns, records: ColumnBatch): Promise<void> {
+    const keyColumns = records.columns.slice(0, this.#trimmed.length);
+    const keys: InternalRow[] = new Array<InternalRow>(records.length);
+    for (let i = 0; i < records.length; i++) keys[i] = keyColumns.map((c) => valueAt(c, i));
+    const images = await bucket.probe.lookup(keys);
+    const recordType = keyValueRowType(this.#rowType, this.#trimmed);
+    const out = changelogBatch(records, images, this.#rules, { recordType, keyIndex: this.#keyIndex }, bucket.next, bucket.counts);
+    bucket.next = out.next;
+    if (out.data !== undefined) {
+      bucket.data ??= this.#runWriter(bucket.target, 'data-');
+      await bucket.data.write(out.data);
+      bucket.dataRows += out.data.length;
+    }
+    if (out.changelog !== undefined) {
+      bucket.changelog ??= this.#runWriter(bucket.target, this.#changelogPrefix());
+      await bucket.changelog.write(out.changelog);
     }
   }
 
@@ -374,10 +457,4 @@ interface BucketRuns {
   changelog: KeyValueFileWriter | undefined;
   dataRows: number;
   readonly counts: { inserts: number; updates: number; deletes: number };
-}
-
-function count(counts: { inserts: number; updates: number; deletes: number }, row: ChangelogRow): void {
-  if (row.kind === RowKind.INSERT) counts.inserts++;
-  else if (row.kind === RowKind.DELETE) counts.deletes++;
-  else if (row.kind === RowKind.UPDATE_AFTER) counts.updates++;
 }
