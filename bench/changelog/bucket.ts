@@ -128,6 +128,7 @@ async function main(): Promise<void> {
     console.log(`  base ${name}: ${spent.toFixed(2)} s CPU`);
   }
   const ratios: number[] = [];
+  const times: Record<'none' | 'input', number[]> = { none: [], input: [] };
   for (let p = 0; p < rounds; p++) {
     const touched = updates + deletes;
     const stride = Math.max(1, Math.floor(baseRows / Math.max(1, touched)));
@@ -149,9 +150,13 @@ async function main(): Promise<void> {
     }
     const ratio = (spent.input as number) / (spent.none as number);
     ratios.push(ratio);
+    times.none.push(spent.none as number);
+    times.input.push(spent.input as number);
     console.log(`  round ${p}: none ${spent.none?.toFixed(3)} s, input ${spent.input?.toFixed(3)} s CPU, ratio ${ratio.toFixed(2)}×`);
   }
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
   const sorted = [...ratios].sort((a, b) => a - b);
+  console.log(`median CPU per job: none ${median(times.none).toFixed(3)} s, input ${median(times.input).toFixed(3)} s; ratio of medians ${(median(times.input) / median(times.none)).toFixed(2)}×`);
   console.log(`median ratio ${(sorted[sorted.length >> 1] as number).toFixed(2)}× (range ${sorted[0]?.toFixed(2)}–${sorted[sorted.length - 1]?.toFixed(2)}×)`);
   profiles.forEach((profile, i) => writeFileSync(`${values.profile}.${i}.cpuprofile`, JSON.stringify(profile)));
   if (values.dir === undefined) rmSync(dir, { recursive: true, force: true });

@@ -49,20 +49,63 @@ const RECORDS = 0;
 const BEFORE = 1;
 const BUILT = 2;
 
-/** Where each output row comes from, and its sequence number and kind. */
+/**
+ * Where each output row comes from, its kind and its sequence number: a new one (`offset` from the
+ * batch's first, as a number) or a before-image's (`stored`, offset -1), so a row's number becomes
+ * a BigInt only in the output column.
+ */
 class Picks {
-  readonly source: number[] = [];
-  readonly row: number[] = [];
-  readonly sequence: bigint[] = [];
-  readonly kind: number[] = [];
+  readonly source: Uint8Array;
+  readonly row: Int32Array;
+  readonly kind: Int32Array;
+  readonly offset: Int32Array;
+  readonly stored: bigint[] = [];
+  length = 0;
 
-  add(source: number, row: number, sequence: bigint, kind: number): void {
-    this.source.push(source);
-    this.row.push(row);
-    this.sequence.push(sequence);
-    this.kind.push(kind);
+  constructor(capacity: number) {
+    this.source = new Uint8Array(capacity);
+    this.row = new Int32Array(capacity);
+    this.kind = new Int32Array(capacity);
+    this.offset = new Int32Array(capacity);
+  }
+
+  add(source: number, row: number, kind: number, offset: number, stored?: bigint): void {
+    const n = this.length++;
+    this.source[n] = source;
+    this.row[n] = row;
+    this.kind[n] = kind;
+    this.offset[n] = offset;
+    if (stored !== undefined) this.stored.push(stored);
+  }
+
+  /** The `_SEQUENCE_NUMBER` column: `first` + offset, or the stored numbers in order. */
+  sequences(first: bigint): BigInt64Array {
+    const out = new BigInt64Array(this.length);
+    const words = new Int32Array(out.buffer);
+    const base = new Int32Array(BigInt64Array.of(first).buffer);
+    const low = (base[LOW] as number) >>> 0;
+    const high = base[HIGH] as number;
+    let stored = 0;
+    for (let i = 0; i < this.length; i++) {
+      const offset = this.offset[i] as number;
+      if (offset < 0) {
+        out[i] = this.stored[stored++] as bigint;
+        continue;
+      }
+      // first + offset on the two 32-bit words (offset < 2^31): no BigInt per row.
+      const sum = low + offset;
+      const carry = sum >= TWO_32 ? 1 : 0;
+      words[2 * i + LOW] = sum - carry * TWO_32;
+      words[2 * i + HIGH] = high + carry;
+    }
+    return out;
   }
 }
+
+const TWO_32 = 2 ** 32;
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const LOW = LITTLE_ENDIAN ? 0 : 1;
+const HIGH = LITTLE_ENDIAN ? 1 : 0;
 
 /**
  * The data and changelog records of one batch of merged records. `images[i]` is row i's key's
@@ -84,17 +127,19 @@ export function changelogBatch(
   const before: InternalRow[] = [];
   const beforeAt = new Int32Array(batch.length).fill(-1);
   const built: InternalRow[] = [];
-  const data = new Picks();
-  const changelog = new Picks();
+  const data = new Picks(batch.length);
+  const changelog = new Picks(2 * batch.length);
+  const kindValues = (kinds as Column & { kind: 'int32' }).values;
+  let issued = 0;
   for (let i = 0; i < batch.length; i++) {
     const image = images[i] ?? null;
-    const retract = isRetract(valueAt(kinds, i) as number);
+    const retract = isRetract(kindValues[i] as number);
     if (image === null) {
       // keyOutcome without a before-image: an upsert is +I of the row, a delete changes nothing.
       if (retract) continue;
-      const sequence = next++;
-      data.add(RECORDS, i, sequence, RowKind.INSERT);
-      changelog.add(RECORDS, i, sequence, RowKind.INSERT);
+      const offset = issued++;
+      data.add(RECORDS, i, RowKind.INSERT, offset);
+      changelog.add(RECORDS, i, RowKind.INSERT, offset);
       counts.inserts++;
       continue;
     }
@@ -104,37 +149,38 @@ export function changelogBatch(
     const sourceOf = (row: InternalRow): [number, number] => {
       if (row === after) return [RECORDS, i];
       if (row === image.row) {
-        if (beforeAt[i] === -1) beforeAt[i] = before.push(recordOf(row, image.sequenceNumber, layout.keyIndex)) - 1;
+        if (beforeAt[i] === -1) beforeAt[i] = before.push(recordOf(row, layout.keyIndex)) - 1;
         return [BEFORE, beforeAt[i] as number];
       }
-      return [BUILT, built.push(recordOf(row, 0n, layout.keyIndex)) - 1];
+      return [BUILT, built.push(recordOf(row, layout.keyIndex)) - 1];
     };
-    const sequence = next++;
-    data.add(...sourceOf(outcome.data.row), sequence, outcome.data.kind);
+    const offset = issued++;
+    data.add(...sourceOf(outcome.data.row), outcome.data.kind, offset);
     for (const row of outcome.changelog) {
-      changelog.add(...sourceOf(row.row), row.sequence === 'before' ? image.sequenceNumber : sequence, row.kind);
+      if (row.sequence === 'before') changelog.add(...sourceOf(row.row), row.kind, -1, image.sequenceNumber);
+      else changelog.add(...sourceOf(row.row), row.kind, offset);
       countChangelogRow(counts, row);
     }
   }
   const sources = [batch, batchFromRows(layout.recordType, before), batchFromRows(layout.recordType, built)];
-  return { data: gather(layout, k, sources, data), changelog: gather(layout, k, sources, changelog), next };
+  return { data: gather(layout, k, sources, data, next), changelog: gather(layout, k, sources, changelog, next), next: next + BigInt(issued) };
 }
 
-/** A key-value record of a table row: its trimmed key, a sequence number and a placeholder kind. */
-function recordOf(row: InternalRow, sequence: bigint, keyIndex: readonly number[]): InternalRow {
-  return [...keyIndex.map((i) => row[i] ?? null), sequence, RowKind.INSERT, ...row];
+/** A key-value record of a table row: its trimmed key, placeholder sequence number and kind (the output's replace them). */
+function recordOf(row: InternalRow, keyIndex: readonly number[]): InternalRow {
+  return [...keyIndex.map((i) => row[i] ?? null), 0n, RowKind.INSERT, ...row];
 }
 
-/** The picked rows as one batch of the record type, with the picks' sequence numbers and kinds. */
-function gather(layout: ChangelogBatchLayout, k: number, sources: readonly ColumnBatch[], picks: Picks): ColumnBatch | undefined {
-  const length = picks.row.length;
+/** The picked rows as one batch of the record type, with the picks' sequence numbers (new ones from `first`) and kinds. */
+function gather(layout: ChangelogBatchLayout, k: number, sources: readonly ColumnBatch[], picks: Picks, first: bigint): ColumnBatch | undefined {
+  const length = picks.length;
   if (length === 0) return undefined;
   const out = new SegmentBuilder(layout.recordType, new Map(layout.keyIndex.map((f, i) => [i, k + 2 + f])));
   for (let r = 0; r < length; r++) out.push(sources[picks.source[r] as number] as ColumnBatch, picks.row[r] as number);
   const taken = out.take();
   const columns = [...taken.columns];
-  columns[k] = { kind: 'int64', values: BigInt64Array.from(picks.sequence), validity: undefined };
-  columns[k + 1] = { kind: 'int32', values: Int32Array.from(picks.kind), validity: undefined };
+  columns[k] = { kind: 'int64', values: picks.sequences(first), validity: undefined };
+  columns[k + 1] = { kind: 'int32', values: picks.kind.slice(0, length), validity: undefined };
   return { ...taken, columns };
 }
 
