@@ -202,6 +202,18 @@ export class ParquetDataFileReader {
         const part = (parts as { rowStart: number; values: ArrayLike<unknown> }[]).findLast((p) => p.rowStart <= row);
         return part === undefined ? undefined : part.values[row - part.rowStart];
       };
+      // A physical value that is already its internal value (INT64 → BIGINT or a DECIMAL's unscaled
+      // value, INT32 → an int32 column, DOUBLE → DOUBLE) is returned as it is: the setter and the
+      // read back would store and return the same value.
+      const element = this.#leaves.get(field.name) as SchemaElement;
+      const same =
+        (column.kind === 'int64' && element.type === 'INT64') || (column.kind === 'int32' && element.type === 'INT32') || (column.kind === 'float64' && element.type === 'DOUBLE');
+      if (same) {
+        return (row) => {
+          const v = physical(row);
+          return v === undefined ? null : (v as InternalValue);
+        };
+      }
       return (row) => {
         const v = physical(row);
         if (v === null || v === undefined) return null;

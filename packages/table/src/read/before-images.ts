@@ -27,7 +27,7 @@ import type { ParquetDataFileReader, SparseRows } from '../parquet/parquet-reade
 import { decodeBinaryRow } from '../spec/binary-row.ts';
 import type { ManifestEntry } from '../spec/manifest-entry.ts';
 import { fieldsByName, trimmedPrimaryKeys } from '../spec/table-schema.ts';
-import type { DataField, InternalRow, InternalValue, RowType } from '../spec/types.ts';
+import type { DataField, DataType, InternalRow, InternalValue, RowType } from '../spec/types.ts';
 import { compareKeyValues, type KeyValue, type KeyValueOrder } from './sort-merge-reader.ts';
 import type { TableRead } from './table-read.ts';
 
@@ -59,7 +59,8 @@ export class BeforeImageProbe {
     const keyFields = fieldsByName(read.schema, trimmedPrimaryKeys(read.schema));
     const keyTypes = keyFields.map((f) => f.type);
     const keyColumns = keyFields.map((k) => 2 + read.schema.fields.findIndex((f) => f.name === k.name));
-    this.#order = read.keyValueOrder();
+    const order = read.keyValueOrder();
+    this.#order = { ...order, compareKey: integerKeyComparator(keyTypes) ?? order.compareKey };
     this.#ignoreDelete = options.ignoreDelete;
     this.#cursors = files.map(
       (entry) => new FileCursor(read, entry, decodeBinaryRow(entry.file.minKey, keyTypes), decodeBinaryRow(entry.file.maxKey, keyTypes), keyColumns, this.#order),
@@ -252,4 +253,26 @@ class FileCursor {
     }
     return { key, sequenceNumber: batch.value(0, row) as bigint, valueKind: batch.value(1, row) as number, value };
   }
+}
+
+/** Key types whose values are integers (number or bigint), compared with `<` exactly as compareInternal orders them. */
+const INTEGER_ROOTS: ReadonlySet<DataType['root']> = new Set(['TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'DATE', 'TIME']);
+
+/**
+ * The key order (field by field, nulls first) without the per-value type dispatch when every key
+ * field is an integer type; undefined otherwise (the table's comparator is used).
+ */
+function integerKeyComparator(keyTypes: readonly DataType[]): ((a: InternalRow, b: InternalRow) => number) | undefined {
+  if (!keyTypes.every((t) => INTEGER_ROOTS.has(t.root))) return undefined;
+  const arity = keyTypes.length;
+  return (a, b) => {
+    for (let i = 0; i < arity; i++) {
+      const x = (a[i] ?? null) as number | bigint | null;
+      const y = (b[i] ?? null) as number | bigint | null;
+      if (x === y) continue;
+      if (x === null || y === null) return x === null ? -1 : 1;
+      return x < y ? -1 : 1;
+    }
+    return 0;
+  };
 }
