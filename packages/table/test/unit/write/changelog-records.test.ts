@@ -127,8 +127,7 @@ function loadOf(writer: number): { rows: InternalRow[]; kinds: number[] } {
     // 4th key (the stored row may win); a no-op and an update of `etl` only keep the stored version.
     const version = k % 4 === 0 ? 0n : BigInt(10 + writer);
     if (k % 9 === 0) {
-      row = [...rowOf(k, 2).slice(0, 2), ...FIELDS.slice(2).map(() => null)];
-      row[VERSION] = k % 2 === 0 ? null : version;
+      row = [...rowOf(k, 2).slice(0, 2), ...FIELDS.slice(2).map((_, i) => (i + 2 === VERSION && k % 2 === 1 ? version : null))];
       kind = 3;
     } else if (k % 5 === 0) row = rowOf(k, stored);
     else if (k % 7 === 0) row = rowOf(k, stored).map((v, i) => (i === ETL ? { epochMillis: 1000 + writer, nanoOfMillis: 0 } : v));
