@@ -2,7 +2,8 @@
  * Writes a load into a primary-key table with `changelog-producer = input`, computing its complete
  * changelog from the pinned base snapshot (Paimon's lookup rule, without a Java compaction):
  *
- *   one bucket's netted changes, in key order, each key once (at once, or streamed in batches)
+ *   one bucket's netted changes, in key order, each key once (at once, or streamed in batches; a
+ *   bucket job's merged key-value record batches stay columns: writeBucketRecords, format/changelog-batch.ts)
  *     ─► before-images of those keys in the base snapshot (read/before-images.ts: only the files
  *        whose key range holds one of them, probed by key, batch by batch; a row group's non-key
  *        columns decoded only where a key matches, converted only for the matching rows)
