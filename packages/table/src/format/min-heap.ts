@@ -1,6 +1,7 @@
 /**
- * A binary min-heap, small on purpose: the k-way merges (read/sort-merge-reader.ts,
- * read/shared-keys.ts, write/bucket-merge.ts) hold one entry per sorted run in it.
+ * A binary min-heap, small on purpose: the k-way merges of reads (read/sort-merge-reader.ts,
+ * read/shared-keys.ts) hold one entry per sorted run in it (the bucket merge of a load or a
+ * compaction uses a tournament tree, loser-tree.ts).
  */
 export class MinHeap<T> {
   private readonly items: T[] = [];

@@ -11,7 +11,7 @@
  * or link never crosses a file system, and listings skip them.
  */
 import { randomUUID } from 'node:crypto';
-import { constants, type Dirent } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Dirent } from 'node:fs';
 import { link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -23,6 +23,15 @@ import type { ObjectBody, ObjectMeta, ObjectStore } from './object-store.ts';
 
 /** How many deletes `deleteMany` runs at once. */
 const DELETE_CONCURRENCY = 32;
+
+/**
+ * `get` reads an object up to this size with blocking calls (open, fstat, read, close: tens of
+ * microseconds from the page cache) instead of four round trips through libuv's thread pool, which
+ * cost several times the CPU: a compaction reads thousands of small data files whole (measured on
+ * 5,000 files of about 6 KB: 60–70 ms of CPU against 330–400 ms). The event loop waits at most for
+ * one such small read; larger objects are read asynchronously.
+ */
+const SYNC_GET_MAX_BYTES = 256 * 1024;
 
 export interface LocalObjectStoreOptions {
   /**
@@ -51,7 +60,7 @@ export class LocalObjectStore implements ObjectStore {
   async get(key: string): Promise<Uint8Array> {
     const path = this.#path(key);
     try {
-      return new Uint8Array(await readFile(path));
+      return readSmallFileSync(path) ?? new Uint8Array(await readFile(path));
     } catch (error) {
       throw fsError(error, 'get', key);
     }
@@ -238,6 +247,25 @@ async function removeQuietly(path: string): Promise<void> {
 const READS = new Set(['get', 'getRange', 'stat', 'list']);
 
 /** Translates a Node file-system error into the store's typed errors; typed errors pass through. */
+/** The whole file if it is a regular file of at most SYNC_GET_MAX_BYTES, read with blocking calls; else undefined. */
+function readSmallFileSync(path: string): Uint8Array | undefined {
+  const fd = openSync(path, 'r');
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || stats.size > SYNC_GET_MAX_BYTES) return undefined;
+    const bytes = new Uint8Array(stats.size);
+    let filled = 0;
+    while (filled < bytes.length) {
+      const read = readSync(fd, bytes, filled, bytes.length - filled, filled);
+      if (read === 0) break; // truncated behind our back; our own puts replace, never truncate
+      filled += read;
+    }
+    return filled === bytes.length ? bytes : bytes.subarray(0, filled);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function fsError(error: unknown, op: string, key: string): TributaryError {
   if (isTributaryError(error)) return error;
   const errno = errnoOf(error) ?? 'UNKNOWN';

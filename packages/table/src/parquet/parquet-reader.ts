@@ -10,7 +10,6 @@
  * conversions are lossy for us (DECIMAL to a JS number, timestamps to Date, INT96 read as an
  * unsigned nanos-of-day). INT96 chunks are shown as FIXED_LEN_BYTE_ARRAY(12), the same PLAIN bytes.
  */
-import { zstdDecompressSync } from 'node:zlib';
 import { parquetMetadataAsync, parquetRead, type AsyncBuffer, type FileMetaData, type SchemaElement } from 'hyparquet';
 import { getSchemaPath } from 'hyparquet/src/schema.js';
 import { compressors as extraCodecs } from 'hyparquet-compressors';
@@ -20,6 +19,7 @@ import type { DataField, InternalValue, RowType } from '../spec/types.ts';
 import { allocateColumn, valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
 import { decimalFromBytes, timestampFromInt96, timestampFromMicros, timestampFromNanos } from './parquet-values.ts';
 import { decodeRawChunk, type RawChunk } from './parquet-raw-chunk.ts';
+import { decompressZstdPage } from './zstd-pages.ts';
 
 /** Random access to a file's bytes, e.g. an ObjectStore ranged get. */
 export interface ByteSource {
@@ -31,26 +31,8 @@ export function byteSourceFromBytes(bytes: Uint8Array): ByteSource {
   return { size: bytes.length, read: (offset, length) => Promise.resolve(bytes.subarray(offset, offset + length)) };
 }
 
-/**
- * Output buffer of a ZSTD page: the page's uncompressed size from its header, plus one byte (zlib
- * allocates a further chunk when one fills exactly), at least zlib's smallest chunk and bounded so
- * that a corrupt header cannot raise it. zlib's default (16 KiB per call) cuts a larger page (a
- * 4,096-row INT64 column is 32 KiB) into chunks and concatenates them, and costs a small page more
- * than its decompression: a compaction of thousands of small files decompresses tens of thousands
- * of them (measured: 9–12 µs against 13–17 µs per page of 100–400 bytes). A page larger than its
- * header says still decodes (the buffer grows) and fails hyparquet's length check after.
- */
-const ZSTD_CHUNK_MIN = 64;
-const ZSTD_CHUNK_MAX = 16 * 1024 * 1024;
-
-const decompressors = {
-  ...extraCodecs,
-  ZSTD: (input: Uint8Array, outputLength: number) => {
-    const sized = Number.isSafeInteger(outputLength) && outputLength >= 0;
-    const out = zstdDecompressSync(input, sized ? { chunkSize: Math.max(ZSTD_CHUNK_MIN, Math.min(ZSTD_CHUNK_MAX, outputLength + 1)) } : {});
-    return new Uint8Array(out.buffer, out.byteOffset, out.byteLength); // a view: no copy
-  },
-};
+/** ZSTD through one reused context (zstd-pages.ts): thousands of small pages cost little more than their bytes. */
+const decompressors = { ...extraCodecs, ZSTD: decompressZstdPage };
 
 /**
  * `source` read ahead: a read that the last fetched window does not hold fetches at least `window`

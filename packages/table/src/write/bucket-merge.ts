@@ -30,7 +30,7 @@ import { compareRowsAt, prepareColumns, SegmentBuilder, type PreparedColumns } f
 import { valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
 import { compareInternal } from '../format/column-stats.ts';
 import { keyValueRowType } from '../format/key-value.ts';
-import { MinHeap } from '../format/min-heap.ts';
+import { LoserTree } from '../format/loser-tree.ts';
 import { ParquetDataFileReader } from '../parquet/parquet-reader.ts';
 import { mapInOrder } from '../snapshot/file-store-scan.ts';
 import { DataFileWriter } from '../parquet/parquet-writer.ts';
@@ -286,7 +286,6 @@ async function* mergedKeyValues(input: BucketMergeInput, keys: readonly string[]
     cursor.sequence = prepareColumns(batch, [k]);
     cursor.row = 0;
   };
-  const heap = new MinHeap<Cursor>(compareCursors);
   const budget = new RunBudget();
   const cursors = await mapInOrder(input.runs, RUNS_OPENED_IN_FLIGHT, async (run): Promise<Cursor | undefined> => {
     const batches = runBatches(input, run, rowType, budget)[Symbol.asyncIterator]();
@@ -296,7 +295,8 @@ async function* mergedKeyValues(input: BucketMergeInput, keys: readonly string[]
     load(cursor, first);
     return cursor;
   });
-  for (const cursor of cursors) if (cursor !== undefined) heap.push(cursor);
+  // A tournament tree: thousands of runs (a compaction's small files) cost ⌈log2 k⌉ comparisons a row.
+  const tree = new LoserTree<Cursor>(cursors, compareCursors);
   const size = input.batchRows ?? DEFAULT_BATCH_ROWS;
   // Each _KEY_ column is its key field's column (keyValueRowType: keys, sequence, kind, fields).
   const out = new SegmentBuilder(rowType, new Map(keys.map((name, i) => [i, k + 2 + schema.fields.findIndex((f) => f.name === name)])));
@@ -306,7 +306,7 @@ async function* mergedKeyValues(input: BucketMergeInput, keys: readonly string[]
   let winnerRow = 0;
   let firstSlot = -1;
   let several = false;
-  for (let top = heap.peek(); top !== undefined; top = heap.peek()) {
+  for (let top = tree.peek(); top !== undefined; top = tree.peek()) {
     if (winnerBatch !== undefined && compareRowsAt(winnerKeys, winnerRow, top.keys, top.row) !== 0) {
       out.push(winnerBatch, winnerRow);
       if (several) countColliding(1);
@@ -324,14 +324,14 @@ async function* mergedKeyValues(input: BucketMergeInput, keys: readonly string[]
     winnerRow = top.row;
     if (top.row + 1 < top.batch.length) {
       top.row += 1;
-      heap.siftDownTop();
+      tree.replaceTop(top);
       continue;
     }
     const batch = await nextBatch(top.batches);
-    if (batch === undefined) heap.pop();
+    if (batch === undefined) tree.replaceTop(undefined);
     else {
       load(top, batch);
-      heap.siftDownTop();
+      tree.replaceTop(top);
     }
   }
   if (winnerBatch !== undefined) {
