@@ -61,10 +61,37 @@ export function zstdContextReused(): boolean {
   return context !== undefined;
 }
 
+const MAGIC = 0xfd2fb528;
+
+/**
+ * Whether `input` starts with a zstd frame header that agrees with `size`: its content size field
+ * equal to it, or absent. A reused context and a fresh one disagree on a few corrupt frames (a
+ * frame declaring more content than its blocks hold decodes to nothing on the first, fails on the
+ * second; so does an empty input after a frame): those go to a fresh context.
+ */
+export function declaresSize(input: Uint8Array, size: number): boolean {
+  if (input.length < 6) return false;
+  const view = new DataView(input.buffer, input.byteOffset, input.byteLength);
+  if (view.getUint32(0, true) !== MAGIC) return false;
+  const descriptor = input[4] as number;
+  const singleSegment = (descriptor & 0x20) !== 0;
+  const at = 5 + (singleSegment ? 0 : 1) + [0, 1, 2, 4][descriptor & 0x03]!;
+  switch (descriptor >> 6) {
+    case 0:
+      return singleSegment ? input.length > at && input[at] === size : true;
+    case 1:
+      return input.length >= at + 2 && view.getUint16(at, true) + 256 === size;
+    case 2:
+      return input.length >= at + 4 && view.getUint32(at, true) === size;
+    default:
+      return input.length >= at + 8 && view.getBigUint64(at, true) === BigInt(size);
+  }
+}
+
 /** The decompressed page: `size` bytes (the page header's uncompressed size) when the header is right. */
 export function decompressZstdPage(input: Uint8Array, size: number): Uint8Array {
   const sized = Number.isSafeInteger(size) && size >= 0;
-  if (sized && size <= REUSED_MAX_BYTES) {
+  if (sized && size <= REUSED_MAX_BYTES && declaresSize(input, size)) {
     context ??= openContext();
     const c = context;
     if (c !== undefined) {

@@ -58,6 +58,27 @@ test('dot files and dot directories that are not temporary files are ordinary ob
   assert.deepEqual(keys, ['.tributary/syncs/s1/plan']);
 });
 
+test('get reads small objects with blocking calls and large ones asynchronously: the same bytes either way', async () => {
+  // Sizes around the blocking read's bound (256 KiB), each object a distinct pseudo-random pattern.
+  for (const size of [0, 1, 4095, 256 * 1024 - 1, 256 * 1024, 256 * 1024 + 1, 3 * 1024 * 1024 + 7]) {
+    const body = new Uint8Array(size);
+    for (let i = 0; i < size; i++) body[i] = (Math.imul(i + size, 2654435761) >>> 24) & 0xff;
+    await store.put(`sized/${size}`, body);
+    const read = await store.get(`sized/${size}`);
+    assert.equal(read.length, size, `${size} bytes`);
+    assert.ok(Buffer.from(read).equals(Buffer.from(body)), `${size} bytes read back differ`);
+  }
+  // A key that is a directory (the prefix of other keys) is not an object, as on S3.
+  await assert.rejects(store.get('sized'), { code: 'OBJECT_NOT_FOUND' });
+  // Replaced while readers read: each read is the old object or the new one, whole.
+  const old = new Uint8Array(1000).fill(1);
+  const next = new Uint8Array(2000).fill(2);
+  await store.put('sized/replaced', old);
+  const reads = await Promise.all([store.get('sized/replaced'), store.put('sized/replaced', next).then(() => store.get('sized/replaced'))]);
+  assert.ok(reads[0].length === 1000 ? reads[0].every((b) => b === 1) : reads[0].every((b) => b === 2) && reads[0].length === 2000);
+  assert.ok(reads[1].length === 2000 && reads[1].every((b) => b === 2));
+});
+
 test('a relative root is refused', () => {
   assert.throws(() => new LocalObjectStore('relative/dir'), { code: 'STORAGE_URI_INVALID' });
 });
