@@ -147,9 +147,13 @@ function validityOf(segments: readonly Segment[], f: number, length: number): Ui
   let at = 0;
   for (const s of segments) {
     const source = (s.batch.columns[f] as Column).validity;
-    if (source !== undefined && source.subarray(s.start, s.end).includes(0)) {
-      validity ??= new Uint8Array(length).fill(1);
-      validity.set(source.subarray(s.start, s.end), at);
+    if (source !== undefined) {
+      for (let r = s.start; r < s.end; r++) {
+        if (source[r] === 0) {
+          validity ??= new Uint8Array(length).fill(1);
+          validity[at + r - s.start] = 0;
+        }
+      }
     }
     at += s.end - s.start;
   }
@@ -164,8 +168,8 @@ function gatherColumn(out: Column, segments: readonly Segment[], f: number): Col
     switch (out.kind) {
       case 'timestamp': {
         const source = from as Column & { kind: 'timestamp' };
-        out.millis.set(source.millis.subarray(s.start, s.end), at);
-        out.nanos.set(source.nanos.subarray(s.start, s.end), at);
+        copyRange(out.millis, source.millis, s.start, n, at);
+        copyRange(out.nanos, source.nanos, s.start, n, at);
         break;
       }
       case 'bool':
@@ -174,7 +178,7 @@ function gatherColumn(out: Column, segments: readonly Segment[], f: number): Col
       case 'float32':
       case 'float64':
         // Same kind ⇒ same typed array type.
-        valuesOf<Uint8Array>(out).set(valuesOf<Uint8Array>(from).subarray(s.start, s.end), at);
+        copyRange(valuesOf<TypedArray>(out), valuesOf<TypedArray>(from), s.start, n, at);
         break;
       case 'bigint':
       case 'string':
@@ -189,3 +193,16 @@ function gatherColumn(out: Column, segments: readonly Segment[], f: number): Col
   }
   return out;
 }
+
+/**
+ * Copies `n` elements of `source` from `start` into `target` at `at`. A merge of many small runs
+ * copies segments of one or a few rows, where a `subarray` (an object) and a `set` per segment cost
+ * more than the copy: those are copied element by element.
+ */
+function copyRange(target: TypedArray, source: TypedArray, start: number, n: number, at: number): void {
+  if (n > 16) (target as Uint8Array).set((source as Uint8Array).subarray(start, start + n), at);
+  // Same kind ⇒ same element type: a bigint goes into a BigInt64Array, a number into the others.
+  else for (let r = 0; r < n; r++) (target as unknown as unknown[])[at + r] = source[start + r];
+}
+
+type TypedArray = Uint8Array | Int32Array | Float32Array | Float64Array | BigInt64Array;

@@ -148,6 +148,33 @@ describe('SegmentBuilder: the rows pushed, copied out column by column', () => {
   });
 });
 
+test('SegmentBuilder: long segments (copied whole) and short ones (copied row by row) side by side', () => {
+  const names = Object.keys(ARBITRARIES);
+  const rowType = rowTypeOf(names);
+  const row = fc.tuple(...names.map((n) => nullable(ARBITRARIES[n]!)));
+  fc.assert(
+    fc.property(
+      fc.array(fc.array(row, { minLength: 1, maxLength: 60, size: 'max' }), { minLength: 1, maxLength: 3 }),
+      fc.array(fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: 1, max: 50 })), { minLength: 1, maxLength: 12 }),
+      (inputs, picks) => {
+        const batches = inputs.map((rows) => batchFromRows(rowType, rows));
+        const out = new SegmentBuilder(rowType);
+        const expected: InternalValue[][] = [];
+        for (const [b, r, n] of picks) {
+          const batch = batches[b % batches.length]!;
+          const rows = rowsFromBatch(batch);
+          for (let i = r % batch.length, left = n; i < batch.length && left > 0; i++, left--) {
+            out.push(batch, i);
+            expected.push(rows[i]!);
+          }
+        }
+        assert.deepStrictEqual(rowsFromBatch(out.take()), expected);
+      },
+    ),
+    { numRuns: 100 },
+  );
+});
+
 test('SegmentBuilder sameAs: a column declared equal to another is that column, not a copy', () => {
   const rowType = rowTypeOf(['BIGINT', 'STRING', 'BIGINT']);
   const batch = batchFromRows(rowType, [[INT64_MIN, 'a', INT64_MIN], [null, '😀', null], [SAFE + 1n, '', SAFE + 1n]]);
