@@ -261,7 +261,8 @@ async function nextBatch(batches: AsyncIterator<ColumnBatch>): Promise<ColumnBat
 
 /**
  * Primary-key tables: the k-way merge. Per key the greatest record under (sequence.field…,
- * _SEQUENCE_NUMBER) wins, whatever its kind (a retraction must still retract older snapshots' rows).
+ * _SEQUENCE_NUMBER) wins, whatever its kind (a retraction must still retract older snapshots' rows);
+ * of records equal under all of them, the one of the later run in `runs`.
  * Records are compared and copied in place in the runs' column batches (format/batch-merge.ts).
  */
 async function* mergedKeyValues(input: BucketMergeInput, keys: readonly string[], countColliding: (n: number) => void): AsyncGenerator<ColumnBatch> {

@@ -57,6 +57,47 @@ test('runs of three writers merge into one bucket: later slot wins, retractions 
   }
 });
 
+test('records equal in key and every sequence (two writers of one slot): the later run keeps the key, in either order', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tributary-bucket-ties-'));
+  try {
+    const store = new LocalObjectStore(dir);
+    const table = await createTable(store, {
+      database: 'db',
+      name: 'ties',
+      schema: { fields: [{ name: 'k', type: 'BIGINT NOT NULL' }, { name: 'v', type: 'STRING' }], primaryKeys: ['k'], options: { bucket: '1' } },
+    });
+    // Two writers in the same sequence slot: key k gets the same _SEQUENCE_NUMBER from both.
+    const keys = [-(2n ** 63n), -1n, 0n, 7n, 2n ** 63n - 1n];
+    const runsOf = async (name: string, value: (k: bigint) => string | null): Promise<{ fileName: string; size: number; slot: number; minSequence: bigint }[]> => {
+      const write = await TableWrite.open(store, table.path, table.schema, { writerId: name, sequenceSlot: 0, dataPath: RUNS, baseSnapshotId: null });
+      await write.writeRows(keys.map((k) => [k, value(k)]));
+      return (await write.prepareCommit()).flatMap((m) => m.dataIncrement.newFiles.map((f) => ({ fileName: f.fileName, size: Number(f.fileSize), slot: 0, minSequence: f.minSequenceNumber })));
+    };
+    const a = await runsOf('a', (k) => `a-${k}`);
+    const b = await runsOf('b', (k) => (k === 7n ? null : `b-😀-${k}`));
+    assert.deepEqual(
+      b.map((r) => r.minSequence),
+      a.map((r) => r.minSequence),
+      'both writers numbered their keys alike',
+    );
+    for (const [order, last] of [[[...a, ...b], 'b'], [[...b, ...a], 'a']] as const) {
+      const merged = await mergeBucket({ store, tablePath: table.path, runsPath: RUNS, schema: table.schema, partition: new Uint8Array([0, 0, 0, 0]), bucket: 0, totalBuckets: 1, runs: order, writerId: `ties-${last}` });
+      const file = merged.message!.dataIncrement.newFiles[0]!;
+      const bytes = await store.get(`${table.path}/bucket-0/${file.fileName}`);
+      const reader = await ParquetDataFileReader.open(byteSourceFromBytes(bytes));
+      const rows = [];
+      for await (const batch of reader.batches(keyValueRowType({ fields: table.schema.fields }, ['k']))) rows.push(...rowsFromBatch(batch));
+      assert.deepEqual(
+        rows.map((r) => [r[0], r[r.length - 1]]),
+        keys.map((k) => [k, last === 'a' ? `a-${k}` : k === 7n ? null : `b-😀-${k}`]),
+        `runs ${last === 'b' ? 'a, b' : 'b, a'}: ${last}'s records`,
+      );
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('spill mode: each spill is ONE run object with a segment per (partition, bucket); every bucket merges exactly from its segments', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tributary-bucket-spill-'));
   try {
