@@ -246,7 +246,6 @@ async function removeQuietly(path: string): Promise<void> {
 
 const READS = new Set(['get', 'getRange', 'stat', 'list']);
 
-/** Translates a Node file-system error into the store's typed errors; typed errors pass through. */
 /** The whole file if it is a regular file of at most SYNC_GET_MAX_BYTES, read with blocking calls; else undefined. */
 function readSmallFileSync(path: string): Uint8Array | undefined {
   const fd = openSync(path, 'r');
@@ -266,6 +265,7 @@ function readSmallFileSync(path: string): Uint8Array | undefined {
   }
 }
 
+/** Translates a Node file-system error into the store's typed errors; typed errors pass through. */
 function fsError(error: unknown, op: string, key: string): TributaryError {
   if (isTributaryError(error)) return error;
   const errno = errnoOf(error) ?? 'UNKNOWN';
