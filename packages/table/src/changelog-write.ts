@@ -186,13 +186,10 @@ export class ChangelogWrite {
         previous = changes[changes.length - 1];
       }
     } catch (error) {
-      await bucket?.probe.close();
-      await bucket?.data?.abort(error);
-      await bucket?.changelog?.abort(error);
+      await abandonBucket(bucket, error);
       throw error;
     }
-    if (bucket === undefined) return { message: null, dataRows: 0, inserts: 0, updates: 0, deletes: 0, filesRead: 0 };
-    return this.#finish(bucket);
+    return bucket === undefined ? NOTHING_WRITTEN : this.#finish(bucket);
   }
 
   /**
@@ -224,13 +221,10 @@ export class ChangelogWrite {
         previous = { keys, row: records.length - 1 };
       }
     } catch (error) {
-      await bucket?.probe.close();
-      await bucket?.data?.abort(error);
-      await bucket?.changelog?.abort(error);
+      await abandonBucket(bucket, error);
       throw error;
     }
-    if (bucket === undefined) return { message: null, dataRows: 0, inserts: 0, updates: 0, deletes: 0, filesRead: 0 };
-    return this.#finish(bucket);
+    return bucket === undefined ? NOTHING_WRITTEN : this.#finish(bucket);
   }
 
   /** Every message written so far (one per bucket that changed); the writer takes no more rows. */
@@ -458,4 +452,14 @@ interface BucketRuns {
   changelog: KeyValueFileWriter | undefined;
   dataRows: number;
   readonly counts: { inserts: number; updates: number; deletes: number };
+}
+
+/** A bucket write that saw no record. */
+const NOTHING_WRITTEN: BucketChangelog = { message: null, dataRows: 0, inserts: 0, updates: 0, deletes: 0, filesRead: 0 };
+
+/** A bucket write that failed: its probe closed, its open files abandoned (closed files stay as orphans). */
+async function abandonBucket(bucket: BucketRuns | undefined, error: unknown): Promise<void> {
+  await bucket?.probe.close();
+  await bucket?.data?.abort(error);
+  await bucket?.changelog?.abort(error);
 }
