@@ -76,7 +76,7 @@ for (const seed of seeds) {
         const result = (await run())[path];
         const problems: string[] = [];
         if (result === undefined || (result.writeError === undefined && result.reads === undefined)) problems.push('the path has no outcome'); // never pass vacuously
-        if (result?.writeError) problems.push(`write: ${brief(result.writeError)}`);
+        if (result?.writeError) problems.push(`write: ${result.writeError.message.split('\n').slice(0, 40).join('\n  ')}`);
         for (const [reader, got] of Object.entries(result?.reads ?? {}) as [ReaderName, OracleRow[] | Error][]) {
           if (got instanceof Error) {
             problems.push(`${reader}: read failed: ${brief(got)}`);

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Connection } from 'mysql2/promise';
 import type { Coordinator, SyncRecord } from '@tributary/coordinator';
+import type { ShardAttempt } from '@tributary/protocol';
 import { openObjectStore } from '@tributary/table';
 import { oraclePaths, paimonJava, pypaimon, readResults, services, type OracleOp, type OracleResult, type OracleRow, type TableDefinition, type TableRef } from '@tributary/testkit';
 import { readRows, s3, waitForPhase, type SyncEnv } from '../integration/sync/harness.ts';
@@ -71,14 +72,20 @@ async function runSync(w: World, table: string, source: Record<string, unknown>)
   const response = await w.coordinator.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: DATABASE, table }, source } });
   if (response.statusCode !== 202) throw new Error(`start sync: ${response.statusCode} ${response.body}`);
   const id = response.json<{ id: string }>().id;
-  return waitForPhase(() => w.coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 180_000);
-}
-
-function committed(record: SyncRecord): void {
+  const record = await waitForPhase(() => w.coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 180_000);
   if (record.state.phase !== 'COMMITTED') {
     const reason = record.state.phase === 'ABORTED' ? `${record.state.reason.code}: ${record.state.reason.message}` : record.state.phase;
-    throw new Error(`the sync did not commit: ${reason}`);
+    throw new Error(`the sync did not commit: ${reason}\n${await attemptTrail(w, id)}`);
   }
+  return record;
+}
+
+/** A failed sync's attempts, shard and bucket, one line each (status and error code: never a value), for triage from a CI log. */
+async function attemptTrail(w: World, syncId: string): Promise<string> {
+  const line = (stage: string, a: ShardAttempt) =>
+    `    ${stage} ${a.shardId} attempt ${a.attemptId}: ${a.status}${a.accepted === true ? ' (accepted)' : ''}${a.error === undefined ? '' : ` ${a.error.code}: ${a.error.message.slice(0, 200)}`}`;
+  const [shards, buckets] = await Promise.all([w.coordinator.store.attempts(syncId), w.coordinator.store.bucketAttempts(syncId)]);
+  return [`  attempts of sync ${syncId}:`, ...shards.map((a) => line('shard', a)), ...buckets.map((a) => line('bucket', a))].join('\n');
 }
 
 // ---- files --------------------------------------------------------------------------------------
@@ -109,7 +116,7 @@ export async function loadFromFiles(w: World, c: Case, table: string): Promise<v
     for (const [i, rows] of c.shards.entries()) await store.put(names[i]!, new TextEncoder().encode(encode(c.columns, rows, c.plan.lineEnd)));
   }
   const uris = names.map((name) => `${root}/${name}`);
-  committed(await runSync(w, table, { kind: 'files', format: c.format, uris, filesPerShard: c.plan.filesPerShard }));
+  await runSync(w, table, { kind: 'files', format: c.format, uris, filesPerShard: c.plan.filesPerShard });
 }
 
 // ---- MySQL --------------------------------------------------------------------------------------
@@ -144,7 +151,7 @@ export async function loadFromMysql(w: World, c: Case, table: string, base: stri
       batchRows: c.plan.mysqlBatchRows,
       ...(c.plan.mysqlSplitRows === undefined ? {} : { splitRows: c.plan.mysqlSplitRows }),
     };
-    committed(await runSync(w, table, source));
+    await runSync(w, table, source);
   } finally {
     for (const database of new Set(layout.map((l) => l.database))) await w.mysql.query(`DROP DATABASE IF EXISTS \`${database}\``);
   }

@@ -445,7 +445,9 @@ export class CompactionService {
         const jobId = compactionJobId(i);
         if (accepted.has(jobId)) continue;
         const job = await this.#queue.getJob(bullJobId(id, jobId));
-        if (job !== undefined && (await job.getState()) === 'failed') {
+        // Failed, and still not accepted once seen failed: a job accepted between the read above and its
+        // state's (then failed after its vote, a lapsed lock's re-run) is waited for by the next round.
+        if (job !== undefined && (await job.getState()) === 'failed' && (await this.#d.redis.hexists(keys.accepted, jobId)) === 0) {
           // Read again: the job may have failed between the read above and its state's.
           const reason = (await this.#queue.getJob(bullJobId(id, jobId)))?.failedReason ?? job.failedReason;
           const error = errorFrom(coordinatorErrors, 'COMPACTION_JOB_FAILED', `${jobId} of compaction ${id} failed: ${reason}`, { compactionId: id, job: jobId });

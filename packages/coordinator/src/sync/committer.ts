@@ -344,10 +344,15 @@ export class SyncCommitter {
     if (record.state.phase !== 'MERGING') return record;
     const { store, tables, warehouse } = this.#deps;
     const buckets = record.state.buckets;
+    // The flow's state first, then the accepted attempts: a bucket job is accepted before it ends,
+    // and the parent leaves 'pending' only once every bucket job ended, so a flow seen finished
+    // here has every acceptance it will ever have in the read below. Read the other way round, a
+    // drive that read no acceptance, then saw the flow finish (the bucket jobs ending in between),
+    // aborted a sync whose buckets were all accepted.
+    const flow = await this.#bucketFlows().bucketFlowState(record.id);
     const attempts = await store.bucketAcceptedAttempts(record.id);
     const missing = Array.from({ length: buckets }, (_, i) => `bucket-${i}`).filter((id) => attempts[id] === undefined);
     if (missing.length > 0) {
-      const flow = await this.#bucketFlows().bucketFlowState(record.id);
       if (flow === 'pending') return undefined; // its parent job drives the sync once every bucket job ended
       if (flow === 'absent') {
         // A crash between MERGING and the enqueue: enqueue now (job ids make it idempotent).
