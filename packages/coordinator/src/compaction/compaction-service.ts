@@ -13,8 +13,12 @@
  *                 compaction's own commit identity (a retry finds it: idempotent)
  *   COMMITTED   ─ the snapshot id recorded; the staged blobs deleted
  *   CONFLICT    ─ the commit found a file it rewrote no longer live (another compaction, or an
- *                 overwrite, replaced it since the plan): COMMIT_CONFLICT, nothing committed; the
- *                 rewritten files are deleted (nothing references them)
+ *                 overwrite, replaced it since the plan) and no snapshot carries the compaction's
+ *                 identity: COMMIT_CONFLICT, nothing committed; the rewritten files are deleted
+ *                 (nothing references them). A failed publish whose identity is found is COMMITTED.
+ *
+ * Two coordinators may drive one compaction for a while (the new one resumes it on start while the
+ * old one finishes): only the driver whose move ended the compaction deletes its files.
  *
  * A sync never waits for or fails because of a compaction: a load only adds files, which a COMPACT
  * commit does not touch; the compaction gives way instead. Files of a killed attempt of a committed
@@ -451,8 +455,11 @@ export class CompactionService {
           // Read again: the job may have failed between the read above and its state's.
           const reason = (await this.#queue.getJob(bullJobId(id, jobId)))?.failedReason ?? job.failedReason;
           const error = errorFrom(coordinatorErrors, 'COMPACTION_JOB_FAILED', `${jobId} of compaction ${id} failed: ${reason}`, { compactionId: id, job: jobId });
-          await this.#move(id, ['RUNNING'], 'FAILED', { error: toErrorData(error) });
-          await this.#deleteStaged(id, view, true);
+          // Its files go only if this driver ended it: another driver of the compaction (a coordinator
+          // that resumed it on start while this one still runs it) may have seen every job accepted
+          // (a lapsed lock's first execution voting after the state read above) and moved it to
+          // COMMITTING; its commit then publishes the very files deleted here.
+          if (await this.#move(id, ['RUNNING'], 'FAILED', { error: toErrorData(error) })) await this.#deleteStaged(id, view, true);
           return;
         }
       }
@@ -484,25 +491,38 @@ export class CompactionService {
       });
       messages.push(...loaded.messages);
     }
+    const identity = { commitUser: `tributary-${id}`, commitIdentifier: BATCH_IDENTIFIER };
+    const filesAfter = messages.reduce((n, m) => n + m.compactIncrement.compactAfter.length, 0);
     try {
       this.#d.faultPoint?.('before-publish');
       const result = await tables.publish(warehouse, view.table, {
         messages,
-        identity: { commitUser: `tributary-${id}`, commitIdentifier: BATCH_IDENTIFIER },
+        identity,
         kind: 'COMPACT',
         baseSnapshotId: head.baseSnapshotId,
         properties: { 'tributary.compaction': id },
       });
       this.#d.faultPoint?.('after-publish');
-      const filesAfter = messages.reduce((n, m) => n + m.compactIncrement.compactAfter.length, 0);
-      await this.#move(id, ['COMMITTING'], 'COMMITTED', { snapshotId: result.snapshotId, filesAfter });
-      this.#d.logger?.info({ compactionId: id, snapshotId: result.snapshotId, filesBefore: view.filesBefore, filesAfter }, 'compaction committed');
-      await this.#deleteStaged(id, view, false);
+      await this.#committed(id, view, result.snapshotId, filesAfter);
     } catch (error) {
+      // Unknown outcome until the table says otherwise: look for our identity before giving up. Another
+      // driver of this compaction (a coordinator that resumed it on start while this one still commits)
+      // may have published the same COMPACT snapshot inside this publish, after its look for the
+      // identity: this one then finds the files it rewrites no longer live (COMMIT_CONFLICT, with
+      // itself), and deleting "its" rewritten files would delete the ones that snapshot references.
+      // A snapshot of ours can only land before the conflict was seen (the same inputs, so a later
+      // try of the other driver conflicts too), so one look after the failure is enough.
+      const landed = await tables.findCommitted(warehouse, view.table, identity, head.baseSnapshotId);
+      if (landed !== undefined) {
+        await this.#committed(id, view, landed, filesAfter);
+        return;
+      }
       if (isTributaryError(error) && error.code === 'COMMIT_CONFLICT') {
-        await this.#move(id, ['COMMITTING'], 'CONFLICT', { error: toErrorData(error) });
-        this.#d.logger?.info({ compactionId: id, error: error.message }, 'compaction gave way: a file it rewrote is no longer live');
-        await this.#deleteStaged(id, view, true);
+        // The rewritten files go only if this driver ended it (never under a record another one moved on).
+        if (await this.#move(id, ['COMMITTING'], 'CONFLICT', { error: toErrorData(error) })) {
+          this.#d.logger?.info({ compactionId: id, error: error.message }, 'compaction gave way: a file it rewrote is no longer live');
+          await this.#deleteStaged(id, view, true);
+        }
         return;
       }
       if (isTributaryError(error) && !error.retryable) {
@@ -511,6 +531,13 @@ export class CompactionService {
       }
       throw error; // left COMMITTING: the next start drives it again (the publish finds its identity)
     }
+  }
+
+  /** The COMPACT snapshot is the table's: recorded, then the staged blobs go (the rewritten files are the snapshot's). */
+  async #committed(id: string, view: StoredView, snapshotId: number, filesAfter: number): Promise<void> {
+    await this.#move(id, ['COMMITTING'], 'COMMITTED', { snapshotId, filesAfter });
+    this.#d.logger?.info({ compactionId: id, snapshotId, filesBefore: view.filesBefore, filesAfter }, 'compaction committed');
+    await this.#deleteStaged(id, view, false);
   }
 
   async #move(id: string, from: readonly CompactionPhase[], to: CompactionPhase, patch: Partial<StoredView>): Promise<boolean> {
