@@ -263,12 +263,16 @@ export class SyncService {
     if (record.state.phase !== 'PLANNED' && record.state.phase !== 'PREPARING' && record.state.phase !== 'MERGING') return record;
     const timeoutMs = record.plan.options.prepareTimeoutMs ?? 0;
     const error = errorFrom(coordinatorErrors, 'SYNC_PREPARE_TIMEOUT', `the shards did not finish within ${timeoutMs} ms`, { syncId, timeoutMs });
-    const aborting = await this.#deps.store.apply(syncId, {
+    const { record: aborting, from } = await this.#deps.store.applyFrom(syncId, {
       type: 'abort',
       reason: { code: error.code, message: error.message, retryable: false, context: { syncId, timeoutMs } },
     });
-    if (aborting.state.phase !== 'ABORTING') return aborting;
-    if (!(await this.#deps.flows.anyShardActive(record))) return this.#deps.committer.drive(syncId);
+    // Aborted by another writer first (a request, the committer): that abort's own handling finishes it.
+    if (aborting.state.phase !== 'ABORTING' || from.state.phase === 'ABORTING') return aborting;
+    // The jobs of the phase the abort moved the sync out of, not of the phase read above: the commit
+    // job may have taken a PREPARING sync to MERGING in between, and its bucket jobs (which the record
+    // read above does not name) would have been missed, the staged files deleted under them at once.
+    if (!(await this.#deps.flows.anyShardActive(from))) return this.#deps.committer.drive(syncId);
     await this.#deps.flows.scheduleAbortGrace(syncId, this.#deps.abortGraceMs);
     return aborting;
   }

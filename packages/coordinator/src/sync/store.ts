@@ -238,16 +238,26 @@ export class SyncStore {
    * another writer got there first. Throws the transition's refusal as a typed error.
    */
   async apply(syncId: string, event: SyncEvent, now: () => Date = () => new Date()): Promise<SyncRecord> {
+    return (await this.applyFrom(syncId, event, now)).record;
+  }
+
+  /**
+   * As `apply`, with the record the event was applied to (`from`: the stored record the transition
+   * was computed from, the very one its compare-and-set replaced; `record` itself when unchanged).
+   * What a caller decides from the state the sync left must use `from`, never a record it read
+   * before: another writer may have moved the sync between that read and this write.
+   */
+  async applyFrom(syncId: string, event: SyncEvent, now: () => Date = () => new Date()): Promise<{ record: SyncRecord; from: SyncRecord }> {
     for (let round = 0; round < 20; round++) {
       const current = await this.require(syncId);
       const result = transition(current, event, now().toISOString());
-      if (result.kind === 'unchanged') return current;
+      if (result.kind === 'unchanged') return { record: current, from: current };
       if (result.kind === 'rejected') {
         throw errorFrom(coordinatorErrors, result.code, result.message, { syncId, phase: current.state.phase, event: event.type });
       }
       if (await this.#write(result.record, current.version, 0)) {
         this.#observe?.(result.record, current);
-        return result.record;
+        return { record: result.record, from: current };
       }
     }
     throw errorFrom(coordinatorErrors, 'SYNC_VERSION_CONFLICT', `sync ${syncId} kept changing under ${event.type}`, { syncId });
