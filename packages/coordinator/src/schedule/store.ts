@@ -51,6 +51,12 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
+// KEYS: the lock. ARGV: the holder's token, the expiry (ms). Extends the lock only while it is still ours.
+const RENEW_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+
 export class ScheduleStore {
   readonly #redis: Redis;
   readonly #prefix: string;
@@ -127,6 +133,12 @@ export class ScheduleStore {
   /**
    * Runs `fn` holding the schedule's fire lock (SET NX with an expiry, so a dead holder frees it).
    * Waits up to `waitMs`; then throws a retryable error so BullMQ retries the fire job.
+   *
+   * The lock is extended every third of `ttlMs` while `fn` runs: a fire decides from the last sync
+   * it reads (the overlap check) and records the sync it starts only once the start returned, and a
+   * start can outlast the expiry (planning reads the source: a listing, a database's ranges). Let
+   * lapse, the lock let the next fire read the same last sync, find it ended and start a second
+   * sync beside the first, both loading from the same watermark (an append table got the rows twice).
    */
   async withFireLock<T>(id: string, fn: () => Promise<T>, { ttlMs = 30_000, waitMs = 10_000 } = {}): Promise<T> {
     const key = this.#key(id, 'firing');
@@ -136,9 +148,12 @@ export class ScheduleStore {
       if (Date.now() > deadline) throw errorFrom(coordinatorErrors, 'SCHEDULE_FIRE_BUSY', `schedule ${id}: another fire holds the lock`, { scheduleId: id });
       await sleep(50);
     }
+    // A failed renewal (Redis away) is tried again at the next tick; a dead holder stops renewing and the lock expires.
+    const renewal = setInterval(() => void this.#redis.eval(RENEW_SCRIPT, 1, key, token, String(ttlMs)).catch(() => {}), Math.max(1, Math.floor(ttlMs / 3)));
     try {
       return await fn();
     } finally {
+      clearInterval(renewal);
       await this.#redis.eval(UNLOCK_SCRIPT, 1, key, token);
     }
   }
