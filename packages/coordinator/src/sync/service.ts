@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import { partitionRowOf, tableErrors, type ColumnSpec, type Tables } from '@tributary/table';
 import { randomUUID } from 'node:crypto';
-import { errorFrom, planFingerprint } from '@tributary/protocol';
+import { errorFrom, isTributaryError, planFingerprint } from '@tributary/protocol';
 import { openSource, sourceErrors, sourceIdentity, summarizeSource, type Source, type SourceAccess, type PlanHistory, type SyncSourceSpec, type Watermark } from '@tributary/sources';
 import { coordinatorErrors } from '../errors.ts';
 import { idempotencyHash } from '../idempotency.ts';
@@ -219,7 +219,15 @@ export class SyncService {
     await this.#deps.store.writeWorkerPlan(record, this.#deps.warehouse, fingerprint);
     await this.#deps.flows.enqueue(record, fingerprint);
     await this.#deps.flows.scheduleTimeout(record);
-    return this.#deps.store.apply(record.id, { type: 'start' });
+    try {
+      return await this.#deps.store.apply(record.id, { type: 'start' });
+    } catch (error) {
+      // Refused only once the sync left PLANNED and PREPARING: aborted while its flow was enqueued (a
+      // request, its prepare timeout), after the PLANNED record was read. That abort's own handling
+      // ends it; a resume that threw here stopped the coordinator's start.
+      if (isTributaryError(error) && error.code === 'SYNC_ILLEGAL_TRANSITION') return this.#deps.store.require(record.id);
+      throw error;
+    }
   }
 
   async get(syncId: string): Promise<SyncRecord> {
