@@ -6,7 +6,7 @@
  *
  *   npm run bench:load -- [--source mysql|postgres] [--shards 8] [--rows 1000000] [--rounds 3]
  *                         [--contenders tributary,java,pypaimon,mysql2,mariadb | tributary,psql]
- *                         [--worker-cpu-prof DIR] [--baseline DIR] [--no-check] [--keep]
+ *                         [--worker-cpu-prof DIR] [--worker-mem-trace DIR] [--baseline DIR] [--no-check] [--keep]
  *
  * `--baseline DIR`: another checkout of the repository (with its node_modules) whose coordinator and
  * workers load the same shards as a further contender, `baseline`, interleaved with the others: an
@@ -40,6 +40,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     contenders: { type: 'string' },
     'worker-cpu-prof': { type: 'string' },
+    'worker-mem-trace': { type: 'string' },
     baseline: { type: 'string' },
     'no-check': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
@@ -275,15 +276,30 @@ async function main(): Promise<void> {
   };
   await writeFile(connectionsFile, JSON.stringify({ connections }), { mode: 0o600 });
   const prof = args['worker-cpu-prof'];
+  // Every worker samples its memory every 100 ms into <dir>/<cluster>/<pid>.tsv, its attempts' starts and ends into <pid>.events.
+  const memTrace = args['worker-mem-trace'];
+  if (memTrace !== undefined) for (const name of ['tributary', 'baseline']) await mkdir(join(memTrace, name), { recursive: true });
   const clusterOf = (name: string, checkout?: string) =>
     startCluster(
       { prefix: `bench-load-${run}-${name}`, warehouse },
       {
         workers: 2,
         workerConcurrency: 1,
-        extraEnv: { TRIBUTARY_CONNECTIONS_FILE: connectionsFile, BENCH_MYSQL_PASSWORD: mariadb.password, BENCH_PG_PASSWORD: postgres.password },
+        extraEnv: {
+          TRIBUTARY_CONNECTIONS_FILE: connectionsFile,
+          BENCH_MYSQL_PASSWORD: mariadb.password,
+          BENCH_PG_PASSWORD: postgres.password,
+          ...(memTrace === undefined ? {} : { MEMTRACE_DIR: join(memTrace, name) }),
+        },
         ...(checkout === undefined ? {} : { root: checkout }),
-        ...(prof === undefined ? {} : { workerNodeArgs: () => ['--cpu-prof', `--cpu-prof-dir=${join(prof, name)}`] }),
+        ...(prof === undefined && memTrace === undefined
+          ? {}
+          : {
+              workerNodeArgs: () => [
+                ...(prof === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(prof, name)}`]),
+                ...(memTrace === undefined ? [] : ['--require', join(here, 'mem-trace.cjs')]),
+              ],
+            }),
       },
     );
   const cluster = await clusterOf('tributary');
