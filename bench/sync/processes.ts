@@ -23,11 +23,12 @@ export interface Started {
 }
 
 /**
- * Starts one of Tributary's processes and waits for its ready line (one JSON object on stdout).
+ * Starts one of Tributary's processes and waits for its ready line (one JSON object on stdout),
+ * through the `tributary` command as deployed (bin/tributary.js: a worker gets its Node flags there).
  * `from`: another checkout to run it from (a baseline to compare with), else this one.
  */
 export async function startProcess(command: string, env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = [], from: string = root): Promise<Started> {
-  const child = spawn(process.execPath, [...nodeArgs, 'packages/cli/src/main.ts', command], { cwd: from, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, 'packages/cli/bin/tributary.js', command], { cwd: from, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stderr?.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-4000)));
   let out = '';

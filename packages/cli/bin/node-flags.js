@@ -1,0 +1,36 @@
+// Node flags the `tributary` command starts a command's process with (bin/tributary.js). Plain
+// JavaScript, no dependencies: it runs before the CLI is loaded, on whatever Node started it.
+
+/**
+ * The worker's V8 young generation, in MiB per semi-space (the young generation is two of them).
+ * Left to itself, Node 24's V8 sizes the semi-spaces from the heap limit, which it takes from the
+ * machine's memory: with 16 GiB or more it lets them grow to 64 MiB each, 128 MiB of young
+ * generation that a worker touches all of (bench/load/README.md, "Worker peak RSS": a third of a
+ * worker's 420 MB peak at 8 × 500,000 rows, more than its run buffer or a bucket job's blocks).
+ * 16 MiB (V8's own default on smaller machines) caps it at 32 MiB; the bench measured no CPU
+ * cost. A worker started with its own --max-semi-space-size (or --max-heap-size, in its Node
+ * flags or NODE_OPTIONS) keeps it.
+ */
+export const WORKER_SEMI_SPACE_MB = 16;
+
+/** The command of a `tributary` command line: the first argument that is not an option (or the value of --config). */
+export function commandOf(args) {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--config') i += 1;
+    else if (!arg.startsWith('-')) return arg;
+  }
+  return undefined;
+}
+
+/**
+ * The Node flags to add for `args` (the command line after `tributary`), given the process's own
+ * Node flags (`process.execArgv`) and NODE_OPTIONS: for a worker, the young generation's bound
+ * unless one of them already sizes the heap; nothing for any other command.
+ */
+export function nodeFlagsFor(args, execArgv, nodeOptions) {
+  if (commandOf(args) !== 'worker') return [];
+  const given = [...execArgv, ...(nodeOptions ?? '').split(/\s+/)];
+  if (given.some((flag) => /^--max[-_](semi[-_]space|heap)[-_]size(=|$)/.test(flag))) return [];
+  return [`--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`];
+}
