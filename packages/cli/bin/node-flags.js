@@ -4,12 +4,11 @@
 /**
  * The worker's V8 young generation, in MiB per semi-space (the young generation is two of them).
  * Left to itself, Node 24's V8 sizes the semi-spaces from the heap limit, which it takes from the
- * machine's memory: with 16 GiB or more it lets them grow to 64 MiB each, 128 MiB of young
- * generation that a worker touches all of (bench/load/README.md, "Worker peak RSS": a third of a
- * worker's 420 MB peak at 8 × 500,000 rows, more than its run buffer or a bucket job's blocks).
- * 16 MiB (V8's own default on smaller machines) caps it at 32 MiB; the bench measured no CPU
- * cost. A worker started with its own --max-semi-space-size (or --max-heap-size, in its Node
- * flags or NODE_OPTIONS) keeps it.
+ * machine's memory: on a 24 GB machine (a 4.2 GB heap limit) they grew to 64 MiB each, 128 MiB of
+ * young generation that a worker touched all of, a third of its 420 MB peak at 8 × 500,000 rows and
+ * more than its run buffer or a bucket job's blocks (bench/load/README.md, "Worker peak RSS").
+ * 16 MiB caps it at 32 MiB; the CPU measured beside it is in the same section. A worker started
+ * with its own --max-semi-space-size or --max-heap-size (in its Node flags or NODE_OPTIONS) keeps it.
  */
 export const WORKER_SEMI_SPACE_MB = 16;
 
