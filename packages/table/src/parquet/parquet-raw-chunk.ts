@@ -5,13 +5,15 @@
  *
  *   column chunk bytes ─► per page: header, decompression, definition levels and values
  *                         (hyparquet's page decoders: every encoding and codec it reads)
- *                      ─► per row: the source it reads from (the dictionary or one page's values)
- *                         and the value's index in it, or null
+ *                      ─► per page: its first row, the source it reads from (the dictionary or its
+ *                         own values), its dictionary ids, and only for a page holding a null each
+ *                         row's index among its values
  *
  * What this skips beside hyparquet's parquetRead: the assembly of each page into a JS array of one
  * value per row (for an OPTIONAL column, a definition level array and a push per row even when the
- * page has no null) and the dereference of dictionary ids into a value per row. A value is taken
- * from its source only when asked for (RawChunk.at). Pure: bytes in, references out.
+ * page has no null), the dereference of dictionary ids into a value per row, and any per-row work
+ * at all for a page without nulls: a row is found by its page (RawChunk.at), and its value taken
+ * from the page's source only when asked for. Pure: bytes in, references out.
  */
 import type { ColumnMetaData, Compressors, DecodedArray, SchemaElement, SchemaTree } from 'hyparquet';
 import { parquetHeader } from 'hyparquet/src/column.js';
@@ -41,9 +43,13 @@ export function decodeRawChunk(
   if (schemaPath.length !== 2) throw new Error(`column '${element.name}' is nested`);
   const optional = element.repetition_type === 'OPTIONAL';
   const decoder = { pathInSchema: meta.path_in_schema, type: meta.type, element, schemaPath, codec: meta.codec, parsers: undefined as never, compressors, utf8: false };
-  /** Per row: the index of its source in `sources` (-1: null) and of its value in that source. */
-  const sourceOf = new Int32Array(rows).fill(-1);
-  const indexOf = new Int32Array(rows);
+  /**
+   * Per page, in row order: its first row, its source in `sources` (the dictionary or the page's own
+   * values), its dictionary ids (or undefined: value i of the source is the page's i-th non-null
+   * value) and, only for a page holding a null, each row's index among the page's values (-1: null).
+   * No per-row work for a page without nulls (the usual case): a row is found by its page.
+   */
+  const pages: Page[] = [];
   const sources: DecodedArray[] = [];
   let dictionary = -1;
   let row = 0;
@@ -83,22 +89,51 @@ export function decodeRawChunk(
       source = sources.length - 1;
     }
     // Levels are empty when the page has no null (or the column is REQUIRED): value i is row i.
-    const hasLevels = optional && levels.length > 0;
-    let v = 0;
-    for (let i = 0; i < count; i++, row++) {
-      if (hasLevels && levels[i] !== 1) continue;
-      const at = v++;
-      sourceOf[row] = source;
-      indexOf[row] = dictionaryIds ? (dataPage[at] as number) : at;
+    let values = count;
+    let nulls: Int32Array | undefined;
+    if (optional && levels.length > 0) {
+      nulls = new Int32Array(count);
+      let v = 0;
+      for (let i = 0; i < count; i++) nulls[i] = levels[i] === 1 ? v++ : -1;
+      values = v;
     }
-    if (v !== dataPage.length) throw new Error(`column '${element.name}': a page's definition levels do not match its ${dataPage.length} values`);
+    if (values !== dataPage.length) throw new Error(`column '${element.name}': a page's definition levels do not match its ${dataPage.length} values`);
+    if (count > 0) pages.push({ start: row, source: sources[source] as DecodedArray, ids: dictionaryIds ? dataPage : undefined, index: nulls });
+    row += count;
   }
   if (row !== rows) throw new Error(`column '${element.name}' holds ${row} values for its row group's ${rows} rows`);
+  let last = 0;
   return {
     length: rows,
     at: (r) => {
-      const s = sourceOf[r] as number;
-      return s < 0 ? null : (sources[s] as DecodedArray)[indexOf[r] as number];
+      if (pages.length === 0) return null;
+      // The page holding row r: the last one found (rows are asked near each other), else a binary search.
+      let p = pages[last] as Page;
+      if (r < p.start || (last + 1 < pages.length && r >= (pages[last + 1] as Page).start)) {
+        let lo = 0;
+        let hi = pages.length - 1;
+        while (lo < hi) {
+          const mid = (lo + hi + 1) >>> 1;
+          if ((pages[mid] as Page).start <= r) lo = mid;
+          else hi = mid - 1;
+        }
+        last = lo;
+        p = pages[lo] as Page;
+      }
+      let i = r - p.start;
+      if (p.index !== undefined) {
+        i = p.index[i] as number;
+        if (i < 0) return null;
+      }
+      return p.source[p.ids === undefined ? i : (p.ids[i] as number)];
     },
   };
+}
+
+/** One data page of a decoded chunk (decodeRawChunk). */
+interface Page {
+  readonly start: number;
+  readonly source: DecodedArray;
+  readonly ids: DecodedArray | undefined;
+  readonly index: Int32Array | undefined;
 }

@@ -52,7 +52,7 @@ function row(i: number): InternalValue[] {
   ];
 }
 
-test('readRowsSparse over whole row groups gives readRows\' value for every row and column (dictionary, plain multi-page, nulls across pages, all-null)', async () => {
+test('readRowsSparse over whole row groups gives readRows\' value for every row and column, read in any order (dictionary, plain multi-page, nulls across pages, all-null)', async () => {
   const sink = memorySink();
   const encoder = new ParquetFileEncoder(rowType, sink);
   // Row groups of different sizes; the first large enough for several pages of `note`.
@@ -76,6 +76,15 @@ test('readRowsSparse over whole row groups gives readRows\' value for every row 
     for (let r = end - start - 1; r >= 0; r--) {
       const got = projected.fields.map((_, f) => sparse.value(f, r));
       assert.deepEqual(got, full[r], `row group ${g}, row ${r}`);
+    }
+    // Forward, and jumping about (a row is found by its page: each page's first and last row, and
+    // rows far from the one asked before), on a fresh read.
+    const again = await reader.readRowsSparse(projected, start, end);
+    const length = end - start;
+    const order = [...Array.from({ length }, (_, r) => r), ...Array.from({ length: Math.min(length, 3000) }, (_, i) => (Math.imul(i + 1, 0x9e3779b1) >>> 0) % length)];
+    for (const r of order) {
+      const got = projected.fields.map((_, f) => again.value(f, r));
+      assert.deepEqual(got, full[r], `row group ${g}, row ${r}, forward or jumping`);
     }
     // And against the rows written (readRows is itself checked elsewhere; this pins both).
     assert.deepEqual(full[0], [...row(start)].slice(1).reverse(), `row group ${g}, first row`);
