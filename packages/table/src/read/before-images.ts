@@ -62,8 +62,9 @@ export class BeforeImageProbe {
     const order = read.keyValueOrder();
     this.#order = { ...order, compareKey: integerKeyComparator(keyTypes) ?? order.compareKey };
     this.#ignoreDelete = options.ignoreDelete;
+    const scalar = keyTypes.length === 1 && INTEGER_ROOTS.has((keyTypes[0] as DataType).root);
     this.#cursors = files.map(
-      (entry) => new FileCursor(read, entry, decodeBinaryRow(entry.file.minKey, keyTypes), decodeBinaryRow(entry.file.maxKey, keyTypes), keyColumns, this.#order),
+      (entry) => new FileCursor(read, entry, decodeBinaryRow(entry.file.minKey, keyTypes), decodeBinaryRow(entry.file.maxKey, keyTypes), keyColumns, this.#order, scalar),
     );
   }
 
@@ -132,6 +133,10 @@ interface OpenFile {
   /** The record row type as the file names its columns. */
   readonly fileRowType: RowType;
   readonly groups: number;
+  /** The record columns that are not key columns (read at a group's first match), in record order. */
+  readonly others: readonly number[];
+  /** Per table column (record column 2 + c): its index in the key columns read, or -(1 + its index in `others`). */
+  readonly from: readonly number[];
 }
 
 /** A forward-only position in one data file's row groups. */
@@ -143,6 +148,8 @@ class FileCursor {
   /** Indices of the key columns in the record row type (`_SEQUENCE_NUMBER`, `_VALUE_KIND`, the table's columns). */
   readonly #keyColumns: readonly number[];
   readonly #order: KeyValueOrder;
+  /** The key is one integer field: compared as a scalar, read straight from its column. */
+  readonly #scalar: boolean;
   #file: OpenFile | undefined;
   #group = -1;
   /** The current row group's `_SEQUENCE_NUMBER`, `_VALUE_KIND` and key columns, decoded, converted per row asked. */
@@ -153,13 +160,14 @@ class FileCursor {
   #rowKeys: (InternalRow | undefined)[] = [];
   #row = 0;
 
-  constructor(read: TableRead, entry: ManifestEntry, min: InternalRow, max: InternalRow, keyColumns: readonly number[], order: KeyValueOrder) {
+  constructor(read: TableRead, entry: ManifestEntry, min: InternalRow, max: InternalRow, keyColumns: readonly number[], order: KeyValueOrder, scalar: boolean) {
     this.#read = read;
     this.#entry = entry;
     this.min = min;
     this.max = max;
     this.#keyColumns = keyColumns;
     this.#order = order;
+    this.#scalar = scalar;
   }
 
   get opened(): boolean {
@@ -170,7 +178,14 @@ class FileCursor {
   async find(key: InternalRow): Promise<KeyValue | undefined> {
     if (this.#file === undefined) {
       const { reader, fileRowType } = await this.#read.openKeyValueFile(this.#entry, { readAhead: READ_AHEAD_BYTES });
-      this.#file = { reader, fileRowType, groups: reader.rowGroupCount };
+      const others: number[] = [];
+      const from: number[] = [];
+      for (let c = 2; c < fileRowType.fields.length; c++) {
+        const k = this.#keyColumns.indexOf(c);
+        if (k < 0) others.push(c);
+        from.push(k >= 0 ? k : -others.length);
+      }
+      this.#file = { reader, fileRowType, groups: reader.rowGroupCount, others, from };
       await this.#nextGroup();
     }
     for (let batch = this.#keys; batch !== undefined; batch = this.#keys) {
@@ -228,6 +243,14 @@ class FileCursor {
 
   /** The row's key against `key`, read from the key columns in place (converted once per row of the group). */
   #compareAt(batch: SparseRows, row: number, key: InternalRow): number {
+    if (this.#scalar) {
+      // integerKeyComparator's order for one field, without a key row per compared row.
+      const x = batch.value(2, row) as number | bigint | null;
+      const y = (key[0] ?? null) as number | bigint | null;
+      if (x === y) return 0;
+      if (x === null || y === null) return x === null ? -1 : 1;
+      return x < y ? -1 : 1;
+    }
     let at = this.#rowKeys[row];
     if (at === undefined) {
       at = this.#keyColumns.map((_, k) => batch.value(2 + k, row));
@@ -238,19 +261,13 @@ class FileCursor {
 
   async #record(batch: SparseRows, row: number, key: InternalRow): Promise<KeyValue> {
     const file = this.#file as OpenFile;
-    const width = file.fileRowType.fields.length;
-    const others: number[] = [];
-    for (let c = 2; c < width; c++) if (!this.#keyColumns.includes(c)) others.push(c);
     if (this.#values === undefined) {
       const [start, end] = file.reader.rowGroupRange(this.#group);
-      this.#values = await file.reader.readRowsSparse({ fields: others.map((c) => file.fileRowType.fields[c] as DataField) }, start, end);
+      this.#values = await file.reader.readRowsSparse({ fields: file.others.map((c) => file.fileRowType.fields[c] as DataField) }, start, end);
     }
     const values = this.#values;
     const value: InternalValue[] = [];
-    for (let c = 2; c < width; c++) {
-      const k = this.#keyColumns.indexOf(c);
-      value.push(k >= 0 ? batch.value(2 + k, row) : values.value(others.indexOf(c), row));
-    }
+    for (const k of file.from) value.push(k >= 0 ? batch.value(2 + k, row) : values.value(-1 - k, row));
     return { key, sequenceNumber: batch.value(0, row) as bigint, valueKind: batch.value(1, row) as number, value };
   }
 }
