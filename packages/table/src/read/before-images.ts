@@ -8,7 +8,8 @@
  *                          group's key, `_SEQUENCE_NUMBER` and `_VALUE_KIND` columns are decoded first
  *                          and each asked key found by binary search on them; its other columns are
  *                          decoded only once a key matches in it; both are decoded page by page into
- *                          row references and converted only for the rows compared or matched
+ *                          page references and converted only for the rows compared or matched (a key of one
+ *                          integer field: compared as a scalar straight from its column)
  *                          (ParquetDataFileReader.readRowsSparse): the other rows never become values
  *                       ─► per key, the matches of all files: the greatest by (sequence.field,
  *                          `_SEQUENCE_NUMBER`) wins, as the deduplicate merge picks it
