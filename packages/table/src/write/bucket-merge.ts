@@ -15,9 +15,10 @@
  * decides before either. Records keep their sequence numbers, so a commit's rebase works as for a
  * direct load.
  *
- * Memory: one row group per run file being read (runs are written with small row groups), small
- * run files whole up to a fixed budget (RunBudget), plus one output batch (which references the
- * runs' row groups it copies from until it is taken) and one row group of the output file (the
+ * Memory: one row group (a run block) per run being read, of at most MERGE_FAN_IN runs at once (a
+ * primary-key bucket of more runs is merged in passes through intermediate runs, mergedKeyValues),
+ * small run files whole up to a fixed budget (RunBudget), plus one output batch (which references
+ * the runs' row groups it copies from until it is taken) and one row group of the output file (the
  * writer holds rows until a row group is full, parquet-writer.ts); never the bucket.
  *
  * `mergeBucket` = `writeMergedBucket(mergeBucketRuns(…))`: the merge yields the merged rows of the
@@ -38,12 +39,12 @@ import { dataFilesMessage, type CommitMessage } from '../spec/commit-message.ts'
 import type { DataFileMeta } from '../spec/data-file-meta.ts';
 import { dataFilePaths, partitionPathOptions } from '../spec/partition-path.ts';
 import { fieldsByName, partitionFields, trimmedPrimaryKeys, type TableSchema } from '../spec/table-schema.ts';
-import type { InternalValue, RowType } from '../spec/types.ts';
+import type { DataField, InternalValue, RowType } from '../spec/types.ts';
 import { appendFileMeta, keyValueFileMeta, localCreationTime, valueStatsOptions, type FileMetaContext } from './data-file-metas.ts';
 import { KeyValueFileWriter } from './key-value-writer.ts';
 import { parseMemorySize } from './manifest-merge.ts';
 import { objectStoreSink } from './object-sink.ts';
-import { parseRunSegment, readRunSegment } from './run-spill.ts';
+import { parseRunSegment, readRunSegment, RUN_BLOCK_ROWS, RunSpill, type RunSegment } from './run-spill.ts';
 
 /** One run file of the bucket. */
 export interface BucketRunFile {
@@ -86,6 +87,15 @@ export interface BucketMergeInput {
   readonly targetFileSize?: number;
   /** Rows per batch handed from the merge to the writer (default 4096). */
   readonly batchRows?: number;
+  /** Runs merged at once at most (default MERGE_FAN_IN); more are merged in passes through intermediate runs. */
+  readonly fanIn?: number;
+  /** The blocks one merge pass may hold, in bytes (default MERGE_BLOCK_BUDGET_BYTES). */
+  readonly mergeBudgetBytes?: number;
+  /**
+   * Where a merge in passes puts its intermediate runs (`data-<writerId>-merge-<uuid>.run`, deleted
+   * when the merge ends); default `runsPath`. Never the table's own path.
+   */
+  readonly scratchPath?: string;
   /** Told the rows written so far, once per batch, and awaited (progress; throwing stops the merge). */
   readonly onRows?: (rows: number) => void | Promise<void>;
 }
@@ -241,7 +251,10 @@ async function* concatenatedRuns(input: BucketMergeInput): AsyncGenerator<Column
 /** A run being merged: its current batch (a row group) and row, read in place from the columns. */
 interface Cursor {
   readonly batches: AsyncIterator<ColumnBatch>;
-  readonly slot: number;
+  /** The run's writer slot, or undefined: each record's own, in `slots`. */
+  readonly slot: number | undefined;
+  /** An intermediate run's batch: its records' slots. */
+  slots: Int32Array | undefined;
   batch: ColumnBatch;
   /** The batch's key columns prepared for comparisons (batch-merge.ts). */
   keys: PreparedColumns;
@@ -260,16 +273,139 @@ async function nextBatch(batches: AsyncIterator<ColumnBatch>): Promise<ColumnBat
 }
 
 /**
+ * What one merge pass may hold: one block of each run it reads, so a bucket of a 1,000-shard load
+ * (1,000 runs or more) is merged in passes. Contiguous groups of runs whose blocks come to at most
+ * MERGE_BLOCK_BUDGET_BYTES (and at most MERGE_FAN_IN runs) are each merged into one intermediate run
+ * under `scratchPath`, then those runs, until one pass reads them all. Memory is bounded by the
+ * budget whatever the number of runs; a bucket whose runs fit it is merged in one pass, as before.
+ */
+export const MERGE_FAN_IN = 1024;
+export const MERGE_BLOCK_BUDGET_BYTES = 16 * 1024 * 1024;
+
+/** An intermediate run's records carry their writer's slot; this one means "written by several writers". */
+const SEVERAL_SLOTS = -1;
+const SLOT_FIELD: DataField = { id: 2147483640, name: '_TRIBUTARY_SLOT', type: { root: 'INT', nullable: false } };
+
+/** A run one merge pass reads: its batches in key order, and the writer slot of its records. */
+interface MergeSource {
+  open(budget: RunBudget): AsyncIterator<ColumnBatch>;
+  /** The slot of every record of the run; undefined: each record's own (an intermediate run's last column). */
+  readonly slot: number | undefined;
+  /** About what the merge holds of the run: the bytes of one block (RUN_BLOCK_ROWS rows), or the run when smaller. */
+  readonly blockBytes: number;
+}
+
+function blockBytes(size: number, rows: number | undefined): number {
+  return rows !== undefined && rows > RUN_BLOCK_ROWS ? Math.ceil((size * RUN_BLOCK_ROWS) / rows) : size;
+}
+
+/** Contiguous groups of the sources, each within the pass's limits (at least two runs a group, so each pass shortens the list). */
+function mergeGroups(sources: readonly MergeSource[], fanIn: number, budgetBytes: number): MergeSource[][] {
+  const groups: MergeSource[][] = [];
+  let group: MergeSource[] = [];
+  let bytes = 0;
+  for (const source of sources) {
+    if (group.length >= 2 && (group.length >= fanIn || bytes + source.blockBytes > budgetBytes)) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(source);
+    bytes += source.blockBytes;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
+/**
  * Primary-key tables: the k-way merge. Per key the greatest record under (sequence.field…,
  * _SEQUENCE_NUMBER) wins, whatever its kind (a retraction must still retract older snapshots' rows);
- * of records equal under all of them, the one of the later run in `runs`.
- * Records are compared and copied in place in the runs' column batches (format/batch-merge.ts).
+ * of records equal under all of them, the one of the later run in `runs`. With more runs than one
+ * pass may hold, earlier passes merge contiguous groups of runs into intermediate runs first: the greatest
+ * of each group's greatest is the greatest of all, and ties still go to the later run, since a
+ * group's runs all come before the next group's. A key counts as colliding once, in the last pass,
+ * when its records came from several writers: an intermediate record carries its key's one slot,
+ * or SEVERAL_SLOTS.
  */
 async function* mergedKeyValues(input: BucketMergeInput, keys: readonly string[], countColliding: (n: number) => void): AsyncGenerator<ColumnBatch> {
+  const rowType = keyValueRowType({ fields: input.schema.fields }, keys);
+  const withSlot: RowType = { fields: [...rowType.fields, SLOT_FIELD] };
+  const fanIn = Math.max(2, input.fanIn ?? MERGE_FAN_IN);
+  const budgetBytes = input.mergeBudgetBytes ?? MERGE_BLOCK_BUDGET_BYTES;
+  const scratchPath = input.scratchPath ?? input.runsPath;
+  let sources: MergeSource[] = input.runs.map((run) => ({
+    open: (budget) => runBatches(input, run, rowType, budget)[Symbol.asyncIterator](),
+    slot: run.slot,
+    blockBytes: blockBytes(run.size, run.rows),
+  }));
+  const scratch: string[] = [];
+  try {
+    for (let groups = mergeGroups(sources, fanIn, budgetBytes); groups.length > 1; groups = mergeGroups(sources, fanIn, budgetBytes)) {
+      const next: MergeSource[] = [];
+      for (const group of groups) {
+        if (group.length === 1) {
+          next.push(group[0] as MergeSource);
+          continue;
+        }
+        const object = `data-${input.writerId}-merge-${randomUUID()}.run`;
+        const key = `${scratchPath}/${object}`;
+        scratch.push(key);
+        const spill = new RunSpill(input.store, key, object);
+        let written;
+        try {
+          written = await spill.writeSegmentOf(progressing(input, mergeSources(input, keys, group, withSlot, undefined)));
+          await spill.close();
+        } catch (error) {
+          await spill.abort(error);
+          throw error;
+        }
+        const { size, rows } = written;
+        const segment = parseRunSegment(written.name) as RunSegment & { checksum: number };
+        next.push({ open: (budget) => intermediateBatches(input, key, segment, size, rows, withSlot, budget), slot: undefined, blockBytes: blockBytes(size, rows) });
+      }
+      sources = next;
+    }
+    yield* mergeSources(input, keys, sources, rowType, countColliding);
+  } finally {
+    // Best effort: the runs' path is deleted whole once the load ends (a compaction's staging once it ended).
+    if (scratch.length > 0) await input.store.deleteMany(scratch).catch(() => undefined);
+  }
+}
+
+/** An intermediate pass's batches, with the stop check of `onRows` between them (no rows are written yet). */
+async function* progressing(input: BucketMergeInput, batches: AsyncIterable<ColumnBatch>): AsyncGenerator<ColumnBatch> {
+  for await (const batch of batches) {
+    yield batch;
+    await input.onRows?.(0);
+  }
+}
+
+/** The batches of an intermediate run, read whole when small (as a run), checked against its CRC32C, size and rows. */
+async function* intermediateBatches(input: BucketMergeInput, key: string, segment: RunSegment & { checksum: number }, size: number, rows: number, rowType: RowType, budget: RunBudget): AsyncGenerator<ColumnBatch> {
+  const whole = budget.take(size);
+  try {
+    yield* readRunSegment({ store: input.store, key, segment, size, rows, whole }, rowType);
+  } finally {
+    if (whole) budget.give(size);
+  }
+}
+
+/**
+ * One merge pass over `sources`. `outType`: the key-value row type (the last pass: colliding keys
+ * counted) or the same with the slot column (an intermediate pass: each record's slot written).
+ * Records are compared and copied in place in the runs' column batches (format/batch-merge.ts).
+ */
+async function* mergeSources(
+  input: BucketMergeInput,
+  keys: readonly string[],
+  sources: readonly MergeSource[],
+  outType: RowType,
+  countColliding: ((n: number) => void) | undefined,
+): AsyncGenerator<ColumnBatch> {
   const { schema } = input;
-  const tableRowType: RowType = { fields: schema.fields };
-  const rowType = keyValueRowType(tableRowType, keys);
   const k = keys.length;
+  const rowType = keyValueRowType({ fields: schema.fields }, keys);
+  const slotColumn = rowType.fields.length;
   const keyIndices = keys.map((_, i) => i);
   const userSequence = sequenceFieldIndices(schema).map((i) => i + k + 2);
   const compareCursors = (a: Cursor, b: Cursor): number => {
@@ -285,14 +421,15 @@ async function* mergedKeyValues(input: BucketMergeInput, keys: readonly string[]
     cursor.batch = batch;
     cursor.keys = prepareColumns(batch, keyIndices);
     cursor.sequence = prepareColumns(batch, [k]);
+    cursor.slots = cursor.slot === undefined ? (batch.columns[slotColumn] as Column & { kind: 'int32' }).values : undefined;
     cursor.row = 0;
   };
   const budget = new RunBudget();
-  const cursors = await mapInOrder(input.runs, RUNS_OPENED_IN_FLIGHT, async (run): Promise<Cursor | undefined> => {
-    const batches = runBatches(input, run, rowType, budget)[Symbol.asyncIterator]();
+  const cursors = await mapInOrder(sources, RUNS_OPENED_IN_FLIGHT, async (source): Promise<Cursor | undefined> => {
+    const batches = source.open(budget);
     const first = await nextBatch(batches);
     if (first === undefined) return undefined;
-    const cursor: Cursor = { batches, slot: run.slot, batch: first, keys: [], sequence: [], row: 0 };
+    const cursor: Cursor = { batches, slot: source.slot, slots: undefined, batch: first, keys: [], sequence: [], row: 0 };
     load(cursor, first);
     return cursor;
   });
@@ -301,23 +438,37 @@ async function* mergedKeyValues(input: BucketMergeInput, keys: readonly string[]
   const size = input.batchRows ?? DEFAULT_BATCH_ROWS;
   // Each _KEY_ column is its key field's column (keyValueRowType: keys, sequence, kind, fields).
   const out = new SegmentBuilder(rowType, new Map(keys.map((name, i) => [i, k + 2 + schema.fields.findIndex((f) => f.name === name)])));
+  const intermediate = countColliding === undefined;
+  let slots: number[] = [];
+  const take = (): ColumnBatch => {
+    const batch = out.take();
+    if (!intermediate) return batch;
+    const column: Column = { kind: 'int32', values: Int32Array.from(slots), validity: undefined };
+    slots = [];
+    return { rowType: outType, length: batch.length, columns: [...batch.columns, column] };
+  };
   // The key being merged: its greatest record so far (batch, row, prepared key columns) and writers.
   let winnerBatch: ColumnBatch | undefined;
   let winnerKeys: PreparedColumns = [];
   let winnerRow = 0;
-  let firstSlot = -1;
+  let firstSlot = 0;
   let several = false;
+  const emit = (): void => {
+    out.push(winnerBatch as ColumnBatch, winnerRow);
+    if (intermediate) slots.push(several ? SEVERAL_SLOTS : firstSlot);
+    else if (several) countColliding(1);
+  };
   for (let top = tree.peek(); top !== undefined; top = tree.peek()) {
     if (winnerBatch !== undefined && compareRowsAt(winnerKeys, winnerRow, top.keys, top.row) !== 0) {
-      out.push(winnerBatch, winnerRow);
-      if (several) countColliding(1);
+      emit();
       winnerBatch = undefined;
-      if (out.length >= size) yield out.take();
+      if (out.length >= size) yield take();
     }
+    const slot = top.slot ?? (top.slots as Int32Array)[top.row] as number;
     if (winnerBatch === undefined) {
-      firstSlot = top.slot;
-      several = false;
-    } else if (top.slot !== firstSlot) {
+      firstSlot = slot;
+      several = slot === SEVERAL_SLOTS;
+    } else if (slot !== firstSlot || slot === SEVERAL_SLOTS) {
       several = true;
     }
     winnerBatch = top.batch;
@@ -335,11 +486,8 @@ async function* mergedKeyValues(input: BucketMergeInput, keys: readonly string[]
       tree.replaceTop(top);
     }
   }
-  if (winnerBatch !== undefined) {
-    out.push(winnerBatch, winnerRow);
-    if (several) countColliding(1);
-  }
-  if (out.length > 0) yield out.take();
+  if (winnerBatch !== undefined) emit();
+  if (out.length > 0) yield take();
 }
 
 /** Indices of the `sequence.field` columns in the table's row type (none without the option). */

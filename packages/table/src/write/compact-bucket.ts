@@ -75,6 +75,10 @@ export async function compactBucket(input: CompactBucketInput): Promise<Compacte
     bucket: input.bucket,
     totalBuckets: input.totalBuckets,
     runs: unit.files.map((f, slot) => ({ fileName: f.fileName, size: Number(f.fileSize), slot, minSequence: f.minSequenceNumber })),
+    // One pass: the inputs are the table's files, many small ones (tiny row groups) or a few large
+    // ones, which passes through intermediate runs would rewrite again and again.
+    fanIn: Number.POSITIVE_INFINITY,
+    mergeBudgetBytes: Number.POSITIVE_INFINITY,
     writerId: input.writerId,
     ...(input.targetFileSize === undefined ? {} : { targetFileSize: input.targetFileSize }),
     ...(input.batchRows === undefined ? {} : { batchRows: input.batchRows }),

@@ -92,6 +92,14 @@ export class RunSpill {
 
   /** Writes `batch` (rows [0, length)) as the next segment. */
   async writeSegment(batch: ColumnBatch): Promise<WrittenSegment> {
+    return this.writeSegmentOf([batch]);
+  }
+
+  /**
+   * Writes the batches, one after another, as the next segment, holding one batch at a time (a
+   * bucket job's intermediate merge streams its merged rows this way).
+   */
+  async writeSegmentOf(batches: Iterable<ColumnBatch> | AsyncIterable<ColumnBatch>): Promise<WrittenSegment> {
     const offset = this.#written;
     let crc = 0;
     const write = async (parts: readonly Uint8Array[]): Promise<void> => {
@@ -103,13 +111,17 @@ export class RunSpill {
     };
     await write([runHeader()]);
     let blocks = 0;
-    for (let start = 0; start < batch.length; start += this.#blockRows) {
-      const end = Math.min(batch.length, start + this.#blockRows);
-      await write(encodeRunBlock(batch, start, end));
-      blocks += 1;
+    let rows = 0;
+    for await (const batch of batches) {
+      for (let start = 0; start < batch.length; start += this.#blockRows) {
+        const end = Math.min(batch.length, start + this.#blockRows);
+        await write(encodeRunBlock(batch, start, end));
+        blocks += 1;
+      }
+      rows += batch.length;
     }
-    await write([runEnd(batch.length, blocks)]);
-    return { name: runSegmentName({ object: this.#object, offset, checksum: crc }), size: this.#written - offset, rows: batch.length };
+    await write([runEnd(rows, blocks)]);
+    return { name: runSegmentName({ object: this.#object, offset, checksum: crc }), size: this.#written - offset, rows };
   }
 
   get bytes(): number {

@@ -251,3 +251,89 @@ async function readMergedFile(table: Table, fileName: string): Promise<{ reader:
   for await (const batch of reader.batches(rowType)) rows.push(...rowsFromBatch(batch));
   return { reader, rows };
 }
+
+test('more runs than one pass may hold: merged in passes through intermediate runs, with exactly the one-pass result, colliding keys counted once, the scratch removed', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tributary-bucket-passes-'));
+  try {
+    const store = new LocalObjectStore(dir);
+    const table = await createTable(store, {
+      database: 'db',
+      name: 'passes',
+      schema: {
+        fields: [{ name: 'k', type: 'BIGINT NOT NULL' }, { name: 'ts', type: 'INT' }, { name: 'v', type: 'STRING' }],
+        primaryKeys: ['k'],
+        options: { bucket: '1', 'sequence.field': 'ts' },
+      },
+    });
+    // Writer w (slot w; writers 8 and 9 share slot 8, so where their `ts` agrees a key's records
+    // can tie in every sequence: the later run decides) writes the keys i < 400 with
+    // i % (w % 5 + 2) === 0, in spills of 37 rows (several runs per writer, so a writer's runs fall
+    // in different groups); `ts` (the sequence field) is often smaller for a later writer, so it,
+    // not the slot, decides; writer 4 deletes some keys.
+    const writers = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+    const slotOf = (w: number): number => (w === 9 ? 8 : w);
+    const written = new Map<bigint, Set<number>>();
+    const runs: { fileName: string; size: number; rows: number; slot: number; minSequence: bigint }[] = [];
+    for (const w of writers) {
+      const write = await TableWrite.open(store, table.path, table.schema, { writerId: `w${w}`, sequenceSlot: slotOf(w), dataPath: RUNS, spill: true, maxBufferedRows: 37, baseSnapshotId: null });
+      const rows: [bigint, number | null, string | null][] = [];
+      const kinds: number[] = [];
+      for (let i = 0; i < 400; i++) {
+        if (i % ((w % 5) + 2) !== 0) continue;
+        const k = BigInt(i);
+        rows.push([k, w === 9 && i % 3 === 0 ? 100 : (i * 7 + slotOf(w) * 13) % 50, i % 11 === 0 ? null : `w${w}-${i}-${'é'.repeat(i % 4)}`]);
+        kinds.push(w === 4 && i % 3 === 0 ? 3 : 0);
+        written.set(k, (written.get(k) ?? new Set()).add(slotOf(w)));
+      }
+      for (let i = 0; i < rows.length; i += 37) await write.writeRows(rows.slice(i, i + 37), kinds.slice(i, i + 37));
+      for (const m of await write.prepareCommit()) {
+        for (const f of m.dataIncrement.newFiles) runs.push({ fileName: f.fileName, size: Number(f.fileSize), rows: Number(f.rowCount), slot: slotOf(w), minSequence: f.minSequenceNumber });
+      }
+    }
+    assert.ok(runs.length > 30, `many runs (${runs.length})`);
+    const expectedColliding = [...written.values()].filter((slots) => slots.size > 1).length;
+
+    // Every object the merge puts, by key.
+    const puts: string[] = [];
+    const spied = new Proxy(store, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        if (name === 'put' || name === 'putIfAbsent') {
+          return (key: string, ...rest: unknown[]) => {
+            puts.push(key);
+            return (value as (...a: unknown[]) => unknown).call(target, key, ...rest);
+          };
+        }
+        return (value as (...a: unknown[]) => unknown).bind(target);
+      },
+    });
+    const base = { tablePath: table.path, runsPath: RUNS, schema: table.schema, partition: new Uint8Array([0, 0, 0, 0]), bucket: 0, totalBuckets: 1, runs };
+    const readMerged = async (message: CommitMessage | undefined): Promise<unknown[][]> => {
+      const rows: unknown[][] = [];
+      for (const f of message?.dataIncrement.newFiles ?? []) {
+        const reader = await ParquetDataFileReader.open(byteSourceFromBytes(await store.get(`${table.path}/bucket-0/${f.fileName}`)));
+        for await (const batch of reader.batches(keyValueRowType({ fields: table.schema.fields }, ['k']))) rows.push(...rowsFromBatch(batch));
+      }
+      return rows;
+    };
+    const once = await mergeBucket({ ...base, store, writerId: 'once', fanIn: Number.POSITIVE_INFINITY, mergeBudgetBytes: Number.POSITIVE_INFINITY });
+    for (const limits of [{ fanIn: 3 }, { fanIn: 7 }, { mergeBudgetBytes: 1 }]) {
+      puts.length = 0;
+      const passes = await mergeBucket({ ...base, store: spied, writerId: 'passes', scratchPath: 'staging/scratch', ...limits });
+      const scratch = puts.filter((key) => key.startsWith('staging/scratch/'));
+      assert.ok(scratch.length > 0 && scratch.every((key) => /^staging\/scratch\/data-passes-merge-[0-9a-f-]+\.run$/.test(key)), `${JSON.stringify(limits)}: intermediate runs written under the scratch path (${scratch.length})`);
+      assert.deepEqual(puts.filter((key) => !key.startsWith('staging/scratch/') && !key.startsWith(`${table.path}/bucket-0/data-passes-`)), [], 'nothing else written');
+      const left: string[] = [];
+      for await (const o of store.list('staging/scratch/')) left.push(o.key);
+      assert.deepEqual(left, [], 'the intermediate runs are deleted once the merge ends');
+      assert.equal(passes.collidingKeys, expectedColliding, `${JSON.stringify(limits)}: keys written by several writers, each counted once`);
+      assert.equal(passes.rows, once.rows);
+      assert.deepEqual(await readMerged(passes.message), await readMerged(once.message), `${JSON.stringify(limits)}: the records of one pass, in order`);
+    }
+    assert.equal(once.collidingKeys, expectedColliding);
+    assert.equal(once.rows, written.size, 'one record per key');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
