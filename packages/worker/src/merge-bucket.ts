@@ -56,6 +56,8 @@ export interface MergeBucketDeps {
   readonly logger?: Logger;
   /** Test hook: a pause after each merged batch, so a test can kill a worker in the middle of a merge. */
   readonly mergeDelayMsPerBatch?: number;
+  /** Test hook: at most this many runs merged at once (BucketMergeInput.fanIn). */
+  readonly mergeFanIn?: number;
 }
 
 /** What a bucket attempt returns: a shard result's fields, with the bucket's id in `shardId`, and its counts. */
@@ -136,6 +138,7 @@ async function runAttempt(
         if (delay > 0) await sleep(delay, undefined, { signal: watch.signal });
       },
       ...(delay > 0 ? { batchRows: 100 } : {}),
+      ...(deps.mergeFanIn === undefined ? {} : { fanIn: deps.mergeFanIn }),
     };
     // The merged records of the bucket, with a full extract's deletes of the keys it lacks.
     const records = head.deletes?.fullExtract === undefined ? mergeBucketRuns(input) : fullExtractDeletes(input, mergeBucketRuns(input), head.baseSnapshotId);

@@ -64,12 +64,15 @@ export interface WorkerConfig {
    * Bucketed layout: the rows (default 100,000) and estimated bytes (default 64 MiB) a shard attempt
    * buffers over all its buckets before it spills them, as one run object holding a segment per
    * bucket; whichever is reached first (the shard's memory budget). A bucket job's memory does not
-   * depend on it: it holds one small row group per run.
+   * depend on it: it holds one small block per run, of a bounded number of runs at once (more are
+   * merged in passes, @tributary/table's bucket-merge.ts).
    */
   readonly runBufferRows?: number;
   readonly runBufferBytes?: number;
   /** Test hook: a pause after each merged batch of a bucket job or a compaction job (a test kills a worker mid-merge). */
   readonly mergeDelayMsPerBatch?: number;
+  /** Test hook: at most this many runs merged at once by a bucket job (a test makes a few shards' runs need passes). */
+  readonly mergeFanIn?: number;
 }
 
 export interface CloseOptions {
@@ -148,6 +151,7 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
     progressMs: config.progressMs,
     logger,
     ...(config.mergeDelayMsPerBatch === undefined ? {} : { mergeDelayMsPerBatch: config.mergeDelayMsPerBatch }),
+    ...(config.mergeFanIn === undefined ? {} : { mergeFanIn: config.mergeFanIn }),
   });
   const bucketWorker = new Worker(SYNC_QUEUES.mergeBucket, (job: Job, token?: string, signal?: AbortSignal) => merge(job, token, signal), {
     connection: { ...config.redis, maxRetriesPerRequest: null },

@@ -12,6 +12,9 @@
  * BIGINT and DECIMAL(18)/DECIMAL(38) at their limits, full-precision doubles, strings beyond U+E000
  * (where UTF-16 and UTF-8 orders part) and empty strings, nanosecond timestamps before 1970; the
  * table read by Tributary, Paimon Java and pypaimon is exactly the model (the later shard wins a key).
+ * The same again with bucket jobs that merge at most 2 runs at once over shards that spill every 40
+ * rows: the runs are merged in passes through intermediate runs, with the same result, the same
+ * colliding-key count, and no intermediate run left once the sync committed.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -19,7 +22,7 @@ import type { Coordinator } from '@tributary/coordinator';
 import { startShardWorker, type ShardWorker, type WorkerTables } from '@tributary/worker';
 import { Table, openObjectStore, warehouseTables, type ObjectBody, type ObjectStore } from '@tributary/table';
 import { canonicalRows, paimonJava, pypaimon, readResults, services, type OracleRow } from '@tributary/testkit';
-import { createOrdersTable, generatorSource, inProcessCoordinator, listKeys, oneTo, pypaimonIds, readRows, s3, syncEnv, waitForPhase, FAST_LOCKS } from './harness.ts';
+import { createOrdersTable, generatorSource, inProcessCoordinator, listKeys, oneTo, pypaimonIds, readRows, s3, syncEnv, waitForPhase, waitUntil, FAST_LOCKS } from './harness.ts';
 
 /** What to put instead of a run object's bytes (`index`: the run objects written so far, from 0). */
 type Tamper = (bytes: Uint8Array, index: number) => Uint8Array;
@@ -31,12 +34,13 @@ async function bytesOf(body: ObjectBody): Promise<Uint8Array> {
   return Buffer.concat(chunks);
 }
 
-/** The real store, except that `put` of a run object (`….run`) goes through the current tamper. */
-function tamperingStore(store: ObjectStore, tamper: () => Tamper | undefined, counter: { runs: number }): ObjectStore {
+/** The real store, except that `put` of a run object (`….run`) goes through the current tamper; `seen` is told every key put. */
+function tamperingStore(store: ObjectStore, tamper: () => Tamper | undefined, counter: { runs: number }, seen?: (key: string) => void): ObjectStore {
   return new Proxy(store, {
     get(target, property, receiver) {
       if (property === 'put') {
         return async (key: string, body: ObjectBody) => {
+          seen?.(key);
           const fault = tamper();
           if (fault === undefined || !key.endsWith('.run')) return target.put(key, body);
           return target.put(key, fault(await bytesOf(body), counter.runs++));
@@ -172,14 +176,32 @@ function adversarialRow(shard: number, id: number): { json: string; row: OracleR
   return { json, row: [BigInt(id), b, d18, d38, f, str, ts, shard] };
 }
 
-describe('adversarial values through the bucketed layout, keys in several shards: exactly the model in every reader', () => {
-  const e = syncEnv('bucketed-values');
+/**
+ * `passes`: the bucket jobs merge at most 2 runs at once and each shard spills every 40 rows, so each
+ * bucket's 8 or more runs are merged in passes through intermediate runs (bucket-merge.ts), which
+ * must give exactly the one-pass result, count colliding keys once and leave nothing behind.
+ */
+for (const passes of [false, true]) {
+describe(`adversarial values through the bucketed layout, keys in several shards${passes ? ', merged in passes' : ''}: exactly the model in every reader`, () => {
+  const e = syncEnv(passes ? 'bucketed-passes' : 'bucketed-values');
   let coordinator: Coordinator;
   let worker: ShardWorker;
+  const putKeys: string[] = [];
+  const put = (key: string): void => void putKeys.push(key);
 
   before(async () => {
     coordinator = await inProcessCoordinator(e);
-    worker = startShardWorker({ redis: services.redis, prefix: e.prefix, clusterSecret: e.clusterSecret, tables: warehouseTables(s3), sources: e.sources, concurrency: 2, ...FAST_LOCKS });
+    const merging = passes ? { runBufferRows: 40, mergeFanIn: 2 } : {};
+    // The keys the worker's table stores put (the intermediate runs are seen there).
+    const real = warehouseTables(s3);
+    const tables: WorkerTables = {
+      openTable: async (warehouse, ref, schemaId) => {
+        const table = await real.openTable(warehouse, ref, schemaId);
+        return new Table(tamperingStore(table.store, () => undefined, { runs: 0 }, put), { database: table.database, name: table.name }, table.schema);
+      },
+      warehouseStore: (warehouse) => real.warehouseStore(warehouse),
+    };
+    worker = startShardWorker({ redis: services.redis, prefix: e.prefix, clusterSecret: e.clusterSecret, tables, sources: e.sources, concurrency: 2, ...FAST_LOCKS, ...merging });
   });
   after(async () => {
     await worker.close();
@@ -228,5 +250,12 @@ describe('adversarial values through the bucketed layout, keys in several shards
     assert.deepStrictEqual(canonicalRows((await readRows(e, 'shop', 'values')) as OracleRow[]), want, 'Tributary');
     assert.deepStrictEqual(canonicalRows(readResults(java)[0]!.rows), want, 'Paimon Java');
     assert.deepStrictEqual(canonicalRows(readResults(python)[0]!.rows), want, 'pypaimon');
+    const intermediate = putKeys.filter((key) => new RegExp(`^\\.tributary/syncs/${id}/runs/data-${id}-bucket-[0-9]+-a[0-9]+-merge-[0-9a-f-]+\\.run$`).test(key));
+    assert.equal(intermediate.length > 0, passes, `intermediate runs written: ${intermediate.length}`);
+    if (passes) {
+      // The coordinator deletes the runs (and any intermediate run left) right after recording COMMITTED.
+      await waitUntil(async () => (await listKeys(e, `.tributary/syncs/${id}/runs/`)).length === 0, 'the runs and intermediate runs deleted once committed', 60_000);
+    }
   });
 });
+}
