@@ -299,13 +299,20 @@ function blockBytes(size: number, rows: number | undefined): number {
   return rows !== undefined && rows > RUN_BLOCK_ROWS ? Math.ceil((size * RUN_BLOCK_ROWS) / rows) : size;
 }
 
+/**
+ * A group takes at least this many runs whatever their blocks weigh (fewer only under a smaller
+ * `fanIn`): runs of huge blocks then exceed the budget a little instead of taking log2(n) passes.
+ */
+const MIN_GROUP = 8;
+
 /** Contiguous groups of the sources, each within the pass's limits (at least two runs a group, so each pass shortens the list). */
 function mergeGroups(sources: readonly MergeSource[], fanIn: number, budgetBytes: number): MergeSource[][] {
   const groups: MergeSource[][] = [];
+  const least = Math.min(MIN_GROUP, fanIn);
   let group: MergeSource[] = [];
   let bytes = 0;
   for (const source of sources) {
-    if (group.length >= 2 && (group.length >= fanIn || bytes + source.blockBytes > budgetBytes)) {
+    if (group.length >= least && (group.length >= fanIn || bytes + source.blockBytes > budgetBytes)) {
       groups.push(group);
       group = [];
       bytes = 0;
