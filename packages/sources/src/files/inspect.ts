@@ -17,7 +17,8 @@ import { formatDataType, type DataType, type ObjectStore } from '@tributary/tabl
 import { ParquetDataFileReader } from '@tributary/table/parquet';
 import type { SourceSchema, TargetColumn } from '../source.ts';
 import { familyIncompatibility, familyOf, type TypeFamily } from '../values/fits.ts';
-import { matchColumns, planParquetColumn, topLevelColumns, unreadable, type ParquetElement } from './parquet.ts';
+import { matchColumns, topLevelColumns, unreadable } from './parquet.ts';
+import { planParquetColumn, type ParquetElement } from './parquet-values.ts';
 import { csvRecords, ndjsonLines, parseJsonLine, utf8Text } from './text-records.ts';
 
 /** Files whose columns a plan inspects. */

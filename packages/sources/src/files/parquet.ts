@@ -5,144 +5,24 @@
  * compressed column chunks of one row group and the decoded values of one slice of SLICE_ROWS rows.
  *
  * An input file is not a Paimon data file: its columns may use any physical/logical type pair.
- * Each projected top-level column gets a *reading type* derived from its own Parquet schema
- * (org.apache.parquet.schema.LogicalTypeAnnotation, the same cases Paimon's
- * ParquetSchemaConverter and Spark's ParquetToSparkSchemaConverter distinguish), which the reader
- * decodes exactly (DECIMAL unscaled from INT32/INT64/FIXED/BYTE_ARRAY, TIMESTAMP from
- * MILLIS/MICROS/NANOS or INT96). The values are then handed on as exact source values
- * (`parquetValue`): a decimal as its exact decimal text, a timestamp as epoch millis + nanos, a
- * date as a UTC Date; values/convert.ts turns them into the table's types or rejects them.
+ * Each projected top-level column is decoded by its *reading type* (parquet-values.ts: DECIMAL
+ * unscaled from INT32/INT64/FIXED/BYTE_ARRAY, TIMESTAMP from MILLIS/MICROS/NANOS or INT96), column
+ * chunk by column chunk into typed column vectors, and handed on as cells (parquet-cells.ts): the
+ * column converter writes them into the table's columns without a row being built, with exactly
+ * the values the exact source values (`parquetValue`: a decimal as its exact decimal text, a
+ * timestamp as epoch millis + nanos, a date as a UTC Date) get from values/convert.ts; the rows
+ * of source values are decoded only when asked for (the bad-row policy).
  *
  * Columns map to the table by name: an exact (case-sensitive) match first, else the one column
  * whose name matches ignoring case. A table column the file lacks reads as null (values/convert.ts rejects
  * null in a NOT NULL column, naming the file's first row); file columns the table lacks are ignored.
  */
 import { errorFrom, isTributaryError } from '@tributary/protocol';
-import type { Column, DataType, ObjectStore, RowType, Timestamp } from '@tributary/table';
+import type { ObjectStore, RowType } from '@tributary/table';
 import { ParquetDataFileReader, type ByteSource } from '@tributary/table/parquet';
 import { sourceErrors } from '../errors.ts';
-import type { SourceRow, SourceValue } from '../source.ts';
-
-/** One Parquet schema element, as the footer holds it (hyparquet's SchemaElement, the fields we use). */
-export interface ParquetElement {
-  readonly name: string;
-  readonly type?: string;
-  readonly type_length?: number;
-  readonly num_children?: number;
-  readonly converted_type?: string;
-  readonly scale?: number;
-  readonly precision?: number;
-  readonly logical_type?: { readonly type: string; readonly unit?: string; readonly bitWidth?: number; readonly isSigned?: boolean; readonly scale?: number; readonly precision?: number };
-}
-
-/** How a column's decoded value becomes a source value. */
-export type ParquetReading =
-  | { readonly kind: 'plain' } // booleans, floats, signed integers, bytes: as decoded
-  | { readonly kind: 'utf8' } // read as bytes and decoded strictly: invalid UTF-8 is refused, never replaced
-  | { readonly kind: 'unsigned'; readonly bits: 32 | 64 }
-  | { readonly kind: 'decimal'; readonly scale: number }
-  | { readonly kind: 'date' }
-  | { readonly kind: 'time'; readonly nanosPerUnit: bigint }
-  | { readonly kind: 'timestamp' };
-
-export interface ParquetColumnPlan {
-  /** The type the table reader decodes the column as (exact for every physical encoding). */
-  readonly readAs: DataType;
-  readonly reading: ParquetReading;
-  /** For messages: e.g. "INT64 TIMESTAMP(MICROS)". */
-  readonly describe: string;
-}
-
-const t = <R extends DataType['root']>(root: R, extra: object = {}): DataType => ({ root, nullable: true, ...extra }) as DataType;
-const NANOS: Record<string, bigint> = { MILLIS: 1_000_000n, MICROS: 1_000n, NANOS: 1n };
-
-/** The reading type of one primitive Parquet column, or a typed error for what we cannot read. */
-export function planParquetColumn(e: ParquetElement, uri: string): ParquetColumnPlan {
-  const logical = e.logical_type;
-  const annotation = logical?.type ?? e.converted_type;
-  const describe = `${e.type ?? 'group'}${annotation ? ` ${annotation}` : ''}${logical?.unit ? `(${logical.unit})` : ''}`;
-  const plan = (readAs: DataType, reading: ParquetReading = { kind: 'plain' }): ParquetColumnPlan => ({ readAs, reading, describe });
-  const decimal = logical?.type === 'DECIMAL' || e.converted_type === 'DECIMAL';
-  const scale = logical?.scale ?? e.scale ?? 0;
-  switch (e.type) {
-    case 'BOOLEAN':
-      return plan(t('BOOLEAN'));
-    case 'FLOAT':
-      return plan(t('FLOAT'));
-    case 'DOUBLE':
-      return plan(t('DOUBLE'));
-    case 'INT32':
-      if (decimal) return plan(t('BIGINT'), { kind: 'decimal', scale });
-      if (annotation === 'DATE') return plan(t('DATE'), { kind: 'date' });
-      if (annotation === 'TIME' || annotation === 'TIME_MILLIS') return plan(t('BIGINT'), { kind: 'time', nanosPerUnit: NANOS.MILLIS ?? 1n });
-      if (isUnsigned(e)) return plan(t('BIGINT'), { kind: 'unsigned', bits: 32 });
-      return plan(t('INT'));
-    case 'INT64':
-      if (decimal) return plan(t('BIGINT'), { kind: 'decimal', scale });
-      if (annotation === 'TIMESTAMP' || annotation === 'TIMESTAMP_MILLIS' || annotation === 'TIMESTAMP_MICROS') {
-        return plan(t('TIMESTAMP', { precision: 9 }), { kind: 'timestamp' });
-      }
-      if (annotation === 'TIME' || annotation === 'TIME_MICROS') {
-        return plan(t('BIGINT'), { kind: 'time', nanosPerUnit: NANOS[logical?.unit ?? 'MICROS'] ?? 1_000n });
-      }
-      if (isUnsigned(e)) return plan(t('BIGINT'), { kind: 'unsigned', bits: 64 });
-      return plan(t('BIGINT'));
-    case 'INT96':
-      return plan(t('TIMESTAMP', { precision: 9 }), { kind: 'timestamp' });
-    case 'BYTE_ARRAY':
-    case 'FIXED_LEN_BYTE_ARRAY':
-      if (decimal) return plan(t('DECIMAL', { precision: 38, scale }), { kind: 'decimal', scale });
-      if (annotation === 'STRING' || annotation === 'UTF8' || annotation === 'ENUM' || annotation === 'JSON') return plan(t('VARBINARY', { length: 2147483647 }), { kind: 'utf8' });
-      if (annotation === 'FLOAT16' || annotation === 'INTERVAL') return unsupported(e, describe, uri);
-      return plan(t('VARBINARY', { length: 2147483647 }));
-    default:
-      return unsupported(e, describe, uri);
-  }
-}
-
-function isUnsigned(e: ParquetElement): boolean {
-  if (e.logical_type?.type === 'INTEGER') return e.logical_type.isSigned === false;
-  return e.converted_type?.startsWith('UINT_') ?? false;
-}
-
-function unsupported(e: ParquetElement, describe: string, uri: string): never {
-  throw errorFrom(sourceErrors, 'SOURCE_SCHEMA_MISMATCH', `${uri}: column ${e.name} is ${describe}, which the files source cannot read (nested or unsupported type)`, {
-    file: uri,
-    column: e.name,
-  });
-}
-
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** The exact source value of one decoded value (`raw` as the table reader's column holds it). */
-export function parquetValue(reading: ParquetReading, raw: number | bigint | boolean | string | Uint8Array | Timestamp): SourceValue {
-  switch (reading.kind) {
-    case 'plain':
-      return raw as SourceValue;
-    case 'utf8':
-      return strictUtf8.decode(raw as Uint8Array);
-    case 'unsigned':
-      return BigInt.asUintN(reading.bits, BigInt(raw as bigint));
-    case 'decimal':
-      return decimalText(BigInt(raw as bigint), reading.scale);
-    case 'date':
-      return new Date((raw as number) * 86_400_000); // Invalid Date past ±100,000,000 days: values/convert.ts rejects it
-    case 'time': {
-      const nanos = BigInt(raw as bigint) * reading.nanosPerUnit;
-      return Number(nanos / 1_000_000n); // TIME is stored in millis (Paimon's TimeType keeps millisecond of day)
-    }
-    case 'timestamp':
-      return raw as Timestamp;
-  }
-}
-
-/** The exact decimal text of unscaled × 10^-scale ("-12.340" for -12340n, 3). */
-export function decimalText(unscaled: bigint, scale: number): string {
-  const negative = unscaled < 0n;
-  const digits = (negative ? -unscaled : unscaled).toString().padStart(scale + 1, '0');
-  const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
-  return negative ? `-${text}` : text;
-}
+import { ParquetCells } from './parquet-cells.ts';
+import { planParquetColumn, unsupported, type ParquetElement } from './parquet-values.ts';
 
 /** Picks the file column for each wanted name: exact first, then the unique case-insensitive match. */
 export function matchColumns(wanted: readonly string[], available: readonly string[], uri: string): (string | undefined)[] {
@@ -206,8 +86,8 @@ export function topLevelColumns(schema: readonly ParquetElement[]): ParquetEleme
 
 export interface ParquetFileRows {
   readonly rowCount: number;
-  /** Batches of at most `maxRows` rows from row `fromRow` on, in the order of `columns`. */
-  batches(fromRow: number, maxRows: number): AsyncIterable<{ firstRow: number; rows: SourceRow[] }>;
+  /** Batches of at most `maxRows` rows from row `fromRow` on, as cells of the source columns `columns` (parquet-cells.ts). */
+  batches(fromRow: number, maxRows: number): AsyncIterable<{ firstRow: number; cells: ParquetCells }>;
 }
 
 /** Rows decoded at once within a row group: bounds memory whatever the writer's row-group size. */
@@ -249,7 +129,7 @@ export async function openParquetFile(
           const batch = await reader.readRows(rowType, sliceStart, Math.min(groupEnd, sliceStart + sliceRows)).catch((error: unknown) => unreadable(uri, sliceStart, error));
           for (let s = 0; s < batch.length; s += maxRows) {
             const end = Math.min(batch.length, s + maxRows);
-            yield { firstRow: sliceStart + s, rows: toRows(batch.columns, read, columns.length, s, end, { uri, firstRow: sliceStart }) };
+            yield { firstRow: sliceStart + s, cells: new ParquetCells(batch.columns, read, columns.length, s, end, { uri, firstRow: sliceStart }) };
           }
         }
         groupStart = groupEnd;
@@ -266,40 +146,4 @@ export function unreadable(uri: string, row: number | undefined, error: unknown)
   if (!isTributaryError(error) || error.code !== 'PARQUET_FILE_INVALID') throw error;
   const where = row === undefined ? '' : ` (rows from ${row})`;
   throw errorFrom(sourceErrors, 'SOURCE_FILE_MALFORMED', `${uri}${where}: not a readable Parquet file, or a truncated one: ${error.message}`, { file: uri, ...(row === undefined ? {} : { row }) }, { cause: error });
-}
-
-function toRows(
-  data: readonly Column[],
-  read: readonly { index: number; name: string; plan: ParquetColumnPlan }[],
-  width: number,
-  start: number,
-  end: number,
-  where: { uri: string; firstRow: number },
-): SourceRow[] {
-  const rows: SourceValue[][] = Array.from({ length: end - start }, () => new Array<SourceValue>(width).fill(null));
-  read.forEach(({ index, name, plan }, c) => {
-    const column = data[c];
-    if (column === undefined) return;
-    for (let r = start; r < end; r++) {
-      if (column.validity !== undefined && column.validity[r] === 0) continue;
-      const raw =
-        column.kind === 'timestamp'
-          ? { epochMillis: column.millis[r] ?? 0, nanoOfMillis: column.nanos[r] ?? 0 }
-          : column.kind === 'bool'
-            ? column.values[r] === 1
-            : column.values[r];
-      if (raw === undefined) continue;
-      try {
-        (rows[r - start] as SourceValue[])[index] = parquetValue(plan.reading, raw);
-      } catch (cause) {
-        const fileRow = where.firstRow + r;
-        throw errorFrom(sourceErrors, 'SOURCE_ROW_INVALID', `file ${where.uri} row ${fileRow}, column ${name}: ${plan.describe} value is not valid (${String(cause)})`, {
-          file: where.uri,
-          fileRow,
-          column: name,
-        });
-      }
-    }
-  });
-  return rows;
 }

@@ -175,9 +175,19 @@ export class FilesSource implements Source {
       const file = await this.#openParquet(uri);
       const fromRow = index === start.file ? start.row : 0;
       position += Math.min(fromRow, file.rowCount);
-      for await (const { firstRow, rows } of file.batches(fromRow, BATCH_ROWS)) {
-        yield { rows, firstRowPosition: position, end: { file: index, row: firstRow + rows.length }, file: { uri, firstRow } };
-        position += rows.length;
+      for await (const { firstRow, cells } of file.batches(fromRow, BATCH_ROWS)) {
+        // The converter writes the cells into the table's columns (parquet-cells.ts); rows are decoded only when read.
+        let rows: SourceRow[] | undefined;
+        yield {
+          get rows() {
+            return (rows ??= cells.rows());
+          },
+          firstRowPosition: position,
+          end: { file: index, row: firstRow + cells.length },
+          file: { uri, firstRow },
+          columnar: cells,
+        };
+        position += cells.length;
       }
     }
   }

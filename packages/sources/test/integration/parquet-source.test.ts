@@ -160,7 +160,7 @@ describe('Parquet input: a big row group in slices, through ranged reads', () =>
     const firstRows: number[] = [];
     for await (const batch of file.batches(1200, 500)) {
       firstRows.push(batch.firstRow);
-      rows.push(...batch.rows.map((r, i) => convert(r, batch.firstRow + i)));
+      rows.push(...batch.cells.rows().map((r, i) => convert(r, batch.firstRow + i)));
     }
     assert.deepEqual(rows, Array.from({ length: 3800 }, (_, k) => pyarrowRow(1200 + k)));
     assert.deepEqual(firstRows.slice(0, 4), [1200, 1700, 1900, 2400]); // slices of 700 rows, batches of at most 500
