@@ -11,13 +11,15 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { isTributaryError } from '@tributary/protocol';
-import { openObjectStore, parseDataTypeString, type InternalRow, type ObjectStore, type RowType } from '@tributary/table';
+import { batchFromRows, openObjectStore, parseDataTypeString, valueAt, type Column, type InternalRow, type ObjectStore, type RowType } from '@tributary/table';
+import { batchConverter } from '../../src/values/bad-rows.ts';
+import { columnConverter } from '../../src/values/columns.ts';
 import { rowConverter } from '../../src/values/convert.ts';
 import { FilesSource } from '../../src/files/source.ts';
 import { openParquetFile } from '../../src/files/parquet.ts';
 import type { SourceBatch, SourcePosition } from '../../src/source.ts';
 import { PLAN, localContext } from '../support/contexts.ts';
-import { PYARROW_COLUMN_NAMES, PYARROW_TABLE_COLUMNS, pyarrowRow, writePyarrowFiles, type PyarrowFileSpec } from '../support/pyarrow-files.ts';
+import { EXTREMES_COLUMNS, PYARROW_COLUMN_NAMES, PYARROW_TABLE_COLUMNS, pyarrowRow, writePyarrowFiles, type PyarrowFileSpec } from '../support/pyarrow-files.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tributary-parquet-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -61,6 +63,23 @@ async function convertAll(s: FilesSource, from?: SourcePosition): Promise<{ rows
   return { rows, batches };
 }
 
+/**
+ * As the worker reads: each batch's columnar cells written into the table's columns
+ * (`columnConverter(…).batch`), read back as rows; every batch must carry cells.
+ */
+async function convertColumnar(s: FilesSource, from?: SourcePosition): Promise<InternalRow[]> {
+  const convert = columnConverter('test', await s.columns(), TABLE);
+  const rows: InternalRow[] = [];
+  for (const shard of await s.plan(PLAN)) {
+    for await (const batch of s.open(shard, from)) {
+      assert.equal(batch.columnar?.length, batch.rows.length, 'a Parquet batch carries its cells');
+      const columns = convert.batch(batch);
+      for (let r = 0; r < columns.length; r++) rows.push(columns.columns.map((c) => valueAt(c, r)));
+    }
+  }
+  return rows;
+}
+
 const expected = (from: number, to: number): InternalRow[] =>
   Array.from({ length: to - from }, (_, k) => pyarrowRow(from + k, from + k >= 1000 && from + k < 2500 ? ['note'] : []));
 
@@ -78,6 +97,11 @@ describe('files source: Parquet written by pyarrow', () => {
     assert.deepEqual(batches.slice(0, 5).map((b) => b.end), [{ file: 0, row: 300 }, { file: 0, row: 600 }, { file: 0, row: 900 }, { file: 0, row: 1000 }, { file: 1, row: 1500 }]);
     assert.deepEqual(batches.map((b) => b.firstRowPosition).slice(0, 5), [0, 300, 600, 900, 1000]);
     assert.equal(batches[4]?.file?.uri, `${root}/in/p-1.parquet`);
+  });
+
+  test('the columnar path (each batch\'s cells into the table\'s columns) gives exactly the same table values', async () => {
+    assert.deepEqual(await convertColumnar(source([`${root}/in/p-*`])), expected(0, 3600));
+    assert.deepEqual(await convertColumnar(source([`${root}/in/p-*`]), { file: 1, row: 700 }), expected(1700, 3600));
   });
 
   test('resuming at {file, row} yields exactly the rest, with the same shard positions', async () => {
@@ -103,6 +127,18 @@ describe('files source: Parquet written by pyarrow', () => {
       assert.doesNotMatch(e.message, /10000000000/); // never the value
       return true;
     });
+    // The columnar path refuses the same cell with the same error; the reject policy (rows decoded from the cells) keeps the rest.
+    const rowError = await convertAll(source([`${root}/bad/overflow.parquet`])).catch((e: unknown) => e);
+    const columnError = await convertColumnar(source([`${root}/bad/overflow.parquet`])).catch((e: unknown) => e);
+    assert.ok(isTributaryError(columnError) && isTributaryError(rowError));
+    assert.deepEqual({ code: columnError.code, message: columnError.message, context: columnError.context }, { code: rowError.code, message: rowError.message, context: rowError.context });
+    const s = source([`${root}/bad/overflow.parquet`]);
+    const columns = await s.columns();
+    const reject = batchConverter(rowConverter('test', columns, TABLE), columns, 'reject');
+    const kept: InternalRow[] = [];
+    for (const shard of await s.plan(PLAN)) for await (const batch of s.open(shard)) kept.push(...reject.convert(batch));
+    assert.equal(reject.rejected, 1);
+    assert.deepEqual(kept.map((r) => r[0]), Array.from({ length: 50 }, (_, i) => BigInt(i)).filter((id) => id !== 41n));
   });
 
   test('a string that is not UTF-8 is SOURCE_ROW_INVALID naming the file, the row and the column', async () => {
@@ -118,6 +154,12 @@ describe('files source: Parquet written by pyarrow', () => {
   test('a file without a NOT NULL column fails on its first row naming the file and column', async () => {
     writePyarrowFiles([{ path: join(dir, 'bad', 'no-id.parquet'), start: 0, count: 5, ts_unit: 'us', drop: ['id'] }]);
     await assert.rejects(convertAll(source([`${root}/bad/no-id.parquet`])), (e) => {
+      assert.ok(isTributaryError(e));
+      assert.equal(e.code, 'SOURCE_ROW_INVALID');
+      assert.deepEqual({ file: e.context.file, fileRow: e.context.fileRow, column: e.context.column }, { file: `${root}/bad/no-id.parquet`, fileRow: 0, column: 'id' });
+      return true;
+    });
+    await assert.rejects(convertColumnar(source([`${root}/bad/no-id.parquet`])), (e) => {
       assert.ok(isTributaryError(e));
       assert.equal(e.code, 'SOURCE_ROW_INVALID');
       assert.deepEqual({ file: e.context.file, fileRow: e.context.fileRow, column: e.context.column }, { file: `${root}/bad/no-id.parquet`, fileRow: 0, column: 'id' });
@@ -170,4 +212,43 @@ describe('Parquet input: a big row group in slices, through ranged reads', () =>
     assert.ok(fetched <= size + Math.min(size, 512 * 1024), `${fetched} bytes fetched for a ${size}-byte file`);
     assert.equal(new Set(ranges.map(([o]) => o)).size, ranges.length, 'no range fetched twice');
   });
+});
+
+describe('Parquet input at the limits of every type: the columnar path against the row path', () => {
+  const files: readonly PyarrowFileSpec[] = [
+    { path: join(dir, 'extremes', 'fixed.parquet'), start: 0, count: 3000, ts_unit: 'us', extremes: true, row_group: 1100 },
+    { path: join(dir, 'extremes', 'int.parquet'), start: 0, count: 2500, ts_unit: 'us', extremes: true, decimal_int: true, dictionary: false, data_page_version: '2.0', compression: 'zstd' },
+    { path: join(dir, 'extremes', 'int96.parquet'), start: 0, count: 1200, ts_unit: 'int96', extremes: true, row_group: 500 },
+  ];
+  before(() => {
+    mkdirSync(join(dir, 'extremes'));
+    writePyarrowFiles(files);
+  });
+
+  for (const which of ['type', 'other'] as const) {
+    test(`every cell into the table's ${which === 'type' ? 'own types' : 'other types'} is the row path's value`, async () => {
+      const table: RowType = { fields: EXTREMES_COLUMNS.map((c, id) => ({ id, name: c.name, type: parseDataTypeString(c[which]) })) };
+      const names = EXTREMES_COLUMNS.map((c) => c.name);
+      const s = new FilesSource({ kind: 'files', format: 'parquet', uris: [`${root}/extremes/*`], filesPerShard: 5 }, localContext(root, names));
+      const columns = await s.columns();
+      const byColumns = columnConverter('test', columns, table);
+      const byRows = rowConverter('test', columns, table);
+      let rows = 0;
+      for (const shard of await s.plan(PLAN)) {
+        for await (const batch of s.open(shard)) {
+          assert.ok(batch.columnar !== undefined);
+          const got = byColumns.batch(batch);
+          // The row path as before: each row's source values through the exact converter, stored as the writer stores rows.
+          const want = batchFromRows(table, batch.rows.map((row, i) => byRows(row, batch.firstRowPosition + i)));
+          for (let c = 0; c < table.fields.length; c++) {
+            for (let r = 0; r < got.length; r++) {
+              assert.deepStrictEqual(valueAt(got.columns[c] as Column, r), valueAt(want.columns[c] as Column, r), `${table.fields[c]?.name ?? ''} row ${batch.firstRowPosition + r}`);
+            }
+          }
+          rows += got.length;
+        }
+      }
+      assert.equal(rows, 3000 + 2500 + 1200);
+    });
+  }
 });

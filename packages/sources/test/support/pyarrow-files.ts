@@ -25,6 +25,8 @@ export interface PyarrowFileSpec {
   readonly bad_utf8_row?: number;
   readonly data_page_version?: '1.0' | '2.0';
   readonly dictionary?: boolean;
+  /** The columns of EXTREMES_TABLE (pyarrow_files.py `extremes`) instead of `row`. */
+  readonly extremes?: boolean;
 }
 
 export function writePyarrowFiles(specs: readonly PyarrowFileSpec[]): void {
@@ -48,6 +50,37 @@ export const PYARROW_TABLE_COLUMNS = [
   { name: 'ts6', type: 'TIMESTAMP(6)' },
   { name: 'note', type: 'STRING' },
   { name: 'absent', type: 'INT' },
+] as const;
+
+/**
+ * The columns of a file written with `extremes` (every type at its limits, full-precision doubles,
+ * empty strings, all-NULL columns), each with the table type it loads into as itself and a second,
+ * other table type every value also fits (rescaled, widened or narrowed).
+ */
+export const EXTREMES_COLUMNS = [
+  { name: 'i64', type: 'BIGINT', other: 'DECIMAL(20, 0)' },
+  { name: 'i32', type: 'INT', other: 'BIGINT' },
+  { name: 'i16', type: 'SMALLINT', other: 'DOUBLE' },
+  { name: 'i8', type: 'TINYINT', other: 'DECIMAL(5, 2)' },
+  { name: 'u64', type: 'DECIMAL(20, 0)', other: 'DECIMAL(38, 4)' },
+  { name: 'u32', type: 'BIGINT', other: 'DECIMAL(10, 0)' },
+  { name: 'f64', type: 'DOUBLE', other: 'FLOAT' },
+  { name: 'f32', type: 'FLOAT', other: 'DOUBLE' },
+  { name: 'd38', type: 'DECIMAL(38, 10)', other: 'STRING' },
+  { name: 'd18', type: 'DECIMAL(18, 4)', other: 'DECIMAL(38, 6)' },
+  { name: 'd9', type: 'DECIMAL(9, 2)', other: 'DECIMAL(12, 4)' },
+  { name: 's', type: 'STRING', other: 'VARCHAR(300)' },
+  { name: 'b', type: 'BYTES', other: 'BINARY(256)' },
+  { name: 'nulls', type: 'STRING', other: 'CHAR(1)' },
+  { name: 'nulls_i64', type: 'BIGINT', other: 'INT' },
+  { name: 'day', type: 'DATE', other: 'TIMESTAMP(3)' },
+  { name: 't_ms', type: 'TIME', other: 'INT' },
+  { name: 't_us', type: 'TIME', other: 'TIME' },
+  { name: 't_ns', type: 'TIME', other: 'TIME' },
+  { name: 'ts_ms', type: 'TIMESTAMP(3)', other: 'TIMESTAMP_LTZ(9)' },
+  { name: 'ts_us', type: 'TIMESTAMP(6)', other: 'TIMESTAMP(3)' },
+  { name: 'ts_ns', type: 'TIMESTAMP(9)', other: 'TIMESTAMP(0)' },
+  { name: 'flag', type: 'BOOLEAN', other: 'BOOLEAN' },
 ] as const;
 
 export const PYARROW_COLUMN_NAMES: readonly string[] = PYARROW_TABLE_COLUMNS.map((c) => c.name);
