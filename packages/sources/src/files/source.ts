@@ -133,16 +133,17 @@ export class FilesSource implements Source {
     }
     const readPosition = await this.#readPosition(files);
     let given = false;
-    for await (const batch of this.#batches(files, from)) {
+    for await (const batch of this.#batches(files, from, readPosition)) {
       given = true;
-      yield { ...batch, readPosition };
+      yield batch;
     }
     if (!given) yield { rows: [], firstRowPosition: 0, end: from ?? 0, readPosition }; // files without rows still say what was read
   }
 
-  async *#batches(files: readonly string[], from: SourcePosition | undefined): AsyncIterable<SourceBatch> {
+  /** The shard's batches, each with the shard's read position. */
+  async *#batches(files: readonly string[], from: SourcePosition | undefined, readPosition: ShardReadPosition): AsyncIterable<SourceBatch> {
     if (this.#spec.format === 'parquet') {
-      yield* this.#parquet(files, from);
+      yield* this.#parquet(files, from, readPosition);
       return;
     }
     const skip = typeof from === 'number' ? from : 0;
@@ -155,16 +156,16 @@ export class FilesSource implements Source {
         if (rows.length === 0) first = position - 1;
         rows.push(row);
         if (rows.length === BATCH_ROWS) {
-          yield { rows, firstRowPosition: first, end: position };
+          yield { rows, firstRowPosition: first, end: position, readPosition };
           rows = [];
         }
       }
     }
-    if (rows.length > 0) yield { rows, firstRowPosition: first, end: position };
+    if (rows.length > 0) yield { rows, firstRowPosition: first, end: position, readPosition };
   }
 
   /** Row group by row group; resumes at `{file, row}`. Batches never span two files. */
-  async *#parquet(files: readonly string[], from?: SourcePosition): AsyncIterable<SourceBatch> {
+  async *#parquet(files: readonly string[], from: SourcePosition | undefined, readPosition: ShardReadPosition): AsyncIterable<SourceBatch> {
     const start = parquetPosition(from);
     let position = 0;
     for (const [index, uri] of files.entries()) {
@@ -176,7 +177,8 @@ export class FilesSource implements Source {
       const fromRow = index === start.file ? start.row : 0;
       position += Math.min(fromRow, file.rowCount);
       for await (const { firstRow, cells } of file.batches(fromRow, BATCH_ROWS)) {
-        // The converter writes the cells into the table's columns (parquet-cells.ts); rows are decoded only when read.
+        // The converter writes the cells into the table's columns (parquet-cells.ts); rows are decoded
+        // only when read (a getter: the batch is never copied by spreading, which would read it).
         let rows: SourceRow[] | undefined;
         yield {
           get rows() {
@@ -185,6 +187,7 @@ export class FilesSource implements Source {
           firstRowPosition: position,
           end: { file: index, row: firstRow + cells.length },
           file: { uri, firstRow },
+          readPosition,
           columnar: cells,
         };
         position += cells.length;

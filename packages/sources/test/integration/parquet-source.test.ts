@@ -17,6 +17,7 @@ import { columnConverter } from '../../src/values/columns.ts';
 import { rowConverter } from '../../src/values/convert.ts';
 import { FilesSource } from '../../src/files/source.ts';
 import { openParquetFile } from '../../src/files/parquet.ts';
+import { ParquetCells } from '../../src/files/parquet-cells.ts';
 import type { SourceBatch, SourcePosition } from '../../src/source.ts';
 import { PLAN, localContext } from '../support/contexts.ts';
 import { EXTREMES_COLUMNS, PYARROW_COLUMN_NAMES, PYARROW_TABLE_COLUMNS, pyarrowRow, writePyarrowFiles, type PyarrowFileSpec } from '../support/pyarrow-files.ts';
@@ -102,6 +103,38 @@ describe('files source: Parquet written by pyarrow', () => {
   test('the columnar path (each batch\'s cells into the table\'s columns) gives exactly the same table values', async () => {
     assert.deepEqual(await convertColumnar(source([`${root}/in/p-*`])), expected(0, 3600));
     assert.deepEqual(await convertColumnar(source([`${root}/in/p-*`]), { file: 1, row: 700 }), expected(1700, 3600));
+  });
+
+  test('the columnar path decodes no row of source values; a batch decodes its rows once, when they are read', async () => {
+    const decode = ParquetCells.prototype.rows;
+    let decoded = 0;
+    ParquetCells.prototype.rows = function (this: ParquetCells) {
+      decoded++;
+      return decode.call(this);
+    };
+    try {
+      const s = source([`${root}/in/p-0.parquet`]);
+      const convert = columnConverter('test', await s.columns(), TABLE);
+      let batches = 0;
+      for (const shard of await s.plan(PLAN)) {
+        for await (const batch of s.open(shard)) {
+          convert.batch(batch);
+          assert.equal(decoded, 0, 'no rows decoded by the source or the converter');
+          assert.deepEqual(batch.readPosition?.files.map((f) => f.uri), [`${root}/in/p-0.parquet`]);
+          batches++;
+        }
+      }
+      assert.equal(batches, 4);
+      for (const shard of await s.plan(PLAN)) {
+        for await (const batch of s.open(shard)) {
+          const rows = batch.rows;
+          assert.equal(batch.rows, rows);
+        }
+      }
+      assert.equal(decoded, 4, 'each batch decodes its rows once');
+    } finally {
+      ParquetCells.prototype.rows = decode;
+    }
   });
 
   test('resuming at {file, row} yields exactly the rest, with the same shard positions', async () => {
