@@ -2,9 +2,11 @@
  * `npm run bench:load`: MariaDB shards → one Paimon primary-key table on MinIO, end to end, against
  * a Paimon Java loader, a pypaimon loader and the source-read ceiling, interleaved round by round
  * (see bench/load/README.md). With `--source postgres`, PostgreSQL shards of the same shape
- * (dataset-postgres.ts) against `psql` reading every shard to /dev/null as the ceiling.
+ * (dataset-postgres.ts) against `psql` reading every shard to /dev/null as the ceiling. With
+ * `--source parquet`, the MariaDB dataset's shards as Parquet files in MinIO (dataset-parquet.ts,
+ * written by pyarrow, one file per shard) loaded by a files source (`tributary`, and `baseline`).
  *
- *   npm run bench:load -- [--source mysql|postgres] [--shards 8] [--rows 1000000] [--rounds 3]
+ *   npm run bench:load -- [--source mysql|postgres|parquet] [--shards 8] [--rows 1000000] [--rounds 3]
  *                         [--contenders tributary,java,pypaimon,mysql2,mariadb | tributary,psql]
  *                         [--worker-cpu-prof DIR] [--worker-mem-trace DIR] [--baseline DIR] [--no-check] [--keep]
  *
@@ -23,6 +25,7 @@ import { parseArgs } from 'node:util';
 import { call, cpuSeconds, peakRssMb, s3Options, startCluster, type Cluster } from '../sync/processes.ts';
 import { ensureDataset, LOAD_COLUMNS, type Dataset, type Expected } from './dataset.ts';
 import { ensurePostgresDataset } from './dataset-postgres.ts';
+import { ensureParquetDataset } from './dataset-parquet.ts';
 import { printReport, type Measurement } from './report.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -49,10 +52,10 @@ const { values: args } = parseArgs({
 
 const CONTENDERS = ['tributary', 'direct', 'baseline', 'java', 'pypaimon', 'mysql2', 'mariadb', 'psql'] as const;
 type Contender = (typeof CONTENDERS)[number];
-const sourceKind = args.source === 'postgres' ? 'postgres' : 'mysql';
-if (args.source !== sourceKind) throw new Error(`bench: --source is mysql or postgres, not ${String(args.source)}`);
-// The Java and pypaimon loaders read MariaDB only; PostgreSQL's peer is its own client's read.
-const defaultContenders = sourceKind === 'postgres' ? 'tributary,psql' : 'tributary,java,pypaimon,mysql2,mariadb';
+const sourceKind = args.source === 'postgres' ? 'postgres' : args.source === 'parquet' ? 'parquet' : 'mysql';
+if (args.source !== sourceKind) throw new Error(`bench: --source is mysql, postgres or parquet, not ${String(args.source)}`);
+// The Java and pypaimon loaders read MariaDB only; PostgreSQL's peer is its own client's read; Parquet files are Tributary's alone.
+const defaultContenders = sourceKind === 'postgres' ? 'tributary,psql' : sourceKind === 'parquet' ? 'tributary' : 'tributary,java,pypaimon,mysql2,mariadb';
 const contenders = [...(args.contenders ?? defaultContenders).split(','), ...(args.baseline === undefined ? [] : ['baseline'])].filter((c): c is Contender => (CONTENDERS as readonly string[]).includes(c));
 const shards = Number(args.shards);
 const rowsPerShard = Number(args.rows);
@@ -73,6 +76,8 @@ const s3 = s3Options();
 const bucket = process.env.TRIBUTARY_S3_BUCKET ?? 'tributary';
 const run = `${Date.now().toString(36)}`;
 const warehouse = `s3://${bucket}/bench-load/${run}`;
+/** Where `--source parquet` keeps its files (kept across runs, per scale). */
+const parquetRoot = (database: string): string => `s3://${bucket}/bench-load-src/${database}`;
 const log = (line: string) => console.error(line);
 const childEnv = {
   ...process.env,
@@ -151,7 +156,10 @@ async function runTributary(cluster: Cluster, dataset: Dataset, name: string, la
   const pids = [cluster.coordinator, ...cluster.workers].map((c) => c.pid ?? -1);
   const cpu0 = pids.map(cpuSeconds);
   const t0 = performance.now();
-  const source = { kind: sourceKind, connection: sourceKind === 'postgres' ? 'bench-pg' : 'bench', databases: [dataset.database], tables: dataset.tables, batchRows: 10_000 };
+  const source =
+    sourceKind === 'parquet'
+      ? { kind: 'files', format: 'parquet', uris: [`${parquetRoot(dataset.database)}/orders_*`], filesPerShard: 1 }
+      : { kind: sourceKind, connection: sourceKind === 'postgres' ? 'bench-pg' : 'bench', databases: [dataset.database], tables: dataset.tables, batchRows: 10_000 };
   const { id } = await call<{ id: string }>(cluster.base, 'POST', '/v1/syncs', { table: { database: 'load', table: name }, source, mode: 'upsert', ...(layout === undefined ? {} : { options: { layout } }) });
   for (;;) {
     const view = await call<{ phase: string; state?: { reason?: unknown } }>(cluster.base, 'GET', `/v1/syncs/${id}`);
@@ -265,6 +273,7 @@ function measure(contender: Contender, cluster: Cluster, dataset: Dataset, name:
 async function main(): Promise<void> {
   log(`bench: load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const dataset = sourceKind === 'postgres' ? await ensurePostgresDataset(postgres, shards, rowsPerShard, log) : await ensureDataset(mariadb, shards, rowsPerShard, log);
+  if (sourceKind === 'parquet') await ensureParquetDataset(dataset, rowsPerShard, parquetRoot(dataset.database), python, log);
   if (contenders.some((c) => c === 'java' || c === 'pypaimon' || c === 'tributary')) await buildJava();
   if (contenders.includes('pypaimon')) await installPyDeps();
   const dir = join(tmpdir(), `bench-load-${run}`);
@@ -289,6 +298,7 @@ async function main(): Promise<void> {
           TRIBUTARY_CONNECTIONS_FILE: connectionsFile,
           BENCH_MYSQL_PASSWORD: mariadb.password,
           BENCH_PG_PASSWORD: postgres.password,
+          ...(sourceKind === 'parquet' ? { TRIBUTARY_SOURCE_ROOTS: parquetRoot(dataset.database) } : {}),
           ...(memTrace === undefined ? {} : { MEMTRACE_DIR: join(memTrace, name) }),
         },
         ...(checkout === undefined ? {} : { root: checkout }),

@@ -2,7 +2,7 @@
  * The files source's Parquet read path on its own, in one process: a Parquet file of the load
  * benchmark's 11-column shape (bench/load/dataset.ts: integers, two DECIMALs, ASCII and unicode
  * text, DATE, TIMESTAMP(3) and TIMESTAMP(6), about one NULL in ten in every nullable column),
- * written by pyarrow (the oracle venv, infra/oracles.sh), read by the files source and converted
+ * written by pyarrow (bench/load/python/orders_parquet.py in the oracle venv, infra/oracles.sh), read by the files source and converted
  * to the table's columns, the two ways a batch can reach them, interleaved (A B B A …):
  *
  * - `columnar`: the batch's cells written into the table's columns (`columnConverter(…).batch`,
@@ -23,7 +23,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuUsage, hrtime } from 'node:process';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { openObjectStore, parseDataTypeString, type RowType } from '@tributary/table';
 import { oraclePaths } from '@tributary/testkit';
 import { FilesSource } from '../src/files/source.ts';
@@ -50,38 +50,13 @@ const COLUMNS = [
   ['qty', 'INT'],
 ] as const;
 
-// The rows of dataset.ts's selectRows (shard 0), as pyarrow columns.
-const WRITE = `
-import datetime, decimal, sys
-import pyarrow as pa, pyarrow.parquet as pq
-n, path, decimals = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-def nullable(residue, f):
-    return [None if s % 10 == residue else f(s) for s in range(1, n + 1)]
-statuses = ['NEW', 'PAID', 'SHIPPED', 'DELIVERED', 'CANCELLED']
-notes = ['café ', 'naïve ', '東京 ', 'Zürich ', '😀 emoji ', 'plain ', 'Ωμέγα ']
-d1990 = datetime.date(1990, 1, 1)
-t2020 = datetime.datetime(2020, 1, 1)
-t2021 = datetime.datetime(2021, 6, 1)
-table = pa.table({
-    'id': pa.array(range(1, n + 1), pa.int64()),
-    'customer_id': pa.array([(s * 7919) % 100000 + 1 for s in range(1, n + 1)], pa.int32()),
-    'store_id': pa.array(nullable(1, lambda s: s % 64), pa.int16()),
-    'amount': pa.array(nullable(2, lambda s: decimal.Decimal((s * 104729) % 100000000).scaleb(-2)), pa.decimal128(12, 2)),
-    'tax': pa.array(nullable(3, lambda s: decimal.Decimal(((s * 15485863) % 100000000000000) * (-1 if s % 7 == 0 else 1)).scaleb(-4)), pa.decimal128(18, 4)),
-    'status': pa.array(nullable(4, lambda s: statuses[s % 5]), pa.string()),
-    'note': pa.array(nullable(5, lambda s: notes[s % 7] + str(s)), pa.string()),
-    'order_date': pa.array(nullable(6, lambda s: d1990 + datetime.timedelta(days=(s * 31) % 20000)), pa.date32()),
-    'created_at': pa.array([t2020 + datetime.timedelta(milliseconds=(s * 37001) % 100000000000) for s in range(1, n + 1)], pa.timestamp('ms')),
-    'updated_at': pa.array(nullable(7, lambda s: t2021 + datetime.timedelta(microseconds=(s * 1234567) % 100000000000000)), pa.timestamp('us')),
-    'qty': pa.array(nullable(8, lambda s: (s % 1000) - 500), pa.int32()),
-})
-pq.write_table(table, path, compression='snappy', store_decimal_as_integer=decimals == 'int')
-`;
+// Shard 0 of the load benchmark's dataset, written by pyarrow.
+const WRITER = fileURLToPath(new URL('../../../bench/load/python/orders_parquet.py', import.meta.url));
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-parquet-'));
 try {
   const path = join(dir, 'orders.parquet');
-  execFileSync(oraclePaths.python, ['-c', WRITE, String(ROWS), path, DECIMALS], { stdio: ['ignore', 'inherit', 'inherit'] });
+  execFileSync(oraclePaths.python, [WRITER, String(ROWS), '0', path, DECIMALS], { stdio: ['ignore', 'inherit', 'inherit'] });
   console.log(`${ROWS} rows, ${(statSync(path).size / 1e6).toFixed(1)} MB (snappy, DECIMAL as ${DECIMALS === 'int' ? 'INT64' : 'FIXED_LEN_BYTE_ARRAY'}), pairs ${PAIRS}`);
 
   const root = pathToFileURL(realpathSync(dir)).href;
