@@ -440,7 +440,8 @@ function bigDecimalWriter(from: BigInt64Array | readonly bigint[], fileScale: nu
   return (r, i) => {
     const u = from[i] as bigint;
     let m: bigint;
-    if (shift >= 0) m = u * factor;
+    if (shift === 0) m = u;
+    else if (shift > 0) m = u * factor;
     else {
       if (u % factor !== 0n) return false;
       m = u / factor;
