@@ -1,5 +1,5 @@
 /**
- * `node bench/sync/commit-rss.ts [--shards 10000] [--runs 3] [--baseline <checkout>]`: the
+ * `node bench/sync/commit-rss.ts [--shards 10000] [--runs 3] [--layout direct|bucketed] [--baseline <checkout>]`: the
  * coordinator's memory and commit latency for a sync of many shards, without the workers. Each run
  * stages a fresh sync on the local MinIO and Redis as its workers would have left it (every shard
  * accepted with its vote, one blob per shard naming one data file per bucket, key ranges apart),
@@ -11,6 +11,14 @@
  * colliding keys reads none). With `--baseline`, another checkout's committer (e.g. `git archive`
  * of an older commit with this checkout's node_modules linked in) runs in alternation with ours.
  * Each run uses its own table, sync id and key prefix; everything is removed at the end.
+ *
+ * `--layout bucketed` (the default layout of primary-key tables): the shards' blobs name sorted runs
+ * (under the sync's runs path, as a bucketed shard job writes them); the prefetches, then a drive
+ * that verifies every blob, writes the bucket plan and the folded positions and enters MERGING (the
+ * bucket flow is a stand-in that enqueues nothing); then the bucket jobs are simulated (one accepted
+ * blob with its vote per bucket of the plan, naming one data file) and a second drive commits
+ * them. Reported: the peak once the prefetches are done, once MERGING is reached (the "commit" time
+ * is then the drive to MERGING) and once the bucket commit is done, with its own latency.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -20,7 +28,18 @@ import { parseArgs } from 'node:util';
 import { crc32c } from '@node-rs/crc32';
 import { Redis } from 'ioredis';
 import { SyncStore, type SyncRecord } from '@tributary/coordinator';
-import { PAIMON_COMMIT_MESSAGE_VERSION, encodeBlob, planFingerprint, shardVoteToken, stagedBlobKey, syncRedisKeys } from '@tributary/protocol';
+import {
+  PAIMON_COMMIT_MESSAGE_VERSION,
+  bucketJobId,
+  bucketVoteToken,
+  encodeBlob,
+  planFingerprint,
+  shardVoteToken,
+  stagedBlobKey,
+  stagedBucketBlobKey,
+  syncRedisKeys,
+  syncRunsPath,
+} from '@tributary/protocol';
 import { GeneratorSource, rowConverter } from '@tributary/sources';
 import { TRIBUTARY_VERSION, mapInOrder, openObjectStore, openTable, warehouseTables, type CommitMessage, type ObjectStore } from '@tributary/table';
 import { createBaselineTable } from './table-only.ts';
@@ -33,11 +52,14 @@ const { values } = parseArgs({
     shards: { type: 'string', default: '10000' },
     runs: { type: 'string', default: '3' },
     baseline: { type: 'string' },
+    layout: { type: 'string', default: 'direct' },
     child: { type: 'string' },
     setup: { type: 'string' },
   },
 });
 const shards = Number(values.shards);
+const bucketed = values.layout === 'bucketed';
+if (!bucketed && values.layout !== 'direct') throw new Error(`--layout: direct or bucketed, not ${values.layout}`);
 const redisOptions = { host: process.env.TRIBUTARY_REDIS_HOST ?? '127.0.0.1', port: Number(process.env.TRIBUTARY_REDIS_PORT ?? 6390) };
 const bucket = process.env.TRIBUTARY_S3_BUCKET ?? 'tributary';
 const secret = new Uint8Array(32).fill(9);
@@ -49,12 +71,27 @@ interface Staged {
   readonly syncId: string;
 }
 
+/** Where the staged shard blobs say their files are: the table, or the sync's runs (bucketed). */
+function blobTablePath(syncId: string, tablePath: string): string {
+  return bucketed ? syncRunsPath(syncId) : tablePath;
+}
+
 interface RunResult {
   readonly beforeMb: number;
   readonly prefetchedPeakMb: number;
   readonly peakMb: number;
   readonly commitMs: number;
+  /** CPU time (user + system) of the prefetches and of the drive(s), ms. */
+  readonly prefetchCpuMs: number;
+  readonly commitCpuMs: number;
+  /** Bucketed: the bucket commit after MERGING (peak after it, its latency and CPU). */
+  readonly bucketCommit?: { readonly peakMb: number; readonly ms: number; readonly cpuMs: number };
   readonly phase: string;
+}
+
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 function statusKb(field: string): number {
@@ -104,7 +141,7 @@ async function stage(): Promise<Staged> {
       schemaId: 0,
       commitUser: `tributary-${staged.syncId}`,
       commitIdentifier: '9223372036854775807',
-      options: { maxAttempts: 3, snapshotProperties: {} },
+      options: { maxAttempts: 3, snapshotProperties: {}, ...(bucketed ? { layout: 'bucketed' as const } : {}) },
     },
     state: { phase: 'PLANNED' },
     timings: { PLANNED: new Date().toISOString() },
@@ -135,7 +172,7 @@ async function stage(): Promise<Staged> {
         syncId: record.id,
         shardId: shard.id,
         attempt: 1,
-        tablePath,
+        tablePath: blobTablePath(record.id, tablePath),
         schemaId: 0n,
         paimonFormatVersion: PAIMON_COMMIT_MESSAGE_VERSION,
         tributaryVersion: TRIBUTARY_VERSION,
@@ -184,7 +221,7 @@ interface Committer {
   drive(syncId: string): Promise<{ state: { phase: string } }>;
   close(): Promise<void>;
 }
-type CommitterClass = new (deps: { store: unknown; tables: unknown; warehouse: string; clusterSecret: Uint8Array }) => Committer;
+type CommitterClass = new (deps: { store: unknown; tables: unknown; warehouse: string; clusterSecret: Uint8Array; bucketFlows?: unknown }) => Committer;
 type StoreClass = new (redis: Redis, prefix: string) => { vote(syncId: string, shardId: string): Promise<unknown> };
 
 async function child(checkout: string, staged: Staged): Promise<RunResult> {
@@ -192,30 +229,117 @@ async function child(checkout: string, staged: Staged): Promise<RunResult> {
   const { SyncCommitter } = (await import(pathToFileURL(`${src}/committer.ts`).href)) as { SyncCommitter: CommitterClass };
   const { SyncStore: Store } = (await import(pathToFileURL(`${src}/store.ts`).href)) as { SyncStore: StoreClass };
   const redis = new Redis({ ...redisOptions, maxRetriesPerRequest: null });
-  // The prefetch asks for the shard's vote last, once its blob is read and decoded: counting the
-  // answers tells when every prefetch is done.
+  // A prefetch reads its blob, decodes and checks it (synchronously, where a refused blob ends the
+  // prefetch), then asks for the shard's vote: every prefetch is done once every blob read has
+  // returned, the microtasks after them have run, and every vote asked for has been answered.
+  // (A prefetch that refuses its blob, as main's did for a bucketed blob, asks no vote.)
+  let blobReads = 0;
+  let votesAsked = 0;
   let votes = 0;
   const store = new Store(redis, staged.prefix);
   const vote = store.vote.bind(store);
   store.vote = async (syncId, shardId) => {
+    votesAsked++;
     const v = await vote(syncId, shardId);
     votes++;
     return v;
   };
-  const committer = new SyncCommitter({ store, tables: warehouseTables(s3Options()), warehouse: staged.warehouse, clusterSecret: secret });
+  const baseTables = warehouseTables(s3Options());
+  const tables: typeof baseTables = {
+    ...baseTables,
+    warehouseStore: (warehouse) => {
+      const objects = baseTables.warehouseStore(warehouse);
+      return Object.assign(Object.create(objects) as typeof objects, {
+        get: async (key: string) => {
+          const bytes = await objects.get(key);
+          if (key.endsWith('.blob')) blobReads++;
+          return bytes;
+        },
+      });
+    },
+  };
+  // Bucketed: the bucket flow is a stand-in; its jobs are simulated once the sync is MERGING.
+  let flow: 'pending' | 'finished' = 'pending';
+  const bucketFlows = { enqueueBuckets: () => Promise.resolve(), bucketFlowState: () => Promise.resolve(flow) };
+  const committer = new SyncCommitter({ store, tables, warehouse: staged.warehouse, clusterSecret: secret, bucketFlows });
   globalThis.gc?.();
   const beforeMb = statusKb('VmRSS') / 1024;
+  const cpu0 = cpuMs();
   for (let i = 0; i < shards; i++) committer.prefetch(staged.syncId, `gen-${i}`, '1');
-  while (votes < shards) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (blobReads < shards) await new Promise((resolve) => setTimeout(resolve, 20));
+  await new Promise((resolve) => setImmediate(resolve));
+  while (votes < votesAsked) await new Promise((resolve) => setTimeout(resolve, 20));
   await new Promise((resolve) => setImmediate(resolve));
   const prefetchedPeakMb = statusKb('VmHWM') / 1024;
+  const cpu1 = cpuMs();
   const started = performance.now();
-  const record = await committer.drive(staged.syncId);
+  let record = await committer.drive(staged.syncId);
   const commitMs = performance.now() - started;
+  const commitCpuMs = cpuMs() - cpu1;
   const peakMb = statusKb('VmHWM') / 1024;
+  let bucketCommit: RunResult['bucketCommit'];
+  if (bucketed && record.state.phase === 'MERGING') {
+    await stageBuckets(redis, staged, tables.tablePath({ database: 'bench', table: 'orders' }));
+    flow = 'finished';
+    const cpu2 = cpuMs();
+    const t = performance.now();
+    record = await committer.drive(staged.syncId);
+    bucketCommit = { peakMb: statusKb('VmHWM') / 1024, ms: performance.now() - t, cpuMs: cpuMs() - cpu2 };
+  }
   await committer.close();
   await redis.quit();
-  return { beforeMb, prefetchedPeakMb, peakMb, commitMs, phase: record.state.phase };
+  return { beforeMb, prefetchedPeakMb, peakMb, commitMs, prefetchCpuMs: cpu1 - cpu0, commitCpuMs, ...(bucketCommit ? { bucketCommit } : {}), phase: record.state.phase };
+}
+
+/**
+ * The bucket jobs of a MERGING sync, simulated: for each bucket of the plan, one accepted attempt
+ * whose blob names one data file (the template's, renamed) and its vote, as a merge-bucket job
+ * leaves them. The data files are not written: the commit does not read them.
+ */
+async function stageBuckets(redis: Redis, staged: Staged, tablePath: string): Promise<void> {
+  const store = openObjectStore(staged.warehouse, s3Options());
+  const template = await templateMessages(store);
+  const syncStore = new SyncStore(redis, staged.prefix);
+  const record = await syncStore.require(staged.syncId);
+  if (record.state.phase !== 'MERGING') throw new Error(`expected MERGING, got ${record.state.phase}`);
+  const fingerprint = planFingerprint(record.plan);
+  const keys = syncRedisKeys(staged.prefix, record.id);
+  for (let i = 0; i < record.state.buckets; i++) {
+    const id = bucketJobId(i);
+    const m = template[i % template.length];
+    if (m === undefined) throw new Error('no template message');
+    const files = m.dataIncrement.newFiles.map((f, n) => ({ ...f, fileName: `data-${record.id}-${id}-a1-${n}.parquet` }));
+    const messages = [{ ...m, dataIncrement: { ...m.dataIncrement, newFiles: files } }];
+    const blob = encodeBlob(
+      {
+        syncId: record.id,
+        shardId: id,
+        attempt: 1,
+        tablePath,
+        schemaId: 0n,
+        paimonFormatVersion: PAIMON_COMMIT_MESSAGE_VERSION,
+        tributaryVersion: TRIBUTARY_VERSION,
+        creationTimeMillis: BigInt(Date.now()),
+        rowCount: files.reduce((n, f) => n + f.rowCount, 0n),
+        byteCount: files.reduce((n, f) => n + f.fileSize, 0n),
+        fileCount: BigInt(files.length),
+        voteToken: bucketVoteToken(secret, record.id, id, fingerprint),
+      },
+      messages,
+    );
+    await store.put(stagedBucketBlobKey(record.id, id, '1'), blob);
+    const vote = {
+      attemptId: '1',
+      checksum: crc32c(blob),
+      sha256: createHash('sha256').update(blob).digest('hex'),
+      rows: Number(files.reduce((n, f) => n + f.rowCount, 0n)),
+      bytes: Number(files.reduce((n, f) => n + f.fileSize, 0n)),
+      files: files.length,
+      collidingKeys: 0,
+    };
+    await redis.hset(keys.bucketVotes, id, JSON.stringify(vote));
+    await redis.hset(keys.bucketAccepted, id, '1');
+  }
 }
 
 if (values.child !== undefined) {
@@ -227,7 +351,8 @@ if (values.child !== undefined) {
     for (const c of contenders) {
       const staged = await stage();
       try {
-        const out = execFileSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--shards', String(shards), '--child', c.checkout, '--setup', JSON.stringify(staged)], {
+        const args = ['--expose-gc', fileURLToPath(import.meta.url), '--shards', String(shards), '--layout', values.layout ?? 'direct', '--child', c.checkout, '--setup', JSON.stringify(staged)];
+        const out = execFileSync(process.execPath, args, {
           encoding: 'utf8',
           stdio: ['ignore', 'pipe', 'inherit'],
         });
@@ -236,7 +361,10 @@ if (values.child !== undefined) {
         results.get(c.name)?.push(r);
         const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
         console.log(
-          `${c.name} run ${run + 1}: RSS ${r.beforeMb.toFixed(0)} MB before, peak ${r.prefetchedPeakMb.toFixed(0)} MB after the prefetches, ${r.peakMb.toFixed(0)} MB after the commit; commit ${r.commitMs.toFixed(0)} ms; load ${load}`,
+          `${c.name} run ${run + 1}: RSS ${r.beforeMb.toFixed(0)} MB before, peak ${r.prefetchedPeakMb.toFixed(0)} MB after the prefetches (CPU ${r.prefetchCpuMs.toFixed(0)} ms), ` +
+            `${r.peakMb.toFixed(0)} MB after the ${bucketed ? 'drive to MERGING' : 'commit'}; ${bucketed ? 'drive to MERGING' : 'commit'} ${r.commitMs.toFixed(0)} ms (CPU ${r.commitCpuMs.toFixed(0)} ms)` +
+            (r.bucketCommit ? `; bucket commit: peak ${r.bucketCommit.peakMb.toFixed(0)} MB, ${r.bucketCommit.ms.toFixed(0)} ms (CPU ${r.bucketCommit.cpuMs.toFixed(0)} ms)` : '') +
+            `; load ${load}`,
         );
       } finally {
         await cleanUp(staged);
@@ -247,7 +375,12 @@ if (values.child !== undefined) {
   const range = (xs: number[], digits = 0): string => `${median(xs).toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`;
   for (const [name, rs] of results) {
     console.log(
-      `${name}: peak after prefetches ${range(rs.map((r) => r.prefetchedPeakMb))} MB, peak ${range(rs.map((r) => r.peakMb))} MB, commit ${range(rs.map((r) => r.commitMs))} ms (median [range])`,
+      `${name}: peak after prefetches ${range(rs.map((r) => r.prefetchedPeakMb))} MB (prefetch CPU ${range(rs.map((r) => r.prefetchCpuMs))} ms), ` +
+        `peak ${range(rs.map((r) => r.peakMb))} MB, ${bucketed ? 'drive to MERGING' : 'commit'} ${range(rs.map((r) => r.commitMs))} ms (CPU ${range(rs.map((r) => r.commitCpuMs))} ms)` +
+        (bucketed
+          ? `, bucket commit peak ${range(rs.map((r) => r.bucketCommit?.peakMb ?? NaN))} MB, ${range(rs.map((r) => r.bucketCommit?.ms ?? NaN))} ms (CPU ${range(rs.map((r) => r.bucketCommit?.cpuMs ?? NaN))} ms)`
+          : '') +
+        ' (median [range])',
     );
   }
 }

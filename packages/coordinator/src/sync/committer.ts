@@ -45,7 +45,21 @@ import { fullExtractBuckets } from './load-checks.ts';
 import { foldPositions } from './positions.ts';
 import { PrefetchQueue } from './prefetch-queue.ts';
 import type { BucketFlowState } from './flow.ts';
-import { deleteRuns, deleteStaged, loadAcceptedBlobs, loadBucketBlobs, loadShardBlob, writeOutcome, type LoadedShards, type ShardTrust, type VerifiedShard } from './staging.ts';
+import {
+  deleteRuns,
+  deleteStaged,
+  loadAcceptedBlobs,
+  loadAcceptedRuns,
+  loadBucketBlobs,
+  loadShardBlob,
+  summariseRuns,
+  writeOutcome,
+  type LoadedShards,
+  type ShardBucketRuns,
+  type ShardRunsSummary,
+  type ShardTrust,
+  type VerifiedShard,
+} from './staging.ts';
 import { isTerminal, stagedDiscardable, type AcceptedAttempt, type SyncRecord } from './state.ts';
 import type { SyncStore } from './store.ts';
 
@@ -95,8 +109,15 @@ export class SyncCommitter {
    * Blobs verified while the sync still PREPAREs, as each shard's accepted attempt finishes
    * (`prefetch`), so the commit after the last shard reads one blob instead of all of them. Only
    * an optimisation: the commit reads and verifies whatever is missing or of another attempt.
+   * Direct layout: the verified messages (the commit publishes them).
    */
   readonly #prefetched = new Map<string, Map<string, VerifiedShard>>();
+  /**
+   * The same for a bucketed sync, whose shard blobs name runs: only each verified blob's runs
+   * summary (attempt, position, runs per bucket), which is all the bucket plan and the folded
+   * positions need; the decoded messages are dropped once verified.
+   */
+  readonly #prefetchedRuns = new Map<string, Map<string, ShardRunsSummary>>();
   /**
    * The record of each sync being prefetched, as first read in PREPARING: only its plan (shard ids,
    * table, schema id) is used, and the plan never changes once persisted. Reading and parsing the
@@ -185,12 +206,14 @@ export class SyncCommitter {
   async close(): Promise<void> {
     await this.#prefetchQueue.close();
     this.#prefetched.clear();
+    this.#prefetchedRuns.clear();
     this.#plans.clear();
   }
 
   /** The sync left PREPARING (or is gone): drop what was prefetched for it and what is still queued. */
   #forget(syncId: string): void {
     this.#prefetched.delete(syncId);
+    this.#prefetchedRuns.delete(syncId);
     this.#plans.delete(syncId);
     this.#prefetchQueue.drop(syncId);
   }
@@ -208,11 +231,12 @@ export class SyncCommitter {
       if (plan === undefined) return;
       const { record } = plan;
       const trust = this.#trust(plan, (shard) => store.vote(syncId, shard));
-      const shard = await loadShardBlob(tables.warehouseStore(warehouse), record, tables.tablePath(record.plan.table), shardId, attemptId, trust);
+      const bucketed = record.plan.options.layout === 'bucketed';
+      const tablePath = bucketed ? syncRunsPath(syncId) : tables.tablePath(record.plan.table);
+      const shard = await loadShardBlob(tables.warehouseStore(warehouse), record, tablePath, shardId, attemptId, trust);
       if (!this.#plans.has(syncId)) return; // forgotten while the blob was read: the sync moved on
-      const bySync = this.#prefetched.get(syncId) ?? new Map<string, VerifiedShard>();
-      bySync.set(shardId, shard);
-      this.#prefetched.set(syncId, bySync);
+      if (bucketed) remember(this.#prefetchedRuns, syncId, shardId, summariseRuns(shard));
+      else remember(this.#prefetched, syncId, shardId, shard);
     } catch {
       // The commit reads this blob again and records the typed reason if it is bad; a Redis or
       // storage hiccup here only costs the commit one more read.
@@ -307,13 +331,13 @@ export class SyncCommitter {
     const { store, tables } = this.#deps;
     let loaded;
     try {
-      const prefetched = this.#prefetched.get(record.id);
-      loaded = await loadAcceptedBlobs(tables.warehouseStore(this.#deps.warehouse), record, syncRunsPath(record.id), attempts, trust, prefetched);
+      const prefetched = this.#prefetchedRuns.get(record.id);
+      loaded = await loadAcceptedRuns(tables.warehouseStore(this.#deps.warehouse), record, syncRunsPath(record.id), attempts, trust, prefetched);
     } catch (error) {
       if (isTributaryError(error) && error.retryable) throw error;
       return store.apply(record.id, { type: 'abort', reason: toErrorData(error) });
     }
-    let entries = bucketPlan(loaded.shards);
+    let entries = bucketPlan(loaded.shards.map((shard) => shard.buckets));
     const extract = record.plan.options.deletes?.fullExtract;
     if (extract !== undefined) {
       try {
@@ -399,7 +423,7 @@ export class SyncCommitter {
     const { store, tables, warehouse } = this.#deps;
     const properties = await store.foldedPositions(record.id);
     if (properties !== undefined) return { properties };
-    const loaded = await loadAcceptedBlobs(tables.warehouseStore(warehouse), record, syncRunsPath(record.id), await store.acceptedAttempts(record.id), await this.#trustAll(record));
+    const loaded = await loadAcceptedRuns(tables.warehouseStore(warehouse), record, syncRunsPath(record.id), await store.acceptedAttempts(record.id), await this.#trustAll(record));
     return { shards: loaded.positions };
   }
 
@@ -521,15 +545,23 @@ function touchedPartitions(messages: readonly CommitMessage[]): Uint8Array[] {
   return [...unique.values()];
 }
 
+/** Keeps what a prefetch verified, per sync and shard. */
+function remember<T>(cache: Map<string, Map<string, T>>, syncId: string, shardId: string, value: T): void {
+  const bySync = cache.get(syncId) ?? new Map<string, T>();
+  bySync.set(shardId, value);
+  cache.set(syncId, bySync);
+}
+
 /**
  * The bucket plan: one entry per (partition, bucket) the accepted shards wrote runs into, ordered by
  * partition bytes then bucket; each lists its runs in plan order (a shard's slot is its index),
- * then in the order the shard wrote them. Grows with the run files, never with rows.
+ * then in the order the shard wrote them. Made from each shard's runs summary (summariseRuns);
+ * grows with the run files, never with rows.
  */
-export function bucketPlan(shards: readonly (readonly CommitMessage[])[]): PlannedBucketEntry[] {
+export function bucketPlan(shards: readonly (readonly ShardBucketRuns[])[]): PlannedBucketEntry[] {
   const byBucket = new Map<string, PlannedBucketEntry & { runs: PlannedBucketEntry['runs'][number][] }>();
-  shards.forEach((messages, slot) => {
-    for (const m of messages) {
+  shards.forEach((buckets, slot) => {
+    for (const m of buckets) {
       const partition = Buffer.from(m.partition).toString('base64');
       const key = `${Buffer.from(m.partition).toString('hex')}/${String(m.bucket + 1).padStart(10, '0')}`;
       let entry = byBucket.get(key);
@@ -537,9 +569,7 @@ export function bucketPlan(shards: readonly (readonly CommitMessage[])[]): Plann
         entry = { partition, bucket: m.bucket, totalBuckets: m.totalBuckets, runs: [] };
         byBucket.set(key, entry);
       }
-      for (const f of m.dataIncrement.newFiles) {
-        entry.runs.push({ fileName: f.fileName, size: Number(f.fileSize), rows: Number(f.rowCount), slot, minSequence: String(f.minSequenceNumber) });
-      }
+      for (const run of m.runs) entry.runs.push({ ...run, slot });
     }
   });
   return [...byBucket.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => e);

@@ -46,17 +46,85 @@ export async function loadAcceptedBlobs(
   trust: ShardTrust,
   verified?: ReadonlyMap<string, VerifiedShard>,
 ): Promise<LoadedShards> {
+  const { accepted, shards: loaded } = await loadAccepted(store, record, tablePath, attempts, trust, (one) => one, verified);
+  const shards = loaded.map((one) => one.messages);
+  return { accepted, messages: shards.flat(), shards, positions: record.plan.shards.map((s, i) => ({ id: s.id, readPosition: loaded[i]?.readPosition })) };
+}
+
+/**
+ * What the bucket stage needs of a verified shard blob (bucketed layout): its accepted attempt, its
+ * source position and, per (partition, bucket), the runs it wrote. Nothing else of its messages
+ * (the runs' statistics, keys, schema): the bucket plan and the folded positions are made from
+ * these, so a sync of 10,000 shards never holds 10,000 shards' decoded messages at once.
+ */
+export interface ShardRunsSummary {
+  readonly attempt: AcceptedAttempt;
+  readonly readPosition: ShardReadPosition | undefined;
+  /** The blob header's fileCount. */
+  readonly files: number;
+  readonly buckets: readonly ShardBucketRuns[];
+}
+
+/** The runs one shard wrote into one (partition, bucket), in the order its messages list them. */
+export interface ShardBucketRuns {
+  /** The partition's BinaryRow bytes. */
+  readonly partition: Uint8Array;
+  readonly bucket: number;
+  readonly totalBuckets: number | null;
+  readonly runs: readonly { readonly fileName: string; readonly size: number; readonly rows: number; readonly minSequence: string }[];
+}
+
+/** A verified shard reduced to its runs (pure): each message's new files, nothing more. */
+export function summariseRuns(shard: VerifiedShard): ShardRunsSummary {
+  const buckets = shard.messages.map(
+    (m): ShardBucketRuns => ({
+      // A copy: a view would keep the whole decoded blob's buffer alive.
+      partition: Uint8Array.from(m.partition),
+      bucket: m.bucket,
+      totalBuckets: m.totalBuckets,
+      runs: m.dataIncrement.newFiles.map((f) => ({ fileName: f.fileName, size: Number(f.fileSize), rows: Number(f.rowCount), minSequence: String(f.minSequenceNumber) })),
+    }),
+  );
+  return { attempt: shard.attempt, readPosition: shard.readPosition, files: shard.files, buckets };
+}
+
+/**
+ * Like loadAcceptedBlobs, but keeps only each shard's runs summary: every blob is read and verified
+ * in full (checksum, versions, plan fields, vote token, vote), then its decoded messages dropped.
+ * `verified` are summaries made the same way earlier (the prefetch), used when of the same attempt.
+ */
+export async function loadAcceptedRuns(
+  store: ObjectStore,
+  record: SyncRecord,
+  tablePath: string,
+  attempts: Readonly<Record<string, string>>,
+  trust: ShardTrust,
+  verified?: ReadonlyMap<string, ShardRunsSummary>,
+): Promise<{ accepted: Record<string, AcceptedAttempt>; shards: ShardRunsSummary[]; positions: LoadedShards['positions'] }> {
+  const { accepted, shards } = await loadAccepted(store, record, tablePath, attempts, trust, summariseRuns, verified);
+  return { accepted, shards, positions: record.plan.shards.map((s, i) => ({ id: s.id, readPosition: shards[i]?.readPosition })) };
+}
+
+/** One verified blob per planned shard, in plan order, each kept as `keep` makes it. */
+async function loadAccepted<T extends { readonly attempt: AcceptedAttempt; readonly files: number }>(
+  store: ObjectStore,
+  record: SyncRecord,
+  tablePath: string,
+  attempts: Readonly<Record<string, string>>,
+  trust: ShardTrust,
+  keep: (shard: VerifiedShard) => T,
+  verified: ReadonlyMap<string, T> | undefined,
+): Promise<{ accepted: Record<string, AcceptedAttempt>; shards: T[] }> {
   const accepted: Record<string, AcceptedAttempt> = {};
-  const loaded = await mapInOrder(record.plan.shards, BLOB_READS_IN_FLIGHT, async (shard) => {
+  const shards = await mapInOrder(record.plan.shards, BLOB_READS_IN_FLIGHT, async (shard) => {
     const attemptId = attempts[shard.id];
     if (attemptId === undefined) throw new Error(`shard ${shard.id} has no accepted attempt`);
     const known = verified?.get(shard.id);
-    const one = known?.attempt.attemptId === attemptId ? known : await loadShardBlob(store, record, tablePath, shard.id, attemptId, trust);
+    const one = known?.attempt.attemptId === attemptId ? known : keep(await loadShardBlob(store, record, tablePath, shard.id, attemptId, trust));
     accepted[shard.id] = { ...one.attempt, files: one.files };
     return one;
   });
-  const shards = loaded.map((one) => one.messages);
-  return { accepted, messages: shards.flat(), shards, positions: record.plan.shards.map((s, i) => ({ id: s.id, readPosition: loaded[i]?.readPosition })) };
+  return { accepted, shards };
 }
 
 /** One shard attempt's blob, verified against the plan. */
