@@ -19,10 +19,16 @@
  * blob with its vote per bucket of the plan, naming one data file) and a second drive commits
  * them. Reported: the peak once the prefetches are done, once MERGING is reached (the "commit" time
  * is then the drive to MERGING) and once the bucket commit is done, with its own latency.
+ *
+ * Diagnosis only (they change what they measure): `--heap` prints the V8 heap (used, total,
+ * external) at each of those points, before and after a forced GC; `--alloc` samples every
+ * allocation of the prefetches and of the drive (collected ones included) and prints the top sites.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { getHeapStatistics } from 'node:v8';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { crc32c } from '@node-rs/crc32';
@@ -53,6 +59,8 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
     baseline: { type: 'string' },
     layout: { type: 'string', default: 'direct' },
+    heap: { type: 'boolean', default: false },
+    alloc: { type: 'boolean', default: false },
     child: { type: 'string' },
     setup: { type: 'string' },
   },
@@ -87,6 +95,55 @@ interface RunResult {
   /** Bucketed: the bucket commit after MERGING (peak after it, its latency and CPU). */
   readonly bucketCommit?: { readonly peakMb: number; readonly ms: number; readonly cpuMs: number };
   readonly phase: string;
+}
+
+const mb = (bytes: number): string => (bytes / 1048576).toFixed(0);
+
+/** `--heap`: the V8 heap now, and after a forced GC (what is live). */
+function heapReport(label: string): void {
+  if (!values.heap) return;
+  const before = getHeapStatistics();
+  const rss = statusKb('VmRSS') / 1024;
+  globalThis.gc?.();
+  const after = getHeapStatistics();
+  process.stderr.write(
+    `[heap] ${label}: RSS ${rss.toFixed(0)} MB (peak ${(statusKb('VmHWM') / 1024).toFixed(0)}); heap used ${mb(before.used_heap_size)} of ${mb(before.total_heap_size)} MB, ` +
+      `external ${mb(before.external_memory)} MB; after a GC: used ${mb(after.used_heap_size)} of ${mb(after.total_heap_size)} MB\n`,
+  );
+}
+
+interface ProfileNode {
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+  readonly selfSize: number;
+  readonly children: readonly ProfileNode[];
+}
+
+/** `--alloc`: V8's sampling heap profiler, counting objects collected since (every allocation, sampled). */
+class AllocationSampler {
+  readonly #session = new Session();
+  #connected = false;
+  async start(): Promise<void> {
+    if (!values.alloc) return;
+    if (!this.#connected) this.#session.connect();
+    this.#connected = true;
+    await this.#session.post('HeapProfiler.enable');
+    const params = { samplingInterval: 32768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
+    await this.#session.post('HeapProfiler.startSampling', params as { samplingInterval: number });
+  }
+  async stop(label: string): Promise<void> {
+    if (!values.alloc) return;
+    const { profile } = (await this.#session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: ProfileNode } };
+    const bySite = new Map<string, number>();
+    const walk = (n: ProfileNode): void => {
+      const site = `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*node_modules\//, '')}:${n.callFrame.lineNumber}`;
+      if (n.selfSize > 0) bySite.set(site, (bySite.get(site) ?? 0) + n.selfSize);
+      for (const c of n.children) walk(c);
+    };
+    walk(profile.head);
+    const total = [...bySite.values()].reduce((a, b) => a + b, 0);
+    const top = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 15);
+    process.stderr.write(`[alloc] ${label}: ${mb(total)} MB allocated; top sites:\n${top.map(([site, bytes]) => `  ${(bytes / 1048576).toFixed(1)} MB ${site}`).join('\n')}\n`);
+  }
 }
 
 function cpuMs(): number {
@@ -262,8 +319,10 @@ async function child(checkout: string, staged: Staged): Promise<RunResult> {
   let flow: 'pending' | 'finished' = 'pending';
   const bucketFlows = { enqueueBuckets: () => Promise.resolve(), bucketFlowState: () => Promise.resolve(flow) };
   const committer = new SyncCommitter({ store, tables, warehouse: staged.warehouse, clusterSecret: secret, bucketFlows });
+  const sampler = new AllocationSampler();
   globalThis.gc?.();
   const beforeMb = statusKb('VmRSS') / 1024;
+  await sampler.start();
   const cpu0 = cpuMs();
   for (let i = 0; i < shards; i++) committer.prefetch(staged.syncId, `gen-${i}`, '1');
   while (blobReads < shards) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -272,11 +331,16 @@ async function child(checkout: string, staged: Staged): Promise<RunResult> {
   await new Promise((resolve) => setImmediate(resolve));
   const prefetchedPeakMb = statusKb('VmHWM') / 1024;
   const cpu1 = cpuMs();
+  await sampler.stop('prefetches');
+  heapReport('after the prefetches');
+  await sampler.start();
   const started = performance.now();
   let record = await committer.drive(staged.syncId);
   const commitMs = performance.now() - started;
   const commitCpuMs = cpuMs() - cpu1;
   const peakMb = statusKb('VmHWM') / 1024;
+  await sampler.stop(bucketed ? 'drive to MERGING' : 'commit');
+  heapReport(bucketed ? 'after the drive to MERGING' : 'after the commit');
   let bucketCommit: RunResult['bucketCommit'];
   if (bucketed && record.state.phase === 'MERGING') {
     await stageBuckets(redis, staged, tables.tablePath({ database: 'bench', table: 'orders' }));
@@ -285,6 +349,7 @@ async function child(checkout: string, staged: Staged): Promise<RunResult> {
     const t = performance.now();
     record = await committer.drive(staged.syncId);
     bucketCommit = { peakMb: statusKb('VmHWM') / 1024, ms: performance.now() - t, cpuMs: cpuMs() - cpu2 };
+    heapReport('after the bucket commit');
   }
   await committer.close();
   await redis.quit();
@@ -351,7 +416,7 @@ if (values.child !== undefined) {
     for (const c of contenders) {
       const staged = await stage();
       try {
-        const args = ['--expose-gc', fileURLToPath(import.meta.url), '--shards', String(shards), '--layout', values.layout ?? 'direct', '--child', c.checkout, '--setup', JSON.stringify(staged)];
+        const args = ['--expose-gc', fileURLToPath(import.meta.url), '--shards', String(shards), '--layout', values.layout ?? 'direct', ...(values.heap ? ['--heap'] : []), ...(values.alloc ? ['--alloc'] : []), '--child', c.checkout, '--setup', JSON.stringify(staged)];
         const out = execFileSync(process.execPath, args, {
           encoding: 'utf8',
           stdio: ['ignore', 'pipe', 'inherit'],
