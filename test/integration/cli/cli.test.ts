@@ -232,25 +232,42 @@ describe('tributary: every REST command against a coordinator and a worker start
   });
 
   test('sync watch on a terminal redraws per-shard progress in place, with rows/s and ETA', async () => {
-    const source = JSON.stringify({ kind: 'generator', shards: 2, rowsPerShard: 40_000, batchRows: 1000, faults: { delayMsPerBatch: 100 } });
+    // A sync that cannot finish while the test looks at it: the watch is observed redrawing a
+    // running sync, then the sync is aborted and the watch ends on that. (A sync short enough to
+    // commit could be done before a slow machine starts the watch, and then nothing is redrawn.)
+    const source = JSON.stringify({ kind: 'generator', shards: 2, rowsPerShard: 1_000_000, batchRows: 1000, faults: { delayMsPerBatch: 100 } });
     const started = await cli('sync', 'start', '--table', table, '--source', source);
     assert.equal(started.code, 0, started.stderr);
     const id = started.stdout.trim();
     // `script` gives the command a pseudo-terminal, as a user's shell would.
     const command = [process.execPath, CLI, 'sync', 'watch', id, '--interval', '300'].map((a) => `'${a}'`).join(' ');
-    const run = await new Promise<Run>((resolve) => {
+    let stdout = '';
+    let sawRunning!: () => void;
+    const running = new Promise<void>((resolve) => (sawRunning = resolve));
+    // While it runs, a shard line shows a bar, its rows and its rate (live rows as workers report them).
+    const runningShard = /\[[#>.]{20}\] running +[\d,]+ rows +[\d,]+ rows\/s +ETA /;
+    const run = new Promise<Run>((resolve) => {
       const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        // Redrawn: the cursor goes back up over the last frame and clears it.
+        if (/\x1b\[\d+F\x1b\[J/.test(stdout) && runningShard.test(stdout)) sawRunning();
+      });
       child.once('close', (code) => resolve({ code, stdout, stderr: '', afterFirstError: null }));
     });
-    assert.equal(run.code, 0, run.stdout);
-    // Redrawn: the cursor goes back up over the last frame and clears it.
-    assert.match(run.stdout, /\x1b\[\d+F\x1b\[J/);
-    assert.match(run.stdout, new RegExp(`sync ${id}`));
-    assert.match(run.stdout, /COMMITTED +shards 2\/2 +rows 80,000/);
-    // While it ran, a shard line showed a bar, its rows and its rate (live rows when workers report them; done shards' rate otherwise).
-    assert.match(run.stdout, /\[[#>.]{20}\] (running|done) +[\d,]+ rows +[\d,]+ rows\/s/);
+    await Promise.race([running, run.then((r) => assert.fail(`watch ended before it redrew a running sync: ${r.stdout}`))]);
+    const aborted = await cli('sync', 'abort', id, '--reason', 'seen redrawing');
+    assert.equal(aborted.code, 0, aborted.stderr);
+    const ended = await run;
+    assert.equal(ended.code, 1, ended.stdout);
+    assert.match(ended.stdout, new RegExp(`sync ${id}`));
+    assert.match(ended.stdout, /ABORTED .*seen redrawing/);
+    // The next test reads the table's second snapshot: a load that commits, watched to the end.
+    const loaded = await cli('sync', 'start', '--table', table, '--source', JSON.stringify({ kind: 'generator', shards: 2, rowsPerShard: 40_000 }));
+    assert.equal(loaded.code, 0, loaded.stderr);
+    const watched = await cli('sync', 'watch', loaded.stdout.trim(), '--interval', '200');
+    assert.equal(watched.code, 0, watched.stdout + watched.stderr);
+    assert.match(watched.stdout, /COMMITTED +shards 2\/2 +rows 80,000 .*snapshot 2$/m);
   });
 
   test('schedule put, list, show and delete', async () => {
