@@ -37,7 +37,8 @@ import { EMPTY_COMPACT_INCREMENT, EMPTY_DATA_INCREMENT, FileSource, warehouseTab
 import { SyncCommitter, type BucketFlows } from '../../../src/sync/committer.ts';
 import { foldPositions } from '../../../src/sync/positions.ts';
 import { SyncStore } from '../../../src/sync/store.ts';
-import { newSyncRecord, type SyncPlan, type SyncRecord } from '../../../src/sync/state.ts';
+import { newSyncRecord, type SyncRecord } from '../../../src/sync/state.ts';
+import { testPlan } from '../../support/plan.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
 after(() => redis.quit());
@@ -157,17 +158,7 @@ interface Staged {
 /** A PREPARING bucketed sync whose every shard accepted attempt 1, with its blob and its vote. */
 async function stagedSync(): Promise<Staged> {
   const prefix = uniqueName('bucketed-prefetch');
-  const plan: SyncPlan = {
-    table: { database: 'db', table: 'orders' },
-    mode: 'upsert',
-    source: { kind: 'generator' },
-    shards: Array.from({ length: SHARDS }, (_, i) => ({ id: `shard-${i}`, spec: { index: i } })),
-    baseSnapshotId: null,
-    schemaId: 0,
-    commitUser: 'tributary-sync-b',
-    commitIdentifier: '1',
-    options: { maxAttempts: 3, snapshotProperties: {}, layout: 'bucketed' },
-  };
+  const plan = testPlan('tributary-sync-b', { shards: SHARDS, mode: 'upsert', options: { layout: 'bucketed' } });
   const store = new CountingStore(redis, prefix);
   const record = newSyncRecord('b', plan, new Date().toISOString());
   await store.create(record, Date.now());

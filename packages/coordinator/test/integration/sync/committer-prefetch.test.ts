@@ -16,7 +16,8 @@ import { syncRedisKeys } from '@tributary/protocol';
 import { warehouseTables } from '@tributary/table';
 import { SyncCommitter } from '../../../src/sync/committer.ts';
 import { SyncStore } from '../../../src/sync/store.ts';
-import { newSyncRecord, type SyncPhase, type SyncPlan, type SyncRecord } from '../../../src/sync/state.ts';
+import { newSyncRecord, type SyncPhase, type SyncRecord } from '../../../src/sync/state.ts';
+import { testPlan } from '../../support/plan.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
 after(() => redis.quit());
@@ -54,17 +55,7 @@ async function until(what: string, done: () => boolean, timeoutMs = 10_000): Pro
 }
 
 const SHARDS = 200;
-const plan: SyncPlan = {
-  table: { database: 'db', table: 'orders' },
-  mode: 'append',
-  source: { kind: 'generator' },
-  shards: Array.from({ length: SHARDS }, (_, i) => ({ id: `shard-${i}`, spec: { index: i } })),
-  baseSnapshotId: null,
-  schemaId: 0,
-  commitUser: 'tributary-sync-p',
-  commitIdentifier: '1',
-  options: { maxAttempts: 3, snapshotProperties: {} },
-};
+const plan = testPlan('tributary-sync-p', { shards: SHARDS });
 
 /** A PREPARING sync whose every shard accepted attempt 1 (no blobs: each prefetch's read fails and is only a miss). */
 async function preparingSync(): Promise<{ store: CountingStore; committer: SyncCommitter }> {

@@ -17,8 +17,9 @@ import { services, uniqueName } from '@tributary/testkit';
 import { SyncCommitter } from '../../../src/sync/committer.ts';
 import { SyncFlows } from '../../../src/sync/flow.ts';
 import { SyncService } from '../../../src/sync/service.ts';
-import { newSyncRecord, type SyncPlan, type SyncRecord } from '../../../src/sync/state.ts';
+import { newSyncRecord, type SyncRecord } from '../../../src/sync/state.ts';
 import { SyncStore } from '../../../src/sync/store.ts';
+import { testPlan } from '../../support/plan.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
 const open: { close(): Promise<void> }[] = [];
@@ -27,17 +28,7 @@ after(async () => {
   await redis.quit();
 });
 
-const plan: SyncPlan = {
-  table: { database: 'db', table: 'orders' },
-  mode: 'append',
-  source: { kind: 'generator' },
-  shards: [{ id: 'shard-0', spec: { index: 0 } }],
-  baseSnapshotId: null,
-  schemaId: 0,
-  commitUser: 'tributary-sync-e',
-  commitIdentifier: '1',
-  options: { maxAttempts: 3, snapshotProperties: {} },
-};
+const plan = testPlan('tributary-sync-e');
 
 /** Real flows whose enqueue lets `inside` run once the flow is in (what an abort request does just then). */
 class InterleavingFlows extends SyncFlows {

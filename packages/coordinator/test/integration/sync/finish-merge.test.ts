@@ -17,22 +17,13 @@ import { warehouseTables } from '@tributary/table';
 import { SyncCommitter, type BucketFlows } from '../../../src/sync/committer.ts';
 import type { BucketFlowState } from '../../../src/sync/flow.ts';
 import { SyncStore } from '../../../src/sync/store.ts';
-import { newSyncRecord, type SyncPlan } from '../../../src/sync/state.ts';
+import { newSyncRecord } from '../../../src/sync/state.ts';
+import { testPlan } from '../../support/plan.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
 after(() => redis.quit());
 
-const plan: SyncPlan = {
-  table: { database: 'db', table: 'orders' },
-  mode: 'append',
-  source: { kind: 'generator' },
-  shards: [{ id: 'shard-0', spec: { index: 0 } }],
-  baseSnapshotId: null,
-  schemaId: 0,
-  commitUser: 'tributary-sync-m',
-  commitIdentifier: '1',
-  options: { maxAttempts: 3, snapshotProperties: {}, layout: 'bucketed' },
-};
+const plan = testPlan('tributary-sync-m', { options: { layout: 'bucketed' } });
 
 /** A sync in MERGING with two bucket jobs, none accepted yet, and its committer driven by `flows`. */
 async function mergingSync(flows: BucketFlows): Promise<{ store: SyncStore; committer: SyncCommitter; accept: () => Promise<void> }> {

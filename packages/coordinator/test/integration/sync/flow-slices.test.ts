@@ -11,21 +11,12 @@ import { Worker, type Queue } from 'bullmq';
 import { SYNC_QUEUES } from '@tributary/protocol';
 import { services, uniqueName } from '@tributary/testkit';
 import { SyncFlows, type FlowOptions } from '../../../src/sync/flow.ts';
-import { newSyncRecord, type SyncPlan } from '../../../src/sync/state.ts';
+import { newSyncRecord } from '../../../src/sync/state.ts';
+import { testPlan } from '../../support/plan.ts';
 
 const SHARDS = 25;
 const SLICE = 10;
-const plan: SyncPlan = {
-  table: { database: 'db', table: 'orders' },
-  mode: 'append',
-  source: { kind: 'generator' },
-  shards: Array.from({ length: SHARDS }, (_, i) => ({ id: `shard-${i}`, spec: { index: i } })),
-  baseSnapshotId: null,
-  schemaId: 0,
-  commitUser: 'tributary-sync-f',
-  commitIdentifier: '1',
-  options: { maxAttempts: 1, snapshotProperties: {} },
-};
+const plan = testPlan('tributary-sync-f', { shards: SHARDS, options: { maxAttempts: 1 } });
 const record = newSyncRecord('f', plan, new Date().toISOString());
 
 const open: { close(): Promise<void> }[] = [];

@@ -14,6 +14,7 @@ import { syncRedisKeys } from '@tributary/protocol';
 import { SyncStore } from '../../../src/sync/store.ts';
 import { newSyncRecord, type SyncPlan } from '../../../src/sync/state.ts';
 import { SyncSummarySchema, syncSummary } from '../../../src/sync/summary.ts';
+import { testPlan } from '../../support/plan.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
 after(() => redis.quit());
@@ -21,17 +22,7 @@ after(() => redis.quit());
 const reason = { code: 'SYNC_ABORT_REQUESTED', message: 'stop "now" \u00e9\u2028', retryable: false, context: { shard: 's0', n: 3, ok: true, none: null } };
 
 function planOf(database: string, table: string): SyncPlan {
-  return {
-    table: { database, table },
-    mode: 'append',
-    source: { kind: 'generator' },
-    shards: [{ id: 's0', spec: {} }],
-    baseSnapshotId: null,
-    schemaId: 0,
-    commitUser: 'tributary-sync-x',
-    commitIdentifier: '1',
-    options: { maxAttempts: 3, snapshotProperties: {} },
-  };
+  return testPlan('tributary-sync-x', { table: { database, table }, shards: [{ id: 's0', spec: {} }] });
 }
 
 /** What the route sent before the splice: its response schema's serialiser over the parsed summaries. */

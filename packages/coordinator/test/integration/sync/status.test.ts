@@ -15,6 +15,7 @@ import { SyncStore } from '../../../src/sync/store.ts';
 import { newSyncRecord, type SyncPlan, type SyncRecord } from '../../../src/sync/state.ts';
 import { syncSummary } from '../../../src/sync/summary.ts';
 import { SyncStatusSchema } from '../../../src/sync/status.ts';
+import { testPlan } from '../../support/plan.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
 after(() => redis.quit());
@@ -22,17 +23,7 @@ after(() => redis.quit());
 const reason = { code: 'SYNC_ABORT_REQUESTED', message: 'stop "now" \u00e9', retryable: false, context: { n: 3 } };
 
 function planOf(database: string, table: string, shards: number): SyncPlan {
-  return {
-    table: { database, table },
-    mode: 'append',
-    source: { kind: 'generator' },
-    shards: Array.from({ length: shards }, (_, i) => ({ id: `s${i}`, spec: { i } })),
-    baseSnapshotId: null,
-    schemaId: 0,
-    commitUser: 'tributary-sync-x',
-    commitIdentifier: '1',
-    options: { maxAttempts: 3, snapshotProperties: {} },
-  };
+  return testPlan('tributary-sync-x', { table: { database, table }, shards: Array.from({ length: shards }, (_, i) => ({ id: `s${i}`, spec: { i } })) });
 }
 
 /** The route's response serialiser. */

@@ -12,6 +12,7 @@ import { SyncStore } from '../../../src/sync/store.ts';
 import { newSyncRecord, type SyncPlan, type SyncRecord } from '../../../src/sync/state.ts';
 import { syncHead } from '../../../src/sync/head.ts';
 import { syncSummary } from '../../../src/sync/summary.ts';
+import { testPlan } from '../../support/plan.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
 after(() => redis.quit());
@@ -19,17 +20,7 @@ after(() => redis.quit());
 const reason = { code: 'SYNC_ABORT_REQUESTED', message: 'stop', retryable: false, context: {} };
 
 function planOf(database: string, table: string, shards = 1): SyncPlan {
-  return {
-    table: { database, table },
-    mode: 'append',
-    source: { kind: 'generator' },
-    shards: Array.from({ length: shards }, (_, i) => ({ id: `s${i}`, spec: { i } })),
-    baseSnapshotId: null,
-    schemaId: 0,
-    commitUser: 'tributary-sync-x',
-    commitIdentifier: '1',
-    options: { maxAttempts: 3, snapshotProperties: {} },
-  };
+  return testPlan('tributary-sync-x', { table: { database, table }, shards: Array.from({ length: shards }, (_, i) => ({ id: `s${i}`, spec: { i } })) });
 }
 
 /** What a coordinator without the index wrote: the record's hash without `summary`, and the global sorted set only. */

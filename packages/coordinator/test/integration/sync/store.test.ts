@@ -4,22 +4,13 @@ import { Redis } from 'ioredis';
 import { services, uniqueName } from '@tributary/testkit';
 import { isTributaryError, syncRedisKeys } from '@tributary/protocol';
 import { SyncStore } from '../../../src/sync/store.ts';
-import { newSyncRecord, type SyncPlan } from '../../../src/sync/state.ts';
+import { newSyncRecord } from '../../../src/sync/state.ts';
+import { testPlan } from '../../support/plan.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
 after(() => redis.quit());
 
-const plan: SyncPlan = {
-  table: { database: 'db', table: 'orders' },
-  mode: 'append',
-  source: { kind: 'generator' },
-  shards: [{ id: 's0', spec: {} }],
-  baseSnapshotId: null,
-  schemaId: 0,
-  commitUser: 'tributary-sync-a',
-  commitIdentifier: '1',
-  options: { maxAttempts: 3, snapshotProperties: {} },
-};
+const plan = testPlan('tributary-sync-a', { shards: [{ id: 's0', spec: {} }] });
 const reason = { code: 'SYNC_ABORT_REQUESTED', message: 'stop', retryable: false, context: {} };
 
 describe('SyncStore on Redis', () => {

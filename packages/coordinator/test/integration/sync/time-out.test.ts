@@ -20,8 +20,9 @@ import { services, uniqueName } from '@tributary/testkit';
 import { SyncCommitter } from '../../../src/sync/committer.ts';
 import { SyncFlows } from '../../../src/sync/flow.ts';
 import { SyncService } from '../../../src/sync/service.ts';
-import { newSyncRecord, type SyncPlan, type SyncRecord } from '../../../src/sync/state.ts';
+import { newSyncRecord, type SyncRecord } from '../../../src/sync/state.ts';
 import { SyncStore } from '../../../src/sync/store.ts';
+import { testPlan } from '../../support/plan.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
 const open: { close(): Promise<void> }[] = [];
@@ -30,17 +31,7 @@ after(async () => {
   await redis.quit();
 });
 
-const plan: SyncPlan = {
-  table: { database: 'db', table: 'orders' },
-  mode: 'append',
-  source: { kind: 'generator' },
-  shards: [{ id: 'shard-0', spec: { index: 0 } }],
-  baseSnapshotId: null,
-  schemaId: 0,
-  commitUser: 'tributary-sync-t',
-  commitIdentifier: '1',
-  options: { maxAttempts: 3, snapshotProperties: {}, layout: 'bucketed', prepareTimeoutMs: 1000 },
-};
+const plan = testPlan('tributary-sync-t', { options: { layout: 'bucketed', prepareTimeoutMs: 1000 } });
 
 /** A store whose next `require` runs `inside` after reading (what another writer does just then). */
 class InterleavingStore extends SyncStore {

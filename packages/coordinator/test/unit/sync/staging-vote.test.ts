@@ -21,20 +21,11 @@ import {
 } from '@tributary/protocol';
 import { openObjectStore } from '@tributary/table';
 import { loadShardBlob, type ShardTrust } from '../../../src/sync/staging.ts';
-import { newSyncRecord, type SyncPlan } from '../../../src/sync/state.ts';
+import { newSyncRecord } from '../../../src/sync/state.ts';
+import { testPlan } from '../../support/plan.ts';
 
 const secret = new TextEncoder().encode('thirty-two bytes of cluster secret!!');
-const plan: SyncPlan = {
-  table: { database: 'db', table: 'orders' },
-  mode: 'append',
-  source: { kind: 'generator' },
-  shards: [{ id: 'shard-0', spec: { index: 0 } }],
-  baseSnapshotId: null,
-  schemaId: 0,
-  commitUser: 'tributary-sync-v',
-  commitIdentifier: '1',
-  options: { maxAttempts: 1, snapshotProperties: {} },
-};
+const plan = testPlan('tributary-sync-v', { options: { maxAttempts: 1 } });
 const record = newSyncRecord('sync-v', plan, new Date(0).toISOString());
 const token = shardVoteToken(secret, record.id, 'shard-0', planFingerprint(plan));
 const store = openObjectStore(pathToFileURL(mkdtempSync(join(tmpdir(), 'staging-vote-'))).href);

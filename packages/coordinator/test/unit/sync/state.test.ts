@@ -7,25 +7,17 @@ import {
   type AcceptedAttempt,
   type SyncEvent,
   type SyncPhase,
-  type SyncPlan,
   type SyncRecord,
   type SyncState,
 } from '../../../src/sync/state.ts';
+import { testPlan } from '../../support/plan.ts';
 
-const plan: SyncPlan = {
-  table: { database: 'db', table: 'orders' },
-  mode: 'append',
-  source: { kind: 'generator' },
+const plan = testPlan('tributary-sync-x', {
   shards: [
     { id: 's0', spec: {} },
     { id: 's1', spec: {} },
   ],
-  baseSnapshotId: null,
-  schemaId: 0,
-  commitUser: 'tributary-sync-x',
-  commitIdentifier: '1',
-  options: { maxAttempts: 3, snapshotProperties: {} },
-};
+});
 
 const attempt = (id: string): AcceptedAttempt => ({ attemptId: id, blobKey: `k/${id}`, checksum: 1, rows: 2, bytes: 3 });
 const both = { s0: attempt('a'), s1: attempt('b') };
