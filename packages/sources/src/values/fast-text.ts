@@ -45,7 +45,15 @@ export function fastUnscaledDecimal(text: string, precision: number, scale: numb
     mantissa = mantissa * 10 + d;
     if (mantissa !== 0 && ++significant > 15) return undefined;
   }
-  if (!anyDigit) return undefined;
+  return anyDigit ? scaled(mantissa, significant, fraction, trailingZeros, negative, precision, scale) : undefined;
+}
+
+/**
+ * The end of both decimal readers: the digits read (`mantissa`, `significant` of them from the
+ * first non-zero one, `fraction` after the dot or -1, the last `trailingZeros` of them zeros) as
+ * the unscaled value at `scale` places, or undefined when it does not fit or is not exact.
+ */
+function scaled(mantissa: number, significant: number, fraction: number, trailingZeros: number, negative: boolean, precision: number, scale: number): number | undefined {
   if (mantissa === 0) return 0;
   const places = Math.max(fraction, 0);
   if (places - trailingZeros > scale) return undefined;
@@ -194,18 +202,7 @@ export function fastUnscaledDecimalBytes(bytes: Uint8Array, start: number, end: 
     mantissa = mantissa * 10 + d;
     if (mantissa !== 0 && ++significant > 15) return undefined;
   }
-  if (!anyDigit) return undefined;
-  if (mantissa === 0) return 0;
-  const places = Math.max(fraction, 0);
-  if (places - trailingZeros > scale) return undefined;
-  if (places > scale) {
-    const unscaled = mantissa / 10 ** (places - scale);
-    return unscaled >= 10 ** precision ? undefined : negative ? -unscaled : unscaled;
-  }
-  if (significant + scale - places > 15) return undefined;
-  const unscaled = mantissa * 10 ** (scale - places);
-  if (unscaled >= 10 ** precision) return undefined;
-  return negative ? -unscaled : unscaled;
+  return anyDigit ? scaled(mantissa, significant, fraction, trailingZeros, negative, precision, scale) : undefined;
 }
 
 function twoDigitBytes(bytes: Uint8Array, at: number): number {
