@@ -54,6 +54,7 @@ export type { SimpleStats } from './spec/simple-stats.ts';
 
 // Values: Paimon's types, rows and column batches as Tributary holds them in memory.
 export type { DataType, InternalRow, InternalValue, RowType, Timestamp } from './spec/types.ts';
+export { MAX_LENGTH } from './spec/types.ts';
 export { formatDataType, parseDataTypeString } from './spec/data-type-json.ts';
 export { escapePathName } from './spec/partition-path.ts';
 export { allocateColumn, batchFromRows, valueAt, type Column, type ColumnBatch } from './format/column-batch.ts';

@@ -13,7 +13,7 @@
  */
 import { errorFrom, isTributaryError } from '@tributary/protocol';
 import { sourceErrors } from '../errors.ts';
-import { formatDataType, type DataType, type ObjectStore } from '@tributary/table';
+import { formatDataType, MAX_LENGTH, type DataType, type ObjectStore } from '@tributary/table';
 import { ParquetDataFileReader } from '@tributary/table/parquet';
 import type { SourceSchema, TargetColumn } from '../source.ts';
 import { familyIncompatibility, familyOf, type TypeFamily } from '../values/fits.ts';
@@ -23,8 +23,6 @@ import { csvRecords, ndjsonLines, parseJsonLine, utf8Text } from './text-records
 
 /** Files whose columns a plan inspects. */
 export const FILES_CHECKED = 16;
-/** Paimon's STRING (VARCHAR of the largest length). */
-const MAX_LENGTH = 2_147_483_647;
 /** What is read of a text file to find its header or first line. */
 const HEAD_BYTES = 256 * 1024;
 

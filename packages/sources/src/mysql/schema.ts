@@ -5,7 +5,7 @@
  * declared, its primary key, and the size of every matching table (`DATA_LENGTH`, InnoDB's estimate).
  */
 import { errorFrom } from '@tributary/protocol';
-import { formatDataType, type DataType } from '@tributary/table';
+import { formatDataType, MAX_LENGTH, type DataType } from '@tributary/table';
 import type { RowDataPacket } from 'mysql2/promise';
 import { mysqlEndpoint, type SourceAccess } from '../access.ts';
 import { sourceErrors } from '../errors.ts';
@@ -14,7 +14,6 @@ import { asPlanError, connect, listTables } from './plan.ts';
 import type { MysqlSourceSpec } from './spec.ts';
 import { incompatibility, type MysqlColumn } from './types.ts';
 
-const STRING = 2_147_483_647;
 const t = (root: DataType['root'], extra: object = {}): DataType => ({ root, nullable: true, ...extra }) as DataType;
 
 /** The narrowest Paimon type every value of the column fits, or undefined for a type the source cannot load. */
@@ -52,11 +51,11 @@ export function naturalType(c: MysqlColumn): DataType | undefined {
     case 'char':
       return t('CHAR', { length: c.characterMaximumLength ?? 1 });
     case 'varchar':
-      return t('VARCHAR', { length: c.characterMaximumLength ?? STRING });
+      return t('VARCHAR', { length: c.characterMaximumLength ?? MAX_LENGTH });
     case 'binary':
       return t('BINARY', { length: c.characterMaximumLength ?? 1 });
     case 'varbinary':
-      return t('VARBINARY', { length: c.characterMaximumLength ?? STRING });
+      return t('VARBINARY', { length: c.characterMaximumLength ?? MAX_LENGTH });
     case 'tinytext':
     case 'text':
     case 'mediumtext':
@@ -64,12 +63,12 @@ export function naturalType(c: MysqlColumn): DataType | undefined {
     case 'enum':
     case 'set':
     case 'json':
-      return t('VARCHAR', { length: STRING });
+      return t('VARCHAR', { length: MAX_LENGTH });
     case 'tinyblob':
     case 'blob':
     case 'mediumblob':
     case 'longblob':
-      return t('VARBINARY', { length: STRING });
+      return t('VARBINARY', { length: MAX_LENGTH });
     default:
       return undefined;
   }

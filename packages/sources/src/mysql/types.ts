@@ -6,7 +6,7 @@
  * time, naming the physical table and the column. The Paimon side mirrors
  * org.apache.paimon.types.DataTypeRoot.
  */
-import type { DataType } from '@tributary/table';
+import { formatDataType, MAX_LENGTH, type DataType } from '@tributary/table';
 import type { MysqlKeyKind } from './spec.ts';
 
 /** One row of information_schema.COLUMNS, as the planner reads it. */
@@ -22,7 +22,6 @@ export interface MysqlColumn {
   readonly datetimePrecision: number | null;
 }
 
-const MAX_LENGTH = 2_147_483_647;
 
 /** Signed and unsigned value ranges in decimal digits, and the narrowest Paimon integer type that holds them. */
 const INTEGERS: Readonly<Record<string, { signed: readonly string[]; unsigned: readonly string[]; digits: readonly [number, number] }>> = {
@@ -38,7 +37,7 @@ const BYTES = new Set(['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 
 /** Why `column` cannot load into `type`, or undefined when every value fits. */
 export function incompatibility(column: MysqlColumn, type: DataType): string | undefined {
   const fits = fitsType(column, type);
-  return fits ? undefined : `MySQL ${column.columnType} cannot be loaded into ${typeText(type)} without loss`;
+  return fits ? undefined : `MySQL ${column.columnType} cannot be loaded into ${formatDataType({ ...type, nullable: true })} without loss`;
 }
 
 function fitsType(c: MysqlColumn, type: DataType): boolean {
@@ -94,22 +93,4 @@ export function keyKind(c: MysqlColumn): MysqlKeyKind | undefined {
   if (['char', 'varchar', 'date', 'datetime', 'timestamp', 'time'].includes(c.dataType)) return 'string';
   if (c.dataType === 'binary' || c.dataType === 'varbinary') return 'bytes';
   return undefined;
-}
-
-function typeText(type: DataType): string {
-  switch (type.root) {
-    case 'DECIMAL':
-      return `DECIMAL(${type.precision}, ${type.scale})`;
-    case 'CHAR':
-    case 'VARCHAR':
-    case 'BINARY':
-    case 'VARBINARY':
-      return type.length === MAX_LENGTH ? (type.root === 'VARCHAR' ? 'STRING' : type.root === 'VARBINARY' ? 'BYTES' : type.root) : `${type.root}(${type.length})`;
-    case 'TIME':
-    case 'TIMESTAMP':
-    case 'TIMESTAMP_LTZ':
-      return `${type.root}(${type.precision})`;
-    default:
-      return type.root;
-  }
 }

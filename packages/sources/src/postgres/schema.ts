@@ -6,7 +6,7 @@
  * matching table (`pg_table_size`: its data and TOAST, without indexes).
  */
 import { errorFrom } from '@tributary/protocol';
-import { formatDataType, type DataType } from '@tributary/table';
+import { formatDataType, MAX_LENGTH, type DataType } from '@tributary/table';
 import type { SourceAccess } from '../access.ts';
 import { sourceErrors } from '../errors.ts';
 import type { SourceSchema } from '../source.ts';
@@ -14,14 +14,13 @@ import { listDatabases, listTables, readColumns, readKey, specEndpoint, withClie
 import type { PostgresSourceSpec } from './spec.ts';
 import { incompatibility, numericTypmod, type PostgresColumn } from './types.ts';
 
-const STRING = 2_147_483_647;
 const VARHDRSZ = 4;
 const t = (root: DataType['root'], extra: object = {}): DataType => ({ root, nullable: true, ...extra }) as DataType;
 
 /** The narrowest Paimon type every value of the column fits, or undefined for a type the source cannot load. */
 export function naturalType(c: PostgresColumn): DataType | undefined {
   if (c.category === 'A') return undefined;
-  if (c.typeKind === 'e') return t('VARCHAR', { length: c.enumLength ?? STRING });
+  if (c.typeKind === 'e') return t('VARCHAR', { length: c.enumLength ?? MAX_LENGTH });
   if (c.typeKind !== 'b') return undefined;
   const fraction = c.typmod < 0 ? 6 : c.typmod;
   const length = c.typmod < VARHDRSZ ? undefined : c.typmod - VARHDRSZ;
@@ -37,7 +36,7 @@ export function naturalType(c: PostgresColumn): DataType | undefined {
     case 'numeric': {
       // Unconstrained: its exact text (NaN and the infinities included); no DECIMAL holds every value.
       const declared = numericTypmod(c.typmod);
-      if (declared === undefined) return t('VARCHAR', { length: STRING });
+      if (declared === undefined) return t('VARCHAR', { length: MAX_LENGTH });
       const scale = Math.max(declared.scale, 0);
       const precision = declared.precision - declared.scale + scale;
       return precision > 38 ? undefined : t('DECIMAL', { precision, scale });
@@ -49,15 +48,15 @@ export function naturalType(c: PostgresColumn): DataType | undefined {
     case 'text':
     case 'json':
     case 'jsonb':
-      return t('VARCHAR', { length: STRING });
+      return t('VARCHAR', { length: MAX_LENGTH });
     case 'varchar':
-      return t('VARCHAR', { length: length ?? STRING });
+      return t('VARCHAR', { length: length ?? MAX_LENGTH });
     case 'bpchar':
       return t('CHAR', { length: length ?? 1 });
     case 'uuid':
       return t('CHAR', { length: 36 });
     case 'bytea':
-      return t('VARBINARY', { length: STRING });
+      return t('VARBINARY', { length: MAX_LENGTH });
     case 'date':
       return t('DATE');
     case 'time':

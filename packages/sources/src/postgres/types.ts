@@ -6,7 +6,7 @@
  * infinities, a time of 24:00, microseconds of a time), the type still maps and such a value fails
  * its shard when read (SOURCE_ROW_INVALID), never rounded or replaced.
  */
-import type { DataType } from '@tributary/table';
+import { formatDataType, MAX_LENGTH, type DataType } from '@tributary/table';
 import type { PostgresKeyKind } from './spec.ts';
 
 /** A column as the planner reads it from pg_attribute and pg_type. */
@@ -26,7 +26,6 @@ export interface PostgresColumn {
   readonly enumLength?: number;
 }
 
-const MAX_LENGTH = 2_147_483_647;
 const VARHDRSZ = 4;
 
 /** `numeric(p, s)`'s precision and scale (the scale may be negative, or above p, since PostgreSQL 15); undefined when unconstrained. */
@@ -59,7 +58,7 @@ const isString = (type: DataType): boolean => type.root === 'VARCHAR' && type.le
 export function incompatibility(column: PostgresColumn, type: DataType): string | undefined {
   if (column.category === 'A') return `PostgreSQL ${column.typeText} is an array, and the table format has no ARRAY type to load it into`;
   if (column.typeKind === 'd') return `PostgreSQL ${column.typeText} is a domain type, which is not supported (declare the column with its base type)`;
-  return fitsType(column, type) ? undefined : `PostgreSQL ${column.typeText} cannot be loaded into ${typeText(type)} without loss`;
+  return fitsType(column, type) ? undefined : `PostgreSQL ${column.typeText} cannot be loaded into ${formatDataType({ ...type, nullable: true })} without loss`;
 }
 
 function fitsType(c: PostgresColumn, type: DataType): boolean {
@@ -143,22 +142,4 @@ export function keyKind(c: PostgresColumn): PostgresKeyKind | undefined {
   if (c.typeName === 'text' || c.typeName === 'varchar' || c.typeName === 'bpchar') return 'text';
   if (c.typeName === 'uuid') return 'uuid';
   return undefined;
-}
-
-function typeText(type: DataType): string {
-  switch (type.root) {
-    case 'DECIMAL':
-      return `DECIMAL(${type.precision}, ${type.scale})`;
-    case 'CHAR':
-    case 'VARCHAR':
-    case 'BINARY':
-    case 'VARBINARY':
-      return type.length === MAX_LENGTH ? (type.root === 'VARCHAR' ? 'STRING' : type.root === 'VARBINARY' ? 'BYTES' : type.root) : `${type.root}(${type.length})`;
-    case 'TIME':
-    case 'TIMESTAMP':
-    case 'TIMESTAMP_LTZ':
-      return `${type.root}(${type.precision})`;
-    default:
-      return type.root;
-  }
 }

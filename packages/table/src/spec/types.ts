@@ -76,4 +76,5 @@ export type InternalValue = boolean | number | bigint | string | Uint8Array | Ti
 /** One row in field order. Rows are for tests, errors and small paths; bulk data moves in columns. */
 export type InternalRow = readonly InternalValue[];
 
+/** The largest length of a VARCHAR or VARBINARY (Java's Integer.MAX_VALUE): at it they are STRING and BYTES. */
 export const MAX_LENGTH = 2147483647;
