@@ -18,12 +18,10 @@ import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
-import { crc32c } from '@node-rs/crc32';
 import {
   CompactionJob,
   CompactionJobId,
   CompactionPlanHead,
-  PAIMON_COMMIT_MESSAGE_VERSION,
   PLAN_HEAD_FIELD,
   PlannedCompactionEntry,
   compactionEntryDigest,
@@ -32,7 +30,6 @@ import {
   compactionVoteToken,
   compactionWriterId,
   decodeVoteToken,
-  encodeBlob,
   errorFrom,
   isTributaryError,
   planJobField,
@@ -41,10 +38,11 @@ import {
   tokensEqual,
   type ShardAttempt,
 } from '@tributary/protocol';
-import { TRIBUTARY_VERSION, compactBucket, decodeCompactionInputs, type CommitMessage, type DataFileMeta } from '@tributary/table';
+import { compactBucket, decodeCompactionInputs, type CommitMessage, type DataFileMeta } from '@tributary/table';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AttemptLedger } from './attempt-ledger.ts';
+import { stagedBlob } from './staged-blob.ts';
 import { jobSetUp, runLedgeredAttempt } from './attempt-run.ts';
 import { workerErrors } from './errors.ts';
 import type { WorkerTables } from './shard-write.ts';
@@ -218,37 +216,13 @@ async function runAttempt(
 }
 
 async function stageBlob(deps: CompactBucketDeps, ledger: AttemptLedger, data: PlannedJob, attempt: number, tablePath: string, message: CommitMessage): Promise<CompactBucketResult> {
-  const files = message.compactIncrement.compactAfter;
-  const bytes = files.reduce((n, f) => n + f.fileSize, 0n);
-  const header = {
-    syncId: data.syncId,
-    shardId: data.shardId,
-    attempt,
-    tablePath,
-    schemaId: BigInt(data.head.schemaId),
-    paimonFormatVersion: PAIMON_COMMIT_MESSAGE_VERSION,
-    tributaryVersion: TRIBUTARY_VERSION,
-    creationTimeMillis: BigInt(Date.now()),
-    rowCount: files.reduce((n, f) => n + f.rowCount, 0n),
-    byteCount: bytes,
-    fileCount: BigInt(files.length),
-    voteToken: data.voteToken,
-  };
-  const blob = encodeBlob(header, [message]);
+  const staged = stagedBlob(data, attempt, tablePath, [message], message.compactIncrement.compactAfter);
   const blobKey = stagedCompactionBlobKey(data.syncId, data.shardId, String(attempt));
-  await deps.tables.warehouseStore(data.head.warehouse).put(blobKey, blob);
-  const checksum = crc32c(blob);
-  const rows = Number(header.rowCount);
-  const outcome = await ledger.accept(data.shardId, attempt, {
-    attemptId: String(attempt),
-    checksum,
-    sha256: createHash('sha256').update(blob).digest('hex'),
-    rows,
-    bytes: Number(bytes),
-    files: files.length,
-  });
+  await deps.tables.warehouseStore(data.head.warehouse).put(blobKey, staged.blob);
+  const { checksum, rows, bytes, files } = staged;
+  const outcome = await ledger.accept(data.shardId, attempt, { attemptId: String(attempt), checksum, sha256: staged.sha256, rows, bytes, files });
   if (outcome === 'sync-closed') {
     throw errorFrom(workerErrors, 'SYNC_NOT_ACCEPTING', `compaction ${data.syncId} no longer accepts results`, { syncId: data.syncId, shard: data.shardId, attempt });
   }
-  return { compactionId: data.syncId, jobId: data.shardId, attemptId: String(attempt), blobKey, checksum, rows, bytes: Number(bytes), files: files.length, accepted: outcome === 'accepted' };
+  return { compactionId: data.syncId, jobId: data.shardId, attemptId: String(attempt), blobKey, checksum, rows, bytes, files, accepted: outcome === 'accepted' };
 }

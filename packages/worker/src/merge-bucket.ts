@@ -21,12 +21,10 @@ import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  PAIMON_COMMIT_MESSAGE_VERSION,
   SyncBucketJob,
   bucketWriterId,
   changelogFileMarker,
   dataFileMarker,
-  encodeBlob,
   errorFrom,
   isTributaryError,
   stagedBucketBlobKey,
@@ -34,12 +32,11 @@ import {
   type ShardAttempt,
   type SyncShardResult,
 } from '@tributary/protocol';
-import { TRIBUTARY_VERSION, fullExtractDeletes, mergeBucketRuns, writeBucketChangelog, writeMergedBucket, type BucketMergeInput, type CommitMessage } from '@tributary/table';
+import { fullExtractDeletes, mergeBucketRuns, writeBucketChangelog, writeMergedBucket, type BucketMergeInput, type CommitMessage } from '@tributary/table';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { createHash } from 'node:crypto';
-import { crc32c } from '@node-rs/crc32';
 import { AttemptLedger } from './attempt-ledger.ts';
+import { stagedBlob } from './staged-blob.ts';
 import { jobSetUp, runLedgeredAttempt } from './attempt-run.ts';
 import { plannedBucket, type PlannedBucketTask } from './bucket-plan.ts';
 import { workerErrors } from './errors.ts';
@@ -169,40 +166,15 @@ async function stageBlob(
   messages: CommitMessage[],
   collidingKeys: number,
 ): Promise<MergeBucketResult> {
-  const files = messages.flatMap((m) => m.dataIncrement.newFiles);
-  const bytes = files.reduce((n, f) => n + f.fileSize, 0n);
-  const header = {
-    syncId: data.syncId,
-    shardId: data.shardId,
-    attempt,
-    tablePath,
-    schemaId: BigInt(data.head.schemaId),
-    paimonFormatVersion: PAIMON_COMMIT_MESSAGE_VERSION,
-    tributaryVersion: TRIBUTARY_VERSION,
-    creationTimeMillis: BigInt(Date.now()),
-    rowCount: files.reduce((n, f) => n + f.rowCount, 0n),
-    byteCount: bytes,
-    fileCount: BigInt(files.length),
-    voteToken: data.voteToken,
-  };
-  const blob = encodeBlob(header, messages);
+  const staged = stagedBlob(data, attempt, tablePath, messages, messages.flatMap((m) => m.dataIncrement.newFiles));
   const blobKey = stagedBucketBlobKey(data.syncId, data.shardId, String(attempt));
-  await deps.tables.warehouseStore(data.head.warehouse).put(blobKey, blob);
-  const checksum = crc32c(blob);
-  const rows = Number(header.rowCount);
-  const outcome = await ledger.accept(data.shardId, attempt, {
-    attemptId: String(attempt),
-    checksum,
-    sha256: createHash('sha256').update(blob).digest('hex'),
-    rows,
-    bytes: Number(bytes),
-    files: files.length,
-    collidingKeys,
-  });
+  await deps.tables.warehouseStore(data.head.warehouse).put(blobKey, staged.blob);
+  const { checksum, rows, bytes, files } = staged;
+  const outcome = await ledger.accept(data.shardId, attempt, { attemptId: String(attempt), checksum, sha256: staged.sha256, rows, bytes, files, collidingKeys });
   if (outcome === 'sync-closed') {
     throw errorFrom(workerErrors, 'SYNC_NOT_ACCEPTING', `sync ${data.syncId} no longer accepts bucket results`, { syncId: data.syncId, shard: data.shardId, attempt });
   }
-  return { syncId: data.syncId, shardId: data.shardId, attemptId: String(attempt), blobKey, checksum, rows, bytes: Number(bytes), accepted: outcome === 'accepted', files: files.length, collidingKeys };
+  return { syncId: data.syncId, shardId: data.shardId, attemptId: String(attempt), blobKey, checksum, rows, bytes, accepted: outcome === 'accepted', files, collidingKeys };
 }
 
 /** A fenced attempt of a sync aborted before its commit: its blob and data files go (best effort). */

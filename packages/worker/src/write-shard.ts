@@ -28,11 +28,9 @@
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
 import {
-  PAIMON_COMMIT_MESSAGE_VERSION,
   SyncShardJob,
   attemptWriterId,
   dataFileMarker,
-  encodeBlob,
   errorFrom,
   isTributaryError,
   stagedBlobKey,
@@ -43,14 +41,13 @@ import {
   type SyncShardResult,
 } from '@tributary/protocol';
 import { batchConverter, columnConverter, noSourceAccess, openSource, rowConverter, type BatchConverter, type ColumnConverter, type S3Credentials, type SourceAccess, type SourceBatch } from '@tributary/sources';
-import { TRIBUTARY_VERSION, type ColumnBatch, type CommitMessage } from '@tributary/table';
+import type { ColumnBatch, CommitMessage } from '@tributary/table';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { createHash } from 'node:crypto';
-import { crc32c } from '@node-rs/crc32';
 import { raceAbort, untilAborted } from './abortable.ts';
 import { deleteMarkerKinds, type RowKinds } from './delete-marker.ts';
 import { AttemptLedger } from './attempt-ledger.ts';
+import { stagedBlob } from './staged-blob.ts';
 import { jobSetUp, runLedgeredAttempt } from './attempt-run.ts';
 import { workerErrors } from './errors.ts';
 import { progressReporter } from './progress.ts';
@@ -302,38 +299,21 @@ async function stageBlob(
   rejects: BatchConverter,
   readPosition: ShardReadPosition | undefined,
 ): Promise<SyncShardResult> {
-  const files = messages.flatMap((m) => m.dataIncrement.newFiles);
-  const bytes = files.reduce((n, f) => n + f.fileSize, 0n);
-  const header = {
-    syncId: data.syncId,
-    shardId: data.shardId,
-    attempt,
-    tablePath: write.tablePath,
-    schemaId: BigInt(data.head.schemaId),
-    paimonFormatVersion: PAIMON_COMMIT_MESSAGE_VERSION,
-    tributaryVersion: TRIBUTARY_VERSION,
-    creationTimeMillis: BigInt(Date.now()),
-    rowCount: files.reduce((n, f) => n + f.rowCount, 0n),
-    byteCount: bytes,
-    fileCount: BigInt(files.length),
-    voteToken: data.voteToken,
-    ...(readPosition === undefined ? {} : { readPosition }),
-  };
-  const blob = encodeBlob(header, messages);
+  const staged = stagedBlob(data, attempt, write.tablePath, messages, messages.flatMap((m) => m.dataIncrement.newFiles), readPosition);
   const blobKey = stagedBlobKey(data.syncId, data.shardId, String(attempt));
   const store = deps.tables.warehouseStore(data.head.warehouse);
   // The rejects file first: an attempt that votes has its whole file written (its key names the attempt).
   const rejected = rejects.rejected;
   const rejectsKey = rejected > 0 ? stagedRejectsKey(data.syncId, data.shardId, String(attempt)) : undefined;
   if (rejectsKey !== undefined) await store.put(rejectsKey, rejects.rejectsFile());
-  await store.put(blobKey, blob);
-  const checksum = crc32c(blob);
+  await store.put(blobKey, staged.blob);
+  const { checksum, bytes } = staged;
   const outcome = await ledger.accept(data.shardId, attempt, {
     attemptId: String(attempt),
     checksum,
-    sha256: createHash('sha256').update(blob).digest('hex'),
-    rows: Number(header.rowCount),
-    bytes: Number(bytes),
+    sha256: staged.sha256,
+    rows: staged.rows,
+    bytes,
     ...(rejected > 0 ? { rejected } : {}),
   });
   if (outcome === 'sync-closed') {
@@ -351,7 +331,7 @@ async function stageBlob(
     blobKey,
     checksum,
     rows,
-    bytes: Number(bytes),
+    bytes,
     accepted: outcome === 'accepted',
     ...(rejectsKey === undefined ? {} : { rejected, rejectsKey }),
   };
