@@ -134,14 +134,17 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
       throw error;
     }
   };
-  const worker = new Worker(SYNC_QUEUES.writeShard, measured, {
-    connection: { ...config.redis, maxRetriesPerRequest: null },
-    prefix: config.prefix,
-    concurrency,
-    lockDuration: config.lockDurationMs ?? 30_000,
-    stalledInterval: config.stalledIntervalMs ?? 30_000,
-    maxStalledCount: WORKER_JOB_MAX_STALLS,
-  });
+  // Every queue's worker: the same connection, locks and stall policy; its own concurrency.
+  const queueWorker = <R>(queue: string, run: (job: Job, token?: string, signal?: AbortSignal) => Promise<R>, jobs: number) =>
+    new Worker(queue, (job: Job, token?: string, signal?: AbortSignal) => run(job, token, signal), {
+      connection: { ...config.redis, maxRetriesPerRequest: null },
+      prefix: config.prefix,
+      concurrency: jobs,
+      lockDuration: config.lockDurationMs ?? 30_000,
+      stalledInterval: config.stalledIntervalMs ?? 30_000,
+      maxStalledCount: WORKER_JOB_MAX_STALLS,
+    });
+  const worker = queueWorker(SYNC_QUEUES.writeShard, measured, concurrency);
   const merge = mergeBucketProcessor({
     redis,
     prefix: config.prefix,
@@ -153,14 +156,7 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
     ...(config.mergeDelayMsPerBatch === undefined ? {} : { mergeDelayMsPerBatch: config.mergeDelayMsPerBatch }),
     ...(config.mergeFanIn === undefined ? {} : { mergeFanIn: config.mergeFanIn }),
   });
-  const bucketWorker = new Worker(SYNC_QUEUES.mergeBucket, (job: Job, token?: string, signal?: AbortSignal) => merge(job, token, signal), {
-    connection: { ...config.redis, maxRetriesPerRequest: null },
-    prefix: config.prefix,
-    concurrency: config.bucketConcurrency ?? concurrency,
-    lockDuration: config.lockDurationMs ?? 30_000,
-    stalledInterval: config.stalledIntervalMs ?? 30_000,
-    maxStalledCount: WORKER_JOB_MAX_STALLS,
-  });
+  const bucketWorker = queueWorker(SYNC_QUEUES.mergeBucket, merge, config.bucketConcurrency ?? concurrency);
   const compact = compactBucketProcessor({
     redis,
     prefix: config.prefix,
@@ -171,14 +167,7 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
     logger,
     ...(config.mergeDelayMsPerBatch === undefined ? {} : { mergeDelayMsPerBatch: config.mergeDelayMsPerBatch }),
   });
-  const compactionWorker = new Worker(COMPACTION_QUEUE, (job: Job, token?: string, signal?: AbortSignal) => compact(job, token, signal), {
-    connection: { ...config.redis, maxRetriesPerRequest: null },
-    prefix: config.prefix,
-    concurrency,
-    lockDuration: config.lockDurationMs ?? 30_000,
-    stalledInterval: config.stalledIntervalMs ?? 30_000,
-    maxStalledCount: WORKER_JOB_MAX_STALLS,
-  });
+  const compactionWorker = queueWorker(COMPACTION_QUEUE, compact, concurrency);
   compactionWorker.on('failed', (job, error) => logger.warn({ jobId: job?.id, jobAttempt: job?.attemptsMade, error: error.message }, 'compaction job failed'));
   compactionWorker.on('error', (error) => logger.warn({ error: error.message }, 'compaction worker error'));
   bucketWorker.on('failed', (job, error) => logger.warn({ jobId: job?.id, jobAttempt: job?.attemptsMade, error: error.message }, 'bucket job failed'));
