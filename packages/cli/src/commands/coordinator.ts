@@ -7,7 +7,7 @@ import { startCoordinator, securityFromEnv, isLoopback, type SecurityConfig } fr
 import { DEFAULT_REFRESH_OPTIONS, type CatalogOptions } from '@tributary/catalog';
 import { isTributaryError } from '@tributary/protocol';
 import type { Config } from '../config/keys.ts';
-import { awaitServices, commonSettings, processLogger, refuse, stopBounded, type Common } from './services.ts';
+import { awaitServices, commonSettings, exitAfterLog, processLogger, refuse, stopBounded, type Common } from './services.ts';
 
 const who = 'coordinator';
 
@@ -20,11 +20,11 @@ export async function runCoordinator(config: Config): Promise<void> {
     common = commonSettings(config);
     security = securityFromEnv(common.env);
   } catch (error) {
-    refuse(who, error, 2);
+    return refuse(who, error, 2);
   }
   if (security.auth.tokens.length === 0) {
     if (!isLoopback(host)) {
-      refuse(
+      return refuse(
         who,
         `AUTH_NOT_CONFIGURED: no token is configured (TRIBUTARY_AUTH_TOKENS or TRIBUTARY_AUTH_TOKENS_FILE), so the coordinator will not listen on ${host}; configure a token or listen on loopback`,
         2,
@@ -56,7 +56,7 @@ export async function runCoordinator(config: Config): Promise<void> {
     catalog: catalogOptions(config),
   }).catch((error: unknown) => {
     // A catalog that does not fit its type is a bad configuration; one that does not answer, a service away.
-    if (isTributaryError(error) && error.code.startsWith('CATALOG_')) refuse(who, error, error.retryable ? 3 : 2);
+    if (isTributaryError(error) && error.code.startsWith('CATALOG_')) return refuse(who, error, error.retryable ? 3 : 2);
     throw error;
   });
   const address = await coordinator.app.listen({ host, port: config['coordinator.port'] });
@@ -68,10 +68,10 @@ export async function runCoordinator(config: Config): Promise<void> {
       // Refuses new syncs at once, finishes the commits in flight, then exits 0.
       logger.info({ signal }, 'shutting down');
       coordinator.close().then(
-        () => process.exit(0),
+        () => exitAfterLog(0),
         (error: unknown) => {
           logger.error({ error: error instanceof Error ? error.message : String(error) }, 'close failed');
-          process.exit(1);
+          void exitAfterLog(1);
         },
       );
     });

@@ -5,7 +5,7 @@
  */
 import { serveWorkerHttp, startShardWorker } from '@tributary/worker';
 import type { Config } from '../config/keys.ts';
-import { awaitServices, commonSettings, processLogger, refuse, stopBounded, type Common } from './services.ts';
+import { awaitServices, commonSettings, exitAfterLog, processLogger, refuse, stopBounded, type Common } from './services.ts';
 
 const who = 'worker';
 
@@ -15,7 +15,7 @@ export async function runWorker(config: Config): Promise<void> {
   try {
     common = commonSettings(config);
   } catch (error) {
-    refuse(who, error, 1);
+    return refuse(who, error, 1);
   }
   // Workers take each sync's warehouse from its plan; the configured bucket proves S3 is there.
   await awaitServices(who, logger, config, common, `s3://${config['s3.bucket']}`);
@@ -56,11 +56,11 @@ export async function runWorker(config: Config): Promise<void> {
         .then(
           () => {
             logger.info('shut down');
-            process.exit(0);
+            void exitAfterLog(0);
           },
           (error: unknown) => {
             logger.error({ error: error instanceof Error ? error.message : String(error) }, 'shutdown failed');
-            process.exit(1);
+            void exitAfterLog(1);
           },
         );
     });
