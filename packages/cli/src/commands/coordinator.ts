@@ -59,9 +59,7 @@ export async function runCoordinator(config: Config): Promise<void> {
     if (isTributaryError(error) && error.code.startsWith('CATALOG_')) return refuse(who, error, error.retryable ? 3 : 2);
     throw error;
   });
-  const address = await coordinator.app.listen({ host, port: config['coordinator.port'] });
-  console.log(JSON.stringify({ listening: address }));
-
+  // The signal handlers before the listening line: a supervisor may stop it as soon as it reads that line.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       stopBounded(logger, config.shutdownGraceMs);
@@ -76,6 +74,8 @@ export async function runCoordinator(config: Config): Promise<void> {
       );
     });
   }
+  const address = await coordinator.app.listen({ host, port: config['coordinator.port'] });
+  console.log(JSON.stringify({ listening: address }));
 }
 
 /** The catalog keys as the catalog takes them (the password from its variable or the file, never a flag). */

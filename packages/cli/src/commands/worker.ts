@@ -41,9 +41,8 @@ export async function runWorker(config: Config): Promise<void> {
   const metricsPort = config['worker.metricsPort'];
   const http = metricsPort === undefined ? undefined : await serveWorkerHttp(shardWorker, { host: config['worker.metricsHost'], port: metricsPort });
   await shardWorker.worker.waitUntilReady();
-  console.log(JSON.stringify({ worker: 'ready', pid: process.pid, ...(http === undefined ? {} : { metrics: http.url }) }));
-  logger.info({ concurrency: shardWorker.worker.concurrency, metrics: http?.url }, 'worker ready');
 
+  // The signal handlers before the ready line: a supervisor may stop it as soon as it reads that line.
   const graceMs = config.shutdownGraceMs;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
@@ -65,4 +64,6 @@ export async function runWorker(config: Config): Promise<void> {
         );
     });
   }
+  console.log(JSON.stringify({ worker: 'ready', pid: process.pid, ...(http === undefined ? {} : { metrics: http.url }) }));
+  logger.info({ concurrency: shardWorker.worker.concurrency, metrics: http?.url }, 'worker ready');
 }
