@@ -20,6 +20,11 @@
  * them. Reported: the peak once the prefetches are done, once MERGING is reached (the "commit" time
  * is then the drive to MERGING) and once the bucket commit is done, with its own latency.
  *
+ * `--node-args "<flags>"` and `--baseline-node-args "<flags>"`: more Node flags for our child and the
+ * baseline's (e.g. the coordinator's `--max-semi-space-size`, which `tributary coordinator` gives it
+ * and this bench's child, started with `node` directly, would not have); `--baseline` may name this
+ * checkout, to compare flags alone.
+ *
  * Diagnosis only (they change what they measure): `--heap` prints the V8 heap (used, total,
  * external) at each of those points, before and after a forced GC; `--alloc` samples every
  * allocation of the prefetches and of the drive (collected ones included) and prints the top sites.
@@ -58,6 +63,8 @@ const { values } = parseArgs({
     shards: { type: 'string', default: '10000' },
     runs: { type: 'string', default: '3' },
     baseline: { type: 'string' },
+    'node-args': { type: 'string', default: '' },
+    'baseline-node-args': { type: 'string', default: '' },
     layout: { type: 'string', default: 'direct' },
     heap: { type: 'boolean', default: false },
     alloc: { type: 'boolean', default: false },
@@ -410,13 +417,17 @@ async function stageBuckets(redis: Redis, staged: Staged, tablePath: string): Pr
 if (values.child !== undefined) {
   process.stdout.write(`${JSON.stringify(await child(values.child, JSON.parse(values.setup ?? '{}') as Staged))}\n`);
 } else {
-  const contenders = [{ name: 'ours', checkout: here }, ...(values.baseline === undefined ? [] : [{ name: 'baseline', checkout: values.baseline }])];
+  const flags = (given: string | undefined): string[] => (given ?? '').split(/\s+/).filter((f) => f !== '');
+  const contenders = [
+    { name: 'ours', checkout: here, nodeArgs: flags(values['node-args']) },
+    ...(values.baseline === undefined ? [] : [{ name: 'baseline', checkout: values.baseline, nodeArgs: flags(values['baseline-node-args']) }]),
+  ];
   const results = new Map<string, RunResult[]>(contenders.map((c) => [c.name, []]));
   for (let run = 0; run < Number(values.runs); run++) {
     for (const c of contenders) {
       const staged = await stage();
       try {
-        const args = ['--expose-gc', fileURLToPath(import.meta.url), '--shards', String(shards), '--layout', values.layout ?? 'direct', ...(values.heap ? ['--heap'] : []), ...(values.alloc ? ['--alloc'] : []), '--child', c.checkout, '--setup', JSON.stringify(staged)];
+        const args = ['--expose-gc', ...c.nodeArgs, fileURLToPath(import.meta.url), '--shards', String(shards), '--layout', values.layout ?? 'direct', ...(values.heap ? ['--heap'] : []), ...(values.alloc ? ['--alloc'] : []), '--child', c.checkout, '--setup', JSON.stringify(staged)];
         const out = execFileSync(process.execPath, args, {
           encoding: 'utf8',
           stdio: ['ignore', 'pipe', 'inherit'],
