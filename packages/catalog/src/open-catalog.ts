@@ -61,7 +61,7 @@ export async function openCatalog(warehouse: string, store: ObjectStore, options
         throw errorFrom(catalogErrors, 'CATALOG_CONFIG_INVALID', 'a jdbc catalog needs catalog.uri (jdbc:postgresql://… or jdbc:mysql://…)', { key: 'catalog.uri' });
       }
       const endpoint = parseJdbcUri(options.uri);
-      const client = openSqlClient(endpoint, { ...(options.user === undefined ? {} : { user: options.user }), ...(options.password === undefined ? {} : { password: options.password }) });
+      const client = await openSqlClient(endpoint, { ...(options.user === undefined ? {} : { user: options.user }), ...(options.password === undefined ? {} : { password: options.password }) });
       try {
         return await jdbcCatalog(client, {
           warehouse,

@@ -5,8 +5,8 @@
  * password.
  */
 import { errorFrom, isTributaryError } from '@tributary/errors';
-import { createPool, type Pool as MysqlPool, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
-import pg from 'pg';
+import type { Pool as MysqlPool, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
+import type pg from 'pg';
 import { catalogErrors } from '../errors.ts';
 import { placeholders } from './sql.ts';
 import type { JdbcEndpoint } from './uri.ts';
@@ -31,12 +31,18 @@ export interface SqlCredentials {
 const POOL_SIZE = 4;
 const CONNECT_TIMEOUT_MS = 10_000;
 
-export function openSqlClient(endpoint: JdbcEndpoint, credentials: SqlCredentials): SqlClient {
-  return endpoint.dialect === 'postgresql' ? postgresClient(endpoint, credentials) : mysqlClient(endpoint, credentials);
+/**
+ * The driver of the endpoint's dialect is loaded here, when a jdbc catalog is opened: a process with
+ * another catalog (the filesystem one by default) never holds either driver.
+ */
+export async function openSqlClient(endpoint: JdbcEndpoint, credentials: SqlCredentials): Promise<SqlClient> {
+  return endpoint.dialect === 'postgresql'
+    ? postgresClient((await import('pg')).default, endpoint, credentials)
+    : mysqlClient((await import('mysql2/promise')).createPool, endpoint, credentials);
 }
 
-function postgresClient(endpoint: JdbcEndpoint, credentials: SqlCredentials): SqlClient {
-  const pool = new pg.Pool({
+function postgresClient(driver: typeof pg, endpoint: JdbcEndpoint, credentials: SqlCredentials): SqlClient {
+  const pool = new driver.Pool({
     host: endpoint.host,
     port: endpoint.port,
     database: endpoint.database,
@@ -59,7 +65,7 @@ function postgresClient(endpoint: JdbcEndpoint, credentials: SqlCredentials): Sq
   };
 }
 
-function mysqlClient(endpoint: JdbcEndpoint, credentials: SqlCredentials): SqlClient {
+function mysqlClient(createPool: typeof import('mysql2/promise').createPool, endpoint: JdbcEndpoint, credentials: SqlCredentials): SqlClient {
   const pool: MysqlPool = createPool({
     host: endpoint.host,
     port: endpoint.port,

@@ -12,7 +12,7 @@
  * the column, before anything is persisted or enqueued.
  */
 import { errorFrom, isTributaryError } from '@tributary/protocol';
-import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
+import type { Connection, RowDataPacket } from 'mysql2/promise';
 import { mysqlEndpoint, type MysqlEndpoint, type SourceAccess } from '../access.ts';
 import { sourceErrors } from '../errors.ts';
 import type { PlanContext, PlannedSourceShard, TargetColumn } from '../source.ts';
@@ -64,6 +64,8 @@ export async function planMysqlShards(
 }
 
 export async function connect(endpoint: MysqlEndpoint): Promise<Connection> {
+  // Loaded when first used: a process that never plans from MySQL (a coordinator of other sources) does not hold the driver.
+  const { createConnection } = await import('mysql2/promise');
   try {
     const connection = await createConnection({
       host: endpoint.host,

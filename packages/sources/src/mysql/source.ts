@@ -21,7 +21,7 @@
 import { errorFrom, isTributaryError } from '@tributary/protocol';
 import type { Timestamp } from '@tributary/table';
 import { Readable } from 'node:stream';
-import { createConnection, type Connection, type FieldPacket, type PrepareStatementInfo, type Query } from 'mysql2';
+import type { Connection, FieldPacket, PrepareStatementInfo, Query } from 'mysql2';
 import { mysqlEndpoint, type SourceAccess } from '../access.ts';
 import { sourceErrors } from '../errors.ts';
 import type { PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceSchema, SourceValue } from '../source.ts';
@@ -37,6 +37,12 @@ import { cellKinds, MysqlTextCells, TextCellsBuilder, type CellKind, type Decode
 import { isZeroDate, zeroDateValue, type ZeroDatePolicy } from './zero-dates.ts';
 
 /** mysql2's numeric column types (MySQL's enum_field_types). */
+/**
+ * The driver, loaded when a shard is first read: the module is imported by every process that knows
+ * the sources (a coordinator plans and checks them), and only a worker reading MySQL needs it.
+ */
+const mysqlDriver = (): Promise<typeof import('mysql2')> => import('mysql2');
+
 const MYSQL_TYPE = { FLOAT: 4, DOUBLE: 5, TIMESTAMP: 7, DATE: 10, TIME: 11, DATETIME: 12, BIT: 16 } as const;
 
 type Decode = (value: unknown) => SourceValue;
@@ -193,6 +199,7 @@ export class MysqlSource implements Source {
     let killer: Connection | undefined;
     try {
       const { host, port, user, password } = mysqlEndpoint(this.#spec, this.#access);
+      const { createConnection } = await mysqlDriver();
       killer = createConnection({ host, port, user, password, connectTimeout: 5000 });
       killer.on('error', () => undefined);
       await killer.promise().query(`KILL QUERY ${Number(threadId)}`);
@@ -206,6 +213,7 @@ export class MysqlSource implements Source {
   /** Connects as the spec's connection says, looked up in this process's own configuration. */
   async #connect(shardId: string): Promise<{ connection: Connection; label: string }> {
     const { host, port, user, password, label } = mysqlEndpoint(this.#spec, this.#access);
+    const { createConnection } = await mysqlDriver();
     const connection = createConnection({
       host,
       port,

@@ -13,7 +13,7 @@
  * and the column, before anything is persisted or enqueued.
  */
 import { errorFrom, isTributaryError } from '@tributary/protocol';
-import pg from 'pg';
+import type pg from 'pg';
 import { postgresEndpoint, type PostgresEndpoint, type SourceAccess } from '../access.ts';
 import { sourceErrors } from '../errors.ts';
 import { nameMatcher } from '../mysql/spec.ts';
@@ -63,7 +63,9 @@ export async function planPostgresShards(
 
 /** A client of `database`, closed after `work`; pg's errors become typed ones naming the connection. */
 export async function withClient<T>(endpoint: PostgresEndpoint, database: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({
+  // Loaded when first used: a process that never plans from PostgreSQL does not hold the driver.
+  const { default: driver } = await import('pg');
+  const client = new driver.Client({
     host: endpoint.host,
     port: endpoint.port,
     user: endpoint.user,

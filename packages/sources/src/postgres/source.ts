@@ -22,8 +22,8 @@
 import type { ShardReadPosition } from '@tributary/protocol';
 import { walPosition } from './position.ts';
 import { errorFrom, isTributaryError } from '@tributary/protocol';
-import pg from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
+import type pg from 'pg';
+import type { to as copyTo } from 'pg-copy-streams';
 import type { SourceAccess } from '../access.ts';
 import { sourceErrors } from '../errors.ts';
 import type { PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourcePosition, SourceRow, SourceSchema, SourceValue } from '../source.ts';
@@ -36,6 +36,16 @@ import { shardCopy, shardSelect } from './sql.ts';
 
 /** The WAL position the server has written (or, on a standby, replayed). */
 const WAL_POSITION = 'SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END)::text AS lsn';
+
+/**
+ * The driver and its COPY stream, loaded when a shard is first read: the module is imported by every
+ * process that knows the sources (a coordinator plans and checks them), and only a worker reading
+ * PostgreSQL needs them.
+ */
+async function pgDriver(): Promise<{ pg: typeof pg; copyTo: typeof copyTo }> {
+  const [driver, copy] = await Promise.all([import('pg'), import('pg-copy-streams')]);
+  return { pg: driver.default, copyTo: copy.default.to };
+}
 
 export class PostgresSource implements Source {
   readonly kind = 'postgres';
@@ -89,6 +99,7 @@ export class PostgresSource implements Source {
     const keyIndexes = keyNames.map((k) => selected.indexOf(k));
     const select = shardSelect(shard, selected, resumeKey(planned.id, keyNames, from));
     const endpoint = specEndpoint(this.#spec, this.#access);
+    const { pg, copyTo } = await pgDriver();
     const client = new pg.Client({
       host: endpoint.host,
       port: endpoint.port,
@@ -183,6 +194,7 @@ export class PostgresSource implements Source {
     const pid = (client as pg.Client & { processID?: number }).processID;
     if (pid === undefined) return;
     const { host, port, user, password } = specEndpoint(this.#spec, this.#access);
+    const { pg } = await pgDriver();
     const killer = new pg.Client({ host, port, user, password, database, connectionTimeoutMillis: 5000 });
     killer.on('error', () => undefined);
     try {
