@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { commandOf, nodeFlagsFor, WORKER_SEMI_SPACE_MB } from '../../bin/node-flags.js';
+import { commandOf, COORDINATOR_SEMI_SPACE_MB, nodeFlagsFor, WORKER_SEMI_SPACE_MB } from '../../bin/node-flags.js';
 
 const bound = `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`;
+const coordinatorBound = `--max-semi-space-size=${COORDINATOR_SEMI_SPACE_MB}`;
 const bin = fileURLToPath(new URL('../../bin/tributary.js', import.meta.url));
 
 describe('the Node flags of a command (bin/node-flags.js)', () => {
@@ -18,10 +19,11 @@ describe('the Node flags of a command (bin/node-flags.js)', () => {
     assert.equal(commandOf(['--version']), undefined);
   });
 
-  it("bounds a worker's young generation, and only a worker's", () => {
+  it("bounds a worker's and a coordinator's young generation, and only theirs", () => {
     assert.deepEqual(nodeFlagsFor(['worker'], [], undefined), [bound]);
     assert.deepEqual(nodeFlagsFor(['--config', 'c.json', 'worker', '--concurrency', '1'], ['--cpu-prof'], ''), [bound]);
-    assert.deepEqual(nodeFlagsFor(['coordinator'], [], undefined), []);
+    assert.deepEqual(nodeFlagsFor(['coordinator'], [], undefined), [coordinatorBound]);
+    assert.deepEqual(nodeFlagsFor(['coordinator', '--port', '0'], [], '--max-semi-space-size=32'), []);
     assert.deepEqual(nodeFlagsFor(['--config', 'worker', 'sync', 'list'], [], undefined), []);
     assert.deepEqual(nodeFlagsFor([], [], undefined), []);
   });
@@ -34,7 +36,7 @@ describe('the Node flags of a command (bin/node-flags.js)', () => {
     assert.deepEqual(nodeFlagsFor(['worker'], ['--max-old-space-size=300'], undefined), [bound]);
   });
 
-  it('starts a worker with the bound in the same process (execve), a coordinator without it', () => {
+  it('starts a worker and a coordinator with their bounds in the same process (execve), a client command without one', () => {
     const dir = mkdtempSync(join(tmpdir(), 'node-flags-'));
     try {
       const out = join(dir, 'seen');
@@ -53,8 +55,12 @@ describe('the Node flags of a command (bin/node-flags.js)', () => {
       assert.ok(worker[1]?.[1].includes(bound), JSON.stringify(worker));
       assert.ok(worker[1]?.[1].includes('--require'), 'its own Node flags are kept');
       const coordinator = seen('coordinator');
-      assert.equal(coordinator.length, 1);
-      assert.ok(!coordinator[0]?.[1].some((f) => f.startsWith('--max-semi-space-size')));
+      assert.equal(coordinator.length, 2, 'the command re-executes itself once');
+      assert.equal(coordinator[1]?.[0], coordinator[0]?.[0], 'in the same process');
+      assert.ok(coordinator[1]?.[1].includes(coordinatorBound), JSON.stringify(coordinator));
+      const client = seen('sync');
+      assert.equal(client.length, 1);
+      assert.ok(!client[0]?.[1].some((f) => f.startsWith('--max-semi-space-size')));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
