@@ -16,7 +16,7 @@ export const WORKER_SEMI_SPACE_MB = 16;
  * The coordinator's, the same way. Left to itself its young generation grew to 64 MiB (38 MiB of it
  * resident in an idle coordinator); its work in a sync is many small S3 reads and decodes, ~300 KB
  * allocated per shard blob, nearly all garbage. 8 MiB per semi-space lowered the
- * peaks of `bench/sync/commit-rss.ts --layout bucketed` at 10,000 shards by 72–78 MB at the same CPU
+ * peaks of `bench/sync/commit-rss.ts --layout bucketed` at 10,000 shards by 54–78 MB at the same CPU
  * (bench/sync/README.md, "The coordinator's young generation and lazy drivers").
  */
 export const COORDINATOR_SEMI_SPACE_MB = 8;
