@@ -36,13 +36,13 @@ import { keyValueText, shardSelect } from './sql.ts';
 import { cellKinds, MysqlTextCells, TextCellsBuilder, type CellKind, type DecodeRow, type ParseRow, type RowPacket } from './text-cells.ts';
 import { isZeroDate, zeroDateValue, type ZeroDatePolicy } from './zero-dates.ts';
 
-/** mysql2's numeric column types (MySQL's enum_field_types). */
 /**
  * The driver, loaded when a shard is first read: the module is imported by every process that knows
  * the sources (a coordinator plans and checks them), and only a worker reading MySQL needs it.
  */
 const mysqlDriver = (): Promise<typeof import('mysql2')> => import('mysql2');
 
+/** mysql2's numeric column types (MySQL's enum_field_types). */
 const MYSQL_TYPE = { FLOAT: 4, DOUBLE: 5, TIMESTAMP: 7, DATE: 10, TIME: 11, DATETIME: 12, BIT: 16 } as const;
 
 type Decode = (value: unknown) => SourceValue;
