@@ -8,7 +8,8 @@
  * Rows come out in the table's column order (`columns` is given by the caller, the table's names):
  * NDJSON objects are projected by key (a missing key is null); CSV files carry a header row whose
  * names are matched the same way, and every CSV value is a string (the converter parses it; an
- * empty field is null). Text is read strictly (text-records.ts): a malformed or possibly truncated
+ * empty field is null). A CSV batch keeps its fields column by column (csv-cells.ts) and the
+ * converter takes the table's columns from those; its rows are built only when read. Text is read strictly (text-records.ts): a malformed or possibly truncated
  * file fails the shard with SOURCE_FILE_MALFORMED rather than yield a row it is not sure of.
  */
 import { errorFrom } from '@tributary/protocol';
@@ -18,6 +19,7 @@ import { sourceErrors } from '../errors.ts';
 import type { FileReadPosition, ShardReadPosition } from '@tributary/protocol';
 import type { OpenStore, PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourceContext, SourcePosition, SourceRow, SourceSchema, SourceValue } from '../source.ts';
 import { FILES_CHECKED, checkFileColumns, fileColumns, fileSchema } from './inspect.ts';
+import { CsvCellsBuilder } from './csv-cells.ts';
 import { openParquetFile } from './parquet.ts';
 import { FilesSourceSpec, planFileShards, splitObjectUri } from './spec.ts';
 import { csvRecords, ndjsonLines, parseJsonLine, rawJsonText, utf8Text, type TextOptions } from './text-records.ts';
@@ -146,12 +148,16 @@ export class FilesSource implements Source {
       yield* this.#parquet(files, from, readPosition);
       return;
     }
+    if (this.#spec.format === 'csv') {
+      yield* this.#csv(files, from, readPosition);
+      return;
+    }
     const skip = typeof from === 'number' ? from : 0;
     let position = 0;
     let rows: SourceRow[] = [];
     let first = 0;
     for (const uri of files) {
-      for await (const row of this.#rows(uri)) {
+      for await (const row of this.#ndjsonRows(uri)) {
         if (position++ < skip) continue;
         if (rows.length === 0) first = position - 1;
         rows.push(row);
@@ -195,24 +201,53 @@ export class FilesSource implements Source {
     }
   }
 
+  /**
+   * The CSV files' records, their fields collected into batches of BATCH_ROWS rows (csv-cells.ts)
+   * that the converter writes into the table's columns; rows are built only when read. Batches
+   * may span files (the fields are projected by each file's own header).
+   */
+  async *#csv(files: readonly string[], from: SourcePosition | undefined, readPosition: ShardReadPosition): AsyncIterable<SourceBatch> {
+    const skip = typeof from === 'number' ? from : 0;
+    const options: TextOptions = { allowUnterminatedLastLine: this.#spec.allowUnterminatedLastLine };
+    const builder = new CsvCellsBuilder(this.#columns.length);
+    const batch = (end: number): SourceBatch => {
+      const cells = builder.take();
+      let rows: SourceRow[] | undefined;
+      return {
+        get rows() {
+          return (rows ??= cells.rows());
+        },
+        firstRowPosition: end - cells.length,
+        end,
+        readPosition,
+        columnar: cells,
+      };
+    };
+    let position = 0;
+    for (const uri of files) {
+      const { root, key } = splitObjectUri(uri);
+      let indexes: number[] | undefined; // per table column, its field in the header (-1: none, null)
+      for await (const fields of csvRecords(utf8Text(chunks(this.#openStore(root), key, uri)), uri, options)) {
+        if (indexes === undefined) indexes = this.#columns.map((c) => fields.indexOf(c));
+        else if (position++ >= skip) {
+          builder.append(fields, indexes);
+          if (builder.rows === BATCH_ROWS) yield batch(position);
+        }
+      }
+    }
+    if (builder.rows > 0) yield batch(position);
+  }
+
   #openParquet(uri: string): ReturnType<typeof openParquetFile> {
     const { root, key } = splitObjectUri(uri);
     return openParquetFile(this.#openStore(root), key, uri, this.#columns);
   }
 
-  async *#rows(uri: string): AsyncIterable<SourceRow> {
+  async *#ndjsonRows(uri: string): AsyncIterable<SourceRow> {
     const { root, key } = splitObjectUri(uri);
     const text = utf8Text(chunks(this.#openStore(root), key, uri));
     const options: TextOptions = { allowUnterminatedLastLine: this.#spec.allowUnterminatedLastLine };
-    if (this.#spec.format === 'ndjson') {
-      for await (const line of ndjsonLines(text, uri, options)) yield this.#project(parseJsonLine(line, uri));
-      return;
-    }
-    let indexes: number[] | undefined; // per table column, its field in the header (-1: none, null)
-    for await (const fields of csvRecords(text, uri, options)) {
-      if (indexes === undefined) indexes = this.#columns.map((c) => fields.indexOf(c));
-      else yield indexes.map((i) => csvValue(fields[i]));
-    }
+    for await (const line of ndjsonLines(text, uri, options)) yield this.#project(parseJsonLine(line, uri));
   }
 
   #project(object: Readonly<Record<string, unknown>>): SourceRow {
@@ -243,10 +278,6 @@ function jsonValue(value: unknown): SourceValue {
   const numberText = rawJsonText(value); // a number a double does not hold exactly: its text
   if (numberText !== undefined) return numberText;
   return JSON.stringify(value); // nested values reach a string column as JSON text, or fail conversion
-}
-
-function csvValue(field: string | undefined): SourceValue {
-  return field === undefined || field === '' ? null : field;
 }
 
 /** The stores a files source reads: with the S3 connection it names (looked up here), or the process's own. */

@@ -284,7 +284,8 @@ export class CsvParser {
   #endRecord(out: CsvRecord[]): void {
     const blank = this.#fields.length === 0 && this.#field === '' && !this.#quotedField;
     if (!blank) {
-      const fields = [...this.#fields, this.#field];
+      const fields = this.#fields; // the record's own array: the next record starts a new one
+      fields.push(this.#field);
       this.#header ??= fields;
       out.push({ fields, line: this.#recordLine });
     }
