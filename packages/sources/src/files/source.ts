@@ -9,8 +9,10 @@
  * NDJSON objects are projected by key (a missing key is null); CSV files carry a header row whose
  * names are matched the same way, and every CSV value is a string (the converter parses it; an
  * empty field is null). A CSV batch keeps its fields column by column (csv-cells.ts) and the
- * converter takes the table's columns from those; its rows are built only when read. Text is read strictly (text-records.ts): a malformed or possibly truncated
- * file fails the shard with SOURCE_FILE_MALFORMED rather than yield a row it is not sure of.
+ * converter takes the table's columns from those; its rows are built only when read. A batch
+ * holds one file's rows and names the file and its first row there, so a value that does not fit
+ * is named by file and row. Text is read strictly (text-records.ts): a malformed or possibly
+ * truncated file fails the shard with SOURCE_FILE_MALFORMED rather than yield a row it is not sure of.
  */
 import { errorFrom } from '@tributary/protocol';
 import { tableErrors, type ObjectStore } from '@tributary/table';
@@ -152,22 +154,24 @@ export class FilesSource implements Source {
       yield* this.#csv(files, from, readPosition);
       return;
     }
+    // NDJSON: batches of rows, never two files' (a refusal names the file and its row).
     const skip = typeof from === 'number' ? from : 0;
     let position = 0;
-    let rows: SourceRow[] = [];
-    let first = 0;
     for (const uri of files) {
+      let rows: SourceRow[] = [];
+      let fileRow = 0; // the file's rows (its JSON lines) before the batch's first
+      const batch = (): SourceBatch => ({ rows, firstRowPosition: position - rows.length, end: position, file: { uri, firstRow: fileRow - rows.length }, readPosition });
       for await (const row of this.#ndjsonRows(uri)) {
+        fileRow++;
         if (position++ < skip) continue;
-        if (rows.length === 0) first = position - 1;
         rows.push(row);
         if (rows.length === BATCH_ROWS) {
-          yield { rows, firstRowPosition: first, end: position, readPosition };
+          yield batch();
           rows = [];
         }
       }
+      if (rows.length > 0) yield batch();
     }
-    if (rows.length > 0) yield { rows, firstRowPosition: first, end: position, readPosition };
   }
 
   /** Row group by row group; resumes at `{file, row}`. Batches never span two files. */
@@ -203,39 +207,44 @@ export class FilesSource implements Source {
 
   /**
    * The CSV files' records, their fields collected into batches of BATCH_ROWS rows (csv-cells.ts)
-   * that the converter writes into the table's columns; rows are built only when read. Batches
-   * may span files (the fields are projected by each file's own header).
+   * that the converter writes into the table's columns; rows are built only when read. A batch
+   * never holds two files' records (a refusal names the file and its row, the header not counted).
    */
   async *#csv(files: readonly string[], from: SourcePosition | undefined, readPosition: ShardReadPosition): AsyncIterable<SourceBatch> {
     const skip = typeof from === 'number' ? from : 0;
     const options: TextOptions = { allowUnterminatedLastLine: this.#spec.allowUnterminatedLastLine };
     const builder = new CsvCellsBuilder(this.#columns.length);
-    const batch = (end: number): SourceBatch => {
-      const cells = builder.take();
-      let rows: SourceRow[] | undefined;
-      return {
-        get rows() {
-          return (rows ??= cells.rows());
-        },
-        firstRowPosition: end - cells.length,
-        end,
-        readPosition,
-        columnar: cells,
-      };
-    };
     let position = 0;
     for (const uri of files) {
+      let fileRow = 0; // the file's records after its header, before the batch's first
+      const batch = (): SourceBatch => {
+        const cells = builder.take();
+        let rows: SourceRow[] | undefined;
+        return {
+          get rows() {
+            return (rows ??= cells.rows());
+          },
+          firstRowPosition: position - cells.length,
+          end: position,
+          file: { uri, firstRow: fileRow - cells.length },
+          readPosition,
+          columnar: cells,
+        };
+      };
       const { root, key } = splitObjectUri(uri);
       let indexes: number[] | undefined; // per table column, its field in the header (-1: none, null)
       for await (const fields of csvRecords(utf8Text(chunks(this.#openStore(root), key, uri)), uri, options)) {
-        if (indexes === undefined) indexes = this.#columns.map((c) => fields.indexOf(c));
-        else if (position++ >= skip) {
-          builder.append(fields, indexes);
-          if (builder.rows === BATCH_ROWS) yield batch(position);
+        if (indexes === undefined) {
+          indexes = this.#columns.map((c) => fields.indexOf(c));
+          continue;
         }
+        fileRow++;
+        if (position++ < skip) continue;
+        builder.append(fields, indexes);
+        if (builder.rows === BATCH_ROWS) yield batch();
       }
+      if (builder.rows > 0) yield batch();
     }
-    if (builder.rows > 0) yield batch(position);
   }
 
   #openParquet(uri: string): ReturnType<typeof openParquetFile> {

@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { isTributaryError } from '@tributary/protocol';
+import { parseDataTypeString, type RowType } from '@tributary/table';
 import { FilesSource } from '../../src/files/source.ts';
 import type { SourceRow } from '../../src/source.ts';
+import { columnConverter } from '../../src/values/columns.ts';
 import { PLAN, localContext } from '../support/contexts.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tributary-files-'));
@@ -46,6 +48,39 @@ describe('files source on a local disk', () => {
     writeFileSync(join(dir, 'in', 'bad.ndjson'), '{"id": 1}\n[1, 2]\n');
     const source = new FilesSource({ kind: 'files', format: 'ndjson', uris: [`${root}/in/bad.ndjson`] }, localContext(root, ['id']));
     await assert.rejects(readAll(source), (e) => isTributaryError(e) && e.code === 'SOURCE_FILE_MALFORMED' && e.context.line === 2 && !e.retryable);
+  });
+
+  test('CSV and NDJSON: a batch holds one file\'s rows and names it; a value that does not fit names the file and its row', async () => {
+    // Two files in one shard; the bad id is the second file's row 2 (rows counted from 0; CSV: after the header; NDJSON: blank lines not counted).
+    writeFileSync(join(dir, 'in', 'r-1.csv'), 'id\n1\n2\n3\n');
+    writeFileSync(join(dir, 'in', 'r-2.csv'), 'id\n4\n5\n99999999999\n6\n');
+    writeFileSync(join(dir, 'in', 'r-1.ndjson'), '{"id": 1}\n{"id": 2}\n{"id": 3}\n');
+    writeFileSync(join(dir, 'in', 'r-2.ndjson'), '{"id": 4}\n\n{"id": 5}\n{"id": 99999999999}\n{"id": 6}\n');
+    const table: RowType = { fields: [{ id: 0, name: 'id', type: parseDataTypeString('INT') }] };
+    for (const format of ['csv', 'ndjson'] as const) {
+      const source = new FilesSource({ kind: 'files', format, uris: [`${root}/in/r-1.${format}`, `${root}/in/r-2.${format}`], filesPerShard: 2 }, localContext(root, ['id']));
+      const [shard, ...others] = await source.plan(PLAN);
+      assert.ok(shard !== undefined && others.length === 0);
+      const convert = columnConverter('files-00000', await source.columns(), table);
+      for (const from of [undefined, 4]) {
+        const seen: unknown[] = [];
+        let refused: unknown;
+        for await (const batch of source.open(shard, from)) {
+          seen.push({ file: batch.file?.uri.replace(root, ''), firstRow: batch.file?.firstRow, rows: batch.rows.length, first: batch.firstRowPosition });
+          try {
+            convert.batch(batch);
+          } catch (error) {
+            refused = error;
+          }
+        }
+        // Resumed at shard row 4 (the second file's row 1): that file's batch starts at its row 1.
+        const second = from === undefined ? { file: `/in/r-2.${format}`, firstRow: 0, rows: 4, first: 3 } : { file: `/in/r-2.${format}`, firstRow: 1, rows: 3, first: 4 };
+        assert.deepEqual(seen, from === undefined ? [{ file: `/in/r-1.${format}`, firstRow: 0, rows: 3, first: 0 }, second] : [second], format);
+        assert.ok(isTributaryError(refused) && refused.code === 'SOURCE_ROW_INVALID', `${format}: ${String(refused)}`);
+        assert.deepEqual({ file: refused.context.file, fileRow: refused.context.fileRow, position: refused.context.position }, { file: `${root}/in/r-2.${format}`, fileRow: 2, position: 5 }, format);
+        assert.doesNotMatch(refused.message, /99999999999/, 'no cell value in the message');
+      }
+    }
   });
 
   test('a missing file is refused with SOURCE_SPEC_INVALID (CSV and Parquet)', async () => {

@@ -249,18 +249,25 @@ describe('the files source reads CSV by column', () => {
         assert.equal(batch.firstRowPosition, n);
         n += batch.rows.length;
         assert.equal(batch.end, n);
-        const rowsBatch = toColumns(batch.rows, batch.firstRowPosition);
+        // A batch holds one file's records, and says which (the header not counted in its rows).
+        assert.ok(batch.file !== undefined);
+        const fileRows = batch.file.uri.endsWith('/a.csv') ? rows : 2;
+        assert.ok(batch.file.firstRow >= 0 && batch.file.firstRow + batch.rows.length <= fileRows, JSON.stringify(batch.file));
+        assert.equal(batch.file.uri.endsWith('/a.csv') ? batch.file.firstRow : batch.file.firstRow + rows, batch.firstRowPosition);
+        const rowsBatch = toColumns(batch.rows, batch.firstRowPosition, batch.file);
         const cellsBatch = toColumns.batch(batch);
         assert.deepStrictEqual(cellsBatch.columns.map((c) => Array.from({ length: cellsBatch.length }, (_, r) => valueAt(c, r))), rowsBatch.columns.map((c) => Array.from({ length: rowsBatch.length }, (_, r) => valueAt(c, r))));
       }
       assert.equal(n, rows + 2);
     }
-    // The second file's 99999999999 does not fit INT: the same refusal by both paths.
+    // The second file's 99999999999 (its row 1) does not fit INT: the same refusal by both paths, naming the file and its row.
     const strict = columnConverter('s', await source.columns(), tableOfTypes(['INT', 'DECIMAL(12, 2)', 'TIMESTAMP(6)', 'VARCHAR(32)']));
     let refused = 0;
     for await (const batch of source.open(shard, rows)) {
-      const error = captured(() => strict(batch.rows, batch.firstRowPosition));
-      assert.ok(isTributaryError(error) && error.code === 'SOURCE_ROW_INVALID' && error.context.position === rows + 1 && error.context.column === 'id');
+      const error = captured(() => strict(batch.rows, batch.firstRowPosition, batch.file));
+      assert.ok(isTributaryError(error) && error.code === 'SOURCE_ROW_INVALID' && error.context.position === rows + 1 && error.context.column === 'id', String(error));
+      assert.deepEqual({ file: error.context.file, fileRow: error.context.fileRow }, { file: `${root}/b.csv`, fileRow: 1 });
+      assert.match(error.message, /, file file:\/\/\S+\/b\.csv row 1\b/);
       sameOutcome(cellPathOf(strict, batch), { error }, 'the second file');
       refused++;
     }
