@@ -9,7 +9,8 @@
  *
  * `checkFileColumns` then refuses a NOT NULL table column that a file lacks, and a file column
  * whose type family cannot fill its table column (values/fits.ts). At most FILES_CHECKED files of a
- * plan are inspected (the first ones, in plan order); a worker checks every file it reads.
+ * plan are inspected (the first ones, in plan order; an empty one is passed over, as it loads no
+ * row); a worker checks every file it reads.
  */
 import { errorFrom, isTributaryError } from '@tributary/protocol';
 import { sourceErrors } from '../errors.ts';
@@ -36,7 +37,11 @@ export interface FileColumn {
   readonly describe: string;
 }
 
-export async function fileColumns(store: ObjectStore, key: string, uri: string, format: 'csv' | 'ndjson' | 'parquet'): Promise<FileColumn[]> {
+/**
+ * A file's columns, or undefined for a CSV or NDJSON file with no record to take them from (empty,
+ * or blank lines only): it says nothing of its columns, and loads no row.
+ */
+export async function fileColumns(store: ObjectStore, key: string, uri: string, format: 'csv' | 'ndjson' | 'parquet'): Promise<FileColumn[] | undefined> {
   if (format === 'parquet') return parquetColumns(store, key, uri);
   const head = await store.getRange(key, 0, HEAD_BYTES);
   const text = utf8Text((async function* () {
@@ -46,13 +51,13 @@ export async function fileColumns(store: ObjectStore, key: string, uri: string, 
   const options = { allowUnterminatedLastLine: true };
   if (format === 'csv') {
     for await (const header of csvRecords(text, uri, options)) return header.map((name) => ({ name, family: 'text', describe: 'csv field' }));
-    return [];
+    return undefined;
   }
   for await (const line of ndjsonLines(text, uri, options)) {
     const object = parseJsonLine(line, uri);
     return Object.entries(object).map(([name, value]) => jsonColumn(name, value));
   }
-  return [];
+  return undefined;
 }
 
 function jsonColumn(name: string, value: unknown): FileColumn {

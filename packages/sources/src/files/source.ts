@@ -76,18 +76,23 @@ export class FilesSource implements Source {
     }
     for (const file of files.slice(0, FILES_CHECKED)) {
       const { root, key } = splitObjectUri(file.uri);
-      checkFileColumns(await fileColumns(this.#openStore(root), key, file.uri, this.#spec.format), ctx.target, file.uri, this.#spec.format, ctx.mismatch);
+      const columns = await fileColumns(this.#openStore(root), key, file.uri, this.#spec.format);
+      // An empty file (no header, no object) says nothing of its columns and loads no row.
+      if (columns !== undefined) checkFileColumns(columns, ctx.target, file.uri, this.#spec.format, ctx.mismatch);
     }
     return planFileShards(files.map((f) => f.uri), this.#spec.filesPerShard).map(({ id, spec }) => ({ id, spec: { files: spec.files } }));
   }
 
-  /** The first file's columns as table columns (no primary key); the size is every listed file's. */
+  /** The first non-empty file's columns as table columns (no primary key); the size is every listed file's. */
   async schema(): Promise<SourceSchema> {
     const files = await this.#list(Number.MAX_SAFE_INTEGER, () => new Error('unreachable'), (uri) => errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `no source file matches ${uri}`, { uri }));
-    const first = files[0];
-    if (first === undefined) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', 'the source lists no file');
-    const { root, key } = splitObjectUri(first.uri);
-    return fileSchema(await fileColumns(this.#openStore(root), key, first.uri, this.#spec.format), files.reduce((n, f) => n + f.size, 0), first.uri);
+    if (files.length === 0) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', 'the source lists no file');
+    for (const file of files.slice(0, FILES_CHECKED)) {
+      const { root, key } = splitObjectUri(file.uri);
+      const columns = await fileColumns(this.#openStore(root), key, file.uri, this.#spec.format);
+      if (columns !== undefined) return fileSchema(columns, files.reduce((n, f) => n + f.size, 0), file.uri);
+    }
+    throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `the source's first ${Math.min(files.length, FILES_CHECKED)} files are empty: no record to take the columns from`);
   }
 
   /** Every file the URIs name, in order, with its size and ETag; `tooMany` past `maxFiles`, `none` for a URI that matches nothing. */

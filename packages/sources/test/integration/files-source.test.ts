@@ -83,6 +83,34 @@ describe('files source on a local disk', () => {
     }
   });
 
+  test('CSV and NDJSON: an empty file (no header, no object) passes the plan\'s column check and loads no row; the schema comes from the first file with a record', async () => {
+    // A zero-row export is common; it says nothing of its columns, so the plan must not read it as "no column id".
+    writeFileSync(join(dir, 'in', 'e-0.csv'), '');
+    writeFileSync(join(dir, 'in', 'e-1.csv'), 'id,name\n1,a\n');
+    writeFileSync(join(dir, 'in', 'e-0.ndjson'), '\n\n');
+    writeFileSync(join(dir, 'in', 'e-1.ndjson'), '{"id": 1, "name": "a"}\n');
+    const target = [
+      { name: 'id', type: parseDataTypeString('INT NOT NULL') },
+      { name: 'name', type: parseDataTypeString('STRING') },
+    ];
+    for (const format of ['csv', 'ndjson'] as const) {
+      const uris = [`${root}/in/e-0.${format}`, `${root}/in/e-1.${format}`];
+      const source = new FilesSource({ kind: 'files', format, uris }, localContext(root, ['id', 'name']));
+      const shards = await source.plan({ ...PLAN, target });
+      assert.equal(shards.length, 2, format);
+      assert.deepEqual(await readAll(source), [[format === 'csv' ? '1' : 1, 'a']], format);
+      const schema = await source.schema();
+      assert.deepEqual(schema.columns.map((c) => c.name), ['id', 'name'], format);
+      // A file that has a record but not the NOT NULL column is still refused at plan time.
+      writeFileSync(join(dir, 'in', `e-2.${format}`), format === 'csv' ? 'name\nb\n' : '{"name": "b"}\n');
+      const lacking = new FilesSource({ kind: 'files', format, uris: [...uris, `${root}/in/e-2.${format}`] }, localContext(root, ['id', 'name']));
+      await assert.rejects(lacking.plan({ ...PLAN, target }), (e: Error & { column?: string }) => e.column === 'id' && /e-2\.\w+ has no column id, which is NOT NULL/.test(e.message), format);
+      // Only empty files: no record to take a schema from, said so.
+      const empty = new FilesSource({ kind: 'files', format, uris: [uris[0] as string] }, localContext(root, ['id', 'name']));
+      await assert.rejects(empty.schema(), (e) => isTributaryError(e) && e.code === 'SOURCE_SPEC_INVALID' && /files are empty/.test(e.message), format);
+    }
+  });
+
   test('a missing file is refused with SOURCE_SPEC_INVALID (CSV and Parquet)', async () => {
     for (const format of ['csv', 'parquet'] as const) {
       // A shard that lists a file which is gone by the time it is read (planning refuses a missing file itself).
