@@ -199,12 +199,18 @@ describe('attack 3: the sync record changed after planning (append turned into o
   test('every blob fails its token, the sync aborts, the earlier rows stay', async () => {
     const first = await inProcessCoordinator(f.e);
     await createOrdersTable(first, 'shop', 'orders');
-    f.workers.push(await spawnWorker(f.e));
+    const worker = await spawnWorker(f.e);
+    f.workers.push(worker);
     const earlier = await startSync(first, generatorSource(1, 500));
     assert.equal((await waitForPhase(() => first.syncs.get(earlier), ['COMMITTED', 'ABORTED'], 60_000)).state.phase, 'COMMITTED');
+    // No worker runs the next sync's shard while its first coordinator lives: that coordinator
+    // would commit the sync (a close finishes the commits in flight) before the record is changed.
+    await stop(worker);
     const id = await startSync(first, generatorSource(1, 200, { seed: 7 }));
     await first.close();
+    f.workers.push(await spawnWorker(f.e));
     assert.equal((await finished(f.queue, `shard-${id}-shard-00000`)).state, 'completed');
+    assert.equal((await new SyncStore(redis, f.e.prefix).require(id)).state.phase, 'PREPARING', 'nothing has committed it yet');
 
     // What only direct Redis access allows: the record's mode rewritten while no coordinator runs.
     const key = syncRedisKeys(f.e.prefix, id).record;
