@@ -15,6 +15,7 @@ import type { Column, DataType } from '@tributary/table';
 import type { ColumnarCells, SourceRow, SourceValue } from '../source.ts';
 import { fastSafeInteger } from '../values/columns.ts';
 import { fastEpochDay, fastTimestampInto, fastUnscaledDecimal, fitsCodePoints } from '../values/fast-text.ts';
+import { INT_LIMITS, TWO_32, MAX_EPOCH_MILLIS, LITTLE_ENDIAN } from '../values/cell-limits.ts';
 
 /** A CSV field as the row path's source value: an empty field (or none) is null. */
 export function csvValue(field: string | undefined): SourceValue {
@@ -89,11 +90,6 @@ export class CsvCells implements ColumnarCells {
     }
   }
 }
-
-const INT_LIMITS: Partial<Record<DataType['root'], number>> = { TINYINT: 2 ** 7, SMALLINT: 2 ** 15, INT: 2 ** 31 };
-const TWO_32 = 4294967296;
-const MAX_EPOCH_MILLIS = 8.64e15; // as values/convert.ts: the range of a JS Date
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Reads one non-empty field into slot r and says so; false hands it to the converter. */
 type FieldReader = (r: number, v: string) => boolean;

@@ -24,6 +24,7 @@ import { sourceErrors } from '../errors.ts';
 import type { ColumnarCells, SourceRow, SourceValue } from '../source.ts';
 import { fitsCodePoints } from '../values/fast-text.ts';
 import { parquetValue, type ParquetColumnPlan } from './parquet-values.ts';
+import { INT_LIMITS, TWO_32, MAX_EPOCH_MILLIS, LITTLE_ENDIAN } from '../values/cell-limits.ts';
 
 /** A file column the batch reads: the source column (table order) it fills, its name and reading plan. */
 export interface ReadColumn {
@@ -32,13 +33,9 @@ export interface ReadColumn {
   readonly plan: ParquetColumnPlan;
 }
 
-const TWO_32 = 4294967296;
 const TWO_21 = 2097152; // a high word within ±2^21: the int64 is a safe integer
-const MAX_EPOCH_MILLIS = 8.64e15; // the range of a JS Date, as the converter's
-const MAX_EPOCH_DAY = 100_000_000; // the days of that range
+const MAX_EPOCH_DAY = 100_000_000; // the days of MAX_EPOCH_MILLIS's range
 const DAY_MILLIS = 86_400_000;
-const INT_LIMITS: Partial<Record<DataType['root'], number>> = { TINYINT: 2 ** 7, SMALLINT: 2 ** 15, INT: 2 ** 31 };
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Writes cell `i` of the file's column into slot `r` of the table's column and says so; false: the converter's. */
 type Put = (r: number, i: number) => boolean;

@@ -12,6 +12,7 @@
 import type { Column, DataType } from '@tributary/table';
 import type { ColumnarCells, SourceRow, SourceValue } from '../source.ts';
 import { fastEpochDayBytes, fastSafeIntegerBytes, fastTimestampBytesInto, fastUnscaledDecimalBytes, fitsCodePoints } from '../values/fast-text.ts';
+import { INT_LIMITS, TWO_32, MAX_EPOCH_MILLIS, LITTLE_ENDIAN } from '../values/cell-limits.ts';
 
 /**
  * What a cell's source value is, for the cells that state it plainly: `integer`: the number its
@@ -253,11 +254,6 @@ export class MysqlTextCells implements ColumnarCells {
     return this.#last[c] ?? null;
   }
 }
-
-const INT_LIMITS: Partial<Record<DataType['root'], number>> = { TINYINT: 2 ** 7, SMALLINT: 2 ** 15, INT: 2 ** 31 };
-const TWO_32 = 4294967296;
-const MAX_EPOCH_MILLIS = 8.64e15; // as values/convert.ts: the range of a JS Date
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Reads one cell `b[s, e)` into slot r and says so; false hands it to the converter. */
 type CellReader = (r: number, b: Buffer, s: number, e: number) => boolean;

@@ -18,15 +18,12 @@ import type { Column, DataType } from '@tributary/table';
 import type { ColumnarCells, SourceValue } from '../source.ts';
 import { fitsCodePoints } from '../values/fast-text.ts';
 import { NUMERIC_NEG, PG_EPOCH_DAYS, PG_EPOCH_MILLIS, type CopyBlock, type Decode } from './binary.ts';
+import { INT_LIMITS, TWO_32, MAX_EPOCH_MILLIS, LITTLE_ENDIAN } from '../values/cell-limits.ts';
 
 /** The pg_type names whose values are text (an enum is `enum`). */
 const TEXT_TYPES: ReadonlySet<string> = new Set(['text', 'varchar', 'bpchar', 'json', 'jsonb', 'enum']);
 
-const TWO_32 = 4294967296;
-const MAX_EPOCH_MILLIS = 8.64e15; // the range of a JS Date, as the converter's
-const MAX_EPOCH_DAY = 100_000_000; // the days of that range
-const INT_LIMITS: Partial<Record<DataType['root'], number>> = { TINYINT: 2 ** 7, SMALLINT: 2 ** 15, INT: 2 ** 31 };
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const MAX_EPOCH_DAY = 100_000_000; // the days of MAX_EPOCH_MILLIS's range
 
 const u16 = (b: Buffer, p: number): number => ((b[p] as number) << 8) | (b[p + 1] as number);
 const i16 = (b: Buffer, p: number): number => (((b[p] as number) << 24) >> 16) | (b[p + 1] as number);

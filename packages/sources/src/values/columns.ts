@@ -13,6 +13,7 @@ import { allocateColumn, type Column, type ColumnBatch, type DataType, type Inte
 import type { SourceBatch, SourceColumn, SourceRow, SourceValue } from '../source.ts';
 import { rowConverter, sourceIndex, valueConverter, type RowOrigin, type ValueConverter } from './convert.ts';
 import { fastEpochDay, fastTimestampInto, fastUnscaledDecimal, fitsCodePoints, isWellFormedText } from './fast-text.ts';
+import { INT_LIMITS, TWO_32, MAX_EPOCH_MILLIS, LITTLE_ENDIAN } from './cell-limits.ts';
 
 /** Rows of a source batch as the table's columns; `file`: the file every row comes from, and the file row of the first. */
 export interface ColumnConverter {
@@ -105,9 +106,6 @@ function exactValue(convert: ValueConverter, value: SourceValue, r: number): Int
     throw new BadCell(r);
   }
 }
-
-const TWO_32 = 4294967296;
-const INT_LIMITS: Partial<Record<DataType['root'], number>> = { TINYINT: 2 ** 7, SMALLINT: 2 ** 15, INT: 2 ** 31 };
 
 /** A column type's fill from rows, and its sink for values given one at a time (the same path per value). */
 function columnFill(type: DataType, convert: ValueConverter): { fill: Fill; sink: (column: Column, length: number) => Sink } {
@@ -209,8 +207,6 @@ function fastPath(type: DataType): (column: Column) => FastPath {
   }
 }
 
-const MAX_EPOCH_MILLIS = 8.64e15; // as convert.ts: the range of a JS Date
-
 function isTimestamp(v: Exclude<SourceValue, null>): v is Timestamp {
   return typeof v === 'object' && !(v instanceof Date) && !(v instanceof Uint8Array);
 }
@@ -230,8 +226,6 @@ function int64Loop(loop: (prepare: (column: Column) => FastPath) => (column: Col
     };
   });
 }
-
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** The fast path of a type that has none: every value goes to the exact converter. */
 const never: FastPath = () => false;

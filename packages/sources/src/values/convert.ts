@@ -17,6 +17,7 @@ import { float32FromText, floatingText, unscaledDecimal } from './exact-numbers.
 import { isoDate, isoTimestamp } from './temporal-text.ts';
 import { isWellFormedText } from './fast-text.ts';
 import type { SourceColumn, SourceRow, SourceValue } from '../source.ts';
+import { MAX_EPOCH_MILLIS } from './cell-limits.ts';
 
 type Convert = (value: SourceValue) => InternalValue;
 
@@ -157,8 +158,6 @@ function nonNull(type: DataType): (value: Exclude<SourceValue, null>) => Interna
 function wholeDay(ms: number): number | undefined {
   return Number.isNaN(ms) || ms % 86_400_000 !== 0 ? undefined : ms / 86_400_000;
 }
-
-const MAX_EPOCH_MILLIS = 8.64e15; // the range of a JS Date: years -271821 to 275760
 
 /**
  * Exact instants (`Timestamp`) are cut to the column's precision toward the past, as Paimon's
