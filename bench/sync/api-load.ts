@@ -78,7 +78,7 @@ function record(id: string, index: number, shards: number, createdAt: Date): Syn
 }
 
 /** Inserts `syncs` COMMITTED syncs of `shards` shards each through the store; returns their ids. */
-async function insert(store: SyncStore, syncs: number, shards: number): Promise<string[]> {
+export async function insert(store: SyncStore, syncs: number, shards: number): Promise<string[]> {
   const ids = Array.from({ length: syncs }, (_, i) => `sync-api-${String(i).padStart(5, '0')}`);
   let next = 0;
   const one = async (): Promise<void> => {

@@ -4,7 +4,7 @@ export { ROLES, hashToken, newToken, parseTokenEntries, type AuthToken, type Rol
 export { LOGIN_PATH, TOKEN_COOKIE, type AuthOptions } from './http/auth.ts';
 export { startCoordinator, type Coordinator, type CoordinatorConfig } from './runtime.ts';
 export { SyncService, BATCH_COMMIT_IDENTIFIER } from './sync/service.ts';
-export { SyncStore } from './sync/store.ts';
+export { SyncStore, type SyncStoreOptions } from './sync/store.ts';
 export {
   SYNC_PHASES,
   isTerminal,

@@ -30,6 +30,8 @@ export interface SyncRouteDeps {
 }
 
 export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { syncs, store }) => {
+  /** The list's response bodies by the store's array of summary texts (kept while the store keeps the array). */
+  const listBodies = new WeakMap<readonly string[], Buffer>();
   app.post(
     '/v1/syncs',
     {
@@ -133,7 +135,13 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
       // Each summary is stored as the text this route's schema serialises it to: the page's texts
       // are spliced, not parsed, validated and serialised again (a string is sent as is).
       const texts = await store.listSummaryTexts({ phase: state, database, table, limit });
-      return reply.type('application/json; charset=utf-8').send(`{"syncs":[${texts.join(',')}]}` as unknown as { syncs: z.infer<typeof SyncSummary>[] });
+      // The store answers a list it kept with the same array: its body is encoded once.
+      let body = listBodies.get(texts);
+      if (body === undefined) {
+        body = Buffer.from(`{"syncs":[${texts.join(',')}]}`, 'utf8');
+        listBodies.set(texts, body);
+      }
+      return reply.type('application/json; charset=utf-8').send(body as unknown as { syncs: z.infer<typeof SyncSummary>[] });
     },
   );
 

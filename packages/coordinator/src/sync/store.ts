@@ -56,7 +56,7 @@ import { SyncSummarySchema, syncSummary, summaryText, type SyncSummary } from '.
 import { FrozenField, statusText } from './status.ts';
 
 // KEYS: record, index, active, attempts, the table's index, the database's index, the bucket
-// attempts. ARGV: expected
+// attempts, the lists' revision (bumped by every write: see SyncStore.listSummaryTexts). ARGV: expected
 // version (-1: must not exist), new version, json, phase, created score, sync id, terminal (1/0),
 // table (db.table), and for a create only: the most non-terminal syncs overall and per table (-1:
 // no limit), the record key prefix of other syncs; then discard (1/0), the summary, the head, the
@@ -101,11 +101,12 @@ if ARGV[7] == '1' then
 else
   redis.call('SADD', KEYS[3], ARGV[6])
 end
+redis.call('INCR', KEYS[8])
 return 1
 `;
 
 // Indexes one record written without a summary (by an older coordinator). KEYS: record, index,
-// the table's index, the database's index. ARGV: the version the summary was computed from, the
+// the table's index, the database's index, the lists' revision. ARGV: the version the summary was computed from, the
 // summary, the sync id, the summary's version (as in CAS_SCRIPT). Does nothing when the record changed since it was read (its writer, or the
 // next list, indexes it) or is gone. Returns 1 indexed, 0 not.
 const BACKFILL_SCRIPT = `
@@ -115,6 +116,7 @@ local score = redis.call('ZSCORE', KEYS[2], ARGV[3])
 if not score then return 0 end
 redis.call('ZADD', KEYS[3], score, ARGV[3])
 redis.call('ZADD', KEYS[4], score, ARGV[3])
+redis.call('INCR', KEYS[5])
 return 1
 `;
 
@@ -172,6 +174,15 @@ export interface ListFilter {
   readonly limit: number;
 }
 
+export interface SyncStoreOptions {
+  /** How long a list read may answer again while no write moved the revision (0: every list reads); default 1 s. */
+  readonly listCacheMs?: number;
+}
+
+const DEFAULT_LIST_CACHE_MS = 1_000;
+/** Distinct filters kept (a page of 100 summaries is about 30 KB). */
+const LIST_CACHE_ENTRIES = 64;
+
 /** Told of every record this store wrote (a created sync: `previous` undefined), after the write. */
 export type SyncObserver = (record: SyncRecord, previous: SyncRecord | undefined) => void;
 
@@ -182,12 +193,16 @@ export class SyncStore {
   readonly #keys: ReturnType<typeof indexKeys>;
   /** Seen the index marked migrated (then filtered lists use the table and database indexes). */
   #indexed = false;
+  readonly #listCacheMs: number;
+  /** Recent list reads by filter, oldest first (see listSummaryTexts). */
+  readonly #listCache = new Map<string, { readonly revision: string; readonly readAt: number; readonly texts: Promise<readonly string[]> }>();
 
-  constructor(redis: Redis, prefix: string, observe?: SyncObserver) {
+  constructor(redis: Redis, prefix: string, observe?: SyncObserver, options: SyncStoreOptions = {}) {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#observe = observe;
     this.#keys = indexKeys(prefix);
+    this.#listCacheMs = options.listCacheMs ?? DEFAULT_LIST_CACHE_MS;
   }
 
   get prefix(): string {
@@ -474,11 +489,36 @@ export class SyncStore {
 
   /**
    * What `listSummaries` finds, as the JSON text of each summary, each exactly what the summary
-   * schema's serialisation gives (GET /v1/syncs splices them). One round trip per page: a script
-   * reads the ids and their summaries together; a summary this version of the store wrote is
-   * passed on as stored, any other is parsed and re-serialised, a missing one is backfilled.
+   * schema's serialisation gives (GET /v1/syncs splices them).
+   *
+   * A list read is kept with the revision it was read at (`<prefix>:syncs:revision`, bumped in the
+   * same step as every write of a record or an index, by any coordinator) and answers the same
+   * filter again while the revision has not moved, for at most `listCacheMs`: one GET instead of a
+   * page script per request, and callers asking at once share one read. A request that follows a
+   * write reads the bumped revision, so it never gets a list from before that write. The age bound
+   * covers what no write of this store announces: a record deleted or expired from outside, a
+   * coordinator of an earlier version writing beside this one.
    */
-  async listSummaryTexts(filter: ListFilter): Promise<string[]> {
+  async listSummaryTexts(filter: ListFilter): Promise<readonly string[]> {
+    if (this.#listCacheMs <= 0) return this.#readSummaryTexts(filter);
+    const key = `${filter.phase ?? ''}\n${filter.database ?? ''}\n${filter.table ?? ''}\n${filter.limit}`;
+    // Read before the list: a write after this GET bumps the revision past what is kept with it.
+    const revision = (await this.#redis.get(this.#keys.revision)) ?? '0';
+    const now = performance.now();
+    const kept = this.#listCache.get(key);
+    if (kept !== undefined && kept.revision === revision && now - kept.readAt < this.#listCacheMs) return kept.texts;
+    const texts = this.#readSummaryTexts(filter);
+    this.#listCache.delete(key); // re-inserted last: the map's order is the eviction order
+    this.#listCache.set(key, { revision, readAt: now, texts });
+    if (this.#listCache.size > LIST_CACHE_ENTRIES) this.#listCache.delete(this.#listCache.keys().next().value!);
+    texts.catch(() => {
+      if (this.#listCache.get(key)?.texts === texts) this.#listCache.delete(key);
+    });
+    return texts;
+  }
+
+  /** One round trip per page: a script reads the ids and their summaries together; a summary this version of the store wrote is passed on as stored, any other is parsed and re-serialised, a missing one is backfilled. */
+  async #readSummaryTexts(filter: ListFilter): Promise<string[]> {
     const index = await this.#indexFor(filter);
     // Without a phase filter, or a table filter on the index of all syncs, every record listed matches.
     const filtered = filter.phase !== undefined || (filter.database === undefined && filter.table !== undefined);
@@ -518,7 +558,7 @@ export class SyncStore {
   async #listedText(index: string, syncId: string, filter: ListFilter): Promise<string | undefined | null> {
     const summary = (await this.#summaries([syncId]))[0];
     if (summary === undefined) {
-      await this.#redis.zrem(index, syncId);
+      await this.#redis.multi().zrem(index, syncId).incr(this.#keys.revision).exec();
       return null;
     }
     return matches(summary, filter) ? JSON.stringify(SyncSummarySchema.parse(summary)) : undefined;
@@ -611,11 +651,12 @@ export class SyncStore {
     const { database, table } = record.plan.table;
     await this.#redis.eval(
       BACKFILL_SCRIPT,
-      4,
+      5,
       syncRedisKeys(this.#prefix, syncId).record,
       this.#keys.all,
       this.#keys.byTable(database, table),
       this.#keys.byDatabase(database),
+      this.#keys.revision,
       String(record.version),
       text.text,
       syncId,
@@ -644,7 +685,7 @@ export class SyncStore {
     const head = syncHead(record);
     const result = await this.#redis.eval(
       CAS_SCRIPT,
-      7,
+      8,
       keys.record,
       this.#keys.all,
       `${this.#prefix}:syncs:active`,
@@ -652,6 +693,7 @@ export class SyncStore {
       this.#keys.byTable(database, table),
       this.#keys.byDatabase(database),
       keys.bucketAttempts,
+      this.#keys.revision,
       String(expectedVersion),
       String(record.version),
       JSON.stringify(record),
@@ -680,6 +722,8 @@ function indexKeys(prefix: string) {
     byTable: (database: string, table: string) => `${prefix}:syncs:table:${encodeURIComponent(database)}/${encodeURIComponent(table)}`,
     byDatabase: (database: string) => `${prefix}:syncs:database:${encodeURIComponent(database)}`,
     indexVersion: `${prefix}:syncs:index-version`,
+    /** Bumped by every write of a record or an index: a list read at one revision holds until the next. */
+    revision: `${prefix}:syncs:revision`,
   };
 }
 
