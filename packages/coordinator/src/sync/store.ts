@@ -49,6 +49,7 @@ import {
 } from '@tributary/protocol';
 import { z } from 'zod';
 import { coordinatorErrors } from '../errors.ts';
+import { RevisionCache } from '../revision-cache.ts';
 import { SyncPhaseSchema, SyncRecordSchema } from './record-schema.ts';
 import { isTerminal, stagedDiscardable, transition, type SyncEvent, type SyncPhase, type SyncRecord } from './state.ts';
 import { SyncHeadSchema, syncHead, type SyncHead } from './head.ts';
@@ -193,16 +194,15 @@ export class SyncStore {
   readonly #keys: ReturnType<typeof indexKeys>;
   /** Seen the index marked migrated (then filtered lists use the table and database indexes). */
   #indexed = false;
-  readonly #listCacheMs: number;
-  /** Recent list reads by filter, oldest first (see listSummaryTexts). */
-  readonly #listCache = new Map<string, { readonly revision: string; readonly readAt: number; readonly texts: Promise<readonly string[]> }>();
+  /** Recent list reads by filter (see listSummaryTexts). */
+  readonly #lists: RevisionCache<readonly string[]>;
 
   constructor(redis: Redis, prefix: string, observe?: SyncObserver, options: SyncStoreOptions = {}) {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#observe = observe;
     this.#keys = indexKeys(prefix);
-    this.#listCacheMs = options.listCacheMs ?? DEFAULT_LIST_CACHE_MS;
+    this.#lists = new RevisionCache(options.listCacheMs ?? DEFAULT_LIST_CACHE_MS, LIST_CACHE_ENTRIES);
   }
 
   get prefix(): string {
@@ -237,6 +237,18 @@ export class SyncStore {
     const record = await this.get(syncId);
     if (record === undefined) throw errorFrom(coordinatorErrors, 'SYNC_NOT_FOUND', `no sync ${syncId}`, { syncId });
     return record;
+  }
+
+  /**
+   * What GET /v1/syncs/:id shows of a sync holds while this does: the record's version and its
+   * activity counter (every worker write of its attempts, attempt counters and accepted attempts
+   * bumps it in the same step; protocol sync-schemas). Both are read before the view is; undefined:
+   * no such sync.
+   */
+  async viewRevision(syncId: string): Promise<string | undefined> {
+    const keys = syncRedisKeys(this.#prefix, syncId);
+    const [version, activity] = await Promise.all([this.#redis.hget(keys.record, 'version'), this.#redis.get(keys.activity)]);
+    return version === null ? undefined : `${version}/${activity ?? '0'}`;
   }
 
   /**
@@ -500,21 +512,10 @@ export class SyncStore {
    * coordinator of an earlier version writing beside this one.
    */
   async listSummaryTexts(filter: ListFilter): Promise<readonly string[]> {
-    if (this.#listCacheMs <= 0) return this.#readSummaryTexts(filter);
     const key = `${filter.phase ?? ''}\n${filter.database ?? ''}\n${filter.table ?? ''}\n${filter.limit}`;
     // Read before the list: a write after this GET bumps the revision past what is kept with it.
-    const revision = (await this.#redis.get(this.#keys.revision)) ?? '0';
-    const now = performance.now();
-    const kept = this.#listCache.get(key);
-    if (kept !== undefined && kept.revision === revision && now - kept.readAt < this.#listCacheMs) return kept.texts;
-    const texts = this.#readSummaryTexts(filter);
-    this.#listCache.delete(key); // re-inserted last: the map's order is the eviction order
-    this.#listCache.set(key, { revision, readAt: now, texts });
-    if (this.#listCache.size > LIST_CACHE_ENTRIES) this.#listCache.delete(this.#listCache.keys().next().value!);
-    texts.catch(() => {
-      if (this.#listCache.get(key)?.texts === texts) this.#listCache.delete(key);
-    });
-    return texts;
+    const revision = this.#lists.maxAgeMs > 0 ? ((await this.#redis.get(this.#keys.revision)) ?? '0') : '';
+    return this.#lists.get(key, revision, () => this.#readSummaryTexts(filter));
   }
 
   /** One round trip per page: a script reads the ids and their summaries together; a summary this version of the store wrote is passed on as stored, any other is parsed and re-serialised, a missing one is backfilled. */
