@@ -47,6 +47,8 @@ export interface AppDeps {
   /** Tokens and public routes; without, the app is open (`tributary coordinator` allows that on loopback only). */
   readonly auth?: AuthOptions;
   readonly rateLimit?: RateLimitOptions;
+  /** How long a sync's view (GET /v1/syncs/:id) read at one revision may answer again; default 1 s, 0: never. */
+  readonly viewCacheMs?: number;
   /** /readyz: whether Redis and storage answer (and the coordinator is not shutting down); default: always ready. */
   readonly readiness?: () => Promise<Readiness>;
   /** /metrics serves this registry; without, no /metrics route. */
@@ -87,7 +89,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyBaseLog
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   await app.register(tableRoutes, { tables: deps.tables, warehouse: deps.warehouse, store: deps.store, syncs: deps.syncs, ...(deps.compactions === undefined ? {} : { compactions: deps.compactions }) });
-  await app.register(syncRoutes, { syncs: deps.syncs, store: deps.store });
+  await app.register(syncRoutes, { syncs: deps.syncs, store: deps.store, ...(deps.viewCacheMs === undefined ? {} : { viewCacheMs: deps.viewCacheMs }) });
   if (deps.schedules !== undefined) await app.register(scheduleRoutes, { schedules: deps.schedules });
   if (deps.compactions !== undefined) await app.register(compactionRoutes, { compactions: deps.compactions });
   const board = new FastifyAdapter();

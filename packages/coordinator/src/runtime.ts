@@ -75,6 +75,11 @@ export interface CoordinatorConfig {
   readonly catalog?: CatalogOptions;
   /** How long an ended compaction's record stays in Redis (default COMPACTION_RECORD_RETENTION_MS, 7 days). */
   readonly compactionRecordRetentionMs?: number;
+  /**
+   * How long a list, or a sync's view (GET /v1/syncs/:id), read at one revision may answer again while
+   * no write moved that revision (0: every request reads); default 1 s. See the README, "API".
+   */
+  readonly apiCacheMs?: number;
 }
 
 export interface Coordinator {
@@ -109,10 +114,15 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     throw error;
   };
   const metrics = new CoordinatorMetrics();
-  const store = new SyncStore(redis, config.prefix, (record, previous) => {
-    metrics.transition(record, previous);
-    logTransition(logger, record, previous);
-  });
+  const store = new SyncStore(
+    redis,
+    config.prefix,
+    (record, previous) => {
+      metrics.transition(record, previous);
+      logTransition(logger, record, previous);
+    },
+    config.apiCacheMs === undefined ? {} : { listCacheMs: config.apiCacheMs },
+  );
   const storage = warehouseTables(config.s3);
   // Tables are created, found, dropped and committed through the catalog (the filesystem catalog: as they lie).
   // A metastore's refresh after each commit is journalled in Redis, so one cut short by a crash runs again on start.
@@ -284,6 +294,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     compactions,
     ...(config.auth === undefined ? {} : { auth: config.auth }),
     rateLimit: { ...DEFAULT_RATE_LIMIT, ...config.rateLimit, redis, keyPrefix: config.prefix },
+    ...(config.apiCacheMs === undefined ? {} : { viewCacheMs: config.apiCacheMs }),
     readiness,
     metrics: metrics.registry,
     },

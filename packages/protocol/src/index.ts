@@ -34,7 +34,6 @@ export {
 } from './read-position.ts';
 export { decodeBlobStream, encodeBlobStream, type BlobStream, type EncodeStreamOptions } from './blob-stream.ts';
 export {
-  ABANDON_RUNNING_ATTEMPTS_SCRIPT,
   ABANDON_RUNNING_LUA,
   BucketRun,
   BucketVote,

@@ -19,6 +19,9 @@
  *                                       snapshot properties the commit adds; written with the bucket plan)
  *   <prefix>:sync:<id>:bucket-accepted, :bucket-attempts, :bucket-attempt-seq, :bucket-votes
  *                                 the same four hashes for the bucket jobs, keyed by bucket id
+ *   <prefix>:sync:<id>:activity   a counter every worker write of the hashes above bumps in the same
+ *                                 step (with the record's `version`, what GET /v1/syncs/:id shows
+ *                                 depends on: the coordinator answers from a kept view while both hold)
  *
  * Layouts (`SyncLayout`): `direct` shard jobs write the table's data files themselves; `bucketed`
  * shard jobs write sorted runs per (partition, bucket) under `.tributary/syncs/<id>/runs/`, and one
@@ -47,6 +50,7 @@ export function syncRedisKeys(prefix: string, syncId: string) {
     bucketAttempts: `${record}:bucket-attempts`,
     bucketAttemptSeq: `${record}:bucket-attempt-seq`,
     bucketVotes: `${record}:bucket-votes`,
+    activity: `${record}:activity`,
   } as const;
 }
 
@@ -365,11 +369,6 @@ local function abandon_running(key, fields)
   end
   return marked
 end
-`;
-
-/** KEYS: the attempts hash. ARGV: the fields to look at (none: all). See ABANDON_RUNNING_LUA. */
-export const ABANDON_RUNNING_ATTEMPTS_SCRIPT = `${ABANDON_RUNNING_LUA}
-return abandon_running(KEYS[1], ARGV)
 `;
 
 /** The parent job of a sync's flow: it commits or aborts once every shard job has finished. */

@@ -19,19 +19,22 @@
  *   may delete what it staged itself (nothing of such a sync can ever be referenced).
  */
 import type { Redis } from 'ioredis';
-import { ABANDON_RUNNING_ATTEMPTS_SCRIPT, compactionRedisKeys, syncRedisKeys, type BucketVote, type CompactionVote, type ShardAttempt, type ShardVote } from '@tributary/protocol';
+import { ABANDON_RUNNING_LUA, compactionRedisKeys, syncRedisKeys, type BucketVote, type CompactionVote, type ShardAttempt, type ShardVote } from '@tributary/protocol';
 
-// KEYS: attempts. ARGV: field, attempt JSON. Writes the progress only over an attempt still shown
-// running, so a late progress report never undoes its own end or an `abandoned` mark.
+// KEYS: attempts, then the activity counter if the stage has one. ARGV: field, attempt JSON. Writes
+// the progress only over an attempt still shown running, so a late progress report never undoes its
+// own end or an `abandoned` mark.
 const PROGRESS_SCRIPT = `
 local json = redis.call('HGET', KEYS[1], ARGV[1])
 if not json or not string.find(json, '"status":"running"', 1, true) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if KEYS[2] then redis.call('INCR', KEYS[2]) end
 return 1
 `;
 
-// KEYS: record, accepted, votes. ARGV: shardId, attempt, vote JSON, then the phases that accept.
-// Returns 1 accepted, 0 another attempt was accepted first, -1 the sync no longer accepts.
+// KEYS: record, accepted, votes, then the activity counter if the stage has one. ARGV: shardId,
+// attempt, vote JSON, then the phases that accept. Returns 1 accepted, 0 another attempt was
+// accepted first, -1 the sync no longer accepts.
 const ACCEPT_SCRIPT = `
 local phase = redis.call('HGET', KEYS[1], 'phase')
 local open = false
@@ -39,7 +42,15 @@ for i = 4, #ARGV do if phase == ARGV[i] then open = true end end
 if not open then return -1 end
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+if KEYS[4] then redis.call('INCR', KEYS[4]) end
 return 1
+`;
+
+// KEYS: attempts, then the activity counter if the stage has one. ARGV: the fields to look at.
+const ABANDON_SCRIPT = `${ABANDON_RUNNING_LUA}
+local marked = abandon_running(KEYS[1], ARGV)
+if marked > 0 and KEYS[2] then redis.call('INCR', KEYS[2]) end
+return marked
 `;
 
 export type AcceptOutcome = 'accepted' | 'another-attempt-won' | 'sync-closed';
@@ -65,13 +76,15 @@ interface StageKeys {
   readonly attempts: string;
   readonly attemptSeq: string;
   readonly votes: string;
+  /** A sync's activity counter (protocol sync-schemas), bumped with every write here; compactions have none. */
+  readonly activity?: string;
 }
 
 function stageKeys(keyPrefix: string, syncId: string, stage: LedgerStage): StageKeys {
   if (stage === 'compactions') return compactionRedisKeys(keyPrefix, syncId);
   const k = syncRedisKeys(keyPrefix, syncId);
   if (stage === 'shards') return k;
-  return { record: k.record, accepted: k.bucketAccepted, attempts: k.bucketAttempts, attemptSeq: k.bucketAttemptSeq, votes: k.bucketVotes };
+  return { record: k.record, accepted: k.bucketAccepted, attempts: k.bucketAttempts, attemptSeq: k.bucketAttemptSeq, votes: k.bucketVotes, activity: k.activity };
 }
 
 export class AttemptLedger {
@@ -97,7 +110,12 @@ export class AttemptLedger {
   }
 
   async nextAttempt(shardId: string): Promise<number> {
-    return this.#redis.hincrby(this.#keys.attemptSeq, shardId, 1);
+    const activity = this.#keys.activity;
+    if (activity === undefined) return this.#redis.hincrby(this.#keys.attemptSeq, shardId, 1);
+    const replies = await this.#redis.multi().hincrby(this.#keys.attemptSeq, shardId, 1).incr(activity).exec();
+    const [error, attempt] = replies?.[0] ?? [new Error('the attempt counter was not incremented (transaction discarded)'), null];
+    if (error !== null) throw error;
+    return Number(attempt);
   }
 
   /** The sync's phase as recorded; undefined if the sync does not exist. */
@@ -107,7 +125,7 @@ export class AttemptLedger {
 
   async accept(shardId: string, attempt: number, vote: ShardVote | BucketVote | CompactionVote): Promise<AcceptOutcome> {
     const keys = this.#keys;
-    const result = await this.#redis.eval(ACCEPT_SCRIPT, 3, keys.record, keys.accepted, keys.votes, shardId, String(attempt), JSON.stringify(vote), ...this.#phases);
+    const result = await this.#redis.eval(ACCEPT_SCRIPT, 3 + this.#counted.length, keys.record, keys.accepted, keys.votes, ...this.#counted, shardId, String(attempt), JSON.stringify(vote), ...this.#phases);
     return result === 1 ? 'accepted' : result === 0 ? 'another-attempt-won' : 'sync-closed';
   }
 
@@ -117,18 +135,26 @@ export class AttemptLedger {
   }
 
   async report(attempt: ShardAttempt): Promise<void> {
-    await this.#redis.hset(this.#keys.attempts, `${attempt.shardId}/${attempt.attemptId}`, JSON.stringify(attempt));
+    const field = `${attempt.shardId}/${attempt.attemptId}`;
+    const activity = this.#keys.activity;
+    if (activity === undefined) await this.#redis.hset(this.#keys.attempts, field, JSON.stringify(attempt));
+    else await this.#redis.multi().hset(this.#keys.attempts, field, JSON.stringify(attempt)).incr(activity).exec();
   }
 
   /** A running attempt's progress (rows, bytes, updatedAt so far); ignored once the attempt ended or was abandoned. */
   async progress(attempt: ShardAttempt): Promise<void> {
-    await this.#redis.eval(PROGRESS_SCRIPT, 1, this.#keys.attempts, `${attempt.shardId}/${attempt.attemptId}`, JSON.stringify(attempt));
+    await this.#redis.eval(PROGRESS_SCRIPT, 1 + this.#counted.length, this.#keys.attempts, ...this.#counted, `${attempt.shardId}/${attempt.attemptId}`, JSON.stringify(attempt));
   }
 
   /** Attempts 1 … attempt-1 of the shard that still say `running` become `abandoned`. */
   async abandonEarlier(shardId: string, attempt: number): Promise<void> {
     if (attempt <= 1) return;
     const fields = Array.from({ length: attempt - 1 }, (_, i) => `${shardId}/${i + 1}`);
-    await this.#redis.eval(ABANDON_RUNNING_ATTEMPTS_SCRIPT, 1, this.#keys.attempts, ...fields);
+    await this.#redis.eval(ABANDON_SCRIPT, 1 + this.#counted.length, this.#keys.attempts, ...this.#counted, ...fields);
+  }
+
+  /** The activity counter as a script's trailing key, where the stage has one. */
+  get #counted(): string[] {
+    return this.#keys.activity === undefined ? [] : [this.#keys.activity];
   }
 }

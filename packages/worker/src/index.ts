@@ -1,4 +1,5 @@
 export { workerErrors, type WorkerErrorCode } from './errors.ts';
+export { AttemptLedger, type AcceptOutcome, type LedgerStage } from './attempt-ledger.ts';
 export { WORKER_JOB_MAX_STALLS, startShardWorker, type CloseOptions, type ShardWorker, type WorkerConfig } from './runtime.ts';
 export { writeShardProcessor, type WriteShardDeps } from './write-shard.ts';
 export { mergeBucketProcessor, type MergeBucketDeps, type MergeBucketResult } from './merge-bucket.ts';

@@ -1,7 +1,7 @@
 /**
  * /v1/syncs: start (202 + id; Idempotency-Key), inspect (shards paged), status in brief, rejected rows, list, abort.
  */
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { serializerCompiler, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { StartSyncRequest } from '../requests.ts';
 import type { SyncService } from '../sync/service.ts';
 import type { SyncStore } from '../sync/store.ts';
@@ -23,15 +23,48 @@ import { decodeCursor, FIRST_SHARD_PAGE, progressTotals, rejectsView, shardPage,
 import { z } from 'zod';
 import { errorFrom } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
+import { RevisionCache } from '../revision-cache.ts';
 
 export interface SyncRouteDeps {
   readonly syncs: SyncService;
   readonly store: SyncStore;
+  /** How long a sync's view may answer again while its revision holds (0: every request reads); default 1 s. */
+  readonly viewCacheMs?: number;
 }
 
-export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { syncs, store }) => {
+const VIEW_CACHE_MS = 1_000;
+/** Syncs whose view is kept (a view of the first 100 shards is about 20 KB). */
+const VIEW_CACHE_ENTRIES = 256;
+
+/** The route's response serialiser (the type provider's, as for any route): a kept body is what it would send. */
+const serialiseSync = serializerCompiler({ schema: SyncResponse, method: 'GET', url: '/v1/syncs/:id', httpStatus: '200' } as never) as (data: unknown) => string;
+
+export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { syncs, store, viewCacheMs = VIEW_CACHE_MS }) => {
   /** The list's response bodies by the store's array of summary texts (kept while the store keeps the array). */
   const listBodies = new WeakMap<readonly string[], Buffer>();
+  /**
+   * GET /v1/syncs/:id's bodies by sync, kept with the view revision they were read at (the record's
+   * version and the workers' activity counter): a view answers again while neither moved, for at most
+   * `viewCacheMs` (what no write announces: a worker of an earlier version); requests at once share one read.
+   */
+  const views = new RevisionCache<Buffer>(viewCacheMs, VIEW_CACHE_ENTRIES);
+
+  /** The view of a sync as read now. */
+  async function readView(id: string): Promise<z.infer<typeof SyncResponse>> {
+    // The head, not the record: a read of the first page whatever the shard count.
+    const head = await store.head(id);
+    const record = head.record;
+    const ids = record.plan.shards.map((s) => s.id);
+    const [attempts, accepted, counts] = await Promise.all([store.attemptsOf(record.id, ids), store.acceptedOf(record.id, ids), store.shardCounts(record.id)]);
+    // Once the commit began the head has the totals; before, every shard's attempts do.
+    const totals =
+      head.frozen === null
+        ? progressTotals(record, ...(await Promise.all([store.attempts(record.id), store.acceptedAttempts(record.id)])))
+        : { rows: head.frozen.rows, bytes: head.frozen.bytes, rejected: head.frozen.rejected ?? 0 };
+    // The bucket stage (bucketed layout) while it runs: its jobs are few (partitions × buckets).
+    const buckets = record.state.phase === 'MERGING' ? { attempts: await store.bucketAttempts(record.id), accepted: await store.bucketAcceptedAttempts(record.id) } : undefined;
+    return syncView(record, attempts, accepted, counts, FIRST_SHARD_PAGE, totals, { shards: head.shards, frozenAccepted: head.frozen?.accepted ?? null, files: head.frozen?.files ?? null }, buckets);
+  }
   app.post(
     '/v1/syncs',
     {
@@ -58,20 +91,13 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
         response: { 200: SyncResponse, ...problemResponses(400, 404, 500, 503) },
       },
     },
-    async (request) => {
-      // The head, not the record: a read of the first page whatever the shard count.
-      const head = await store.head(request.params.id);
-      const record = head.record;
-      const ids = record.plan.shards.map((s) => s.id);
-      const [attempts, accepted, counts] = await Promise.all([store.attemptsOf(record.id, ids), store.acceptedOf(record.id, ids), store.shardCounts(record.id)]);
-      // Once the commit began the head has the totals; before, every shard's attempts do.
-      const totals =
-        head.frozen === null
-          ? progressTotals(record, ...(await Promise.all([store.attempts(record.id), store.acceptedAttempts(record.id)])))
-          : { rows: head.frozen.rows, bytes: head.frozen.bytes, rejected: head.frozen.rejected ?? 0 };
-      // The bucket stage (bucketed layout) while it runs: its jobs are few (partitions × buckets).
-      const buckets = record.state.phase === 'MERGING' ? { attempts: await store.bucketAttempts(record.id), accepted: await store.bucketAcceptedAttempts(record.id) } : undefined;
-      return syncView(record, attempts, accepted, counts, FIRST_SHARD_PAGE, totals, { shards: head.shards, frozenAccepted: head.frozen?.accepted ?? null, files: head.frozen?.files ?? null }, buckets);
+    async (request, reply) => {
+      const id = request.params.id;
+      // Read before the view: a write after it moves the revision past what is kept with it.
+      const revision = await store.viewRevision(id);
+      if (revision === undefined) throw errorFrom(coordinatorErrors, 'SYNC_NOT_FOUND', `no sync ${id}`, { syncId: id });
+      const body = await views.get(id, revision, async () => Buffer.from(serialiseSync(await readView(id)), 'utf8'));
+      return reply.type('application/json; charset=utf-8').send(body as unknown as z.infer<typeof SyncResponse>);
     },
   );
 
