@@ -7,6 +7,7 @@
  * in alternation with ours).
  */
 import { loadavg } from 'node:os';
+import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { SyncStore, type SyncRecord } from '@tributary/coordinator';
 import { cpuSeconds, deploymentEnv, peakRssMb, startProcess, stopProcess, type Deployment, type Started } from './processes.ts';
@@ -21,6 +22,8 @@ export interface ApiLoadOptions {
   /** Alternating rounds (ours, then the baseline's if any). */
   readonly rounds: number;
   readonly baselineRoot?: string;
+  /** Seconds of each sustained run (autocannon, `concurrency` connections kept busy); 0: none. */
+  readonly sustainedSeconds: number;
   /** Node flags of each serving coordinator, given its contender name (e.g. --cpu-prof). */
   readonly nodeArgs?: (contender: string) => readonly string[];
   readonly progress: (line: string) => void;
@@ -45,12 +48,38 @@ export interface Burst {
   readonly load: number;
 }
 
+/**
+ * A sustained run: `connections` connections each sending its next request as soon as the last one
+ * was answered (autocannon, keep-alive), for `seconds`: latencies under a steady queue of that depth.
+ */
+export interface Sustained {
+  readonly contender: string;
+  readonly round: number;
+  readonly call: string;
+  readonly connections: number;
+  readonly seconds: number;
+  readonly requests: number;
+  /** Answers that were not 2xx, errors and timeouts (all counted as failures of the run). */
+  readonly failed: number;
+  readonly rps: number;
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+  readonly max: number;
+  /** CPU of the serving coordinator, of Redis and of this process (the client) over the run. */
+  readonly cpuS: number;
+  readonly redisCpuS: number;
+  readonly clientCpuS: number;
+  readonly load: number;
+}
+
 export interface ApiLoadResult {
   readonly syncs: number;
   readonly shards: number;
   readonly insertMs: number;
   readonly redisBytes: number;
   readonly bursts: Burst[];
+  readonly sustained: Sustained[];
   readonly peakRssMb: Record<string, number>;
 }
 
@@ -78,7 +107,7 @@ function record(id: string, index: number, shards: number, createdAt: Date): Syn
 }
 
 /** Inserts `syncs` COMMITTED syncs of `shards` shards each through the store; returns their ids. */
-export async function insert(store: SyncStore, syncs: number, shards: number): Promise<string[]> {
+async function insert(store: SyncStore, syncs: number, shards: number): Promise<string[]> {
   const ids = Array.from({ length: syncs }, (_, i) => `sync-api-${String(i).padStart(5, '0')}`);
   let next = 0;
   const one = async (): Promise<void> => {
@@ -128,6 +157,29 @@ async function burst(base: string, pid: number, paths: readonly string[]): Promi
     max: sorted.at(-1) ?? NaN,
     wallMs,
     cpuS: cpuSeconds(pid) - cpu0,
+    clientCpuS: clientSeconds(client0),
+    load: loadavg()[0] ?? NaN,
+  };
+}
+
+/** `connections` connections kept busy for `seconds`, each cycling through `paths`. */
+async function sustained(base: string, pid: number, redisPid: number, paths: readonly string[], connections: number, seconds: number): Promise<Omit<Sustained, 'contender' | 'round' | 'call'>> {
+  const cpu0 = cpuSeconds(pid);
+  const redis0 = cpuSeconds(redisPid);
+  const client0 = process.cpuUsage();
+  const result = await autocannon({ url: base, connections, duration: seconds, requests: paths.map((path) => ({ method: 'GET', path })) });
+  return {
+    connections,
+    seconds,
+    requests: result.requests.total,
+    failed: result.non2xx + result.errors + result.timeouts,
+    rps: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    cpuS: cpuSeconds(pid) - cpu0,
+    redisCpuS: cpuSeconds(redisPid) - redis0,
     clientCpuS: clientSeconds(client0),
     load: loadavg()[0] ?? NaN,
   };
@@ -191,7 +243,9 @@ export async function measureApiLoad(redis: Redis, deployment: Deployment, optio
   if (options.baselineRoot !== undefined) contenders.push({ name: 'baseline', started: await startProcess('coordinator', env, options.nodeArgs?.('baseline'), options.baselineRoot) });
 
   const bursts: Burst[] = [];
+  const steady: Sustained[] = [];
   const peak: Record<string, number> = {};
+  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1] ?? -1);
   try {
     // Every id is asked for about equally (a spread of records, not one cached page).
     const most = Math.max(20, ...options.concurrency);
@@ -218,6 +272,20 @@ export async function measureApiLoad(redis: Redis, deployment: Deployment, optio
               `${(b.wallMs / 1000).toFixed(2)} s wall, ${b.cpuS.toFixed(2)} s CPU (client ${b.clientCpuS.toFixed(2)} s), load ${b.load.toFixed(1)}`,
           );
         }
+        if (options.sustainedSeconds > 0) {
+          for (const c of options.concurrency.filter((c) => name === 'ours' || c <= options.baselineMaxConcurrency)) {
+            for (const [kind, paths] of kinds) {
+              const call = `${kind}, ${c} connections`;
+              const r = { contender: name, round, call, ...(await sustained(base, pid, redisPid, paths.slice(0, c), c, options.sustainedSeconds)) };
+              steady.push(r);
+              progress(
+                `    #${round} ${name.padEnd(8)} ${call.padEnd(26)} ${Math.round(r.rps)} req/s, p50 ${r.p50} p90 ${r.p90} p99 ${r.p99} max ${r.max} ms, ${r.failed} failed; ` +
+                  `CPU per request: coordinator ${((r.cpuS * 1000) / r.requests).toFixed(3)}, Redis ${((r.redisCpuS * 1000) / r.requests).toFixed(3)}, client ${((r.clientCpuS * 1000) / r.requests).toFixed(3)} ms; load ${r.load.toFixed(1)}`,
+              );
+              if (r.failed > 0) throw new Error(`${name} ${call}: ${r.failed} of ${r.requests} requests failed`);
+            }
+          }
+        }
       }
     }
   } finally {
@@ -226,5 +294,5 @@ export async function measureApiLoad(redis: Redis, deployment: Deployment, optio
       await stopProcess(started.child);
     }
   }
-  return { syncs: options.syncs, shards: options.shards, insertMs, redisBytes, bursts, peakRssMb: peak };
+  return { syncs: options.syncs, shards: options.shards, insertMs, redisBytes, bursts, sustained: steady, peakRssMb: peak };
 }

@@ -186,5 +186,23 @@ export function printApiLoad(result: ApiLoadResult): void {
       console.log(`target p99 < 50 ms, ours, ${kind}: median p99 ${p99.toFixed(1)} ms (${p99 < 50 ? 'met' : 'NOT met'})`);
     }
   }
+  if (result.sustained.length > 0) {
+    console.log(`\nSustained (autocannon: every connection sends its next request when the last is answered; median over rounds [min–max]; CPU in ms per request)`);
+    console.log(`${'contender'.padEnd(10)} ${'call'.padEnd(28)} ${'req/s'.padEnd(22)}${'p50'.padEnd(22)}${'p99'.padEnd(22)}${'coordinator CPU'.padEnd(22)}${'Redis CPU'.padEnd(22)}${'client CPU'.padEnd(22)}load`);
+    const fmt = (xs: number[], digits = 1): string => `${median(xs).toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`.padEnd(22);
+    for (const key of [...new Set(result.sustained.map((r) => `${r.contender}\u0000${r.call}`))]) {
+      const [contender = '', call = ''] = key.split('\u0000');
+      const rs = result.sustained.filter((r) => r.contender === contender && r.call === call);
+      const per = (pick: (r: (typeof rs)[number]) => number) => rs.map((r) => (pick(r) * 1000) / r.requests);
+      console.log(
+        `${contender.padEnd(10)} ${call.padEnd(28)} ${fmt(rs.map((r) => r.rps), 0)}${fmt(rs.map((r) => r.p50))}${fmt(rs.map((r) => r.p99))}` +
+          `${fmt(per((r) => r.cpuS), 3)}${fmt(per((r) => r.redisCpuS), 3)}${fmt(per((r) => r.clientCpuS), 3)}${rs.map((r) => r.load.toFixed(1)).join('/')}`,
+      );
+    }
+    for (const r of [...new Set(result.sustained.filter((r) => r.contender === 'ours' && r.connections >= 200).map((r) => r.call))]) {
+      const p99 = median(result.sustained.filter((s) => s.contender === 'ours' && s.call === r).map((s) => s.p99));
+      console.log(`target p99 < 50 ms, ours, ${r}: median p99 ${p99.toFixed(1)} ms (${p99 < 50 ? 'met' : 'NOT met'})`);
+    }
+  }
   console.log(`coordinator peak RSS: ${Object.entries(result.peakRssMb).map(([n, mb]) => `${n} ${mb.toFixed(0)} MB`).join(', ')}`);
 }

@@ -17,7 +17,9 @@
  * warehouse and the Redis keys); part `api` (not in the default parts): --api-syncs 1000 × --api-shards
  * 1000 stored, --api-concurrency 200 requests at once (a list: one burst per entry), --api-rounds 3,
  * --api-baseline <checkout> (a coordinator of another checkout served from the same records, in
- * alternation), --api-baseline-max-concurrency N (the baseline skips larger bursts); part `layouts`
+ * alternation), --api-baseline-max-concurrency N (the baseline skips larger bursts),
+ * --api-sustained-seconds 5 (after the bursts, each call with --api-concurrency connections kept busy
+ * for that long by autocannon; 0 skips it); part `layouts`
  * (not in the default parts): the direct and the bucketed layout interleaved on one source,
  * --layouts-shards 50 × --layouts-rows-per-shard 1000 over --layouts-days 30 × --layouts-buckets 4,
  * --layouts-pairs 3, --layouts-concurrency 4 (per worker), --layouts-tables primary-key[,append],
@@ -57,6 +59,7 @@ const { values } = parseArgs({
     'api-shards': { type: 'string', default: '1000' },
     'api-concurrency': { type: 'string', default: '200' },
     'api-rounds': { type: 'string', default: '3' },
+    'api-sustained-seconds': { type: 'string', default: '5' },
     'api-baseline': { type: 'string' },
     'api-baseline-max-concurrency': { type: 'string' },
     'layouts-shards': { type: 'string', default: '50' },
@@ -185,6 +188,7 @@ async function apiLoad(): Promise<void> {
       concurrency: values['api-concurrency'].split(',').map(Number),
       baselineMaxConcurrency: Number(values['api-baseline-max-concurrency'] ?? Infinity),
       rounds: Number(values['api-rounds']),
+      sustainedSeconds: Number(values['api-sustained-seconds']),
       baselineRoot: values['api-baseline'],
       nodeArgs: (contender) => cpuProf(`api-${contender}-coordinator`),
       progress,
