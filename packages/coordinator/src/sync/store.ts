@@ -512,7 +512,7 @@ export class SyncStore {
    * coordinator of an earlier version writing beside this one.
    */
   async listSummaryTexts(filter: ListFilter): Promise<readonly string[]> {
-    const key = `${filter.phase ?? ''}\n${filter.database ?? ''}\n${filter.table ?? ''}\n${filter.limit}`;
+    const key = JSON.stringify([filter.phase ?? null, filter.database ?? null, filter.table ?? null, filter.limit]);
     // Read before the list: a write after this GET bumps the revision past what is kept with it.
     const revision = this.#lists.maxAgeMs > 0 ? ((await this.#redis.get(this.#keys.revision)) ?? '0') : '';
     return this.#lists.get(key, revision, () => this.#readSummaryTexts(filter));
