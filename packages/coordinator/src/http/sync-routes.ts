@@ -59,7 +59,7 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
     // Once the commit began the head has the totals; before, every shard's attempts do.
     const totals =
       head.frozen === null
-        ? progressTotals(record, ...(await Promise.all([store.attempts(record.id), store.acceptedAttempts(record.id)])))
+        ? progressTotals(record, ...(await Promise.all([store.attemptFigures(record.id), store.acceptedAttempts(record.id)])))
         : { rows: head.frozen.rows, bytes: head.frozen.bytes, rejected: head.frozen.rejected ?? 0 };
     // The bucket stage (bucketed layout) while it runs: its jobs are few (partitions × buckets).
     const buckets = record.state.phase === 'MERGING' ? { attempts: await store.bucketAttempts(record.id), accepted: await store.bucketAcceptedAttempts(record.id) } : undefined;

@@ -13,6 +13,7 @@ import { errorFrom, type ShardAttempt } from '@tributary/protocol';
 import { redactSource } from '@tributary/sources';
 import { coordinatorErrors } from '../errors.ts';
 import { FIRST_SHARD_PAGE } from '../sync/head.ts';
+import type { AttemptFigures } from '../sync/store.ts';
 import { SYNC_PHASES, loadFiles, type SyncPhase, type SyncRecord } from '../sync/state.ts';
 import type { RejectsResponse, SyncResponse } from './schemas.ts';
 
@@ -114,7 +115,7 @@ export interface ProgressTotals {
  * Once the commit began the frozen accepted attempts are the whole answer; before, `attempts` and
  * `acceptedIds` must cover every shard.
  */
-export function progressTotals(record: SyncRecord, attempts: readonly ShardAttempt[], acceptedIds: Readonly<Record<string, string>>): ProgressTotals {
+export function progressTotals(record: SyncRecord, attempts: readonly AttemptFigures[], acceptedIds: Readonly<Record<string, string>>): ProgressTotals {
   const state = record.state;
   if (state.phase === 'COMMITTING' || state.phase === 'COMMITTED') {
     let rows = 0;
@@ -131,8 +132,8 @@ export function progressTotals(record: SyncRecord, attempts: readonly ShardAttem
 }
 
 /** Per job its accepted attempt, else its latest running one; their rows and bytes summed. */
-function attemptTotals(attempts: readonly ShardAttempt[], acceptedIds: Readonly<Record<string, string>>): ProgressTotals {
-  const current = new Map<string, ShardAttempt>();
+function attemptTotals(attempts: readonly AttemptFigures[], acceptedIds: Readonly<Record<string, string>>): ProgressTotals {
+  const current = new Map<string, AttemptFigures>();
   for (const a of attempts) {
     const counts = acceptedIds[a.shardId] === undefined ? a.status === 'running' : a.attemptId === acceptedIds[a.shardId];
     const previous = current.get(a.shardId);
