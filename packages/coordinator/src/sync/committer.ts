@@ -277,6 +277,7 @@ export class SyncCommitter {
   async #step(record: SyncRecord): Promise<SyncRecord | undefined> {
     switch (record.state.phase) {
       case 'PLANNED':
+        return this.#start(record);
       case 'COMMITTED':
       case 'ABORTED':
         return undefined;
@@ -288,6 +289,23 @@ export class SyncCommitter {
         return this.#publish(record);
       case 'ABORTING':
         return this.#cleanUp(record, record.state.deleteStaged);
+    }
+  }
+
+  /**
+   * A PLANNED sync reaches a drive only through its flow's commit job (a resume enqueues a PLANNED
+   * sync first, an abort moves it out of PLANNED): every shard job has finished before the start
+   * that follows the enqueue was written (a start slower than the whole flow, or a coordinator gone
+   * in between). Left PLANNED, the sync would wait for a commit job that has already run. The drive
+   * makes that start itself and goes on; the service's own start then finds the sync started.
+   */
+  async #start(record: SyncRecord): Promise<SyncRecord> {
+    try {
+      return await this.#deps.store.apply(record.id, { type: 'start' });
+    } catch (error) {
+      // Moved out of PLANNED in between (an abort): the drive goes on from where that left it.
+      if (isTributaryError(error) && error.code === 'SYNC_ILLEGAL_TRANSITION') return this.#deps.store.require(record.id);
+      throw error;
     }
   }
 
