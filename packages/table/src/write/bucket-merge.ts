@@ -285,6 +285,8 @@ export const MERGE_BLOCK_BUDGET_BYTES = 16 * 1024 * 1024;
 /** An intermediate run's records carry their writer's slot; this one means "written by several writers". */
 const SEVERAL_SLOTS = -1;
 const SLOT_FIELD: DataField = { id: 2147483640, name: '_TRIBUTARY_SLOT', type: { root: 'INT', nullable: false } };
+/** The slot column's bytes a record in an intermediate run. */
+const SLOT_BYTES = 4;
 
 /** A run one merge pass reads: its batches in key order, and the writer slot of its records. */
 interface MergeSource {
@@ -293,10 +295,18 @@ interface MergeSource {
   readonly slot: number | undefined;
   /** About what the merge holds of the run: the bytes of one block (RUN_BLOCK_ROWS rows), or the run when smaller. */
   readonly blockBytes: number;
+  /** The bytes of a full block of the run's records (its bytes per row × RUN_BLOCK_ROWS): what a run merged from it holds. */
+  readonly fullBlockBytes: number;
+  /** The run's records, when known. */
+  readonly rows: number | undefined;
 }
 
 function blockBytes(size: number, rows: number | undefined): number {
   return rows !== undefined && rows > RUN_BLOCK_ROWS ? Math.ceil((size * RUN_BLOCK_ROWS) / rows) : size;
+}
+
+function fullBlockBytes(size: number, rows: number | undefined): number {
+  return rows !== undefined && rows > 0 ? Math.ceil((size * RUN_BLOCK_ROWS) / rows) : size;
 }
 
 /**
@@ -308,11 +318,10 @@ const MIN_GROUP = 8;
 /** Contiguous groups of the sources, each within the pass's limits (at least two runs a group, so each pass shortens the list). */
 function mergeGroups(sources: readonly MergeSource[], fanIn: number, budgetBytes: number): MergeSource[][] {
   const groups: MergeSource[][] = [];
-  const least = Math.min(MIN_GROUP, fanIn);
   let group: MergeSource[] = [];
   let bytes = 0;
   for (const source of sources) {
-    if (group.length >= least && (group.length >= fanIn || bytes + source.blockBytes > budgetBytes)) {
+    if (closesGroup(group.length, bytes, source.blockBytes, fanIn, budgetBytes)) {
       groups.push(group);
       group = [];
       bytes = 0;
@@ -322,6 +331,52 @@ function mergeGroups(sources: readonly MergeSource[], fanIn: number, budgetBytes
   }
   if (group.length > 0) groups.push(group);
   return groups;
+}
+
+/** Whether a group of `runs` runs holding `bytes` is full before a run of `next` bytes. */
+function closesGroup(runs: number, bytes: number, next: number, fanIn: number, budgetBytes: number): boolean {
+  return runs >= Math.min(MIN_GROUP, fanIn) && (runs >= fanIn || bytes + next > budgetBytes);
+}
+
+/** Whether one pass may hold all of these blocks (mergeGroups would make them one group). */
+function fitsOnePass(blocks: readonly number[], fanIn: number, budgetBytes: number): boolean {
+  let bytes = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    if (closesGroup(i, bytes, blocks[i] as number, fanIn, budgetBytes)) return false;
+    bytes += blocks[i] as number;
+  }
+  return true;
+}
+
+/**
+ * The next pass: groups of contiguous sources, each of two or more merged into one intermediate run,
+ * a group of one passed on as it is; one group when the sources fit one pass (the last).
+ *
+ * When they do not fit by a little (a load whose shards spilled a few runs more than one pass holds),
+ * merging every group would rewrite every record once more. It is enough to merge the shortest
+ * leading group after which the rest and that group's intermediate run fit one pass: only those
+ * records are written twice. Past that (many times the pass's limits) the sources are cut into full
+ * groups, each merged, which divides their number by about the fan-in each pass.
+ */
+function nextPass(sources: readonly MergeSource[], fanIn: number, budgetBytes: number): MergeSource[][] {
+  const blocks = sources.map((s) => s.blockBytes);
+  if (fitsOnePass(blocks, fanIn, budgetBytes)) return [[...sources]];
+  let bytes = 0;
+  let widest = 0;
+  let rows = 0;
+  for (let p = 1; p <= sources.length; p++) {
+    const source = sources[p - 1] as MergeSource;
+    if (closesGroup(p - 1, bytes, source.blockBytes, fanIn, budgetBytes)) break;
+    bytes += source.blockBytes;
+    widest = Math.max(widest, source.fullBlockBytes);
+    rows += source.rows ?? RUN_BLOCK_ROWS;
+    if (p < 2) continue;
+    // The intermediate run's block: a full block of its records, or all of them when fewer (at most
+    // what its runs' blocks held), with their slot column.
+    const merged = Math.min(bytes, widest) + SLOT_BYTES * Math.min(rows, RUN_BLOCK_ROWS);
+    if (fitsOnePass([merged, ...blocks.slice(p)], fanIn, budgetBytes)) return [sources.slice(0, p), ...sources.slice(p).map((s) => [s])];
+  }
+  return mergeGroups(sources, fanIn, budgetBytes);
 }
 
 /**
@@ -344,10 +399,12 @@ async function* mergedKeyValues(input: BucketMergeInput, keys: readonly string[]
     open: (budget) => runBatches(input, run, rowType, budget)[Symbol.asyncIterator](),
     slot: run.slot,
     blockBytes: blockBytes(run.size, run.rows),
+    fullBlockBytes: fullBlockBytes(run.size, run.rows),
+    rows: run.rows,
   }));
   const scratch: string[] = [];
   try {
-    for (let groups = mergeGroups(sources, fanIn, budgetBytes); groups.length > 1; groups = mergeGroups(sources, fanIn, budgetBytes)) {
+    for (let groups = nextPass(sources, fanIn, budgetBytes); groups.length > 1; groups = nextPass(sources, fanIn, budgetBytes)) {
       const next: MergeSource[] = [];
       for (const group of groups) {
         if (group.length === 1) {
@@ -368,7 +425,7 @@ async function* mergedKeyValues(input: BucketMergeInput, keys: readonly string[]
         }
         const { size, rows } = written;
         const segment = parseRunSegment(written.name) as RunSegment & { checksum: number };
-        next.push({ open: (budget) => intermediateBatches(input, key, segment, size, rows, withSlot, budget), slot: undefined, blockBytes: blockBytes(size, rows) });
+        next.push({ open: (budget) => intermediateBatches(input, key, segment, size, rows, withSlot, budget), slot: undefined, blockBytes: blockBytes(size, rows), fullBlockBytes: fullBlockBytes(size, rows), rows });
       }
       sources = next;
     }

@@ -337,3 +337,80 @@ test('more runs than one pass may hold: merged in passes through intermediate ru
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('a bucket a little over one pass: only a leading group of runs is merged first, the rest read once, with exactly the one-pass result', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tributary-bucket-leading-'));
+  try {
+    const store = new LocalObjectStore(dir);
+    const table = await createTable(store, {
+      database: 'db',
+      name: 'leading',
+      schema: { fields: [{ name: 'k', type: 'BIGINT NOT NULL' }, { name: 'v', type: 'STRING' }], primaryKeys: ['k'], options: { bucket: '1' } },
+    });
+    // 10 writers (slots) × 3 spills of 5,000 rows: 30 runs of more than one block (4,096 rows)
+    // each, keys shared by several writers (writer w writes every key i ≡ w mod 3 of its range).
+    const runs: { fileName: string; size: number; rows: number; slot: number; minSequence: bigint }[] = [];
+    for (let w = 0; w < 10; w++) {
+      const write = await TableWrite.open(store, table.path, table.schema, { writerId: `w${w}`, sequenceSlot: w, dataPath: RUNS, spill: true, maxBufferedRows: 5000, baseSnapshotId: null });
+      for (let spill = 0; spill < 3; spill++) {
+        const rows: [bigint, string | null][] = [];
+        for (let i = 0; i < 5000; i++) {
+          const k = BigInt(((spill * 5000 + i) * 3 + (w % 3)) % 40_000);
+          rows.push([k, i % 13 === 0 ? null : `w${w}-s${spill}-${i}-${'ü'.repeat(i % 3)}`]);
+        }
+        await write.writeRows(rows);
+      }
+      for (const m of await write.prepareCommit()) {
+        for (const f of m.dataIncrement.newFiles) runs.push({ fileName: f.fileName, size: Number(f.fileSize), rows: Number(f.rowCount), slot: w, minSequence: f.minSequenceNumber });
+      }
+    }
+    assert.equal(runs.length, 30);
+    assert.ok(runs.every((r) => r.rows > 4096), 'every run holds more than one block');
+    const runBytes = runs.reduce((a, r) => a + r.size, 0);
+    const blocks = runs.reduce((a, r) => a + Math.ceil((r.size * 4096) / r.rows), 0);
+
+    // The bytes of every intermediate run, taken as the merge deletes them.
+    let scratchObjects = 0;
+    let scratchBytes = 0;
+    const spied = new Proxy(store, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        if (name === 'deleteMany') {
+          return async (keys: Iterable<string>) => {
+            const all = [...keys];
+            for (const key of all) {
+              const meta = await target.stat(key);
+              scratchObjects += 1;
+              scratchBytes += meta?.size ?? 0;
+            }
+            return target.deleteMany(all);
+          };
+        }
+        return (value as (...a: unknown[]) => unknown).bind(target);
+      },
+    });
+    const base = { tablePath: table.path, runsPath: RUNS, schema: table.schema, partition: new Uint8Array([0, 0, 0, 0]), bucket: 0, totalBuckets: 1, runs };
+    const readMerged = async (message: CommitMessage | undefined): Promise<unknown[][]> => {
+      const rows: unknown[][] = [];
+      for (const f of message?.dataIncrement.newFiles ?? []) {
+        const reader = await ParquetDataFileReader.open(byteSourceFromBytes(await store.get(`${table.path}/bucket-0/${f.fileName}`)));
+        for await (const batch of reader.batches(keyValueRowType({ fields: table.schema.fields }, ['k']))) rows.push(...rowsFromBatch(batch));
+      }
+      return rows;
+    };
+    const once = await mergeBucket({ ...base, store, writerId: 'once', fanIn: Number.POSITIVE_INFINITY, mergeBudgetBytes: Number.POSITIVE_INFINITY });
+    assert.equal(scratchObjects, 0);
+
+    // The blocks of all 30 runs are 1.25 times what one pass may hold.
+    const passes = await mergeBucket({ ...base, store: spied, writerId: 'passes', scratchPath: 'staging/scratch', mergeBudgetBytes: Math.floor(blocks * 0.8) });
+    assert.equal(scratchObjects, 1, 'one intermediate run');
+    assert.ok(scratchBytes > 0 && scratchBytes < runBytes * 0.4, `the intermediate run holds a leading part of the records (${scratchBytes} of ${runBytes} bytes), not all of them`);
+    assert.equal(passes.rows, once.rows);
+    assert.equal(passes.collidingKeys, once.collidingKeys);
+    assert.ok(once.collidingKeys > 0);
+    assert.deepEqual(await readMerged(passes.message), await readMerged(once.message), 'the records of one pass, in order');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
