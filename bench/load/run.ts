@@ -56,7 +56,8 @@ const sourceKind = args.source === 'postgres' ? 'postgres' : args.source === 'pa
 if (args.source !== sourceKind) throw new Error(`bench: --source is mysql, postgres or parquet, not ${String(args.source)}`);
 // The Java and pypaimon loaders read MariaDB only; PostgreSQL's peer is its own client's read; Parquet files are Tributary's alone.
 const defaultContenders = sourceKind === 'postgres' ? 'tributary,psql' : sourceKind === 'parquet' ? 'tributary' : 'tributary,java,pypaimon,mysql2,mariadb';
-const contenders = [...(args.contenders ?? defaultContenders).split(','), ...(args.baseline === undefined ? [] : ['baseline'])].filter((c): c is Contender => (CONTENDERS as readonly string[]).includes(c));
+// `--baseline DIR` adds the baseline contender (once, also when --contenders names it).
+const contenders = [...new Set([...(args.contenders ?? defaultContenders).split(','), ...(args.baseline === undefined ? [] : ['baseline'])])].filter((c): c is Contender => (CONTENDERS as readonly string[]).includes(c));
 const shards = Number(args.shards);
 const rowsPerShard = Number(args.rows);
 const rounds = Number(args.rounds);
