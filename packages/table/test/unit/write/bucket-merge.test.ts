@@ -15,6 +15,21 @@ import type { InternalValue } from '../../../src/spec/types.ts';
 
 const RUNS = 'staging/runs';
 
+/** The merge input of bucket 0 of a one-bucket table (key `k`) from these runs. */
+function bucketZero<R>(table: Table, runs: R) {
+  return { tablePath: table.path, runsPath: RUNS, schema: table.schema, partition: new Uint8Array([0, 0, 0, 0]), bucket: 0, totalBuckets: 1, runs };
+}
+
+/** The key-value records of a merge's files in bucket 0 (key `k`), in file and row order. */
+async function readKeyValues(store: LocalObjectStore, table: Table, message: CommitMessage | undefined): Promise<unknown[][]> {
+  const rows: unknown[][] = [];
+  for (const f of message?.dataIncrement.newFiles ?? []) {
+    const reader = await ParquetDataFileReader.open(byteSourceFromBytes(await store.get(`${table.path}/bucket-0/${f.fileName}`)));
+    for await (const batch of reader.batches(keyValueRowType({ fields: table.schema.fields }, ['k']))) rows.push(...rowsFromBatch(batch));
+  }
+  return rows;
+}
+
 test('runs of three writers merge into one bucket: later slot wins, retractions kept, collisions counted', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tributary-bucket-merge-'));
   try {
@@ -308,15 +323,8 @@ test('more runs than one pass may hold: merged in passes through intermediate ru
         return (value as (...a: unknown[]) => unknown).bind(target);
       },
     });
-    const base = { tablePath: table.path, runsPath: RUNS, schema: table.schema, partition: new Uint8Array([0, 0, 0, 0]), bucket: 0, totalBuckets: 1, runs };
-    const readMerged = async (message: CommitMessage | undefined): Promise<unknown[][]> => {
-      const rows: unknown[][] = [];
-      for (const f of message?.dataIncrement.newFiles ?? []) {
-        const reader = await ParquetDataFileReader.open(byteSourceFromBytes(await store.get(`${table.path}/bucket-0/${f.fileName}`)));
-        for await (const batch of reader.batches(keyValueRowType({ fields: table.schema.fields }, ['k']))) rows.push(...rowsFromBatch(batch));
-      }
-      return rows;
-    };
+    const base = bucketZero(table, runs);
+    const readMerged = (message: CommitMessage | undefined) => readKeyValues(store, table, message);
     const once = await mergeBucket({ ...base, store, writerId: 'once', fanIn: Number.POSITIVE_INFINITY, mergeBudgetBytes: Number.POSITIVE_INFINITY });
     for (const limits of [{ fanIn: 3 }, { fanIn: 7 }, { mergeBudgetBytes: 1 }]) {
       puts.length = 0;
@@ -390,15 +398,8 @@ test('a bucket a little over one pass: only a leading group of runs is merged fi
         return (value as (...a: unknown[]) => unknown).bind(target);
       },
     });
-    const base = { tablePath: table.path, runsPath: RUNS, schema: table.schema, partition: new Uint8Array([0, 0, 0, 0]), bucket: 0, totalBuckets: 1, runs };
-    const readMerged = async (message: CommitMessage | undefined): Promise<unknown[][]> => {
-      const rows: unknown[][] = [];
-      for (const f of message?.dataIncrement.newFiles ?? []) {
-        const reader = await ParquetDataFileReader.open(byteSourceFromBytes(await store.get(`${table.path}/bucket-0/${f.fileName}`)));
-        for await (const batch of reader.batches(keyValueRowType({ fields: table.schema.fields }, ['k']))) rows.push(...rowsFromBatch(batch));
-      }
-      return rows;
-    };
+    const base = bucketZero(table, runs);
+    const readMerged = (message: CommitMessage | undefined) => readKeyValues(store, table, message);
     const once = await mergeBucket({ ...base, store, writerId: 'once', fanIn: Number.POSITIVE_INFINITY, mergeBudgetBytes: Number.POSITIVE_INFINITY });
     assert.equal(scratchObjects, 0);
 
