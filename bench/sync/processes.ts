@@ -62,8 +62,8 @@ export interface Cluster {
   readonly base: string;
   readonly coordinator: ChildProcess;
   readonly workers: readonly ChildProcess[];
-  /** Peak RSS of the coordinator process (VmHWM) in MB, read before it is stopped. */
-  stop(): Promise<{ coordinatorPeakRssMb: number }>;
+  /** Peak RSS (VmHWM, MB) and CPU time (user + system since its start, s) of the coordinator process, read before it is stopped. */
+  stop(): Promise<{ coordinatorPeakRssMb: number; coordinatorCpuS: number }>;
 }
 
 export interface ClusterOptions {
@@ -93,8 +93,9 @@ export async function startCluster(d: Deployment, options: ClusterOptions): Prom
     workers: workers.map((w) => w.child),
     async stop() {
       const coordinatorPeakRssMb = peakRssMb(coordinator.child.pid ?? -1);
+      const coordinatorCpuS = cpuSeconds(coordinator.child.pid ?? -1);
       await Promise.all(all.map((c) => stopProcess(c)));
-      return { coordinatorPeakRssMb };
+      return { coordinatorPeakRssMb, coordinatorCpuS };
     },
   };
 }

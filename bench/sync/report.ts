@@ -19,6 +19,8 @@ export interface EndToEndResult extends SyncMeasurement {
 export interface TinyResult extends SyncMeasurement {
   readonly snapshotRows: number;
   readonly coordinatorPeakRssMb: number;
+  /** The coordinator process's CPU time (user + system) from its start to its stop, start-up included. */
+  readonly coordinatorCpuS: number;
   /** Start of the coordinator and workers → stopped: how long this size took. */
   readonly wallMs: number;
   /** Paimon Java's own commit() of the same messages, in order (the first in a cold JVM); empty if not run. */
@@ -115,7 +117,7 @@ export function printResults(r: Results): void {
 function printTiny(tiny: readonly TinyResult[]): void {
   console.log('\ncommit latency vs shard count (tiny shards):');
   const table: string[][] = [
-    ['shards', 'commit latency', 'to snapshot time', 'COMMITTING', 'PREPARING', 'POST → COMMITTED', 'per 1,000 shards', 'coord. peak RSS', 'size took'],
+    ['shards', 'commit latency', 'to snapshot time', 'COMMITTING', 'PREPARING', 'POST → COMMITTED', 'per 1,000 shards', 'coord. peak RSS', 'coord. CPU', 'size took'],
   ];
   for (const t of tiny) {
     table.push([
@@ -127,6 +129,7 @@ function printTiny(tiny: readonly TinyResult[]): void {
       s(t.endToEndMs),
       `${n((t.commitLatencyMs / t.shards) * 1000)} ms`,
       `${t.coordinatorPeakRssMb.toFixed(0)} MB`,
+      `${t.coordinatorCpuS.toFixed(1)} s`,
       s(t.wallMs),
     ]);
   }

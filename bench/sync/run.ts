@@ -12,7 +12,8 @@
  * --tiny-concurrency 8, --tiny-layout direct|bucketed (the sync's layout; default: the coordinator's choice),
  * --tiny-java-commits 3 (Paimon Java's own commit() of the same messages, that many times in one JVM;
  * 0 skips it), --parts e2e,table,tiny (run in this order), --cpu-prof-dir <dir> (CPU profiles of every
- * coordinator, worker and table-only writer), --repeat N (the end-to-end and table-only parts N
+ * coordinator, worker and table-only writer), --coordinator-node-args "<flags>" (more Node flags for every
+ * coordinator, e.g. `--heap-growing-percent=0` to compare with V8's own heap growth), --repeat N (the end-to-end and table-only parts N
  * times, alternating, for the median of their ratio on a noisy machine), --keep (leaves the
  * warehouse and the Redis keys); part `api` (not in the default parts): --api-syncs 1000 × --api-shards
  * 1000 stored, --api-concurrency 200 requests at once (a list: one burst per entry), --api-rounds 3,
@@ -53,6 +54,7 @@ const { values } = parseArgs({
     'tiny-java-commits': { type: 'string', default: '3' },
     parts: { type: 'string', default: 'e2e,table,tiny' },
     'cpu-prof-dir': { type: 'string' },
+    'coordinator-node-args': { type: 'string' },
     repeat: { type: 'string', default: '1' },
     keep: { type: 'boolean', default: false },
     'api-syncs': { type: 'string', default: '1000' },
@@ -83,6 +85,9 @@ const warehouse = `s3://${bucket}/bench-sync/${run}`;
 const database = 'bench';
 const progress = (line: string): void => console.log(line);
 
+/** --coordinator-node-args, split at whitespace. */
+const coordinatorArgs = (values['coordinator-node-args'] ?? '').split(/\s+/).filter((flag) => flag !== '');
+
 /** Node flags that write a CPU profile named `<name>.cpuprofile` into --cpu-prof-dir, if given. */
 function cpuProf(name: string): string[] {
   const dir = values['cpu-prof-dir'];
@@ -96,7 +101,7 @@ async function endToEnd(store: ObjectStore, round: Round): Promise<void> {
   const cluster = await startCluster(deployment, {
     workers,
     workerConcurrency: 1,
-    coordinatorNodeArgs: cpuProf(`e2e-${round.index}-coordinator`),
+    coordinatorNodeArgs: [...coordinatorArgs, ...cpuProf(`e2e-${round.index}-coordinator`)],
     workerNodeArgs: (i) => cpuProf(`e2e-${round.index}-worker-${i}`),
   });
   try {
@@ -137,7 +142,7 @@ async function tiny(store: ObjectStore, size: number, results: Results): Promise
   const cluster = await startCluster(deployment, {
     workers,
     workerConcurrency: Number(values['tiny-concurrency']),
-    coordinatorNodeArgs: cpuProf(`coordinator-${size}-shards`),
+    coordinatorNodeArgs: [...coordinatorArgs, ...cpuProf(`coordinator-${size}-shards`)],
     workerNodeArgs: (i) => cpuProf(`worker-${i}-${size}-shards`),
   });
   let sync;
@@ -155,12 +160,12 @@ async function tiny(store: ObjectStore, size: number, results: Results): Promise
       ...(layout === undefined ? {} : { syncOptions: { layout } }),
     });
   } finally {
-    const { coordinatorPeakRssMb } = await cluster.stop();
+    const { coordinatorPeakRssMb, coordinatorCpuS } = await cluster.stop();
     if (sync !== undefined) {
       const wallMs = Date.now() - started;
-      progress(`    commit latency ${sync.commitLatencyMs.toFixed(0)} ms, coordinator peak RSS ${coordinatorPeakRssMb.toFixed(0)} MB`);
+      progress(`    commit latency ${sync.commitLatencyMs.toFixed(0)} ms, coordinator peak RSS ${coordinatorPeakRssMb.toFixed(0)} MB, CPU ${coordinatorCpuS.toFixed(1)} s`);
       const javaCommits = await javaCommitsOf(name, Number(values['tiny-java-commits']));
-      results.tiny.push({ ...sync, coordinatorPeakRssMb, snapshotRows: await snapshotRows(store, name), wallMs, javaCommits });
+      results.tiny.push({ ...sync, coordinatorPeakRssMb, coordinatorCpuS, snapshotRows: await snapshotRows(store, name), wallMs, javaCommits });
     }
   }
 }

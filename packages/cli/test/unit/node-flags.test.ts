@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { commandOf, COORDINATOR_SEMI_SPACE_MB, nodeFlagsFor, WORKER_SEMI_SPACE_MB } from '../../bin/node-flags.js';
+import { commandOf, COORDINATOR_HEAP_GROWING_PERCENT, COORDINATOR_SEMI_SPACE_MB, nodeFlagsFor, WORKER_SEMI_SPACE_MB } from '../../bin/node-flags.js';
 
 const bound = `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`;
 const coordinatorBound = `--max-semi-space-size=${COORDINATOR_SEMI_SPACE_MB}`;
+const coordinatorGrowth = `--heap-growing-percent=${COORDINATOR_HEAP_GROWING_PERCENT}`;
 const bin = fileURLToPath(new URL('../../bin/tributary.js', import.meta.url));
 
 describe('the Node flags of a command (bin/node-flags.js)', () => {
@@ -19,10 +20,10 @@ describe('the Node flags of a command (bin/node-flags.js)', () => {
     assert.equal(commandOf(['--version']), undefined);
   });
 
-  it("bounds a worker's and a coordinator's young generation, and only theirs", () => {
+  it("bounds a worker's and a coordinator's young generation and a coordinator's old generation's growth, and only theirs", () => {
     assert.deepEqual(nodeFlagsFor(['worker'], [], undefined), [bound]);
     assert.deepEqual(nodeFlagsFor(['--config', 'c.json', 'worker', '--concurrency', '1'], ['--cpu-prof'], ''), [bound]);
-    assert.deepEqual(nodeFlagsFor(['coordinator'], [], undefined), [coordinatorBound]);
+    assert.deepEqual(nodeFlagsFor(['coordinator'], [], undefined), [coordinatorBound, coordinatorGrowth]);
     assert.deepEqual(nodeFlagsFor(['coordinator', '--port', '0'], [], '--max-semi-space-size=32'), []);
     assert.deepEqual(nodeFlagsFor(['--config', 'worker', 'sync', 'list'], [], undefined), []);
     assert.deepEqual(nodeFlagsFor([], [], undefined), []);
@@ -34,6 +35,9 @@ describe('the Node flags of a command (bin/node-flags.js)', () => {
     assert.deepEqual(nodeFlagsFor(['worker'], [], '--enable-source-maps --max_semi_space_size=8'), []);
     // A bound of the old generation alone does not size the young one.
     assert.deepEqual(nodeFlagsFor(['worker'], ['--max-old-space-size=300'], undefined), [bound]);
+    // A growth the operator gave is kept; the young generation is still bounded.
+    assert.deepEqual(nodeFlagsFor(['coordinator'], ['--heap-growing-percent=50'], undefined), [coordinatorBound]);
+    assert.deepEqual(nodeFlagsFor(['coordinator'], ['--heap_growing_percent=0'], undefined), [coordinatorBound]);
   });
 
   it('starts a worker and a coordinator with their bounds in the same process (execve), a client command without one', () => {
@@ -58,9 +62,10 @@ describe('the Node flags of a command (bin/node-flags.js)', () => {
       assert.equal(coordinator.length, 2, 'the command re-executes itself once');
       assert.equal(coordinator[1]?.[0], coordinator[0]?.[0], 'in the same process');
       assert.ok(coordinator[1]?.[1].includes(coordinatorBound), JSON.stringify(coordinator));
+      assert.ok(coordinator[1]?.[1].includes(coordinatorGrowth), JSON.stringify(coordinator));
       const client = seen('sync');
       assert.equal(client.length, 1);
-      assert.ok(!client[0]?.[1].some((f) => f.startsWith('--max-semi-space-size')));
+      assert.ok(!client[0]?.[1].some((f) => f.startsWith('--max-semi-space-size') || f.startsWith('--heap-growing-percent')));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
