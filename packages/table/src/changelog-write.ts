@@ -55,6 +55,8 @@ export interface ChangelogWriteOptions {
   readonly writerId?: string;
   /** Overrides the table's `target-file-size` (bytes). */
   readonly targetFileSize?: number;
+  /** Most rows in a row group of the files written (default 128 Ki; e.g. small row groups in a test). */
+  readonly rowGroupRows?: number;
 }
 
 /** What one bucket's changes came to. */
@@ -86,6 +88,7 @@ export class ChangelogWrite {
   readonly #trimmed: readonly string[];
   readonly #writerId: string;
   readonly #targetFileSize: number;
+  readonly #rowGroupRows: number | undefined;
   /** The pinned base snapshot (null: the table was empty). */
   readonly #snapshot: Snapshot | null;
   readonly #scan: FileStoreScan;
@@ -117,6 +120,7 @@ export class ChangelogWrite {
     this.#writerId = fileNameSafe(options.writerId ?? randomUUID());
     const target = schema.options['target-file-size'];
     this.#targetFileSize = options.targetFileSize ?? (target === undefined ? 128 * 1024 * 1024 : parseMemorySize(target));
+    this.#rowGroupRows = options.rowGroupRows;
     this.#snapshot = snapshot;
     this.#scan = new FileStoreScan(store, tablePath, partitionFields(schema));
   }
@@ -166,7 +170,8 @@ export class ChangelogWrite {
    * writeBucket with the bucket's changes streamed in batches (the batches together in ascending key
    * order): each batch's before-images are probed, its data and changelog records appended to the
    * bucket's two open file runs, and the batch dropped, so memory is one batch, one row group per
-   * overlapping base file and the open files' buffers, whatever the bucket's size. Rows are checked
+   * overlapping base file and the open files' buffers (each holds records until they fill a row
+   * group), whatever the bucket's size. Rows are checked
    * batch by batch; a failure aborts the files written so far.
    * @throws WRITE_ROW_INVALID as writeBucket (`row` counts from the first batch's first row)
    */
@@ -425,6 +430,10 @@ export class ChangelogWrite {
     return new KeyValueFileWriter({
       uuid: `${this.#writerId}-${randomUUID()}`,
       fileNamePrefix: prefix,
+      // Records come a merged batch at a time: the files still get full row groups, as a bucket
+      // job's files without a changelog do (a row group per batch made 4,096-row groups).
+      fillRowGroups: true,
+      ...(this.#rowGroupRows === undefined ? {} : { rowGroupRows: this.#rowGroupRows }),
       targetFileSize: this.#targetFileSize,
       openSink: (fileName: string) => objectStoreSink(this.#store, `${dir}/${fileName}`),
       tableRowType: this.#rowType,

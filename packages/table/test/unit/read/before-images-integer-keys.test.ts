@@ -47,7 +47,7 @@ test('the probe over an integer key finds exactly the sort-merge winner at the t
       ALL.filter((_, i) => i % 7 === 0).map((key) => upsert(key, 2)),
     ];
     for (const [i, changes] of loads.entries()) {
-      const write = await table.newChangelogWrite({ baseSnapshotId: i === 0 ? null : i, writerId: `load${i}` });
+      const write = await table.newChangelogWrite({ baseSnapshotId: i === 0 ? null : i, writerId: `load${i}`, rowGroupRows: 5 });
       const batches: KeyedChange[][] = [];
       for (let j = 0; j < changes.length; j += 5) batches.push(changes.slice(j, j + 5));
       await write.writeBucketBatches(batches);

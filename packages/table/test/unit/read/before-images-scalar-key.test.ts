@@ -71,7 +71,7 @@ for (const [root, { key }] of Object.entries(KEY_TYPES)) {
               const changes = [...byKey.values()].sort((a, b) => cmp(a.row[0] as Key, b.row[0] as Key));
               const batches: KeyedChange[][] = [];
               for (let j = 0; j < changes.length; j += groupRows) batches.push(changes.slice(j, j + groupRows));
-              const write = await table.newChangelogWrite({ baseSnapshotId: committed === 0 ? null : committed, writerId: `load${i}` });
+              const write = await table.newChangelogWrite({ baseSnapshotId: committed === 0 ? null : committed, writerId: `load${i}`, rowGroupRows: groupRows });
               await write.writeBucketBatches(batches);
               const messages = write.prepareCommit();
               if (messages.every((m) => m.dataIncrement.newFiles.length === 0)) continue;

@@ -23,7 +23,7 @@ const upsert = (k: number, version: number): KeyedChange => ({
 });
 const remove = (k: number): KeyedChange => ({ kind: 'delete', row: [BigInt(k), null, null, null] });
 
-/** Changes cut into batches of `size` (each batch becomes a row group of the files written). */
+/** Changes cut into batches of `size` (written with row groups of `size` rows, each batch is a row group). */
 function batches(changes: readonly KeyedChange[], size: number): KeyedChange[][] {
   const out: KeyedChange[][] = [];
   for (let i = 0; i < changes.length; i += size) out.push(changes.slice(i, i + size));
@@ -66,7 +66,7 @@ test('the probe finds exactly the sort-merge winner of every key across files of
       [[remove(0), ...[12, 13, 14, 15, 26, 27, 28, 29, 30, 398, 399].map((k) => upsert(k, 2))], 3],
     ];
     for (const [i, [changes, size]] of loads.entries()) {
-      const write = await table.newChangelogWrite({ baseSnapshotId: i === 0 ? null : i, writerId: `load${i}` });
+      const write = await table.newChangelogWrite({ baseSnapshotId: i === 0 ? null : i, writerId: `load${i}`, rowGroupRows: size });
       await write.writeBucketBatches(batches(changes, size));
       await table.newCommit(`load${i}`).commit(write.prepareCommit(), i === 0 ? {} : { baseSnapshotId: i });
     }
@@ -130,7 +130,7 @@ test('the probe finds the sort-merge winner of sparse and clustered keys in larg
       [[297, 298, 299, 300, 301, 302, 303, 597, 600, 603].map((k) => upsert(k, 2)), 3],
     ];
     for (const [i, [changes, size]] of loads.entries()) {
-      const write = await table.newChangelogWrite({ baseSnapshotId: i === 0 ? null : i, writerId: `load${i}` });
+      const write = await table.newChangelogWrite({ baseSnapshotId: i === 0 ? null : i, writerId: `load${i}`, rowGroupRows: size });
       await write.writeBucketBatches(batches(changes, size));
       await table.newCommit(`load${i}`).commit(write.prepareCommit(), i === 0 ? {} : { baseSnapshotId: i });
     }

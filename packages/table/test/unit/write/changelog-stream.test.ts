@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isTributaryError } from '@tributary/errors';
 import { LocalObjectStore, createTable, type BucketChangelog, type Table } from '@tributary/table';
+import { ParquetDataFileReader, byteSourceFromBytes } from '../../../src/parquet/parquet-reader.ts';
 
 const KINDS = ['+I', '-U', '+U', '-D'];
 type Change = { kind: 'upsert' | 'delete'; row: [bigint, bigint] };
@@ -99,6 +100,14 @@ test('a bucket streamed in batches of 7 gives the changelog and table the model 
     const counts = (b: BucketChangelog) => [b.dataRows, b.inserts, b.updates, b.deletes, b.filesRead];
     assert.deepEqual(counts(inBatches), counts(atOnce));
     assert.equal(atOnce.filesRead, 3, 'every base file overlaps the load');
+    // Written batch by batch, the data and changelog files still get full row groups, not one per batch of 7.
+    const increment = inBatches.message!.dataIncrement;
+    const written = [...increment.newFiles, ...increment.changelogFiles];
+    assert.equal(written.length, 2, 'one data file and one changelog file');
+    for (const file of written) {
+      const reader = await ParquetDataFileReader.open(byteSourceFromBytes(await streamed.table.store.get(`${streamed.table.path}/bucket-0/${file.fileName}`)));
+      assert.equal(reader.rowGroupCount, 1, `${file.fileName}: ${reader.rowGroupCount} row groups for ${file.rowCount} rows`);
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
