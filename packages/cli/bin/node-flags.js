@@ -27,8 +27,9 @@ export const COORDINATOR_SEMI_SPACE_MB = 8;
  * to 4 times the live heap: at 10,000 shards the live heap was 50–65 MB after a GC while the heap's
  * pages reached ~150 MB resident, the prefetches' promoted garbage, and the coordinator peaked at
  * 337–404 MB end to end. At 25 % it peaked at 231–256 MB, for ~15 % more of the coordinator's
- * CPU (bench/sync/README.md, "The coordinator's old generation"). Only the coordinator: a worker's
- * heap is mostly its buffers, which are live.
+ * CPU in that sync and 10–60 % more per API request under heavy polling (bench/sync/README.md,
+ * "The coordinator's old generation"). Only the coordinator: a worker's heap is mostly its
+ * buffers, which are live.
  */
 export const COORDINATOR_HEAP_GROWING_PERCENT = 25;
 
