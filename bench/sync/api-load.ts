@@ -19,7 +19,7 @@ export interface ApiLoadOptions {
   readonly concurrency: readonly number[];
   /** The baseline skips the bursts larger than this (its list reads whole records: minutes per burst on a small machine). */
   readonly baselineMaxConcurrency: number;
-  /** Alternating rounds (ours, then the baseline's if any). */
+  /** Alternating rounds: ours then the baseline's (if any) in odd rounds, the baseline's first in even ones. */
   readonly rounds: number;
   readonly baselineRoot?: string;
   /** Seconds of each sustained run (autocannon, `concurrency` connections kept busy); 0: none. */
@@ -253,7 +253,9 @@ export async function measureApiLoad(redis: Redis, deployment: Deployment, optio
     const brief = status.map((path) => `${path}/status`);
     const lists = Array.from({ length: most }, (_, i) => (i % 4 === 3 ? `/v1/syncs?limit=100&database=bench&table=api_b` : '/v1/syncs?limit=100'));
     for (let round = 1; round <= options.rounds; round++) {
-      for (const { name, started } of contenders) {
+      // Who goes first alternates: the first contender of a round ran measurably dearer in a control
+      // of the same code against itself (bench/sync/README.md, "The coordinator's old generation").
+      for (const { name, started } of round % 2 === 1 ? contenders : [...contenders].reverse()) {
         const base = String(started.ready.listening);
         const pid = started.child.pid ?? -1;
         // The light status route (GET /v1/syncs/:id/status) where the contender has it.
