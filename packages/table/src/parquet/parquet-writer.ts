@@ -205,6 +205,10 @@ export class DataFileWriter {
     if (!(options.targetFileSize > 0)) {
       throw errorFrom(tableErrors, 'DATA_FILE_OPTION_INVALID', 'targetFileSize must be positive', { targetFileSize: options.targetFileSize });
     }
+    // A row group of no rows would never take a held row: the writer would loop on it.
+    if (options.rowGroupRows !== undefined && !(Number.isSafeInteger(options.rowGroupRows) && options.rowGroupRows > 0)) {
+      throw errorFrom(tableErrors, 'DATA_FILE_OPTION_INVALID', 'rowGroupRows must be a positive integer', { rowGroupRows: options.rowGroupRows });
+    }
     this.#options = options;
   }
 

@@ -3,6 +3,7 @@
 // each write still starts its own row group.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { isTributaryError } from '@tributary/errors';
 import { batchFromRows, rowsFromBatch } from '../../../src/format/column-batch.ts';
 import { DataFileWriter, memorySink } from '../../../src/parquet/parquet-writer.ts';
 import { ParquetDataFileReader, byteSourceFromBytes } from '../../../src/parquet/parquet-reader.ts';
@@ -65,3 +66,14 @@ test('without fillRowGroups each write is its own row group', async () => {
   assert.deepStrictEqual(groups, new Array<number>(50).fill(100));
   assert.equal(results[0]?.rowCount, 5000);
 });
+
+test('a row group of no rows (or not a whole number of rows) is refused when the writer is made, not looped on', () => {
+  for (const rowGroupRows of [0, -1, 1.5, Number.NaN]) {
+    assert.throws(
+      () => new DataFileWriter({ rowType, uuid: 'bad', targetFileSize: 1 << 20, rowGroupRows, fillRowGroups: true, openSink: () => memorySink() }),
+      (e: unknown) => isTributaryError(e) && e.code === 'DATA_FILE_OPTION_INVALID',
+      String(rowGroupRows),
+    );
+  }
+});
+
