@@ -195,7 +195,7 @@ async function apiLoad(): Promise<void> {
       rounds: Number(values['api-rounds']),
       sustainedSeconds: Number(values['api-sustained-seconds']),
       baselineRoot: values['api-baseline'],
-      nodeArgs: (contender) => cpuProf(`api-${contender}-coordinator`),
+      nodeArgs: (contender) => [...coordinatorArgs, ...cpuProf(`api-${contender}-coordinator`)],
       progress,
     });
     printApiLoad(result);
@@ -222,7 +222,7 @@ async function layouts(): Promise<void> {
     workerConcurrency: Number(values['layouts-concurrency']),
     kinds: kinds as TableKind[],
     javaReads: values['layouts-java'],
-    nodeArgs: (tag, process) => cpuProf(`layouts-${tag}-${process}`),
+    nodeArgs: (tag, process) => [...(process === 'coordinator' ? coordinatorArgs : []), ...cpuProf(`layouts-${tag}-${process}`)],
     progress,
   });
   printLayouts(runs);
