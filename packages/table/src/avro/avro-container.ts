@@ -8,8 +8,9 @@
  * We write the schema JSON verbatim, so logical types (`timestamp-millis` on `_CREATION_TIME`)
  * reach the header, which Java's reader needs.
  *
- * Pure: the sync marker is derived from the content (an MD5 of schema and records) instead of
- * being random, so the same records always give the same bytes.
+ * Pure: the sync marker is derived from the content (an MD5 of the schema, the codec and the
+ * blocks as written, compressed) instead of being random, so the same records always give the
+ * same bytes. (Hashing the compressed blocks, not the raw records, hashes a tenth of the bytes.)
  */
 
 import { createHash } from 'node:crypto';
@@ -82,21 +83,37 @@ function snappyWithChecksum(data: Uint8Array): Uint8Array {
   return out;
 }
 
+/**
+ * Writer schemas compiled once per schema object: the same node keeps the same encoder, whose
+ * closures V8 has already optimised (a manifest schema is one constant, written for every file).
+ */
+const compiledSchemas = new WeakMap<object, AvroNode>();
+
+function compiledSchema(schema: AvroSchema): AvroNode {
+  if (typeof schema !== 'object') return compileSchema(schema);
+  let node = compiledSchemas.get(schema);
+  if (node === undefined) {
+    node = compileSchema(schema);
+    compiledSchemas.set(schema, node);
+  }
+  return node;
+}
+
 /** Encodes `records` as an Avro object container file with `schema` written verbatim. */
 export function writeAvroFile(schema: AvroSchema, records: Iterable<AvroValue>, options: AvroWriteOptions = {}): Uint8Array {
   const codec = options.codec ?? 'zstandard';
   const blockSize = options.blockSize ?? DEFAULT_BLOCK_SIZE;
   const schemaJson = JSON.stringify(schema);
-  const node = compileSchema(schema);
-  const hash = createHash('md5').update(schemaJson);
+  const node = compiledSchema(schema);
+  const hash = createHash('md5').update(schemaJson).update(codec);
   const blocks: { count: number; data: Uint8Array }[] = [];
   const body = new AvroWriter();
   let count = 0;
   const flush = (): void => {
     if (count === 0) return;
-    const raw = body.bytes();
-    hash.update(raw);
-    blocks.push({ count, data: compress(codec, raw, options.zstdLevel ?? 1).slice() });
+    const data = compress(codec, body.bytes(), options.zstdLevel ?? 1).slice();
+    hash.update(data);
+    blocks.push({ count, data });
     body.reset();
     count = 0;
   };

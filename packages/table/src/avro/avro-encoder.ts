@@ -61,14 +61,37 @@ export class AvroWriter {
     this.byte(n);
   }
 
+  /** A count or length: a non-negative safe integer, written as a long without BigInt arithmetic. */
+  writeLength(n: number): void {
+    let z = n * 2;
+    this.ensure(10);
+    while (z >= 128) {
+      this.buf[this.length++] = (z % 128) | 0x80;
+      z = Math.floor(z / 128);
+    }
+    this.buf[this.length++] = z;
+  }
+
+  writeBoolean(value: boolean): void {
+    this.byte(value ? 1 : 0);
+  }
+
   writeFixed(bytes: Uint8Array): void {
-    this.ensure(bytes.length);
-    this.buf.set(bytes, this.length);
-    this.length += bytes.length;
+    const n = bytes.length;
+    this.ensure(n);
+    if (n <= 32) {
+      // Short keys and stats (most of a manifest): a loop beats TypedArray.prototype.set's setup.
+      const buf = this.buf;
+      const at = this.length;
+      for (let i = 0; i < n; i++) buf[at + i] = bytes[i] as number;
+    } else {
+      this.buf.set(bytes, this.length);
+    }
+    this.length += n;
   }
 
   writeBytes(bytes: Uint8Array): void {
-    this.writeLong(BigInt(bytes.length));
+    this.writeLength(bytes.length);
     this.writeFixed(bytes);
   }
 
@@ -120,6 +143,17 @@ export class AvroWriter {
   }
 }
 
+/** A value that does not fit its schema, on its way up to `writeDatum`, which names where (`path`). */
+class Refused {
+  path = '';
+  readonly expected: string;
+  readonly value: unknown;
+  constructor(expected: string, value: unknown) {
+    this.expected = expected;
+    this.value = value;
+  }
+}
+
 function badValue(path: string, expected: string, value: unknown): Error {
   const got = value === null ? 'null' : typeof value;
   return errorFrom(tableErrors, 'AVRO_VALUE_INVALID', `${path}: expected ${expected}, got ${got}`, { path });
@@ -128,93 +162,179 @@ function badValue(path: string, expected: string, value: unknown): Error {
 /**
  * Encodes one datum with `node`. Unions are written by the first branch the value fits, checked
  * in order, so `["null", T]` writes index 0 for null and 1 otherwise (Paimon's readers require
- * null to be branch 0).
+ * null to be branch 0). A value that does not fit is refused with AVRO_VALUE_INVALID naming
+ * where it is under `path` (e.g. `$._FILE._KEY_STATS`).
  */
 export function writeDatum(writer: AvroWriter, node: AvroNode, value: AvroValue, path = '$'): void {
+  try {
+    datumWriter(node)(writer, value);
+  } catch (e) {
+    if (e instanceof Refused) throw badValue(`${path}${e.path}`, e.expected, e.value);
+    throw e;
+  }
+}
+
+/** Writes one datum; throws `Refused` (internal) for a value that does not fit. */
+type DatumWriter = (writer: AvroWriter, value: AvroValue) => void;
+
+const writers = new WeakMap<AvroNode, DatumWriter>();
+
+/**
+ * An encoder for `node`, built once as a tree of closures (no per-value dispatch on the schema and
+ * no path strings unless a value is refused), cached per node. Recursive schemas resolve through a
+ * trampoline registered before the build, as `datumReader` does.
+ */
+function datumWriter(node: AvroNode): DatumWriter {
+  const cached = writers.get(node);
+  if (cached !== undefined) return cached;
+  let built: DatumWriter | undefined;
+  writers.set(node, (w, v) => (built as DatumWriter)(w, v));
+  built = buildWriter(node);
+  writers.set(node, built);
+  return built;
+}
+
+function buildWriter(node: AvroNode): DatumWriter {
   switch (node.kind) {
     case 'null':
-      if (value !== null) throw badValue(path, 'null', value);
-      return;
+      return (_w, v) => {
+        if (v !== null) throw new Refused('null', v);
+      };
     case 'boolean':
-      if (typeof value !== 'boolean') throw badValue(path, 'boolean', value);
-      writer.writeFixed(Uint8Array.of(value ? 1 : 0));
-      return;
+      return (w, v) => {
+        if (typeof v !== 'boolean') throw new Refused('boolean', v);
+        w.writeBoolean(v);
+      };
     case 'int':
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < -(2 ** 31) || value >= 2 ** 31) {
-        throw badValue(path, 'a 32-bit integer', value);
-      }
-      writer.writeInt(value);
-      return;
+      return (w, v) => {
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 31) throw new Refused('a 32-bit integer', v);
+        w.writeInt(v);
+      };
     case 'long':
-      if (typeof value !== 'bigint' || BigInt.asIntN(64, value) !== value) throw badValue(path, 'a 64-bit bigint', value);
-      writer.writeLong(value);
-      return;
+      return (w, v) => {
+        if (typeof v !== 'bigint' || BigInt.asIntN(64, v) !== v) throw new Refused('a 64-bit bigint', v);
+        w.writeLong(v);
+      };
     case 'float':
+      return (w, v) => {
+        if (typeof v !== 'number') throw new Refused('number', v);
+        w.writeFloat(v);
+      };
     case 'double':
-      if (typeof value !== 'number') throw badValue(path, 'number', value);
-      if (node.kind === 'float') writer.writeFloat(value);
-      else writer.writeDouble(value);
-      return;
+      return (w, v) => {
+        if (typeof v !== 'number') throw new Refused('number', v);
+        w.writeDouble(v);
+      };
     case 'bytes':
-    case 'fixed':
-      if (!(value instanceof Uint8Array)) throw badValue(path, 'Uint8Array', value);
-      if (node.kind === 'fixed' && value.length !== node.size) throw badValue(path, `${node.size} bytes`, value);
-      if (node.kind === 'bytes') writer.writeBytes(value);
-      else writer.writeFixed(value);
-      return;
+      return (w, v) => {
+        if (!(v instanceof Uint8Array)) throw new Refused('Uint8Array', v);
+        w.writeBytes(v);
+      };
+    case 'fixed': {
+      const size = node.size;
+      return (w, v) => {
+        if (!(v instanceof Uint8Array)) throw new Refused('Uint8Array', v);
+        if (v.length !== size) throw new Refused(`${size} bytes`, v);
+        w.writeFixed(v);
+      };
+    }
     case 'string':
-      if (typeof value !== 'string') throw badValue(path, 'string', value);
-      writer.writeString(value);
-      return;
-    default:
-      writeComplex(writer, node, value, path);
-  }
-}
-
-function writeComplex(writer: AvroWriter, node: AvroNode, value: AvroValue, path: string): void {
-  switch (node.kind) {
+      return (w, v) => {
+        if (typeof v !== 'string') throw new Refused('string', v);
+        w.writeString(v);
+      };
     case 'enum': {
-      const index = typeof value === 'string' ? node.symbols.indexOf(value) : -1;
-      if (index < 0) throw badValue(path, `one of ${node.symbols.join(', ')}`, value);
-      writer.writeInt(index);
-      return;
+      const symbols = node.symbols;
+      return (w, v) => {
+        const index = typeof v === 'string' ? symbols.indexOf(v) : -1;
+        if (index < 0) throw new Refused(`one of ${symbols.join(', ')}`, v);
+        w.writeInt(index);
+      };
     }
-    case 'union': {
-      const index = node.branches.findIndex((b) => fits(b, value));
-      const branch = node.branches[index];
-      if (branch === undefined) throw badValue(path, 'a value of one of the union branches', value);
-      writer.writeInt(index);
-      writeDatum(writer, branch, value, path);
-      return;
-    }
-    case 'array':
-      if (!Array.isArray(value)) throw badValue(path, 'array', value);
-      if (value.length > 0) {
-        writer.writeLong(BigInt(value.length));
-        value.forEach((item: AvroValue, i) => writeDatum(writer, node.items, item, `${path}[${i}]`));
-      }
-      writer.writeLong(0n);
-      return;
-    case 'map':
-      if (!(value instanceof Map)) throw badValue(path, 'Map', value);
-      if (value.size > 0) {
-        writer.writeLong(BigInt(value.size));
-        for (const [k, v] of value) {
-          writer.writeString(k);
-          writeDatum(writer, node.values, v, `${path}.${k}`);
+    case 'union':
+      return unionWriter(node.branches);
+    case 'array': {
+      const item = datumWriter(node.items);
+      return (w, v) => {
+        if (!Array.isArray(v)) throw new Refused('array', v);
+        const items = v as readonly AvroValue[];
+        if (items.length > 0) {
+          w.writeLength(items.length);
+          let i = 0;
+          try {
+            for (; i < items.length; i++) item(w, items[i] as AvroValue);
+          } catch (e) {
+            throw under(e, `[${i}]`);
+          }
         }
-      }
-      writer.writeLong(0n);
-      return;
-    case 'record':
-      if (!isRecord(value)) throw badValue(path, 'record', value);
-      for (const field of node.fields) writeDatum(writer, field.node, value[field.name] ?? null, `${path}.${field.name}`);
-      return;
-    default:
-      throw badValue(path, node.kind, value);
+        w.writeLength(0);
+      };
+    }
+    case 'map': {
+      const value = datumWriter(node.values);
+      return (w, v) => {
+        if (!(v instanceof Map)) throw new Refused('Map', v);
+        const map = v as ReadonlyMap<string, AvroValue>;
+        if (map.size > 0) {
+          w.writeLength(map.size);
+          for (const [k, item] of map) {
+            w.writeString(k);
+            try {
+              value(w, item);
+            } catch (e) {
+              throw under(e, `.${k}`);
+            }
+          }
+        }
+        w.writeLength(0);
+      };
+    }
+    case 'record': {
+      const names = node.fields.map((f) => f.name);
+      const fields = node.fields.map((f) => datumWriter(f.node));
+      return (w, v) => {
+        if (!isRecord(v)) throw new Refused('record', v);
+        let i = 0;
+        try {
+          for (; i < fields.length; i++) (fields[i] as DatumWriter)(w, v[names[i] as string] ?? null);
+        } catch (e) {
+          throw under(e, `.${names[i] ?? ''}`);
+        }
+      };
+    }
   }
 }
 
+/** `e` with `segment` put in front of its path, if it is a refusal. */
+function under(e: unknown, segment: string): unknown {
+  if (e instanceof Refused) e.path = `${segment}${e.path}`;
+  return e;
+}
+
+/** A union: the first branch the value fits, checked in order (`["null", T]` without a search). */
+function unionWriter(branches: readonly AvroNode[]): DatumWriter {
+  const writers = branches.map(datumWriter);
+  const [first, second] = branches;
+  const secondWriter = writers[1];
+  if (branches.length === 2 && first?.kind === 'null' && second !== undefined && secondWriter !== undefined) {
+    return (w, v) => {
+      if (v === null) {
+        w.writeInt(0);
+        return;
+      }
+      if (!fits(second, v)) throw new Refused('a value of one of the union branches', v);
+      w.writeInt(1);
+      secondWriter(w, v);
+    };
+  }
+  return (w, v) => {
+    const index = branches.findIndex((b) => fits(b, v));
+    const branch = writers[index];
+    if (branch === undefined) throw new Refused('a value of one of the union branches', v);
+    w.writeInt(index);
+    branch(w, v);
+  };
+}
 /** Whether `value` has the JS shape of `node` (shallow; used to pick a union branch). */
 function fits(node: AvroNode, value: AvroValue): boolean {
   switch (node.kind) {

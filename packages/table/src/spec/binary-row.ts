@@ -76,17 +76,22 @@ export function serializeBinaryRow(values: InternalRow, types: readonly DataType
 
 /** Splits an arity-prefixed row into its arity and row bytes (a view, not a copy). */
 export function splitArityPrefixed(bytes: Uint8Array): { arity: number; rowBytes: Uint8Array } {
+  return { arity: prefixedArity(bytes), rowBytes: bytes.subarray(4) };
+}
+
+/** The arity of an arity-prefixed row (4 bytes, big-endian), checked: ≥ 0, and room for a row. */
+function prefixedArity(bytes: Uint8Array): number {
   if (bytes.length < 12) throw invalidRow(`arity-prefixed row of ${bytes.length} bytes is shorter than 12`, { length: bytes.length });
-  const arity = new DataView(bytes.buffer, bytes.byteOffset, 4).getInt32(0, false);
+  const arity = ((bytes[0] as number) << 24) | ((bytes[1] as number) << 16) | ((bytes[2] as number) << 8) | (bytes[3] as number);
   if (arity < 0) throw invalidRow(`negative arity ${arity}`, { arity });
-  return { arity, rowBytes: bytes.subarray(4) };
+  return arity;
 }
 
 /** SerializationUtils.deserializeBinaryRow, checked against the expected types. */
 export function decodeBinaryRow(bytes: Uint8Array, types: readonly DataType[]): InternalValue[] {
-  const { arity, rowBytes } = splitArityPrefixed(bytes);
+  const arity = prefixedArity(bytes);
   if (arity !== types.length) throw invalidRow(`row has arity ${arity}, expected ${types.length}`, { arity, expected: types.length });
-  return decodeRowBytes(rowBytes, types);
+  return decodeRowBytes(bytes.subarray(4), types);
 }
 
 /** Decodes raw row bytes (no arity prefix). Every length and offset is checked before use. */

@@ -157,3 +157,49 @@ test('longs at the edges of the double fast path encode like the BigInt path', (
     assert.deepStrictEqual([...bytes], ref);
   }
 });
+
+test('bytes and blocks of every length class encode as a zig-zag length then the content', () => {
+  const zigzag = (n: number): number[] => {
+    const out: number[] = [];
+    let z = BigInt(n) * 2n;
+    while (z >= 0x80n) { out.push(Number(z & 0x7fn) | 0x80); z >>= 7n; }
+    out.push(Number(z));
+    return out;
+  };
+  for (const n of [0, 1, 2, 31, 32, 33, 63, 64, 65, 1000, 8192, 70000]) {
+    const b = Uint8Array.from({ length: n }, (_, i) => (i * 31 + n) & 0xff);
+    const bytes = encode('bytes', b);
+    assert.deepStrictEqual([...bytes], [...zigzag(n), ...b], `bytes of ${n}`);
+    assert.deepStrictEqual(decode('bytes', bytes), b);
+    const fixed: AvroSchema = { type: 'fixed', name: 'F', size: n };
+    assert.deepStrictEqual([...encode(fixed, b)], [...b], `fixed of ${n}`);
+    const items = Array.from({ length: n % 300 }, (_, i) => BigInt(i) - 100n);
+    const array = encode({ type: 'array', items: 'long' }, items);
+    assert.deepStrictEqual([...array.subarray(0, zigzag(items.length).length)], items.length === 0 ? [0] : zigzag(items.length), `array of ${items.length}`);
+    assert.deepStrictEqual(decode({ type: 'array', items: 'long' }, array), items);
+  }
+});
+
+test('a refused value is named by its path: record fields, array items, map keys, union branches', () => {
+  const schema: AvroSchema = {
+    type: 'record', name: 'outer', fields: [
+      { name: 'id', type: 'long' },
+      { name: 'files', type: { type: 'array', items: { type: 'record', name: 'file', fields: [{ name: 'size', type: 'long' }, { name: 'tag', type: ['null', 'string'] }] } } },
+      { name: 'props', type: { type: 'map', values: 'int' } },
+    ],
+  };
+  const file = (size: AvroValue, tag: AvroValue = null): AvroValue => ({ size, tag });
+  const good = { id: 1n, files: [file(1n), file(2n, 'a')], props: new Map([['k', 1]]) };
+  assert.deepStrictEqual(decode(schema, encode(schema, good)), good);
+  const refused = (value: AvroValue, message: string): void => {
+    assert.throws(() => encode(schema, value), (e: Error & { code?: string }) => e.code === 'AVRO_VALUE_INVALID' && e.message.includes(message), message);
+  };
+  refused({ ...good, id: 1 }, '$.id: expected a 64-bit bigint, got number');
+  refused({ ...good, files: [file(1n), file(2n), file(3)] }, '$.files[2].size: expected a 64-bit bigint, got number');
+  refused({ ...good, files: [file(1n, 7)] }, '$.files[0].tag: expected a value of one of the union branches, got number');
+  refused({ ...good, props: new Map([['k', 1], ['q', 1.5]]) }, '$.props.q: expected a 32-bit integer, got number');
+  refused({ ...good, files: 'x' }, '$.files: expected array, got string');
+  refused(null, '$: expected record, got null');
+  // The encoder is reused across calls: a refusal leaves nothing behind for the next value.
+  assert.deepStrictEqual(decode(schema, encode(schema, good)), good);
+});

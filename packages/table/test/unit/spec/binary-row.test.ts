@@ -174,6 +174,11 @@ describe('decode is strict', () => {
   };
   test('too short for the arity prefix', () => assertCode(() => decodeBinaryRow(new Uint8Array(8), []), 'BINARY_ROW_INVALID'));
   test('arity differs from the types', () => assertCode(() => decodeBinaryRow(good, types(['STRING', 'INT'])), 'BINARY_ROW_INVALID'));
+  test('a negative arity (the prefix is a signed big-endian int)', () => {
+    for (const top of [0x80, 0xff]) assert.throws(() => decodeBinaryRow(mutate(0, top), str), { code: 'BINARY_ROW_INVALID', message: /negative arity/ });
+    // 2^24 + 1 is read as such (big-endian), not as 1 or as a little-endian value.
+    assert.throws(() => decodeBinaryRow(mutate(0, 0x01), str), { code: 'BINARY_ROW_INVALID', message: /arity 16777217, expected 1/ });
+  });
   test('row shorter than its fixed part', () => assertCode(() => decodeBinaryRow(good.subarray(0, 12), str), 'BINARY_ROW_INVALID'));
   test('length not 8-aligned', () => assertCode(() => decodeBinaryRow(good.subarray(0, 27), str), 'BINARY_ROW_INVALID'));
   test('offset past the end', () => assertCode(() => decodeBinaryRow(mutate(16, 0x40), str), 'BINARY_ROW_INVALID'));
