@@ -27,11 +27,13 @@
  *
  * Diagnosis only (they change what they measure): `--heap` prints the V8 heap (used, total,
  * external) at each of those points, before and after a forced GC; `--alloc` samples every
- * allocation of the prefetches and of the drive (collected ones included) and prints the top sites.
+ * allocation of the prefetches and of the drive (collected ones included) and prints the top sites;
+ * `--cpu-profile <dir>` writes a V8 CPU profile of the drive(s) alone (the commit, not the
+ * prefetches) to `<dir>/commit-<pid>.cpuprofile`, for Chrome's DevTools or any `.cpuprofile` reader.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { getHeapStatistics } from 'node:v8';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -68,6 +70,7 @@ const { values } = parseArgs({
     layout: { type: 'string', default: 'direct' },
     heap: { type: 'boolean', default: false },
     alloc: { type: 'boolean', default: false },
+    'cpu-profile': { type: 'string' },
     child: { type: 'string' },
     setup: { type: 'string' },
   },
@@ -150,6 +153,28 @@ class AllocationSampler {
     const total = [...bySite.values()].reduce((a, b) => a + b, 0);
     const top = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 15);
     process.stderr.write(`[alloc] ${label}: ${mb(total)} MB allocated; top sites:\n${top.map(([site, bytes]) => `  ${(bytes / 1048576).toFixed(1)} MB ${site}`).join('\n')}\n`);
+  }
+}
+
+/** `--cpu-profile <dir>`: V8's CPU profiler over the drive(s); nothing without the flag. */
+class CpuProfiler {
+  readonly #session = new Session();
+  static async start(): Promise<CpuProfiler | undefined> {
+    if (values['cpu-profile'] === undefined) return undefined;
+    const p = new CpuProfiler();
+    p.#session.connect();
+    await p.#session.post('Profiler.enable');
+    await p.#session.post('Profiler.start');
+    return p;
+  }
+  async stop(): Promise<void> {
+    const { profile } = await this.#session.post('Profiler.stop');
+    const dir = values['cpu-profile'] ?? '.';
+    mkdirSync(dir, { recursive: true });
+    const file = `${dir}/commit-${process.pid}.cpuprofile`;
+    writeFileSync(file, JSON.stringify(profile));
+    process.stderr.write(`[cpu-profile] ${file}\n`);
+    this.#session.disconnect();
   }
 }
 
@@ -341,6 +366,7 @@ async function child(checkout: string, staged: Staged): Promise<RunResult> {
   await sampler.stop('prefetches');
   heapReport('after the prefetches');
   await sampler.start();
+  const profiler = await CpuProfiler.start();
   const started = performance.now();
   let record = await committer.drive(staged.syncId);
   const commitMs = performance.now() - started;
@@ -358,6 +384,7 @@ async function child(checkout: string, staged: Staged): Promise<RunResult> {
     bucketCommit = { peakMb: statusKb('VmHWM') / 1024, ms: performance.now() - t, cpuMs: cpuMs() - cpu2 };
     heapReport('after the bucket commit');
   }
+  await profiler?.stop();
   await committer.close();
   await redis.quit();
   return { beforeMb, prefetchedPeakMb, peakMb, commitMs, prefetchCpuMs: cpu1 - cpu0, commitCpuMs, ...(bucketCommit ? { bucketCommit } : {}), phase: record.state.phase };
@@ -427,7 +454,7 @@ if (values.child !== undefined) {
     for (const c of contenders) {
       const staged = await stage();
       try {
-        const args = ['--expose-gc', ...c.nodeArgs, fileURLToPath(import.meta.url), '--shards', String(shards), '--layout', values.layout ?? 'direct', ...(values.heap ? ['--heap'] : []), ...(values.alloc ? ['--alloc'] : []), '--child', c.checkout, '--setup', JSON.stringify(staged)];
+        const args = ['--expose-gc', ...c.nodeArgs, fileURLToPath(import.meta.url), '--shards', String(shards), '--layout', values.layout ?? 'direct', ...(values.heap ? ['--heap'] : []), ...(values.alloc ? ['--alloc'] : []), ...(values['cpu-profile'] !== undefined ? ['--cpu-profile', values['cpu-profile']] : []), '--child', c.checkout, '--setup', JSON.stringify(staged)];
         const out = execFileSync(process.execPath, args, {
           encoding: 'utf8',
           stdio: ['ignore', 'pipe', 'inherit'],
