@@ -278,10 +278,11 @@ export class SyncStore {
 
   /**
    * Applies `event` to the stored record and persists the result; re-reads and re-applies when
-   * another writer got there first. Throws the transition's refusal as a typed error.
+   * another writer got there first. Throws the transition's refusal as a typed error. `known`: the
+   * record as the caller last read or wrote it here (never one changed since), tried first.
    */
-  async apply(syncId: string, event: SyncEvent, now: () => Date = () => new Date()): Promise<SyncRecord> {
-    return (await this.applyFrom(syncId, event, now)).record;
+  async apply(syncId: string, event: SyncEvent, now: () => Date = () => new Date(), known?: SyncRecord): Promise<SyncRecord> {
+    return (await this.applyFrom(syncId, event, now, known)).record;
   }
 
   /**
@@ -290,10 +291,17 @@ export class SyncStore {
    * What a caller decides from the state the sync left must use `from`, never a record it read
    * before: another writer may have moved the sync between that read and this write.
    */
-  async applyFrom(syncId: string, event: SyncEvent, now: () => Date = () => new Date()): Promise<{ record: SyncRecord; from: SyncRecord }> {
+  async applyFrom(syncId: string, event: SyncEvent, now: () => Date = () => new Date(), known?: SyncRecord): Promise<{ record: SyncRecord; from: SyncRecord }> {
     for (let round = 0; round < 20; round++) {
-      const current = await this.require(syncId);
+      // `known`: a record this store read or wrote, tried first. Every write bumps the version and
+      // is a compare-and-set on it, so if the stored version is still `known`'s, the stored record
+      // is `known` and the read (the whole plan, at 10,000 shards ~35 ms) can be skipped; if not,
+      // the write is refused and the next round reads the record. Only a write is decided on
+      // `known`: an event it would leave unchanged or refuse is decided on the stored record.
+      const fromKnown = round === 0 && known !== undefined && known.id === syncId;
+      const current = fromKnown ? known : await this.require(syncId);
       const result = transition(current, event, now().toISOString());
+      if (fromKnown && result.kind !== 'changed') continue;
       if (result.kind === 'unchanged') return { record: current, from: current };
       if (result.kind === 'rejected') {
         throw errorFrom(coordinatorErrors, result.code, result.message, { syncId, phase: current.state.phase, event: event.type });
@@ -422,6 +430,16 @@ export class SyncStore {
   async votes(syncId: string): Promise<Map<string, ShardVote>> {
     const raw = await this.#redis.hgetall(syncRedisKeys(this.#prefix, syncId).votes);
     return new Map(Object.entries(raw).flatMap(([shard, json]) => parseVote(json).map((v): [string, ShardVote] => [shard, v])));
+  }
+
+  /** The accepted votes of these shards alone (one HMGET); a shard without a vote that parses is left out. */
+  async votesOf(syncId: string, shardIds: readonly string[]): Promise<Map<string, ShardVote>> {
+    if (shardIds.length === 0) return new Map();
+    const raw = await this.#redis.hmget(syncRedisKeys(this.#prefix, syncId).votes, ...shardIds);
+    return new Map(shardIds.flatMap((shard, i) => {
+      const json = raw[i];
+      return json === null || json === undefined ? [] : parseVote(json).map((v): [string, ShardVote] => [shard, v]);
+    }));
   }
 
   /** One shard's accepted vote (HGET: constant size, unlike `votes`). */

@@ -138,10 +138,20 @@ function expectedPlan(): PlannedBucketEntry[] {
 /** Counts the answers to the prefetches' vote reads (a prefetch asks for the vote once its blob decoded and checked). */
 class CountingStore extends SyncStore {
   votesAnswered = 0;
+  /** The drive's reads of votes: every vote (`all`), or those of the shards named. */
+  readonly voteReads: ('all' | string[])[] = [];
   override async vote(syncId: string, shardId: string): Promise<ShardVote | undefined> {
     const v = await super.vote(syncId, shardId);
     this.votesAnswered++;
     return v;
+  }
+  override async votes(syncId: string): Promise<Map<string, ShardVote>> {
+    this.voteReads.push('all');
+    return super.votes(syncId);
+  }
+  override async votesOf(syncId: string, shardIds: readonly string[]): Promise<Map<string, ShardVote>> {
+    this.voteReads.push([...shardIds]);
+    return super.votesOf(syncId, shardIds);
   }
 }
 
@@ -203,9 +213,9 @@ async function writtenPlan(store: SyncStore): Promise<PlannedBucketEntry[]> {
   return buckets.sort(([a], [b]) => Number(a.split('-')[1]) - Number(b.split('-')[1])).map(([, v]) => JSON.parse(v) as PlannedBucketEntry);
 }
 
-/** Prefetches every shard and waits until each has answered its vote read (the rest of a prefetch is synchronous after it). */
-async function prefetchAll(s: Staged, expectedVotes = SHARDS): Promise<void> {
-  for (let i = 0; i < SHARDS; i++) s.committer.prefetch('b', `shard-${i}`, '1');
+/** Prefetches every shard (but `skip`) and waits until each has answered its vote read (the rest of a prefetch is synchronous after it). */
+async function prefetchAll(s: Staged, expectedVotes = SHARDS, skip: readonly number[] = []): Promise<void> {
+  for (let i = 0; i < SHARDS; i++) if (!skip.includes(i)) s.committer.prefetch('b', `shard-${i}`, '1');
   const deadline = Date.now() + 10_000;
   while (s.store.votesAnswered < expectedVotes) {
     if (Date.now() > deadline) throw new Error(`only ${s.store.votesAnswered} of ${expectedVotes} prefetches verified their blob`);
@@ -278,5 +288,34 @@ describe('SyncCommitter, bucketed: the bucket plan from verified runs summaries'
     assert.ok(aborted.state.phase === 'ABORTED' || aborted.state.phase === 'ABORTING', aborted.state.phase);
     if (aborted.state.phase === 'ABORTED' || aborted.state.phase === 'ABORTING') assert.equal(aborted.state.reason.code, 'BLOB_VOTE_TOKEN_INVALID');
     assert.deepEqual(s.enqueued, []);
+  });
+
+  test('the drive reads the votes of the shards no prefetch verified, and only those; each is still checked', async () => {
+    const s = await stagedSync();
+    await prefetchAll(s, SHARDS - 2, [3, 8]);
+    const merging = await s.committer.drive('b');
+    await s.committer.close();
+    assert.equal(merging.state.phase, 'MERGING', merging.state.phase === 'ABORTED' ? merging.state.reason.code : '');
+    assert.deepEqual(s.store.voteReads, [['shard-3', 'shard-8']]);
+    assert.deepEqual(await writtenPlan(s.store), expectedPlan());
+
+    // Not prefetched and rewritten: its vote, read by id, refuses it.
+    const t = await stagedSync();
+    await prefetchAll(t, SHARDS - 2, [3, 8]);
+    await t.forge(8);
+    const aborted = await t.committer.drive('b');
+    await t.committer.close();
+    assert.deepEqual(t.store.voteReads, [['shard-3', 'shard-8']]);
+    assert.ok(aborted.state.phase === 'ABORTED' || aborted.state.phase === 'ABORTING', aborted.state.phase);
+    if (aborted.state.phase === 'ABORTED' || aborted.state.phase === 'ABORTING') {
+      assert.equal(aborted.state.reason.code, 'SYNC_VOTE_MISMATCH');
+      assert.equal(aborted.state.reason.context.shard, 'shard-8');
+    }
+
+    // Nothing prefetched (a restarted coordinator): every vote, in one read.
+    const u = await stagedSync();
+    assert.equal((await u.committer.drive('b')).state.phase, 'MERGING');
+    await u.committer.close();
+    assert.deepEqual(u.store.voteReads, ['all']);
   });
 });

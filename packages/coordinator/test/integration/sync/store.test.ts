@@ -48,6 +48,44 @@ describe('SyncStore on Redis', () => {
     }
   });
 
+  test('apply with a known record: no read while it is the stored one; a stale one is never what decides', async () => {
+    class CountingStore extends SyncStore {
+      reads = 0;
+      override async get(syncId: string): ReturnType<SyncStore['get']> {
+        this.reads++;
+        return super.get(syncId);
+      }
+    }
+    const store = new CountingStore(redis, uniqueName('store'));
+    await store.create(newSyncRecord('a', plan, 't'), Date.now());
+    const preparing = await store.apply('a', { type: 'start' });
+    const accepted = { s0: { attemptId: 'x', blobKey: 'k', checksum: 1, rows: 1, bytes: 1 } };
+
+    // Current: written without a read, as the event makes it from there.
+    store.reads = 0;
+    const committing = await store.apply('a', { type: 'beginCommit', accepted }, undefined, preparing);
+    assert.equal(store.reads, 0);
+    assert.equal(committing.state.phase, 'COMMITTING');
+    assert.deepEqual(await store.get('a'), committing);
+
+    // Stale (the sync moved on since): the write is refused, the stored record read and decided on.
+    // From the stale PREPARING record an abort would be legal; from COMMITTING it is refused.
+    store.reads = 0;
+    await assert.rejects(store.apply('a', { type: 'abort', reason }, undefined, preparing), { code: 'SYNC_COMMIT_IN_PROGRESS' });
+    assert.equal(store.reads, 1);
+    assert.deepEqual(await store.get('a'), committing);
+
+    // Stale, and the event is refused by it but legal on the stored record: applied to the stored one.
+    const committed = await store.apply('a', { type: 'committed', snapshotId: 7 }, undefined, preparing);
+    assert.equal(committed.state.phase, 'COMMITTED');
+    assert.equal(committed.version, committing.version + 1);
+    assert.deepEqual(await store.get('a'), committed);
+
+    // Stale, and the event leaves the stored record unchanged: the stored record is returned, not the stale one.
+    const again = await store.apply('a', { type: 'committed', snapshotId: 7 }, undefined, committing);
+    assert.deepEqual(again, committed);
+  });
+
   test('terminal syncs leave the active set; list filters by phase and table', async () => {
     const store = new SyncStore(redis, uniqueName('store'));
     await store.create(newSyncRecord('a', plan, 't'), 1);
