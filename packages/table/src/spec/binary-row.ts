@@ -214,9 +214,23 @@ function readField(rowBytes: Uint8Array, view: DataView, slot: number, fixed: nu
   }
 }
 
+/** The last partition keyed, and its key: most calls in a row (a commit's entries) name one partition. */
+let lastPartition = new Uint8Array(0);
+let lastPartitionKey = '';
+
 /** A partition's arity-prefixed BinaryRow bytes as a map key (hex): equal bytes, equal key. */
 export function partitionKey(partition: Uint8Array): string {
-  return Buffer.from(partition.buffer, partition.byteOffset, partition.byteLength).toString('hex');
+  const n = partition.length;
+  if (n === lastPartition.length) {
+    let i = 0;
+    while (i < n && partition[i] === lastPartition[i]) i++;
+    if (i === n) return lastPartitionKey;
+  }
+  const key = Buffer.from(partition.buffer, partition.byteOffset, partition.byteLength).toString('hex');
+  // A copy: the caller's bytes may change after this returns.
+  lastPartition = partition.slice();
+  lastPartitionKey = key;
+  return key;
 }
 
 /** A (partition, bucket) as a map key. */

@@ -9,6 +9,7 @@
 
 import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
+import { partitionKey } from './binary-row.ts';
 import type { ManifestEntry } from './manifest-entry.ts';
 
 function hex(bytes: Uint8Array | null): string | null {
@@ -22,7 +23,7 @@ function hex(bytes: Uint8Array | null): string | null {
 export function entryIdentifier(entry: ManifestEntry): string {
   const { file } = entry;
   return JSON.stringify([
-    hex(entry.partition),
+    partitionKey(entry.partition),
     entry.bucket,
     file.level,
     file.fileName,

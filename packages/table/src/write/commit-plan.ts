@@ -113,11 +113,12 @@ export type IdentifyEntry<E> = (entry: E) => string;
 export function deltaEntries<F extends PlanFile>(messages: readonly PlanMessage<F>[]): PlanEntry<F>[] {
   const entries: PlanEntry<F>[] = [];
   for (const m of messages) {
-    const at = { partition: m.partition, bucket: m.bucket, totalBuckets: m.totalBuckets ?? -1 };
-    for (const file of m.dataIncrement.newFiles) entries.push({ kind: 'ADD', ...at, file });
-    for (const file of m.dataIncrement.deletedFiles) entries.push({ kind: 'DELETE', ...at, file });
-    for (const file of m.compactIncrement?.compactBefore ?? []) entries.push({ kind: 'DELETE', ...at, file });
-    for (const file of m.compactIncrement?.compactAfter ?? []) entries.push({ kind: 'ADD', ...at, file });
+    const { partition, bucket } = m;
+    const totalBuckets = m.totalBuckets ?? -1;
+    for (const file of m.dataIncrement.newFiles) entries.push({ kind: 'ADD', partition, bucket, totalBuckets, file });
+    for (const file of m.dataIncrement.deletedFiles) entries.push({ kind: 'DELETE', partition, bucket, totalBuckets, file });
+    for (const file of m.compactIncrement?.compactBefore ?? []) entries.push({ kind: 'DELETE', partition, bucket, totalBuckets, file });
+    for (const file of m.compactIncrement?.compactAfter ?? []) entries.push({ kind: 'ADD', partition, bucket, totalBuckets, file });
   }
   return entries;
 }

@@ -7,6 +7,7 @@ import {
   binaryRowEncoder,
   decodeBinaryRow,
   encodeBinaryRow,
+  partitionKey,
   serializeBinaryRow,
   toArityPrefixed,
   unscaledToBytes,
@@ -203,4 +204,18 @@ describe('decode is strict', () => {
       { numRuns: 2000 },
     );
   });
+});
+
+test('partitionKey: the hex of the bytes, whatever was keyed before (views, equal lengths, bytes changed after)', () => {
+  const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+  const backing = Uint8Array.from({ length: 64 }, (_, i) => i);
+  const cases = [new Uint8Array(12), new Uint8Array(12), Uint8Array.of(0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0), backing.subarray(8, 20), backing.subarray(9, 21), new Uint8Array(0), backing.subarray(9, 21)];
+  for (const bytes of cases) assert.equal(partitionKey(bytes), hex(bytes));
+  const mutable = new Uint8Array(12);
+  assert.equal(partitionKey(mutable), '00'.repeat(12));
+  mutable[11] = 1;
+  assert.equal(partitionKey(mutable), `${'00'.repeat(11)}01`);
+  mutable[0] = 0xff;
+  assert.equal(partitionKey(Uint8Array.of(0xff, ...new Uint8Array(10), 1)), `ff${'00'.repeat(10)}01`);
+  assert.equal(partitionKey(new Uint8Array(12)), '00'.repeat(12));
 });
