@@ -334,6 +334,8 @@ export class SyncCommitter {
     if (missing.length > 0) {
       return store.apply(record.id, { type: 'abort', reason: firstFailure(await store.attempts(record.id), missing.map((s) => s.id), SHARD_JOBS) });
     }
+    // The shards whose prefetch has not run yet are read below, at the load's own concurrency.
+    await this.#prefetchQueue.settle(record.id);
     const bucketed = record.plan.options.layout === 'bucketed';
     const prefetched = bucketed ? this.#prefetchedRuns.get(record.id) : this.#prefetched.get(record.id);
     // Outside the try: a Redis hiccup retries the commit job, it is no reason to abort.

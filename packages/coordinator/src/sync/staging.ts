@@ -213,7 +213,7 @@ function checkVote(vote: ShardVote | undefined, shard: string, read: AcceptedAtt
 }
 
 /** Blobs are small; reading them one by one would make the commit of 1,000 shards wait on 1,000 round trips. */
-const BLOB_READS_IN_FLIGHT = 16;
+const BLOB_READS_IN_FLIGHT = 32;
 
 /**
  * Deletes every object the sync staged: its blobs (under .tributary/syncs/<id>/) and every data

@@ -53,6 +53,30 @@ describe('PrefetchQueue', () => {
     assert.deepEqual(log, ['start x1', 'end x1', 'start y1', 'start y2']);
   });
 
+  test('settle drops the queued tasks of one key and waits for its running ones only', async () => {
+    const log: string[] = [];
+    const queue = new PrefetchQueue(2);
+    const x1 = gated(log, 'x1');
+    const y1 = gated(log, 'y1');
+    queue.push('x', x1.task);
+    queue.push('y', y1.task);
+    for (const name of ['x2', 'y2', 'x3']) queue.push(name[0] ?? '', async () => void log.push(`start ${name}`));
+    let settled = false;
+    const settling = queue.settle('x').then(() => (settled = true));
+    assert.equal(queue.queued, 1, "only y's queued task is left");
+    await tick();
+    assert.equal(settled, false, "settle waits for x's running task");
+    x1.release();
+    await settling;
+    // y1 still runs: settle did not wait for another key's task; x's queued ones never ran.
+    assert.equal(queue.running >= 1, true);
+    y1.release();
+    await idle(queue);
+    assert.deepEqual(log, ['start x1', 'start y1', 'end x1', 'start y2', 'end y1']);
+    // Nothing of the key: settles at once.
+    await queue.settle('z');
+  });
+
   test('close drops the queued tasks, waits for the running ones, and refuses new ones', async () => {
     const log: string[] = [];
     const queue = new PrefetchQueue(1);
