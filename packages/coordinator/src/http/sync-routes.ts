@@ -129,7 +129,7 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
       },
     },
     async (request) => {
-      const record = await syncs.get(request.params.id);
+      const record = await store.pageRecord(request.params.id);
       const offset = decodeCursor(record.id, request.query.cursor, record.plan.shards.length);
       const ids = record.plan.shards.slice(offset, offset + request.query.limit).map((s) => s.id);
       const [attempts, accepted] = await Promise.all([store.attemptsOf(record.id, ids), store.acceptedOf(record.id, ids)]);

@@ -212,6 +212,8 @@ export class SyncStore {
   #indexed = false;
   /** Recent list reads by filter (see listSummaryTexts). */
   readonly #lists: RevisionCache<readonly string[]>;
+  /** The last records `pageRecord` read, by sync id, least recent first (see there). */
+  readonly #pageRecords = new Map<string, Readonly<SyncRecord>>();
 
   constructor(redis: Redis, prefix: string, observe?: SyncObserver, options: SyncStoreOptions = {}) {
     this.#redis = redis;
@@ -247,6 +249,27 @@ export class SyncStore {
   async get(syncId: string): Promise<SyncRecord | undefined> {
     const json = await this.#redis.hget(syncRedisKeys(this.#prefix, syncId).record, 'json');
     return json === null ? undefined : SyncRecordSchema.parse(JSON.parse(json));
+  }
+
+  /**
+   * The record for a page of its shards (GET /v1/syncs/:id/shards, read only: the object is shared
+   * by the requests that get it). Every record write bumps the version, so a record read before is
+   * still the stored one while its version is: a page then costs one HGET of the version instead of
+   * reading and parsing the whole plan (a 10,000-shard record is ~2 MB of JSON, ~50–100 ms of CPU,
+   * and `tributary watch` pages every shard each time it looks). The last PAGE_RECORDS records are kept.
+   * SYNC_NOT_FOUND if there is no such sync.
+   */
+  async pageRecord(syncId: string): Promise<Readonly<SyncRecord>> {
+    const version = await this.#redis.hget(syncRedisKeys(this.#prefix, syncId).record, 'version');
+    const kept = this.#pageRecords.get(syncId);
+    this.#pageRecords.delete(syncId);
+    const record = kept !== undefined && version !== null && String(kept.version) === version ? kept : await this.require(syncId);
+    this.#pageRecords.set(syncId, record);
+    for (const id of this.#pageRecords.keys()) {
+      if (this.#pageRecords.size <= PAGE_RECORDS) break;
+      this.#pageRecords.delete(id);
+    }
+    return record;
   }
 
   async require(syncId: string): Promise<SyncRecord> {
@@ -783,6 +806,9 @@ function tableKey(record: SyncRecord): string {
 }
 
 const PLAN_FIELDS_PER_WRITE = 1000;
+
+/** Records kept for shard pages (pageRecord): a few syncs watched at once. */
+const PAGE_RECORDS = 4;
 
 /** Snapshot properties: string → string. */
 const FoldedProperties = z.record(z.string(), z.string());

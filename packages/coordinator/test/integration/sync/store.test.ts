@@ -86,6 +86,40 @@ describe('SyncStore on Redis', () => {
     assert.deepEqual(again, committed);
   });
 
+  test('pageRecord: one read of the record while its version holds, the new one after a write, at most 4 kept', async () => {
+    class CountingStore extends SyncStore {
+      reads = 0;
+      override async get(syncId: string): ReturnType<SyncStore['get']> {
+        this.reads++;
+        return super.get(syncId);
+      }
+    }
+    const store = new CountingStore(redis, uniqueName('store'));
+    for (const id of ['a', 'b', 'c', 'd', 'e']) await store.create(newSyncRecord(id, plan, 't'), Date.now());
+    const first = await store.pageRecord('a');
+    assert.deepEqual(first, await store.get('a'));
+    store.reads = 0;
+    for (let i = 0; i < 5; i++) assert.equal(await store.pageRecord('a'), first);
+    assert.equal(store.reads, 0, 'the version held: no read');
+
+    const started = await store.apply('a', { type: 'start' });
+    store.reads = 0;
+    const after = await store.pageRecord('a');
+    assert.equal(store.reads, 1);
+    assert.deepEqual(after, started);
+    assert.equal(after.state.phase, 'PREPARING');
+
+    // Four more syncs paged: 'a' is the least recent of five and is dropped; the rest are kept.
+    for (const id of ['b', 'c', 'd', 'e']) await store.pageRecord(id);
+    store.reads = 0;
+    for (const id of ['b', 'c', 'd', 'e']) await store.pageRecord(id);
+    assert.equal(store.reads, 0);
+    await store.pageRecord('a');
+    assert.equal(store.reads, 1);
+
+    await assert.rejects(store.pageRecord('nope'), { code: 'SYNC_NOT_FOUND' });
+  });
+
   test('terminal syncs leave the active set; list filters by phase and table', async () => {
     const store = new SyncStore(redis, uniqueName('store'));
     await store.create(newSyncRecord('a', plan, 't'), 1);
