@@ -339,9 +339,12 @@ export class FileStoreCommit {
       newName: (prefix) => `${prefix}${uuid}-${counter++}`,
     };
     const previous = latest === null ? [] : await this.#scan.dataManifests(latest);
-    const base = await writeManifestList(ctx, await this.#mergeBase(ctx, previous));
-    const deltaList = await writeManifestList(ctx, await writeManifests(ctx, delta));
-    const changelogList = changelog.length === 0 ? null : await writeManifestList(ctx, await writeManifests(ctx, changelog));
+    // The three lists are independent: written side by side (the snapshot, written after, names them all).
+    const [base, deltaList, changelogList] = await Promise.all([
+      this.#mergeBase(ctx, previous).then((metas) => writeManifestList(ctx, metas)),
+      writeManifests(ctx, delta).then((metas) => writeManifestList(ctx, metas)),
+      changelog.length === 0 ? null : writeManifests(ctx, changelog).then((metas) => writeManifestList(ctx, metas)),
+    ]);
     return nextSnapshot(latest, {
       uuid: randomUUID(),
       timeMillis: (this.#o.clock ?? Date.now)(),

@@ -92,16 +92,22 @@ export interface ManifestWriterContext {
   readonly newName: (prefix: 'manifest-' | 'manifest-list-') => string;
 }
 
-/** Writes entries into manifest files (rolling), returning their metadata; nothing for no entries. */
+/**
+ * Writes entries into manifest files (rolling), returning their metadata; nothing for no entries.
+ * Each file is uploaded while the next is encoded; all are written when this resolves.
+ */
 export async function writeManifests(ctx: ManifestWriterContext, entries: readonly ManifestEntry[]): Promise<ManifestFileMeta[]> {
   const metas: ManifestFileMeta[] = [];
+  const uploads: Promise<void>[] = [];
   for (let start = 0; start < entries.length; start += MANIFEST_ROLL_ENTRIES) {
     const chunk = entries.slice(start, start + MANIFEST_ROLL_ENTRIES);
     const fileName = ctx.newName('manifest-');
     const bytes = encodeManifestFile(chunk);
-    await ctx.store.put(`${ctx.tablePath}/manifest/${fileName}`, bytes);
+    // No await between the uploads started here and Promise.all below: none rejects unhandled.
+    uploads.push(ctx.store.put(`${ctx.tablePath}/manifest/${fileName}`, bytes));
     metas.push(manifestFileMeta(fileName, bytes.length, chunk, ctx.partitionTypes, ctx.schemaId));
   }
+  await Promise.all(uploads);
   return metas;
 }
 
