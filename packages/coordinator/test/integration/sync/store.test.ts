@@ -13,6 +13,15 @@ after(() => redis.quit());
 const plan = testPlan('tributary-sync-a', { shards: [{ id: 's0', spec: {} }] });
 const reason = { code: 'SYNC_ABORT_REQUESTED', message: 'stop', retryable: false, context: {} };
 
+/** The real store, counting its reads of whole records. */
+class CountingStore extends SyncStore {
+  reads = 0;
+  override async get(syncId: string): ReturnType<SyncStore['get']> {
+    this.reads++;
+    return super.get(syncId);
+  }
+}
+
 describe('SyncStore on Redis', () => {
   test('create persists once; a second create with the same id is refused', async () => {
     const store = new SyncStore(redis, uniqueName('store'));
@@ -49,13 +58,6 @@ describe('SyncStore on Redis', () => {
   });
 
   test('apply with a known record: no read while it is the stored one; a stale one is never what decides', async () => {
-    class CountingStore extends SyncStore {
-      reads = 0;
-      override async get(syncId: string): ReturnType<SyncStore['get']> {
-        this.reads++;
-        return super.get(syncId);
-      }
-    }
     const store = new CountingStore(redis, uniqueName('store'));
     await store.create(newSyncRecord('a', plan, 't'), Date.now());
     const preparing = await store.apply('a', { type: 'start' });
@@ -87,13 +89,6 @@ describe('SyncStore on Redis', () => {
   });
 
   test('pageRecord: one read of the record while its version holds, the new one after a write, at most 4 kept', async () => {
-    class CountingStore extends SyncStore {
-      reads = 0;
-      override async get(syncId: string): ReturnType<SyncStore['get']> {
-        this.reads++;
-        return super.get(syncId);
-      }
-    }
     const store = new CountingStore(redis, uniqueName('store'));
     for (const id of ['a', 'b', 'c', 'd', 'e']) await store.create(newSyncRecord(id, plan, 't'), Date.now());
     const first = await store.pageRecord('a');
