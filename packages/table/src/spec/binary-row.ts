@@ -74,11 +74,6 @@ export function serializeBinaryRow(values: InternalRow, types: readonly DataType
 // Decoding
 // ---------------------------------------------------------------------------------------------
 
-/** Splits an arity-prefixed row into its arity and row bytes (a view, not a copy). */
-export function splitArityPrefixed(bytes: Uint8Array): { arity: number; rowBytes: Uint8Array } {
-  return { arity: prefixedArity(bytes), rowBytes: bytes.subarray(4) };
-}
-
 /** The arity of an arity-prefixed row (4 bytes, big-endian), checked: ≥ 0, and room for a row. */
 function prefixedArity(bytes: Uint8Array): number {
   if (bytes.length < 12) throw invalidRow(`arity-prefixed row of ${bytes.length} bytes is shorter than 12`, { length: bytes.length });
