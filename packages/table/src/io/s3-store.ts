@@ -25,6 +25,7 @@ import { checkDirectory, checkKey, checkPrefix, checkRange, isValidKey, rangePas
 import { watchBody } from './object-body.ts';
 import type { ObjectBody, ObjectMeta, ObjectStore } from './object-store.ts';
 import { isInvalidRange, isMissingObject, isPreconditionFailure, s3Error } from './s3-errors.ts';
+import { LeanGet } from './s3-lean-get.ts';
 
 /** S3's smallest part (all but the last); also our default part size is a multiple of it. */
 const MIN_PART_SIZE = 5 * 1024 * 1024;
@@ -63,6 +64,8 @@ export class S3ObjectStore implements ObjectStore {
   readonly bucket: string;
   readonly #root: string;
   readonly #client: S3Client;
+  /** Reads without the SDK's command pipeline, on a path-style custom endpoint (see s3-lean-get.ts). */
+  readonly #lean: LeanGet | undefined;
   readonly #partSize: number;
   readonly #queueSize: number;
 
@@ -78,12 +81,15 @@ export class S3ObjectStore implements ObjectStore {
     this.#root = prefix === '' ? '' : `${prefix}/`;
     this.uri = `s3://${options.bucket}/${prefix}`;
     this.#client = options.client ?? makeClient(options);
+    this.#lean = LeanGet.of(this.#client);
     this.#partSize = Math.max(MIN_PART_SIZE, options.partSize ?? 8 * 1024 * 1024);
     this.#queueSize = Math.max(1, options.queueSize ?? 4);
   }
 
   async get(key: string): Promise<Uint8Array> {
     const Key = this.#key(key);
+    const lean = await this.#lean?.get(this.bucket, Key);
+    if (lean !== undefined) return lean;
     try {
       const out = await this.#client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
       return out.Body === undefined ? new Uint8Array(0) : await out.Body.transformToByteArray();
@@ -96,6 +102,8 @@ export class S3ObjectStore implements ObjectStore {
     const Key = this.#key(key);
     checkRange(key, offset, length);
     if (length > 0) {
+      const lean = await this.#lean?.get(this.bucket, Key, { offset, length });
+      if (lean !== undefined) return lean;
       try {
         const Range = `bytes=${offset}-${offset + length - 1}`;
         const out = await this.#client.send(new GetObjectCommand({ Bucket: this.bucket, Key, Range }));
