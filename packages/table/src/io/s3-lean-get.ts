@@ -57,6 +57,8 @@ interface Handler {
 interface ClientConfig {
   readonly isCustomEndpoint?: boolean;
   readonly forcePathStyle?: boolean;
+  /** The endpoint names the bucket already: not `endpoint/bucket/key`. */
+  readonly bucketEndpoint?: boolean;
   readonly endpoint?: () => Promise<Endpoint>;
   readonly region: () => Promise<string>;
   readonly credentials: ConstructorParameters<typeof SignatureV4>[0]['credentials'];
@@ -77,7 +79,7 @@ export class LeanGet {
   static of(client: S3Client): LeanGet | undefined {
     const config = client.config as unknown as ClientConfig;
     const handler = config.requestHandler as Partial<Handler> | undefined;
-    if (config.isCustomEndpoint !== true || config.forcePathStyle !== true || config.endpoint === undefined) return undefined;
+    if (config.isCustomEndpoint !== true || config.forcePathStyle !== true || config.bucketEndpoint === true || config.endpoint === undefined) return undefined;
     if (typeof handler?.handle !== 'function') return undefined;
     return new LeanGet(config);
   }
