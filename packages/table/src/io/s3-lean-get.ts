@@ -161,7 +161,15 @@ function expectedLength(response: HttpResponse, range: { readonly offset: number
 /** Reads the body into one buffer of exactly `length` bytes, or gives `undefined` (short, long, failed). */
 function readExactly(body: IncomingMessage, length: number): Promise<Uint8Array | undefined> {
   // Its own ArrayBuffer (not the shared pool's), returned only once every byte is written.
-  const out = new Uint8Array(Buffer.allocUnsafeSlow(length).buffer, 0, length);
+  let out: Uint8Array;
+  try {
+    out = new Uint8Array(Buffer.allocUnsafeSlow(length).buffer, 0, length);
+  } catch {
+    // A length no buffer can hold: the SDK's path reads it, or fails, as it would.
+    body.on('error', () => {});
+    body.destroy();
+    return Promise.resolve(undefined);
+  }
   let at = 0;
   return new Promise((resolve) => {
     const fail = (): void => {

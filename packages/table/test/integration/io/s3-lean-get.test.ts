@@ -28,8 +28,11 @@ interface Seen {
   readonly viaSdk: boolean;
   readonly range: string | undefined;
 }
-/** Sends `answer` as is, or cuts the connection after half its body (`cut`). */
-type Tamper = (index: number, answer: Answer) => Answer | 'cut';
+/**
+ * Sends `answer` as is, or cuts the connection after half its body (`cut`), or declares a body
+ * larger than any buffer and cuts the connection after the real one (`huge`).
+ */
+type Tamper = (index: number, answer: Answer) => Answer | 'cut' | 'huge';
 
 /** An HTTP proxy in front of MinIO: every request forwarded as is, every answer through `tamper`. */
 class TamperingProxy {
@@ -49,10 +52,11 @@ class TamperingProxy {
           up.on('data', (chunk: Buffer) => chunks.push(chunk));
           up.on('end', () => {
             const answer = this.tamper(index, { status: up.statusCode ?? 502, headers: { ...up.headers }, body: Buffer.concat(chunks) });
-            if (answer === 'cut') {
-              const { headers, body } = { headers: { ...up.headers }, body: Buffer.concat(chunks) };
+            if (answer === 'cut' || answer === 'huge') {
+              const body = Buffer.concat(chunks);
+              const headers = { ...up.headers, ...(answer === 'huge' ? { 'content-length': String(2 ** 50) } : {}) };
               res.writeHead(up.statusCode ?? 502, headers);
-              res.write(body.subarray(0, body.length >> 1), () => res.destroy());
+              res.write(answer === 'cut' ? body.subarray(0, body.length >> 1) : body, () => res.destroy());
               return;
             }
             answer.headers['content-length'] = String(answer.body.length);
@@ -149,7 +153,7 @@ test('reads skip the SDK pipeline and give exactly the bytes the SDK gives, whol
   assert.deepEqual(gets.filter((s) => s.viaSdk), [], 'no read went through the SDK pipeline');
 });
 
-test('a whole object whose body does not match its checksum is fetched again through the SDK, and never returned corrupt', async () => {
+test('a whole object answered wrongly (a body that does not match its checksum, a length no buffer holds) is fetched again through the SDK, never returned corrupt', async () => {
   const bytes = objects.get('small.bin') as Uint8Array;
   const flip = (answer: Answer): Answer => {
     const body = Buffer.from(answer.body);
@@ -165,6 +169,15 @@ test('a whole object whose body does not match its checksum is fetched again thr
     'the lean GET, then the SDK',
   );
 
+  // A length no buffer can hold: not allocated, read again through the SDK.
+  proxy.seen.length = 0;
+  proxy.tamper = (index, answer) => (index === 0 ? 'huge' : answer);
+  assert.deepEqual(await proxied.get('small.bin'), bytes);
+  assert.deepEqual(
+    proxy.gets().map((s) => s.viaSdk),
+    [false, true],
+  );
+
   // Every answer corrupted: the SDK's own validation refuses it too; no bytes come back.
   proxy.seen.length = 0;
   proxy.tamper = (_index, answer) => (answer.status === 200 ? flip(answer) : answer);
@@ -178,7 +191,7 @@ test('a range answered with anything but that range is fetched again through the
   const offset = 6 * MiB - 100;
   const length = 200_000;
   const expected = bytes.subarray(offset, offset + length);
-  const cases: Array<[string, (answer: Answer) => Answer | 'cut']> = [
+  const cases: Array<[string, (answer: Answer) => Answer | 'cut' | 'huge']> = [
     ['the connection cut halfway through the body', () => 'cut'],
     ['a body longer than its range', (answer) => ({ ...answer, body: Buffer.concat([answer.body, Buffer.from('x')]) })],
     ['200 and a body without Content-Range (a store that ignores Range)', (answer) => {
