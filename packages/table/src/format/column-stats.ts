@@ -23,10 +23,143 @@ export interface ColumnStats {
 
 /** Min, max and null count of one column over rows [0, length). */
 export function columnStats(column: Column, length: number): ColumnStats {
+  const { minRow, maxRow, nullCount } = extremeRows(column, length);
+  return {
+    min: minRow < 0 ? null : valueAt(column, minRow),
+    max: maxRow < 0 ? null : valueAt(column, maxRow),
+    nullCount,
+  };
+}
+
+/** The first row holding the least value, the first holding the greatest, and the NULLs. */
+interface Extremes {
+  readonly minRow: number;
+  readonly maxRow: number;
+  readonly nullCount: number;
+}
+
+/**
+ * The common kinds compare in a loop of their own over the values, with the native `<` where it
+ * is Paimon's order (integers, safe int64s, strings without units ≥ U+E000, timestamps); the rest
+ * through a comparator of their kind (one loop calling a different closure per kind is not inlined).
+ */
+function extremeRows(column: Column, length: number): Extremes {
+  switch (column.kind) {
+    case 'bool':
+    case 'int32':
+      return numberExtremes(column.values, column.validity, length);
+    case 'int64': {
+      // Exact doubles when every value fits (reading a BigInt64Array allocates a BigInt).
+      const numbers = safeNumbersOf(column.values);
+      if (numbers) return numberExtremes(numbers, column.validity, length);
+      const v = column.values;
+      return comparedExtremes(column, length, (a, b) => (v[a] as bigint) < (v[b] as bigint));
+    }
+    case 'string': {
+      const v = column.values;
+      // JS `<` compares UTF-16 units, which is UTF-8 byte order unless a surrogate meets a unit ≥
+      // U+E000 (compareUtf8): when no value holds such a unit, the native comparison is exact.
+      if (!v.some((s) => ABOVE_SURROGATES.test(s))) return stringExtremes(v, column.validity, length);
+      return comparedExtremes(column, length, (a, b) => compareUtf8(v[a] as string, v[b] as string) < 0);
+    }
+    case 'timestamp':
+      return timestampExtremes(column.millis, column.nanos, column.validity, length);
+    case 'bigint': {
+      const v = column.values;
+      return comparedExtremes(column, length, (a, b) => (v[a] as bigint) < (v[b] as bigint));
+    }
+    case 'float32':
+    case 'float64': {
+      const v = column.values;
+      return comparedExtremes(column, length, (a, b) => compareJavaDouble(v[a] as number, v[b] as number) < 0);
+    }
+    case 'binary': {
+      const v = column.values;
+      return comparedExtremes(column, length, (a, b) => compareBytes(v[a] as Uint8Array, v[b] as Uint8Array) < 0);
+    }
+  }
+}
+
+function numberExtremes(values: Uint8Array | Int32Array | Float64Array, validity: Uint8Array | undefined, length: number): Extremes {
   let nullCount = 0;
   let minRow = -1;
   let maxRow = -1;
-  const less = rowLess(column);
+  let min = 0;
+  let max = 0;
+  for (let r = 0; r < length; r++) {
+    if (validity !== undefined && validity[r] === 0) {
+      nullCount++;
+      continue;
+    }
+    const x = values[r] as number;
+    if (minRow < 0) {
+      minRow = maxRow = r;
+      min = max = x;
+    } else if (x < min) {
+      minRow = r;
+      min = x;
+    } else if (x > max) {
+      maxRow = r;
+      max = x;
+    }
+  }
+  return { minRow, maxRow, nullCount };
+}
+
+function stringExtremes(values: readonly string[], validity: Uint8Array | undefined, length: number): Extremes {
+  let nullCount = 0;
+  let minRow = -1;
+  let maxRow = -1;
+  let min = '';
+  let max = '';
+  for (let r = 0; r < length; r++) {
+    if (validity !== undefined && validity[r] === 0) {
+      nullCount++;
+      continue;
+    }
+    const x = values[r] as string;
+    if (minRow < 0) {
+      minRow = maxRow = r;
+      min = max = x;
+    } else if (x < min) {
+      minRow = r;
+      min = x;
+    } else if (x > max) {
+      maxRow = r;
+      max = x;
+    }
+  }
+  return { minRow, maxRow, nullCount };
+}
+
+function timestampExtremes(millis: Float64Array, nanos: Int32Array, validity: Uint8Array | undefined, length: number): Extremes {
+  let nullCount = 0;
+  let minRow = -1;
+  let maxRow = -1;
+  for (let r = 0; r < length; r++) {
+    if (validity !== undefined && validity[r] === 0) {
+      nullCount++;
+      continue;
+    }
+    if (minRow < 0) {
+      minRow = maxRow = r;
+      continue;
+    }
+    const m = millis[r] as number;
+    const n = nanos[r] as number;
+    const lo = millis[minRow] as number;
+    const hi = millis[maxRow] as number;
+    if (m < lo || (m === lo && n < (nanos[minRow] as number))) minRow = r;
+    else if (m > hi || (m === hi && n > (nanos[maxRow] as number))) maxRow = r;
+  }
+  return { minRow, maxRow, nullCount };
+}
+
+/** Any kind, through `less` (a < b for two non-null rows). */
+function comparedExtremes(column: Column, length: number, less: (a: number, b: number) => boolean): Extremes {
+  let nullCount = 0;
+  let minRow = -1;
+  let maxRow = -1;
   for (let r = 0; r < length; r++) {
     if (isNullAt(column, r)) {
       nullCount++;
@@ -40,61 +173,11 @@ export function columnStats(column: Column, length: number): ColumnStats {
     if (less(r, minRow)) minRow = r;
     else if (less(maxRow, r)) maxRow = r;
   }
-  return {
-    min: minRow < 0 ? null : valueAt(column, minRow),
-    max: maxRow < 0 ? null : valueAt(column, maxRow),
-    nullCount,
-  };
+  return { minRow, maxRow, nullCount };
 }
 
 /** A UTF-16 unit at or above U+E000 (where UTF-16 and UTF-8 orders part). */
 const ABOVE_SURROGATES = /[\ue000-\uffff]/;
-
-/** a < b for two non-null rows of the column, read straight from its arrays. */
-function rowLess(column: Column): (a: number, b: number) => boolean {
-  switch (column.kind) {
-    case 'bool':
-    case 'int32': {
-      const v = column.values;
-      return (a, b) => (v[a] as number) < (v[b] as number);
-    }
-    case 'int64': {
-      // Compare exact doubles when every value fits (reading a BigInt64Array allocates a BigInt).
-      const numbers = safeNumbersOf(column.values);
-      if (numbers) return (a, b) => (numbers[a] as number) < (numbers[b] as number);
-      const v = column.values;
-      return (a, b) => (v[a] as bigint) < (v[b] as bigint);
-    }
-    case 'bigint': {
-      const v = column.values;
-      return (a, b) => (v[a] as bigint) < (v[b] as bigint);
-    }
-    case 'float32':
-    case 'float64': {
-      const v = column.values;
-      return (a, b) => compareJavaDouble(v[a] as number, v[b] as number) < 0;
-    }
-    case 'string': {
-      const v = column.values;
-      // JS `<` compares UTF-16 units, which is UTF-8 byte order unless a surrogate meets a unit ≥
-      // U+E000 (compareUtf8): when no value holds such a unit, the native comparison is exact.
-      if (!v.some((s) => ABOVE_SURROGATES.test(s))) return (a, b) => (v[a] as string) < (v[b] as string);
-      return (a, b) => compareUtf8(v[a] as string, v[b] as string) < 0;
-    }
-    case 'binary': {
-      const v = column.values;
-      return (a, b) => compareBytes(v[a] as Uint8Array, v[b] as Uint8Array) < 0;
-    }
-    case 'timestamp': {
-      const { millis, nanos } = column;
-      return (a, b) => {
-        const ma = millis[a] as number;
-        const mb = millis[b] as number;
-        return ma < mb || (ma === mb && (nanos[a] as number) < (nanos[b] as number));
-      };
-    }
-  }
-}
 
 /** Compares two non-null internal values of one column kind (used to merge row-group stats). */
 export function compareInternal(a: InternalValue, b: InternalValue): number {
