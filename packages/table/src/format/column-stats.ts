@@ -106,6 +106,7 @@ function numberExtremes(values: Uint8Array | Int32Array | Float64Array, validity
   return { minRow, maxRow, nullCount };
 }
 
+/** numberExtremes' loop over strings, kept apart so that each loop's `<` sees one type of value. */
 function stringExtremes(values: readonly string[], validity: Uint8Array | undefined, length: number): Extremes {
   let nullCount = 0;
   let minRow = -1;
