@@ -4,7 +4,9 @@
  * row in a hundred, but in every page).
  *
  *   column chunk bytes ─► per page: header, decompression, definition levels and values
- *                         (hyparquet's page decoders: every encoding and codec it reads)
+ *                         (a v1 page's levels, PLAIN values and dictionary ids into typed
+ *                         arrays here, decodeV1Page; hyparquet's page decoders for every other
+ *                         encoding and page version it reads)
  *                      ─► per page: its first row, the source it reads from (the dictionary or its
  *                         own values), its dictionary ids, and only for a page holding a null each
  *                         row's index among its values
@@ -15,7 +17,7 @@
  * at all for a page without nulls: a row is found by its page (RawChunk.at), and its value taken
  * from the page's source only when asked for. Pure: bytes in, references out.
  */
-import type { ColumnMetaData, Compressors, DecodedArray, SchemaElement, SchemaTree } from 'hyparquet';
+import type { ColumnMetaData, Compressors, DataPageHeader, DecodedArray, ParquetType, SchemaElement, SchemaTree } from 'hyparquet';
 import { parquetHeader } from 'hyparquet/src/column.js';
 import { decompressPage, readDataPage, readDataPageV2 } from 'hyparquet/src/datapage.js';
 import { readPlain } from 'hyparquet/src/plain.js';
@@ -67,11 +69,12 @@ export function decodeRawChunk(
     }
     let count: number;
     let encoding: string;
-    let decoded: { definitionLevels?: number[] | undefined; dataPage: DecodedArray };
+    let decoded: { definitionLevels?: ArrayLike<number> | undefined; dataPage: DecodedArray };
     if (header.type === 'DATA_PAGE' && header.data_page_header !== undefined) {
       count = header.data_page_header.num_values;
       encoding = header.data_page_header.encoding;
-      decoded = readDataPage(decompressPage(body, header.uncompressed_page_size, meta.codec, compressors), header.data_page_header, decoder);
+      const page = decompressPage(body, header.uncompressed_page_size, meta.codec, compressors);
+      decoded = decodeV1Page(page, header.data_page_header, meta.type, element.type_length, optional, dictionary < 0 ? 0 : (sources[dictionary] as DecodedArray).length) ?? readDataPage(page, header.data_page_header, decoder);
     } else if (header.type === 'DATA_PAGE_V2' && header.data_page_header_v2 !== undefined) {
       count = header.data_page_header_v2.num_rows;
       encoding = header.data_page_header_v2.encoding;
@@ -80,7 +83,7 @@ export function decodeRawChunk(
       continue; // an index page: no values
     }
     if (row + count > rows) throw new Error(`column '${element.name}' holds more values than its row group's ${rows} rows`);
-    const { definitionLevels: levels = [], dataPage } = decoded;
+    const { definitionLevels: levels = [], dataPage } = decoded as { definitionLevels?: ArrayLike<number>; dataPage: DecodedArray };
     const dictionaryIds = encoding.endsWith('_DICTIONARY');
     if (dictionaryIds && dictionary < 0) throw new Error(`column '${element.name}' has dictionary ids but no dictionary page`);
     let source = dictionary;
@@ -136,4 +139,106 @@ interface Page {
   readonly source: DecodedArray;
   readonly ids: DecodedArray | undefined;
   readonly index: Int32Array | undefined;
+}
+
+/**
+ * A v1 data page of a flat column as its definition levels (undefined when it has no null) and its
+ * values: its non-null values (PLAIN) or their dictionary ids (`*_DICTIONARY`, checked below
+ * `dictionarySize`), decoded into typed arrays. Undefined for what it does not decode (another
+ * encoding, BOOLEAN values, levels not in the RLE hybrid, ids wider than 24 bits): hyparquet's
+ * readDataPage reads those. hyparquet's own path fills a JS array per page with a level per row,
+ * one assignment at a time even for a page without a null (a single run), which was most of a
+ * before-image probe's page decode.
+ * @throws Error when the page is malformed
+ */
+export function decodeV1Page(
+  page: Uint8Array,
+  header: DataPageHeader,
+  type: ParquetType,
+  typeLength: number | undefined,
+  optional: boolean,
+  dictionarySize: number,
+): { definitionLevels: Uint8Array | undefined; dataPage: DecodedArray } | undefined {
+  const count = header.num_values;
+  const dictionaryIds = header.encoding === 'PLAIN_DICTIONARY' || header.encoding === 'RLE_DICTIONARY';
+  if ((header.encoding !== 'PLAIN' && !dictionaryIds) || type === 'BOOLEAN') return undefined;
+  if (optional && header.definition_level_encoding !== 'RLE') return undefined;
+  let at = 0;
+  let levels: Uint8Array | undefined;
+  let values = count;
+  if (optional) {
+    if (page.length < 4) throw new Error('a data page ends inside its definition levels');
+    const length = (page[0] as number) | ((page[1] as number) << 8) | ((page[2] as number) << 16) | ((page[3] as number) << 24);
+    if (length < 0 || 4 + length > page.length) throw new Error('a data page ends inside its definition levels');
+    levels = new Uint8Array(count);
+    readHybrid(page, 4, 4 + length, 1, levels, count);
+    values = 0;
+    for (let i = 0; i < count; i++) values += levels[i] as number;
+    if (values === count) levels = undefined; // no null: value i is row i
+    at = 4 + length;
+  }
+  if (!dictionaryIds) {
+    const reader = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: at };
+    return { definitionLevels: levels, dataPage: readPlain(reader, type, values, typeLength) };
+  }
+  if (at >= page.length) {
+    if (values === 0) return { definitionLevels: levels, dataPage: new Int32Array(0) };
+    throw new Error('a data page ends before its dictionary ids');
+  }
+  const width = page[at] as number;
+  if (width > 24 || dictionarySize === 0) return undefined; // hyparquet's path (the caller refuses ids without a dictionary)
+  const ids = new Int32Array(values);
+  if (width > 0) readHybrid(page, at + 1, page.length, width, ids, values);
+  for (let i = 0; i < values; i++) if ((ids[i] as number) >= dictionarySize) throw new Error(`a dictionary id beyond the dictionary's ${dictionarySize} values`);
+  return { definitionLevels: levels, dataPage: ids };
+}
+
+/**
+ * `count` values of `width` bits (1 to 24) of the RLE / bit-packed hybrid in bytes[at, end) into
+ * `out`: a run of one value is a fill, a bit-packed run eight values per `width` bytes (values past
+ * `count` in its last group are padding).
+ * @throws Error when the runs end before `count` values, or a repeated value does not fit `width`
+ */
+function readHybrid(bytes: Uint8Array, at: number, end: number, width: number, out: Uint8Array | Int32Array, count: number): void {
+  const valueBytes = (width + 7) >> 3;
+  const mask = (1 << width) - 1;
+  let seen = 0;
+  while (seen < count) {
+    let header = 0;
+    for (let shift = 0; ; shift += 7) {
+      if (at >= end || shift > 28) throw new Error('the hybrid encoding ends inside a run header');
+      const byte = bytes[at++] as number;
+      header += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) break;
+    }
+    if (header % 2 === 0) {
+      const n = header / 2;
+      if (at + valueBytes > end) throw new Error('a run past the end of the hybrid encoding');
+      let value = 0;
+      for (let b = 0; b < valueBytes; b++) value |= (bytes[at++] as number) << (8 * b);
+      if (value > mask) throw new Error(`a repeated value beyond ${width} bits`);
+      const stop = Math.min(count, seen + n);
+      out.fill(value, seen, stop);
+      seen = stop;
+    } else {
+      const groups = (header - 1) / 2;
+      if (at + groups * width > end) throw new Error('a bit-packed run past the end of the hybrid encoding');
+      const n = groups * 8;
+      const stop = Math.min(count, seen + n);
+      let buffer = 0;
+      let bits = 0;
+      let p = at;
+      for (let i = seen; i < stop; i++) {
+        while (bits < width) {
+          buffer |= (bytes[p++] as number) << bits;
+          bits += 8;
+        }
+        out[i] = buffer & mask;
+        buffer >>>= width;
+        bits -= width;
+      }
+      seen = stop;
+      at += groups * width;
+    }
+  }
 }
