@@ -302,6 +302,86 @@ export function groupRows(ids: ArrayLike<number>, groups: number): Int32Array[] 
   return out;
 }
 
+/**
+ * Rows of several batches of one row type as one batch, in one copy: output row i is row `rows[i]`
+ * of `batches[of[i]]` (a bucket's buffered rows, spread over the batches they arrived in, taken in
+ * key order). One batch: takeRows.
+ */
+export function gatherRows(rowType: RowType, batches: readonly ColumnBatch[], of: Int32Array, rows: Int32Array): ColumnBatch {
+  if (batches.length === 1) return takeRows(batches[0] as ColumnBatch, rows);
+  const columns = rowType.fields.map((_, f) => gatherColumnOf(batches.map((b) => b.columns[f] as Column), of, rows));
+  return { rowType, length: rows.length, columns };
+}
+
+/** One column of gatherRows: `parts[of[i]]` row `rows[i]` for each i; the parts are of one kind. */
+export function gatherColumnOf(parts: readonly Column[], of: Int32Array, rows: Int32Array): Column {
+  const n = rows.length;
+  let validity: Uint8Array | undefined;
+  if (parts.some((p) => p.validity !== undefined)) {
+    const validities = parts.map((p) => p.validity);
+    const out = new Uint8Array(n);
+    let nulls = 0;
+    for (let i = 0; i < n; i++) {
+      const v = validities[of[i] as number];
+      const valid = v === undefined ? 1 : (v[rows[i] as number] as number);
+      out[i] = valid;
+      nulls += 1 - valid;
+    }
+    if (nulls > 0) validity = out;
+  }
+  const first = parts[0] as Column;
+  const same = <C extends Column>(): C[] => {
+    for (const p of parts) if (p.kind !== first.kind) throw new TypeError(`gatherRows: column kinds differ (${first.kind}, ${p.kind})`);
+    return parts as C[];
+  };
+  switch (first.kind) {
+    case 'timestamp': {
+      const from = same<Column & { kind: 'timestamp' }>();
+      const millisOf = from.map((p) => p.millis);
+      const nanosOf = from.map((p) => p.nanos);
+      const millis = new Float64Array(n);
+      const nanos = new Int32Array(n);
+      for (let i = 0; i < n; i++) {
+        const b = of[i] as number;
+        const r = rows[i] as number;
+        millis[i] = (millisOf[b] as Float64Array)[r] as number;
+        nanos[i] = (nanosOf[b] as Int32Array)[r] as number;
+      }
+      return { kind: 'timestamp', millis, nanos, validity };
+    }
+    case 'bool':
+      return { kind: 'bool', values: gatherTyped(new Uint8Array(n), same<Column & { kind: 'bool' }>().map((p) => p.values), of, rows), validity };
+    case 'int32':
+      return { kind: 'int32', values: gatherTyped(new Int32Array(n), same<Column & { kind: 'int32' }>().map((p) => p.values), of, rows), validity };
+    case 'int64':
+      return { kind: 'int64', values: gatherTyped(new BigInt64Array(n), same<Column & { kind: 'int64' }>().map((p) => p.values), of, rows), validity };
+    case 'float32':
+      return { kind: 'float32', values: gatherTyped(new Float32Array(n), same<Column & { kind: 'float32' }>().map((p) => p.values), of, rows), validity };
+    case 'float64':
+      return { kind: 'float64', values: gatherTyped(new Float64Array(n), same<Column & { kind: 'float64' }>().map((p) => p.values), of, rows), validity };
+    case 'bigint':
+      return { kind: 'bigint', values: gatherArray(same<Column & { kind: 'bigint' }>().map((p) => p.values), of, rows), validity };
+    case 'string':
+      return { kind: 'string', values: gatherArray(same<Column & { kind: 'string' }>().map((p) => p.values), of, rows), validity };
+    case 'binary':
+      return { kind: 'binary', values: gatherArray(same<Column & { kind: 'binary' }>().map((p) => p.values), of, rows), validity };
+  }
+}
+
+function gatherTyped<T extends Uint8Array | Int32Array | Float32Array | Float64Array | BigInt64Array>(out: T, from: readonly T[], of: Int32Array, rows: Int32Array): T {
+  const target = out as unknown as (number | bigint)[];
+  const sources = from as unknown as readonly (readonly (number | bigint)[])[];
+  for (let i = 0; i < rows.length; i++) target[i] = (sources[of[i] as number] as readonly (number | bigint)[])[rows[i] as number] as number | bigint;
+  return out;
+}
+
+/** Pushed one by one: the array stays packed (a `new Array(n)` filled in place stays holey). */
+function gatherArray<V>(from: readonly (readonly V[])[], of: Int32Array, rows: Int32Array): V[] {
+  const out: V[] = [];
+  for (let i = 0; i < rows.length; i++) out.push((from[of[i] as number] as readonly V[])[rows[i] as number] as V);
+  return out;
+}
+
 /** Concatenates batches of one row type, column by column (typed arrays are copied with `set`). */
 export function concatBatches(rowType: RowType, batches: readonly ColumnBatch[]): ColumnBatch {
   if (batches.length === 1 && batches[0]?.rowType === rowType) return batches[0];

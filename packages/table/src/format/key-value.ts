@@ -28,7 +28,7 @@ export function isRetract(kind: number): boolean {
   return kind === RowKind.UPDATE_BEFORE || kind === RowKind.DELETE;
 }
 
-function fieldIndex(rowType: RowType, name: string): number {
+export function fieldIndex(rowType: RowType, name: string): number {
   const i = rowType.fields.findIndex((f) => f.name === name);
   if (i < 0) throw new RangeError(`no field '${name}' in the row type`);
   return i;
@@ -134,17 +134,25 @@ export interface SortedRunInput {
  */
 export function sortedRun(input: SortedRunInput): ColumnBatch {
   const { batch, tableRowType } = input;
-  const keyColumns = input.trimmedPrimaryKeys.map((name) => batch.columns[fieldIndex(tableRowType, name)] as Column);
-  const seqColumns = (input.sequenceFields ?? []).map((name) => batch.columns[fieldIndex(tableRowType, name)] as Column);
+  const column = (name: string): Column => batch.columns[fieldIndex(tableRowType, name)] as Column;
+  const kept = sortedRunRows(input.trimmedPrimaryKeys.map(column), (input.sequenceFields ?? []).map(column), batch.length);
+  return keyValueRun(input, takeRows(batch, kept), kept);
+}
+
+/**
+ * sortedRun's choice of rows, given the key columns and the sequence fields' columns of `length`
+ * rows in arrival order: the row kept for each key, in key order.
+ */
+export function sortedRunRows(keyColumns: readonly Column[], seqColumns: readonly Column[], length: number): Int32Array {
   const byKey = rowsComparator(keyColumns);
-  const order = (seqColumns.length === 0 ? packedOrder(keyColumns, batch.length) : undefined) ?? comparatorOrder(byKey, seqColumns, batch.length);
+  const order = (seqColumns.length === 0 ? packedOrder(keyColumns, length) : undefined) ?? comparatorOrder(byKey, seqColumns, length);
   const kept: number[] = [];
   for (let i = 0; i < order.length; i++) {
     const row = order[i] as number;
     const next = order[i + 1];
     if (next === undefined || byKey(row, next) !== 0) kept.push(row);
   }
-  return keyValueBatch(input, keyColumns.length, Int32Array.from(kept));
+  return Int32Array.from(kept);
 }
 
 /** Rows in (key, sequence fields, arrival) order by a comparator sort. */
@@ -181,13 +189,16 @@ function packedOrder(keyColumns: readonly Column[], length: number): Int32Array 
   return order;
 }
 
-function keyValueBatch(input: SortedRunInput, keyCount: number, rows: Int32Array): ColumnBatch {
-  const values = takeRows(input.batch, rows);
+/**
+ * The key-value run of `values`, the rows `rows` (sortedRunRows) of a bucket's rows in arrival
+ * order, already taken in that order: row `rows[i]` gets sequence number first + rows[i] and its
+ * row kind.
+ */
+export function keyValueRun(input: Omit<SortedRunInput, 'batch' | 'sequenceFields'>, values: ColumnBatch, rows: Int32Array): ColumnBatch {
   const sequence = sequenceNumbers(input.firstSequenceNumber, rows);
   const kinds = new Int32Array(rows.length);
   for (let i = 0; i < rows.length; i++) kinds[i] = input.rowKinds?.[rows[i] as number] ?? RowKind.INSERT;
   const keys = input.trimmedPrimaryKeys.map((name) => values.columns[fieldIndex(input.tableRowType, name)] as Column);
-  if (keys.length !== keyCount) throw new Error('unreachable');
   return {
     rowType: keyValueRowType(input.tableRowType, input.trimmedPrimaryKeys),
     length: rows.length,

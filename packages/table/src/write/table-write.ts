@@ -5,7 +5,7 @@
  *   write(batch, rowKinds) ─► RowRouter: (partition, bucket) per row
  *                          ─► buffer per bucket ──(bufferRows, or maxBufferedRows over all)──► flush
  *        flush, append table: DataFileWriter (rolling files)
- *        flush, primary key:  sortedRun (sort by key, deduplicate, _SEQUENCE_NUMBER, _VALUE_KIND) ─► KeyValueFileWriter
+ *        flush, primary key:  sorted run (sort by key, deduplicate, _SEQUENCE_NUMBER, _VALUE_KIND) ─► KeyValueFileWriter
  *   prepareCommit() ─► close every file ─► CommitMessage per (partition, bucket)
  *
  * Nothing is visible until a committer commits the messages. Each flush of a primary-key bucket
@@ -19,8 +19,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { errorFrom, isTributaryError } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import type { ObjectStore } from '../io/object-store.ts';
-import { batchFromRows, concatBatches, takeRows, type ColumnBatch } from '../format/column-batch.ts';
-import { RowKind, isRetract, sortedRun } from '../format/key-value.ts';
+import { batchFromRows, concatBatches, gatherColumnOf, gatherRows, takeRows, type Column, type ColumnBatch } from '../format/column-batch.ts';
+import { RowKind, fieldIndex, isRetract, keyValueRun, sortedRunRows } from '../format/key-value.ts';
 import { DataFileWriter, type DataFileResult, type ParquetCompression } from '../parquet/parquet-writer.ts';
 import type { DataFileMeta } from '../spec/data-file-meta.ts';
 import { bucketCount, fieldsByName, trimmedPrimaryKeys, validateTableSchema, type TableSchema } from '../spec/table-schema.ts';
@@ -103,7 +103,15 @@ export const SEQUENCE_STRIDE = 2n ** 32n;
 
 interface BucketWriter {
   readonly target: BucketTarget;
+  /**
+   * The batches holding the bucket's buffered rows, in arrival order, with `pendingRowsOf` the rows
+   * of each that are the bucket's (undefined: all of them). In spill mode these are the written
+   * batches themselves (every bucket spills at once, so none outlives the spill) and the rows are
+   * copied once, in key order, when the run is made; otherwise each batch is the bucket's rows
+   * already copied out, so that a bucket slow to fill holds only its own rows.
+   */
   pending: ColumnBatch[];
+  pendingRowsOf: (Int32Array | undefined)[];
   pendingKinds: Uint8Array[];
   pendingRows: number;
   /** Spill mode: the estimated bytes of the pending rows. */
@@ -116,6 +124,16 @@ interface BucketWriter {
   readonly sequenceLimit: bigint | undefined;
   readonly append: DataFileWriter | undefined;
   readonly keyValue: KeyValueFileWriter | undefined;
+}
+
+/** A bucket's buffered rows taken out (TableWrite's #takePending). */
+interface Pending {
+  readonly batches: readonly ColumnBatch[];
+  readonly of: Int32Array;
+  readonly rows: Int32Array;
+  readonly kinds: Uint8Array;
+  /** Every batch holds only the bucket's rows, all of them (not views of written batches). */
+  readonly whole: boolean;
 }
 
 export class TableWrite {
@@ -221,7 +239,9 @@ export class TableWrite {
     for (const { target, rows } of this.#router.route(batch)) {
       const bucket = this.#bucket(target);
       const indices = Int32Array.from(rows);
-      bucket.pending.push(rows.length === batch.length ? batch : takeRows(batch, indices));
+      const all = rows.length === batch.length;
+      bucket.pending.push(all || this.#spill ? batch : takeRows(batch, indices));
+      bucket.pendingRowsOf.push(all || !this.#spill ? undefined : indices);
       if (rowKinds !== undefined) bucket.pendingKinds.push(Uint8Array.from(indices, (i) => rowKinds[i] as number));
       else bucket.pendingKinds.push(new Uint8Array(rows.length));
       bucket.pendingRows += rows.length;
@@ -357,6 +377,7 @@ export class TableWrite {
     bucket = {
       target,
       pending: [],
+      pendingRowsOf: [],
       pendingKinds: [],
       pendingRows: 0,
       pendingBytes: 0,
@@ -381,7 +402,7 @@ export class TableWrite {
   async #flush(bucket: BucketWriter): Promise<void> {
     if (bucket.pendingRows === 0) return;
     if (bucket.append !== undefined) {
-      await bucket.append.write(this.#takePending(bucket).batch);
+      await bucket.append.write(this.#inArrivalOrder(this.#takePending(bucket)));
       this.#openFiles.delete(bucket);
       this.#openFiles.add(bucket);
       for (const oldest of this.#openFiles) {
@@ -394,16 +415,43 @@ export class TableWrite {
     await (bucket.keyValue as KeyValueFileWriter).writeRun(this.#run(bucket));
   }
 
-  /** The bucket's buffered rows, taken out of the buffers. */
-  #takePending(bucket: BucketWriter): { batch: ColumnBatch; kinds: Uint8Array } {
-    const batch = concatBatches(this.#rowType, bucket.pending);
-    const kinds = concatKinds(bucket.pendingKinds, bucket.pendingRows);
-    this.#buffered -= bucket.pendingRows;
+  /**
+   * The bucket's buffered rows, taken out of the buffers: in arrival order, row p is row `rows[p]`
+   * of `batches[of[p]]` (gatherRows), with its row kind `kinds[p]`.
+   */
+  #takePending(bucket: BucketWriter): Pending {
+    const { pending: batches, pendingRowsOf } = bucket;
+    const length = bucket.pendingRows;
+    const of = new Int32Array(length);
+    const rows = new Int32Array(length);
+    let at = 0;
+    batches.forEach((batch, b) => {
+      const taken = pendingRowsOf[b];
+      if (taken === undefined) {
+        for (let r = 0; r < batch.length; r++, at++) {
+          of[at] = b;
+          rows[at] = r;
+        }
+      } else {
+        of.fill(b, at, at + taken.length);
+        rows.set(taken, at);
+        at += taken.length;
+      }
+    });
+    if (at !== length) throw new Error(`a bucket's buffers hold ${at} rows, not the ${length} counted`);
+    const kinds = concatKinds(bucket.pendingKinds, length);
+    this.#buffered -= length;
     bucket.pending = [];
+    bucket.pendingRowsOf = [];
     bucket.pendingKinds = [];
     bucket.pendingRows = 0;
     bucket.pendingBytes = 0;
-    return { batch, kinds };
+    return { batches, of, rows, kinds, whole: pendingRowsOf.every((taken) => taken === undefined) };
+  }
+
+  /** The taken rows as one batch in arrival order (each batch whole: concatenated). */
+  #inArrivalOrder({ batches, of, rows, whole }: Omit<Pending, 'kinds'>): ColumnBatch {
+    return whole ? concatBatches(this.#rowType, batches) : gatherRows(this.#rowType, batches, of, rows);
   }
 
   /**
@@ -411,32 +459,38 @@ export class TableWrite {
    * key-value layout, numbered from the bucket's next sequence number; append: as buffered).
    */
   #run(bucket: BucketWriter): ColumnBatch {
-    const { batch, kinds } = this.#takePending(bucket);
+    const { batches, of, rows, kinds, whole } = this.#takePending(bucket);
+    const length = rows.length;
     if (this.#primaryKeys.length === 0) {
-      bucket.nextSequence += BigInt(batch.length);
-      return batch;
+      bucket.nextSequence += BigInt(length);
+      return this.#inArrivalOrder({ batches, of, rows, whole });
     }
-    if (bucket.sequenceLimit !== undefined && bucket.nextSequence + BigInt(batch.length) > bucket.sequenceLimit) {
+    if (bucket.sequenceLimit !== undefined && bucket.nextSequence + BigInt(length) > bucket.sequenceLimit) {
       throw errorFrom(tableErrors, 'SEQUENCE_RANGE_EXHAUSTED', `a writer with a sequence slot may write at most ${SEQUENCE_STRIDE} rows into one bucket`, {
         bucket: bucket.target.bucket,
         writerId: this.#writerId,
       });
     }
-    if (bucket.nextSequence + BigInt(batch.length) - 1n > MAX_SEQUENCE_NUMBER) {
+    if (bucket.nextSequence + BigInt(length) - 1n > MAX_SEQUENCE_NUMBER) {
       throw errorFrom(tableErrors, 'SEQUENCE_RANGE_EXHAUSTED', 'the sequence numbers of this bucket would pass the largest 64-bit number', {
         bucket: bucket.target.bucket,
         writerId: this.#writerId,
       });
     }
-    const run = sortedRun({
-      tableRowType: this.#rowType,
-      trimmedPrimaryKeys: this.#primaryKeys,
-      sequenceFields: this.#sequenceFields,
-      batch,
-      rowKinds: kinds,
-      firstSequenceNumber: bucket.nextSequence,
-    });
-    bucket.nextSequence += BigInt(batch.length);
+    // The key (and sequence field) columns first, to find each key's row; then every column of
+    // the kept rows, in key order, in one copy out of the batches the rows arrived in.
+    const column = (name: string): Column => gatherColumnOf(batches.map((b) => b.columns[fieldIndex(this.#rowType, name)] as Column), of, rows);
+    const kept = sortedRunRows(this.#primaryKeys.map(column), this.#sequenceFields.map(column), length);
+    const keptOf = new Int32Array(kept.length);
+    const keptRows = new Int32Array(kept.length);
+    for (let i = 0; i < kept.length; i++) {
+      const p = kept[i] as number;
+      keptOf[i] = of[p] as number;
+      keptRows[i] = rows[p] as number;
+    }
+    const values = gatherRows(this.#rowType, batches, keptOf, keptRows);
+    const run = keyValueRun({ tableRowType: this.#rowType, trimmedPrimaryKeys: this.#primaryKeys, rowKinds: kinds, firstSequenceNumber: bucket.nextSequence }, values, kept);
+    bucket.nextSequence += BigInt(length);
     return run;
   }
 

@@ -179,7 +179,8 @@ test('spill mode: each spill is ONE run object with a segment per (partition, bu
   }
 });
 
-test('adversarial keys and values: the merge of many small runs is the model (later slot, then later row, wins; deletes stay), files in key order with full row groups', async () => {
+for (const mode of ['buffered', 'spilled'] as const) {
+test(`adversarial keys and values, runs ${mode}: the merge of many small runs is the model (later slot, then later row, wins; deletes stay), files in key order with full row groups`, async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tributary-bucket-adversarial-'));
   try {
     const store = new LocalObjectStore(dir);
@@ -219,7 +220,10 @@ test('adversarial keys and values: the merge of many small runs is the model (la
     const model = new Map<string, { row: unknown[]; deleted: boolean }>();
     const messages: CommitMessage[][] = [];
     for (let slot = 0; slot < 4; slot++) {
-      const write = await TableWrite.open(store, table.path, table.schema, { writerId: `a${slot}`, sequenceSlot: slot, dataPath: RUNS, bufferRows: 700, maxBufferedRows: 700, baseSnapshotId: null });
+      // Spilled: the runs are made from the written batches themselves (each bucket's rows gathered
+      // once, in key order, across the batches they arrived in); buffered: from per-bucket copies.
+      const budget = mode === 'spilled' ? { spill: true, maxBufferedRows: 700 } : { bufferRows: 700, maxBufferedRows: 700 };
+      const write = await TableWrite.open(store, table.path, table.schema, { writerId: `a${slot}`, sequenceSlot: slot, dataPath: RUNS, ...budget, baseSnapshotId: null });
       // Slot s writes every (s + 1)-th key of 4,096, twice for some (the later row of a writer wins), deleting every 17th.
       const rows: unknown[][] = [];
       const kinds: number[] = [];
@@ -256,6 +260,7 @@ test('adversarial keys and values: the merge of many small runs is the model (la
     await rm(dir, { recursive: true, force: true });
   }
 });
+}
 
 /** A merged data file of bucket 0 of an unpartitioned table, read raw: its reader and its key-value rows in file order. */
 async function readMergedFile(table: Table, fileName: string): Promise<{ reader: ParquetDataFileReader; rows: InternalValue[][] }> {
