@@ -400,6 +400,18 @@ function concatColumns(type: DataType, parts: readonly Column[], batches: readon
       at += batches[i]?.length ?? 0;
     });
   }
+  const kind = columnKindOf(type);
+  if (kind === 'string' || kind === 'binary' || kind === 'bigint') {
+    // Pushed, not allocated and filled with placeholders first: one pass, and the array stays packed.
+    const values: unknown[] = [];
+    parts.forEach((part, i) => {
+      if (part.kind !== kind) throw new TypeError(`concatBatches: column kinds differ (${kind}, ${part.kind})`);
+      const source = part.values as readonly unknown[];
+      const n = batches[i]?.length ?? 0;
+      for (let r = 0; r < n; r++) values.push(source[r]);
+    });
+    return { kind, values, validity } as Column;
+  }
   const out = allocateColumn(type, length, validity);
   let at = 0;
   parts.forEach((part, i) => {
@@ -410,7 +422,7 @@ function concatColumns(type: DataType, parts: readonly Column[], batches: readon
   return out;
 }
 
-/** Copies rows [0, n) of `from` into `to` at `at`; both columns have the same kind. */
+/** Copies rows [0, n) of `from` into `to` at `at`; both columns have the same typed-array kind. */
 function copyInto(to: Column, from: Column, at: number, n: number): void {
   const mismatch = (): never => {
     throw new TypeError(`concatBatches: column kinds differ (${to.kind}, ${from.kind})`);
@@ -432,13 +444,8 @@ function copyInto(to: Column, from: Column, at: number, n: number): void {
       return;
     case 'bigint':
     case 'string':
-    case 'binary': {
-      if (from.kind !== to.kind) return mismatch();
-      const target = to.values as unknown[];
-      const source = from.values as readonly unknown[];
-      for (let i = 0; i < n; i++) target[at + i] = source[i];
-      return;
-    }
+    case 'binary':
+      throw new TypeError('concatBatches: an array column is concatenated by concatColumns');
   }
 }
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import type { RowType } from '../../../src/spec/types.ts';
-import { batchFromRows, concatBatches, groupRows, rowsFromBatch, sliceBatch, takeRows } from '../../../src/format/column-batch.ts';
+import { batchFromRows, concatBatches, gatherRows, groupRows, rowsFromBatch, sliceBatch, takeRows } from '../../../src/format/column-batch.ts';
 
 const rowType: RowType = {
   fields: [
@@ -40,4 +41,26 @@ test('takeRows selects and permutes; a selection without nulls drops the validit
 
 test('groupRows splits row indices by group id, keeping order', () => {
   assert.deepEqual(groupRows([2, 0, 2, 1, 0], 3).map((g) => [...g]), [[1, 4], [3], [0, 2]]);
+});
+
+test('concatBatches and gatherRows give the rows they name, of every column kind, nulls and all', () => {
+  const rowArb = fc.constantFrom(...rows).chain((base) =>
+    fc.tuple(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.boolean()).map(([n, nulls]) =>
+      // Row 2's shape with a varying int, or row 1's nulls: every column with and without nulls.
+      nulls ? base.map((v, c) => (c === 2 ? BigInt(n) : null)) : base.map((v, c) => (c === 1 ? n | 0 : c === 2 ? BigInt(n) : v)),
+    ),
+  );
+  fc.assert(
+    fc.property(fc.array(fc.array(rowArb, { maxLength: 12 }), { minLength: 1, maxLength: 5 }), fc.array(fc.nat(), { maxLength: 40 }), (parts, picks) => {
+      const batches = parts.map((p) => batchFromRows(rowType, p));
+      assert.deepEqual(rowsFromBatch(concatBatches(rowType, batches)), parts.flat());
+      const all = parts.flatMap((p, b) => p.map((_, r) => [b, r] as const));
+      if (all.length === 0) return;
+      const chosen = picks.map((i) => all[i % all.length] as readonly [number, number]);
+      const gathered = gatherRows(rowType, batches, Int32Array.from(chosen, ([b]) => b), Int32Array.from(chosen, ([, r]) => r));
+      assert.deepEqual(rowsFromBatch(gathered), chosen.map(([b, r]) => parts[b]?.[r]));
+      assert.equal(gathered.length, chosen.length);
+    }),
+    { numRuns: 300 },
+  );
 });
