@@ -13,6 +13,7 @@ import type { Column, DataType } from '@tributary/table';
 import type { ColumnarCells, SourceRow, SourceValue } from '../source.ts';
 import { fastEpochDayBytes, fastSafeIntegerBytes, fastTimestampBytesInto, fastUnscaledDecimalBytes, fitsCodePoints } from '../values/fast-text.ts';
 import { INT_LIMITS, TWO_32, MAX_EPOCH_MILLIS, LITTLE_ENDIAN } from '../values/cell-limits.ts';
+import { StringIntern } from '../values/string-intern.ts';
 
 /**
  * What a cell's source value is, for the cells that state it plainly: `integer`: the number its
@@ -79,6 +80,8 @@ export class TextCellsBuilder {
   #rowStarts: Int32Array;
   #rowEnds: Int32Array;
   #rows = 0;
+  /** Per read column, its short text cells' strings kept across this read's batches (made when a column first asks). */
+  readonly #interns: (StringIntern | undefined)[] = [];
 
   /** `width`: the read columns, the first of each row (any further are key columns read for the resume point). */
   constructor(width: number, kinds: readonly CellKind[], parse: ParseRow, decode: DecodeRow, capacityRows: number) {
@@ -153,6 +156,7 @@ export class TextCellsBuilder {
       this.#kinds,
       this.#parse,
       this.#decode,
+      this.#interns,
     );
     const capacity = this.#rowStarts.length;
     this.#bytes = Buffer.allocUnsafe(this.#bytes.length);
@@ -204,11 +208,24 @@ export class MysqlTextCells implements ColumnarCells {
   readonly #rowEnds: Int32Array;
   readonly #parse: ParseRow;
   readonly #decode: DecodeRow;
+  readonly #interns: (StringIntern | undefined)[];
   #rows: SourceRow[] | undefined;
   #lastRow = -1;
   #last: SourceRow = [];
 
-  constructor(bytes: Buffer, starts: Int32Array, ends: Int32Array, rowStarts: Int32Array, rowEnds: Int32Array, width: number, kinds: readonly CellKind[], parse: ParseRow, decode: DecodeRow) {
+  /** `interns`: per column, the strings its text cells gave (shared by the batches of one read; filled as columns ask). */
+  constructor(
+    bytes: Buffer,
+    starts: Int32Array,
+    ends: Int32Array,
+    rowStarts: Int32Array,
+    rowEnds: Int32Array,
+    width: number,
+    kinds: readonly CellKind[],
+    parse: ParseRow,
+    decode: DecodeRow,
+    interns: (StringIntern | undefined)[] = [],
+  ) {
     this.bytes = bytes;
     this.starts = starts;
     this.ends = ends;
@@ -218,6 +235,7 @@ export class MysqlTextCells implements ColumnarCells {
     this.kinds = kinds;
     this.#parse = parse;
     this.#decode = decode;
+    this.#interns = interns;
   }
 
   get length(): number {
@@ -236,7 +254,7 @@ export class MysqlTextCells implements ColumnarCells {
   }
 
   fill(index: number, type: DataType, column: Column, other: (r: number, value: SourceValue) => void): void {
-    const read = cellReader(this.kinds[index] ?? 'other', type, column);
+    const read = cellReader(this.kinds[index] ?? 'other', type, column, () => (this.#interns[index] ??= new StringIntern()));
     const { bytes, starts, ends, width } = this;
     for (let r = 0, i = index; r < this.length; r++, i += width) {
       const start = starts[i] ?? -1;
@@ -262,7 +280,7 @@ type CellReader = (r: number, b: Buffer, s: number, e: number) => boolean;
  * The byte reader of a cell kind into a table column type: only where the column converter's fast
  * path would take the cell's source value, and stores what it would store (undefined: none).
  */
-function cellReader(kind: CellKind, type: DataType, column: Column): CellReader | undefined {
+function cellReader(kind: CellKind, type: DataType, column: Column, intern: () => StringIntern): CellReader | undefined {
   switch (type.root) {
     case 'TINYINT':
     case 'SMALLINT':
@@ -299,8 +317,9 @@ function cellReader(kind: CellKind, type: DataType, column: Column): CellReader 
       if (kind !== 'text' || column.kind !== 'string') return undefined;
       const limit = type.length;
       const values = column.values;
+      const kept = intern();
       return (r, b, s, e) => {
-        const text = utf8Text(b, s, e);
+        const text = kept.get(b, s, e, utf8Text);
         if (!fitsCodePoints(text, limit)) return false;
         values[r] = text;
         return true;
@@ -340,7 +359,8 @@ function int64Reader(column: Column, safe: (b: Buffer, s: number, e: number) => 
 }
 
 /** The UTF-8 text of `b[s, e)` as Node's Buffer decodes it (what mysql2 gives for the same bytes). */
-function utf8Text(b: Buffer, s: number, e: number): string {
-  for (let i = s; i < e; i++) if ((b[i] ?? 0) >= 0x80) return b.toString('utf8', s, e);
-  return b.toString('latin1', s, e);
+function utf8Text(b: Uint8Array, s: number, e: number): string {
+  const buffer = b as Buffer;
+  for (let i = s; i < e; i++) if ((b[i] ?? 0) >= 0x80) return buffer.toString('utf8', s, e);
+  return buffer.toString('latin1', s, e);
 }
