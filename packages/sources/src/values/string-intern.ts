@@ -9,12 +9,14 @@
  * byte for byte, so a kept string is always what decoding the cell gives. A column whose cells are
  * mostly distinct (a note, an id) would only pay the hash and the copy: every WINDOW cells the
  * share of cells found is looked at, and below a quarter the column is decoded directly for the next
- * PAUSE cells before it is tried again.
+ * PAUSE cells before it is tried again (twice as many after each window that fails again, up to
+ * MAX_PAUSE; back to PAUSE after one that does not).
  */
 const SLOTS = 1024;
 const MAX_BYTES = 32;
 const WINDOW = 1024;
 const PAUSE = 32 * 1024;
+const MAX_PAUSE = 1024 * 1024;
 
 export class StringIntern {
   readonly #bytes = new Uint8Array(SLOTS * MAX_BYTES);
@@ -25,6 +27,8 @@ export class StringIntern {
   #found = 0;
   /** Cells still to decode directly before trying again. */
   #paused = 0;
+  /** The next pause, should the next window fail. */
+  #pause = PAUSE;
 
   /** The string of `b[s, e)`: the kept one when the same bytes were seen, else `decode`'s (and kept). */
   get(b: Uint8Array, s: number, e: number, decode: (b: Uint8Array, s: number, e: number) => string): string {
@@ -42,7 +46,10 @@ export class StringIntern {
     let same = this.#lengths[slot] === length;
     for (let i = 0; same && i < length; i++) same = kept[at + i] === b[s + i];
     if (++this.#seen === WINDOW) {
-      if (this.#found + (same ? 1 : 0) < WINDOW / 4) this.#paused = PAUSE;
+      if (this.#found + (same ? 1 : 0) < WINDOW / 4) {
+        this.#paused = this.#pause;
+        this.#pause = Math.min(MAX_PAUSE, 2 * this.#pause);
+      } else this.#pause = PAUSE;
       this.#seen = 0;
       this.#found = 0;
     } else if (same) this.#found++;
