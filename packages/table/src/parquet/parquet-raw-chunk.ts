@@ -83,7 +83,7 @@ export function decodeRawChunk(
       continue; // an index page: no values
     }
     if (row + count > rows) throw new Error(`column '${element.name}' holds more values than its row group's ${rows} rows`);
-    const { definitionLevels: levels = [], dataPage } = decoded as { definitionLevels?: ArrayLike<number>; dataPage: DecodedArray };
+    const { definitionLevels: levels = [], dataPage } = decoded;
     const dictionaryIds = encoding.endsWith('_DICTIONARY');
     if (dictionaryIds && dictionary < 0) throw new Error(`column '${element.name}' has dictionary ids but no dictionary page`);
     let source = dictionary;
