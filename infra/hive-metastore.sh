@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Hive Metastore (Hive's standalone metastore server 4.0.1, Thrift, binary protocol) on
-# 127.0.0.1:9183 with an embedded Derby backing store under .data/hive-metastore, for the Hive
-# catalog. Installed once into the cache ($TRIBUTARY_CACHE, default ~/.cache/tributary) from Maven
-# Central: the server's binary release (its jars and schema scripts) and the Hadoop libraries it
-# runs on (infra/hive-metastore/pom.xml). The Derby schema is created once by Hive's schema tool and
-# kept as a template in the cache, so a new data directory starts from a copy of it.
-# Needs Java 17 and Maven. Usage: infra/hive-metastore.sh start|stop|status
+# 127.0.0.1:9183, for the Hive catalog, backed by a database of its own in the local PostgreSQL
+# (infra/postgres.sh, started first if it is not running), as production metastores are. Not Derby:
+# under concurrent lock and unlock calls (a Paimon Java writer and Tributary sharing a table's lock)
+# the metastore's transaction handler on embedded Derby was seen waiting on its own row locks for
+# minutes, answering no lock call. Installed once into the cache ($TRIBUTARY_CACHE, default
+# ~/.cache/tributary) from Maven Central: the server's binary release (its jars, schema scripts and
+# PostgreSQL driver) and the Hadoop libraries it runs on (infra/hive-metastore/pom.xml). Hive's
+# schema tool creates the schema once, in a template database; each metastore's database (one per
+# data directory) is created as a copy of it.
+# Needs Java 17 and Maven. Usage: infra/hive-metastore.sh start|stop|status|purge
+# (purge: stop it and drop its database, for a metastore whose data directory is deleted).
 source "$(dirname "$0")/lib.sh"
 here="$(cd "$(dirname "$0")" && pwd)"
 PORT="${TRIBUTARY_HIVE_METASTORE_PORT:-9183}"
@@ -14,7 +19,6 @@ HOME_DIR="$CACHE/hive-metastore-$HIVE_VERSION"
 SERVER="$HOME_DIR/apache-hive-metastore-$HIVE_VERSION-bin"
 HADOOP_LIB="$HOME_DIR/hadoop-lib"
 S3_LIB="$HOME_DIR/s3-lib"
-TEMPLATE="$HOME_DIR/derby-template/metastore_db"
 DIR="$DATA/hive-metastore"
 PIDFILE="$RUN/hive-metastore-$PORT.pid"
 # The local MinIO (infra/minio.sh) that an s3:// warehouse lives on.
@@ -23,6 +27,15 @@ S3_REGION="${TRIBUTARY_S3_REGION:-us-east-1}"
 S3_ACCESS_KEY="${TRIBUTARY_S3_ACCESS_KEY:-tributary}"
 S3_SECRET_KEY="${TRIBUTARY_S3_SECRET_KEY:-tributary-secret}"
 LOGFILE="$RUN/hive-metastore-$PORT.log"
+# Its backing store: the local PostgreSQL (infra/postgres.sh) and a database named after the data
+# directory, so a metastore of another data directory (the tests' own) has a store of its own.
+PG_PORT="${TRIBUTARY_POSTGRES_PORT:-5440}"
+PG_USER="${TRIBUTARY_POSTGRES_USER:-tributary}"
+PG_PASSWORD="${TRIBUTARY_POSTGRES_PASSWORD:-tributary}"
+PG_DB="hms_$(printf '%s' "$DIR" | md5sum | cut -c1-16)"
+PG_TEMPLATE="hms_template_${HIVE_VERSION//./_}"
+pg() { PGPASSWORD="$PG_PASSWORD" psql -q -X -h 127.0.0.1 -p "$PG_PORT" -U "$PG_USER" -v ON_ERROR_STOP=1 "$@"; }
+pg_has_db() { pg -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$1'" | grep -q 1; }
 
 # Ready once the Thrift server socket accepts: the server opens it only after the handler and its
 # backing store are set up.
@@ -69,8 +82,12 @@ write_conf() {
 <!-- Written by infra/hive-metastore.sh on each start. -->
 <configuration>
   <property><name>metastore.thrift.port</name><value>$PORT</value></property>
-  <property><name>javax.jdo.option.ConnectionURL</name><value>jdbc:derby:;databaseName=$DIR/metastore_db</value></property>
-  <property><name>javax.jdo.option.ConnectionDriverName</name><value>org.apache.derby.jdbc.EmbeddedDriver</value></property>
+  <property><name>javax.jdo.option.ConnectionURL</name><value>jdbc:postgresql://127.0.0.1:$PG_PORT/$PG_DB</value></property>
+  <property><name>javax.jdo.option.ConnectionDriverName</name><value>org.postgresql.Driver</value></property>
+  <property><name>javax.jdo.option.ConnectionUserName</name><value>$PG_USER</value></property>
+  <property><name>javax.jdo.option.ConnectionPassword</name><value>$PG_PASSWORD</value></property>
+  <!-- Small connection pools: several metastores (the tests' own) share one PostgreSQL. -->
+  <property><name>datanucleus.connectionPool.maxPoolSize</name><value>4</value></property>
   <property><name>metastore.warehouse.dir</name><value>file://$DIR/warehouse</value></property>
   <property><name>metastore.schema.verification</name><value>true</value></property>
   <property><name>metastore.event.db.notification.api.auth</name><value>false</value></property>
@@ -100,23 +117,29 @@ rootLogger.appenderRef.console.ref = console
 EOF
 }
 
-# The Derby schema: created once into the cache's template by Hive's schema tool, then copied.
+# The schema: created once by Hive's schema tool in a template database (under a lock: tests start
+# metastores side by side), then copied into this data directory's database.
 init_schema() {
-  [[ -d $DIR/metastore_db ]] && return 0
-  if [[ ! -f $TEMPLATE/../.complete ]]; then
-    log "creating the metastore's Derby schema with Hive's schema tool (once)"
-    local tmp="$HOME_DIR/derby-template"
-    rm -rf "$tmp" && mkdir -p "$tmp/conf"
-    sed "s|databaseName=$DIR/metastore_db|databaseName=$tmp/metastore_db;create=true|" \
-      "$DIR/conf/metastore-site.xml" >"$tmp/conf/metastore-site.xml"
-    cp "$DIR/conf/metastore-log4j2.properties" "$tmp/conf/"
-    (cd "$tmp" && METASTORE_HOME="$SERVER" java -cp "$tmp/conf:$SERVER/lib/*:$HADOOP_LIB/*" \
-      org.apache.hadoop.hive.metastore.tools.schematool.MetastoreSchemaTool -dbType derby -initSchema \
-      >"$tmp/schema.log" 2>&1) || die "the schema tool failed (see $tmp/schema.log)"
-    touch "$tmp/.complete"
-  fi
-  cp -r "$TEMPLATE" "$DIR/metastore_db"
+  if ! pg_is_ready; then bash "$here/postgres.sh" start >/dev/null; fi
+  pg_has_db "$PG_DB" && return 0
+  (
+    flock 9
+    if ! pg_has_db "$PG_TEMPLATE"; then
+      log "creating the metastore's schema with Hive's schema tool (once)"
+      local tmp="${PG_TEMPLATE}_init"
+      pg -d postgres -c "DROP DATABASE IF EXISTS $tmp" -c "CREATE DATABASE $tmp"
+      (cd "$HOME_DIR" && METASTORE_HOME="$SERVER" java -cp "$DIR/conf:$SERVER/lib/*:$HADOOP_LIB/*" \
+        org.apache.hadoop.hive.metastore.tools.schematool.MetastoreSchemaTool -dbType postgres -initSchema \
+        -url "jdbc:postgresql://127.0.0.1:$PG_PORT/$tmp" -driver org.postgresql.Driver \
+        -userName "$PG_USER" -passWord "$PG_PASSWORD" >"$HOME_DIR/schema.log" 2>&1) \
+        || die "the schema tool failed (see $HOME_DIR/schema.log)"
+      # Renamed only once complete, so a half-made schema is never copied.
+      pg -d postgres -c "ALTER DATABASE $tmp RENAME TO $PG_TEMPLATE"
+    fi
+    pg -d postgres -c "CREATE DATABASE $PG_DB TEMPLATE $PG_TEMPLATE"
+  ) 9>"$CACHE/hive-metastore-schema-$PG_PORT.lock"
 }
+pg_is_ready() { pg_isready -q -h 127.0.0.1 -p "$PG_PORT"; }
 
 start() {
   install
@@ -125,8 +148,7 @@ start() {
     write_conf
     init_schema
     cd "$DIR"
-    setsid java -Xmx512m -Dderby.stream.error.file="$RUN/hive-metastore-derby.log" \
-      -cp "$(classpath)" org.apache.hadoop.hive.metastore.HiveMetaStore \
+    setsid java -Xmx512m -cp "$(classpath)" org.apache.hadoop.hive.metastore.HiveMetaStore \
       >"$LOGFILE" 2>&1 </dev/null &
     echo $! >"$PIDFILE"
     cd - >/dev/null
@@ -146,6 +168,11 @@ stop() {
     [[ -n $pid ]] && echo "$pid" >"$PIDFILE"
   fi
   stop_pid "$PIDFILE" hive-metastore
+}
+
+purge() {
+  stop
+  if pg_is_ready && pg_has_db "$PG_DB"; then pg -d postgres -c "DROP DATABASE $PG_DB" && log "dropped $PG_DB"; fi
 }
 
 status() { if ready; then echo "hive-metastore: up on 127.0.0.1:$PORT"; else echo "hive-metastore: down"; return 1; fi; }

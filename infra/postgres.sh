@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# PostgreSQL (Debian postgresql) on 127.0.0.1:5440, for the PostgreSQL source connector.
+# PostgreSQL (Debian postgresql) on 127.0.0.1:5440, for the PostgreSQL source connector and the
+# Hive Metastore's store (infra/hive-metastore.sh); 200 connections, as the tests run several metastores.
 # The server refuses to run as root, so it runs as the `postgres` system user when started by root.
 # User tributary / tributary (superuser), database tributary. Usage: infra/postgres.sh start|stop|status
 source "$(dirname "$0")/lib.sh"
@@ -40,7 +41,7 @@ start() {
         >"$SOCKDIR/initdb.log" 2>&1 || die "initdb failed (see $SOCKDIR/initdb.log)"
     fi
     as_owner "$bin/pg_ctl" -D "$DIR" -l "$SOCKDIR/postgres.log" -w -t 60 start \
-      -o "-p $PORT -k $SOCKDIR -c listen_addresses=127.0.0.1" >/dev/null \
+      -o "-p $PORT -k $SOCKDIR -c listen_addresses=127.0.0.1 -c max_connections=200" >/dev/null \
       || die "postgres did not start (see $SOCKDIR/postgres.log)"
     local psql=("$bin/psql" -q -h "$SOCKDIR" -p "$PORT" -U postgres -v ON_ERROR_STOP=1)
     as_owner "${psql[@]}" -d postgres -c "DO \$\$ BEGIN

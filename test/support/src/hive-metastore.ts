@@ -1,9 +1,9 @@
 /**
  * A Hive Metastore of a test's own: infra/hive-metastore.sh run on a free port with its own data
- * directory (a fresh Derby store), for tests that stop and start the metastore. The shared one
- * (`services.hiveMetastore`) serves every other test at the same time and is never stopped. It runs
- * what infra/up.sh installed (the release and the schema template in the cache), so a start takes
- * seconds once the machine is set up.
+ * directory (and so its own database in the local PostgreSQL, a copy of the schema template), for
+ * tests that stop and start the metastore. The shared one (`services.hiveMetastore`) serves every
+ * other test at the same time and is never stopped. It runs what infra/up.sh installed (the release
+ * in the cache, the template database), so a start takes seconds once the machine is set up.
  */
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
@@ -35,7 +35,7 @@ export interface OwnMetastore {
   kill(): boolean;
   /** Whether its port accepts connections. */
   isUp(): Promise<boolean>;
-  /** Stops it and deletes its data directory. */
+  /** Stops it and deletes its data directory and its database. */
   close(): Promise<void>;
 }
 
@@ -45,7 +45,7 @@ export async function ownMetastore(name: string, port?: number): Promise<OwnMeta
   const chosen = port ?? (await freePort());
   const env = { ...process.env, TRIBUTARY_DATA: data, TRIBUTARY_HIVE_METASTORE_PORT: String(chosen) };
   // A first start on a slow machine may create the schema template: the script itself waits up to 180 s for the port.
-  const service = (action: 'start' | 'stop' | 'status') => run('bash', [script, action], { env, timeout: 300_000 });
+  const service = (action: 'start' | 'stop' | 'status' | 'purge') => run('bash', [script, action], { env, timeout: 300_000 });
   const isUp = () => service('status').then(() => true, () => false);
   return {
     host: '127.0.0.1',
@@ -69,7 +69,7 @@ export async function ownMetastore(name: string, port?: number): Promise<OwnMeta
     },
     isUp,
     async close() {
-      await service('stop').catch(() => {});
+      await service('purge').catch(() => {});
       await rm(data, { recursive: true, force: true });
     },
   };
