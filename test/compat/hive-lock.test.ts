@@ -118,8 +118,8 @@ describe('the Hive Metastore lock shared by Tributary and Paimon Java', () => {
           'Paimon Java’s lock request waiting behind Tributary’s',
           120_000,
         );
-        const mine = held.find((l) => l.agentInfo === 'tributary');
-        const theirs = held.find((l) => l.agentInfo !== 'tributary');
+        const mine = held.find((l) => l.agentInfo?.startsWith('tributary '));
+        const theirs = held.find((l) => !l.agentInfo?.startsWith('tributary '));
         assert.equal(mine?.state, 'ACQUIRED');
         assert.equal(theirs?.state, 'WAITING');
         assert.deepEqual(held.map((l) => l.type), ['EXCLUSIVE', 'EXCLUSIVE']);

@@ -10,10 +10,18 @@
  * While the guarded function runs, the lock is heartbeated every `heartbeatMs` so that the
  * metastore does not time it out (its `metastore.txn.timeout`, 300 s by default) during a long
  * commit.
+ *
+ * A `lock` call that gets no answer (a timeout, a broken connection) may still have been granted:
+ * such a lock, which nobody will release, would hold off every writer of the table until the
+ * metastore times it out. Each request therefore carries an agent id of its own
+ * (`tributary <uuid>`), and after an unanswered `lock` the table's locks are listed and the ones
+ * with that id released. (A request the metastore only takes after that sweep is still left to its
+ * timeout.)
  */
+import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { errorFrom } from '@tributary/errors';
+import { errorFrom, isTributaryError } from '@tributary/errors';
 import type { TableRef } from '@tributary/table';
 import types from './generated/hive_metastore_subset_types.js';
 import { MetastoreException, rejected, type MetastoreConnection } from './metastore-client.ts';
@@ -56,13 +64,20 @@ async function acquire(conn: MetastoreConnection, ref: TableRef, options: HiveLo
   // Paimon unsets the component's operation type (and leaves its transaction flags unset): a lock
   // outside any transaction. The generated struct fills in the IDL's defaults, so they are cleared.
   Object.assign(component, { operationType: null, isTransactional: null, isDynamicPartitionWrite: null });
+  const agentInfo = `${AGENT} ${randomUUID()}`;
   const request = struct(types.LockRequest, {
     component: [component],
     user: currentUser(),
     hostname: hostname(),
-    agentInfo: 'tributary',
+    agentInfo,
   });
-  let response = await lockCall<InstanceType<typeof types.LockResponse>>(conn, 'lock', (c) => c.lock(request));
+  let response: InstanceType<typeof types.LockResponse>;
+  try {
+    response = await lockCall(conn, 'lock', (c) => c.lock(request));
+  } catch (error) {
+    if (isTributaryError(error) && error.code === 'CATALOG_UNAVAILABLE') await releaseUnanswered(conn, ref, agentInfo);
+    throw error;
+  }
   const lockId = response.lockid;
   let nextSleep = 50;
   try {
@@ -80,6 +95,20 @@ async function acquire(conn: MetastoreConnection, ref: TableRef, options: HiveLo
     table: ref.table,
     lockId: lockId.toString(),
   });
+}
+
+/** The agent id's prefix on Tributary's lock requests. */
+const AGENT = 'tributary';
+
+/** Releases the table's locks requested with `agentInfo` (a `lock` call that got no answer); best effort. */
+async function releaseUnanswered(conn: MetastoreConnection, ref: TableRef, agentInfo: string): Promise<void> {
+  let locks;
+  try {
+    locks = await tableLocks(conn, ref);
+  } catch {
+    return;
+  }
+  for (const lock of locks) if (lock.agentInfo === agentInfo) await release(conn, lock.lockid);
 }
 
 /** Releases a lock; false when the metastore could not be told (it then times the lock out). */
@@ -116,15 +145,13 @@ export interface HiveTableLock {
   readonly type: string;
   readonly user: string;
   readonly hostname: string;
-  /** `tributary` for Tributary's; Paimon Java sends none (the metastore's `Unknown`). */
+  /** `tributary <uuid>` for Tributary's (a uuid per request); Paimon Java sends none (the metastore's `Unknown`). */
   readonly agentInfo: string | null;
 }
 
 /** The locks the metastore holds or queues on `<database>.<table>`. @throws CATALOG_UNAVAILABLE, CATALOG_REQUEST_FAILED */
 export async function showTableLocks(conn: MetastoreConnection, ref: TableRef): Promise<HiveTableLock[]> {
-  const request = struct(types.ShowLocksRequest, { dbname: ref.database, tablename: ref.table });
-  const response = await lockCall<InstanceType<typeof types.ShowLocksResponse>>(conn, 'show_locks', (c) => c.show_locks(request));
-  return (response.locks ?? []).map((l) => ({
+  return (await tableLocks(conn, ref)).map((l) => ({
     lockId: l.lockid.toString(),
     state: types.LockState[l.state] ?? String(l.state),
     type: types.LockType[l.type] ?? String(l.type),
@@ -132,4 +159,10 @@ export async function showTableLocks(conn: MetastoreConnection, ref: TableRef): 
     hostname: l.hostname,
     agentInfo: l.agentInfo ?? null,
   }));
+}
+
+async function tableLocks(conn: MetastoreConnection, ref: TableRef) {
+  const request = struct(types.ShowLocksRequest, { dbname: ref.database, tablename: ref.table });
+  const response = await lockCall<InstanceType<typeof types.ShowLocksResponse>>(conn, 'show_locks', (c) => c.show_locks(request));
+  return response.locks ?? [];
 }
