@@ -34,7 +34,7 @@ PG_USER="${TRIBUTARY_POSTGRES_USER:-tributary}"
 PG_PASSWORD="${TRIBUTARY_POSTGRES_PASSWORD:-tributary}"
 PG_DB="hms_$(printf '%s' "$DIR" | md5sum | cut -c1-16)"
 PG_TEMPLATE="hms_template_${HIVE_VERSION//./_}"
-pg() { PGPASSWORD="$PG_PASSWORD" psql -q -X -h 127.0.0.1 -p "$PG_PORT" -U "$PG_USER" -v ON_ERROR_STOP=1 "$@"; }
+pg() { PGPASSWORD="$PG_PASSWORD" PGOPTIONS='--client-min-messages=warning' psql -q -X -h 127.0.0.1 -p "$PG_PORT" -U "$PG_USER" -v ON_ERROR_STOP=1 "$@"; }
 pg_has_db() { pg -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$1'" | grep -q 1; }
 
 # Ready once the Thrift server socket accepts: the server opens it only after the handler and its
@@ -133,8 +133,10 @@ init_schema() {
         -url "jdbc:postgresql://127.0.0.1:$PG_PORT/$tmp" -driver org.postgresql.Driver \
         -userName "$PG_USER" -passWord "$PG_PASSWORD" >"$HOME_DIR/schema.log" 2>&1) \
         || die "the schema tool failed (see $HOME_DIR/schema.log)"
-      # Renamed only once complete, so a half-made schema is never copied.
-      pg -d postgres -c "ALTER DATABASE $tmp RENAME TO $PG_TEMPLATE"
+      # Renamed only once complete, so a half-made schema is never copied; a template nobody
+      # connects to (nor lists: a PostgreSQL source's database pattern skips templates).
+      pg -d postgres -c "ALTER DATABASE $tmp RENAME TO $PG_TEMPLATE" \
+        -c "ALTER DATABASE $PG_TEMPLATE IS_TEMPLATE true ALLOW_CONNECTIONS false"
     fi
     pg -d postgres -c "CREATE DATABASE $PG_DB TEMPLATE $PG_TEMPLATE"
   ) 9>"$CACHE/hive-metastore-schema-$PG_PORT.lock"
