@@ -17,6 +17,8 @@ export interface Measurement {
   /** The loader process's whole life, JVM or interpreter start-up included. */
   readonly processSeconds?: number;
   readonly check?: { readonly ok: boolean; readonly files: number; readonly detail: string };
+  /** Tributary: how long the sync spent in each phase before COMMITTED (its record's phaseDurationsMs). */
+  readonly phases?: Readonly<Record<string, number>>;
 }
 
 interface Report {

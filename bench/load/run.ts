@@ -162,9 +162,13 @@ async function runTributary(cluster: Cluster, dataset: Dataset, name: string, la
       ? { kind: 'files', format: 'parquet', uris: [`${parquetRoot(dataset.database)}/orders_*`], filesPerShard: 1 }
       : { kind: sourceKind, connection: sourceKind === 'postgres' ? 'bench-pg' : 'bench', databases: [dataset.database], tables: dataset.tables, batchRows: 10_000 };
   const { id } = await call<{ id: string }>(cluster.base, 'POST', '/v1/syncs', { table: { database: 'load', table: name }, source, mode: 'upsert', ...(layout === undefined ? {} : { options: { layout } }) });
+  let phases: Readonly<Record<string, number>> | undefined;
   for (;;) {
-    const view = await call<{ phase: string; state?: { reason?: unknown } }>(cluster.base, 'GET', `/v1/syncs/${id}`);
-    if (view.phase === 'COMMITTED') break;
+    const view = await call<{ phase: string; state?: { reason?: unknown }; phaseDurationsMs?: Record<string, number> }>(cluster.base, 'GET', `/v1/syncs/${id}`);
+    if (view.phase === 'COMMITTED') {
+      phases = view.phaseDurationsMs;
+      break;
+    }
     if (view.phase === 'ABORTED') throw new Error(`tributary sync ${id} aborted: ${JSON.stringify(view.state?.reason)}`);
     await sleep(100);
   }
@@ -175,6 +179,7 @@ async function runTributary(cluster: Cluster, dataset: Dataset, name: string, la
     cpuSeconds: cpu.reduce((a, b) => a + b, 0),
     workerCpuSeconds: cpu.slice(1).reduce((a, b) => a + b, 0),
     peakRssMb: Math.max(...cluster.workers.map((w) => peakRssMb(w.pid ?? -1))),
+    ...(phases === undefined ? {} : { phases }),
   };
 }
 
@@ -331,6 +336,7 @@ async function main(): Promise<void> {
           `  round ${round} ${contender.padEnd(9)} ${m.seconds.toFixed(2)} s, CPU ${m.cpuSeconds.toFixed(2)} s, ${Math.round(dataset.expected.rows / m.seconds).toLocaleString('en-US')} rows/s` +
             (Number.isFinite(m.peakRssMb) ? `, peak RSS ${m.peakRssMb.toFixed(0)} MB` : '') +
             (check ? `, ${check.files} files, check ${check.ok ? 'ok' : `FAILED: ${check.detail}`}` : '') +
+            (m.phases === undefined ? '' : `, phases ${Object.entries(m.phases).map(([phase, ms]) => `${phase} ${(ms / 1000).toFixed(2)} s`).join(', ')}`) +
             `, load ${load.toFixed(2)}`,
         );
       }

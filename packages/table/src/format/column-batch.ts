@@ -353,8 +353,19 @@ export function gatherColumnOf(parts: readonly Column[], of: Int32Array, rows: I
       return { kind: 'bool', values: gatherTyped(new Uint8Array(n), same<Column & { kind: 'bool' }>().map((p) => p.values), of, rows), validity };
     case 'int32':
       return { kind: 'int32', values: gatherTyped(new Int32Array(n), same<Column & { kind: 'int32' }>().map((p) => p.values), of, rows), validity };
-    case 'int64':
-      return { kind: 'int64', values: gatherTyped(new BigInt64Array(n), same<Column & { kind: 'int64' }>().map((p) => p.values), of, rows), validity };
+    case 'int64': {
+      // The two 32-bit words of each value, as takeColumn copies them: no BigInt per value.
+      const from = same<Column & { kind: 'int64' }>().map((p) => new Int32Array(p.values.buffer, p.values.byteOffset, p.values.length * 2));
+      const values = new BigInt64Array(n);
+      const to = new Int32Array(values.buffer);
+      for (let i = 0; i < n; i++) {
+        const words = from[of[i] as number] as Int32Array;
+        const j = (rows[i] as number) * 2;
+        to[2 * i] = words[j] as number;
+        to[2 * i + 1] = words[j + 1] as number;
+      }
+      return { kind: 'int64', values, validity };
+    }
     case 'float32':
       return { kind: 'float32', values: gatherTyped(new Float32Array(n), same<Column & { kind: 'float32' }>().map((p) => p.values), of, rows), validity };
     case 'float64':
@@ -368,10 +379,10 @@ export function gatherColumnOf(parts: readonly Column[], of: Int32Array, rows: I
   }
 }
 
-function gatherTyped<T extends Uint8Array | Int32Array | Float32Array | Float64Array | BigInt64Array>(out: T, from: readonly T[], of: Int32Array, rows: Int32Array): T {
-  const target = out as unknown as (number | bigint)[];
-  const sources = from as unknown as readonly (readonly (number | bigint)[])[];
-  for (let i = 0; i < rows.length; i++) target[i] = (sources[of[i] as number] as readonly (number | bigint)[])[rows[i] as number] as number | bigint;
+function gatherTyped<T extends Uint8Array | Int32Array | Float32Array | Float64Array>(out: T, from: readonly T[], of: Int32Array, rows: Int32Array): T {
+  const target = out as unknown as number[];
+  const sources = from as unknown as readonly (readonly number[])[];
+  for (let i = 0; i < rows.length; i++) target[i] = (sources[of[i] as number] as readonly number[])[rows[i] as number] as number;
   return out;
 }
 
