@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { RowType } from '../../../src/spec/types.ts';
+import type { InternalRow, RowType } from '../../../src/spec/types.ts';
 import { batchFromRows, concatBatches, gatherRows, groupRows, rowsFromBatch, sliceBatch, takeRows } from '../../../src/format/column-batch.ts';
 
 const rowType: RowType = {
@@ -54,7 +54,7 @@ test('concatBatches and gatherRows give the rows they name, of every column kind
   fc.assert(
     fc.property(fc.array(fc.array(rowArb, { maxLength: 12 }), { minLength: 1, maxLength: 5 }), fc.array(fc.nat(), { maxLength: 40 }), (parts, picks) => {
       // Each batch a slice past a first row: its typed arrays are views that do not start at 0.
-      const batches = parts.map((p) => sliceBatch(batchFromRows(rowType, [rows[2] as unknown[], ...p]), 1, p.length + 1));
+      const batches = parts.map((p) => sliceBatch(batchFromRows(rowType, [rows[2] as InternalRow, ...p]), 1, p.length + 1));
       assert.deepEqual(rowsFromBatch(concatBatches(rowType, batches)), parts.flat());
       const all = parts.flatMap((p, b) => p.map((_, r) => [b, r] as const));
       if (all.length === 0) return;
