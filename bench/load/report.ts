@@ -17,6 +17,8 @@ export interface Measurement {
   /** The loader process's whole life, JVM or interpreter start-up included. */
   readonly processSeconds?: number;
   readonly check?: { readonly ok: boolean; readonly files: number; readonly detail: string };
+  /** CPU seconds the local services (MinIO, MariaDB) used over the load, outside the contender's own. */
+  readonly serviceCpu?: Readonly<Record<string, number>>;
   /** Tributary: how long the sync spent in each phase before COMMITTED (its record's phaseDurationsMs). */
   readonly phases?: Readonly<Record<string, number>>;
 }
@@ -55,6 +57,17 @@ export function printReport(report: Report): void {
     console.log(
       `| ${contender} | ${ms.length} | ${int(median(wall))} | ${range(wall)} | ${median(ms.map((m) => m.cpuSeconds)).toFixed(2)} | ${int(median(cpu))} | ${range(cpu)} | ${int(rss)} | ${files.every(Number.isNaN) ? '–' : [...new Set(files)].join(', ')} | ${checked} |`,
     );
+  }
+  const services = [...by].filter(([, ms]) => ms.some((m) => Object.keys(m.serviceCpu ?? {}).length > 0));
+  if (services.length > 0) {
+    const names = [...new Set(services.flatMap(([, ms]) => ms.flatMap((m) => Object.keys(m.serviceCpu ?? {}))))];
+    console.log(`\n| contender | ${names.map((n) => `${n} CPU s (median)`).join(' | ')} | own + services CPU s (median) |`);
+    console.log(`|---|${names.map(() => '---:|').join('')}---:|`);
+    for (const [contender, ms] of services) {
+      const cell = (n: string) => median(ms.map((m) => m.serviceCpu?.[n] ?? NaN)).toFixed(2);
+      const all = median(ms.map((m) => m.cpuSeconds + Object.values(m.serviceCpu ?? {}).reduce((a, b) => a + b, 0)));
+      console.log(`| ${contender} | ${names.map(cell).join(' | ')} | ${all.toFixed(2)} |`);
+    }
   }
   const t = summary.get('tributary');
   if (t === undefined) return;

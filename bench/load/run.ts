@@ -16,7 +16,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -151,6 +151,23 @@ async function createTable(cluster: Cluster, name: string): Promise<void> {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * CPU seconds so far of the local services a load keeps busy (their infra/ pid files), which no
+ * contender's own CPU includes: MinIO serves every object (Tributary's runs too), MariaDB every row.
+ */
+const serviceRun = join(process.env['TRIBUTARY_DATA'] ?? join(root, '.data'), 'run');
+function servicesCpu(): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const name of ['minio', 'mariadb']) {
+    try {
+      out[name] = cpuSeconds(Number(readFileSync(join(serviceRun, `${name}.pid`), 'utf8').trim()));
+    } catch {
+      // not running from this repository's infra: not reported
+    }
+  }
+  return out;
+}
 
 /** `layout`: the sync's `options.layout` (absent: the default, `bucketed` for this primary-key table). */
 async function runTributary(cluster: Cluster, dataset: Dataset, name: string, layout?: 'direct'): Promise<Measurement> {
@@ -328,14 +345,18 @@ async function main(): Promise<void> {
         const name = `${contender}_${round}`;
         const load = loadavg()[0] ?? NaN;
         if (contender === 'tributary' || contender === 'direct' || contender === 'baseline' || contender === 'java' || contender === 'pypaimon') await createTable(cluster, name);
+        const services0 = servicesCpu();
         const measured = await measure(contender, contender === 'baseline' ? (baseline ?? cluster) : cluster, dataset, name);
+        const services1 = servicesCpu();
+        const serviceCpu = Object.fromEntries(Object.keys(services1).filter((k) => services0[k] !== undefined).map((k) => [k, (services1[k] as number) - (services0[k] as number)]));
         const check = contender === 'mysql2' || contender === 'mariadb' || contender === 'psql' || args['no-check'] ? undefined : await checkTable(name, dataset.expected);
-        const m: Measurement = { ...measured, contender, round, rows: dataset.expected.rows, loadAverage: load, ...(check ? { check } : {}) };
+        const m: Measurement = { ...measured, contender, round, rows: dataset.expected.rows, loadAverage: load, serviceCpu, ...(check ? { check } : {}) };
         measurements.push(m);
         log(
           `  round ${round} ${contender.padEnd(9)} ${m.seconds.toFixed(2)} s, CPU ${m.cpuSeconds.toFixed(2)} s, ${Math.round(dataset.expected.rows / m.seconds).toLocaleString('en-US')} rows/s` +
             (Number.isFinite(m.peakRssMb) ? `, peak RSS ${m.peakRssMb.toFixed(0)} MB` : '') +
             (check ? `, ${check.files} files, check ${check.ok ? 'ok' : `FAILED: ${check.detail}`}` : '') +
+            (Object.keys(serviceCpu).length === 0 ? '' : `, services CPU ${Object.entries(serviceCpu).map(([k, v]) => `${k} ${v.toFixed(2)} s`).join(', ')}`) +
             (m.phases === undefined ? '' : `, phases ${Object.entries(m.phases).map(([phase, ms]) => `${phase} ${(ms / 1000).toFixed(2)} s`).join(', ')}`) +
             `, load ${load.toFixed(2)}`,
         );
