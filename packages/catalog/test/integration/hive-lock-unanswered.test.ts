@@ -72,8 +72,8 @@ after(async () => {
 
 test('a lock granted whose answer is lost is released, and the next writer takes the lock at once', async () => {
   const ref = { database: w.database, table: 'unanswered' };
-  const catalog = hiveCatalog({ uri: metastoreUri(p.port), warehouse: w.root, store: w.store, lockEnabled: true, requestTimeoutMs: 1_500 });
-  const other = hiveCatalog({ uri: metastoreUri(), warehouse: w.root, store: w.store, lockEnabled: true, lock: { acquireTimeoutMs: 20_000, checkMaxSleepMs: 200 } });
+  const catalog = hiveCatalog({ uri: metastoreUri(p.port), warehouse: w.root, store: w.store, lockEnabled: true, requestTimeoutMs: 10_000 });
+  const other = hiveCatalog({ uri: metastoreUri(), warehouse: w.root, store: w.store, lockEnabled: true, lock: { acquireTimeoutMs: 120_000, checkMaxSleepMs: 200 } });
   try {
     await catalog.createDatabase(w.database); // opens the catalog's connection through the proxy
     assert.equal(p.swallowAnswers(), 1);
@@ -87,10 +87,10 @@ test('a lock granted whose answer is lost is released, and the next writer takes
     assert.equal(ran, false);
     // The metastore granted the request; the sweep (on a new connection, answered) released it.
     assert.deepEqual(await showTableLocks(hms, ref), []);
-    // Another writer gets the lock without waiting for the metastore's timeout.
+    // Another writer gets the lock without waiting for the metastore's timeout (300 s).
     const started = Date.now();
     assert.equal(await other.withLock(ref, async () => 'in'), 'in');
-    assert.ok(Date.now() - started < 15_000, `the next lock took ${Date.now() - started} ms`);
+    assert.ok(Date.now() - started < 60_000, `the next lock took ${Date.now() - started} ms`);
     // And the catalog whose answer was lost locks again once answers flow.
     assert.equal(await catalog.withLock(ref, async () => 'again'), 'again');
     assert.deepEqual(await showTableLocks(hms, ref), []);
