@@ -36,6 +36,7 @@ PG_DB="hms_$(printf '%s' "$DIR" | md5sum | cut -c1-16)"
 PG_TEMPLATE="hms_template_${HIVE_VERSION//./_}"
 pg() { PGPASSWORD="$PG_PASSWORD" PGOPTIONS='--client-min-messages=warning' psql -q -X -h 127.0.0.1 -p "$PG_PORT" -U "$PG_USER" -v ON_ERROR_STOP=1 "$@"; }
 pg_has_db() { pg -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$1'" | grep -q 1; }
+pg_is_ready() { pg_isready -q -h 127.0.0.1 -p "$PG_PORT"; }
 
 # Ready once the Thrift server socket accepts: the server opens it only after the handler and its
 # backing store are set up.
@@ -141,7 +142,6 @@ init_schema() {
     pg -d postgres -c "CREATE DATABASE $PG_DB TEMPLATE $PG_TEMPLATE"
   ) 9>"$CACHE/hive-metastore-schema-$PG_PORT.lock"
 }
-pg_is_ready() { pg_isready -q -h 127.0.0.1 -p "$PG_PORT"; }
 
 start() {
   install

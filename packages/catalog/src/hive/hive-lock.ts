@@ -37,6 +37,9 @@ export interface HiveLockOptions {
   readonly heartbeatMs: number;
 }
 
+/** The agent id's prefix on Tributary's lock requests (each adds a uuid of its own). */
+const AGENT = 'tributary';
+
 export const DEFAULT_LOCK_OPTIONS: HiveLockOptions = { acquireTimeoutMs: 8 * 60_000, checkMaxSleepMs: 8_000, heartbeatMs: 60_000 };
 
 function currentUser(): string {
@@ -96,9 +99,6 @@ async function acquire(conn: MetastoreConnection, ref: TableRef, options: HiveLo
     lockId: lockId.toString(),
   });
 }
-
-/** The agent id's prefix on Tributary's lock requests. */
-const AGENT = 'tributary';
 
 /** Releases the table's locks requested with `agentInfo` (a `lock` call that got no answer); best effort. */
 async function releaseUnanswered(conn: MetastoreConnection, ref: TableRef, agentInfo: string): Promise<void> {

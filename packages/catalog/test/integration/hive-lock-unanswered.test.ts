@@ -26,7 +26,7 @@ async function proxy(): Promise<Proxy> {
     const upstream = connect(services.hiveMetastore.port, services.hiveMetastore.host);
     const pair = { swallow: false, client, upstream };
     open.add(pair);
-    client.on('data', (b) => upstream.write(b));
+    client.pipe(upstream);
     upstream.on('data', (b) => {
       if (!pair.swallow) client.write(b);
     });
