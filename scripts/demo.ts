@@ -79,6 +79,8 @@ interface SyncView {
   shardCounts: { total: number; accepted: number };
   /** Rows read so far by running and finished shards (live progress). */
   rowsRead: number;
+  /** The bucket jobs of the bucketed layout (null: direct); `total` is null until they are planned. */
+  stages: { buckets: { accepted: number; total: number | null } | null };
 }
 
 async function main(): Promise<number> {
@@ -117,7 +119,9 @@ async function main(): Promise<number> {
   let view: SyncView;
   for (;;) {
     view = await call<SyncView>(base, 'GET', `/v1/syncs/${id}`);
-    const line = `  ${view.phase.padEnd(11)} shards ${view.shardCounts.accepted}/${view.shardCounts.total}  rows ${view.rowsRead.toLocaleString('en')}`;
+    const buckets = view.stages.buckets;
+    const merged = buckets === null || buckets.total === null ? '' : `  buckets ${buckets.accepted}/${buckets.total}`;
+    const line = `  ${view.phase.padEnd(11)} shards ${view.shardCounts.accepted}/${view.shardCounts.total}  rows ${view.rowsRead.toLocaleString('en')}${merged}`;
     if (line !== last) console.log(`${line}  (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
     last = line;
     if (view.phase === 'COMMITTED' || view.phase === 'ABORTED') break;

@@ -27,10 +27,18 @@ export interface SyncSample {
   readonly expectedRowsPerShard: number | null;
   readonly snapshotId: number | null;
   readonly error: string | null;
+  /**
+   * The bucket jobs of a bucketed load (null: the direct layout, whose shards write the files):
+   * accepted of `total` (null until the buckets are planned), rows merged so far.
+   */
+  readonly buckets?: { readonly accepted: number; readonly total: number | null; readonly rows: number } | null;
 }
 
-/** Where a running shard was first seen, to measure its rate from. */
-export type RateOrigins = Map<string, { readonly at: number; readonly rows: number }>;
+/** Where a running shard (by id) or the bucket stage (`MERGE`) was first seen, to measure its rate from. */
+export type RateOrigins = Map<string | typeof MERGE, { readonly at: number; readonly rows: number }>;
+
+/** The key of the bucket stage's origin in `RateOrigins`. */
+export const MERGE: unique symbol = Symbol('the bucket stage');
 
 export interface ShardLine {
   readonly id: string;
@@ -74,11 +82,27 @@ export function progressOf(sample: SyncSample, origins: RateOrigins, startedAt: 
   const elapsed = (sample.at - startedAt) / 1000;
   const rowsPerSec = elapsed > 0 ? rows / elapsed : null;
   let etaSec: number | null = null;
-  if (TERMINAL.has(sample.phase) || done === shards.length) etaSec = 0;
+  if (TERMINAL.has(sample.phase)) etaSec = 0;
+  else if (sample.phase === 'MERGING' && sample.buckets != null) etaSec = mergeEta(sample, sample.buckets.rows, rows, origins);
+  else if (done === shards.length) etaSec = 0;
   else if (sample.expectedRowsPerShard !== null && rowsPerSec !== null && rowsPerSec > 0) {
     etaSec = Math.max(0, (sample.expectedRowsPerShard * shards.length - rows) / rowsPerSec);
   } else if (done > 0 && elapsed > 0) etaSec = ((shards.length - done) * elapsed) / done;
   return { done, total: shards.length, rows, rowsPerSec, etaSec, shards };
+}
+
+/**
+ * MERGING: the bucket jobs merge the rows the shards read; the time left is the rows not merged yet
+ * at the rate measured since this process first saw the stage.
+ */
+function mergeEta(sample: SyncSample, merged: number, read: number, origins: RateOrigins): number | null {
+  const origin = origins.get(MERGE);
+  if (origin === undefined) {
+    origins.set(MERGE, { at: sample.at, rows: merged });
+    return null;
+  }
+  if (sample.at <= origin.at || merged <= origin.rows) return null;
+  return Math.max(0, ((read - merged) * (sample.at - origin.at)) / (merged - origin.rows) / 1000);
 }
 
 const count = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -94,7 +118,14 @@ export function eta(seconds: number | null): string {
 export function summaryLine(sample: SyncSample, p: Progress, elapsedMs: number): string {
   const end = sample.phase === 'COMMITTED' ? `  snapshot ${sample.snapshotId ?? '?'}` : sample.error === null ? '' : `  ${sample.error}`;
   const live = TERMINAL.has(sample.phase) ? '' : `  ${rate(p.rowsPerSec)}  ${eta(p.etaSec)}`;
-  return `${sample.phase.padEnd(11)} shards ${p.done}/${p.total}  rows ${count(p.rows)}${live}  (${(elapsedMs / 1000).toFixed(1)} s)${end}`;
+  return `${sample.phase.padEnd(11)} shards ${p.done}/${p.total}  rows ${count(p.rows)}${bucketsPart(sample)}${live}  (${(elapsedMs / 1000).toFixed(1)} s)${end}`;
+}
+
+/** `  buckets 3/8` once a bucketed load has left PREPARING. */
+function bucketsPart(sample: SyncSample): string {
+  const b = sample.buckets;
+  if (b == null || sample.phase === 'PLANNED' || sample.phase === 'PREPARING' || (b.total === null && b.accepted === 0)) return '';
+  return `  buckets ${b.accepted}/${b.total ?? '?'}`;
 }
 
 const BAR = 20;

@@ -23,6 +23,7 @@ interface SyncView {
   readonly snapshotId: number | null;
   readonly shards: readonly ShardView[];
   readonly nextShardsCursor: string | null;
+  readonly stages?: { readonly buckets: { readonly accepted: number; readonly total: number | null; readonly rows: number } | null };
 }
 
 function status(s: ShardView): ShardStatus {
@@ -50,6 +51,7 @@ export async function sampleSync(api: Api, id: string, at: () => number = Date.n
     snapshotId: sync.snapshotId,
     error: sync.state.reason === undefined ? null : `${sync.state.reason.code}: ${sync.state.reason.message}`,
     expectedRowsPerShard: sync.plan.source.kind === 'generator' ? (sync.plan.source.rowsPerShard ?? null) : null,
+    buckets: sync.stages?.buckets == null ? null : { accepted: sync.stages.buckets.accepted, total: sync.stages.buckets.total, rows: sync.stages.buckets.rows },
     shards: shards.map(
       (s): ShardSample => ({
         id: s.id,
@@ -82,8 +84,8 @@ export async function watchSync(api: Api, id: string, options: WatchOptions): Pr
       options.out.write(`${drawn > 0 ? `\x1b[${drawn}F\x1b[J` : ''}${lines.join('\n')}\n`);
       drawn = lines.length;
     } else {
-      // A line when the phase, the shards done or the rows change; not for the clock alone.
-      const key = `${sample.phase} ${progress.done} ${progress.rows}`;
+      // A line when the phase, the shards or buckets done or the rows change; not for the clock alone.
+      const key = `${sample.phase} ${progress.done} ${progress.rows} ${sample.buckets?.accepted ?? ''}`;
       if (key !== lastLine) options.out.write(`${summaryLine(sample, progress, elapsed)}\n`);
       lastLine = key;
     }

@@ -47,3 +47,22 @@ test('the summary line and the frame', () => {
   const committed = { ...s, phase: 'COMMITTED', snapshotId: 7, shards: [shard('s0', 'done', 1000, 500), shard('s1', 'done', 1000, 500)] };
   assert.equal(summaryLine(committed, progressOf(committed, new Map(), 0), 1500), 'COMMITTED   shards 2/2  rows 2,000  (1.5 s)  snapshot 7');
 });
+
+test('a bucketed load: the buckets done once it merges, and the time left from the rows merged since the stage was first seen', () => {
+  const done = [shard('s0', 'done', 1000, 500), shard('s1', 'done', 1000, 500)];
+  const origins = new Map();
+  const preparing = { ...sample(1000, done), buckets: { accepted: 0, total: null, rows: 0 } };
+  assert.equal(summaryLine(preparing, progressOf(preparing, origins, 0), 1000), 'PREPARING   shards 2/2  rows 2,000  2,000 rows/s  ETA 0 s  (1.0 s)');
+  const first = { ...sample(2000, done, 1000, 'MERGING'), buckets: { accepted: 0, total: 4, rows: 200 } };
+  const p1 = progressOf(first, origins, 0);
+  assert.equal(p1.etaSec, null, 'one sample of the stage gives no rate');
+  assert.equal(summaryLine(first, p1, 2000), 'MERGING     shards 2/2  rows 2,000  buckets 0/4  1,000 rows/s  ETA —  (2.0 s)');
+  const second = { ...sample(3000, done, 1000, 'MERGING'), buckets: { accepted: 2, total: 4, rows: 1100 } };
+  const p2 = progressOf(second, origins, 0);
+  assert.equal(p2.etaSec, 1, '900 rows merged in 1 s, 900 left');
+  assert.equal(summaryLine(second, p2, 3000), 'MERGING     shards 2/2  rows 2,000  buckets 2/4  667 rows/s  ETA 1 s  (3.0 s)');
+  const committed = { ...sample(4000, done, 1000, 'COMMITTED'), snapshotId: 3, buckets: { accepted: 4, total: 4, rows: 2000 } };
+  assert.equal(summaryLine(committed, progressOf(committed, origins, 0), 4000), 'COMMITTED   shards 2/2  rows 2,000  buckets 4/4  (4.0 s)  snapshot 3');
+  const aborted = { ...sample(4000, done, 1000, 'ABORTED'), buckets: { accepted: 0, total: null, rows: 0 } };
+  assert.equal(summaryLine(aborted, progressOf(aborted, new Map(), 0), 4000), 'ABORTED     shards 2/2  rows 2,000  (4.0 s)', 'no bucket ever planned: nothing to say of them');
+});
