@@ -9,6 +9,9 @@
  * 2. The accepted blob rewritten after the vote, with a recomputed CRC and one file's row count +1,
  *    was committed. Now the coordinator compares the blob with the accepted vote: the sync aborts
  *    with a typed reason and the table has no snapshot.
+ * 4. A bucketed load's sorted run rewritten in the staging area with its length and CRC32Cs kept
+ *    (four bytes chosen) was merged and committed with another amount. The blob now names each run
+ *    segment's SHA-256: the bucket job refuses it and the sync aborts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -20,7 +23,8 @@ import { Redis } from 'ioredis';
 import { SyncStore, type Coordinator } from '@tributary/coordinator';
 import { SYNC_QUEUES, decodeBlob, encodeBlob, stagedBlobKey, syncRedisKeys } from '@tributary/protocol';
 import { openObjectStore } from '@tributary/table';
-import { services } from '@tributary/testkit';
+import { generatorRow } from '@tributary/sources';
+import { matchCrc32c, services } from '@tributary/testkit';
 import {
   ORDERS_COLUMNS,
   createOrdersTable,
@@ -277,5 +281,46 @@ describe('the cluster secret', () => {
       spawnCoordinator(e, 0, { TRIBUTARY_CLUSTER_SECRET: 'too-short-to-sign' }),
       (error: Error) => /exited with 2: coordinator: CLUSTER_SECRET_INVALID/.test(error.message) && !error.message.includes('too-short-to-sign'),
     );
+  });
+});
+
+describe('attack 4: a bucketed load\'s sorted run rewritten after the vote, keeping its length and every CRC32C', () => {
+  const f = restartFixture('rerun');
+
+  test('the bucket job refuses it by its SHA-256; the sync aborts and nothing is visible', async () => {
+    const first = await inProcessCoordinator(f.e);
+    await createOrdersTable(first, 'shop', 'orders', { primaryKeys: ['order_id'], bucket: 1 });
+    const id = await startSync(first, generatorSource(1, 50, { seed: 7 }));
+    // As in attack 2: no coordinator runs while the shard writes its run, so no bucket job can
+    // have merged it before the attacker rewrites it.
+    await first.close();
+    f.workers.push(await spawnWorker(f.e));
+    assert.equal((await finished(f.queue, `shard-${id}-shard-00000`)).state, 'completed');
+
+    const [key, ...others] = (await listKeys(f.e, `.tributary/syncs/${id}/runs/`)).filter((k) => k.endsWith('.run'));
+    assert.ok(key !== undefined && others.length === 0, 'one spill: one run object');
+    const bytes = await f.e.store.get(key);
+    // Its one segment: header (8), the block's record (16: tag, rows, body length, CRC32C), the body.
+    const body = bytes.subarray(24, 24 + new DataView(bytes.buffer, bytes.byteOffset).getUint32(16, true));
+    const amountAt = (orderId: number): number => {
+      const cents = Math.round(Number(generatorRow(7, orderId)[3]) * 100);
+      const le = new Uint8Array(new BigInt64Array([BigInt(cents)]).buffer);
+      const at = Buffer.from(body).indexOf(le);
+      assert.ok(at >= 0 && Buffer.from(body).indexOf(le, at + 1) < 0, `order ${orderId}'s amount is in the run once`);
+      return at;
+    };
+    const forged = Uint8Array.from(body);
+    forged[amountAt(1) + 2] = (forged[amountAt(1) + 2] as number) ^ 0x01; // order 1's amount + 655.36
+    matchCrc32c(body, forged, amountAt(2)); // order 2's amount's low four bytes keep every CRC32C
+    const altered = Uint8Array.from(bytes);
+    altered.set(forged, 24);
+    await f.e.store.put(key, altered);
+
+    f.coordinator = await inProcessCoordinator(f.e);
+    const done = await waitForPhase(() => f.coordinator!.syncs.get(id), ['COMMITTED', 'ABORTED'], 90_000);
+    assert.ok(done.state.phase === 'ABORTED', `${done.state.phase}: the rewritten run was committed`);
+    assert.equal(done.state.reason.code, 'RUN_CORRUPT');
+    const table = await f.coordinator.tables.describeTable(f.e.warehouse, { database: 'shop', table: 'orders' });
+    assert.equal(table?.latestSnapshotId, null, 'nothing visible');
   });
 });

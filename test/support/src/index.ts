@@ -2,6 +2,7 @@ export { services } from './services.ts';
 export { uniqueName } from './names.ts';
 export { freePort } from './ports.ts';
 export { mulberry32 } from './random.ts';
+export { matchCrc32c } from './forge.ts';
 export {
   pypaimon,
   paimonJava,

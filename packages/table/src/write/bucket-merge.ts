@@ -424,7 +424,7 @@ async function* mergedKeyValues(input: BucketMergeInput, keys: readonly string[]
           throw error;
         }
         const { size, rows } = written;
-        const segment = parseRunSegment(written.name) as RunSegment & { checksum: number };
+        const segment = parseRunSegment(written.name) as RunSegment & { checksum: string };
         next.push({ open: (budget) => intermediateBatches(input, key, segment, size, rows, withSlot, budget), slot: undefined, blockBytes: blockBytes(size, rows), fullBlockBytes: fullBlockBytes(size, rows), rows });
       }
       sources = next;
@@ -444,8 +444,8 @@ async function* progressing(input: BucketMergeInput, batches: AsyncIterable<Colu
   }
 }
 
-/** The batches of an intermediate run, read whole when small (as a run), checked against its CRC32C, size and rows. */
-async function* intermediateBatches(input: BucketMergeInput, key: string, segment: RunSegment & { checksum: number }, size: number, rows: number, rowType: RowType, budget: RunBudget): AsyncGenerator<ColumnBatch> {
+/** The batches of an intermediate run, read whole when small (as a run), checked against its SHA-256, size and rows. */
+async function* intermediateBatches(input: BucketMergeInput, key: string, segment: RunSegment & { checksum: string }, size: number, rows: number, rowType: RowType, budget: RunBudget): AsyncGenerator<ColumnBatch> {
   const whole = budget.take(size);
   try {
     yield* readRunSegment({ store: input.store, key, segment, size, rows, whole }, rowType);

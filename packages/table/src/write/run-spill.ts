@@ -8,15 +8,18 @@
  * touches (per-bucket run files cost one PUT and one GET each, which dominated the shard stage of
  * a partitioned load).
  *
- * A segment is named `<object>#<offset>.<crc32c>` (RunSegment): the object's name under the runs
- * path, the segment's first byte and the CRC32C of its bytes (8 hex digits); its length is the
+ * A segment is named `<object>#<offset>.<sha256>` (RunSegment): the object's name under the runs
+ * path, the segment's first byte and the SHA-256 of its bytes (64 hex digits); its length is the
  * DataFileMeta's fileSize and its rows the rowCount. The reader checks all three, so the shard's
- * blob (itself checksummed and voted) pins every byte of every run the bucket job merges. A name
- * `<object>#<offset>` without a checksum is a Parquet segment of an older writer, and a name
- * without `#` a whole Parquet run file in the bucket's directory (runs written one file per
- * bucket); both are read as Parquet (bucket-merge.ts).
+ * blob (itself checksummed and voted) pins every byte of every run the bucket job merges: whoever can
+ * write the staging area cannot rewrite a run into one that passes (a CRC32C, which the blocks still
+ * carry against corruption, can be matched by choosing four bytes; a SHA-256 cannot). A name with an
+ * 8-digit CRC32C instead is an older writer's run, refused (RUN_CORRUPT). A name `<object>#<offset>`
+ * without a checksum is a Parquet segment of an older writer, and a name without `#` a whole Parquet
+ * run file in the bucket's directory (runs written one file per bucket); both are read as Parquet
+ * (bucket-merge.ts).
  */
-import { crc32c } from '@node-rs/crc32';
+import { createHash } from 'node:crypto';
 import { isTributaryError } from '@tributary/errors';
 import type { ObjectStore } from '../io/object-store.ts';
 import type { FileSink } from '../parquet/parquet-writer.ts';
@@ -37,20 +40,23 @@ import {
 import type { RowType } from '../spec/types.ts';
 import { objectStoreSink } from './object-sink.ts';
 
-/** Where one segment is: the run object's name (under the runs path), its first byte and (run encoding) its CRC32C. */
+/** Where one segment is: the run object's name (under the runs path), its first byte and (run encoding) its checksum. */
 export interface RunSegment {
   readonly object: string;
   readonly offset: number;
-  /** Absent: a Parquet segment (an older writer's). */
-  readonly checksum?: number | undefined;
+  /**
+   * The SHA-256 of the segment's bytes, 64 hex digits (an older writer's CRC32C: 8 digits, which
+   * the reader refuses). Absent: a Parquet segment (an older writer's).
+   */
+  readonly checksum?: string | undefined;
 }
 
 const SEPARATOR = '#';
-const SEGMENT = /^([0-9]+)(?:\.([0-9a-f]{8}))?$/;
+const SEGMENT = /^([0-9]+)(?:\.([0-9a-f]{64}|[0-9a-f]{8}))?$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 export function runSegmentName(segment: RunSegment): string {
-  const crc = segment.checksum === undefined ? '' : `.${(segment.checksum >>> 0).toString(16).padStart(8, '0')}`;
-  return `${segment.object}${SEPARATOR}${segment.offset}${crc}`;
+  return `${segment.object}${SEPARATOR}${segment.offset}${segment.checksum === undefined ? '' : `.${segment.checksum}`}`;
 }
 
 /** The segment a run's file name names, or undefined for a whole run file (no `#`). */
@@ -60,7 +66,7 @@ export function parseRunSegment(fileName: string): RunSegment | undefined {
   const match = SEGMENT.exec(fileName.slice(at + 1));
   const offset = Number(match?.[1]);
   if (match === null || !Number.isSafeInteger(offset) || at === 0) throw new Error(`not a run segment name: ${fileName}`);
-  return { object: fileName.slice(0, at), offset, checksum: match[2] === undefined ? undefined : Number.parseInt(match[2], 16) };
+  return { object: fileName.slice(0, at), offset, checksum: match[2] };
 }
 
 /** One segment written: its name in the blob, its length and rows. */
@@ -101,10 +107,10 @@ export class RunSpill {
    */
   async writeSegmentOf(batches: Iterable<ColumnBatch> | AsyncIterable<ColumnBatch>): Promise<WrittenSegment> {
     const offset = this.#written;
-    let crc = 0;
+    const hash = createHash('sha256');
     const write = async (parts: readonly Uint8Array[]): Promise<void> => {
       for (const part of parts) {
-        crc = crc32c(part, crc);
+        hash.update(part);
         await this.#sink.write(part);
         this.#written += part.length;
       }
@@ -121,7 +127,7 @@ export class RunSpill {
       rows += batch.length;
     }
     await write([runEnd(rows, blocks)]);
-    return { name: runSegmentName({ object: this.#object, offset, checksum: crc }), size: this.#written - offset, rows };
+    return { name: runSegmentName({ object: this.#object, offset, checksum: hash.digest('hex') }), size: this.#written - offset, rows };
   }
 
   get bytes(): number {
@@ -143,7 +149,7 @@ export interface RunSegmentRead {
   readonly store: ObjectStore;
   /** The run object's key in the store. */
   readonly key: string;
-  readonly segment: RunSegment & { readonly checksum: number };
+  readonly segment: RunSegment & { readonly checksum: string };
   /** The segment's length (the blob's fileSize). */
   readonly size: number;
   /** The segment's rows, when the reference counts them (the bucket plan does). */
@@ -153,14 +159,16 @@ export interface RunSegmentRead {
 }
 
 /**
- * The batches of one segment, block by block. Its bytes are checked against its name's CRC32C, its
+ * The batches of one segment, block by block. Its bytes are checked against its name's SHA-256, its
  * length and its rows: a whole segment before any batch is returned, a segment read block by
- * block as it goes (each block's own CRC before it is decoded, the whole CRC at its end, so an
- * altered segment fails the merge before the merge ends). Errors: RUN_TRUNCATED, RUN_CORRUPT.
+ * block as it goes (each block's own CRC32C before it is decoded, the SHA-256 of the whole at its
+ * end, so an altered segment fails the merge before the merge ends). Errors: RUN_TRUNCATED,
+ * RUN_CORRUPT (also for a name pinning the segment by CRC32C only: an older writer's).
  */
 export async function* readRunSegment(read: RunSegmentRead, rowType: RowType): AsyncGenerator<ColumnBatch> {
   const { store, key, segment, size } = read;
   const expected: RunExpectation = { name: runSegmentName(segment), size, rows: read.rows };
+  if (!SHA256_HEX.test(segment.checksum)) runCorrupt(expected, 'its reference pins it by a CRC32C, not a SHA-256 (a run of an older worker: let syncs planned before an upgrade finish)');
   if (size < RUN_HEADER_BYTES + RUN_RECORD_BYTES) runTruncated(expected, size);
   const range = async (offset: number, length: number): Promise<Uint8Array> => {
     let bytes: Uint8Array;
@@ -174,12 +182,12 @@ export async function* readRunSegment(read: RunSegmentRead, rowType: RowType): A
     return bytes;
   };
   const whole = read.whole ? await range(0, size) : undefined;
-  if (whole !== undefined && crc32c(whole) !== segment.checksum) runCorrupt(expected, 'its bytes do not match its checksum');
-  let crc = 0;
-  /** Bytes [offset, offset + length) of the segment, counted into the running CRC (read in order). */
+  if (whole !== undefined && sha256Hex(whole) !== segment.checksum) runCorrupt(expected, 'its bytes do not match its checksum');
+  const hash = createHash('sha256');
+  /** Bytes [offset, offset + length) of the segment, counted into the running hash (read in order). */
   const next = async (offset: number, length: number): Promise<Uint8Array> => {
     const bytes = whole === undefined ? await range(offset, length) : whole.subarray(offset, offset + length);
-    if (whole === undefined) crc = crc32c(bytes, crc);
+    if (whole === undefined) hash.update(bytes);
     return bytes;
   };
   let at = 0;
@@ -200,7 +208,11 @@ export async function* readRunSegment(read: RunSegmentRead, rowType: RowType): A
     if (batch.length > 0) yield batch;
   }
   if (at !== size) runCorrupt(expected, `it ends at byte ${at}, its reference says ${size}`);
-  if (whole === undefined && crc !== segment.checksum) runCorrupt(expected, 'its bytes do not match its checksum');
+  if (whole === undefined && hash.digest('hex') !== segment.checksum) runCorrupt(expected, 'its bytes do not match its checksum');
   if (record.rows !== rows || record.blocks !== blocks) runCorrupt(expected, 'its end does not count its blocks');
   if (read.rows !== undefined && read.rows !== rows) runCorrupt(expected, `it holds ${rows} rows, its reference says ${read.rows}`);
+}
+
+function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
 }

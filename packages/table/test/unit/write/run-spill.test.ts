@@ -7,8 +7,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
+import { crc32c } from '@node-rs/crc32';
 import { isTributaryError } from '@tributary/errors';
+import { matchCrc32c } from '@tributary/testkit';
 import { LocalObjectStore } from '../../../src/io/local-store.ts';
 import { batchFromRows, rowsFromBatch, type Column, type ColumnBatch } from '../../../src/format/column-batch.ts';
 import { parseDataType } from '../../../src/spec/data-type-json.ts';
@@ -178,6 +181,34 @@ describe('a run that is not what its reference says is refused', () => {
       });
     });
 
+    test(`rewritten to other values of the same length and the same CRC32Cs (${how}): the SHA-256 refuses it`, async () => {
+      await withStore(async (store) => {
+        const rowType: RowType = { fields: [{ id: 0, name: 'k', type: parseDataType('BIGINT NOT NULL') }, { id: 1, name: 'v', type: parseDataType('BIGINT NOT NULL') }] };
+        const [w] = await spill(store, 'f.run', [batchFromRows(rowType, [[1n, 0x0102030405060708n], [2n, 0x1112131415161718n]])], 8);
+        const bytes = await store.get('runs/f.run');
+        // One block: header (8), its record (16: tag, rows, body length, body CRC32C), its body.
+        const bodyStart = 24;
+        const bodyEnd = bodyStart + new DataView(bytes.buffer, bytes.byteOffset).getUint32(16, true);
+        const offsetOf = (v: bigint): number => Buffer.from(bytes).indexOf(new Uint8Array(new BigInt64Array([v]).buffer)) - bodyStart;
+        const body = bytes.subarray(bodyStart, bodyEnd);
+        const forged = Uint8Array.from(body);
+        const changed = offsetOf(0x0102030405060708n) + 7;
+        forged[changed] = (forged[changed] as number) ^ 0x40; // the first row's v: another value
+        matchCrc32c(body, forged, offsetOf(0x1112131415161718n)); // four bytes of the second row's v chosen to keep the CRC
+        const altered = Uint8Array.from(bytes);
+        altered.set(forged, bodyStart);
+        assert.notDeepEqual(altered, bytes);
+        assert.equal(crc32c(forged), crc32c(body), "the block's CRC32C still matches its record");
+        assert.equal(crc32c(altered), crc32c(bytes), "and the segment's CRC32C is the one it had");
+        const record = parseRunRecord(altered.subarray(8, 24), { name: 'f', size: altered.length });
+        assert.equal(record.kind, 'block');
+        const decoded = rowsFromBatch(decodeRunBlock(rowType, record as typeof record & { kind: 'block' }, forged, { name: 'f', size: altered.length }));
+        assert.notEqual(decoded[0]?.[1], 0x0102030405060708n, 'the forged block decodes, to another value');
+        await store.put('runs/f.run', altered);
+        await refused(readAll(store, w!, rowType, whole), 'RUN_CORRUPT', 'a rewrite that keeps every CRC32C');
+      });
+    });
+
     test(`swapped for another valid run of the same size, or of other rows (${how})`, async () => {
       await withStore(async (store) => {
         const other = batchFromRows(ROW_TYPE, rows.map((r) => r.map((v) => (typeof v === 'string' ? v.replace('v', 'w') : v))));
@@ -192,6 +223,16 @@ describe('a run that is not what its reference says is refused', () => {
     });
   }
 
+  test('a reference pinning its segment by CRC32C only (an older writer’s) is RUN_CORRUPT, never read', async () => {
+    await withStore(async (store) => {
+      const [w] = await spill(store, 'a.run', [batch], 8);
+      const bytes = await store.get('runs/a.run');
+      const byCrc = { ...w!, name: runSegmentName({ ...parseRunSegment(w!.name)!, checksum: crc32c(bytes).toString(16).padStart(8, '0') }) };
+      assert.equal(parseRunSegment(byCrc.name)?.checksum?.length, 8);
+      for (const whole of [true, false]) await refused(readAll(store, byCrc, ROW_TYPE, whole), 'RUN_CORRUPT', 'a CRC32C-named segment');
+    });
+  });
+
   test('a run of other columns, or an unknown version, is RUN_CORRUPT', async () => {
     await withStore(async (store) => {
       const [w] = await spill(store, 'a.run', [batch], 8);
@@ -201,7 +242,7 @@ describe('a run that is not what its reference says is refused', () => {
       const later = Uint8Array.from(bytes);
       later[4] = 2;
       await store.put('runs/a.run', later);
-      const named = { ...w!, name: runSegmentName({ ...parseRunSegment(w!.name)!, checksum: (await import('@node-rs/crc32')).crc32c(later) }) };
+      const named = { ...w!, name: runSegmentName({ ...parseRunSegment(w!.name)!, checksum: createHash('sha256').update(later).digest('hex') }) };
       await refused(readAll(store, named, ROW_TYPE, true), 'RUN_CORRUPT', 'version 2');
     });
   });
@@ -227,3 +268,4 @@ describe('a run that is not what its reference says is refused', () => {
     });
   });
 });
+
