@@ -17,12 +17,18 @@ export const sourceErrors = defineErrorCatalogue({
   },
   SOURCE_SCHEMA_MISMATCH: {
     retryable: false,
-    summary: 'The source has no column for a non-nullable table column, the names do not match the table, or a file column has a type the source cannot read (a nested Parquet column).',
+    summary:
+      'The source has no column for a non-nullable table column, the names do not match the table (a file that has none of its columns, such as a CSV with another separator; two names that match one column ignoring case; a CSV header naming a column twice), or a file column has a type the source cannot read (a nested Parquet column) (context: file for a files source).',
   },
   SOURCE_FILE_MALFORMED: {
     retryable: false,
     summary:
       'A source file is not well-formed: an unclosed quote, a CSV record with more or fewer fields than the header, invalid UTF-8, a line that is not a JSON object, a last record without its line terminator (the file may be truncated), an unreadable or truncated Parquet file (context: file; line and column for text, row for Parquet).',
+  },
+  SOURCE_FILE_CHANGED: {
+    retryable: false,
+    summary:
+      'A source file was rewritten, truncated or deleted after the plan listed it: its shard reads only the version listed (S3: every ranged GET sends If-Match with its ETag; a local file: its size and modification time are checked before and after each read), so it fails rather than load a mix of versions or record an ETag the rows were not read under; the sync aborts and nothing is committed. Sync again to load the new version (context: file).',
   },
   SOURCE_SPEC_INVALID: { retryable: false, summary: 'The source or shard description in the job is not valid.' },
   MYSQL_READ_FAILED: {

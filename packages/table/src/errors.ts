@@ -15,6 +15,10 @@ export const tableErrors = defineErrorCatalogue({
     summary:
       'A put-if-absent found the key taken: another writer published it first. Re-read and decide again.',
   },
+  OBJECT_CHANGED: {
+    retryable: false,
+    summary: 'A read pinned to one version of an object (S3 If-Match: its ETag) found another version: the object was rewritten since that version was seen.',
+  },
   OBJECT_RANGE_INVALID: {
     retryable: false,
     summary: 'A ranged read started past the end of the object, or its offset or length is not a non-negative integer.',
@@ -140,11 +144,11 @@ export const tableErrors = defineErrorCatalogue({
   RUN_CORRUPT: {
     retryable: false,
     summary:
-      "A load's sorted run does not match the checksum, length or rows the shard's blob gives it, or is not a run of the table's columns (altered, swapped or malformed). The bucket job refuses it; the sync does not commit.",
+      "A load's sorted run does not match the SHA-256, length or rows the shard's blob gives it, or is not a run of the table's columns (altered, swapped or malformed), or its blob names it by a CRC32C only (a run of a worker older than 2026-12-03). The bucket job refuses it; the sync does not commit.",
   },
   PARQUET_FILE_INVALID: {
     retryable: false,
-    summary: 'A data file is not valid Parquet (bad magic, truncated footer, undecodable pages).',
+    summary: 'A data file is not valid Parquet (bad magic, truncated footer, undecodable pages, a page whose bytes do not match the CRC-32 its page header carries).',
   },
   PARQUET_COLUMN_MISSING: {
     retryable: false,

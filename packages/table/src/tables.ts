@@ -7,11 +7,13 @@
  * the tables) and a source's store through it. `warehouseTables` implements it; a test may wrap it (say, a store that
  * corrupts blobs as they are written) and hand the wrapper to a worker or a coordinator.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { errorFrom, isTributaryError } from '@tributary/errors';
 import { tableErrors } from './errors.ts';
 import type { ObjectStore } from './io/object-store.ts';
 import { credentialedStores, warehouseStores } from './io/open-object-store.ts';
 import { formatDataType } from './spec/data-type-json.ts';
+import { decodeTableSchema } from './spec/table-schema.ts';
 import { jsonCell, type JsonCell } from './spec/json-value.ts';
 import { mapInOrder } from './snapshot/file-store-scan.ts';
 import type { S3ConnectionOptions } from './io/s3-store.ts';
@@ -85,8 +87,12 @@ export interface PublishResult {
 export interface Tables {
   /**
    * The table at its latest schema. A table opened at `schemaId` is kept and handed out again for
-   * that schema id (a schema file never changes once written), which saves a LIST and a GET per
-   * shard; the caller compares `schema.id` with what it planned. @throws TABLE_NOT_FOUND
+   * that schema id while its schema file still holds the same schema: one GET of `schema-<id>` per
+   * call instead of a LIST and a GET. A schema file never changes while its table lives, but a
+   * table dropped and created again under the same name starts again at schema 0 (with another
+   * `timeMillis`, and maybe other columns and types), so the id alone does not name a schema; a
+   * schema file that differs, or is gone, opens the table afresh. The caller compares `schema.id`
+   * with what it planned. @throws TABLE_NOT_FOUND
    */
   openTable(warehouse: string, ref: TableRef, schemaId?: number): Promise<Table>;
   createTable(warehouse: string, ref: TableRef, schema: SchemaDefinition): Promise<TableDescription>;
@@ -168,7 +174,8 @@ export function warehouseTables(s3: S3ConnectionOptions = {}): Tables {
     async openTable(warehouse: string, ref: TableRef, schemaId?: number): Promise<Table> {
       const key = `${warehouse}\u0000${ref.database}\u0000${ref.table}\u0000${schemaId}`;
       const cached = schemaId === undefined ? undefined : pinned.get(key);
-      if (cached !== undefined) return cached;
+      if (cached !== undefined && (await schemaStillHolds(cached))) return cached;
+      pinned.delete(key);
       const table = await openTable(storeOf(warehouse), ref.database, ref.table);
       if (schemaId !== undefined && table.schema.id === schemaId) {
         if (pinned.size >= 256) pinned.clear();
@@ -263,6 +270,24 @@ export function warehouseTables(s3: S3ConnectionOptions = {}): Tables {
       return snapshot === null ? undefined : Number(snapshot.id);
     },
   };
+}
+
+/**
+ * Whether the table's schema file still holds the schema the table was opened with. A dropped
+ * table's file is gone; a table created again under the same name has its own schema-0, written
+ * with another `timeMillis` (TableSchema.timeMillis, set when the schema is created), so a cached
+ * table is never handed out for a table it was not read from (DECIMAL(10,2) files written into a
+ * table recreated as DECIMAL(10,4), which Paimon Java read as 0.0150 for 1.5).
+ */
+async function schemaStillHolds(table: Table): Promise<boolean> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await table.store.get(`${table.path}/schema/schema-${table.schema.id}`);
+  } catch (error) {
+    if (isTributaryError(error) && error.code === 'OBJECT_NOT_FOUND') return false;
+    throw error;
+  }
+  return isDeepStrictEqual(decodeTableSchema(new TextDecoder().decode(bytes)), table.schema);
 }
 
 /** Snapshot files read at once while listing snapshots. */

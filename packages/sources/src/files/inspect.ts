@@ -18,7 +18,8 @@ import { formatDataType, MAX_LENGTH, type DataType, type ObjectStore } from '@tr
 import { ParquetDataFileReader } from '@tributary/table/parquet';
 import type { SourceSchema, TargetColumn } from '../source.ts';
 import { familyIncompatibility, familyOf, type TypeFamily } from '../values/fits.ts';
-import { matchColumns, topLevelColumns, unreadable } from './parquet.ts';
+import { matchColumns } from './column-names.ts';
+import { topLevelColumns, unreadable } from './parquet.ts';
 import { planParquetColumn, type ParquetElement } from './parquet-values.ts';
 import { csvRecords, ndjsonLines, parseJsonLine, utf8Text } from './text-records.ts';
 
@@ -96,8 +97,9 @@ async function parquetColumns(store: ObjectStore, key: string, uri: string): Pro
 
 /**
  * Refuses (through `mismatch`) a NOT NULL target column the file lacks, or a file column that
- * cannot fill its target column. Names match as the reader matches them: CSV and NDJSON exactly,
- * Parquet exactly first, then the unique case-insensitive match.
+ * cannot fill its target column. Names match as the reader matches them, in every format
+ * (column-names.ts: exact first, then the unique case-insensitive match), which also refuses a
+ * name the file has twice for a column, and a CSV or Parquet file that has none of the table's columns.
  */
 export function checkFileColumns(
   columns: readonly FileColumn[],
@@ -107,7 +109,8 @@ export function checkFileColumns(
   mismatch: (column: string, message: string) => Error,
 ): void {
   const names = columns.map((c) => c.name);
-  const matched = format === 'parquet' ? matchColumns(target.map((c) => c.name), names, uri) : target.map((c) => (names.includes(c.name) ? c.name : undefined));
+  // An NDJSON file's first object is not all its keys: a file that shares none is refused by the worker, which reads them all.
+  const matched = matchColumns(target.map((c) => c.name), names, uri, format !== 'ndjson');
   target.forEach((t, i) => {
     const name = matched[i];
     const column = columns.find((c) => c.name === name);

@@ -348,6 +348,15 @@ function plainWriter(data: Column, type: DataType, column: Column): Put | undefi
       if ((type.root !== 'DOUBLE' && type.root !== 'FLOAT') || (column.kind !== 'float64' && column.kind !== 'float32')) return undefined;
       const from = data.values;
       const values = column.values;
+      if (column.kind === 'float32' && data.kind === 'float64') {
+        // A finite double beyond the largest float is out of range: left to the converter, which refuses it.
+        return (r, i) => {
+          const v = from[i] as number;
+          if (!Number.isFinite(Math.fround(v)) && Number.isFinite(v)) return false;
+          values[r] = v;
+          return true;
+        };
+      }
       return (r, i) => {
         values[r] = from[i] as number;
         return true;

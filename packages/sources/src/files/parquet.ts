@@ -13,42 +13,32 @@
  * timestamp as epoch millis + nanos, a date as a UTC Date) get from values/convert.ts; the rows
  * of source values are decoded only when asked for (the bad-row policy).
  *
- * Columns map to the table by name: an exact (case-sensitive) match first, else the one column
- * whose name matches ignoring case. A table column the file lacks reads as null (values/convert.ts rejects
+ * Columns map to the table by name as every format's do (column-names.ts): an exact
+ * (case-sensitive) match first, else the one column whose name matches ignoring case. A table column the file lacks reads as null (values/convert.ts rejects
  * null in a NOT NULL column, naming the file's first row); file columns the table lacks are ignored.
  */
 import { errorFrom, isTributaryError } from '@tributary/protocol';
-import type { ObjectStore, RowType } from '@tributary/table';
+import type { RowType } from '@tributary/table';
 import { ParquetDataFileReader, type ByteSource } from '@tributary/table/parquet';
 import { sourceErrors } from '../errors.ts';
+import { matchColumns } from './column-names.ts';
 import { ParquetCells } from './parquet-cells.ts';
+import type { PinnedFile } from './pinned-file.ts';
 import { planParquetColumn, unsupported, type ParquetElement } from './parquet-values.ts';
-
-/** Picks the file column for each wanted name: exact first, then the unique case-insensitive match. */
-export function matchColumns(wanted: readonly string[], available: readonly string[], uri: string): (string | undefined)[] {
-  return wanted.map((name) => {
-    if (available.includes(name)) return name;
-    const folded = available.filter((a) => a.toLowerCase() === name.toLowerCase());
-    if (folded.length > 1) {
-      throw errorFrom(sourceErrors, 'SOURCE_SCHEMA_MISMATCH', `${uri}: columns ${folded.join(', ')} all match ${name} ignoring case`, { file: uri, column: name });
-    }
-    return folded[0];
-  });
-}
 
 /** Bytes of ranged reads kept for the next slices of the same row group (see `batches`). */
 const REUSED_READ_BYTES = 256 << 20;
 
 /**
- * Ranged gets through the ObjectStore. Recent reads are kept (up to REUSED_READ_BYTES, oldest
+ * Ranged gets of the file's listed version (pinned-file.ts). Recent reads are kept (up to REUSED_READ_BYTES, oldest
  * dropped first): a big row group is decoded in slices of rows, and each slice asks for the same
  * column-chunk ranges again, which must not be fetched again.
  */
-function storeByteSource(store: ObjectStore, key: string, size: number): ByteSource & { forget(): void } {
+function storeByteSource(file: PinnedFile): ByteSource & { forget(): void } {
   let kept: { offset: number; bytes: Uint8Array }[] = [];
   let keptBytes = 0;
   return {
-    size,
+    size: file.size,
     /** Drops the kept reads (at the start of the next row group). */
     forget: () => {
       kept = [];
@@ -57,7 +47,7 @@ function storeByteSource(store: ObjectStore, key: string, size: number): ByteSou
     read: async (offset, length) => {
       const hit = kept.find((k) => offset >= k.offset && offset + length <= k.offset + k.bytes.length);
       if (hit) return hit.bytes.subarray(offset - hit.offset, offset - hit.offset + length);
-      const bytes = await store.getRange(key, offset, length);
+      const bytes = await file.read(offset, length);
       kept.push({ offset, bytes });
       keptBytes += bytes.length;
       while (keptBytes > REUSED_READ_BYTES && kept.length > 0) keptBytes -= kept.shift()?.bytes.length ?? 0;
@@ -93,17 +83,10 @@ export interface ParquetFileRows {
 /** Rows decoded at once within a row group: bounds memory whatever the writer's row-group size. */
 const SLICE_ROWS = 128 * 1024;
 
-/** Opens one Parquet input file, projected onto `columns` (the table's names). */
-export async function openParquetFile(
-  store: ObjectStore,
-  key: string,
-  uri: string,
-  columns: readonly string[],
-  sliceRows = SLICE_ROWS,
-): Promise<ParquetFileRows> {
-  const meta = await store.stat(key);
-  if (meta === null) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `source file ${uri} does not exist`, { uri });
-  const bytes = storeByteSource(store, key, meta.size);
+/** Opens one Parquet input file (its listed version), projected onto `columns` (the table's names). */
+export async function openParquetFile(file: PinnedFile, columns: readonly string[], sliceRows = SLICE_ROWS): Promise<ParquetFileRows> {
+  const { uri } = file;
+  const bytes = storeByteSource(file);
   const reader = await ParquetDataFileReader.open(bytes).catch((error: unknown) => unreadable(uri, undefined, error));
   const top = topLevelColumns(reader.schema as readonly ParquetElement[]);
   const matched = matchColumns(columns, top.map((e) => e.name), uri);

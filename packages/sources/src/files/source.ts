@@ -5,9 +5,13 @@
  * columns. A Parquet shard's position is `{file, row}` (the file's index in the shard, the next row
  * in it); a text shard's is the count of rows read.
  *
+ * Every read of a file is pinned to the version (size, ETag) the plan listed and the shard spec
+ * carries (pinned-file.ts): a file changed since fails the shard with SOURCE_FILE_CHANGED, so the
+ * read position, those versions, names exactly what the rows were read from.
+ *
  * Rows come out in the table's column order (`columns` is given by the caller, the table's names):
- * NDJSON objects are projected by key (a missing key is null); CSV files carry a header row whose
- * names are matched the same way, and every CSV value is a string (the converter parses it; an
+ * NDJSON objects are projected by their own keys (a missing key is null); CSV files carry a header
+ * row; names match as every format's do (column-names.ts), and every CSV value is a string (the converter parses it; an
  * empty field is null). A CSV batch keeps its fields column by column (csv-cells.ts) and the
  * converter takes the table's columns from those; its rows are built only when read. A batch
  * holds one file's rows and names the file and its first row there, so a value that does not fit
@@ -15,15 +19,17 @@
  * truncated file fails the shard with SOURCE_FILE_MALFORMED rather than yield a row it is not sure of.
  */
 import { errorFrom } from '@tributary/protocol';
-import { tableErrors, type ObjectStore } from '@tributary/table';
+import { tableErrors } from '@tributary/table';
 import { checkSourceUri, s3Credentials, type SourceAccess } from '../access.ts';
 import { sourceErrors } from '../errors.ts';
 import type { FileReadPosition, ShardReadPosition } from '@tributary/protocol';
 import type { OpenStore, PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourceContext, SourcePosition, SourceRow, SourceSchema, SourceValue } from '../source.ts';
+import { matchColumn, matchColumns, noSharedColumn } from './column-names.ts';
 import { FILES_CHECKED, checkFileColumns, fileColumns, fileSchema } from './inspect.ts';
 import { CsvCellsBuilder } from './csv-cells.ts';
 import { openParquetFile } from './parquet.ts';
-import { FilesSourceSpec, planFileShards, splitObjectUri } from './spec.ts';
+import { pinnedFile, type PinnedFile } from './pinned-file.ts';
+import { FilesShardSpec, FilesSourceSpec, planFileShards, splitObjectUri } from './spec.ts';
 import { csvRecords, ndjsonLines, parseJsonLine, rawJsonText, utf8Text, type TextOptions } from './text-records.ts';
 
 const CHUNK_BYTES = 1 << 20;
@@ -80,7 +86,8 @@ export class FilesSource implements Source {
       // An empty file (no header, no object) says nothing of its columns and loads no row.
       if (columns !== undefined) checkFileColumns(columns, ctx.target, file.uri, this.#spec.format, ctx.mismatch);
     }
-    return planFileShards(files.map((f) => f.uri), this.#spec.filesPerShard).map(({ id, spec }) => ({ id, spec: { files: spec.files } }));
+    // Each shard carries the versions listed here: its worker reads those or fails (pinned-file.ts).
+    return planFileShards(files, this.#spec.filesPerShard);
   }
 
   /** The first non-empty file's columns as table columns (no primary key); the size is every listed file's. */
@@ -120,8 +127,13 @@ export class FilesSource implements Source {
     return files;
   }
 
-  /** Each file's size and ETag as the worker finds them before reading: the shard's read position. */
-  async #readPosition(files: readonly string[]): Promise<ShardReadPosition> {
+  /**
+   * The shard's read position: each file's size and ETag as the plan listed them, which every read
+   * of the file is pinned to (pinned-file.ts), so the position recorded is the version the rows
+   * were read under. A shard planned before plans carried versions: as the worker finds them first.
+   */
+  async #readPosition(files: readonly string[], versions: FilesShardSpec['versions']): Promise<ShardReadPosition> {
+    if (versions !== undefined && versions.length === files.length) return { files: files.map((uri, i) => ({ uri, ...(versions[i] ?? { size: 0, etag: '' }) })) };
     const read: FileReadPosition[] = [];
     for (const uri of files) {
       const { root, key } = splitObjectUri(uri);
@@ -137,12 +149,11 @@ export class FilesSource implements Source {
     const files = shard.spec.files;
     if (!Array.isArray(files)) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `files shard ${shard.id} lists no files`, { shard: shard.id });
     for (const [index, uri] of files.entries()) await checkSourceUri(String(uri), index, this.#access);
-    if (!files.every((f): f is string => typeof f === 'string')) {
-      throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `files shard ${shard.id}: no file list`, { shard: shard.id });
-    }
-    const readPosition = await this.#readPosition(files);
+    const parsed = FilesShardSpec.safeParse(shard.spec);
+    if (!parsed.success) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `files shard ${shard.id}: no file list`, { shard: shard.id });
+    const readPosition = await this.#readPosition(parsed.data.files, parsed.data.versions);
     let given = false;
-    for await (const batch of this.#batches(files, from, readPosition)) {
+    for await (const batch of this.#batches(readPosition.files ?? [], from, readPosition)) {
       given = true;
       yield batch;
     }
@@ -150,7 +161,7 @@ export class FilesSource implements Source {
   }
 
   /** The shard's batches, each with the shard's read position. */
-  async *#batches(files: readonly string[], from: SourcePosition | undefined, readPosition: ShardReadPosition): AsyncIterable<SourceBatch> {
+  async *#batches(files: readonly FileReadPosition[], from: SourcePosition | undefined, readPosition: ShardReadPosition): AsyncIterable<SourceBatch> {
     if (this.#spec.format === 'parquet') {
       yield* this.#parquet(files, from, readPosition);
       return;
@@ -162,11 +173,12 @@ export class FilesSource implements Source {
     // NDJSON: batches of rows, never two files' (a refusal names the file and its row).
     const skip = typeof from === 'number' ? from : 0;
     let position = 0;
-    for (const uri of files) {
+    for (const file of files) {
+      const { uri } = file;
       let rows: SourceRow[] = [];
       let fileRow = 0; // the file's rows (its JSON lines) before the batch's first
       const batch = (): SourceBatch => ({ rows, firstRowPosition: position - rows.length, end: position, file: { uri, firstRow: fileRow - rows.length }, readPosition });
-      for await (const row of this.#ndjsonRows(uri)) {
+      for await (const row of this.#ndjsonRows(file)) {
         fileRow++;
         if (position++ < skip) continue;
         rows.push(row);
@@ -180,15 +192,16 @@ export class FilesSource implements Source {
   }
 
   /** Row group by row group; resumes at `{file, row}`. Batches never span two files. */
-  async *#parquet(files: readonly string[], from: SourcePosition | undefined, readPosition: ShardReadPosition): AsyncIterable<SourceBatch> {
+  async *#parquet(files: readonly FileReadPosition[], from: SourcePosition | undefined, readPosition: ShardReadPosition): AsyncIterable<SourceBatch> {
     const start = parquetPosition(from);
     let position = 0;
-    for (const [index, uri] of files.entries()) {
+    for (const [index, listed] of files.entries()) {
+      const { uri } = listed;
       if (index < start.file) {
-        position += (await this.#openParquet(uri)).rowCount; // keeps shard positions stable across a resume
+        position += (await this.#openParquet(listed)).rowCount; // keeps shard positions stable across a resume
         continue;
       }
-      const file = await this.#openParquet(uri);
+      const file = await this.#openParquet(listed);
       const fromRow = index === start.file ? start.row : 0;
       position += Math.min(fromRow, file.rowCount);
       for await (const { firstRow, cells } of file.batches(fromRow, BATCH_ROWS)) {
@@ -215,12 +228,13 @@ export class FilesSource implements Source {
    * that the converter writes into the table's columns; rows are built only when read. A batch
    * never holds two files' records (a refusal names the file and its row, the header not counted).
    */
-  async *#csv(files: readonly string[], from: SourcePosition | undefined, readPosition: ShardReadPosition): AsyncIterable<SourceBatch> {
+  async *#csv(files: readonly FileReadPosition[], from: SourcePosition | undefined, readPosition: ShardReadPosition): AsyncIterable<SourceBatch> {
     const skip = typeof from === 'number' ? from : 0;
     const options: TextOptions = { allowUnterminatedLastLine: this.#spec.allowUnterminatedLastLine };
     const builder = new CsvCellsBuilder(this.#columns.length);
     let position = 0;
-    for (const uri of files) {
+    for (const file of files) {
+      const { uri } = file;
       let fileRow = 0; // the file's records after its header, before the batch's first
       const batch = (): SourceBatch => {
         const cells = builder.take();
@@ -236,11 +250,11 @@ export class FilesSource implements Source {
           columnar: cells,
         };
       };
-      const { root, key } = splitObjectUri(uri);
       let indexes: number[] | undefined; // per table column, its field in the header (-1: none, null)
-      for await (const fields of csvRecords(utf8Text(chunks(this.#openStore(root), key, uri)), uri, options)) {
+      for await (const fields of csvRecords(utf8Text(chunks(this.#pinned(file))), uri, options)) {
         if (indexes === undefined) {
-          indexes = this.#columns.map((c) => fields.indexOf(c));
+          // The header's names, matched as every format's are (column-names.ts).
+          indexes = matchColumns(this.#columns, fields, uri).map((name) => (name === undefined ? -1 : fields.indexOf(name)));
           continue;
         }
         fileRow++;
@@ -252,20 +266,52 @@ export class FilesSource implements Source {
     }
   }
 
-  #openParquet(uri: string): ReturnType<typeof openParquetFile> {
-    const { root, key } = splitObjectUri(uri);
-    return openParquetFile(this.#openStore(root), key, uri, this.#columns);
+  /** A listed file, every read of it pinned to the version listed. */
+  #pinned(file: FileReadPosition): PinnedFile {
+    const { root, key } = splitObjectUri(file.uri);
+    return pinnedFile(this.#openStore(root), key, file);
   }
 
-  async *#ndjsonRows(uri: string): AsyncIterable<SourceRow> {
-    const { root, key } = splitObjectUri(uri);
-    const text = utf8Text(chunks(this.#openStore(root), key, uri));
+  #openParquet(file: FileReadPosition): ReturnType<typeof openParquetFile> {
+    return openParquetFile(this.#pinned(file), this.#columns);
+  }
+
+  /** The file's objects projected onto the table's columns; a file whose objects have keys but none of the table's is refused (column-names.ts). */
+  async *#ndjsonRows(file: FileReadPosition): AsyncIterable<SourceRow> {
+    const { uri } = file;
+    const text = utf8Text(chunks(this.#pinned(file)));
     const options: TextOptions = { allowUnterminatedLastLine: this.#spec.allowUnterminatedLastLine };
-    for await (const line of ndjsonLines(text, uri, options)) yield this.#project(parseJsonLine(line, uri));
+    let keys = false; // some object had a key
+    let shared = false; // some object had a key of the table
+    for await (const line of ndjsonLines(text, uri, options)) {
+      const object = parseJsonLine(line, uri);
+      const row = this.#project(object, uri);
+      keys ||= row.matched || Object.keys(object).length > 0;
+      shared ||= row.matched;
+      yield row.values;
+    }
+    if (keys && !shared) throw noSharedColumn(uri);
   }
 
-  #project(object: Readonly<Record<string, unknown>>): SourceRow {
-    return this.#columns.map((c) => jsonValue(object[c]));
+  /**
+   * An object's value for each table column: its own key of that name, else its one own key equal
+   * to it ignoring case (column-names.ts); never an inherited property (`__proto__`, `constructor`,
+   * `toString` of Object.prototype), which a key the object lacks would otherwise read.
+   */
+  #project(object: Readonly<Record<string, unknown>>, uri: string): { values: SourceRow; matched: boolean } {
+    let keys: string[] | undefined;
+    let matched = false;
+    const values = this.#columns.map((c) => {
+      if (Object.hasOwn(object, c)) {
+        matched = true;
+        return jsonValue(object[c]);
+      }
+      const key = matchColumn(c, (keys ??= Object.keys(object)), uri);
+      if (key === undefined) return null;
+      matched = true;
+      return jsonValue(object[key]);
+    });
+    return { values, matched };
   }
 }
 
@@ -280,10 +326,9 @@ function parquetPosition(from: SourcePosition | undefined): { file: number; row:
   throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `a Parquet shard resumes at {file, row}, not ${JSON.stringify(from)}`);
 }
 
-async function* chunks(store: ObjectStore, key: string, uri: string): AsyncIterable<Uint8Array> {
-  const meta = await store.stat(key);
-  if (meta === null) throw errorFrom(sourceErrors, 'SOURCE_SPEC_INVALID', `source file ${uri} does not exist`, { uri });
-  for (let offset = 0; offset < meta.size; offset += CHUNK_BYTES) yield await store.getRange(key, offset, CHUNK_BYTES);
+/** The listed version of a file, CHUNK_BYTES at a time. */
+async function* chunks(file: PinnedFile): AsyncIterable<Uint8Array> {
+  for (let offset = 0; offset < file.size; offset += CHUNK_BYTES) yield await file.read(offset, Math.min(CHUNK_BYTES, file.size - offset));
 }
 
 function jsonValue(value: unknown): SourceValue {

@@ -3,7 +3,7 @@
  * root and a key (or a name prefix), and the resolved files grouped into shards.
  */
 import { z } from 'zod';
-import { MAX_POSITION_FILES } from '@tributary/protocol';
+import { MAX_POSITION_FILES, type FileReadPosition } from '@tributary/protocol';
 import { ConnectionName } from '../access.ts';
 
 /** Files on disk or in S3; each file one shard, or `filesPerShard` files per shard. */
@@ -47,11 +47,20 @@ export function filesShardId(index: number): string {
   return `files-${String(index).padStart(5, '0')}`;
 }
 
-/** Groups resolved file URIs into shards of `filesPerShard`, in the given order. */
-export function planFileShards(files: readonly string[], filesPerShard: number): { id: string; spec: { files: string[] } }[] {
-  const shards: { id: string; spec: { files: string[] } }[] = [];
+/** A listed file's version, as a shard spec carries it beside its URI (`versions[i]` is `files[i]`'s). */
+export const FileVersion = z.strictObject({ size: z.number().int().min(0), etag: z.string().max(1024) });
+export type FileVersion = z.infer<typeof FileVersion>;
+
+/** A files shard: its files' URIs and, from plans of this release on, the version of each the plan listed (every read is pinned to it). */
+export const FilesShardSpec = z.object({ files: z.array(z.string()), versions: z.array(FileVersion).optional() });
+export type FilesShardSpec = z.infer<typeof FilesShardSpec>;
+
+/** Groups listed files into shards of `filesPerShard`, in the given order, each with the versions listed. */
+export function planFileShards(files: readonly FileReadPosition[], filesPerShard: number): { id: string; spec: FilesShardSpec }[] {
+  const shards: { id: string; spec: FilesShardSpec }[] = [];
   for (let i = 0; i < files.length; i += filesPerShard) {
-    shards.push({ id: filesShardId(shards.length), spec: { files: files.slice(i, i + filesPerShard) } });
+    const group = files.slice(i, i + filesPerShard);
+    shards.push({ id: filesShardId(shards.length), spec: { files: group.map((f) => f.uri), versions: group.map(({ size, etag }) => ({ size, etag })) } });
   }
   return shards;
 }

@@ -13,8 +13,8 @@
 import { errorFrom } from '@tributary/protocol';
 import type { DataType, InternalRow, InternalValue, RowType, Timestamp } from '@tributary/table';
 import { sourceErrors } from '../errors.ts';
-import { float32FromText, floatingText, unscaledDecimal } from './exact-numbers.ts';
-import { isoDate, isoTimestamp } from './temporal-text.ts';
+import { float32FromText, floatingText, isNumeral, unscaledDecimal } from './exact-numbers.ts';
+import { isoDate, isoTimeOfDay, isoTimestamp } from './temporal-text.ts';
 import { isWellFormedText } from './fast-text.ts';
 import type { SourceColumn, SourceRow, SourceValue } from '../source.ts';
 import { MAX_EPOCH_MILLIS } from './cell-limits.ts';
@@ -111,12 +111,20 @@ function nonNull(type: DataType): (value: Exclude<SourceValue, null>) => Interna
     case 'DOUBLE':
       return (v) => {
         const n = typeof v === 'number' ? v : typeof v === 'string' ? floatingText(v) : undefined;
-        return n === undefined ? unfit(v, 'DOUBLE') : n;
+        if (n === undefined) return unfit(v, 'DOUBLE');
+        // A numeral beyond the largest double (`1e309`) is out of range, not an infinity: only the
+        // words (`Infinity`, `inf`) or a source's own infinity (a Parquet or database double) are.
+        if (!Number.isFinite(n) && typeof v === 'string' && isNumeral(v)) return outOfRange('DOUBLE');
+        return n;
       };
     case 'FLOAT':
       return (v) => {
-        if (typeof v === 'number') return Math.fround(v); // a double's own value, rounded once (Java's (float) cast)
-        return typeof v !== 'string' || floatingText(v) === undefined ? unfit(v, 'FLOAT') : float32FromText(v);
+        // A double's own value rounded once (Java's (float) cast), text rounded once from its digits.
+        const n = typeof v === 'number' ? Math.fround(v) : typeof v === 'string' && floatingText(v) !== undefined ? float32FromText(v) : undefined;
+        if (n === undefined) return unfit(v, 'FLOAT');
+        // A finite double or a numeral beyond the largest float (3.5e38) is out of range, not an infinity.
+        if (!Number.isFinite(n) && (typeof v === 'number' ? Number.isFinite(v) : typeof v === 'string' && isNumeral(v))) return outOfRange('FLOAT');
+        return n;
       };
     case 'DECIMAL':
       return decimal(type.precision, type.scale);
@@ -144,8 +152,8 @@ function nonNull(type: DataType): (value: Exclude<SourceValue, null>) => Interna
     case 'TIME':
       return (v) => {
         // Milliseconds of the day; as text too, as the integer types take it (an NDJSON number that is
-        // a float32 midpoint arrives as its written text).
-        const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
+        // a float32 midpoint arrives as its written text), or as a time of day `HH:MM:SS[.f…]` (CSV).
+        const n = typeof v === 'string' ? (/^\d+$/.test(v) ? Number(v) : isoTimeOfDay(v)) : v;
         return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n < 86_400_000 ? n : unfit(v, 'TIME');
       };
     case 'TIMESTAMP':
@@ -189,6 +197,11 @@ function decimal(precision: number, scale: number): (value: Exclude<SourceValue,
     if (unscaled === 'too large') throw new Unfit(`a number too large for ${type}`);
     return unscaled;
   };
+}
+
+/** A finite number too large for a FLOAT or DOUBLE: refused like an INT or DECIMAL out of range (never ±Infinity). */
+function outOfRange(type: string): never {
+  throw new Unfit(`a number out of the range of ${type}`);
 }
 
 /** Names the kind of value only: the value itself never goes into a message. */

@@ -57,7 +57,15 @@ export function unscaledDecimal(text: string, precision: number, scale: number):
   return parts.negative ? -unscaled : unscaled;
 }
 
-/** Text a DOUBLE or FLOAT reads: a numeral, or NaN / Infinity in Java's and Python's spellings. */
+/** Whether `text` is a decimal numeral (not a word such as `Infinity` or `NaN`). */
+export function isNumeral(text: string): boolean {
+  return NUMERAL.test(text);
+}
+
+/**
+ * Text a DOUBLE or FLOAT reads: a numeral, or NaN / Infinity in Java's and Python's spellings. A
+ * numeral beyond the largest double gives ±Infinity here; the converter refuses it as out of range.
+ */
 export function floatingText(text: string): number | undefined {
   if (NUMERAL.test(text)) return Number(text);
   if (/^[+-]?(infinity|inf)$/i.test(text)) return text.startsWith('-') ? -Infinity : Infinity;

@@ -10,7 +10,8 @@
  * - `familyIncompatibility(source, target)`: a file column (a Parquet column's type, or text) fits
  *   a target of the same family (boolean, number, text, bytes, date, time, timestamp); text fits
  *   any family but bytes (the converter parses it, and refuses a value that does not parse, per
- *   row); a number fits a TIME (milliseconds of the day, as the converter takes it). Exact ranges
+ *   row); a number fits a TIME (milliseconds of the day, as the converter takes it); a DATE fits a
+ *   TIMESTAMP or TIMESTAMP_LTZ (its midnight UTC, exactly). Exact ranges
  *   are checked per value by values/convert.ts.
  */
 import type { DataType } from '@tributary/table';
@@ -81,5 +82,7 @@ export function familyIncompatibility(source: TypeFamily, described: string, tar
   if (source === family || (source === 'text' && family !== 'bytes')) return undefined;
   // A TIME takes whole milliseconds of the day as a number too (values/convert.ts checks each value).
   if (source === 'number' && family === 'time') return undefined;
+  // A DATE is its midnight UTC exactly, as a TIMESTAMP or TIMESTAMP_LTZ (parquet-cells.ts and convert.ts read it so).
+  if (source === 'date' && family === 'timestamp') return undefined;
   return `${described} (${source}) cannot be loaded into ${formatDataType(target)} (${family})`;
 }

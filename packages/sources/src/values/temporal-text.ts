@@ -63,3 +63,19 @@ export function isoDate(text: string): number | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   return m === null ? undefined : epochDay(Number(m[1]), Number(m[2]), Number(m[3]));
 }
+
+/**
+ * `HH:MM:SS[.f…]` (ISO 8601's extended time of day, 1 to 9 fraction digits, no zone) as
+ * milliseconds of the day, the fraction cut toward the past to the millisecond, as Paimon's TIME
+ * keeps it; undefined for anything else or an impossible time (`24:00:00`, `12:60:00`, `:60`).
+ */
+export function isoTimeOfDay(text: string): number | undefined {
+  const m = /^(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?$/.exec(text);
+  if (m === null) return undefined;
+  const [, h = '', mi = '', sec = '', fraction = ''] = m;
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(sec);
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  return ((hour * 60 + minute) * 60 + second) * 1000 + Number(fraction.padEnd(3, '0').slice(0, 3));
+}

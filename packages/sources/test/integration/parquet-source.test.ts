@@ -17,6 +17,7 @@ import { columnConverter } from '../../src/values/columns.ts';
 import { rowConverter } from '../../src/values/convert.ts';
 import { FilesSource } from '../../src/files/source.ts';
 import { openParquetFile } from '../../src/files/parquet.ts';
+import { pinnedFile } from '../../src/files/pinned-file.ts';
 import { ParquetCells } from '../../src/files/parquet-cells.ts';
 import type { SourceBatch, SourcePosition } from '../../src/source.ts';
 import { PLAN, localContext } from '../support/contexts.ts';
@@ -229,7 +230,9 @@ describe('Parquet input: a big row group in slices, through ranged reads', () =>
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },
     }) as ObjectStore;
-    const file = await openParquetFile(counting, 'one-group.parquet', `${root}/slices/one-group.parquet`, PYARROW_COLUMN_NAMES, 700);
+    const listed = await local.stat('one-group.parquet');
+    const version = { uri: `${root}/slices/one-group.parquet`, size: listed?.size ?? 0, etag: listed?.etag ?? '' };
+    const file = await openParquetFile(pinnedFile(counting, 'one-group.parquet', version), PYARROW_COLUMN_NAMES, 700);
     const convert = rowConverter('test', PYARROW_COLUMN_NAMES.map((name) => ({ name, sourceType: 'parquet' })), TABLE);
     const rows: InternalRow[] = [];
     const firstRows: number[] = [];

@@ -61,6 +61,52 @@ describe('FLOAT from text', () => {
   });
 });
 
+describe('FLOAT and DOUBLE range', () => {
+  const outOfRange = (type: string, value: SourceValue): void =>
+    assert.throws(
+      () => convert(type, value),
+      (e) => isTributaryError(e) && e.code === 'SOURCE_ROW_INVALID' && e.context.column === 'c' && /out of the range of (FLOAT|DOUBLE)/.test(e.message) && !e.message.includes(String(value)),
+      `${type} ${String(value)}`,
+    );
+
+  test('a finite number beyond the largest FLOAT or DOUBLE is out of range, never ±Infinity', () => {
+    for (const text of ['1e309', '-1e309', '1e400', '+2e308']) outOfRange('DOUBLE', text); // CSV text, or an NDJSON number kept as text
+    for (const text of ['3.5e38', '-3.5e38', '1e39', '3.4028235677973367e38']) outOfRange('FLOAT', text);
+    for (const n of [1e39, -3.5e38, Number.MAX_VALUE]) outOfRange('FLOAT', n); // a double (Parquet, NDJSON) into FLOAT
+    // The largest values and those that round to them still load.
+    assert.equal(convert('DOUBLE', '1.7976931348623157e308'), Number.MAX_VALUE);
+    assert.equal(convert('FLOAT', '3.4028235677973366e38'), 3.4028234663852886e38);
+    assert.equal(convert('FLOAT', 3.4028235e38), 3.4028234663852886e38);
+  });
+
+  test('the infinity words and a source\'s own infinities stay infinities; NaN stays NaN', () => {
+    for (const [text, value] of [['Infinity', Infinity], ['-Infinity', -Infinity], ['inf', Infinity], ['-INF', -Infinity]] as const) {
+      assert.equal(convert('DOUBLE', text), value, text);
+      assert.equal(convert('FLOAT', text), value, text);
+    }
+    assert.equal(convert('DOUBLE', -Infinity), -Infinity);
+    assert.equal(convert('FLOAT', Infinity), Infinity);
+    assert.ok(Number.isNaN(convert('FLOAT', 'NaN')));
+  });
+});
+
+describe('TIME from text', () => {
+  test('HH:MM:SS with up to nine fraction digits, cut to the millisecond; milliseconds of the day as before', () => {
+    assert.equal(convert('TIME', '12:34:56'), 45_296_000);
+    assert.equal(convert('TIME', '00:00:00'), 0);
+    assert.equal(convert('TIME', '23:59:59.999999999'), 86_399_999);
+    assert.equal(convert('TIME(3)', '12:34:56.7'), 45_296_700);
+    assert.equal(convert('TIME', '12:34:56.789999'), 45_296_789);
+    assert.equal(convert('TIME', '45296000'), 45_296_000);
+  });
+
+  test('impossible or other forms are refused', () => {
+    for (const text of ['24:00:00', '12:60:00', '12:34:60', '1:02:03', '12:34', '12:34:56.', '12:34:56.1234567890', '12:34:56Z', 'T12:34:56', ' 12:34:56']) {
+      assert.throws(() => convert('TIME', text), (e) => isTributaryError(e) && e.code === 'SOURCE_ROW_INVALID', text);
+    }
+  });
+});
+
 describe('decimals', () => {
   test('unscaled exactly, with exponents; more places or digits are refused, never rounded', () => {
     assert.equal(unscaledDecimal('1.5e3', 10, 2), 150_000n);

@@ -293,7 +293,7 @@ describe('Parquet cells against the row path', () => {
       [el('BYTE_ARRAY'), [new Uint8Array(0), new Uint8Array([1, 2])], 'BYTES'],
       [el('BOOLEAN'), [true, false], 'BOOLEAN'],
       [el('DOUBLE'), [NaN, -0, 0.1, Infinity], 'DOUBLE'],
-      [el('DOUBLE'), [NaN, -0, 0.1, 1e300], 'FLOAT'],
+      [el('DOUBLE'), [NaN, -0, 0.1, 3.4e38, -Infinity], 'FLOAT'],
       [el('FLOAT'), [NaN, -0, Math.fround(0.1)], 'DOUBLE'],
     ];
     for (const [element, values, type] of cases) {
@@ -303,6 +303,18 @@ describe('Parquet cells against the row path', () => {
       cells.fill(1, parseDataTypeString(type), allocateColumn(parseDataTypeString(type), cells.length), (_, value) => handed.push(value));
       assert.deepEqual(handed, [null], `${file.read.plan.describe} into ${type}`);
     }
+  });
+
+  test('a finite double beyond the largest float is refused into FLOAT (naming file row and column), never Infinity; the reject policy can take it', () => {
+    const file = fileColumn(el('DOUBLE'), [1.5, 1e39, -Infinity, -3.5e38]);
+    const got = cellPath(cellsOf(file, 0, file.raws.length), 'FLOAT', 0, FIRST_ROW);
+    assert.ok('error' in got);
+    const e = got.error;
+    assert.ok(isTributaryError(e) && e.code === 'SOURCE_ROW_INVALID' && e.context.column === 'c' && e.context.fileRow === FIRST_ROW + 2 && /out of the range of FLOAT/.test(e.message), String(e));
+    // Row by row (the bad-row policy): the good rows convert, the explicit infinity stays one.
+    const rows = file.raws.map((raw) => (raw === null ? null : parquetValue(file.read.plan.reading, raw)));
+    assert.deepEqual(rowPath([[null, rows[3] ?? null]], 'FLOAT', 0, FIRST_ROW), { values: [-Infinity] });
+    assert.ok('error' in rowPath([[null, rows[4] ?? null]], 'FLOAT', 0, FIRST_ROW));
   });
 
   test('a string that is not UTF-8 fails when the batch is made, naming the file row and column', () => {

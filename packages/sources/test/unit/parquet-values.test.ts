@@ -7,7 +7,8 @@ import { describe, test } from 'node:test';
 import { isTributaryError } from '@tributary/protocol';
 import { parseDataTypeString, type InternalValue, type Timestamp } from '@tributary/table';
 import { rowConverter } from '../../src/values/convert.ts';
-import { matchColumns, topLevelColumns } from '../../src/files/parquet.ts';
+import { matchColumns } from '../../src/files/column-names.ts';
+import { topLevelColumns } from '../../src/files/parquet.ts';
 import { decimalText, parquetValue, planParquetColumn, type ParquetElement } from '../../src/files/parquet-values.ts';
 
 type Raw = number | bigint | boolean | string | Uint8Array | Timestamp;

@@ -45,6 +45,12 @@ test('a file column fits a target of its family; text fits all but bytes', () =>
   assert.match(familyIncompatibility('timestamp', 'INT64 TIMESTAMP', parseDataTypeString('DATE')) ?? '', /date/);
 });
 
+test('a DATE file column fits a TIMESTAMP or TIMESTAMP_LTZ (its midnight UTC), as the reader loads it', () => {
+  assert.equal(familyIncompatibility('date', 'INT32 DATE', parseDataTypeString('TIMESTAMP(3)')), undefined);
+  assert.equal(familyIncompatibility('date', 'INT32 DATE', parseDataTypeString('TIMESTAMP_LTZ(6)')), undefined);
+  assert.match(familyIncompatibility('date', 'INT32 DATE', parseDataTypeString('TIME')) ?? '', /time/);
+});
+
 test('incremental bounds: integers compare as numbers, temporal text in order; the SQL reads after < column <= upTo', () => {
   assert.equal(laterWatermark('number', '9', '10'), '10');
   assert.equal(laterWatermark('number', '-5', null), '-5');

@@ -17,7 +17,7 @@ import { dirname, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { errorFrom, isTributaryError, type TributaryError } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
-import { checkDirectory, checkKey, checkPrefix, checkRange, compareKeys, isTempName, rangePastEnd } from './object-key.ts';
+import { checkDirectory, checkKey, checkPrefix, checkRange, compareKeys, isTempName, loggableKey, rangePastEnd, withoutPartitionValues } from './object-key.ts';
 import { watchBody } from './object-body.ts';
 import type { ObjectBody, ObjectMeta, ObjectStore } from './object-store.ts';
 
@@ -119,7 +119,7 @@ export class LocalObjectStore implements ObjectStore {
       await link(temp, path);
     } catch (error) {
       if (errnoOf(error) === 'EEXIST') {
-        throw errorFrom(tableErrors, 'OBJECT_ALREADY_EXISTS', `object already exists: ${key}`, { key, store: this.uri });
+        throw errorFrom(tableErrors, 'OBJECT_ALREADY_EXISTS', `object already exists: ${loggableKey(key)}`, { key: loggableKey(key), store: this.uri });
       }
       throw fsError(error, 'putIfAbsent', key);
     } finally {
@@ -269,8 +269,10 @@ function readSmallFileSync(path: string): Uint8Array | undefined {
 function fsError(error: unknown, op: string, key: string): TributaryError {
   if (isTributaryError(error)) return error;
   const errno = errnoOf(error) ?? 'UNKNOWN';
-  const context = { key, op, errno };
-  const message = `${op} ${key}: ${error instanceof Error ? error.message : String(error)}`;
+  // A partition directory's value is a cell of the table: never in an error (loggableKey).
+  const shown = loggableKey(key);
+  const context = { key: shown, op, errno };
+  const message = `${op} ${shown}: ${withoutPartitionValues(error instanceof Error ? error.message : String(error), key)}`;
   const options = { cause: error };
   switch (errno) {
     case 'ENOENT':
@@ -279,7 +281,7 @@ function fsError(error: unknown, op: string, key: string): TributaryError {
       // On a read the object is missing. On a write a path segment is both a file and a directory
       // (`a` and `a/b`), which S3 allows and a file system does not; Paimon's layout never does it.
       return READS.has(op)
-        ? errorFrom(tableErrors, 'OBJECT_NOT_FOUND', `object not found: ${key}`, context, options)
+        ? errorFrom(tableErrors, 'OBJECT_NOT_FOUND', `object not found: ${shown}`, context, options)
         : errorFrom(tableErrors, 'STORAGE_REQUEST_FAILED', `${message} (a key and a key prefix clash)`, context, options);
     case 'EACCES':
     case 'EPERM':

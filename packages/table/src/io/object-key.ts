@@ -15,6 +15,26 @@ export function isTempName(name: string): boolean {
   return TEMP_NAME.test(name);
 }
 
+/**
+ * `key` as errors and logs may show it: a partition directory `name=value` keeps its name, and its
+ * value (a cell of the table) becomes its length, `name=<7 bytes>`. Nothing else changes.
+ */
+export function loggableKey(key: string): string {
+  return key.split('/').map(loggableSegment).join('/');
+}
+
+/** `text` (an error's own message, which may quote a path) with each partition directory of `key` as loggableKey shows it. */
+export function withoutPartitionValues(text: string, key: string): string {
+  let out = text;
+  for (const segment of new Set(key.split('/'))) if (loggableSegment(segment) !== segment) out = out.split(segment).join(loggableSegment(segment));
+  return out;
+}
+
+function loggableSegment(segment: string): string {
+  const at = segment.indexOf('=');
+  return at < 0 ? segment : `${segment.slice(0, at)}=<${Buffer.byteLength(segment.slice(at + 1))} bytes>`;
+}
+
 /** Throws OBJECT_KEY_INVALID unless `key` is a '/'-separated relative path of proper segments. */
 export function checkKey(key: string): void {
   const problem = keyProblem(key);
@@ -78,7 +98,7 @@ export function checkDirectory(dir: string): void {
 /** Throws OBJECT_RANGE_INVALID unless offset and length are non-negative safe integers. */
 export function checkRange(key: string, offset: number, length: number): void {
   if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0) {
-    throw errorFrom(tableErrors, 'OBJECT_RANGE_INVALID', `invalid range offset=${offset} length=${length} for ${key}`, {
+    throw errorFrom(tableErrors, 'OBJECT_RANGE_INVALID', `invalid range offset=${offset} length=${length} for ${loggableKey(key)}`, {
       key,
       offset,
       length,
@@ -88,7 +108,7 @@ export function checkRange(key: string, offset: number, length: number): void {
 
 /** The error for a range that starts past the end of an object. */
 export function rangePastEnd(key: string, offset: number, size: number): Error {
-  return errorFrom(tableErrors, 'OBJECT_RANGE_INVALID', `range starts at ${offset}, past the end of ${key} (${size} bytes)`, {
+  return errorFrom(tableErrors, 'OBJECT_RANGE_INVALID', `range starts at ${offset}, past the end of ${loggableKey(key)} (${size} bytes)`, {
     key,
     offset,
     size,

@@ -8,6 +8,7 @@
  */
 import { errorFrom, isTributaryError, type TributaryError } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
+import { loggableKey, withoutPartitionValues } from './object-key.ts';
 
 /** What we read from an SDK error, a plain Node network error or anything else thrown. */
 interface Clues {
@@ -70,15 +71,17 @@ const NETWORK = new Set([
 export function s3Error(error: unknown, op: string, bucket: string, key: string): TributaryError {
   if (isTributaryError(error)) return error;
   const { name, status, errno } = cluesOf(error);
-  const detail = error instanceof Error ? error.message : String(error);
-  const context = { op, bucket, key, s3Code: name, status: status ?? null, errno: errno ?? null };
-  const message = `S3 ${op} s3://${bucket}/${key} failed: ${name}${status === undefined ? '' : ` (${status})`}: ${detail}`;
+  // A partition directory's value is a cell of the table: never in an error (loggableKey).
+  const shown = loggableKey(key);
+  const detail = withoutPartitionValues(error instanceof Error ? error.message : String(error), key);
+  const context = { op, bucket, key: shown, s3Code: name, status: status ?? null, errno: errno ?? null };
+  const message = `S3 ${op} s3://${bucket}/${shown} failed: ${name}${status === undefined ? '' : ` (${status})`}: ${detail}`;
   const options = { cause: error };
   if (name === 'NoSuchBucket') {
     return errorFrom(tableErrors, 'STORAGE_BUCKET_NOT_FOUND', `bucket ${bucket} does not exist`, context, options);
   }
   if (isMissingObject(error)) {
-    return errorFrom(tableErrors, 'OBJECT_NOT_FOUND', `object not found: s3://${bucket}/${key}`, context, options);
+    return errorFrom(tableErrors, 'OBJECT_NOT_FOUND', `object not found: s3://${bucket}/${shown}`, context, options);
   }
   if (ACCESS.has(name) || status === 401 || status === 403) {
     return errorFrom(tableErrors, 'STORAGE_ACCESS_DENIED', message, context, options);

@@ -86,14 +86,17 @@ export class LeanGet {
 
   /**
    * The object's bytes (`range` absent) or those of `range` (a length > 0; fewer bytes when the
-   * object ends first, as S3 answers), or `undefined`: then do the GET through the SDK.
+   * object ends first, as S3 answers), of the version `ifMatch` (a quoted ETag) names if given, or
+   * `undefined`: then do the GET through the SDK.
    */
-  async get(bucket: string, key: string, range?: { readonly offset: number; readonly length: number }): Promise<Uint8Array | undefined> {
+  async get(bucket: string, key: string, range?: { readonly offset: number; readonly length: number }, ifMatch?: string): Promise<Uint8Array | undefined> {
     let response: HttpResponse;
     try {
       const { endpoint, signer, host } = await (this.#ready ??= this.#prepare());
       const headers: Record<string, string> = { host, 'x-amz-content-sha256': EMPTY_SHA256, 'x-amz-checksum-mode': 'ENABLED' };
       if (range !== undefined) headers.range = `bytes=${range.offset}-${range.offset + range.length - 1}`;
+      // Another version answers 412, not taken here: the SDK's GET then gets it and says so.
+      if (ifMatch !== undefined) headers['if-match'] = ifMatch;
       const request = {
         method: 'GET',
         protocol: endpoint.protocol,

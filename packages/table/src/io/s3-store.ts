@@ -21,7 +21,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
 import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
-import { checkDirectory, checkKey, checkPrefix, checkRange, isValidKey, rangePastEnd } from './object-key.ts';
+import { checkDirectory, checkKey, checkPrefix, checkRange, isValidKey, loggableKey, rangePastEnd } from './object-key.ts';
 import { watchBody } from './object-body.ts';
 import type { ObjectBody, ObjectMeta, ObjectStore } from './object-store.ts';
 import { isInvalidRange, isMissingObject, isPreconditionFailure, s3Error } from './s3-errors.ts';
@@ -98,28 +98,40 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  async getRange(key: string, offset: number, length: number): Promise<Uint8Array> {
+  /**
+   * `getRange` of the ObjectStore contract; with `ifMatch` (an ETag as `stat` and `list` give it)
+   * the read is of that version only, atomically (S3 `If-Match`): another version throws
+   * OBJECT_CHANGED (a source file rewritten while a shard reads it must not mix two versions).
+   */
+  async getRange(key: string, offset: number, length: number, options: { readonly ifMatch?: string } = {}): Promise<Uint8Array> {
     const Key = this.#key(key);
     checkRange(key, offset, length);
+    const IfMatch = options.ifMatch === undefined ? undefined : `"${options.ifMatch}"`;
     if (length > 0) {
-      const lean = await this.#lean?.get(this.bucket, Key, { offset, length });
+      const lean = await this.#lean?.get(this.bucket, Key, { offset, length }, IfMatch);
       if (lean !== undefined) return lean;
       try {
         const Range = `bytes=${offset}-${offset + length - 1}`;
-        const out = await this.#client.send(new GetObjectCommand({ Bucket: this.bucket, Key, Range }));
+        const out = await this.#client.send(new GetObjectCommand({ Bucket: this.bucket, Key, Range, IfMatch }));
         const body = out.Body === undefined ? new Uint8Array(0) : await out.Body.transformToByteArray();
         // A store that ignores Range answers 200 with the whole object (no Content-Range).
         return out.ContentRange === undefined ? body.subarray(offset, offset + length) : body;
       } catch (error) {
+        if (IfMatch !== undefined && isPreconditionFailure(error)) throw this.#changed(key);
         if (!isInvalidRange(error)) throw s3Error(error, 'getRange', this.bucket, Key);
       }
     }
     // An empty range, or S3's 416 (the range starts at or past the end, also for any range of an
     // empty object): the contract gives an empty result exactly when offset === size.
     const meta = await this.stat(key);
-    if (meta === null) throw errorFrom(tableErrors, 'OBJECT_NOT_FOUND', `object not found: ${this.uri}/${key}`, { key });
+    if (meta === null) throw errorFrom(tableErrors, 'OBJECT_NOT_FOUND', `object not found: ${this.uri}/${loggableKey(key)}`, { key: loggableKey(key) });
+    if (options.ifMatch !== undefined && meta.etag !== options.ifMatch) throw this.#changed(key);
     if (offset > meta.size) throw rangePastEnd(key, offset, meta.size);
     return new Uint8Array(0);
+  }
+
+  #changed(key: string): Error {
+    return errorFrom(tableErrors, 'OBJECT_CHANGED', `object changed since its version was seen: ${this.uri}/${loggableKey(key)}`, { key: loggableKey(key), store: this.uri });
   }
 
   async stat(key: string): Promise<ObjectMeta | null> {
@@ -153,8 +165,8 @@ export class S3ObjectStore implements ObjectStore {
       const own = watched?.failure();
       if (own !== undefined) throw own.error;
       if (isPreconditionFailure(error)) {
-        throw errorFrom(tableErrors, 'OBJECT_ALREADY_EXISTS', `object already exists: ${this.uri}/${key}`, {
-          key,
+        throw errorFrom(tableErrors, 'OBJECT_ALREADY_EXISTS', `object already exists: ${this.uri}/${loggableKey(key)}`, {
+          key: loggableKey(key),
           store: this.uri,
         });
       }

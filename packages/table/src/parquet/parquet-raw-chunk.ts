@@ -21,6 +21,7 @@ import type { ColumnMetaData, Compressors, DataPageHeader, DecodedArray, Parquet
 import { parquetHeader } from 'hyparquet/src/column.js';
 import { decompressPage, readDataPage, readDataPageV2 } from 'hyparquet/src/datapage.js';
 import { readPlain } from 'hyparquet/src/plain.js';
+import { checkPageCrc } from './parquet-page-crc.ts';
 
 /** A decoded column chunk: `at(row)` is the physical value of the row (null for a null). */
 export interface RawChunk {
@@ -31,8 +32,10 @@ export interface RawChunk {
 /**
  * Decodes `bytes` (the whole column chunk, from its dictionary page or first data page) of a flat
  * column: `schemaPath` is the root and the column's element (max repetition level 0, max
- * definition level 0 or 1). `rows`: the row group's row count.
- * @throws Error when the chunk is malformed or holds another number of rows (the caller wraps it)
+ * definition level 0 or 1). `rows`: the row group's row count; `chunkOffset`: where the chunk
+ * starts in the file (for messages). A page whose header carries a crc is checked before it is
+ * decoded (parquet-page-crc.ts).
+ * @throws Error when the chunk is malformed, fails a page checksum or holds another number of rows (the caller wraps it)
  */
 export function decodeRawChunk(
   bytes: Uint8Array,
@@ -40,6 +43,7 @@ export function decodeRawChunk(
   schemaPath: SchemaTree[],
   rows: number,
   compressors: Compressors,
+  chunkOffset = 0,
 ): RawChunk {
   const element = schemaPath[schemaPath.length - 1]?.element as SchemaElement;
   if (schemaPath.length !== 2) throw new Error(`column '${element.name}' is nested`);
@@ -57,9 +61,11 @@ export function decodeRawChunk(
   let row = 0;
   const reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
   while (row < rows && reader.offset < bytes.byteLength) {
+    const at = reader.offset;
     const header = parquetHeader(reader);
     const body = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
     reader.offset += header.compressed_page_size;
+    checkPageCrc(header, body, element.name, chunkOffset + at);
     if (header.type === 'DICTIONARY_PAGE') {
       const count = header.dictionary_page_header?.num_values ?? 0;
       const page = decompressPage(body, header.uncompressed_page_size, meta.codec, compressors);

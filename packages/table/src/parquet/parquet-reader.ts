@@ -18,6 +18,7 @@ import { tableErrors } from '../errors.ts';
 import type { DataField, InternalValue, RowType } from '../spec/types.ts';
 import { allocateColumn, valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
 import { decimalFromBytes, timestampFromInt96, timestampFromMicros, timestampFromNanos } from './parquet-values.ts';
+import { checkChunkPageCrcs } from './parquet-page-crc.ts';
 import { decodeRawChunk, type RawChunk } from './parquet-raw-chunk.ts';
 import { decompressZstdPage } from './zstd-pages.ts';
 
@@ -70,6 +71,7 @@ function asyncBuffer(source: ByteSource): AsyncBuffer {
 
 /** An open Parquet data file. Reads row groups on demand; memory holds one row group at a time. */
 export class ParquetDataFileReader {
+  readonly #source: ByteSource;
   readonly #file: AsyncBuffer;
   readonly #metadata: FileMetaData;
   /** The footer with annotations stripped and INT96 shown as FIXED_LEN_BYTE_ARRAY(12). */
@@ -77,8 +79,11 @@ export class ParquetDataFileReader {
   readonly #leaves: ReadonlyMap<string, SchemaElement>;
   /** The first row of each row group, and the row count last. */
   readonly #groupStarts: readonly number[];
+  /** Column chunks (by their first byte) whose page checksums were checked (parquet-page-crc.ts). */
+  readonly #checked = new Set<number>();
 
-  private constructor(file: AsyncBuffer, metadata: FileMetaData) {
+  private constructor(source: ByteSource, file: AsyncBuffer, metadata: FileMetaData) {
+    this.#source = source;
     this.#file = file;
     this.#metadata = metadata;
     this.#physical = physicalMetadata(metadata);
@@ -91,7 +96,7 @@ export class ParquetDataFileReader {
   static async open(source: ByteSource): Promise<ParquetDataFileReader> {
     const file = asyncBuffer(source);
     try {
-      return new ParquetDataFileReader(file, await parquetMetadataAsync(file));
+      return new ParquetDataFileReader(source, file, await parquetMetadataAsync(file));
     } catch (cause) {
       throw errorFrom(tableErrors, 'PARQUET_FILE_INVALID', `not a readable Parquet file: ${String(cause)}`, {}, { cause });
     }
@@ -152,21 +157,7 @@ export class ParquetDataFileReader {
     const raw = length > 0 && whole ? await this.#rawChunks(group, present, length) : undefined;
     const chunks = new Map<string, { rowStart: number; values: ArrayLike<unknown> }[]>(present.map((f) => [f.name, []]));
     if (raw === undefined && present.length > 0 && length > 0) {
-      try {
-        await parquetRead({
-          file: this.#file,
-          metadata: this.#physical,
-          columns: present.map((f) => f.name),
-          rowStart: start,
-          rowEnd: end,
-          utf8: false,
-          useOffsetIndex: true,
-          compressors: decompressors,
-          onChunk: (chunk) => chunks.get(chunk.columnName)?.push({ rowStart: chunk.rowStart - start, values: chunk.columnData }),
-        });
-      } catch (cause) {
-        throw errorFrom(tableErrors, 'PARQUET_FILE_INVALID', `cannot decode Parquet data: ${String(cause)}`, {}, { cause });
-      }
+      await this.#read(present, start, end, (chunk) => chunks.get(chunk.columnName)?.push({ rowStart: chunk.rowStart - start, values: chunk.columnData }));
     }
     const readers = rowType.fields.map((field): ((row: number) => InternalValue) => {
       const chunk = raw?.get(field.name);
@@ -225,7 +216,7 @@ export class ParquetDataFileReader {
           const m = meta as NonNullable<typeof meta>;
           const from = Number(m.dictionary_page_offset || m.data_page_offset);
           const bytes = new Uint8Array(await this.#file.slice(from, from + Number(m.total_compressed_size)));
-          return [name, decodeRawChunk(bytes, m, path, rows, decompressors)] as const;
+          return [name, decodeRawChunk(bytes, m, path, rows, decompressors, from)] as const;
         }),
       );
       return new Map(decoded);
@@ -256,27 +247,63 @@ export class ParquetDataFileReader {
   }
 
   async #decode(fields: readonly DataField[], rowStart: number, rowEnd: number, filling: Map<string, ColumnFiller>): Promise<void> {
+    await this.#read(fields, rowStart, rowEnd, (chunk) => filling.get(chunk.columnName)?.fill(chunk.columnData, chunk.rowStart - rowStart));
+  }
+
+  /**
+   * hyparquet's parquetRead of rows [rowStart, rowEnd) of `fields`, then the page checksums of the
+   * column chunks it touched, before any value is handed on (the caller returns nothing when this
+   * throws). hyparquet parses page headers itself and does not check their crc, so each chunk is
+   * checked here once per reader (a big row group is read in several slices), from the bytes
+   * hyparquet fetched for it when they hold the whole chunk (no second read), else read again.
+   */
+  async #read(fields: readonly DataField[], rowStart: number, rowEnd: number, onChunk: (chunk: ColumnChunkData) => void): Promise<void> {
+    const fetched: { start: number; bytes: Uint8Array }[] = [];
+    const file: AsyncBuffer = {
+      byteLength: this.#file.byteLength,
+      slice: async (start, end) => {
+        const buffer = await this.#file.slice(start, end);
+        fetched.push({ start, bytes: new Uint8Array(buffer) });
+        return buffer;
+      },
+    };
+    let failure: unknown;
     try {
-      await parquetRead({
-        file: this.#file,
-        metadata: this.#physical,
-        columns: fields.map((f) => f.name),
-        rowStart,
-        rowEnd,
-        utf8: false,
-        useOffsetIndex: true,
-        compressors: decompressors,
-        onChunk: (chunk) => {
-          const target = filling.get(chunk.columnName);
-          if (!target) return;
-          target.fill(chunk.columnData, chunk.rowStart - rowStart);
-        },
-      });
+      await parquetRead({ file, metadata: this.#physical, columns: fields.map((f) => f.name), rowStart, rowEnd, utf8: false, useOffsetIndex: true, compressors: decompressors, onChunk });
     } catch (cause) {
-      throw errorFrom(tableErrors, 'PARQUET_FILE_INVALID', `cannot decode Parquet data: ${String(cause)}`, {}, { cause });
+      failure = cause;
+    }
+    try {
+      // Also after a failed decode: a corrupt page is better named by its checksum than by what it decoded to.
+      await this.#checkPages(new Set(fields.map((f) => f.name)), rowStart, rowEnd, fetched);
+    } catch (cause) {
+      throw errorFrom(tableErrors, 'PARQUET_FILE_INVALID', `corrupt Parquet data: ${cause instanceof Error ? cause.message : String(cause)}`, {}, { cause });
+    }
+    if (failure !== undefined) throw errorFrom(tableErrors, 'PARQUET_FILE_INVALID', `cannot decode Parquet data: ${String(failure)}`, {}, { cause: failure });
+  }
+
+  /** Checks the page crcs of the chunks of `names` in the row groups overlapping [rowStart, rowEnd), each once. */
+  async #checkPages(names: ReadonlySet<string>, rowStart: number, rowEnd: number, fetched: readonly { start: number; bytes: Uint8Array }[]): Promise<void> {
+    for (let g = 0; g < this.rowGroupCount; g++) {
+      const [start, end] = this.#groupRange(g);
+      if (end <= rowStart || start >= rowEnd) continue;
+      for (const chunk of this.#metadata.row_groups[g]?.columns ?? []) {
+        const meta = chunk.meta_data;
+        if (meta === undefined || !names.has(meta.path_in_schema[0] ?? '')) continue;
+        const from = Number(meta.dictionary_page_offset || meta.data_page_offset);
+        const to = from + Number(meta.total_compressed_size);
+        if (this.#checked.has(from)) continue;
+        const held = fetched.find((f) => f.start <= from && to <= f.start + f.bytes.byteLength);
+        const bytes = held === undefined ? await this.#source.read(from, to - from) : held.bytes.subarray(from - held.start, to - held.start);
+        checkChunkPageCrcs(bytes, meta.path_in_schema.join('.'), from);
+        this.#checked.add(from);
+      }
     }
   }
 }
+
+/** What parquetRead's onChunk receives. */
+type ColumnChunkData = Parameters<NonNullable<Parameters<typeof parquetRead>[0]['onChunk']>>[0];
 
 /** Rows decoded from a file and converted one value at a time (ParquetDataFileReader.readRowsSparse). */
 export interface SparseRows {

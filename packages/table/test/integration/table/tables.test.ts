@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import { isTributaryError } from '@tributary/errors';
-import { parseDataTypeString, warehouseTables, type CommitMessage, type Tables } from '@tributary/table';
+import { paimonJava } from '@tributary/testkit';
+import { parseDataTypeString, warehouseTables, type CommitMessage, type Table, type Tables } from '@tributary/table';
 
 let dir = '';
 let warehouse = '';
@@ -98,4 +99,43 @@ test('openTable reuses a table opened at its pinned schema id; publish on a miss
     (e: unknown) => isTributaryError(e) && e.code === 'TABLE_NOT_FOUND',
   );
   assert.equal(tables.tablePath(ref), 'seam.db/pinned');
+});
+
+test('a table dropped and created again under the same name is not handed out from the schema-0 a worker opened before', async () => {
+  // The probe's case: workers had opened the table at schema 0 as DECIMAL(10, 2); it was dropped and
+  // created again as DECIMAL(10, 4), schema 0 again, and they wrote 1.5 as decimal(10, 2) files,
+  // which Paimon Java read as 0.0150.
+  const ref = { database: 'seam', table: 'recreated' };
+  const amount = (type: string) => [
+    { name: 'id', type: parseDataTypeString('INT NOT NULL') },
+    { name: 'amount', type: parseDataTypeString(type) },
+  ];
+  // 1.5 as the worker converts it: an unscaled value at the scale of the table it opened.
+  const oneAndAHalf = (table: Table): bigint => {
+    const type = table.schema.fields[1]?.type;
+    assert.equal(type?.root, 'DECIMAL');
+    return 15n * 10n ** BigInt((type as { scale: number }).scale - 1);
+  };
+  const load = async (id: number) => {
+    const table = await tables.openTable(warehouse, ref, 0);
+    const write = await table.newWrite({ writerId: `w${id}` });
+    await write.writeRows([[id, oneAndAHalf(table)]]);
+    const identity = { commitUser: 'recreate-user', commitIdentifier: BigInt(id) };
+    await tables.publish(warehouse, ref, { messages: await write.prepareCommit(), identity, kind: 'APPEND', baseSnapshotId: null, properties: {} });
+    return table;
+  };
+
+  await tables.createTable(warehouse, ref, { fields: amount('DECIMAL(10, 2)'), partitionKeys: [], primaryKeys: [], options: {} });
+  const old = await load(1);
+  assert.equal(await tables.openTable(warehouse, ref, 0), old, 'kept while its schema file holds the same schema');
+
+  await tables.dropTable(warehouse, ref);
+  await assert.rejects(tables.openTable(warehouse, ref, 0), (e: unknown) => isTributaryError(e) && e.code === 'TABLE_NOT_FOUND', 'a dropped table is not handed out');
+  await tables.createTable(warehouse, ref, { fields: amount('DECIMAL(10, 4)'), partitionKeys: [], primaryKeys: [], options: {} });
+  const recreated = await load(2);
+  assert.notEqual(recreated, old);
+  assert.deepEqual(recreated.schema.fields.map((f) => f.type), amount('DECIMAL(10, 4)').map((f) => f.type));
+
+  const java = await paimonJava.read({ warehouse: dir, database: ref.database, table: ref.table });
+  assert.deepEqual(java.rows, [[2, 15000n]], 'Paimon Java reads 1.5000 at full precision');
 });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { isTributaryError } from '@tributary/errors';
 import { LocalObjectStore, openObjectStore, type ObjectMeta } from '@tributary/table';
 import { objectStoreContract } from '../../support/object-store-contract.ts';
 
@@ -131,5 +132,20 @@ test('4 processes racing putIfAbsent over 300 keys: every key has exactly one wi
   assert.ok(wins.filter((won) => won.length > 0).length > 1, `one process won everything: ${wins.map((w) => w.length).join(',')}`);
   for (const [w, won] of wins.entries()) {
     for (const i of won) assert.equal(new TextDecoder().decode(await store.get(`race/snapshot-${i}`)), writers[w]);
+  }
+});
+
+test('a partition directory’s value (a cell of the table) is in no error of the local store', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tributary-local-leak-'));
+  try {
+    const store = new LocalObjectStore(dir);
+    const key = 'shop.db/orders/region=secret-cell/bucket-0/data-1.parquet';
+    await assert.rejects(store.get(key), (e: unknown) => isTributaryError(e) && e.code === 'OBJECT_NOT_FOUND' && !`${e.message} ${JSON.stringify(e.context)}`.includes('secret-cell'));
+    await store.put(key, new Uint8Array(1));
+    await assert.rejects(store.putIfAbsent(key, new Uint8Array(1)), (e: unknown) => isTributaryError(e) && e.code === 'OBJECT_ALREADY_EXISTS' && !`${e.message} ${JSON.stringify(e.context)}`.includes('secret-cell'));
+    // A directory where a file's key is: the file system's own message quotes the path.
+    await assert.rejects(store.put(`${key}/under-a-file`, new Uint8Array(1)), (e: unknown) => isTributaryError(e) && !`${e.message} ${JSON.stringify(e.context)}`.includes('secret-cell'));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 });

@@ -60,3 +60,14 @@ test('a typed error passes through unchanged', () => {
   const typed = s3Error(new NoSuchKey(meta), 'get', 'b', 'k');
   assert.equal(s3Error(typed, 'put', 'other', 'other'), typed);
 });
+
+test('a partition directory’s value (a cell of the table) is in no message or context, whatever the error', () => {
+  const key = 'w/shop.db/orders/region=secret-cell/dt=2024-01-01/bucket-0/data-1.parquet';
+  const echoing = Object.assign(new Error(`Object name too long: w/shop.db/orders/region=secret-cell/dt=2024-01-01/bucket-0`), { name: 'KeyTooLongError' });
+  for (const error of [echoing, new NoSuchKey(meta), serviceError('InvalidArgument', 400), networkError('ECONNRESET')]) {
+    const typed = s3Error(error, 'put', 'bucket', key);
+    const shown = `${typed.message} ${JSON.stringify(typed.context)}`;
+    assert.doesNotMatch(shown, /secret-cell|2024-01-01/, typed.code);
+    assert.match(shown, /region=<11 bytes>\/dt=<10 bytes>\/bucket-0\/data-1\.parquet/, 'the rest of the key stays');
+  }
+});

@@ -1,0 +1,50 @@
+/**
+ * How a file's column names (a CSV header, NDJSON keys, Parquet column names) map to the table's
+ * columns, the one rule of every format, at plan time (inspect.ts) and when a worker reads:
+ * an exact (case-sensitive) match first, else the one name that matches ignoring case. Two names
+ * that match one column ignoring case, a matched name the file has twice (a CSV header `id,s,s`),
+ * and a file that has names but none of them a table column (a semicolon-separated CSV read as one column
+ * `id;amount`) are refused with SOURCE_SCHEMA_MISMATCH naming the file: loading them would give
+ * rows of NULLs or one of two columns chosen silently.
+ */
+import { errorFrom, type TributaryError } from '@tributary/protocol';
+import { sourceErrors } from '../errors.ts';
+
+/** The file's name for one table column: exact, else the unique case-insensitive match, else undefined. */
+export function matchColumn(name: string, available: readonly string[], uri: string): string | undefined {
+  if (available.includes(name)) return name;
+  const lower = name.toLowerCase();
+  const folded = available.filter((a) => a.toLowerCase() === lower);
+  if (folded.length > 1) {
+    throw errorFrom(sourceErrors, 'SOURCE_SCHEMA_MISMATCH', `${uri}: columns ${folded.join(', ')} all match ${name} ignoring case`, { file: uri, column: name });
+  }
+  return folded[0];
+}
+
+/**
+ * Picks the file column for each wanted (table) name by `matchColumn`; a matched name the file
+ * has more than once is refused. `whole`: the names are all the file's columns (a CSV header, a
+ * Parquet schema, not one NDJSON object's keys), so a file that has names but none of the wanted
+ * ones is refused too.
+ */
+export function matchColumns(wanted: readonly string[], available: readonly string[], uri: string, whole = true): (string | undefined)[] {
+  const matched = wanted.map((name) => matchColumn(name, available, uri));
+  for (const [i, name] of matched.entries()) {
+    if (name !== undefined && available.indexOf(name) !== available.lastIndexOf(name)) {
+      throw errorFrom(sourceErrors, 'SOURCE_SCHEMA_MISMATCH', `${uri} names column ${name} more than once`, { file: uri, column: wanted[i] ?? name });
+    }
+  }
+  // A file with no names at all (an NDJSON `{}`) says nothing of its columns.
+  if (whole && wanted.length > 0 && available.length > 0 && matched.every((m) => m === undefined)) throw noSharedColumn(uri);
+  return matched;
+}
+
+/** A file that has none of the table's columns: the wrong file, or one read with the wrong format or separator. */
+export function noSharedColumn(uri: string): TributaryError {
+  return errorFrom(
+    sourceErrors,
+    'SOURCE_SCHEMA_MISMATCH',
+    `${uri} has none of the table's columns (a wrong file, format or separator: a CSV must be comma-separated with a header)`,
+    { file: uri },
+  );
+}

@@ -1,0 +1,102 @@
+/**
+ * How CSV headers and NDJSON keys map to the table's columns (local files), as Parquet's names do
+ * (column-names.ts): exact first, then a unique case-insensitive match, at plan time and when read;
+ * a file that shares no column with the table and a header naming a column twice are refused with
+ * SOURCE_SCHEMA_MISMATCH naming the file (probe report, items 3 and 8); an NDJSON object never
+ * reads an inherited property for a key it lacks (item 6).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, describe, test } from 'node:test';
+import { isTributaryError } from '@tributary/protocol';
+import { parseDataTypeString } from '@tributary/table';
+import { FilesSource } from '../../src/files/source.ts';
+import type { PlanContext, PlannedSourceShard, SourceRow } from '../../src/source.ts';
+import { PLAN, localContext } from '../support/contexts.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'files-columns-'));
+const root = pathToFileURL(dir).href;
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const ORDERS: PlanContext = {
+  ...PLAN,
+  target: [
+    { name: 'order_id', type: parseDataTypeString('BIGINT NOT NULL') },
+    { name: 'amount', type: parseDataTypeString('DECIMAL(10, 2)') },
+  ],
+};
+
+function source(format: 'csv' | 'ndjson', name: string, text: string, columns: readonly string[] = ['order_id', 'amount']): FilesSource {
+  writeFileSync(join(dir, name), text);
+  return new FilesSource({ kind: 'files', format, uris: [`${root}/${name}`] }, localContext(root, columns));
+}
+
+async function read(s: FilesSource, shards: readonly PlannedSourceShard[]): Promise<SourceRow[]> {
+  const rows: SourceRow[] = [];
+  for (const shard of shards) for await (const batch of s.open(shard)) rows.push(...batch.rows);
+  return rows;
+}
+
+const mismatch = (name: string) => (e: unknown) => isTributaryError(e) && e.code === 'SOURCE_SCHEMA_MISMATCH' && e.context.file === `${root}/${name}` && !e.message.includes('SECRET');
+
+describe('CSV headers and NDJSON keys match the table like Parquet names', () => {
+  test('a name that differs in case only matches, at plan time (NOT NULL) and when read', async () => {
+    const csv = source('csv', 'case.csv', 'Order_ID,AMOUNT\n1,9.99\n2,\n');
+    assert.deepEqual(await read(csv, await csv.plan(ORDERS)), [
+      ['1', '9.99'],
+      ['2', null],
+    ]);
+    const ndjson = source('ndjson', 'case.ndjson', '{"ORDER_ID": 1, "Amount": 9.99}\n{"order_id": 2, "ORDER_ID": 3}\n');
+    // Exact first: the second line's order_id is its own key, not ORDER_ID.
+    assert.deepEqual(await read(ndjson, await ndjson.plan(ORDERS)), [
+      [1, 9.99],
+      [2, null],
+    ]);
+  });
+
+  test('two names that match one column ignoring case are refused', async () => {
+    const csv = source('csv', 'two.csv', 'ORDER_ID,Order_Id\n1,2\n');
+    await assert.rejects(csv.plan(ORDERS), mismatch('two.csv'));
+    await assert.rejects(read(csv, [{ id: 'files-00000', spec: { files: [`${root}/two.csv`] } }]), mismatch('two.csv'));
+    const ndjson = source('ndjson', 'two.ndjson', '{"order_id": 1}\n{"ORDER_ID": 1, "Order_Id": 2}\n');
+    await assert.rejects(read(ndjson, await ndjson.plan(ORDERS)), mismatch('two.ndjson'));
+  });
+
+  test('a file that shares no column with the table is refused, not loaded as rows of NULLs', async () => {
+    const nullable: PlanContext = { ...PLAN, target: [{ name: 'order_id', type: parseDataTypeString('BIGINT') }, { name: 'amount', type: parseDataTypeString('DECIMAL(10, 2)') }] };
+    const semicolons = source('csv', 'semi.csv', 'order_id;amount\n1;SECRET\n');
+    await assert.rejects(semicolons.plan(nullable), mismatch('semi.csv'));
+    // The worker refuses it too (a file past the plan's first FILES_CHECKED, or changed since).
+    await assert.rejects(read(semicolons, [{ id: 'files-00000', spec: { files: [`${root}/semi.csv`] } }]), mismatch('semi.csv'));
+    // An NDJSON file is judged by all its objects (the plan sees its first only): refused when read.
+    const other = source('ndjson', 'other.ndjson', '{"id": 1, "note": "SECRET"}\n{"id": 2}\n');
+    await assert.rejects(read(other, await other.plan(nullable)), mismatch('other.ndjson'));
+    // Some objects without any table key (sparse objects) are fine when others have one.
+    const sparse = source('ndjson', 'sparse.ndjson', '{"note": "x"}\n{}\n{"amount": 1.5}\n');
+    assert.deepEqual(await read(sparse, await sparse.plan(nullable)), [
+      [null, null],
+      [null, null],
+      [null, 1.5],
+    ]);
+  });
+
+  test('a CSV header naming a table column twice is refused', async () => {
+    const csv = source('csv', 'dup.csv', 'order_id,amount,amount\n1,SECRET,2\n');
+    await assert.rejects(csv.plan(ORDERS), mismatch('dup.csv'));
+    await assert.rejects(read(csv, [{ id: 'files-00000', spec: { files: [`${root}/dup.csv`] } }]), mismatch('dup.csv'));
+  });
+});
+
+describe('NDJSON objects: own keys only', () => {
+  test('a key named like an Object.prototype property that a line lacks is null, not the inherited value', async () => {
+    const columns = ['id', '__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+    const s = source('ndjson', 'proto.ndjson', '{"id": 1, "__proto__": "x", "constructor": "c", "toString": "t", "hasOwnProperty": "h"}\n{"id": 2}\n', columns);
+    assert.deepEqual(await read(s, await s.plan(PLAN)), [
+      [1, 'x', 'c', 't', 'h'],
+      [2, null, null, null, null],
+    ]);
+  });
+});
