@@ -21,6 +21,8 @@ import type { SyncStore } from './sync/store.ts';
 import type { Tables } from '@tributary/table';
 import { registerMethodNotAllowed } from './http/method-not-allowed.ts';
 import { problemJsonResponses } from './http/openapi.ts';
+import { frameworkErrorHandler } from './http/framework-errors.ts';
+import { registerJsonBody } from './http/json-body.ts';
 import { registerProblemHandler } from './http/problem.ts';
 import { syncRoutes } from './http/sync-routes.ts';
 import { tableRoutes } from './http/table-routes.ts';
@@ -55,22 +57,28 @@ export interface AppDeps {
   readonly metrics?: Registry;
 }
 
+/** The longest path parameter the router takes; a route's schema sets its own, shorter limit. */
+const MAX_PARAM_LENGTH = 2048;
+
 export async function buildApp(deps: AppDeps, options: { logger?: FastifyBaseLogger } = {}): Promise<FastifyInstance> {
   // A path parameter longer than Fastify's default 100 characters would get a bare 414; with room for
-  // it, the route's schema refuses it with a documented 400 problem. Fastify's own request lines
-  // are off: registerRequestLog writes one line per request without query string or headers.
+  // it, the route's schema refuses it with a documented 400 problem, and one longer still or not
+  // valid UTF-8 is refused by frameworkErrors, after auth, as a problem too. Fastify's own request
+  // lines are off: registerRequestLog writes one line per request without query string or headers.
+  const auth = deps.auth ?? { tokens: [] };
   const app = Fastify({
     ...(options.logger === undefined ? {} : { loggerInstance: options.logger }),
     logController: new LogController({ disableRequestLogging: true }),
-    routerOptions: { maxParamLength: 2048 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrorHandler(auth, MAX_PARAM_LENGTH),
   }).withTypeProvider<ZodTypeProvider>();
   registerRequestLog(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerProblemHandler(app);
+  registerJsonBody(app);
   // Before any route and in this order (a plugin sees only the hooks added before it): auth's
   // onRoute hook gives every route its role, its onRequest hook names the rate limit's key.
-  const auth = deps.auth ?? { tokens: [] };
   registerAuth(app, auth);
   registerMethodNotAllowed(app); // after auth: without a token, no path's existence shows
   await registerRateLimit(app, deps.rateLimit ?? DEFAULT_RATE_LIMIT);

@@ -57,6 +57,7 @@ export const coordinatorErrors = defineErrorCatalogue({
     summary: 'The Idempotency-Key was already used with a different request body.',
   },
   REQUEST_INVALID: { retryable: false, summary: 'The request body, query or parameters do not match the schema.' },
+  REQUEST_URL_INVALID: { retryable: false, summary: 'A part of the URL path is not valid percent-encoded UTF-8 (such as %ff), so the path cannot be read.' },
   SYNC_LOAD_UNSUPPORTED: {
     retryable: false,
     summary:
@@ -98,6 +99,11 @@ export const coordinatorErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'The source has nothing new to load (newFilesOnly: every file it lists is already in a committed snapshot); no sync was started. A schedule records the fire as skipped.',
   },
+  SYNC_HISTORY_UNREADABLE: {
+    retryable: false,
+    summary:
+      'A committed snapshot\u2019s tributary.positions or tributary.watermark (or the positions object it names) is not what Tributary writes, or is missing or changed: which files or rows earlier loads loaded cannot be told, so no sync was started (newFilesOnly or incremental).',
+  },
   SYNC_CONCURRENCY_LIMIT: {
     retryable: true,
     summary: 'Too many syncs are not yet COMMITTED or ABORTED, for this table or overall; retry after Retry-After seconds.',
@@ -119,7 +125,7 @@ export const coordinatorErrors = defineErrorCatalogue({
   SCHEDULE_NOT_FOUND: { retryable: false, summary: 'No schedule with this id exists.' },
   SCHEDULE_CRON_INVALID: {
     retryable: false,
-    summary: 'The cron pattern is not 5 or 6 valid fields (second minute hour day-of-month month day-of-week).',
+    summary: 'The cron pattern is not 5 or 6 valid fields (second minute hour day-of-month month day-of-week), or it never fires (a day of month none of its months has).',
   },
   SCHEDULE_TIMEZONE_INVALID: { retryable: false, summary: 'The time zone is not an IANA zone name this runtime knows.' },
   SCHEDULE_TABLE_NOT_FOUND: { retryable: false, summary: 'The table a schedule would load does not exist.' },

@@ -133,7 +133,7 @@ describe('authentication and roles on every route (real app, real Redis)', () =>
     assert.equal(missing.statusCode, 401);
     assert.match(String(missing.headers['content-type']), /^application\/problem\+json/);
     assert.deepEqual(pick(missing.json()), { status: 401, code: 'AUTH_TOKEN_MISSING', retryable: false });
-    const malformed = await c.app.inject({ method: 'GET', url: '/v1/syncs', headers: { authorization: `Basic ${tokens.admin.token}` } });
+    const malformed = await c.app.inject({ method: 'GET', url: '/v1/syncs', headers: { authorization: `Bearer ${tokens.admin.token} x` } });
     assert.equal(problemCode(malformed), 'AUTH_TOKEN_INVALID');
     const denied = await c.app.inject({ method: 'POST', url: '/v1/tables', headers: asRole('operate'), payload: {} });
     assert.equal(denied.statusCode, 403);
@@ -145,6 +145,51 @@ describe('authentication and roles on every route (real app, real Redis)', () =>
     // An unknown URL needs a token too: nobody learns without one which routes exist.
     assert.equal((await c.app.inject({ method: 'GET', url: '/v1/nothing-here' })).statusCode, 401);
     assert.equal((await c.app.inject({ method: 'GET', url: '/v1/nothing-here', headers: asRole('read') })).statusCode, 404);
+  });
+
+  test('only the Bearer scheme carries a token (RFC 6750): a bare token or another scheme is a missing token', async () => {
+    for (const authorization of [tokens.admin.token, `Basic ${tokens.admin.token}`, `Token ${tokens.admin.token}`, `Bearer-${tokens.admin.token}`]) {
+      const refused = await c.app.inject({ method: 'GET', url: '/v1/syncs', headers: { authorization } });
+      assert.equal(refused.statusCode, 401, authorization.slice(0, 12));
+      assert.equal(problemCode(refused), 'AUTH_TOKEN_MISSING', authorization.slice(0, 12));
+      assert.equal(refused.headers['www-authenticate'], 'Bearer realm="tributary"');
+    }
+    for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
+      assert.equal((await c.app.inject({ method: 'GET', url: '/v1/syncs', headers: { authorization: `${scheme} ${tokens.read.token}` } })).statusCode, 200, scheme);
+    }
+  });
+
+  test('a URL the router refuses (bad percent-encoding, an over-long parameter): the same 401 on a route and off one without a token, a problem with one', async () => {
+    const long = 'a'.repeat(2100);
+    const pairs: [string, string][] = [
+      ['/v1/syncs/%ff', '/v1/secret-route/%ff'],
+      ['/v1/syncs/%E0%A4%A', '/v1/secret-route/%E0%A4%A'],
+      [`/v1/syncs/${long}`, `/v1/secret-route/${long}`],
+      [`/v1/schedules/${long}`, `/v1/secret/${long}`],
+      [`/admin/queues/api/queues/${long}/x`, `/admin/nothing/${long}/x`],
+    ];
+    const answer = (r: LightMyRequestResponse) => ({ status: r.statusCode, type: r.headers['content-type'], auth: r.headers['www-authenticate'], body: r.body });
+    for (const [known, unknown] of pairs) {
+      const onRoute = await c.app.inject({ method: 'GET', url: known });
+      const offRoute = await c.app.inject({ method: 'GET', url: unknown });
+      assert.equal(onRoute.statusCode, 401, `${known.slice(0, 40)}: ${onRoute.body.slice(0, 200)}`);
+      assert.equal(problemCode(onRoute), 'AUTH_TOKEN_MISSING');
+      assert.deepEqual(answer(onRoute), answer(offRoute), `${known.slice(0, 40)} and ${unknown.slice(0, 40)} answer alike`);
+      const wrong = await c.app.inject({ method: 'GET', url: known, headers: { authorization: 'Bearer not-a-configured-token' } });
+      assert.equal(problemCode(wrong), 'AUTH_TOKEN_INVALID');
+    }
+    const badUrl = await c.app.inject({ method: 'GET', url: '/v1/syncs/%ff', headers: asRole('read') });
+    assert.equal(badUrl.statusCode, 400, badUrl.body);
+    assert.match(String(badUrl.headers['content-type']), /^application\/problem\+json/);
+    assert.deepEqual(pick(badUrl.json()), { status: 400, code: 'REQUEST_URL_INVALID', retryable: false });
+    const tooLong = await c.app.inject({ method: 'GET', url: `/v1/syncs/${long}`, headers: asRole('read') });
+    assert.equal(tooLong.statusCode, 400, tooLong.body.slice(0, 200));
+    assert.match(String(tooLong.headers['content-type']), /^application\/problem\+json/);
+    assert.deepEqual(pick(tooLong.json()), { status: 400, code: 'REQUEST_INVALID', retryable: false });
+    for (const r of [badUrl, tooLong]) assert.ok(!r.body.includes('%ff') && !r.body.includes(long.slice(0, 200)), `the path is not echoed: ${r.body.slice(0, 200)}`);
+    // Below the router's limit, the route's schema answers a long parameter with the same code.
+    const schemaLong = await c.app.inject({ method: 'GET', url: `/v1/syncs/${'a'.repeat(2000)}`, headers: asRole('read') });
+    assert.equal(problemCode(schemaLong), 'REQUEST_INVALID');
   });
 
   test('the OpenAPI document declares the bearer scheme and security on every operation', async () => {

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Coordinator } from '@tributary/coordinator';
-import { inProcessCoordinator, syncEnv } from '../sync/harness.ts';
+import { openObjectStore } from '@tributary/table';
+import { inProcessCoordinator, s3, syncEnv } from '../sync/harness.ts';
 
 describe('the REST API answers client mistakes with 4xx problems', () => {
   const e = syncEnv('api-errors');
@@ -48,6 +49,8 @@ describe('the REST API answers client mistakes with 4xx problems', () => {
       code: 'DATA_TYPE_INVALID',
     },
     { name: 'a sync id longer than the schema allows', method: 'GET', url: `/v1/syncs/${'0'.repeat(101)}`, status: 400, code: 'REQUEST_INVALID' },
+    { name: 'a sync id longer than the router takes', method: 'GET', url: `/v1/syncs/${'0'.repeat(2049)}`, status: 400, code: 'REQUEST_INVALID' },
+    { name: 'a path parameter that is not percent-encoded UTF-8', method: 'GET', url: '/v1/syncs/%ff', status: 400, code: 'REQUEST_URL_INVALID' },
     { name: 'an unknown sync', method: 'GET', url: '/v1/syncs/nope', status: 404, code: 'SYNC_NOT_FOUND' },
     { name: 'an unknown path', method: 'GET', url: '/v1/nothing-here', status: 404, code: 'ROUTE_NOT_FOUND' },
   ];
@@ -60,6 +63,54 @@ describe('the REST API answers client mistakes with 4xx problems', () => {
       assert.equal(response.json<{ code: string }>().code, k.code);
     });
   }
+
+  test('a table from a source whose column names a caller could not give is refused like those names in columns, naming no cell', async () => {
+    const src = openObjectStore(e.sourceRoot, s3);
+    const headers: [string, string, string][] = [
+      ['bad.csv', 'id,name,a/b,"x,y",,_KEY_id,_SEQUENCE_NUMBER', 'column 3 of the source'],
+      ['seq.csv', 'id,_SEQUENCE_NUMBER', 'column 2 of the source'],
+      ['html.csv', 'id,<img src=x onerror=alert(1)>', 'column 2 of the source'],
+    ];
+    for (const [file, header, column] of headers) {
+      await src.put(`in/${file}`, new TextEncoder().encode(`${header}\nTOPSECRET,f,1,2,3,4,5\n`));
+      const name = file.replace('.csv', '');
+      const response = await c.app.inject({
+        method: 'POST',
+        url: '/v1/tables',
+        payload: { database: 'd', name, fromSource: { kind: 'files', format: 'csv', uris: [`${e.sourceRoot}/in/${file}`] } },
+      });
+      assert.equal(response.statusCode, 400, `${file}: ${response.body}`);
+      assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+      const problem = response.json<{ code: string; detail: string; context: Record<string, unknown> }>();
+      assert.equal(problem.code, 'REQUEST_INVALID');
+      assert.ok(problem.detail.includes(column), `${file}: ${problem.detail}`);
+      for (const cell of ['TOPSECRET', '<img', 'a/b', 'x,y']) assert.ok(!response.body.includes(cell), `${file}: ${cell} in ${response.body}`);
+      assert.equal((await c.app.inject({ method: 'GET', url: `/v1/tables/d/${name}` })).statusCode, 404, `${file}: no table made`);
+    }
+    // The same names given in columns get the same code.
+    for (const name of ['_SEQUENCE_NUMBER', '_KEY_id', 'a/b']) {
+      const given = await c.app.inject({ method: 'POST', url: '/v1/tables', payload: { database: 'd', name: 'given', columns: [{ name: 'id', type: 'INT' }, { name, type: 'INT' }] } });
+      assert.equal(given.statusCode, 400, `${name}: ${given.body}`);
+      assert.equal(given.json<{ code: string }>().code, 'REQUEST_INVALID');
+    }
+    await src.put('in/good.csv', new TextEncoder().encode('id,name\n1,a\n'));
+    const good = await c.app.inject({ method: 'POST', url: '/v1/tables', payload: { database: 'd', name: 'good', fromSource: { kind: 'files', format: 'csv', uris: [`${e.sourceRoot}/in/good.csv`] } } });
+    assert.equal(good.statusCode, 201, good.body);
+  });
+
+  test('a JSON body with a __proto__ or constructor.prototype key: 400 naming the forbidden key, not "not valid JSON"', async () => {
+    for (const payload of ['{"__proto__":{"admin":true}}', '{"table":{"constructor":{"prototype":{"x":1}}}}']) {
+      const response = await c.app.inject({ method: 'POST', url: '/v1/syncs', headers: { 'content-type': 'application/json' }, payload });
+      assert.equal(response.statusCode, 400, response.body);
+      assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+      const problem = response.json<{ code: string; detail: string }>();
+      assert.equal(problem.code, 'REQUEST_INVALID');
+      assert.match(problem.detail, /forbidden key/);
+    }
+    const broken = await c.app.inject({ method: 'POST', url: '/v1/syncs', headers: { 'content-type': 'application/json' }, payload: '{"table":' });
+    assert.equal(broken.statusCode, 400);
+    assert.match(broken.json<{ detail: string }>().detail, /not valid JSON/);
+  });
 
   test('a method not served on a served path: 405 with Allow, before any body is parsed', async () => {
     for (const method of ['TRACE', 'QUERY', 'PATCH'] as const) {

@@ -18,6 +18,10 @@ import { services } from '@tributary/testkit';
 import { FAST_LOCKS, createOrdersTable, generatorSource, s3, spawnWorker, stop, syncEnv, waitForPhase, type SyncEnv } from '../sync/harness.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
+// Both suites read keys with it.
+after(async () => {
+  await redis.quit();
+});
 
 function start(e: SyncEnv, extra: Partial<CoordinatorConfig>): Promise<Coordinator> {
   return startCoordinator({ redis: services.redis, prefix: e.prefix, warehouse: e.warehouse, s3, sources: e.sources, clusterSecret: e.clusterSecret, ...FAST_LOCKS, ...extra });
@@ -60,7 +64,6 @@ describe('limits (real app, real Redis and MinIO)', () => {
   after(async () => {
     await stop(worker);
     await Promise.all([a.close(), b.close()]);
-    await redis.quit();
   });
 
   test('100,000 generator shards against the default limit of 10,000: 400 at once, nothing persisted or enqueued', async () => {
@@ -191,6 +194,8 @@ describe('request rate limit (real app, counts in Redis)', () => {
     assert.ok(Number(limited.headers['retry-after']) > 0);
     assert.equal((await get(second.token)).statusCode, 200, 'counted per token');
     assert.equal((await withTokens.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200, 'public health checks are not counted');
+    // One counter per token, under the key its code names (the token's name, never the token).
+    assert.deepEqual((await keysOf(e.prefix)).filter((k) => k.includes(':rate-limit:')).sort(), [`${e.prefix}:rate-limit:token:first`, `${e.prefix}:rate-limit:token:second`]);
   });
 
   test('open (no token configured): counted per client address', async () => {

@@ -72,7 +72,6 @@ export function routeRole(method: string | readonly string[], url: string, confi
  */
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   const publicRoutes = options.publicRoutes ?? ['/healthz'];
-  const open = options.tokens.length === 0;
 
   app.addHook('onRoute', (route: RouteOptions) => {
     const role = routeRole(route.method, route.url, route.config?.role, publicRoutes);
@@ -90,49 +89,62 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     }
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async (request, reply) =>
     // A URL no route matches needs `read`: without a token, nobody learns which routes exist.
-    const need = request.routeOptions.config.role ?? 'read';
-    if (need === 'public') return;
-    if (open) {
-      // Open serves this machine's own clients only. A web page the user visits cannot use it: by
-      // DNS rebinding its requests name the page's host, and a cross-site form or fetch is marked
-      // so by the browser (Sec-Fetch-Site, Origin).
-      if (!isLoopback(request.hostname) || crossOrigin(request)) {
-        return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_OPEN_FOREIGN', 'an open coordinator answers only requests addressed to a loopback host from no other site', { need }));
-      }
-      request.principal = { name: 'open', role: 'admin', key: `ip:${request.ip}` };
-      return;
-    }
-    // The hook answers itself rather than throwing: a thrown error would reach the error handler
-    // of the route's own plugin (the dashboard has its own), not the problem+json one.
-    const presented = bearerToken(request) ?? cookieToken(request);
-    // A browser opening the syncs page without a (valid) token is sent to the login form.
-    const signIn = () => reply.header('cache-control', 'no-store').redirect(`${LOGIN_PATH}?next=${encodeURIComponent(UI_PAGE)}`, 303);
-    const pageNavigation = request.method === 'GET' && (request.routeOptions.url === UI_PAGE || request.routeOptions.url === UI_PAGE.slice(0, -1)) && /\btext\/html\b/.test(request.headers.accept ?? '');
-    if ((presented === undefined || findToken(options.tokens, presented) === undefined) && pageNavigation) return signIn();
-    if (presented === undefined) {
-      return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_TOKEN_MISSING', 'this route needs a bearer token (Authorization: Bearer <token>)', { need }));
-    }
-    const token = findToken(options.tokens, presented);
-    if (token === undefined) {
-      void reply.header('www-authenticate', 'Bearer realm="tributary", error="invalid_token"');
-      return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_TOKEN_INVALID', 'the bearer token is not a configured token', { need }));
-    }
-    request.principal = { name: token.name, role: token.role, key: `token:${token.name}` };
-    if (!roleAllows(token.role, need)) {
-      const message = `this route needs role ${need}; the token ${token.name} has role ${token.role}`;
-      return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_ROLE_INSUFFICIENT', message, { need, role: token.role, token: token.name }));
-    }
-    return undefined;
-  });
+    authorize(request, reply, options, request.routeOptions.config.role ?? 'read', request.routeOptions.url),
+  );
 }
 
+/**
+ * Checks the request against the role its route needs: answers 401, 403 or the open coordinator's
+ * refusal itself (and returns the reply), or sets `request.principal` and returns undefined. Also
+ * called for a URL the router refuses before any hook (http/framework-errors.ts), as `read`.
+ */
+export function authorize(request: FastifyRequest, reply: FastifyReply, options: AuthOptions, need: RouteRole, routeUrl: string | undefined): FastifyReply | undefined {
+  if (need === 'public') return undefined;
+  if (options.tokens.length === 0) {
+    // Open serves this machine's own clients only. A web page the user visits cannot use it: by
+    // DNS rebinding its requests name the page's host, and a cross-site form or fetch is marked
+    // so by the browser (Sec-Fetch-Site, Origin).
+    if (!isLoopback(request.hostname) || crossOrigin(request)) {
+      return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_OPEN_FOREIGN', 'an open coordinator answers only requests addressed to a loopback host from no other site', { need }));
+    }
+    request.principal = { name: 'open', role: 'admin', key: `ip:${request.ip}` };
+    return undefined;
+  }
+  // The hook answers itself rather than throwing: a thrown error would reach the error handler
+  // of the route's own plugin (the dashboard has its own), not the problem+json one.
+  const presented = bearerToken(request) ?? cookieToken(request);
+  // A browser opening the syncs page without a (valid) token is sent to the login form.
+  const signIn = () => reply.header('cache-control', 'no-store').redirect(`${LOGIN_PATH}?next=${encodeURIComponent(UI_PAGE)}`, 303);
+  const pageNavigation = request.method === 'GET' && (routeUrl === UI_PAGE || routeUrl === UI_PAGE.slice(0, -1)) && /\btext\/html\b/.test(request.headers.accept ?? '');
+  if ((presented === undefined || findToken(options.tokens, presented) === undefined) && pageNavigation) return signIn();
+  if (presented === undefined) {
+    return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_TOKEN_MISSING', 'this route needs a bearer token (Authorization: Bearer <token>)', { need }));
+  }
+  const token = findToken(options.tokens, presented);
+  if (token === undefined) {
+    void reply.header('www-authenticate', 'Bearer realm="tributary", error="invalid_token"');
+    return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_TOKEN_INVALID', 'the bearer token is not a configured token', { need }));
+  }
+  request.principal = { name: token.name, role: token.role, key: `token:${token.name}` };
+  if (!roleAllows(token.role, need)) {
+    const message = `this route needs role ${need}; the token ${token.name} has role ${token.role}`;
+    return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_ROLE_INSUFFICIENT', message, { need, role: token.role, token: token.name }));
+  }
+  return undefined;
+}
+
+/**
+ * The token of `Authorization: Bearer <token>` (RFC 6750 §2.1; the scheme is case-insensitive, RFC
+ * 9110 §11.1). A header of another scheme, or a bare token, carries no bearer token: the cookie may
+ * still authenticate (a proxy's own Basic header), else 401 AUTH_TOKEN_MISSING, as without a header.
+ */
 function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
-  if (header === undefined) return undefined;
+  if (header === undefined || !/^Bearer(?:[ \t]|$)/i.test(header)) return undefined;
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-  // A malformed header counts as a presented (and thus unknown) token, not as no token.
+  // A malformed Bearer header (`Bearer a b`, `Bearer` alone) counts as a presented (and thus unknown) token.
   return match?.[1] ?? header;
 }
 

@@ -45,6 +45,7 @@ const STATUS_BY_CODE: Readonly<Partial<Record<HttpErrorCode, number>>> = {
   COMPACTION_STARTING: 409,
   IDEMPOTENCY_KEY_REUSED: 422,
   REQUEST_INVALID: 400,
+  REQUEST_URL_INVALID: 400,
   SYNC_LOAD_UNSUPPORTED: 400,
   PAYLOAD_INVALID: 400,
   MYSQL_SOURCE_INVALID: 400,
@@ -56,6 +57,8 @@ const STATUS_BY_CODE: Readonly<Partial<Record<HttpErrorCode, number>>> = {
   // A source file the plan reads (its header, first line or footer) that is not well-formed.
   SOURCE_FILE_MALFORMED: 400,
   SYNC_NOTHING_TO_LOAD: 422,
+  // The table's own history (a snapshot's tributary.* properties) is not what Tributary wrote.
+  SYNC_HISTORY_UNREADABLE: 409,
   // MYSQL_ and POSTGRES_SOURCE_UNAVAILABLE stay 503 (retryable): a source names an operator's connection, so a
   // server that cannot be reached is the deployment's trouble, not the caller's input.
   // What the operator allows a source to read (access.ts of @tributary/sources).

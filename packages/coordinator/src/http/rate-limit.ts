@@ -22,17 +22,24 @@ export interface RateLimitOptions {
 
 export const DEFAULT_RATE_LIMIT = { max: 6000, timeWindowMs: 60_000 } as const;
 
+/** Where the counters are in Redis: `<nameSpace><key>`, the key a token's (`token:<name>`) or an address's (`ip:<address>`). */
+function rateLimitNameSpace(keyPrefix: string | undefined): string {
+  return `${keyPrefix ?? 'tributary'}:rate-limit:`;
+}
+
 /** Call after registerAuth (its hook sets `request.principal`) and before any route. */
 export async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
+  // The limit is the plugin's own (global: false, so no route gets its hook) and createRateLimit is
+  // called without options: given options, it counts in a child store keyed by a route it is not
+  // told (`<nameSpace>undefinedundefined-<key>`); so the key is `<prefix>:rate-limit:token:<name>`.
   await app.register(fastifyRateLimit, {
     global: false,
-    ...(options.redis === undefined ? {} : { redis: options.redis, nameSpace: `${options.keyPrefix ?? 'tributary'}:rate-limit:` }),
-  });
-  const limit = app.createRateLimit({
     max: options.max,
     timeWindow: options.timeWindowMs,
     keyGenerator: (request) => request.principal?.key ?? `ip:${request.ip}`,
+    ...(options.redis === undefined ? {} : { redis: options.redis, nameSpace: rateLimitNameSpace(options.keyPrefix) }),
   });
+  const limit = app.createRateLimit();
   app.addHook('onRequest', async (request, reply) => {
     if ((request.routeOptions.config as { rateLimit?: unknown }).rateLimit === false) return undefined;
     const result = await limit(request);

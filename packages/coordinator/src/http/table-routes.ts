@@ -7,7 +7,7 @@ import { errorFrom } from '@tributary/protocol';
 import { DEFAULT_ORPHAN_AGE_MS, formatDataType, parseDataTypeString, tableErrors, type TableDescription, type TableRef, type TableSummary, type Tables } from '@tributary/table';
 import { z } from 'zod';
 import { coordinatorErrors } from '../errors.ts';
-import { CreateTableBody } from '../requests.ts';
+import { CreateTableBody, tableRequestFromSource } from '../requests.ts';
 import type { SyncService } from '../sync/service.ts';
 import type { SyncStore } from '../sync/store.ts';
 import { problemResponses } from './problem.ts';
@@ -64,18 +64,19 @@ export const tableRoutes: FastifyPluginAsyncZod<TableRouteDeps> = async (app, { 
     async (request, reply) => {
       const body = request.body;
       const ref = { database: body.database, table: body.name };
+      // A table made from a source passes the checks of one given by its columns (names, keys, bucket).
       const made =
         'fromSource' in body
-          ? await syncs.tableFromSource(body.fromSource, { ...(body.primaryKeys === undefined ? {} : { primaryKeys: body.primaryKeys }), ...(body.bucket === undefined ? {} : { bucket: body.bucket }) })
-          : { columns: body.columns, primaryKeys: body.primaryKeys, bucket: body.bucket };
-      if (made.primaryKeys.length > 0 && made.bucket < 1) {
-        throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', 'a primary-key table needs fixed buckets (bucket >= 1)', { ...ref });
-      }
+          ? tableRequestFromSource(
+              body,
+              await syncs.tableFromSource(body.fromSource, { ...(body.primaryKeys === undefined ? {} : { primaryKeys: body.primaryKeys }), ...(body.bucket === undefined ? {} : { bucket: body.bucket }) }),
+            )
+          : body;
       const options = { ...body.options, bucket: String(made.bucket) };
-      const columns = made.columns.map((c: { name: string; type: string; description?: string }) => ({ name: c.name, type: parseDataTypeString(c.type), description: c.description }));
+      const columns = made.columns.map((c) => ({ name: c.name, type: parseDataTypeString(c.type), description: c.description }));
       const info = await tables.createTable(warehouse, ref, {
         fields: columns,
-        partitionKeys: body.partitionKeys,
+        partitionKeys: made.partitionKeys,
         primaryKeys: [...made.primaryKeys],
         options,
       });

@@ -13,7 +13,7 @@
  * `#` and `H` are refused: a schedule that needs them can be written as one or several schedules
  * in the plain form, which reads the same everywhere.
  */
-import { CronExpressionParser } from 'cron-parser';
+import { CronExpressionParser, type CronExpression } from 'cron-parser';
 import { errorFrom } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
 
@@ -55,8 +55,29 @@ export function cronProblem(pattern: string): string | undefined {
     }
   }
   // Each item passed alone; the whole pattern must pass as BullMQ will read it.
-  const refused = parserRefusal(parts.length === 6 ? parts : ['0', ...parts]);
-  return refused === undefined ? undefined : `cron-parser refuses it: ${refused}`;
+  const fields = parts.length === 6 ? parts : ['0', ...parts];
+  const refused = parserRefusal(fields);
+  if (refused !== undefined) return `cron-parser refuses it: ${refused}`;
+  return neverFires(CronExpressionParser.parse(fields.join(' ')));
+}
+
+/** Days each month can have (February 29 in leap years: `0 0 29 2 *` fires every four years or so). */
+const DAYS_IN_MONTH: readonly number[] = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Why a pattern cron-parser takes can never fire, or undefined. cron-parser refuses only a single
+ * month whose day cannot occur (`0 0 31 4 *`); with a list of months (`0 0 31 4,6,9,11 *`) it takes
+ * the pattern, and its search for the next time gives up, so BullMQ would store a schedule that
+ * never runs. Times of day always occur, so only the days can fail: a day of month restricts the
+ * days alone when the day of week is `*` or `?` (both restricted match either, as cron-parser's
+ * `matchDayOfMonth` does, and every month has every weekday).
+ */
+function neverFires(expression: CronExpression): string | undefined {
+  const { dayOfMonth, month, dayOfWeek } = expression.fields;
+  if (!dayOfWeek.isWildcard) return undefined;
+  const days = dayOfMonth.values.flatMap((d) => (typeof d === 'number' ? [d] : []));
+  const fires = month.values.some((m) => days.some((d) => d <= (DAYS_IN_MONTH[m - 1] ?? 0)));
+  return fires ? undefined : `it never fires: day of month ${days.join(',')} occurs in none of the months ${month.values.join(',')}`;
 }
 
 function itemProblem(item: string, spec: FieldSpec, at: number): string | undefined {

@@ -18,11 +18,11 @@ import { loadedFilesOf, watermarkOf } from './positions.ts';
 const PAGE = 100;
 
 export function tableHistory(tables: Tables, warehouse: string, ref: TableRef, sourceId: string): PlanHistory {
-  async function* snapshots(): AsyncIterable<Readonly<Record<string, string>>> {
+  async function* snapshots(): AsyncIterable<{ readonly id: number; readonly properties: Readonly<Record<string, string>> }> {
     let before: number | undefined;
     for (;;) {
       const page = await tables.listSnapshots(warehouse, ref, PAGE, before);
-      for (const s of page) yield s.properties;
+      for (const s of page) yield s;
       const last = page.at(-1);
       if (page.length < PAGE || last === undefined) return;
       before = last.id;
@@ -30,8 +30,8 @@ export function tableHistory(tables: Tables, warehouse: string, ref: TableRef, s
   }
   return {
     async watermark(column) {
-      for await (const properties of snapshots()) {
-        const found = watermarkOf(properties, sourceId, column);
+      for await (const { id, properties } of snapshots()) {
+        const found = watermarkOf(properties, sourceId, column, id);
         if (found !== undefined) return found.value;
       }
       return null;
@@ -39,8 +39,8 @@ export function tableHistory(tables: Tables, warehouse: string, ref: TableRef, s
     async loadedFiles() {
       const store = tables.warehouseStore(warehouse);
       const loaded = new Set<string>();
-      for await (const properties of snapshots()) {
-        for (const [uri, etag] of await loadedFilesOf(properties, (key) => store.get(key))) loaded.add(loadedFileKey(uri, etag));
+      for await (const { id, properties } of snapshots()) {
+        for (const [uri, etag] of await loadedFilesOf(properties, (key) => store.get(key), id)) loaded.add(loadedFileKey(uri, etag));
       }
       return loaded;
     },

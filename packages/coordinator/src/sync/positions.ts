@@ -25,8 +25,10 @@
  * `tributary.watermark` = `{"column": <name>, "value": <the watermark committed, or null>}`.
  */
 import { createHash } from 'node:crypto';
+import { errorFrom, isTributaryError } from '@tributary/errors';
 import { canonicalJson, ShardReadPosition, syncStagingPrefix } from '@tributary/protocol';
 import { z } from 'zod';
+import { coordinatorErrors } from '../errors.ts';
 
 export const POSITIONS_PROPERTY = 'tributary.positions';
 export const SOURCE_ID_PROPERTY = 'tributary.source-id';
@@ -105,29 +107,62 @@ const PositionsObject = z.object({ shards: z.record(z.string(), ShardReadPositio
 
 /**
  * The files (`[uri, etag]`) a snapshot lists as loaded: from the inline list, or from its object
- * (`readObject`, checked against its SHA-256; a missing or changed object is an error, never "no files").
+ * (`readObject`, checked against its SHA-256). A property or object that is not what Tributary
+ * writes, or an object missing or changed, is SYNC_HISTORY_UNREADABLE, never "no files" (which
+ * would load them all again). `snapshotId` names the snapshot in the error.
  */
-export async function loadedFilesOf(properties: Readonly<Record<string, string>>, readObject: (key: string) => Promise<Uint8Array>): Promise<[string, string][]> {
+export async function loadedFilesOf(properties: Readonly<Record<string, string>>, readObject: (key: string) => Promise<Uint8Array>, snapshotId?: number): Promise<[string, string][]> {
   const text = properties[POSITIONS_PROPERTY];
   if (text === undefined) return [];
-  const summary = PositionsSummary.parse(JSON.parse(text));
+  const summary = parsed(PositionsSummary, text, POSITIONS_PROPERTY, snapshotId);
   if (summary.files?.list !== undefined) return summary.files.list.map(([uri, , etag]) => [uri, etag]);
   if (summary.files === undefined || summary.object === undefined) return [];
-  const bytes = await readObject(summary.object);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readObject(summary.object);
+  } catch (error) {
+    if (isTributaryError(error) && error.code === 'OBJECT_NOT_FOUND') throw unreadable(snapshotId, POSITIONS_PROPERTY, 'the positions object it names is missing');
+    throw error;
+  }
   const sha = createHash('sha256').update(bytes).digest('hex');
-  if (sha !== summary.objectSha256) throw new Error(`${summary.object} does not have the SHA-256 its snapshot recorded`);
-  const full = PositionsObject.parse(JSON.parse(new TextDecoder().decode(bytes)));
+  if (sha !== summary.objectSha256) throw unreadable(snapshotId, POSITIONS_PROPERTY, 'the positions object it names does not have the SHA-256 it recorded');
+  const full = parsed(PositionsObject, new TextDecoder().decode(bytes), POSITIONS_PROPERTY, snapshotId);
   return Object.values(full.shards).flatMap((p) => (p.files ?? []).map((f): [string, string] => [f.uri, f.etag]));
 }
 
-/** The watermark a snapshot committed for `column`, when it is a load of `sourceId`; undefined: not this snapshot. */
-export function watermarkOf(properties: Readonly<Record<string, string>>, sourceId: string, column: string): { value: string | null } | undefined {
+const Watermark = z.object({ column: z.string(), value: z.string().nullable() });
+
+/**
+ * The watermark a snapshot committed for `column`, when it is a load of `sourceId`; undefined: not
+ * this snapshot. A load of this source whose watermark is not what Tributary writes is
+ * SYNC_HISTORY_UNREADABLE (where the next load starts cannot be told).
+ */
+export function watermarkOf(properties: Readonly<Record<string, string>>, sourceId: string, column: string, snapshotId?: number): { value: string | null } | undefined {
   if (properties[SOURCE_ID_PROPERTY] !== sourceId) return undefined;
   const text = properties[WATERMARK_PROPERTY];
   if (text === undefined) return undefined;
-  const parsed = z.object({ column: z.string(), value: z.string().nullable() }).safeParse(JSON.parse(text));
-  if (!parsed.success || parsed.data.column !== column) return undefined;
-  return { value: parsed.data.value };
+  const watermark = parsed(Watermark, text, WATERMARK_PROPERTY, snapshotId);
+  return watermark.column === column ? { value: watermark.value } : undefined;
+}
+
+function parsed<T>(schema: z.ZodType<T>, text: string, property: string, snapshotId: number | undefined): T {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw unreadable(snapshotId, property, 'it is not JSON');
+  }
+  const result = schema.safeParse(json);
+  if (!result.success) throw unreadable(snapshotId, property, 'it is not what Tributary writes');
+  return result.data;
+}
+
+function unreadable(snapshotId: number | undefined, property: string, why: string): Error {
+  const which = snapshotId === undefined ? 'a snapshot' : `snapshot ${snapshotId}`;
+  return errorFrom(coordinatorErrors, 'SYNC_HISTORY_UNREADABLE', `${which}'s ${property} cannot be read (${why}): what earlier loads loaded cannot be told, so nothing is planned`, {
+    property,
+    ...(snapshotId === undefined ? {} : { snapshotId }),
+  });
 }
 
 export function watermarkProperty(column: string, value: string | null): string {

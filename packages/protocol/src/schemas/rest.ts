@@ -11,12 +11,30 @@ import { DeleteMarker, FullExtract, SyncLayout, SyncTableRef } from '../sync-sch
 import { BadRowPolicy, Identifier, StringMap, SyncMode } from './common.ts';
 
 /**
+ * The field names Paimon keeps for itself: Java's `SpecialFields.SYSTEM_FIELD_NAMES` and its
+ * `_KEY_` prefix, which `SchemaValidation.validateTableSchema` refuses in a table schema (Paimon
+ * 1.4). A table that has one is written, but pypaimon and Paimon Java refuse to read it.
+ */
+const PAIMON_SYSTEM_FIELDS: ReadonlySet<string> = new Set(['_SEQUENCE_NUMBER', '_VALUE_KIND', '_LEVEL', 'rowkind', '_ROW_ID']);
+const PAIMON_KEY_PREFIX = '_KEY_';
+
+/**
+ * A column name: an Identifier that is not one of Paimon's system field names. The one rule for
+ * every column of a new table, given in `columns` or made from a source's schema (`fromSource`).
+ */
+export const ColumnName = Identifier.refine(
+  (name) => !PAIMON_SYSTEM_FIELDS.has(name) && !name.startsWith(PAIMON_KEY_PREFIX),
+  `a name Paimon keeps for its system fields (${[...PAIMON_SYSTEM_FIELDS].join(', ')}, or starting with ${PAIMON_KEY_PREFIX})`,
+);
+export type ColumnName = z.infer<typeof ColumnName>;
+
+/**
  * One column. `type` is a Paimon type string as in schema JSON ("BIGINT NOT NULL",
  * "VARCHAR(32)", "DECIMAL(10, 2)", "TIMESTAMP(3)"); @tributary/table parses it, so an unknown
  * type is refused there with its own code.
  */
 export const ColumnSpec = z.strictObject({
-  name: Identifier,
+  name: ColumnName,
   type: z.string().min(1).max(512),
   description: z.string().max(4096).optional(),
 });
@@ -80,14 +98,23 @@ export function createTableFromSourceRequest<Source extends z.ZodType>(source: S
   });
 }
 
+/** The prefix of the snapshot properties Tributary writes itself (the source, its positions, the watermark). */
+export const RESERVED_PROPERTY_PREFIX = 'tributary.';
+
 /** Per-sync settings; every field has a default. */
 export const SyncOptions = z.strictObject({
   /** Attempts per shard before it votes NO (BullMQ `attempts`). */
   maxAttempts: z.number().int().min(1).max(100).default(3),
   /** Abort the sync if PREPARE has not finished after this long. */
   prepareTimeoutMs: z.number().int().min(1_000).max(7 * 24 * 3600 * 1000).optional(),
-  /** Properties written into the snapshot's `properties` (the sync id is always added). */
-  snapshotProperties: StringMap.default({}),
+  /**
+   * Properties written into the snapshot's `properties` (the sync id is always added). Keys starting
+   * `tributary.` are the load's own (its source, positions and watermark, which later loads trust):
+   * a request may not set them.
+   */
+  snapshotProperties: StringMap.refine((m) => !Object.keys(m).some((k) => k.startsWith(RESERVED_PROPERTY_PREFIX)), {
+    message: `keys starting "tributary." are written by Tributary, not by a request`,
+  }).default({}),
   /**
    * Once the sync is COMMITTED, plan a compaction of the table (Paimon's universal or append rules,
    * as `POST /v1/tables/{db}/{table}/compactions` without `full`): like a Paimon writer that is not

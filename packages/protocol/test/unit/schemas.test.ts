@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import {
   CreateTableRequest,
+  startSyncRequest,
   ProblemDetails,
   isTributaryError,
   parsePayload,
@@ -46,6 +47,19 @@ test('CreateTableRequest refuses what Paimon or v1 would refuse, naming the fiel
       () => parsePayload(CreateTableRequest, body, 'create-table request'),
       (e: unknown) => isTributaryError(e) && e.code === 'PAYLOAD_INVALID' && e.context['path'] === path,
       what,
+    );
+  }
+});
+
+test('a sync request may not set the snapshot properties Tributary writes itself', () => {
+  const SyncRequest = startSyncRequest(z.looseObject({ kind: z.string() }));
+  const request = (snapshotProperties: Record<string, string>) => ({ table: { database: 'shop', table: 'orders' }, source: { kind: 'generator', shards: 1, rowsPerShard: 1 }, options: { snapshotProperties } });
+  assert.deepEqual(parsePayload(SyncRequest, request({ team: 'sales', 'tributary-like': 'x' }), 'sync request').options.snapshotProperties, { team: 'sales', 'tributary-like': 'x' });
+  for (const key of ['tributary.positions', 'tributary.watermark', 'tributary.source-id', 'tributary.anything']) {
+    assert.throws(
+      () => parsePayload(SyncRequest, request({ [key]: '{}' }), 'sync request'),
+      (e: unknown) => isTributaryError(e) && e.code === 'PAYLOAD_INVALID' && e.context['path'] === 'options.snapshotProperties' && !e.message.includes('{}'),
+      key,
     );
   }
 });

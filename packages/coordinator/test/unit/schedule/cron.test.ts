@@ -60,6 +60,24 @@ describe('cron pattern check', () => {
     test(`refuses "${pattern}"`, () => assert.match(cronProblem(pattern) ?? '', message));
   }
 
+  // cron-parser takes these (a list of months, or a day that cannot occur in one of them) but finds no next time.
+  const neverFiring = ['0 0 31 4,6,9,11 *', '* * * 31 4,6,9,11 *', '0 0 31 2,4 *', '0 0 31 2,4,6 ?', '0 0 31 APR-JUN/2 *'];
+  for (const pattern of neverFiring) {
+    test(`refuses "${pattern}": it never fires`, () => {
+      assert.match(cronProblem(pattern) ?? '', /never fires: day of month .* occurs in none of the months/);
+      assert.throws(() => checkCron(pattern, 'UTC'), (e) => isTributaryError(e) && e.code === 'SCHEDULE_CRON_INVALID');
+      const fields = pattern.split(' ').length === 6 ? pattern : `0 ${pattern}`;
+      assert.throws(() => CronExpressionParser.parse(fields, { currentDate: new Date('2030-01-01T00:00:00Z') }).next(), /loop limit/, 'cron-parser finds no next time either');
+    });
+  }
+  // A day that occurs in one of the months, February 29, or a restricted day of week (either matches): these fire.
+  for (const pattern of ['0 0 31 4,5 *', '0 0 29 2 *', '0 0 30,31 2,4 *', '0 0 31 2 MON', '0 0 31 4,6 0-6']) {
+    test(`accepts "${pattern}": it fires`, () => {
+      assert.equal(cronProblem(pattern), undefined);
+      assert.doesNotThrow(() => CronExpressionParser.parse(`0 ${pattern}`, { currentDate: new Date('2030-01-01T00:00:00Z') }).next());
+    });
+  }
+
   test('what it accepts, cron-parser accepts', () => {
     for (const pattern of valid) assert.doesNotThrow(() => CronExpressionParser.parse(pattern), pattern);
   });

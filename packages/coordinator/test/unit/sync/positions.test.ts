@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
+import { errorFrom, isTributaryError } from '@tributary/errors';
 import type { ShardReadPosition } from '@tributary/protocol';
+import { tableErrors } from '@tributary/table';
 import { INLINE_LIMIT, POSITIONS_PROPERTY, foldPositions, loadedFilesOf, positionsObjectKey, watermarkOf, watermarkProperty } from '../../../src/sync/positions.ts';
 
 const order = (file: number, offset: number) => `mysql-bin.${String(file).padStart(6, '0')}:${String(offset).padStart(20, '0')}`;
@@ -63,7 +65,7 @@ test('files: inline while small, else in the object; loadedFilesOf reads either 
   assert.deepEqual(new Set(loaded.map(([uri, etag]) => `${uri} ${etag}`)), new Set(Array.from({ length: 1000 }, (_, i) => `s3://b/in/file-${i}.csv e${i}`)));
   const changed = Uint8Array.from(bytes);
   changed[10] = (changed[10] ?? 0) ^ 1;
-  await assert.rejects(loadedFilesOf(big.properties, () => Promise.resolve(changed)), /SHA-256/);
+  await assert.rejects(loadedFilesOf(big.properties, () => Promise.resolve(changed)), (e: unknown) => isTributaryError(e) && e.code === 'SYNC_HISTORY_UNREADABLE' && /SHA-256/.test(e.message));
 });
 
 test('a watermark is read back only for its source and column', () => {
@@ -72,4 +74,23 @@ test('a watermark is read back only for its source and column', () => {
   assert.equal(watermarkOf(properties, 'other', 'updated_at'), undefined);
   assert.equal(watermarkOf(properties, 'abc', 'id'), undefined);
   assert.deepEqual(watermarkOf({ ...properties, 'tributary.watermark': watermarkProperty('id', null) }, 'abc', 'id'), { value: null });
+});
+
+test('a snapshot whose positions or watermark are not what Tributary writes is SYNC_HISTORY_UNREADABLE, never "nothing loaded"', async () => {
+  const unreadable = (snapshotId: number) => (e: unknown) =>
+    isTributaryError(e) && e.code === 'SYNC_HISTORY_UNREADABLE' && e.context['snapshotId'] === snapshotId && !e.message.includes('secret-cell');
+  const noObject = () => Promise.reject(new Error('no object expected'));
+  for (const text of ['not json', '"secret-cell"', '{"files": {"list": [["s3://b/x.csv"]]}}', '[]']) {
+    await assert.rejects(loadedFilesOf({ [POSITIONS_PROPERTY]: text }, noObject, 7), unreadable(7), text);
+  }
+  const missing = { [POSITIONS_PROPERTY]: JSON.stringify({ files: { count: 1, bytes: 1 }, object: 'k', objectSha256: 'a'.repeat(64) }) };
+  const notFound = () => Promise.reject(errorFrom(tableErrors, 'OBJECT_NOT_FOUND', 'no object at k'));
+  await assert.rejects(loadedFilesOf(missing, notFound, 8), unreadable(8), 'the object gone');
+  const bytes = new TextEncoder().encode('{"shards": 1}');
+  const notPositions = { [POSITIONS_PROPERTY]: JSON.stringify({ files: { count: 1, bytes: 1 }, object: 'k', objectSha256: createHash('sha256').update(bytes).digest('hex') }) };
+  await assert.rejects(loadedFilesOf(notPositions, () => Promise.resolve(bytes), 9), unreadable(9), 'an object of another shape');
+  for (const text of ['not json', '{"column": 3}']) {
+    assert.throws(() => watermarkOf({ 'tributary.source-id': 'abc', 'tributary.watermark': text }, 'abc', 'id', 5), unreadable(5), text);
+    assert.equal(watermarkOf({ 'tributary.source-id': 'other', 'tributary.watermark': text }, 'abc', 'id', 5), undefined, 'another source’s snapshot is not read');
+  }
 });
