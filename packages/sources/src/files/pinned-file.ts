@@ -1,8 +1,7 @@
 /**
  * A source file's bytes, read only as the version the plan listed (its size and ETag). A file
  * rewritten while its shard read it once committed a mix of both versions, and the snapshot
- * recorded the old ETag with the new rows, so `newFilesOnly` loaded it again (probe report,
- * item 1). Every ranged read is therefore pinned:
+ * recorded the old ETag with the new rows, so `newFilesOnly` loaded it again. Every ranged read is therefore pinned:
  *
  * - S3: each GET sends `If-Match` with the listed ETag (S3ObjectStore's `ifMatch`), which S3 and
  *   MinIO evaluate atomically with the read: another version answers 412.

@@ -2,8 +2,8 @@
  * How CSV headers and NDJSON keys map to the table's columns (local files), as Parquet's names do
  * (column-names.ts): exact first, then a unique case-insensitive match, at plan time and when read;
  * a file that shares no column with the table and a header naming a column twice are refused with
- * SOURCE_SCHEMA_MISMATCH naming the file (probe report, items 3 and 8); an NDJSON object never
- * reads an inherited property for a key it lacks (item 6).
+ * SOURCE_SCHEMA_MISMATCH naming the file; an NDJSON object never
+ * reads an inherited property for a key it lacks.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,5 @@
 /**
- * A file rewritten after the plan listed it is never read as a mix of versions (probe report, item
- * 1): a shard reads the version listed or fails with SOURCE_FILE_CHANGED naming the file and no
+ * A file rewritten after the plan listed it is never read as a mix of versions: a shard reads the version listed or fails with SOURCE_FILE_CHANGED naming the file and no
  * cell; the read position it gives is that version. On a local disk (size and modification time
  * checked around every read) and on MinIO (every ranged GET sends If-Match).
  */

@@ -102,9 +102,9 @@ test('openTable reuses a table opened at its pinned schema id; publish on a miss
 });
 
 test('a table dropped and created again under the same name is not handed out from the schema-0 a worker opened before', async () => {
-  // The probe's case: workers had opened the table at schema 0 as DECIMAL(10, 2); it was dropped and
-  // created again as DECIMAL(10, 4), schema 0 again, and they wrote 1.5 as decimal(10, 2) files,
-  // which Paimon Java read as 0.0150.
+  // Workers that had opened the table at schema 0 as DECIMAL(10, 2), which was then dropped and
+  // created again as DECIMAL(10, 4) (schema 0 again), wrote 1.5 as decimal(10, 2) files, which
+  // Paimon Java read as 0.0150.
   const ref = { database: 'seam', table: 'recreated' };
   const amount = (type: string) => [
     { name: 'id', type: parseDataTypeString('INT NOT NULL') },
