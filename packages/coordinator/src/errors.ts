@@ -104,6 +104,11 @@ export const coordinatorErrors = defineErrorCatalogue({
     summary:
       'A committed snapshot\u2019s tributary.positions or tributary.watermark (or the positions object it names) is not what Tributary writes, or is missing or changed: which files or rows earlier loads loaded cannot be told, so no sync was started (newFilesOnly or incremental).',
   },
+  SYNC_SOURCE_BUSY: {
+    retryable: true,
+    summary:
+      'Another sync of the same table and source that loads only what is new (newFilesOnly or incremental) has not ended: both would plan from the same snapshots and load the same files or rows twice. Nothing was started; retry once it ends (a schedule records the fire as skipped).',
+  },
   SYNC_CONCURRENCY_LIMIT: {
     retryable: true,
     summary: 'Too many syncs are not yet COMMITTED or ABORTED, for this table or overall; retry after Retry-After seconds.',

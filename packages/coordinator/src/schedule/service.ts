@@ -202,7 +202,8 @@ export class ScheduleService {
       return { firedAt, outcome: 'started', syncId: record.id };
     } catch (error) {
       // Nothing new to load (newFilesOnly over files already loaded): the fire is skipped, saying why.
-      if (isTributaryError(error) && error.code === 'SYNC_NOTHING_TO_LOAD') return { firedAt, outcome: 'skipped', code: error.code, reason: error.message };
+      // Another sync loading what is new from the same source still runs (one started by hand): skipped too.
+      if (isTributaryError(error) && (error.code === 'SYNC_NOTHING_TO_LOAD' || error.code === 'SYNC_SOURCE_BUSY')) return { firedAt, outcome: 'skipped', code: error.code, reason: error.message };
       // A start that cannot succeed as is (table dropped, no source file) is recorded; others are retried.
       if (isTributaryError(error) && !error.retryable) return { firedAt, outcome: 'failed', code: error.code, reason: error.message };
       throw error;

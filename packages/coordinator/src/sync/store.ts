@@ -63,8 +63,9 @@ import { FrozenField, statusText } from './status.ts';
 // table (db.table), and for a create only: the most non-terminal syncs overall and per table (-1:
 // no limit), the record key prefix of other syncs; then discard (1/0), the summary, the head, the
 // summary's version (the new version when the summary is its schema's own text, else ''), the head's
-// frozen totals with the version they were written for (JSON; sync/status.ts). Returns 1
-// written, 0 version mismatch (or exists), -1 overall limit reached, -2 table limit. The limits are
+// frozen totals with the version they were written for (JSON; sync/status.ts), the sync's history
+// key (historyKeyOf; '' for none). Returns 1 written, 0 version mismatch (or exists), -1 overall
+// limit reached, -2 table limit, -3 a non-terminal sync with the same history key. The limits are
 // checked in the same step as the write, so two concurrent starts cannot both pass. A terminal
 // transition marks the attempts still shown running as abandoned in the same step. Every write
 // (not only the create) puts the sync in its table's and database's index, under its creation
@@ -86,10 +87,15 @@ if ARGV[1] == '-1' then
       if n >= maxTable then return -2 end
     end
   end
+  if ARGV[17] ~= '' then
+    for _, id in ipairs(redis.call('SMEMBERS', KEYS[3])) do
+      if redis.call('HGET', ARGV[11] .. id, 'history') == ARGV[17] then return -3 end
+    end
+  end
 elseif current ~= ARGV[1] then
   return 0
 end
-redis.call('HSET', KEYS[1], 'version', ARGV[2], 'json', ARGV[3], 'phase', ARGV[4], 'table', ARGV[8], 'discard', ARGV[12], 'summary', ARGV[13], 'head', ARGV[14], 'summaryVersion', ARGV[15], 'frozen', ARGV[16])
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'json', ARGV[3], 'phase', ARGV[4], 'table', ARGV[8], 'discard', ARGV[12], 'summary', ARGV[13], 'head', ARGV[14], 'summaryVersion', ARGV[15], 'frozen', ARGV[16], 'history', ARGV[17])
 if ARGV[1] == '-1' then redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6]) end
 local score = redis.call('ZSCORE', KEYS[2], ARGV[6])
 if score then
@@ -233,6 +239,14 @@ export class SyncStore {
    */
   async create(record: SyncRecord, createdAtMs: number, limits: ActiveLimits = {}): Promise<boolean> {
     const result = await this.#eval(record, -1, createdAtMs, limits);
+    if (result === -3) {
+      throw errorFrom(
+        coordinatorErrors,
+        'SYNC_SOURCE_BUSY',
+        `another sync of table ${tableKey(record)} loading only what is new from the same source (newFilesOnly or incremental) has not ended: both would load the same files or rows`,
+        { table: tableKey(record), retryAfterSeconds: CONCURRENCY_RETRY_AFTER_S },
+      );
+    }
     if (result === -1 || result === -2) {
       const scope = result === -1 ? 'overall' : `for table ${tableKey(record)}`;
       const max = (result === -1 ? limits.maxActive : limits.maxActivePerTable) ?? 0;
@@ -781,6 +795,7 @@ export class SyncStore {
       JSON.stringify(head),
       summary.canonical ? String(record.version) : '',
       JSON.stringify({ version: record.version, frozen: head.frozen }),
+      historyKeyOf(record),
     );
     return Number(result);
   }
@@ -800,6 +815,18 @@ function indexKeys(prefix: string) {
 
 /** Ids read from an index at a time by a list. */
 const LIST_PAGE = 200;
+
+/**
+ * What two syncs share when each loads only what the table's snapshots say is new from one source
+ * into one table (`newFilesOnly`, `incremental`): the table and the source's identity. Two such
+ * syncs at once would both plan from the same history and load the same files or rows twice, so a
+ * second one is refused while the first has not ended (SYNC_SOURCE_BUSY). '' for any other sync.
+ */
+export function historyKeyOf(record: SyncRecord): string {
+  const source = record.plan.source as { readonly newFilesOnly?: unknown; readonly incremental?: unknown };
+  if (source.newFilesOnly !== true && source.incremental == null) return '';
+  return `${tableKey(record)}\u0000${record.plan.options.snapshotProperties['tributary.source-id'] ?? ''}`;
+}
 
 function tableKey(record: SyncRecord): string {
   return `${record.plan.table.database}.${record.plan.table.table}`;

@@ -115,6 +115,32 @@ describe('SyncStore on Redis', () => {
     await assert.rejects(store.pageRecord('nope'), { code: 'SYNC_NOT_FOUND' });
   });
 
+  test('a second sync loading only what is new from one source into one table is refused until the first ends, even when started at once', async () => {
+    const store = new SyncStore(redis, uniqueName('store'));
+    const planOf = (commitUser: string, source: Record<string, unknown>, sourceId: string, table = 'orders') => ({
+      ...testPlan(commitUser, { table: { database: 'db', table }, options: { snapshotProperties: { 'tributary.source-id': sourceId } } }),
+      source,
+    });
+    const newFiles = { kind: 'files', newFilesOnly: true };
+    const busy = (e: unknown) => isTributaryError(e) && e.code === 'SYNC_SOURCE_BUSY' && e.retryable;
+    // Ten at once: exactly one is created.
+    const racing = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => store.create(newSyncRecord(`n${i}`, planOf(`u${i}`, newFiles, 'src-1'), 't'), Date.now())));
+    assert.equal(racing.filter((r) => r.status === 'fulfilled' && r.value).length, 1);
+    assert.ok(racing.every((r) => r.status === 'fulfilled' || busy(r.reason)));
+    const first = (await store.activeIds())[0];
+    assert.ok(first !== undefined);
+    // Another source, another table, a sync that reads everything, an incremental load of another source: all created.
+    assert.equal(await store.create(newSyncRecord('other-source', planOf('v1', newFiles, 'src-2'), 't'), Date.now()), true);
+    assert.equal(await store.create(newSyncRecord('other-table', planOf('v2', newFiles, 'src-1', 'events'), 't'), Date.now()), true);
+    assert.equal(await store.create(newSyncRecord('everything', planOf('v3', { kind: 'files' }, 'src-1'), 't'), Date.now()), true);
+    await assert.rejects(store.create(newSyncRecord('incremental', planOf('v4', { kind: 'mysql', incremental: { column: 'id' } }, 'src-2'), 't'), Date.now()), busy);
+    // The first ends: the next one is created.
+    await store.apply(first, { type: 'abort', reason });
+    await store.apply(first, { type: 'cleaned' });
+    assert.equal((await store.require(first)).state.phase, 'ABORTED');
+    assert.equal(await store.create(newSyncRecord('next', planOf('v5', newFiles, 'src-1'), 't'), Date.now()), true);
+  });
+
   test('terminal syncs leave the active set; list filters by phase and table', async () => {
     const store = new SyncStore(redis, uniqueName('store'));
     await store.create(newSyncRecord('a', plan, 't'), 1);
