@@ -1,4 +1,4 @@
-# Writes the page-checksum vectors: python make-page-crc-vectors.py (pyarrow 19.0.1, /work/main/.cache/venv).
+# Writes the page-checksum vectors: python make-page-crc-vectors.py (pyarrow 19.0.1, the venv infra/up.sh installs in .cache/venv).
 import io
 import pyarrow as pa
 import pyarrow.parquet as pq
