@@ -195,6 +195,11 @@ export const tableErrors = defineErrorCatalogue({
     summary:
       "A commit carrying a changelog found that another writer changed the data of one of its buckets after the snapshot its before-images were read from (or that snapshot is gone). Nothing was published: the changelog would be wrong. Compute the load again from the latest snapshot.",
   },
+  COMMIT_BASE_SUPERSEDED: {
+    retryable: false,
+    summary:
+      'A commit planned from what the table\'s snapshots said up to its base snapshot (the files or rows its source had already loaded) found a later snapshot with the same mark: another load of the same source committed in between (or a later snapshot is gone and cannot be checked). Nothing was published: the same data would load twice. Plan again from the latest snapshot.',
+  },
   COMMIT_MESSAGE_UNSUPPORTED: {
     retryable: false,
     summary: 'A commit message carries files its commit kind does not take: index or compaction files in a load, or anything but compactBefore and compactAfter in a compaction.',

@@ -74,6 +74,8 @@ export interface PublishRequest {
   readonly baseSnapshotId: number | null;
   /** Snapshot properties to record (sync id, shard count). */
   readonly properties: Readonly<Record<string, string>>;
+  /** A property no snapshot after the base may carry with this value (CommitRequest.exclusive). */
+  readonly exclusive?: { readonly key: string; readonly value: string };
 }
 
 export interface PublishResult {
@@ -250,6 +252,7 @@ export function warehouseTables(s3: S3ConnectionOptions = {}): Tables {
         ...(request.overwritePartitions === undefined ? {} : { overwritePartitions: request.overwritePartitions }),
         ...(request.baseSnapshotId === null ? {} : { baseSnapshotId: request.baseSnapshotId }),
         properties: request.properties,
+        ...(request.exclusive === undefined ? {} : { exclusive: request.exclusive }),
       });
       return { snapshotId: result.snapshotId, attempts: result.attempts, conflicts: result.conflicts };
     },

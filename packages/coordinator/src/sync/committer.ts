@@ -42,7 +42,7 @@ import {
 import { coordinatorErrors } from '../errors.ts';
 import { partitionRowOf, type CommitIdentity, type CommitMessage, type Tables } from '@tributary/table';
 import { fullExtractBuckets } from './load-checks.ts';
-import { foldPositions } from './positions.ts';
+import { foldPositions, SOURCE_ID_PROPERTY } from './positions.ts';
 import { PrefetchQueue } from './prefetch-queue.ts';
 import type { BucketFlowState } from './flow.ts';
 import {
@@ -61,7 +61,7 @@ import {
   type VerifiedShard,
 } from './staging.ts';
 import { isTerminal, stagedDiscardable, type AcceptedAttempt, type SyncRecord } from './state.ts';
-import type { SyncStore } from './store.ts';
+import { historyKeyOf, type SyncStore } from './store.ts';
 
 export interface CommitterDeps {
   readonly store: SyncStore;
@@ -495,6 +495,8 @@ export class SyncCommitter {
         ...(record.plan.mode === 'overwrite' ? { overwritePartitions: touchedPartitions(messages) } : {}),
         baseSnapshotId: record.plan.baseSnapshotId,
         properties: { ...record.plan.options.snapshotProperties, ...folded.properties, 'tributary.sync-id': record.id, 'tributary.shards': String(record.plan.shards.length) },
+        // Planned from the snapshots up to the base (newFilesOnly, incremental): no load of the same source may have committed since.
+        ...(historyKeyOf(record) === '' ? {} : { exclusive: { key: SOURCE_ID_PROPERTY, value: record.plan.options.snapshotProperties[SOURCE_ID_PROPERTY] ?? '' } }),
       });
       this.#deps.faultPoint?.('after-publish');
       this.#deps.published?.(published.attempts, published.conflicts);
@@ -507,7 +509,8 @@ export class SyncCommitter {
       this.#deps.logger?.error({ syncId: record.id, code: error.code, error: error.message }, 'commit abandoned');
       // A blob refused while loading (a bad token, a blob changed after its vote) is its own reason.
       // A stale changelog (another writer changed a bucket after the base snapshot) is its own reason: nothing was published.
-      const reason = loading || error.code === 'COMMIT_CHANGELOG_STALE' ? error : errorFrom(coordinatorErrors, 'SYNC_COMMIT_ABANDONED', `commit failed for good: ${error.message}`, { cause: error.code });
+      // So is a plan superseded by another load of the same source.
+      const reason = loading || error.code === 'COMMIT_CHANGELOG_STALE' || error.code === 'COMMIT_BASE_SUPERSEDED' ? error : errorFrom(coordinatorErrors, 'SYNC_COMMIT_ABANDONED', `commit failed for good: ${error.message}`, { cause: error.code });
       return store.apply(record.id, { type: 'abandonCommit', reason: toErrorData(reason) });
     }
   }

@@ -7,6 +7,10 @@
  * - the files loaded (newFilesOnly): every file (URI and ETag) any snapshot of the table lists in
  *   its `tributary.positions`.
  *
+ * Only the snapshots up to the plan's base snapshot count (none when the table had none): a load
+ * of the same source that commits after it is refused at commit (COMMIT_BASE_SUPERSEDED, the
+ * commit's `exclusive` source id), so the plan and that check see one history.
+ *
  * Snapshots are read PAGE at a time, newest first. An expired snapshot is forgotten: a file only
  * an expired snapshot listed loads again, and a watermark only an expired snapshot held starts
  * the next incremental load from the newest remaining one (or from the start).
@@ -17,14 +21,16 @@ import { loadedFilesOf, watermarkOf } from './positions.ts';
 
 const PAGE = 100;
 
-export function tableHistory(tables: Tables, warehouse: string, ref: TableRef, sourceId: string): PlanHistory {
+export function tableHistory(tables: Tables, warehouse: string, ref: TableRef, sourceId: string, baseSnapshotId: number | null): PlanHistory {
   async function* snapshots(): AsyncIterable<{ readonly id: number; readonly properties: Readonly<Record<string, string>> }> {
-    let before: number | undefined;
+    if (baseSnapshotId === null) return;
+    let before = baseSnapshotId + 1;
     for (;;) {
       const page = await tables.listSnapshots(warehouse, ref, PAGE, before);
       for (const s of page) yield s;
+      // A short page does not mean the end: a snapshot expired between the listing and its read is left out of it.
       const last = page.at(-1);
-      if (page.length < PAGE || last === undefined) return;
+      if (last === undefined) return;
       before = last.id;
     }
   }

@@ -133,7 +133,7 @@ export class SyncService {
     }
     const sourceId = sourceIdentity(request.source);
     let watermark: Watermark | undefined;
-    const shards = await this.#planShards(request.source, info.columns, tableHistory(this.#deps.tables, this.#deps.warehouse, request.table, sourceId), (w) => (watermark = w));
+    const shards = await this.#planShards(request.source, info.columns, tableHistory(this.#deps.tables, this.#deps.warehouse, request.table, sourceId, info.latestSnapshotId), (w) => (watermark = w));
     // The load's own properties (they win over the request's): which source, and the watermark it commits.
     const sourceProperties: Record<string, string> = {
       [SOURCE_KIND_PROPERTY]: request.source.kind,

@@ -90,6 +90,13 @@ export interface CommitRequest {
   readonly baseSnapshotId?: number;
   /** Snapshot.properties. */
   readonly properties?: Readonly<Record<string, string>>;
+  /**
+   * A property no snapshot after `baseSnapshotId` may carry with this value: the commit was
+   * planned from what the snapshots up to the base say (the files or rows a source already
+   * loaded), so a later snapshot with the same mark means that plan is out of date.
+   * @see FileStoreCommit.#checkExclusive
+   */
+  readonly exclusive?: { readonly key: string; readonly value: string };
   /** Snapshot.watermark of this commit; the snapshot keeps max(previous, this). */
   readonly watermark?: bigint;
 }
@@ -203,6 +210,7 @@ export class FileStoreCommit {
   ): Promise<Attempt> {
     const latest = await this.#snapshots.latestSnapshot();
     const kind = request.kind ?? 'APPEND';
+    await this.#checkExclusive(latest, request);
     await this.#checkChangelogBase(latest, current, request);
     const live = await this.#live(latest, original, request, kind);
     const messages = await this.#rebased(original, current, live, kind);
@@ -227,6 +235,36 @@ export class FileStoreCommit {
     }
     await this.#snapshots.commitLatestHint(id);
     return { done: { snapshotId: id, alreadyCommitted: false, attempts: attempt } };
+  }
+
+  /**
+   * No snapshot after the base carries `request.exclusive` (any commit kind). A snapshot after the
+   * base that is gone cannot be checked, and refuses the commit too.
+   * @throws COMMIT_BASE_SUPERSEDED
+   */
+  async #checkExclusive(latest: Snapshot | null, request: CommitRequest): Promise<void> {
+    const exclusive = request.exclusive;
+    if (exclusive === undefined || latest === null) return;
+    const base = request.baseSnapshotId ?? 0;
+    const superseded = (message: string, context: Record<string, string | number>, cause?: unknown) =>
+      errorFrom(tableErrors, 'COMMIT_BASE_SUPERSEDED', message, { table: this.#o.tablePath, baseSnapshotId: base, property: exclusive.key, ...context }, cause === undefined ? undefined : { cause });
+    for (let id = base + 1; id <= Number(latest.id); id++) {
+      let snapshot: Snapshot;
+      try {
+        snapshot = id === Number(latest.id) ? latest : await this.#snapshots.snapshot(id);
+      } catch (error) {
+        if (isTributaryError(error) && error.code === 'SNAPSHOT_NOT_FOUND') {
+          throw superseded(`snapshot ${id}, committed after the base snapshot ${base}, is gone: whether it carries ${exclusive.key} cannot be checked`, { snapshotId: id }, error);
+        }
+        throw error;
+      }
+      if (snapshot.properties?.get(exclusive.key) === exclusive.value) {
+        throw superseded(
+          `snapshot ${id} (${snapshot.commitKind} by ${snapshot.commitUser}), committed after the base snapshot ${base}, has the same ${exclusive.key}: this commit was planned without it`,
+          { snapshotId: id },
+        );
+      }
+    }
   }
 
   /**

@@ -523,6 +523,38 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       assert.deepEqual(await readAll(table), canonical([[1n, 1, 'a', 1n, ts(1)], [2n, 1, 'b', 1n, ts(1)]]));
     });
 
+    test('exclusive: a snapshot after the base with the same property refuses the commit; so does a gone one', async () => {
+      const table = await newTable(ORDERS);
+      const prepare = async (rows: InternalRow[]) => {
+        const write = await table.newWrite({ writerId: uniqueName('w') });
+        await write.writeRows(rows);
+        return write.prepareCommit();
+      };
+      const mark = { key: 'loader.source', value: 'folder-a' };
+      await table.newCommit(uniqueName('u')).commit(await prepare([[1n, 1, 'a', 1n, ts(1)]]), { properties: { [mark.key]: mark.value } });
+      // Planned from snapshot 0 (no history): snapshot 1 carries the mark.
+      const late = await prepare([[2n, 1, 'b', 1n, ts(1)]]);
+      const refused = await table.newCommit(uniqueName('u')).commit(late, { baseSnapshotId: 0, exclusive: mark }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(isTributaryError(refused) && refused.code === 'COMMIT_BASE_SUPERSEDED' && !refused.retryable, String(refused));
+      assert.equal(refused.context['snapshotId'], 1);
+      assert.equal((await table.latestSnapshot())?.id, 1n, 'nothing published');
+      // Another value, or a base that already holds the marked snapshot: it commits.
+      assert.equal((await table.newCommit(uniqueName('u')).commit(late, { baseSnapshotId: 0, exclusive: { ...mark, value: 'folder-b' } })).snapshotId, 2);
+      const next = await prepare([[3n, 1, 'c', 1n, ts(1)]]);
+      assert.equal((await table.newCommit(uniqueName('u')).commit(next, { baseSnapshotId: 1, exclusive: mark })).snapshotId, 3);
+      // Base 0 still has the marked snapshot 1 after it, whatever came since.
+      const tail = await prepare([[4n, 1, 'd', 1n, ts(1)]]);
+      assert.equal(await codeOf(table.newCommit(uniqueName('u')).commit(tail, { baseSnapshotId: 0, exclusive: mark })), 'COMMIT_BASE_SUPERSEDED');
+      // Snapshot 2 (after base 1) is gone: it cannot be checked, so the commit is refused.
+      await table.store.delete(table.snapshots.snapshotKey(2));
+      assert.equal(await codeOf(table.newCommit(uniqueName('u')).commit(tail, { baseSnapshotId: 1, exclusive: mark })), 'COMMIT_BASE_SUPERSEDED');
+      assert.equal((await table.latestSnapshot())?.id, 3n);
+      assert.equal((await table.newCommit(uniqueName('u')).commit(tail, { baseSnapshotId: 3, exclusive: mark })).snapshotId, 4);
+    });
+
     test('abort deletes the files of uncommitted messages; the table is unchanged', async () => {
       const table = await newTable({ ...ORDERS, partitionKeys: ['dt'], primaryKeys: ['id', 'dt'], options: { bucket: '2' } });
       await writeAndCommit(table, [[1n, 19723, 'kept', 1n, ts(1)]]);
