@@ -12,7 +12,7 @@
  * - a full extract of the (unpartitioned) table: keys absent from it become `-D` with the stored row;
  *   the same into a table without a changelog producer deletes them (and a marker's delete), APPEND.
  * - refusals at plan time: layout `direct` into an `input` table, a bad marker column, a full extract
- *   into an append table (typed 400s, nothing started).
+ *   into an append table or with `badRows: 'reject'` (typed 400s, nothing started).
  * - a concurrent commit into the table between the bucket merge and the sync's commit, by a Tributary
  *   writer or by Paimon Java (into a bucket the sync touches): the commit is refused
  *   (COMMIT_CHANGELOG_STALE), the sync ends ABORTED, the table holds no snapshot of it, and Paimon
@@ -265,6 +265,8 @@ describe('syncs into a changelog-producer = input table, and syncs with deletes 
       ['refusals', 'marker on an unknown column', { deleteMarker: { column: 'nope', values: ['D'] } }, /not a column/],
       ['refusals', 'full extract naming a non-partition key', { fullExtract: { partition: { dt: '2024-01-01' } } }, /not a partition key/],
       ['refusals_append', 'full extract into an append table', { fullExtract: { partition: {} } }, /primary key/],
+      // A rejected row's key would be missing from the extract, and its stored row deleted.
+      ['refusals', "full extract with badRows 'reject'", { fullExtract: { partition: {} }, badRows: 'reject' }, /takes no badRows 'reject'/],
     ];
     for (const [table, what, options, message] of cases) {
       const response = await rest.startSync(table, ['base.ndjson'], options);

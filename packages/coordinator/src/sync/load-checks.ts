@@ -10,7 +10,10 @@
  *   outside its primary key, BOOLEAN, integer or string, and every marker value parses as its type.
  * - `fullExtract`: a primary-key table with a fixed bucket count (its bucket jobs cover every bucket
  *   of the partition), the bucketed layout, mode append or upsert; the partition names exactly the
- *   partition keys (checked against the schema by the caller: partitionRowOf).
+ *   partition keys (checked against the schema by the caller: partitionRowOf). Every stored key the
+ *   extract lacks is deleted, so the extract must be whole: not an incremental read (only the
+ *   changed rows), and not with `badRows: 'reject'` (a rejected row's key would be missing, and
+ *   its stored row deleted).
  */
 import { errorFrom, type PlannedBucketEntry, type SyncDeletes, type SyncLayout } from '@tributary/protocol';
 import type { TableDescription } from '@tributary/table';
@@ -44,6 +47,12 @@ export function checkLoad(info: TableDescription, request: StartSyncRequest, lay
     if (request.mode === 'overwrite') throw refuse("fullExtract deletes the absent keys in an APPEND snapshot; mode 'overwrite' would replace the partition without a delete", 'mode');
     const bucket = Number(info.options['bucket'] ?? '-1');
     if (!(bucket >= 1)) throw refuse('fullExtract needs a table with a fixed bucket count (bucket >= 1)', 'options.fullExtract');
+    if (request.options.badRows === 'reject') {
+      throw refuse("fullExtract deletes every stored key the extract lacks, so it takes no badRows 'reject': a rejected row's stored row would be deleted", 'options.badRows');
+    }
+    if ((request.source as { readonly incremental?: unknown }).incremental != null) {
+      throw refuse('fullExtract deletes every stored key the extract lacks; an incremental read holds only the changed rows, so every other row would be deleted', 'source.incremental');
+    }
   }
   return { ...(deleteMarker === undefined ? {} : { marker: deleteMarker }), ...(fullExtract === undefined ? {} : { fullExtract }) };
 }

@@ -52,6 +52,15 @@ test('a full extract: bucketed, a fixed bucket count, never overwrite; its bucke
   assert.throws(() => checkLoad(t, request({ fullExtract: { partition: {} } }), 'direct'), refused('options.layout'));
   assert.throws(() => checkLoad(t, request({ fullExtract: { partition: {} } }, 'overwrite'), 'bucketed'), refused('mode'));
   assert.throws(() => checkLoad(table({ bucket: '-1' }), request({ fullExtract: { partition: {} } }), 'bucketed'), refused('options.fullExtract'));
+  // The extract must be whole: a rejected row, or a row an incremental read leaves out, would delete its stored row.
+  assert.throws(() => checkLoad(t, request({ fullExtract: { partition: {} }, badRows: 'reject' }), 'bucketed'), refused('options.badRows'));
+  assert.deepEqual(checkLoad(t, request({ fullExtract: { partition: {} }, badRows: 'fail' }), 'bucketed'), { fullExtract: { partition: {} } });
+  const incremental = StartSyncRequest.parse({
+    table: { database: 'shop', table: 't' },
+    source: { kind: 'mysql', connection: 'm', databases: 'd', tables: 't', incremental: { column: 'at' } },
+    options: { fullExtract: { partition: {} } },
+  });
+  assert.throws(() => checkLoad(t, incremental, 'bucketed'), refused('source.incremental'));
 
   const partition = Uint8Array.of(0, 0, 0, 0);
   const mine = Buffer.from(partition).toString('base64');
