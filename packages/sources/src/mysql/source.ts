@@ -376,6 +376,7 @@ function decoderFor(field: FieldPacket, booleans: readonly string[], zeroDates: 
       return (v) => (typeof v !== 'string' ? identity(v) : zero !== undefined && isZeroDate(v) ? zero : (mysqlTimestamp(v) ?? v));
     }
     case MYSQL_TYPE.TIME:
+      // Not a time of a day: the text, which TIME refuses as well (a generic time-of-day text would be cut to the millisecond).
       return (v) => (typeof v === 'string' ? (mysqlTime(v) ?? v) : identity(v));
     case MYSQL_TYPE.BIT:
       return (v) => (v instanceof Uint8Array && v.length === 1 && (v[0] === 0 || v[0] === 1) ? v[0] === 1 : identity(v));
@@ -393,14 +394,18 @@ export function mysqlTimestamp(text: string): Timestamp | undefined {
 const scratchMillis = new Float64Array(1);
 const scratchNanos = new Int32Array(1);
 
-/** `HH:MM:SS[.ffffff]` within a day, as milliseconds; undefined for negative, 24 h or more, or finer than a millisecond. */
+/**
+ * `HH:MM:SS[.ffffff]` within a day, as milliseconds, with the digits below the millisecond as a
+ * fraction (as the PostgreSQL source reads a time): TIME takes whole milliseconds only, so such a
+ * value is refused, never cut. Undefined for negative, 24 h or more, or not a time.
+ */
 export function mysqlTime(text: string): number | undefined {
   const m = /^(\d{2,3}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/.exec(text);
   if (m === null) return undefined;
   const [, h, mi, s, fraction = ''] = m.map((p) => p ?? '');
-  if (/[1-9]/.test(fraction.slice(3))) return undefined;
   const ms = ((Number(h) * 60 + Number(mi)) * 60 + Number(s)) * 1000 + Number(fraction.slice(0, 3).padEnd(3, '0'));
-  return ms < 86_400_000 ? ms : undefined;
+  if (ms >= 86_400_000) return undefined;
+  return ms + Number(fraction.slice(3).padEnd(3, '0')) / 1000;
 }
 
 const SCHEMA_ERRORS = new Set(['ER_BAD_FIELD_ERROR', 'ER_NO_SUCH_TABLE', 'ER_BAD_DB_ERROR']);

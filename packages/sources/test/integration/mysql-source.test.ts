@@ -132,6 +132,29 @@ describe('mysql source reading MariaDB', () => {
     assert.throws(() => rowConverter('kinds', [{ name: 'd', sourceType: 'mysql column' }], table)(['0000-00-00'], 1), (error: unknown) => isTributaryError(error) && error.code === 'SOURCE_ROW_INVALID');
   });
 
+  test('TIME(6) with digits below the millisecond is refused per row, never cut: text and binary protocol', async () => {
+    // A DOUBLE column makes the shard read through prepared statements (the binary protocol).
+    for (const [name, extra] of [['times_text', ''], ['times_binary', ', g DOUBLE']] as const) {
+      await admin.query(`CREATE TABLE \`${database}\`.${name} (id INT NOT NULL PRIMARY KEY, t TIME(6)${extra})`);
+      const values = ['12:00:00.500000', '12:00:00.000001', '23:59:59.999999', '00:00:00.000900', '01:02:03'];
+      await admin.query(`INSERT INTO \`${database}\`.${name} (id, t) VALUES ${values.map((v, i) => `(${i}, '${v}')`).join(', ')}`);
+      const source = new MysqlSource(spec(), ['id', 't'], access);
+      const rows = (await read(source, { database, table: name, key: [{ name: 'id', kind: 'number' }] })).flatMap((b) => b.rows);
+      const table: RowType = { fields: [{ id: 0, name: 'id', type: parseDataTypeString('INT') }, { id: 1, name: 't', type: parseDataTypeString('TIME(3)') }] };
+      const convert = rowConverter(name, [{ name: 'id', sourceType: 'mysql column' }, { name: 't', sourceType: 'mysql column' }], table);
+      const outcome = rows.map((row, i) => {
+        try {
+          return convert(row, i)[1];
+        } catch (error) {
+          assert.ok(isTributaryError(error) && error.code === 'SOURCE_ROW_INVALID', String(error));
+          assert.doesNotMatch(error.message, /00000|999999|0009/, 'no value in the message');
+          return 'refused';
+        }
+      });
+      assert.deepEqual(outcome, [43_200_500, 'refused', 'refused', 'refused', 3_723_000], name);
+    }
+  });
+
   test('a connection killed mid-stream fails the read with MYSQL_READ_FAILED (retryable)', async () => {
     const source = new MysqlSource(spec({ batchRows: 1000 }), ['id', 'note'], access);
     const shard: MysqlShard = { database, table: 'big', key: [{ name: 'id', kind: 'number' }] };

@@ -19,15 +19,19 @@ test('DATETIME/TIMESTAMP text → exact instants, microseconds and years before 
   for (const [text, expected] of cases) assert.deepEqual(mysqlTimestamp(text), expected, text);
 });
 
-test('TIME text → milliseconds of the day; outside a day or finer than a millisecond is left to be refused', () => {
+test('TIME text → milliseconds of the day; outside a day is left to be refused, finer than a millisecond is a fraction TIME refuses', () => {
   const cases: [string, number | undefined][] = [
     ['00:00:00', 0],
     ['23:59:59.999', 86_399_999],
     ['12:34:56.789000', 45_296_789],
-    ['12:34:56.789001', undefined],
+    ['12:34:56.789001', 45_296_789.001],
+    ['12:00:00.000001', 43_200_000.001],
+    ['23:59:59.999999', 86_399_999.999],
     ['24:00:00', undefined],
     ['-01:00:00', undefined],
     ['838:59:59', undefined],
   ];
   for (const [text, expected] of cases) assert.equal(mysqlTime(text), expected, text);
+  // The fraction is what makes TIME refuse it: never an integer.
+  for (const text of ['12:00:00.000001', '00:00:00.0009', '23:59:59.999999']) assert.equal(Number.isInteger(mysqlTime(text)), false, text);
 });
