@@ -27,6 +27,8 @@ interface PhysicalTable {
   readonly database: string;
   readonly schema: string;
   readonly table: string;
+  /** Its own rows only (PostgresShard.only): an ordinary table, not a partitioned one. */
+  readonly only?: true;
 }
 
 /** One table's incremental column: its kind and its maximum when planned (null: no row has a value). */

@@ -3,6 +3,8 @@
  *
  *   list the server's databases matching the pattern      pg_database (over the connection's own database)
  *   → in each, the (schema, table) pairs matching          pg_class, pg_namespace
+ *     (ordinary tables, read with ONLY: an inheritance child is a table of its own; partitioned
+ *     tables, read with their partitions, which are not listed themselves)
  *   → check each table's columns against the target       pg_attribute, pg_type (types.ts)
  *   → find each table's primary key                        pg_index
  *   → with splitRows, cut each table at every splitRows-th key (a keyset walk of the primary-key index)
@@ -100,14 +102,16 @@ async function planDatabase(client: pg.Client, spec: PostgresSourceSpec, target:
   const shards: PlannedSourceShard[] = [];
   for (const r of tables) {
     const t = { database, schema: r.schema, table: r.table };
+    // An ordinary table's own rows; a partitioned table's with its partitions.
+    const own = r.partitioned ? {} : { only: true as const };
     if (!isShardSafeTriple(t.database, t.schema, t.table)) {
       throw errorFrom(sourceErrors, 'POSTGRES_SOURCE_INVALID', `${t.database}.${t.schema}.${t.table}: only names of ASCII letters, digits and _ are supported (up to 120 characters together)`, { ...t });
     }
     const columns = await readColumns(client, Number(r.oid));
     checkColumns(t, columns, target, spec.columns);
     const incremental = spec.incremental?.column;
-    if (incremental !== undefined) watermarks.push({ ...t, ...(await tableWatermark(client, t, incremental, columns.get(incremental))) });
-    const base: PostgresShard = { ...t, key: primaryKey(t, columns, await readKey(client, Number(r.oid))) };
+    if (incremental !== undefined) watermarks.push({ ...t, ...(await tableWatermark(client, { ...t, ...own }, incremental, columns.get(incremental))) });
+    const base: PostgresShard = { ...t, ...own, key: primaryKey(t, columns, await readKey(client, Number(r.oid))) };
     if (spec.splitRows === undefined) shards.push({ id: postgresShardId(t.database, t.schema, t.table), spec: base });
     else {
       const cuts = await splitPoints(client, base, spec.splitRows);
@@ -118,11 +122,11 @@ async function planDatabase(client: pg.Client, spec: PostgresSourceSpec, target:
 }
 
 /** The database's (schema, table) pairs that match the spec, sorted, with their oids. */
-export async function listTables(client: pg.Client, spec: Pick<PostgresSourceSpec, 'schemas' | 'tables'>): Promise<{ schema: string; table: string; oid: number }[]> {
+export async function listTables(client: pg.Client, spec: Pick<PostgresSourceSpec, 'schemas' | 'tables'>): Promise<{ schema: string; table: string; oid: number; partitioned: boolean }[]> {
   const schemaMatches = nameMatcher(spec.schemas);
   const tableMatches = nameMatcher(spec.tables);
-  const { rows } = await client.query<{ schema: string; table: string; oid: number }>(
-    `SELECT n.nspname AS schema, c.relname AS table, c.oid::int8 AS oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+  const { rows } = await client.query<{ schema: string; table: string; oid: number; partitioned: boolean }>(
+    `SELECT n.nspname AS schema, c.relname AS table, c.oid::int8 AS oid, c.relkind = 'p' AS partitioned FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition`,
   );
   return rows

@@ -62,6 +62,12 @@ export const PostgresShard = z.object({
   database: z.string().min(1),
   schema: z.string().min(1),
   table: z.string().min(1),
+  /**
+   * The table's own rows only (`FROM ONLY`): an ordinary table, whose inheritance children
+   * (`INHERITS`) are tables of their own that the source's patterns match or not. Absent for a
+   * partitioned table, read with its partitions (and for plans made before this field).
+   */
+  only: z.literal(true).optional(),
   /** The primary key, in index order: the read order, and what ranges and resume points are made of. */
   key: z.array(z.object({ name: z.string().min(1), kind: PostgresKeyKind })).min(1),
   /** First key of the range (inclusive); absent: from the table's start. */

@@ -14,8 +14,9 @@ export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-export function qualifiedTable(shard: Pick<PostgresShard, 'schema' | 'table'>): string {
-  return `${quoteIdentifier(shard.schema)}.${quoteIdentifier(shard.table)}`;
+/** The table as a FROM names it: `ONLY` when the shard reads the table's own rows (PostgresShard.only). */
+export function qualifiedTable(shard: Pick<PostgresShard, 'schema' | 'table' | 'only'>): string {
+  return `${shard.only === true ? 'ONLY ' : ''}${quoteIdentifier(shard.schema)}.${quoteIdentifier(shard.table)}`;
 }
 
 /** A key value as a SQL literal; messages name the column, never the value (a key is a cell of the source). */

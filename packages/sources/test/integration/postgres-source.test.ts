@@ -135,7 +135,7 @@ describe('postgres source reading PostgreSQL', () => {
   test('every mapped type is read exactly: extremes, NULLs, unicode; timestamptz as its instant (UTC)', async () => {
     const source = new PostgresSource(spec(), table(TYPE_COLUMNS).fields.map((f) => f.name), access);
     const shards = await source.plan(planContext(TYPE_COLUMNS));
-    assert.deepEqual(shards, [{ id: `${database}.public.types`, spec: { database, schema: 'public', table: 'types', key: [{ name: 'id', kind: 'integer' }] } }]);
+    assert.deepEqual(shards, [{ id: `${database}.public.types`, spec: { database, schema: 'public', table: 'types', only: true, key: [{ name: 'id', kind: 'integer' }] } }]);
     const batches = await read(source, shards[0] as PlannedSourceShard);
     const convert = rowConverter('types', await source.columns(), table(TYPE_COLUMNS));
     const rows: InternalRow[] = batches.flatMap((b) => b.rows).map((r, i) => convert(r, i));
@@ -228,7 +228,7 @@ describe('postgres source reading PostgreSQL', () => {
     const source = new PostgresSource(spec({ tables: ['items'], splitRows: 7, batchRows: 3 }), ['tenant', 'code', 'qty'], access);
     const shards = await source.plan(planContext(columns));
     assert.equal(shards.length, 8); // 50 rows in ranges of 7
-    assert.deepEqual(shards[1]?.spec, { database, schema: 'public', table: 'items', key: [{ name: 'tenant', kind: 'integer' }, { name: 'code', kind: 'text' }], from: ['0', 'c-39'], to: ['1', 'c-23'] }); // tenant 0: c-04 c-09 … c-49; tenant 1: c-03 c-08 …
+    assert.deepEqual(shards[1]?.spec, { database, schema: 'public', table: 'items', only: true, key: [{ name: 'tenant', kind: 'integer' }, { name: 'code', kind: 'text' }], from: ['0', 'c-39'], to: ['1', 'c-23'] }); // tenant 0: c-04 c-09 … c-49; tenant 1: c-03 c-08 …
     const perShard = await Promise.all(shards.map(async (s) => (await read(source, s)).flatMap((b) => b.rows)));
     assert.ok(perShard.every((rows, i) => rows.length === (i < 7 ? 7 : 1)));
     const all = perShard.flat();
@@ -240,6 +240,32 @@ describe('postgres source reading PostgreSQL', () => {
     assert.deepEqual(batches[4]?.end, { tenant: '1', code: String(inOrder[14]?.[1]) });
     const rest = (await read(whole, one as PlannedSourceShard, batches[4]?.end)).flatMap((b) => b.rows);
     assert.deepEqual(rest, inOrder.slice(15));
+  });
+
+  test('an inheritance parent is read without its children (each child is a table of its own); a partitioned table with its partitions', async () => {
+    await db.query('CREATE TABLE inh_parent (id int8 PRIMARY KEY, v text)');
+    await db.query('CREATE TABLE inh_child () INHERITS (inh_parent)');
+    await db.query('ALTER TABLE inh_child ADD PRIMARY KEY (id)');
+    await db.query("INSERT INTO inh_parent VALUES (1, 'p1'), (2, 'p2')");
+    await db.query("INSERT INTO inh_child VALUES (1, 'c1'), (10, 'c10')");
+    await db.query('CREATE TABLE inh_parted (id int8 PRIMARY KEY, v text) PARTITION BY RANGE (id)');
+    await db.query('CREATE TABLE inh_parted_a PARTITION OF inh_parted FOR VALUES FROM (0) TO (100)');
+    await db.query('CREATE TABLE inh_parted_b PARTITION OF inh_parted FOR VALUES FROM (100) TO (200)');
+    await db.query("INSERT INTO inh_parted VALUES (5, 'a'), (150, 'b')");
+    const rowsOf = async (tables: string | string[], splitRows?: number, incremental?: string) => {
+      const source = new PostgresSource(spec({ tables, ...(splitRows === undefined ? {} : { splitRows }), ...(incremental === undefined ? {} : { incremental: { column: incremental } }) }), ['id', 'v'], access);
+      const shards = await source.plan(planContext(['id BIGINT NOT NULL', 'v STRING']));
+      const rows = (await Promise.all(shards.map(async (s) => (await read(source, s)).flatMap((b) => b.rows)))).flat();
+      return { shards: shards.map((s) => s.id.slice(database.length + 1)), rows: rows.map(([id, v]) => `${String(id)}:${String(v)}`).sort() };
+    };
+    // Parent and child both matched: each row once, from its own table.
+    assert.deepEqual(await rowsOf(['inh_parent', 'inh_child']), { shards: ['public.inh_child', 'public.inh_parent'], rows: ['10:c10', '1:c1', '1:p1', '2:p2'] });
+    // The parent alone: its own rows, never the child's (whose key 1 would have replaced the parent's in a primary-key table).
+    assert.deepEqual(await rowsOf('inh_parent'), { shards: ['public.inh_parent'], rows: ['1:p1', '2:p2'] });
+    assert.deepEqual((await rowsOf('inh_parent', 1)).rows, ['1:p1', '2:p2'], 'split into ranges: the cuts are the parent\'s own keys');
+    assert.deepEqual((await rowsOf('inh_parent', undefined, 'id')).rows, ['1:p1', '2:p2'], 'incremental: the watermark is the parent\'s own maximum');
+    // A partitioned table: one shard, the rows of every partition; the partitions are not listed themselves.
+    assert.deepEqual(await rowsOf('inh_parted%'), { shards: ['public.inh_parted'], rows: ['150:b', '5:a'] });
   });
 
   test('rows written while a shard is read do not appear: one REPEATABLE READ snapshot for the whole shard', async () => {
