@@ -279,6 +279,15 @@ function readError(shardId: string, source: string, error: unknown): unknown {
   if (SCHEMA_STATES.has(code)) {
     return errorFrom(sourceErrors, 'SOURCE_SCHEMA_MISMATCH', `shard ${shardId}: the PostgreSQL table changed since the plan: ${error.message}`, context, { cause: error });
   }
+  if (code.startsWith('22')) {
+    // A data exception: the server could not send a value (text not valid in UTF-8, say). Its message quotes the value's bytes, so it is left out.
+    return errorFrom(
+      sourceErrors,
+      'SOURCE_ROW_INVALID',
+      `shard ${shardId}: PostgreSQL ${source} could not send a value (SQLSTATE ${code}${code === '22021' ? ': bytes not valid in the UTF8 encoding' : ''}); the server's message, which quotes it, is not shown`,
+      context,
+    );
+  }
   if (error instanceof RangeError || error instanceof TypeError) {
     // A malformed stream or text that is not UTF-8: not something a retry fixes.
     return errorFrom(sourceErrors, 'SOURCE_ROW_INVALID', `shard ${shardId}: a value read from PostgreSQL ${source} cannot be decoded: ${error.message}`, context, { cause: error });

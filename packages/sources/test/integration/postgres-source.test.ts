@@ -268,6 +268,34 @@ describe('postgres source reading PostgreSQL', () => {
     assert.deepEqual(await rowsOf('inh_parted%'), { shards: ['public.inh_parted'], rows: ['150:b', '5:a'] });
   });
 
+  test('text the server cannot send as UTF-8 (a SQL_ASCII database) fails the shard with SOURCE_ROW_INVALID, not retried, without its bytes', async () => {
+    const ascii = `${database}_ascii`;
+    await admin.query(`CREATE DATABASE ${ascii} ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`);
+    try {
+      const client = new pg.Client({ host, port, user, password, database: ascii });
+      await client.connect();
+      try {
+        await client.query('CREATE TABLE latin (id int8 PRIMARY KEY, v text)');
+        // 'caf\xe9-s3cret' written as bytes: \xe9 alone is not UTF-8.
+        await client.query("INSERT INTO latin VALUES (1, 'ok'), (2, convert_from('\\x636166e92d733363726574'::bytea, 'SQL_ASCII'))");
+      } finally {
+        await client.end();
+      }
+      const source = new PostgresSource(spec({ databases: [ascii], tables: 'latin' }), ['id', 'v'], access);
+      const [shard] = await source.plan(planContext(['id BIGINT NOT NULL', 'v STRING']));
+      const failure = await read(source, shard as PlannedSourceShard).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(isTributaryError(failure), String(failure));
+      assert.equal(failure.code, 'SOURCE_ROW_INVALID', failure.message);
+      assert.equal(failure.retryable, false);
+      assert.doesNotMatch(`${failure.message} ${JSON.stringify(failure.context)}`, /0xe9|0x2d|s3cret|caf/, 'no byte of the value');
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${ascii} WITH (FORCE)`);
+    }
+  });
+
   test('rows written while a shard is read do not appear: one REPEATABLE READ snapshot for the whole shard', async () => {
     await db.query('CREATE TABLE moving (id int8 PRIMARY KEY, v text)');
     await db.query(`INSERT INTO moving SELECT i, 'v' || i FROM generate_series(1, 20000) AS i`);
