@@ -129,6 +129,7 @@ export function catalogTables(inner: Tables, catalog: Catalog, warehouse: string
       return description;
     },
     describeTable: (wh, ref) => ifHeld(ref, () => inner.describeTable(wh, ref)),
+    schemaSha256: (wh, ref, schemaId) => ifHeld(ref, () => inner.schemaSha256(wh, ref, schemaId)),
     describeTableWithStats: (wh, ref) => ifHeld(ref, () => inner.describeTableWithStats(wh, ref)),
     summarizeTable: (wh, ref) => ifHeld(ref, () => inner.summarizeTable(wh, ref)),
     async listTableRefs() {

@@ -52,6 +52,11 @@ export const coordinatorErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'The commit gave up and no snapshot carries the sync\u2019s identity; staged files are kept (nothing deletes them automatically).',
   },
+  SYNC_TABLE_REPLACED: {
+    retryable: false,
+    summary:
+      'The table was dropped (and maybe created again under its name) after the sync planned: its schema file is not the one the files were written for. Nothing was published; start the sync again to load into the table as it is now.',
+  },
   IDEMPOTENCY_KEY_REUSED: {
     retryable: false,
     summary: 'The Idempotency-Key was already used with a different request body.',

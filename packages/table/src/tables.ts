@@ -7,6 +7,7 @@
  * the tables) and a source's store through it. `warehouseTables` implements it; a test may wrap it (say, a store that
  * corrupts blobs as they are written) and hand the wrapper to a worker or a coordinator.
  */
+import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { errorFrom, isTributaryError } from '@tributary/errors';
 import { tableErrors } from './errors.ts';
@@ -100,6 +101,11 @@ export interface Tables {
   createTable(warehouse: string, ref: TableRef, schema: SchemaDefinition): Promise<TableDescription>;
   /** Undefined when the table does not exist. */
   describeTable(warehouse: string, ref: TableRef): Promise<TableDescription | undefined>;
+  /**
+   * SHA-256 (hex) of the table's `schema-<schemaId>` file; undefined when there is none. A table
+   * dropped and created again under its name has another (its schema 0 is written anew).
+   */
+  schemaSha256(warehouse: string, ref: TableRef, schemaId: number): Promise<string | undefined>;
   /** describeTable and the stats that tell when maintenance is due; undefined when the table does not exist. */
   describeTableWithStats(warehouse: string, ref: TableRef): Promise<(TableDescription & TableStats) | undefined>;
   /** Every table of the warehouse (`<db>.db/<table>` with a schema), sorted by database then name. */
@@ -191,6 +197,15 @@ export function warehouseTables(s3: S3ConnectionOptions = {}): Tables {
     },
     async describeTable(warehouse: string, ref: TableRef): Promise<TableDescription | undefined> {
       return (await find(warehouse, ref))?.describe();
+    },
+    async schemaSha256(warehouse: string, ref: TableRef, schemaId: number): Promise<string | undefined> {
+      const path = tablePath({ database: ref.database, name: ref.table });
+      try {
+        return createHash('sha256').update(await storeOf(warehouse).get(`${path}/schema/schema-${schemaId}`)).digest('hex');
+      } catch (error) {
+        if (isTributaryError(error) && error.code === 'OBJECT_NOT_FOUND') return undefined;
+        throw error;
+      }
     },
     async describeTableWithStats(warehouse: string, ref: TableRef): Promise<(TableDescription & TableStats) | undefined> {
       return (await find(warehouse, ref))?.describeWithStats();

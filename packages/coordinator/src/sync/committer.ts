@@ -103,6 +103,9 @@ const PREFETCH_IN_FLIGHT = 8;
 /** At most this many shards' votes are read by id (HMGET) for a commit; more, and all of them are (HGETALL). */
 const VOTES_BY_ID = 1000;
 
+/** Commit failures that are the sync's reason as they are (nothing was published), not wrapped in SYNC_COMMIT_ABANDONED. */
+const OWN_REASONS = new Set(['COMMIT_CHANGELOG_STALE', 'COMMIT_BASE_SUPERSEDED', 'SYNC_TABLE_REPLACED']);
+
 export class SyncCommitter {
   readonly #deps: CommitterDeps;
   /** Messages verified by #prepareCommit or #finishMerge, handed to #publish in the same drive (saves reading every blob twice). */
@@ -486,6 +489,7 @@ export class SyncCommitter {
       // (bucketed: folded, and the list written, at MERGING).
       const folded = 'properties' in positions ? { properties: positions.properties } : foldPositions(record.id, positions.shards);
       if (folded.object !== undefined) await tables.warehouseStore(warehouse).put(folded.object.key, folded.object.bytes);
+      await this.#checkSameTable(record);
       this.#deps.faultPoint?.('before-publish');
       const published = await tables.publish(warehouse, ref, {
         messages,
@@ -510,9 +514,29 @@ export class SyncCommitter {
       // A blob refused while loading (a bad token, a blob changed after its vote) is its own reason.
       // A stale changelog (another writer changed a bucket after the base snapshot) is its own reason: nothing was published.
       // So is a plan superseded by another load of the same source.
-      const reason = loading || error.code === 'COMMIT_CHANGELOG_STALE' || error.code === 'COMMIT_BASE_SUPERSEDED' ? error : errorFrom(coordinatorErrors, 'SYNC_COMMIT_ABANDONED', `commit failed for good: ${error.message}`, { cause: error.code });
+      const reason = loading || OWN_REASONS.has(error.code) ? error : errorFrom(coordinatorErrors, 'SYNC_COMMIT_ABANDONED', `commit failed for good: ${error.message}`, { cause: error.code });
       return store.apply(record.id, { type: 'abandonCommit', reason: toErrorData(reason) });
     }
+  }
+
+  /**
+   * The table is still the one the sync planned for: its `schema-<schemaId>` file is the one it
+   * read then. A table dropped and made again under its name has another, and the files written
+   * for the first (their types, buckets, sequence numbers, before-images) must not land in it.
+   * @throws SYNC_TABLE_REPLACED
+   */
+  async #checkSameTable(record: SyncRecord): Promise<void> {
+    const planned = record.plan.schemaSha256;
+    if (planned === undefined) return;
+    const { table, schemaId } = record.plan;
+    const now = await this.#deps.tables.schemaSha256(this.#deps.warehouse, table, schemaId);
+    if (now === planned) return;
+    throw errorFrom(
+      coordinatorErrors,
+      'SYNC_TABLE_REPLACED',
+      `table ${table.database}.${table.table} ${now === undefined ? 'is gone' : 'was dropped and created again'} since the sync planned (its schema ${schemaId} is not the one the files were written for): nothing was published`,
+      { ...table, schemaId },
+    );
   }
 
   /** What the commit publishes: the bucket jobs' blobs (bucketed), else the shards'. */

@@ -29,6 +29,7 @@ export const SyncPlanSchema = z.object({
   shards: z.array(z.object({ id: z.string(), spec: z.record(z.string(), z.unknown()) })),
   baseSnapshotId: z.number().int().nullable(),
   schemaId: z.number().int(),
+  schemaSha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
   commitUser: z.string(),
   commitIdentifier: z.string(),
   options: z.object({

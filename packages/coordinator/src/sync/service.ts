@@ -131,6 +131,8 @@ export class SyncService {
     if (deletes?.fullExtract !== undefined) {
       partitionRowOf((await this.#deps.tables.openTable(this.#deps.warehouse, request.table, info.schemaId)).schema, deletes.fullExtract.partition);
     }
+    // Which table this is: a table dropped and made again under its name has another schema file.
+    const schemaSha256 = await this.#deps.tables.schemaSha256(this.#deps.warehouse, request.table, info.schemaId);
     const sourceId = sourceIdentity(request.source);
     let watermark: Watermark | undefined;
     const shards = await this.#planShards(request.source, info.columns, tableHistory(this.#deps.tables, this.#deps.warehouse, request.table, sourceId, info.latestSnapshotId), (w) => (watermark = w));
@@ -147,6 +149,7 @@ export class SyncService {
       shards,
       baseSnapshotId: info.latestSnapshotId,
       schemaId: info.schemaId,
+      ...(schemaSha256 === undefined ? {} : { schemaSha256 }),
       commitUser: `tributary-${syncId}`,
       commitIdentifier: BATCH_COMMIT_IDENTIFIER,
       options: {

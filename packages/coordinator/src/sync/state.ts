@@ -50,6 +50,12 @@ export interface SyncPlan {
   /** The table's latest snapshot when the sync was planned (null: the table had none). */
   readonly baseSnapshotId: number | null;
   readonly schemaId: number;
+  /**
+   * SHA-256 of the table's `schema-<schemaId>` file when planned: which table the load is for. A
+   * table dropped and created again under its name starts again at schema 0 with another file, so
+   * the commit refuses it (SYNC_TABLE_REPLACED). Absent in plans made before this field.
+   */
+  readonly schemaSha256?: string;
   /** Derived from the sync id: never shared between syncs (apache/paimon#9667, apache/fluss#4396). */
   readonly commitUser: string;
   /** Paimon's commitIdentifier (a Java long), as a decimal string. */
