@@ -193,7 +193,7 @@ export const tableErrors = defineErrorCatalogue({
   COMMIT_CHANGELOG_STALE: {
     retryable: false,
     summary:
-      "A commit carrying a changelog found that another writer changed the data of one of its buckets after the snapshot its before-images were read from (or that snapshot is gone). Nothing was published: the changelog would be wrong. Compute the load again from the latest snapshot.",
+      "A commit computed from the stored rows of its base snapshot (a changelog's before-images, a full extract's deletes, a bucket where the load changed nothing) found that another writer changed one of its buckets after that snapshot (or a snapshot in between is gone). Nothing was published: what it computed would be wrong. Compute the load again from the latest snapshot.",
   },
   COMMIT_BASE_SUPERSEDED: {
     retryable: false,

@@ -77,6 +77,8 @@ export interface PublishRequest {
   readonly properties: Readonly<Record<string, string>>;
   /** A property no snapshot after the base may carry with this value (CommitRequest.exclusive). */
   readonly exclusive?: { readonly key: string; readonly value: string };
+  /** Buckets computed from the base snapshot's rows (CommitRequest.baseBuckets). */
+  readonly baseBuckets?: readonly { readonly partition: Uint8Array; readonly bucket: number }[];
 }
 
 export interface PublishResult {
@@ -268,6 +270,7 @@ export function warehouseTables(s3: S3ConnectionOptions = {}): Tables {
         ...(request.baseSnapshotId === null ? {} : { baseSnapshotId: request.baseSnapshotId }),
         properties: request.properties,
         ...(request.exclusive === undefined ? {} : { exclusive: request.exclusive }),
+        ...(request.baseBuckets === undefined ? {} : { baseBuckets: request.baseBuckets }),
       });
       return { snapshotId: result.snapshotId, attempts: result.attempts, conflicts: result.conflicts };
     },

@@ -395,4 +395,50 @@ describe('a concurrent commit between the bucket merge and the commit of an inpu
     assert.deepEqual(canonicalRows(data?.rows ?? []), expected, 'Paimon Java reads the same table');
     await checkRetractingSum(table, 2);
   });
+
+  // A load that changes nothing in a bucket stages nothing there; its "nothing" holds only while no other writer changed the bucket.
+  for (const [what, table, options, file] of [
+    ['an input table, a load of no-op updates', 'stale_noop', { 'changelog-producer': 'input' }, 'noop.ndjson'],
+    ['a full extract into a table without a changelog producer', 'stale_extract', {}, 'same-extract.ndjson'],
+  ] as const) {
+    test(`${what}: another writer changes its buckets after the base: COMMIT_CHANGELOG_STALE, ABORTED, the other writer's rows stand`, async () => {
+      const rest = api(coordinator, e);
+      const source = openObjectStore(e.sourceRoot, s3);
+      await source.put('noop.ndjson', ndjson([r(1, 'A', 100), r(6, 'B', 60)]));
+      await source.put('same-extract.ndjson', ndjson(BASE));
+      await rest.createTable(table, options);
+      const base = await rest.started(table, ['base.ndjson']);
+      for (const bucket of await runUntilMerged(base)) await merges.finish(base, bucket);
+      assert.equal(await rest.committed(base), 1);
+
+      const id = await rest.started(table, [file], file === 'same-extract.ndjson' ? { fullExtract: { partition: {} } } : {});
+      const held = await runUntilMerged(id);
+      const paimon = await openTable(e.store, 'shop', table);
+      const [first, ...others] = held;
+      // Another writer changes key 1 and adds key 40, in whatever buckets they fall.
+      const changed = [r(1, 'J', 99), r(40, 'J', 7)];
+      await merges.finish(id, first!, async () => {
+        const rows = changed.map((x): InternalRow => [BigInt(x.id), x.store_id, BigInt(x.amount ?? 0), null]);
+        let messages;
+        if (table === 'stale_noop') {
+          const write = await paimon.newChangelogWrite({ baseSnapshotId: 1, writerId: 'other-writer' });
+          await write.write(rows.map((row) => ({ kind: 'upsert' as const, row })));
+          messages = write.prepareCommit();
+        } else {
+          const write = await paimon.newWrite({ writerId: 'other-writer' });
+          await write.writeRows(rows);
+          messages = await write.prepareCommit();
+        }
+        assert.equal((await paimon.newCommit('other-writer').commit(messages, { baseSnapshotId: 1 })).snapshotId, 2);
+      });
+      for (const bucket of others) await merges.finish(id, bucket);
+      const done = await waitForPhase(() => coordinator.syncs.get(id), ['COMMITTED', 'ABORTED'], 60_000);
+      assert.equal(done.state.phase, 'ABORTED', JSON.stringify(done.state));
+      assert.equal(done.state.phase === 'ABORTED' ? done.state.reason.code : '', 'COMMIT_CHANGELOG_STALE');
+      assert.equal(Number((await paimon.latestSnapshot())?.id), 2, 'nothing of the sync landed');
+      const expected = canonicalRows([...BASE.filter((x) => x.id !== 1), ...changed].map((x) => [BigInt(x.id), x.store_id, BigInt(x.amount ?? 0), null]));
+      const [java] = readResults(await paimonJava.batch([{ op: 'read', warehouse: e.warehouse, database: 'shop', table }]));
+      assert.deepEqual(canonicalRows(java?.rows ?? []), expected, "Paimon Java reads the other writer's rows over the base");
+    });
+  }
 });

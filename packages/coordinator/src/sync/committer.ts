@@ -490,6 +490,7 @@ export class SyncCommitter {
       const folded = 'properties' in positions ? { properties: positions.properties } : foldPositions(record.id, positions.shards);
       if (folded.object !== undefined) await tables.warehouseStore(warehouse).put(folded.object.key, folded.object.bytes);
       await this.#checkSameTable(record);
+      const baseBuckets = await this.#baseBuckets(record);
       this.#deps.faultPoint?.('before-publish');
       const published = await tables.publish(warehouse, ref, {
         messages,
@@ -501,6 +502,7 @@ export class SyncCommitter {
         properties: { ...record.plan.options.snapshotProperties, ...folded.properties, 'tributary.sync-id': record.id, 'tributary.shards': String(record.plan.shards.length) },
         // Planned from the snapshots up to the base (newFilesOnly, incremental): no load of the same source may have committed since.
         ...(historyKeyOf(record) === '' ? {} : { exclusive: { key: SOURCE_ID_PROPERTY, value: record.plan.options.snapshotProperties[SOURCE_ID_PROPERTY] ?? '' } }),
+        ...(baseBuckets === undefined ? {} : { baseBuckets }),
       });
       this.#deps.faultPoint?.('after-publish');
       this.#deps.published?.(published.attempts, published.conflicts);
@@ -537,6 +539,22 @@ export class SyncCommitter {
       `table ${table.database}.${table.table} ${now === undefined ? 'is gone' : 'was dropped and created again'} since the sync planned (its schema ${schemaId} is not the one the files were written for): nothing was published`,
       { ...table, schemaId },
     );
+  }
+
+  /**
+   * The buckets whose jobs computed their outcome from the base snapshot's rows: every bucket of
+   * the plan when the table has a changelog (before-images) or the load is a full extract (its
+   * deletes). A bucket where nothing changed stages nothing, so the commit must be told of it to
+   * refuse it when another writer changed it since (COMMIT_CHANGELOG_STALE). Undefined otherwise.
+   */
+  async #baseBuckets(record: SyncRecord): Promise<{ partition: Uint8Array; bucket: number }[] | undefined> {
+    const state = record.state;
+    if (state.phase !== 'COMMITTING' || state.bucketStage === undefined) return undefined;
+    const { tables, warehouse, store } = this.#deps;
+    const fullExtract = record.plan.options.deletes?.fullExtract !== undefined;
+    const producer = fullExtract ? undefined : (await tables.describeTable(warehouse, record.plan.table))?.options['changelog-producer'];
+    if (!fullExtract && (producer ?? 'none').trim().toLowerCase() !== 'input') return undefined;
+    return store.bucketPlaces(record.id, Object.keys(state.bucketStage.accepted).sort());
   }
 
   /** What the commit publishes: the bucket jobs' blobs (bucketed), else the shards'. */

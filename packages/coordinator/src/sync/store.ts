@@ -44,7 +44,7 @@ import {
   errorFrom,
   planShardField,
   syncRedisKeys,
-  type PlannedBucketEntry,
+  PlannedBucketEntry,
   type PlannedShardEntry,
   type SyncPlanHead,
 } from '@tributary/protocol';
@@ -413,6 +413,17 @@ export class SyncStore {
       const fields = entries.slice(i, i + PLAN_FIELDS_PER_WRITE).flatMap((e, k) => [planBucketField(bucketJobId(i + k)), JSON.stringify(e)]);
       await this.#redis.hset(key, ...fields);
     }
+  }
+
+  /** Where the bucket jobs of the plan write: each one's (partition, bucket), read back from the bucket plan. */
+  async bucketPlaces(syncId: string, bucketIds: readonly string[]): Promise<{ partition: Uint8Array; bucket: number }[]> {
+    if (bucketIds.length === 0) return [];
+    const values = await this.#redis.hmget(syncRedisKeys(this.#prefix, syncId).plan, ...bucketIds.map(planBucketField));
+    return values.map((json, i) => {
+      if (json === null) throw new Error(`the bucket plan of ${syncId} has no ${bucketIds[i] ?? ''}`);
+      const entry = PlannedBucketEntry.parse(JSON.parse(json));
+      return { partition: new Uint8Array(Buffer.from(entry.partition, 'base64')), bucket: entry.bucket };
+    });
   }
 
   /**

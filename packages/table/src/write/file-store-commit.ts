@@ -27,7 +27,7 @@ import { tableErrors } from '../errors.ts';
 import type { ObjectStore } from '../io/object-store.ts';
 import { entryIdentifier, mergeEntries } from '../spec/file-entry.ts';
 import { dataFilePaths, type DataFilePaths, type PartitionPathOptions } from '../spec/partition-path.ts';
-import { partitionKey } from '../spec/binary-row.ts';
+import { bucketKey, partitionKey } from '../spec/binary-row.ts';
 import type { CommitMessage } from '../spec/commit-message.ts';
 import type { ManifestEntry } from '../spec/manifest-entry.ts';
 import type { ManifestFileMeta } from '../spec/manifest-file-meta.ts';
@@ -97,6 +97,13 @@ export interface CommitRequest {
    * @see FileStoreCommit.#checkExclusive
    */
   readonly exclusive?: { readonly key: string; readonly value: string };
+  /**
+   * Buckets whose outcome was computed from the rows of the base snapshot (a changelog's
+   * before-images, a full extract's deletes), whether or not this commit writes into them: a
+   * bucket where the load changed nothing has no message, yet its "nothing" is only right while
+   * no other writer changed it. Checked with the changelog's buckets (COMMIT_CHANGELOG_STALE).
+   */
+  readonly baseBuckets?: readonly { readonly partition: Uint8Array; readonly bucket: number }[];
   /** Snapshot.watermark of this commit; the snapshot keeps max(previous, this). */
   readonly watermark?: bigint;
 }
@@ -270,11 +277,13 @@ export class FileStoreCommit {
   /**
    * A changelog's before-images were read in the base snapshot (`request.baseSnapshotId`; none: an
    * empty table): every APPEND or OVERWRITE snapshot since then must have left the changelog's
-   * buckets alone, else the changelog would retract rows that are no longer stored.
+   * buckets (and `request.baseBuckets`) alone, else the changelog would retract rows that are no
+   * longer stored (or the load's "no change" and deletes would be computed from rows that are not).
    * @throws COMMIT_CHANGELOG_STALE
    */
   async #checkChangelogBase(latest: Snapshot | null, messages: readonly CommitMessage[], request: CommitRequest): Promise<void> {
     const buckets = changelogBuckets(messages);
+    for (const b of request.baseBuckets ?? []) buckets.add(bucketKey(b.partition, b.bucket));
     if (buckets.size === 0 || latest === null) return;
     const base = request.baseSnapshotId ?? 0;
     const stale = (message: string, context: Record<string, string | number>, cause?: unknown) =>
@@ -295,7 +304,7 @@ export class FileStoreCommit {
       const hit = staleChangelogEntry(buckets, delta);
       if (hit !== undefined) {
         throw stale(
-          `snapshot ${id} (${snapshot.commitKind} by ${snapshot.commitUser}) changed bucket ${hit.bucket} after the changelog's base snapshot ${base}: its before-images are stale`,
+          `snapshot ${id} (${snapshot.commitKind} by ${snapshot.commitUser}) changed bucket ${hit.bucket} after the load's base snapshot ${base}: what the load computed from that bucket's stored rows (before-images, deletes) is stale`,
           { snapshotId: id, bucket: hit.bucket },
         );
       }
