@@ -217,6 +217,9 @@ export interface TableCommit {
   abort(messages: readonly CommitMessage[]): Promise<void>;
 }
 
+/** Paimon's options that keep a table's changelog longer than its snapshots (a decoupled changelog). */
+const CHANGELOG_RETENTION_OPTIONS = ['changelog.num-retained.min', 'changelog.num-retained.max', 'changelog.time-retained'] as const;
+
 export class Table {
   readonly store: ObjectStore;
   readonly database: string;
@@ -335,7 +338,17 @@ export class Table {
    * files only they reached (snapshot/expire-snapshots.ts). `protectFrom`: the oldest snapshot a
    * live writer planned on; it and every later snapshot stay.
    */
-  expireSnapshots(request: { readonly retention?: Partial<RetentionOptions>; readonly protectFrom?: number; readonly now?: number } = {}): Promise<ExpireResult> {
+  async expireSnapshots(request: { readonly retention?: Partial<RetentionOptions>; readonly protectFrom?: number; readonly now?: number } = {}): Promise<ExpireResult> {
+    // Paimon keeps such a table's changelog beyond its snapshots (in changelog/); expiring here would delete it.
+    const decoupled = CHANGELOG_RETENTION_OPTIONS.filter((o) => this.schema.options[o] !== undefined);
+    if (decoupled.length > 0) {
+      throw errorFrom(
+        tableErrors,
+        'TABLE_UNSUPPORTED',
+        `${this.database}.${this.name} sets ${decoupled.join(', ')}: its changelog is kept apart from its snapshots, which Tributary's expiration does not do; expire it with Paimon (expire_snapshots)`,
+        { table: this.path, options: decoupled.join(',') },
+      );
+    }
     return expireSnapshots(this.snapshots, this.#files(), {
       retention: this.retention(request.retention),
       now: request.now ?? Date.now(),
@@ -344,7 +357,19 @@ export class Table {
   }
 
   /** The files of the table no snapshot or tag reaches, older than `olderThanMs` (default 1 day) and not protected. */
-  findOrphanFiles(request: { readonly olderThanMs?: number; readonly now?: number; readonly isProtected?: (key: string) => boolean } = {}): Promise<OrphanScan> {
+  async findOrphanFiles(request: { readonly olderThanMs?: number; readonly now?: number; readonly isProtected?: (key: string) => boolean } = {}): Promise<OrphanScan> {
+    // Branches (their snapshots name files in the table's own directories) and a changelog kept
+    // beyond the snapshots reach files the scan would not see: it refuses rather than delete them.
+    for (const dir of ['branch', 'changelog']) {
+      for await (const meta of this.store.list(`${this.path}/${dir}/`)) {
+        throw errorFrom(
+          tableErrors,
+          'TABLE_UNSUPPORTED',
+          `${this.database}.${this.name} has ${dir === 'branch' ? 'branches' : 'a changelog kept beyond its snapshots'} (${dir}/), whose files an orphan scan here cannot tell from orphans; remove orphan files with Paimon (remove_orphan_files)`,
+          { table: this.path, directory: dir, found: meta.key.slice(this.path.length + 1) },
+        );
+      }
+    }
     return findOrphanFiles(this.snapshots, this.#files(), {
       olderThanMs: request.olderThanMs ?? DEFAULT_ORPHAN_AGE_MS,
       now: request.now ?? Date.now(),

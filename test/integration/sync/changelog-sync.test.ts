@@ -28,7 +28,7 @@ import { openObjectStore, openTable, warehouseTables, type InternalRow, type Tab
 import { canonicalRows, paimonJava, pypaimon, readResults, services, type OracleRow } from '@tributary/testkit';
 import { mergeBucketProcessor, writeShardProcessor, type MergeBucketResult } from '@tributary/worker';
 import { HeldJobs } from './held-jobs.ts';
-import { inProcessCoordinator, s3, syncEnv, waitForPhase, type SyncEnv } from './harness.ts';
+import { inProcessCoordinator, listKeys, s3, syncEnv, waitForPhase, type SyncEnv } from './harness.ts';
 
 const COLUMNS = [
   { name: 'id', type: 'BIGINT NOT NULL' },
@@ -394,6 +394,34 @@ describe('a concurrent commit between the bucket merge and the commit of an inpu
     );
     assert.deepEqual(canonicalRows(data?.rows ?? []), expected, 'Paimon Java reads the same table');
     await checkRetractingSum(table, 2);
+  });
+
+  test('an orphan cleanup (guard age 0) while the sync is MERGING keeps its staged data and changelog files; Paimon Java reads its changelog', async () => {
+    const rest = api(coordinator, e);
+    await rest.createTable('cleaned', { 'changelog-producer': 'input' });
+    const base = await rest.started('cleaned', ['base.ndjson']);
+    for (const bucket of await runUntilMerged(base)) await merges.finish(base, bucket);
+    assert.equal(await rest.committed(base), 1);
+    const id = await rest.started('cleaned', ['update.ndjson']);
+    const held = await runUntilMerged(id);
+    const [first, ...others] = held;
+    let deleted: string[] = [];
+    await merges.finish(id, first!, async () => {
+      const staged = (await listKeys(e, 'shop.db/cleaned/')).filter((k) => k.includes(`/changelog-${id}-`));
+      assert.ok(staged.length > 0, 'the first bucket job staged changelog files');
+      const response = await coordinator.app.inject({ method: 'POST', url: '/v1/tables/shop/cleaned/orphan-cleanups', payload: { olderThanMs: 0, dryRun: false } });
+      assert.equal(response.statusCode, 200, response.body);
+      deleted = response.json<{ files: { key: string }[] }>().files.map((f) => f.key);
+    });
+    assert.deepEqual(deleted.filter((k) => k.includes(id)), [], 'nothing of the live sync was deleted');
+    for (const bucket of others) await merges.finish(id, bucket);
+    assert.equal(await rest.committed(id), 2);
+    const ref = { warehouse: e.warehouse, database: 'shop', table: 'cleaned' };
+    const [audit] = readResults(await paimonJava.batch([{ op: 'read', ...ref, table: 'cleaned$audit_log', options: { 'incremental-between': '1,2', 'incremental-between-scan-mode': 'changelog' } }]));
+    assert.deepEqual(
+      (audit?.rows ?? []).map((row) => text(canonicalRows([row])[0]!)).sort(),
+      [text(['-U', 1n, 'A', 100n, null]), text(['+U', 1n, 'A', 80n, null]), text(['-U', 6n, 'B', 60n, null]), text(['+U', 6n, 'B', 65n, null])].sort(),
+    );
   });
 
   // A load that changes nothing in a bucket stages nothing there; its "nothing" holds only while no other writer changed the bucket.

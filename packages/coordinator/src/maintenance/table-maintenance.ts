@@ -22,7 +22,7 @@
  * aborted (its files are garbage); one that starts later writes files younger than the guard age.
  */
 import type { Logger } from 'pino';
-import { compactionStagingPrefix, dataFileMarker, isTributaryError, syncStagingPrefix } from '@tributary/protocol';
+import { changelogFileMarker, compactionStagingPrefix, dataFileMarker, isTributaryError, syncStagingPrefix } from '@tributary/protocol';
 import type { ExpireResult, ObjectStore, OrphanFile, RetentionOptions, TableRef, Tables } from '@tributary/table';
 import type { SyncStore } from '../sync/store.ts';
 import { stagingOrphans, type StagingKind, type StagingOwner } from './staging-orphans.ts';
@@ -115,7 +115,8 @@ export class TableMaintenance {
     const now = Date.now();
     const live = await this.#live(ref);
     const tablePath = this.#d.tables.tablePath(ref);
-    const markers = [...live.ids].map((id) => dataFileMarker(id));
+    // A live sync's data and changelog files, a live compaction's data files: not yet in any snapshot.
+    const markers = [...live.ids].flatMap((id) => [dataFileMarker(id), changelogFileMarker(id)]);
     const isProtected = (key: string): boolean =>
       markers.some((m) => key.includes(m)) || (live.committing && key.startsWith(`${tablePath}/manifest/`));
     const table = await this.#d.tables.findOrphanFiles(this.#d.warehouse, ref, { olderThanMs: request.olderThanMs, isProtected });

@@ -555,6 +555,23 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
       assert.equal((await table.newCommit(uniqueName('u')).commit(tail, { baseSnapshotId: 3, exclusive: mark })).snapshotId, 4);
     });
 
+    test('maintenance refuses what it cannot see: expiry of a table whose changelog is kept apart, orphan scans beside branches or a kept changelog', async () => {
+      const decoupled = await newTable({ ...ORDERS, options: { 'changelog.num-retained.max': '10' } });
+      assert.equal(await codeOf(decoupled.expireSnapshots({ retention: { retainMin: 1, retainMax: 1 } })), 'TABLE_UNSUPPORTED');
+      const table = await newTable(ORDERS);
+      const write = await table.newWrite({ writerId: uniqueName('w') });
+      await write.writeRows([[1n, 1, 'a', 1n, ts(1)]]);
+      await table.newCommit(uniqueName('u')).commit(await write.prepareCommit());
+      assert.deepEqual((await table.findOrphanFiles({ olderThanMs: 0 })).files, [], 'nothing to find before');
+      for (const dir of ['branch/branch-b1/snapshot/snapshot-1', 'changelog/changelog-1']) {
+        const key = `${table.path}/${dir}`;
+        await table.store.put(key, new TextEncoder().encode('{}'));
+        assert.equal(await codeOf(table.findOrphanFiles({ olderThanMs: 0 })), 'TABLE_UNSUPPORTED', dir);
+        await table.store.delete(key);
+      }
+      assert.deepEqual((await table.findOrphanFiles({ olderThanMs: 0 })).files, []);
+    });
+
     test('abort deletes the files of uncommitted messages; the table is unchanged', async () => {
       const table = await newTable({ ...ORDERS, partitionKeys: ['dt'], primaryKeys: ['id', 'dt'], options: { bucket: '2' } });
       await writeAndCommit(table, [[1n, 19723, 'kept', 1n, ts(1)]]);
