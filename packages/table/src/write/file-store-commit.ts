@@ -244,6 +244,22 @@ export class FileStoreCommit {
     return { done: { snapshotId: id, alreadyCommitted: false, attempts: attempt } };
   }
 
+  /** The snapshots after `base` up to `latest`, oldest first; one that is gone throws `gone(id, error)`. */
+  async *#snapshotsAfter(base: number, latest: Snapshot, gone: (id: number, error: unknown) => Error): AsyncIterable<Snapshot> {
+    for (let id = base + 1; id <= Number(latest.id); id++) {
+      if (id === Number(latest.id)) {
+        yield latest;
+        continue;
+      }
+      try {
+        yield await this.#snapshots.snapshot(id);
+      } catch (error) {
+        if (isTributaryError(error) && error.code === 'SNAPSHOT_NOT_FOUND') throw gone(id, error);
+        throw error;
+      }
+    }
+  }
+
   /**
    * No snapshot after the base carries `request.exclusive` (any commit kind). A snapshot after the
    * base that is gone cannot be checked, and refuses the commit too.
@@ -255,16 +271,10 @@ export class FileStoreCommit {
     const base = request.baseSnapshotId ?? 0;
     const superseded = (message: string, context: Record<string, string | number>, cause?: unknown) =>
       errorFrom(tableErrors, 'COMMIT_BASE_SUPERSEDED', message, { table: this.#o.tablePath, baseSnapshotId: base, property: exclusive.key, ...context }, cause === undefined ? undefined : { cause });
-    for (let id = base + 1; id <= Number(latest.id); id++) {
-      let snapshot: Snapshot;
-      try {
-        snapshot = id === Number(latest.id) ? latest : await this.#snapshots.snapshot(id);
-      } catch (error) {
-        if (isTributaryError(error) && error.code === 'SNAPSHOT_NOT_FOUND') {
-          throw superseded(`snapshot ${id}, committed after the base snapshot ${base}, is gone: whether it carries ${exclusive.key} cannot be checked`, { snapshotId: id }, error);
-        }
-        throw error;
-      }
+    const gone = (id: number, error: unknown) =>
+      superseded(`snapshot ${id}, committed after the base snapshot ${base}, is gone: whether it carries ${exclusive.key} cannot be checked`, { snapshotId: id }, error);
+    for await (const snapshot of this.#snapshotsAfter(base, latest, gone)) {
+      const id = Number(snapshot.id);
       if (snapshot.properties?.get(exclusive.key) === exclusive.value) {
         throw superseded(
           `snapshot ${id} (${snapshot.commitKind} by ${snapshot.commitUser}), committed after the base snapshot ${base}, has the same ${exclusive.key}: this commit was planned without it`,
@@ -288,16 +298,9 @@ export class FileStoreCommit {
     const base = request.baseSnapshotId ?? 0;
     const stale = (message: string, context: Record<string, string | number>, cause?: unknown) =>
       errorFrom(tableErrors, 'COMMIT_CHANGELOG_STALE', message, { table: this.#o.tablePath, baseSnapshotId: base, ...context }, cause === undefined ? undefined : { cause });
-    for (let id = base + 1; id <= Number(latest.id); id++) {
-      let snapshot: Snapshot;
-      try {
-        snapshot = id === Number(latest.id) ? latest : await this.#snapshots.snapshot(id);
-      } catch (error) {
-        if (isTributaryError(error) && error.code === 'SNAPSHOT_NOT_FOUND') {
-          throw stale(`snapshot ${id}, committed after the changelog's base snapshot ${base}, is gone: the changelog cannot be checked`, { snapshotId: id }, error);
-        }
-        throw error;
-      }
+    const gone = (id: number, error: unknown) => stale(`snapshot ${id}, committed after the load's base snapshot ${base}, is gone: the load cannot be checked`, { snapshotId: id }, error);
+    for await (const snapshot of this.#snapshotsAfter(base, latest, gone)) {
+      const id = Number(snapshot.id);
       if (snapshot.commitKind !== 'APPEND' && snapshot.commitKind !== 'OVERWRITE') continue;
       const delta: ManifestEntry[] = [];
       for (const meta of await this.#scan.readManifestList(snapshot.deltaManifestList)) delta.push(...(await this.#scan.readManifest(meta.fileName)));
