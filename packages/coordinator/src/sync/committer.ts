@@ -552,7 +552,7 @@ export class SyncCommitter {
     if (state.phase !== 'COMMITTING' || state.bucketStage === undefined) return undefined;
     const { tables, warehouse, store } = this.#deps;
     const fullExtract = record.plan.options.deletes?.fullExtract !== undefined;
-    const producer = fullExtract ? undefined : (await tables.describeTable(warehouse, record.plan.table))?.options['changelog-producer'];
+    const producer = fullExtract ? undefined : (await tables.openTable(warehouse, record.plan.table, record.plan.schemaId)).schema.options['changelog-producer'];
     if (!fullExtract && (producer ?? 'none').trim().toLowerCase() !== 'input') return undefined;
     return store.bucketPlaces(record.id, Object.keys(state.bucketStage.accepted).sort());
   }
