@@ -127,6 +127,11 @@ export function newTableSchema(definition: SchemaDefinition, timeMillis: number)
   };
 }
 
+/** The key of a table's schema file `schema/schema-<id>`. */
+export function schemaFileKey(tablePath: string, schemaId: number): string {
+  return `${tablePath}/schema/schema-${schemaId}`;
+}
+
 /**
  * Creates a table: writes `schema/schema-0` with put-if-absent, after refusing what Tributary
  * does not write correctly (validateTableSchema).
@@ -140,7 +145,7 @@ export async function createTable(
   validateTableSchema(schema);
   const path = tablePath(request);
   try {
-    await store.putIfAbsent(`${path}/schema/schema-0`, new TextEncoder().encode(encodeTableSchema(schema)));
+    await store.putIfAbsent(schemaFileKey(path, 0), new TextEncoder().encode(encodeTableSchema(schema)));
   } catch (error) {
     if (isTributaryError(error) && error.code === 'OBJECT_ALREADY_EXISTS') {
       throw errorFrom(tableErrors, 'TABLE_ALREADY_EXISTS', `table ${request.database}.${request.name} already exists`, { table: path });
@@ -202,7 +207,7 @@ export async function openTable(store: ObjectStore, database: string, name: stri
   if (latest === null) {
     throw errorFrom(tableErrors, 'TABLE_NOT_FOUND', `table ${database}.${name} does not exist in ${store.uri}`, { table: path });
   }
-  const schema = decodeTableSchema(new TextDecoder().decode(await store.get(`${path}/schema/schema-${latest}`)));
+  const schema = decodeTableSchema(new TextDecoder().decode(await store.get(schemaFileKey(path, latest))));
   return new Table(store, { database, name }, schema);
 }
 

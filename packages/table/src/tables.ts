@@ -17,6 +17,7 @@ import { formatDataType } from './spec/data-type-json.ts';
 import { decodeTableSchema } from './spec/table-schema.ts';
 import { jsonCell, type JsonCell } from './spec/json-value.ts';
 import { mapInOrder } from './snapshot/file-store-scan.ts';
+import { getOrNull } from './snapshot/table-files.ts';
 import type { S3ConnectionOptions } from './io/s3-store.ts';
 import type { CommitMessage } from './spec/commit-message.ts';
 import type { CommitIdentity, Snapshot } from './spec/snapshot.ts';
@@ -25,7 +26,7 @@ import { changelogAuditView, type ChangelogAuditQuery, type ChangelogAuditView }
 import type { RetentionOptions } from './snapshot/expire-plan.ts';
 import type { ExpireResult } from './snapshot/expire-snapshots.ts';
 import type { OrphanScan } from './snapshot/orphan-files.ts';
-import { createTable, listTables, openTable, tablePath, type DataFileSummary, type SchemaDefinition, type Table, type TableDescription, type TableStats } from './table.ts';
+import { createTable, listTables, openTable, schemaFileKey, tablePath, type DataFileSummary, type SchemaDefinition, type Table, type TableDescription, type TableStats } from './table.ts';
 
 /** A table of the warehouse, by database and table name. */
 export interface TableRef {
@@ -201,13 +202,8 @@ export function warehouseTables(s3: S3ConnectionOptions = {}): Tables {
       return (await find(warehouse, ref))?.describe();
     },
     async schemaSha256(warehouse: string, ref: TableRef, schemaId: number): Promise<string | undefined> {
-      const path = tablePath({ database: ref.database, name: ref.table });
-      try {
-        return createHash('sha256').update(await storeOf(warehouse).get(`${path}/schema/schema-${schemaId}`)).digest('hex');
-      } catch (error) {
-        if (isTributaryError(error) && error.code === 'OBJECT_NOT_FOUND') return undefined;
-        throw error;
-      }
+      const bytes = await getOrNull(storeOf(warehouse), schemaFileKey(tablePath({ database: ref.database, name: ref.table }), schemaId));
+      return bytes === null ? undefined : createHash('sha256').update(bytes).digest('hex');
     },
     async describeTableWithStats(warehouse: string, ref: TableRef): Promise<(TableDescription & TableStats) | undefined> {
       return (await find(warehouse, ref))?.describeWithStats();
@@ -301,14 +297,8 @@ export function warehouseTables(s3: S3ConnectionOptions = {}): Tables {
  * table recreated as DECIMAL(10,4), which Paimon Java read as 0.0150 for 1.5).
  */
 async function schemaStillHolds(table: Table): Promise<boolean> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await table.store.get(`${table.path}/schema/schema-${table.schema.id}`);
-  } catch (error) {
-    if (isTributaryError(error) && error.code === 'OBJECT_NOT_FOUND') return false;
-    throw error;
-  }
-  return isDeepStrictEqual(decodeTableSchema(new TextDecoder().decode(bytes)), table.schema);
+  const bytes = await getOrNull(table.store, schemaFileKey(table.path, table.schema.id));
+  return bytes !== null && isDeepStrictEqual(decodeTableSchema(new TextDecoder().decode(bytes)), table.schema);
 }
 
 /** Snapshot files read at once while listing snapshots. */

@@ -376,7 +376,7 @@ function decoderFor(field: FieldPacket, booleans: readonly string[], zeroDates: 
       return (v) => (typeof v !== 'string' ? identity(v) : zero !== undefined && isZeroDate(v) ? zero : (mysqlTimestamp(v) ?? v));
     }
     case MYSQL_TYPE.TIME:
-      // Not a time of a day: the text, which TIME refuses as well (a generic time-of-day text would be cut to the millisecond).
+      // Not a time within a day: the text as it came, which TIME refuses too.
       return (v) => (typeof v === 'string' ? (mysqlTime(v) ?? v) : identity(v));
     case MYSQL_TYPE.BIT:
       return (v) => (v instanceof Uint8Array && v.length === 1 && (v[0] === 0 || v[0] === 1) ? v[0] === 1 : identity(v));
