@@ -108,7 +108,8 @@ function likeRegExp(pattern: string): RegExp {
   return new RegExp(`^${source}$`, 'u');
 }
 
+/** `ch` as a literal in a `u` regular expression (which refuses escapes of other characters, such as `\-`). */
 function escapeRegExp(ch: string): string {
-  return ch.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  return ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 

@@ -24,6 +24,20 @@ test('name patterns: LIKE semantics (case-sensitive) or an exact list', () => {
   for (const [pattern, name, matches] of cases) assert.equal(nameMatcher(pattern)(name), matches, `${JSON.stringify(pattern)} ~ ${name}`);
 });
 
+test('name patterns: every other character is itself (a database named shop-eu, MySQL quoting characters)', () => {
+  // The pattern becomes a `u` regular expression, which refuses escapes such as `\-`: a name with
+  // a `-` threw "Invalid regular expression" for every pattern holding one.
+  for (let code = 32; code < 127; code++) {
+    const ch = String.fromCharCode(code);
+    if (ch === '%' || ch === '_' || ch === '\\') continue;
+    const name = `a${ch}b`;
+    assert.equal(nameMatcher(name)(name), true, `${JSON.stringify(name)} matches itself`);
+    assert.equal(nameMatcher(name)(`a${ch === 'x' ? 'y' : 'x'}b`), false, `${JSON.stringify(name)} matches only itself`);
+  }
+  assert.equal(nameMatcher('shop-eu%')('shop-eu-2'), true);
+  assert.equal(nameMatcher('日本_%')('日本_1'), true);
+});
+
 test('shard ids sort as (database, table, part)', () => {
   const pairs: [string, string, number?][] = [
     ['shop_1', 'orders_10'],
