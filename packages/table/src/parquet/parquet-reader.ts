@@ -247,7 +247,18 @@ export class ParquetDataFileReader {
   }
 
   async #decode(fields: readonly DataField[], rowStart: number, rowEnd: number, filling: Map<string, ColumnFiller>): Promise<void> {
-    await this.#read(fields, rowStart, rowEnd, (chunk) => filling.get(chunk.columnName)?.fill(chunk.columnData, chunk.rowStart - rowStart));
+    // hyparquet calls onChunk where a throw is not its promise's rejection (an uncaught exception
+    // would end the process): the first failure is kept and thrown once the read is over.
+    let failure: unknown;
+    await this.#read(fields, rowStart, rowEnd, (chunk) => {
+      if (failure !== undefined) return;
+      try {
+        filling.get(chunk.columnName)?.fill(chunk.columnData, chunk.rowStart - rowStart);
+      } catch (error) {
+        failure = error;
+      }
+    });
+    if (failure !== undefined) throw errorFrom(tableErrors, 'PARQUET_FILE_INVALID', `cannot decode Parquet data: ${String(failure)}`, {}, { cause: failure });
   }
 
   /**
@@ -365,14 +376,20 @@ class ColumnFiller {
     this.#set = valueSetter(field, element, this.#column);
   }
 
-  /** Values of rows offset, offset + 1, … (rows outside the group are ignored). */
+  /**
+   * Values of rows offset, offset + 1, … (rows outside the group are ignored). hyparquet gives a
+   * null as `null`; `undefined` is a value the page does not hold (a dictionary index past the
+   * dictionary, more defined rows than values): a corrupt file, refused rather than read as null.
+   * @throws Error for such a value (#decode turns it into PARQUET_FILE_INVALID)
+   */
   fill(values: ArrayLike<unknown>, offset: number): void {
     const length = this.#validity.length;
     for (let i = 0; i < values.length; i++) {
       const row = offset + i;
       if (row < 0 || row >= length) continue;
       const v = values[i];
-      if (v === null || v === undefined) {
+      if (v === undefined) throw new Error(`row ${row} of the slice has no value in its page (a dictionary index past the dictionary, or fewer values than rows)`);
+      if (v === null) {
         this.#validity[row] = 0;
         this.#nulls++;
       } else this.#set(row, v);
