@@ -13,7 +13,7 @@ import { QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { SYNC_QUEUES, SyncCommitJob, SyncShardResult, checkClusterSecret, checkReadiness, parsePayload, type Readiness } from '@tributary/protocol';
+import { JOB_BACKOFF_MS, SYNC_QUEUES, SyncCommitJob, SyncShardResult, checkClusterSecret, checkReadiness, parsePayload, type Readiness } from '@tributary/protocol';
 import { noSourceAccess, type SourceAccess } from '@tributary/sources';
 import { warehouseTables, type S3ConnectionOptions, type Tables } from '@tributary/table';
 import { catalogTables, openCatalog, type CatalogOptions } from '@tributary/catalog';
@@ -153,7 +153,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     connection,
     prefix: config.prefix,
     clusterSecret,
-    shardBackoffMs: 1000,
+    shardBackoffMs: JOB_BACKOFF_MS,
     commitAttempts: config.commitAttempts ?? COMMIT_ATTEMPTS,
   });
   flows.onError((error) => logger.warn({ error: error.message }, 'sync queues error'));

@@ -87,7 +87,7 @@ export {
   type PlanFingerprintInput,
 } from './vote-token.ts';
 export { BadRowPolicy, Identifier, StringMap, SyncMode, parsePayload } from './schemas/common.ts';
-export { ColumnSpec, CreateTableRequest, ProblemDetails, SyncOptions, createTableFromSourceRequest, startSyncRequest } from './schemas/rest.ts';
+export { ColumnSpec, CreateTableRequest, DEFAULT_MAX_ATTEMPTS, JOB_BACKOFF_MS, ProblemDetails, SyncOptions, createTableFromSourceRequest, startSyncRequest } from './schemas/rest.ts';
 export { ScheduleId, ScheduleRun, ScheduledCompaction, putScheduleRequest } from './schemas/schedules.ts';
 export { READINESS_TIMEOUT_MS, checkReadiness, type Readiness, type ReadinessProbe } from './readiness.ts';
 export {

@@ -40,6 +40,7 @@ export interface FlowOptions {
   readonly prefix: string;
   /** Signs each shard job (vote-token.ts in @tributary/protocol). */
   readonly clusterSecret: Uint8Array;
+  /** The first wait before a failed shard or bucket job runs again, doubling after (JOB_BACKOFF_MS in a coordinator). */
   readonly shardBackoffMs: number;
   readonly commitAttempts: number;
   /** Shard jobs added per call (ENQUEUE_SLICE unless set; tests use small slices). */

@@ -10,7 +10,7 @@ test('StartSyncRequest takes the sync source union and fills the options', () =>
     source: { kind: 'generator', seed: 7, shards: 8, rowsPerShard: 1000 },
   });
   assert.equal(parsed.mode, 'append');
-  assert.equal(parsed.options.maxAttempts, 3);
+  assert.equal(parsed.options.maxAttempts, 5, 'five attempts: a load rides out an outage of about half a minute');
   assert.equal(parsed.source.kind, 'generator');
   const files = StartSyncRequest.parse({
     table: { database: 'shop', table: 'orders' },

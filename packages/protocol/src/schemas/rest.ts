@@ -101,10 +101,25 @@ export function createTableFromSourceRequest<Source extends z.ZodType>(source: S
 /** The prefix of the snapshot properties Tributary writes itself (the source, its positions, the watermark). */
 export const RESERVED_PROPERTY_PREFIX = 'tributary.';
 
+/** Attempts of a shard or bucket job unless a sync says otherwise (SyncOptions.maxAttempts). */
+export const DEFAULT_MAX_ATTEMPTS = 5;
+
+/**
+ * The first wait before a failed shard or bucket job runs again; each later wait doubles (BullMQ's
+ * exponential backoff, with up to a fifth taken off at random so that jobs failed together do not
+ * retry together). With DEFAULT_MAX_ATTEMPTS the waits are about 2 + 4 + 8 + 16 = 30 s.
+ */
+export const JOB_BACKOFF_MS = 2000;
+
 /** Per-sync settings; every field has a default. */
 export const SyncOptions = z.strictObject({
-  /** Attempts per shard before it votes NO (BullMQ `attempts`). */
-  maxAttempts: z.number().int().min(1).max(100).default(3),
+  /**
+   * Attempts per shard job and per bucket job before it votes NO (BullMQ `attempts`). A transient
+   * failure (storage or source unavailable, a connection lost) is retried after about 2, 4, 8, 16, …
+   * seconds (JOB_BACKOFF_MS, doubling, up to a fifth less): the default 5 rides out an outage of
+   * about half a minute. A deterministic failure (a bad row, a schema mismatch) fails at once.
+   */
+  maxAttempts: z.number().int().min(1).max(100).default(DEFAULT_MAX_ATTEMPTS),
   /** Abort the sync if PREPARE has not finished after this long. */
   prepareTimeoutMs: z.number().int().min(1_000).max(7 * 24 * 3600 * 1000).optional(),
   /**
@@ -156,7 +171,7 @@ export function startSyncRequest<Source extends z.ZodType>(source: Source) {
     table: SyncTableRef,
     source,
     mode: SyncMode.default('append'),
-    options: SyncOptions.default({ maxAttempts: 3, snapshotProperties: {}, badRows: 'fail' }),
+    options: SyncOptions.default({ maxAttempts: DEFAULT_MAX_ATTEMPTS, snapshotProperties: {}, badRows: 'fail' }),
   });
 }
 
