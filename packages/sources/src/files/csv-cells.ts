@@ -16,6 +16,7 @@ import type { ColumnarCells, SourceRow, SourceValue } from '../source.ts';
 import { fastSafeInteger } from '../values/columns.ts';
 import { fastEpochDay, fastTimestampInto, fastUnscaledDecimal, fitsCodePoints } from '../values/fast-text.ts';
 import { INT_LIMITS, TWO_32, MAX_EPOCH_MILLIS, LITTLE_ENDIAN } from '../values/cell-limits.ts';
+import { timestampCutInto } from '../values/timestamp-cut.ts';
 
 /** A CSV field as the row path's source value: an empty field (or none) is null. */
 export function csvValue(field: string | undefined): SourceValue {
@@ -146,14 +147,12 @@ function fieldReader(type: DataType, column: Column): FieldReader | undefined {
     case 'TIMESTAMP':
     case 'TIMESTAMP_LTZ': {
       if (column.kind !== 'timestamp') return undefined;
-      const precision = type.precision;
-      const unit = 10 ** Math.max(0, 9 - Math.max(precision, 3));
+      const cut = timestampCutInto(type.precision);
       const { millis, nanos } = column;
       return (r, v) => {
         if (!fastTimestampInto(v, millis, nanos, r)) return false;
         if (Math.abs(millis[r] ?? 0) > MAX_EPOCH_MILLIS) return false;
-        const nanoOfMillis = nanos[r] ?? 0;
-        nanos[r] = precision <= 3 ? 0 : nanoOfMillis - (nanoOfMillis % unit);
+        cut(millis, nanos, r);
         return true;
       };
     }

@@ -25,6 +25,7 @@ import type { ColumnarCells, SourceRow, SourceValue } from '../source.ts';
 import { fitsCodePoints } from '../values/fast-text.ts';
 import { parquetValue, type ParquetColumnPlan } from './parquet-values.ts';
 import { INT_LIMITS, TWO_32, MAX_EPOCH_MILLIS, LITTLE_ENDIAN } from '../values/cell-limits.ts';
+import { timestampCutInto } from '../values/timestamp-cut.ts';
 
 /** A file column the batch reads: the source column (table order) it fills, its name and reading plan. */
 export interface ReadColumn {
@@ -240,14 +241,13 @@ function writer(plan: ParquetColumnPlan, data: Column, type: DataType, column: C
       if (data.kind !== 'timestamp' || (type.root !== 'TIMESTAMP' && type.root !== 'TIMESTAMP_LTZ') || column.kind !== 'timestamp') return undefined;
       const { millis: fromMillis, nanos: fromNanos } = data;
       const { millis, nanos } = column;
-      const precision = type.precision;
-      const unit = 10 ** Math.max(0, 9 - Math.max(precision, 3));
+      const cut = timestampCutInto(type.precision);
       return (r, i) => {
         const epochMillis = fromMillis[i] as number;
         if (!Number.isInteger(epochMillis) || Math.abs(epochMillis) > MAX_EPOCH_MILLIS) return false;
-        const nanoOfMillis = fromNanos[i] as number;
         millis[r] = epochMillis;
-        nanos[r] = precision <= 3 ? 0 : nanoOfMillis - (nanoOfMillis % unit);
+        nanos[r] = fromNanos[i] as number;
+        cut(millis, nanos, r);
         return true;
       };
     }

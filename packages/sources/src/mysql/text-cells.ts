@@ -13,6 +13,7 @@ import type { Column, DataType } from '@tributary/table';
 import type { ColumnarCells, SourceRow, SourceValue } from '../source.ts';
 import { fastEpochDayBytes, fastSafeIntegerBytes, fastTimestampBytesInto, fastUnscaledDecimalBytes, fitsCodePoints } from '../values/fast-text.ts';
 import { INT_LIMITS, TWO_32, MAX_EPOCH_MILLIS, LITTLE_ENDIAN } from '../values/cell-limits.ts';
+import { timestampCutInto } from '../values/timestamp-cut.ts';
 import { StringIntern } from '../values/string-intern.ts';
 
 /**
@@ -328,14 +329,12 @@ function cellReader(kind: CellKind, type: DataType, column: Column, intern: () =
     case 'TIMESTAMP':
     case 'TIMESTAMP_LTZ': {
       if (kind !== 'timestamp' || column.kind !== 'timestamp') return undefined;
-      const precision = type.precision;
-      const unit = 10 ** Math.max(0, 9 - Math.max(precision, 3));
+      const cut = timestampCutInto(type.precision);
       const { millis, nanos } = column;
       return (r, b, s, e) => {
         if (!fastTimestampBytesInto(b, s, e, millis, nanos, r)) return false;
         if (Math.abs(millis[r] ?? 0) > MAX_EPOCH_MILLIS) return false;
-        const nanoOfMillis = nanos[r] ?? 0;
-        nanos[r] = precision <= 3 ? 0 : nanoOfMillis - (nanoOfMillis % unit);
+        cut(millis, nanos, r);
         return true;
       };
     }

@@ -19,6 +19,7 @@ import type { ColumnarCells, SourceValue } from '../source.ts';
 import { fitsCodePoints } from '../values/fast-text.ts';
 import { NUMERIC_NEG, PG_EPOCH_DAYS, PG_EPOCH_MILLIS, type CopyBlock, type Decode } from './binary.ts';
 import { INT_LIMITS, TWO_32, MAX_EPOCH_MILLIS, LITTLE_ENDIAN } from '../values/cell-limits.ts';
+import { timestampCutInto } from '../values/timestamp-cut.ts';
 
 /** The pg_type names whose values are text (an enum is `enum`). */
 const TEXT_TYPES: ReadonlySet<string> = new Set(['text', 'varchar', 'bpchar', 'json', 'jsonb', 'enum']);
@@ -163,8 +164,7 @@ export class CopyCells implements ColumnarCells {
       case 'TIMESTAMP_LTZ': {
         if (column.kind !== 'timestamp' || (pgType !== 'timestamp' && pgType !== 'timestamptz')) return undefined;
         const { millis, nanos } = column;
-        const precision = type.precision;
-        const unit = 10 ** Math.max(0, 9 - Math.max(precision, 3));
+        const cut = timestampCutInto(type.precision);
         return (r, b, s, e) => {
           if (e - s !== 8) return false;
           // As binary.ts's timestampValue: hi·2^32 + lo microseconds = (hi·4,294,967)·1000 + (hi·296 + lo).
@@ -175,9 +175,9 @@ export class CopyCells implements ColumnarCells {
           const epochMillis = hi * 4_294_967 + smallMillis + PG_EPOCH_MILLIS;
           // Infinities are far beyond the range: the converter refuses them.
           if (Math.abs(epochMillis) > MAX_EPOCH_MILLIS) return false;
-          const nanoOfMillis = (small - smallMillis * 1000) * 1000;
           millis[r] = epochMillis;
-          nanos[r] = precision <= 3 ? 0 : nanoOfMillis - (nanoOfMillis % unit);
+          nanos[r] = (small - smallMillis * 1000) * 1000;
+          cut(millis, nanos, r);
           return true;
         };
       }

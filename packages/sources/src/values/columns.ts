@@ -14,6 +14,7 @@ import type { SourceBatch, SourceColumn, SourceRow, SourceValue } from '../sourc
 import { rowConverter, sourceIndex, valueConverter, type RowOrigin, type ValueConverter } from './convert.ts';
 import { fastEpochDay, fastTimestampInto, fastUnscaledDecimal, fitsCodePoints, isWellFormedText } from './fast-text.ts';
 import { INT_LIMITS, TWO_32, MAX_EPOCH_MILLIS, LITTLE_ENDIAN } from './cell-limits.ts';
+import { timestampCutInto } from './timestamp-cut.ts';
 
 /** Rows of a source batch as the table's columns; `file`: the file every row comes from, and the file row of the first. */
 export interface ColumnConverter {
@@ -184,8 +185,7 @@ function fastPath(type: DataType): (column: Column) => FastPath {
     }
     case 'TIMESTAMP':
     case 'TIMESTAMP_LTZ': {
-      const precision = type.precision;
-      const unit = 10 ** Math.max(0, 9 - Math.max(precision, 3));
+      const cut = timestampCutInto(type.precision);
       return loop((column) => {
         if (column.kind !== 'timestamp') return never;
         const { millis, nanos } = column;
@@ -196,8 +196,7 @@ function fastPath(type: DataType): (column: Column) => FastPath {
             millis[r] = v.epochMillis;
             nanos[r] = v.nanoOfMillis;
           } else return false;
-          const nanoOfMillis = nanos[r] ?? 0;
-          nanos[r] = precision <= 3 ? 0 : nanoOfMillis - (nanoOfMillis % unit);
+          cut(millis, nanos, r);
           return true;
         };
       });

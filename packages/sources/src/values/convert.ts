@@ -18,6 +18,7 @@ import { isoDate, isoTimeOfDay, isoTimestamp } from './temporal-text.ts';
 import { isWellFormedText } from './fast-text.ts';
 import type { SourceColumn, SourceRow, SourceValue } from '../source.ts';
 import { MAX_EPOCH_MILLIS } from './cell-limits.ts';
+import { timestampCut } from './timestamp-cut.ts';
 
 type Convert = (value: SourceValue) => InternalValue;
 
@@ -168,17 +169,17 @@ function wholeDay(ms: number): number | undefined {
 }
 
 /**
- * Exact instants (`Timestamp`) are cut to the column's precision toward the past, as Paimon's
+ * Exact instants (`Timestamp`) are cut to the column's precision toward the past (timestamp-cut.ts; p < 3 cuts the milliseconds too), as Paimon's
  * writers store them. Text is read by isoTimestamp (ISO 8601 or `YYYY-MM-DD HH:MM:SS.fffffffff`,
  * UTC without a zone).
  */
 function timestamp(root: string, precision: number): (value: Exclude<SourceValue, null>) => Timestamp {
-  const unit = 10 ** Math.max(0, 9 - Math.max(precision, 3));
+  const cut = timestampCut(precision);
   return (v) => {
     const exact = isTimestamp(v) ? v : typeof v === 'string' ? isoTimestamp(v) : v instanceof Date && !Number.isNaN(v.getTime()) ? { epochMillis: v.getTime(), nanoOfMillis: 0 } : undefined;
     if (exact === undefined) return unfit(v, root);
     if (!Number.isInteger(exact.epochMillis) || Math.abs(exact.epochMillis) > MAX_EPOCH_MILLIS) throw new Unfit(`an instant out of the range of ${root}`);
-    return { epochMillis: exact.epochMillis, nanoOfMillis: precision <= 3 ? 0 : exact.nanoOfMillis - (exact.nanoOfMillis % unit) };
+    return cut(exact);
   };
 }
 
