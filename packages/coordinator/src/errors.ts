@@ -83,6 +83,11 @@ export const coordinatorErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'The dashboard login form was posted from another site (Origin or Sec-Fetch-Site); sign in from the coordinator\u2019s own /admin/login page.',
   },
+  AUTH_COOKIE_CROSS_ORIGIN: {
+    retryable: false,
+    summary:
+      'A writing request (POST, PUT, PATCH, DELETE) authenticated by the login cookie did not come from the coordinator\u2019s own origin: it needs Sec-Fetch-Site: same-origin or an Origin naming this host (a page of another port or a sibling subdomain is same-site, not same-origin). API clients send Authorization: Bearer instead, which this check does not concern.',
+  },
   AUTH_OPEN_FOREIGN: {
     retryable: false,
     summary: 'No token is configured, so the coordinator answers only requests addressed to a loopback host and sent from no other site (a web page cannot drive it by DNS rebinding or a cross-site request); configure tokens to serve others.',

@@ -275,6 +275,53 @@ describe('authentication and roles on every route (real app, real Redis)', () =>
     assert.equal(sameOrigin.statusCode, 303);
   });
 
+  test('a write the login cookie authenticates must come from this origin (same-site CSRF); bearer requests and reads are unaffected', async () => {
+    const cookieOf = async (token: string): Promise<string> => {
+      const login = await c.app.inject({ method: 'POST', url: LOGIN_PATH, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ token }).toString() });
+      assert.equal(login.statusCode, 303);
+      return String(login.headers['set-cookie']).split(';')[0] ?? '';
+    };
+    const operate = await cookieOf(tokens.operate.token);
+    const admin = await cookieOf(tokens.admin.token);
+    const host = { host: 'tributary.corp.example:8080' };
+    // What a page's fetch(url, {method: 'POST', mode: 'no-cors', credentials: 'include'}) sends: no body, no content type.
+    const foreign = [
+      {},
+      { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' },
+      { origin: 'http://grafana.corp.example', 'sec-fetch-site': 'same-site' },
+      { origin: 'http://tributary.corp.example:8000', 'sec-fetch-site': 'same-site' },
+      { origin: 'http://tributary.corp.example:8000' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'same-site' },
+      { origin: 'http://tributary.corp.example:8080', 'sec-fetch-site': 'same-site' },
+    ];
+    const writes = [
+      { cookie: operate, method: 'POST', url: '/v1/syncs/no_such_thing/abort' },
+      { cookie: admin, method: 'POST', url: '/v1/tables/shop/no_such_thing/expirations' },
+      { cookie: admin, method: 'POST', url: '/v1/tables/shop/no_such_thing/compactions' },
+      { cookie: admin, method: 'POST', url: '/v1/tables/shop/no_such_thing/orphan-cleanups' },
+      { cookie: operate, method: 'DELETE', url: '/v1/schedules/no_such_thing' },
+    ] as const;
+    for (const w of writes) {
+      for (const headers of foreign) {
+        const refused = await c.app.inject({ method: w.method, url: w.url, headers: { ...host, ...headers, cookie: w.cookie } });
+        assert.equal(refused.statusCode, 403, `${w.method} ${w.url} ${JSON.stringify(headers)}: ${refused.body}`);
+        assert.equal(problemCode(refused), 'AUTH_COOKIE_CROSS_ORIGIN');
+      }
+      // From the coordinator's own pages: served (the route answers: nothing by that name).
+      for (const headers of [{ origin: 'http://tributary.corp.example:8080', 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'same-origin' }, { origin: 'https://tributary.corp.example:8080' }]) {
+        const served = await c.app.inject({ method: w.method, url: w.url, headers: { ...host, ...headers, cookie: w.cookie } });
+        assert.ok(served.statusCode === 404 || served.statusCode === 409, `${w.method} ${w.url} ${JSON.stringify(headers)}: ${served.statusCode} ${served.body}`);
+      }
+      // A bearer token is never sent by a browser on its own: no origin needed.
+      const token = w.cookie === admin ? tokens.admin : tokens.operate;
+      const api = await c.app.inject({ method: w.method, url: w.url, headers: { ...host, ...bearer(token), 'sec-fetch-site': 'cross-site' } });
+      assert.ok(api.statusCode === 404 || api.statusCode === 409, `${w.method} ${w.url} with a bearer: ${api.statusCode} ${api.body}`);
+    }
+    // Reads with the cookie need no origin (SameSite=Strict; a read changes nothing).
+    assert.equal((await c.app.inject({ method: 'GET', url: '/v1/syncs', headers: { ...host, cookie: operate } })).statusCode, 200);
+  });
+
   test('the syncs page: a browser without a valid token goes to the login form, which comes back to the page; next takes only known paths', async () => {
     const html = { accept: 'text/html,application/xhtml+xml' };
     for (const [url, headers] of [['/ui/', html], ['/ui/', { ...html, cookie: `${TOKEN_COOKIE}=forged` }], ['/ui', html]] as const) {
