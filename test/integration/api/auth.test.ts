@@ -232,7 +232,21 @@ describe('authentication and roles on every route (real app, real Redis)', () =>
     assert.equal((await c.app.inject({ method: 'GET', url: '/v1/schedules/nightly-compaction', headers: asRole('read') })).statusCode, 404, 'nothing stored');
     const served = await c.app.inject({ method: 'PUT', url: '/v1/schedules/nightly-compaction', headers: asRole('admin'), payload: body });
     assert.equal(served.statusCode, 201, served.body);
-    assert.equal((await c.app.inject({ method: 'DELETE', url: '/v1/schedules/nightly-compaction', headers: asRole('operate') })).statusCode, 204);
+    // Changing it needs the role creating it needs: operate may neither replace it (not even with a sync) nor delete it.
+    const sync = { cron: '0 30 2 * * *', sync: { table: { database: 'shop', table: 'scheduled' }, source: { kind: 'generator', shards: 1, rowsPerShard: 1 } }, enabled: false };
+    for (const [method, payload] of [['PUT', sync], ['PUT', body], ['DELETE', undefined]] as const) {
+      const changed = await c.app.inject({ method, url: '/v1/schedules/nightly-compaction', headers: asRole('operate'), ...(payload === undefined ? {} : { payload }) });
+      assert.equal(changed.statusCode, 403, `${method} ${JSON.stringify(payload)}: ${changed.body}`);
+      assert.equal(problemCode(changed), 'AUTH_ROLE_INSUFFICIENT');
+    }
+    const kept = await c.app.inject({ method: 'GET', url: '/v1/schedules/nightly-compaction', headers: asRole('read') });
+    assert.equal(kept.statusCode, 200);
+    assert.ok(kept.json<{ compaction?: unknown; sync?: unknown }>().compaction !== undefined && kept.json<{ sync?: unknown }>().sync === undefined, 'still the admin\'s compaction schedule');
+    assert.equal((await c.app.inject({ method: 'DELETE', url: '/v1/schedules/nightly-compaction', headers: asRole('admin') })).statusCode, 204);
+    // A sync schedule stays operate's to replace and delete, also over a compaction schedule an admin made a sync one.
+    assert.equal((await c.app.inject({ method: 'PUT', url: '/v1/schedules/nightly-sync', headers: asRole('operate'), payload: sync })).statusCode, 201);
+    assert.equal((await c.app.inject({ method: 'PUT', url: '/v1/schedules/nightly-sync', headers: asRole('operate'), payload: sync })).statusCode, 200);
+    assert.equal((await c.app.inject({ method: 'DELETE', url: '/v1/schedules/nightly-sync', headers: asRole('operate') })).statusCode, 204);
   });
 
   test('browser login: a posted token becomes an HttpOnly SameSite=Strict cookie that opens the dashboard; a wrong one does not', async () => {
