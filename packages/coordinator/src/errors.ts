@@ -57,6 +57,10 @@ export const coordinatorErrors = defineErrorCatalogue({
     summary:
       'The table was dropped (and maybe created again under its name) after the sync planned: its schema file is not the one the files were written for. Nothing was published; start the sync again to load into the table as it is now.',
   },
+  IDEMPOTENCY_KEY_RESERVED: {
+    retryable: false,
+    summary: "An Idempotency-Key starting 'schedule:' (in any case) was sent: that key space is the schedules' own (each fire claims `schedule:<id>:<fire time>`), so no request can claim a fire's key before it and suppress the fire. Use another key.",
+  },
   IDEMPOTENCY_KEY_REUSED: {
     retryable: false,
     summary: 'The Idempotency-Key was already used with a different request body.',
