@@ -336,6 +336,26 @@ describe('authentication and roles on every route (real app, real Redis)', () =>
     assert.equal((await c.app.inject({ method: 'GET', url: '/v1/syncs', headers: { ...host, cookie: operate } })).statusCode, 200);
   });
 
+  test('no page may be framed: the dashboard, the login form, the docs and the syncs page say so', async () => {
+    const pages: [string, Record<string, string>][] = [
+      ['/admin/queues/', asRole('read')],
+      ['/admin/queues/api/queues', asRole('read')],
+      [LOGIN_PATH, {}],
+      ['/docs/', asRole('read')],
+      ['/docs/static/index.html', asRole('read')],
+      ['/ui/', asRole('read')],
+      ['/admin/queues/', {}], // the 401 too
+    ];
+    for (const [url, headers] of pages) {
+      const page = await c.app.inject({ method: 'GET', url, headers });
+      assert.ok(page.statusCode < 500, `${url}: ${page.statusCode}`);
+      assert.equal(page.headers['x-frame-options'], 'DENY', `${url} (${page.statusCode}) X-Frame-Options`);
+      assert.match(String(page.headers['content-security-policy']), /frame-ancestors 'none'/, `${url} (${page.statusCode}) CSP`);
+    }
+    const ui = await c.app.inject({ method: 'GET', url: '/ui/', headers: asRole('read') });
+    assert.match(String(ui.headers['content-security-policy']), /script-src 'self'/, 'the syncs page keeps its own full policy');
+  });
+
   test('the syncs page: a browser without a valid token goes to the login form, which comes back to the page; next takes only known paths', async () => {
     const html = { accept: 'text/html,application/xhtml+xml' };
     for (const [url, headers] of [['/ui/', html], ['/ui/', { ...html, cookie: `${TOKEN_COOKIE}=forged` }], ['/ui', html]] as const) {
