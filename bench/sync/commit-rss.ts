@@ -237,7 +237,7 @@ async function stage(): Promise<Staged> {
   };
   await syncStore.create(record, Date.now());
   await syncStore.apply(record.id, { type: 'start' });
-  const fingerprint = planFingerprint(record.plan);
+  const fingerprint = planFingerprint(record.plan, staged.warehouse);
   const keys = syncRedisKeys(staged.prefix, record.id);
   await mapInOrder(
     record.plan.shards.map((shard, i) => ({ shard, i })),
@@ -401,7 +401,7 @@ async function stageBuckets(redis: Redis, staged: Staged, tablePath: string): Pr
   const syncStore = new SyncStore(redis, staged.prefix);
   const record = await syncStore.require(staged.syncId);
   if (record.state.phase !== 'MERGING') throw new Error(`expected MERGING, got ${record.state.phase}`);
-  const fingerprint = planFingerprint(record.plan);
+  const fingerprint = planFingerprint(record.plan, staged.warehouse);
   const keys = syncRedisKeys(staged.prefix, record.id);
   for (let i = 0; i < record.state.buckets; i++) {
     const id = bucketJobId(i);

@@ -76,6 +76,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyBaseLog
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerProblemHandler(app);
+  registerNoFraming(app); // before every plugin: their pages (dashboard, docs, login) inherit it
   registerJsonBody(app);
   // Before any route and in this order (a plugin sees only the hooks added before it): auth's
   // onRoute hook gives every route its role, its onRequest hook names the rate limit's key.
@@ -107,6 +108,19 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyBaseLog
   registerUi(app);
   registerOpsRoutes(app, { readiness: deps.readiness, metrics: deps.metrics });
   return app as unknown as FastifyInstance;
+}
+
+/**
+ * No page of the coordinator may be framed by another (clickjacking the dashboard's buttons, the
+ * login form, the docs): every answer says so, X-Frame-Options for older browsers and CSP
+ * `frame-ancestors 'none'` unless the route set a fuller policy of its own (the syncs page's has it).
+ */
+function registerNoFraming(app: FastifyInstance): void {
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (!reply.hasHeader('x-frame-options')) void reply.header('x-frame-options', 'DENY');
+    if (!reply.hasHeader('content-security-policy')) void reply.header('content-security-policy', "frame-ancestors 'none'");
+    return payload;
+  });
 }
 
 /**

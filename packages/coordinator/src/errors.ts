@@ -57,6 +57,10 @@ export const coordinatorErrors = defineErrorCatalogue({
     summary:
       'The table was dropped (and maybe created again under its name) after the sync planned: its schema file is not the one the files were written for. Nothing was published; start the sync again to load into the table as it is now.',
   },
+  IDEMPOTENCY_KEY_RESERVED: {
+    retryable: false,
+    summary: "An Idempotency-Key starting 'schedule:' (in any case) was sent: that key space is the schedules' own (each fire claims `schedule:<id>:<fire time>`), so no request can claim a fire's key before it and suppress the fire. Use another key.",
+  },
   IDEMPOTENCY_KEY_REUSED: {
     retryable: false,
     summary: 'The Idempotency-Key was already used with a different request body.',
@@ -82,6 +86,11 @@ export const coordinatorErrors = defineErrorCatalogue({
   AUTH_LOGIN_CROSS_SITE: {
     retryable: false,
     summary: 'The dashboard login form was posted from another site (Origin or Sec-Fetch-Site); sign in from the coordinator\u2019s own /admin/login page.',
+  },
+  AUTH_COOKIE_CROSS_ORIGIN: {
+    retryable: false,
+    summary:
+      'A writing request (POST, PUT, PATCH, DELETE) authenticated by the login cookie did not come from the coordinator\u2019s own origin: it needs Sec-Fetch-Site: same-origin or an Origin naming this host (a page of another port or a sibling subdomain is same-site, not same-origin). API clients send Authorization: Bearer instead, which this check does not concern.',
   },
   AUTH_OPEN_FOREIGN: {
     retryable: false,

@@ -4,6 +4,10 @@
  * back, a repeat with another body is refused (IDEMPOTENCY_KEY_REUSED). One key space for all
  * routes: the hash covers what was asked, so a key sent to two routes is a reuse.
  *
+ * Keys starting `schedule:` are the schedules' own (a fire's key, schedule/fire.ts): a client's
+ * request may not name one (IDEMPOTENCY_KEY_RESERVED), so no token can claim a fire's key first
+ * and suppress the fire.
+ *
  * Key: `<prefix>:idempotency:<key>` → `{"requestHash":…,"syncId":…}` (the member keeps its first
  * name: keys written before compactions existed read the same).
  */
@@ -13,6 +17,17 @@ import { errorFrom } from '@tributary/protocol';
 import { coordinatorErrors } from './errors.ts';
 
 const KEY_TTL_S = 7 * 24 * 3600;
+
+/** The prefix of the keys schedule fires claim; no client request may send one. */
+export const SCHEDULE_KEY_PREFIX = 'schedule:';
+
+/** A client's Idempotency-Key as given, unless it is in the schedules' key space. @throws IDEMPOTENCY_KEY_RESERVED */
+export function clientIdempotencyKey(key: string | undefined): string | undefined {
+  if (key !== undefined && key.toLowerCase().startsWith(SCHEDULE_KEY_PREFIX)) {
+    throw errorFrom(coordinatorErrors, 'IDEMPOTENCY_KEY_RESERVED', `Idempotency-Key values starting '${SCHEDULE_KEY_PREFIX}' are reserved for schedule fires`, {});
+  }
+  return key;
+}
 
 /** The hash a key is bound with: what the request asked, as JSON. */
 export function idempotencyHash(request: unknown): string {

@@ -13,12 +13,12 @@
  *   inputs object = the input files' metadata as the base snapshot's manifests hold it (a manifest
  *                   file of ADD entries, staged by the coordinator at stagedCompactionInputsKey)
  *
- * A worker recomputes each link before it reads a row, so a plan entry, head or inputs object altered
+ * (plan-binding.ts: the one home of plan fingerprints). A worker recomputes each link before it reads a row, so a plan entry, head or inputs object altered
  * after planning cannot make a job rewrite other files: the job is refused (COMPACTION_PLAN_ALTERED).
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { z } from 'zod';
-import { canonicalJson } from './canonical-json.ts';
+import { canonicalDigest, fingerprintOver } from './plan-binding.ts';
 import { VOTE_TOKEN_TEXT } from './vote-token.ts';
 import { SyncTableRef } from './sync-schemas.ts';
 
@@ -106,14 +106,12 @@ export type PlannedCompactionEntry = z.infer<typeof PlannedCompactionEntry>;
 
 /** SHA-256 (hex) of an entry's canonical JSON: what the head lists and the fingerprint covers. */
 export function compactionEntryDigest(entry: PlannedCompactionEntry): string {
-  return createHash('sha256').update(canonicalJson(entry)).digest('hex');
+  return canonicalDigest(entry);
 }
 
 /** The plan's fingerprint: SHA-256 over the canonical JSON of the basics and each entry's digest, in job order. */
 export function compactionPlanFingerprint(basics: CompactionPlanBasics, entryDigests: readonly string[]): string {
-  const hash = createHash('sha256').update(canonicalJson(CompactionPlanBasics.parse(basics)));
-  for (const digest of entryDigests) hash.update('\n').update(digest);
-  return hash.digest('hex');
+  return fingerprintOver(CompactionPlanBasics.parse(basics), entryDigests);
 }
 
 export function planJobField(jobId: string): string {

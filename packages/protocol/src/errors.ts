@@ -71,6 +71,11 @@ export const protocolErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'A REST body or job payload does not match its schema; the context names the first problem.',
   },
+  SYNC_PLAN_ALTERED: {
+    retryable: false,
+    summary:
+      "A sync's persisted plan in Redis (the head, a shard's or bucket's entry, or the folded source positions) does not match the plan its vote tokens bind: changed after planning, or planned by an older coordinator. The job is refused before it reads or writes anything, and the sync aborts with nothing committed.",
+  },
 });
 
 export type ProtocolErrorCode = keyof typeof protocolErrors;

@@ -44,6 +44,8 @@ export {
   PLAN_HEAD_FIELD,
   PLAN_POSITIONS_FIELD,
   PlannedShardEntry,
+  SealedBucketEntry,
+  SealedPositions,
   ShardAttempt,
   ShardAttemptStatus,
   ShardId,
@@ -54,6 +56,7 @@ export {
   SyncDeletes,
   SyncId,
   SyncLayout,
+  SyncPlanBasics,
   SyncPlanHead,
   SyncShardJob,
   SyncShardResult,
@@ -80,12 +83,22 @@ export {
   decodeVoteToken,
   encodeVoteToken,
   bucketVoteToken,
-  planFingerprint,
   shardVoteToken,
   tokensEqual,
   type ClusterSecretEnv,
-  type PlanFingerprintInput,
 } from './vote-token.ts';
+export {
+  canonicalDigest,
+  checkPlanSeal,
+  fingerprintOver,
+  planFingerprint,
+  planSeal,
+  sealedShardEntry,
+  syncPlanBasics,
+  syncPlanFingerprint,
+  verifiedSyncPlanHead,
+  type PlanFingerprintInput,
+} from './plan-binding.ts';
 export { BadRowPolicy, Identifier, StringMap, SyncMode, parsePayload } from './schemas/common.ts';
 export { ColumnSpec, CreateTableRequest, DEFAULT_MAX_ATTEMPTS, JOB_BACKOFF_MS, ProblemDetails, SyncOptions, createTableFromSourceRequest, startSyncRequest } from './schemas/rest.ts';
 export { ScheduleId, ScheduleRun, ScheduledCompaction, putScheduleRequest } from './schemas/schedules.ts';

@@ -185,27 +185,47 @@ export const SyncDeletes = z.strictObject({
 });
 export type SyncDeletes = z.infer<typeof SyncDeletes>;
 
-/** What the coordinator persists of its plan for the workers (the `head` field of `:plan`). */
-export const SyncPlanHead = z.object({
+/**
+ * Everything of a sync's plan its fingerprint covers (plan-binding.ts): what a worker reads in the
+ * head of `:plan`, and what only the commit uses (mode, snapshot properties, commit identifier, the
+ * schema file's hash), so a worker can recompute the fingerprint from the head it reads. The shards
+ * are covered by their count and the digest of every shard's entry, in plan order.
+ */
+export const SyncPlanBasics = z.object({
   warehouse: z.string().min(1),
   table: SyncTableRef,
   schemaId: z.number().int().nonnegative(),
   /** The snapshot the sync pinned when it planned (null: the table was empty). */
   baseSnapshotId: z.number().int().nonnegative().nullable(),
   commitUser: z.string().min(1),
+  commitIdentifier: z.string().min(1),
+  /** The `schema-<schemaId>` file's SHA-256 when planned (absent in plans of earlier versions). */
+  schemaSha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  /** How the commit writes (an `overwrite` replaces the partitions it touches). */
+  mode: z.enum(['append', 'upsert', 'overwrite']),
+  snapshotProperties: z.record(z.string(), z.string()),
   /** The source as planned (kind and options); each shard's part of it is in `shard:<id>`. */
   source: z.record(z.string(), z.unknown()),
   /** What a worker does with a row that does not fit (SyncOptions.badRows). */
-  badRows: BadRowPolicy.default('fail'),
-  /** planFingerprint of the persisted plan: the worker checks a job's token against it. */
-  fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
-  /** How shard jobs write (absent: `direct`, a plan persisted before layouts existed). */
+  badRows: BadRowPolicy,
+  /** How shard jobs write (absent: `direct`). */
   layout: SyncLayout.optional(),
   /** The load's deletes (absent: none): a marker column the shards read, a full extract the bucket jobs apply. */
   deletes: SyncDeletes.optional(),
+  /** How many shards the plan has, and shardsDigest over their entries (a worker cannot recompute it: it reads one entry). */
+  shards: z.object({ count: z.number().int().nonnegative(), digest: z.string().regex(/^[0-9a-f]{64}$/) }),
+});
+export type SyncPlanBasics = z.infer<typeof SyncPlanBasics>;
+
+/** What the coordinator persists of its plan for the workers (the `head` field of `:plan`): the basics and their fingerprint. */
+export const SyncPlanHead = SyncPlanBasics.extend({
+  /** syncPlanFingerprint of the basics: the vote tokens bind it, and a worker recomputes it from the head it reads. */
+  fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
 });
 export type SyncPlanHead = z.infer<typeof SyncPlanHead>;
 
+/** A plan seal (plan-binding.ts planSeal): unpadded base64url of an HMAC-SHA256. */
+const Seal = z.string().regex(VOTE_TOKEN_TEXT);
 
 /** One shard in the workers' copy of the plan (the `shard:<id>` fields of `:plan`). */
 export const PlannedShardEntry = z.object({
@@ -217,6 +237,8 @@ export const PlannedShardEntry = z.object({
   slot: z.number().int().nonnegative(),
   /** The source's description of this shard. */
   spec: z.record(z.string(), z.unknown()),
+  /** planSeal of the entry (its slot and spec) under the plan's fingerprint: a worker refuses an entry changed after planning. */
+  seal: Seal,
 });
 export type PlannedShardEntry = z.infer<typeof PlannedShardEntry>;
 
@@ -245,6 +267,14 @@ export const PlannedBucketEntry = z.object({
   runs: z.array(BucketRun),
 });
 export type PlannedBucketEntry = z.infer<typeof PlannedBucketEntry>;
+
+/** A `bucket:<id>` field as stored: the entry and its planSeal under the plan's fingerprint (the coordinator derives the entries from verified blobs and seals them). */
+export const SealedBucketEntry = PlannedBucketEntry.extend({ seal: Seal });
+export type SealedBucketEntry = z.infer<typeof SealedBucketEntry>;
+
+/** The `positions` field as stored: the folded snapshot properties and their planSeal. */
+export const SealedPositions = z.object({ properties: z.record(z.string(), z.string()), seal: Seal });
+export type SealedPositions = z.infer<typeof SealedPositions>;
 
 /** The data of one `merge-bucket` job: a pointer (sync, bucket) and the bucket's vote token. */
 export const SyncBucketJob = z.object({

@@ -6,18 +6,17 @@
  *
  *   token = HMAC-SHA256(secret, "tributary-vote-token-v1" 0 syncId 0 shardId 0 planFingerprint)
  *
- * and puts it in the shard's job. The worker recomputes it from the fingerprint stored with the
- * plan's head in Redis (it reads one shard, so it cannot hash the whole plan; Redis is trusted) and
- * refuses a job that does not carry it (a job added by hand, or for a shard the plan does not
- * have); it writes the token into its blob's header, and the coordinator refuses a blob whose token
- * is not its shard's. The fingerprint binds the token to the plan: SHA-256 over the canonical JSON
- * of the table, source, base snapshot, schema id, commit user, mode, snapshot properties and every
- * shard's id and spec, so a record changed after planning (say to `overwrite`) fails every blob.
+ * and puts it in the shard's job. The worker recomputes the plan's fingerprint from the plan head it
+ * reads in Redis, and the token from that (plan-binding.ts: the fingerprint, what it covers, and the
+ * seals that bind each shard's entry to it), and refuses a job that does not carry it (a job added
+ * by hand, or for a shard the plan does not have) or a plan changed after planning; it writes the
+ * token into its blob's header, and the coordinator refuses a blob whose token is not its shard's
+ * under the fingerprint of the record it reads, so a record changed after planning (say to
+ * `overwrite`) fails every blob.
  *
  * Pure: hashing only; reading the secret's file is the caller's (`readFile` is handed in).
  */
-import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { canonicalJson } from './canonical-json.ts';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { protocolError } from './errors.ts';
 
 /** HMAC-SHA256 output. */
@@ -26,39 +25,6 @@ export const VOTE_TOKEN_BYTES = 32;
 export const MIN_CLUSTER_SECRET_BYTES = 32;
 
 const LABEL = 'tributary-vote-token-v1';
-
-/** What the fingerprint covers: the parts of the persisted plan that say what a shard writes. */
-export interface PlanFingerprintInput {
-  readonly table: { readonly database: string; readonly table: string };
-  readonly source: Readonly<Record<string, unknown>>;
-  readonly shards: readonly { readonly id: string; readonly spec: Readonly<Record<string, unknown>> }[];
-  readonly baseSnapshotId: number | null;
-  readonly schemaId: number;
-  readonly commitUser: string;
-  /** How the commit writes (an `overwrite` replaces the partitions it touches). */
-  readonly mode: string;
-  readonly options: { readonly snapshotProperties: Readonly<Record<string, string>>; readonly layout?: string };
-}
-
-/** SHA-256 (hex) of the plan's canonical JSON; the same for the same plan, whatever its key order. */
-export function planFingerprint(plan: PlanFingerprintInput): string {
-  const hash = createHash('sha256');
-  hash.update(canonicalJson({
-    table: plan.table,
-    source: plan.source,
-    baseSnapshotId: plan.baseSnapshotId,
-    schemaId: plan.schemaId,
-    commitUser: plan.commitUser,
-    mode: plan.mode,
-    snapshotProperties: plan.options.snapshotProperties,
-    shardCount: plan.shards.length,
-    // Only when set, so the fingerprint of a plan from before layouts existed stays what it was.
-    ...(plan.options.layout === undefined ? {} : { layout: plan.options.layout }),
-  }));
-  // One shard at a time: a 100,000-shard plan is never one string.
-  for (const shard of plan.shards) hash.update('\n').update(canonicalJson({ id: shard.id, spec: shard.spec }));
-  return hash.digest('hex');
-}
 
 export function shardVoteToken(secret: Uint8Array, syncId: string, shardId: string, fingerprint: string): Uint8Array {
   const mac = createHmac('sha256', keyOf(secret)).update(`${LABEL}\0${syncId}\0${shardId}\0${fingerprint}`).digest();
@@ -76,6 +42,19 @@ export function bucketVoteToken(secret: Uint8Array, syncId: string, bucketId: st
 }
 
 const BUCKET_LABEL = 'tributary-bucket-token-v1';
+
+/**
+ * A plan seal: the HMAC that binds one field of a sync's `:plan` hash (a shard's or a bucket's
+ * entry, the folded positions) to the sync and the plan's fingerprint, over the field's digest
+ * (plan-binding.ts). Only a holder of the cluster secret can make one, so an entry rewritten in
+ * Redis cannot be resealed.
+ */
+export function planSealMac(secret: Uint8Array, syncId: string, field: string, fingerprint: string, digest: string): Uint8Array {
+  const mac = createHmac('sha256', keyOf(secret)).update(`${SEAL_LABEL}\0${syncId}\0${field}\0${fingerprint}\0${digest}`).digest();
+  return new Uint8Array(mac);
+}
+
+const SEAL_LABEL = 'tributary-plan-seal-v1';
 
 /**
  * The secret as a KeyObject, made once per secret: createHmac with raw key bytes imports the key on

@@ -8,15 +8,19 @@
 import type { Redis } from 'ioredis';
 import {
   PLAN_HEAD_FIELD,
-  PlannedBucketEntry,
-  SyncPlanHead,
+  SealedBucketEntry,
   bucketVoteToken,
+  checkPlanSeal,
   decodeVoteToken,
   errorFrom,
   planBucketField,
+  protocolError,
   syncRedisKeys,
   tokensEqual,
+  verifiedSyncPlanHead,
+  type PlannedBucketEntry,
   type SyncBucketJob,
+  type SyncPlanHead,
 } from '@tributary/protocol';
 import { workerErrors } from './errors.ts';
 
@@ -29,20 +33,35 @@ export interface PlannedBucketTask {
   readonly voteToken: Uint8Array;
 }
 
-/** BUCKET_NOT_PLANNED when the sync or bucket is not in a persisted plan, BUCKET_TOKEN_INVALID for another token. */
+/**
+ * BUCKET_NOT_PLANNED when the sync or bucket is not in a persisted plan, SYNC_PLAN_ALTERED when
+ * the head does not hash to its fingerprint or the bucket's entry does not carry the coordinator's
+ * seal (plan-binding.ts), BUCKET_TOKEN_INVALID for another token than the bucket's under the
+ * fingerprint recomputed from the head read here.
+ */
 export async function plannedBucket(redis: Redis, prefix: string, secret: Uint8Array, job: SyncBucketJob): Promise<PlannedBucketTask> {
   const { syncId, bucketId } = job;
-  const [headJson, entryJson] = await redis.hmget(syncRedisKeys(prefix, syncId).plan, PLAN_HEAD_FIELD, planBucketField(bucketId));
+  const field = planBucketField(bucketId);
+  const [headJson, entryJson] = await redis.hmget(syncRedisKeys(prefix, syncId).plan, PLAN_HEAD_FIELD, field);
   if (headJson === null || headJson === undefined) {
     throw errorFrom(workerErrors, 'BUCKET_NOT_PLANNED', `sync ${syncId} has no persisted plan`, { syncId, bucket: bucketId });
   }
   if (entryJson === null || entryJson === undefined) {
     throw errorFrom(workerErrors, 'BUCKET_NOT_PLANNED', `${bucketId} is not in the bucket plan of sync ${syncId}`, { syncId, bucket: bucketId });
   }
-  const head = SyncPlanHead.parse(JSON.parse(headJson));
-  const expected = bucketVoteToken(secret, syncId, bucketId, head.fingerprint);
+  const context = { bucket: bucketId };
+  const { head, fingerprint } = verifiedSyncPlanHead(syncId, headJson, context);
+  const expected = bucketVoteToken(secret, syncId, bucketId, fingerprint);
   if (!tokensEqual(decodeVoteToken(job.token), expected)) {
     throw errorFrom(workerErrors, 'BUCKET_TOKEN_INVALID', `the job for ${bucketId} of sync ${syncId} does not carry the bucket's vote token`, { syncId, bucket: bucketId });
   }
-  return { syncId, shardId: bucketId, head, entry: PlannedBucketEntry.parse(JSON.parse(entryJson)), voteToken: expected };
+  let sealed: SealedBucketEntry;
+  try {
+    sealed = SealedBucketEntry.parse(JSON.parse(entryJson));
+  } catch {
+    throw protocolError('SYNC_PLAN_ALTERED', `the plan's ${field} of sync ${syncId} does not parse (changed in Redis, or planned by an older coordinator)`, { syncId, field, ...context });
+  }
+  const { seal, ...entry } = sealed;
+  checkPlanSeal(secret, syncId, field, fingerprint, entry, seal, context);
+  return { syncId, shardId: bucketId, head, entry, voteToken: expected };
 }

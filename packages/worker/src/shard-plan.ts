@@ -12,13 +12,16 @@ import type { Redis } from 'ioredis';
 import {
   PLAN_HEAD_FIELD,
   PlannedShardEntry,
-  SyncPlanHead,
+  checkPlanSeal,
   decodeVoteToken,
   errorFrom,
   planShardField,
+  protocolError,
   shardVoteToken,
   syncRedisKeys,
   tokensEqual,
+  verifiedSyncPlanHead,
+  type SyncPlanHead,
   type SyncShardJob,
 } from '@tributary/protocol';
 import { workerErrors } from './errors.ts';
@@ -36,19 +39,23 @@ export interface PlannedShardTask {
 
 /**
  * The job's shard as the coordinator planned it. SHARD_NOT_PLANNED when the sync or the shard is
- * not in a persisted plan, SHARD_TOKEN_INVALID when the job's token is not the shard's.
+ * not in a persisted plan, SYNC_PLAN_ALTERED when the head does not hash to its fingerprint or the
+ * shard's entry does not carry its seal (plan-binding.ts), SHARD_TOKEN_INVALID when the job's token
+ * is not the shard's under the fingerprint recomputed from the head read here (never the stored one).
  */
 export async function plannedShard(redis: Redis, prefix: string, secret: Uint8Array, job: SyncShardJob): Promise<PlannedShardTask> {
   const { syncId, shardId } = job;
-  const [headJson, specJson] = await redis.hmget(syncRedisKeys(prefix, syncId).plan, PLAN_HEAD_FIELD, planShardField(shardId));
+  const field = planShardField(shardId);
+  const [headJson, specJson] = await redis.hmget(syncRedisKeys(prefix, syncId).plan, PLAN_HEAD_FIELD, field);
   if (headJson === null || headJson === undefined) {
     throw errorFrom(workerErrors, 'SHARD_NOT_PLANNED', `sync ${syncId} has no persisted plan`, { syncId, shard: shardId });
   }
   if (specJson === null || specJson === undefined) {
     throw errorFrom(workerErrors, 'SHARD_NOT_PLANNED', `shard ${shardId} is not in the plan of sync ${syncId}`, { syncId, shard: shardId });
   }
-  const head = SyncPlanHead.parse(JSON.parse(headJson));
-  const expected = shardVoteToken(secret, syncId, shardId, head.fingerprint);
+  const context = { shard: shardId };
+  const { head, fingerprint } = verifiedSyncPlanHead(syncId, headJson, context);
+  const expected = shardVoteToken(secret, syncId, shardId, fingerprint);
   const given = decodeVoteToken(job.token);
   if (!tokensEqual(given, expected)) {
     throw errorFrom(workerErrors, 'SHARD_TOKEN_INVALID', `the job for shard ${shardId} of sync ${syncId} does not carry the shard's vote token`, {
@@ -56,6 +63,17 @@ export async function plannedShard(redis: Redis, prefix: string, secret: Uint8Ar
       shard: shardId,
     });
   }
-  const entry = PlannedShardEntry.parse(JSON.parse(specJson));
+  const entry = parsedEntry(syncId, specJson, field, context);
+  const { seal, ...body } = entry;
+  checkPlanSeal(secret, syncId, field, fingerprint, body, seal, context);
+  if (entry.slot >= head.shards.count) throw protocolError('SYNC_PLAN_ALTERED', `the plan's ${field} of sync ${syncId} has a slot past its shards`, { syncId, field, ...context });
   return { syncId, shardId, head, spec: entry.spec, slot: entry.slot, voteToken: expected };
+}
+
+function parsedEntry(syncId: string, json: string, field: string, context: Record<string, string>): PlannedShardEntry {
+  try {
+    return PlannedShardEntry.parse(JSON.parse(json));
+  } catch {
+    throw protocolError('SYNC_PLAN_ALTERED', `the plan's ${field} of sync ${syncId} does not parse (changed in Redis, or planned by an older coordinator)`, { syncId, field, ...context });
+  }
 }

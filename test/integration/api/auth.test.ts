@@ -232,7 +232,21 @@ describe('authentication and roles on every route (real app, real Redis)', () =>
     assert.equal((await c.app.inject({ method: 'GET', url: '/v1/schedules/nightly-compaction', headers: asRole('read') })).statusCode, 404, 'nothing stored');
     const served = await c.app.inject({ method: 'PUT', url: '/v1/schedules/nightly-compaction', headers: asRole('admin'), payload: body });
     assert.equal(served.statusCode, 201, served.body);
-    assert.equal((await c.app.inject({ method: 'DELETE', url: '/v1/schedules/nightly-compaction', headers: asRole('operate') })).statusCode, 204);
+    // Changing it needs the role creating it needs: operate may neither replace it (not even with a sync) nor delete it.
+    const sync = { cron: '0 30 2 * * *', sync: { table: { database: 'shop', table: 'scheduled' }, source: { kind: 'generator', shards: 1, rowsPerShard: 1 } }, enabled: false };
+    for (const [method, payload] of [['PUT', sync], ['PUT', body], ['DELETE', undefined]] as const) {
+      const changed = await c.app.inject({ method, url: '/v1/schedules/nightly-compaction', headers: asRole('operate'), ...(payload === undefined ? {} : { payload }) });
+      assert.equal(changed.statusCode, 403, `${method} ${JSON.stringify(payload)}: ${changed.body}`);
+      assert.equal(problemCode(changed), 'AUTH_ROLE_INSUFFICIENT');
+    }
+    const kept = await c.app.inject({ method: 'GET', url: '/v1/schedules/nightly-compaction', headers: asRole('read') });
+    assert.equal(kept.statusCode, 200);
+    assert.ok(kept.json<{ compaction?: unknown; sync?: unknown }>().compaction !== undefined && kept.json<{ sync?: unknown }>().sync === undefined, 'still the admin\'s compaction schedule');
+    assert.equal((await c.app.inject({ method: 'DELETE', url: '/v1/schedules/nightly-compaction', headers: asRole('admin') })).statusCode, 204);
+    // A sync schedule stays operate's to replace and delete, also over a compaction schedule an admin made a sync one.
+    assert.equal((await c.app.inject({ method: 'PUT', url: '/v1/schedules/nightly-sync', headers: asRole('operate'), payload: sync })).statusCode, 201);
+    assert.equal((await c.app.inject({ method: 'PUT', url: '/v1/schedules/nightly-sync', headers: asRole('operate'), payload: sync })).statusCode, 200);
+    assert.equal((await c.app.inject({ method: 'DELETE', url: '/v1/schedules/nightly-sync', headers: asRole('operate') })).statusCode, 204);
   });
 
   test('browser login: a posted token becomes an HttpOnly SameSite=Strict cookie that opens the dashboard; a wrong one does not', async () => {
@@ -273,6 +287,73 @@ describe('authentication and roles on every route (real app, real Redis)', () =>
     }
     const sameOrigin = await c.app.inject({ method: 'POST', url: LOGIN_PATH, headers: { ...form2, origin: 'http://localhost:8080', host: 'localhost:8080', 'sec-fetch-site': 'same-origin' }, payload });
     assert.equal(sameOrigin.statusCode, 303);
+  });
+
+  test('a write the login cookie authenticates must come from this origin (same-site CSRF); bearer requests and reads are unaffected', async () => {
+    const cookieOf = async (token: string): Promise<string> => {
+      const login = await c.app.inject({ method: 'POST', url: LOGIN_PATH, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ token }).toString() });
+      assert.equal(login.statusCode, 303);
+      return String(login.headers['set-cookie']).split(';')[0] ?? '';
+    };
+    const operate = await cookieOf(tokens.operate.token);
+    const admin = await cookieOf(tokens.admin.token);
+    const host = { host: 'tributary.corp.example:8080' };
+    // What a page's fetch(url, {method: 'POST', mode: 'no-cors', credentials: 'include'}) sends: no body, no content type.
+    const foreign = [
+      {},
+      { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' },
+      { origin: 'http://grafana.corp.example', 'sec-fetch-site': 'same-site' },
+      { origin: 'http://tributary.corp.example:8000', 'sec-fetch-site': 'same-site' },
+      { origin: 'http://tributary.corp.example:8000' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'same-site' },
+      { origin: 'http://tributary.corp.example:8080', 'sec-fetch-site': 'same-site' },
+    ];
+    const writes = [
+      { cookie: operate, method: 'POST', url: '/v1/syncs/no_such_thing/abort' },
+      { cookie: admin, method: 'POST', url: '/v1/tables/shop/no_such_thing/expirations' },
+      { cookie: admin, method: 'POST', url: '/v1/tables/shop/no_such_thing/compactions' },
+      { cookie: admin, method: 'POST', url: '/v1/tables/shop/no_such_thing/orphan-cleanups' },
+      { cookie: operate, method: 'DELETE', url: '/v1/schedules/no_such_thing' },
+    ] as const;
+    for (const w of writes) {
+      for (const headers of foreign) {
+        const refused = await c.app.inject({ method: w.method, url: w.url, headers: { ...host, ...headers, cookie: w.cookie } });
+        assert.equal(refused.statusCode, 403, `${w.method} ${w.url} ${JSON.stringify(headers)}: ${refused.body}`);
+        assert.equal(problemCode(refused), 'AUTH_COOKIE_CROSS_ORIGIN');
+      }
+      // From the coordinator's own pages: served (the route answers: nothing by that name).
+      for (const headers of [{ origin: 'http://tributary.corp.example:8080', 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'same-origin' }, { origin: 'https://tributary.corp.example:8080' }]) {
+        const served = await c.app.inject({ method: w.method, url: w.url, headers: { ...host, ...headers, cookie: w.cookie } });
+        assert.ok(served.statusCode === 404 || served.statusCode === 409, `${w.method} ${w.url} ${JSON.stringify(headers)}: ${served.statusCode} ${served.body}`);
+      }
+      // A bearer token is never sent by a browser on its own: no origin needed.
+      const token = w.cookie === admin ? tokens.admin : tokens.operate;
+      const api = await c.app.inject({ method: w.method, url: w.url, headers: { ...host, ...bearer(token), 'sec-fetch-site': 'cross-site' } });
+      assert.ok(api.statusCode === 404 || api.statusCode === 409, `${w.method} ${w.url} with a bearer: ${api.statusCode} ${api.body}`);
+    }
+    // Reads with the cookie need no origin (SameSite=Strict; a read changes nothing).
+    assert.equal((await c.app.inject({ method: 'GET', url: '/v1/syncs', headers: { ...host, cookie: operate } })).statusCode, 200);
+  });
+
+  test('no page may be framed: the dashboard, the login form, the docs and the syncs page say so', async () => {
+    const pages: [string, Record<string, string>][] = [
+      ['/admin/queues/', asRole('read')],
+      ['/admin/queues/api/queues', asRole('read')],
+      [LOGIN_PATH, {}],
+      ['/docs/', asRole('read')],
+      ['/docs/static/index.html', asRole('read')],
+      ['/ui/', asRole('read')],
+      ['/admin/queues/', {}], // the 401 too
+    ];
+    for (const [url, headers] of pages) {
+      const page = await c.app.inject({ method: 'GET', url, headers });
+      assert.ok(page.statusCode < 500, `${url}: ${page.statusCode}`);
+      assert.equal(page.headers['x-frame-options'], 'DENY', `${url} (${page.statusCode}) X-Frame-Options`);
+      assert.match(String(page.headers['content-security-policy']), /frame-ancestors 'none'/, `${url} (${page.statusCode}) CSP`);
+    }
+    const ui = await c.app.inject({ method: 'GET', url: '/ui/', headers: asRole('read') });
+    assert.match(String(ui.headers['content-security-policy']), /script-src 'self'/, 'the syncs page keeps its own full policy');
   });
 
   test('the syncs page: a browser without a valid token goes to the login form, which comes back to the page; next takes only known paths', async () => {

@@ -24,7 +24,7 @@ import { SyncStore, type Coordinator } from '@tributary/coordinator';
 import { SYNC_QUEUES, decodeBlob, encodeBlob, stagedBlobKey, syncRedisKeys } from '@tributary/protocol';
 import { openObjectStore } from '@tributary/table';
 import { generatorRow } from '@tributary/sources';
-import { matchCrc32c, services } from '@tributary/testkit';
+import { matchCrc32c, paimonJava, readResults, services } from '@tributary/testkit';
 import {
   ORDERS_COLUMNS,
   createOrdersTable,
@@ -322,5 +322,112 @@ describe('attack 4: a bucketed load\'s sorted run rewritten after the vote, keep
     assert.equal(done.state.reason.code, 'RUN_CORRUPT');
     const table = await f.coordinator.tables.describeTable(f.e.warehouse, { database: 'shop', table: 'orders' });
     assert.equal(table?.latestSnapshotId, null, 'nothing visible');
+  });
+});
+
+/**
+ * 5. Redis write alone: the workers' copy of the plan (`:plan`) rewritten while the sync prepares,
+ *    its stored fingerprint kept. The worker trusted that stored fingerprint, so a head naming
+ *    another source (20 planned rows → 10,000 of another seed), a shard spec naming another part,
+ *    or a bucket entry without one shard's runs was loaded and committed. Now every job recomputes
+ *    the fingerprint from the plan it reads, and each entry carries the coordinator's seal: the
+ *    job is refused, the sync aborts with SYNC_PLAN_ALTERED and the table is unchanged.
+ */
+type Fixture = ReturnType<typeof restartFixture>;
+
+async function rewritePlanField(e: SyncEnv, id: string, field: string, change: (value: Record<string, unknown>) => void): Promise<void> {
+  const key = syncRedisKeys(e.prefix, id).plan;
+  const json = await redis.hget(key, field);
+  assert.ok(json !== null, `${field} is in the plan`);
+  const value = JSON.parse(json) as Record<string, unknown>;
+  change(value);
+  await redis.hset(key, field, JSON.stringify(value));
+}
+
+/** A coordinator with one committed sync of 500 rows in shop.orders and no worker running; the table's snapshot id. */
+async function withEarlierRows(f: Fixture, table: Record<string, unknown> = {}): Promise<number | null | undefined> {
+  f.coordinator = await inProcessCoordinator(f.e);
+  await createOrdersTable(f.coordinator, 'shop', 'orders', table);
+  const worker = await spawnWorker(f.e);
+  const earlier = await startSync(f.coordinator, generatorSource(1, 500));
+  assert.equal((await waitForPhase(() => f.coordinator!.syncs.get(earlier), ['COMMITTED', 'ABORTED'], 60_000)).state.phase, 'COMMITTED');
+  await stop(worker);
+  return (await f.coordinator.tables.describeTable(f.e.warehouse, { database: 'shop', table: 'orders' }))?.latestSnapshotId;
+}
+
+/** The sync aborted for its altered plan, and the table is as before, by Tributary's reader and Paimon Java. */
+async function refused(f: Fixture, id: string, field: string, snapshotId: number | null | undefined): Promise<void> {
+  const done = await waitForPhase(() => f.coordinator!.syncs.get(id), ['COMMITTED', 'ABORTED'], 90_000);
+  assert.ok(done.state.phase === 'ABORTED', `${done.state.phase}: the rewritten plan was committed (${JSON.stringify(done.state)})`);
+  assert.equal(done.state.reason.code, 'SYNC_PLAN_ALTERED', JSON.stringify(done.state.reason));
+  assert.equal(done.state.reason.context.field, field);
+  const table = await f.coordinator!.tables.describeTable(f.e.warehouse, { database: 'shop', table: 'orders' });
+  assert.equal(table?.latestSnapshotId, snapshotId, 'no new snapshot');
+  assert.deepEqual(await orderIds(f.e), oneTo(500), "Tributary's reader: the earlier rows only");
+  const [java] = readResults(await paimonJava.batch([{ op: 'read', warehouse: f.e.warehouse, database: 'shop', table: 'orders' }]));
+  assert.deepEqual(java!.rows.map((r) => BigInt(r[0] as number | bigint)).sort((a, b) => Number(a - b)), oneTo(500), 'Paimon Java: the earlier rows only');
+}
+
+/**
+ * 5. Redis write alone: the workers' copy of the plan (`:plan`) rewritten while the sync prepares,
+ *    its stored fingerprint kept. The worker trusted that stored fingerprint, so a head naming
+ *    another source (20 planned rows, 10,000 of another seed loaded), a shard spec naming another
+ *    part, or a bucket entry without one shard's runs was loaded and committed. Now every job
+ *    recomputes the fingerprint from the plan it reads, and each entry carries the coordinator's
+ *    seal: the job is refused, the sync aborts with SYNC_PLAN_ALTERED and the table is unchanged.
+ */
+describe('attack 5a: the plan head\'s source rewritten in Redis (20 rows planned, 10,000 of another seed)', () => {
+  const f = restartFixture('replan-head');
+
+  test('the shards refuse it; the sync aborts with a typed reason and nothing is committed', async () => {
+    const snapshotId = await withEarlierRows(f);
+    const id = await startSync(f.coordinator!, generatorSource(2, 10, { seed: 1 }));
+    await jobOnceAdded(f.queue, `shard-${id}-shard-00001`);
+    await rewritePlanField(f.e, id, 'head', (head) => {
+      const source = head.source as Record<string, unknown>;
+      source.rowsPerShard = 5000;
+      source.seed = 999;
+    });
+    f.workers.push(await spawnWorker(f.e));
+    await refused(f, id, 'head', snapshotId);
+  });
+});
+
+describe('attack 5b: one shard\'s spec rewritten in Redis (shard 1 pointed at shard 0\'s rows)', () => {
+  const f = restartFixture('replan-shard');
+
+  test('the shard refuses it; the sync aborts with a typed reason and nothing is committed', async () => {
+    const snapshotId = await withEarlierRows(f);
+    const id = await startSync(f.coordinator!, generatorSource(2, 10));
+    await jobOnceAdded(f.queue, `shard-${id}-shard-00001`);
+    await rewritePlanField(f.e, id, 'shard:shard-00001', (entry) => {
+      (entry.spec as Record<string, unknown>).index = 0;
+    });
+    f.workers.push(await spawnWorker(f.e));
+    await refused(f, id, 'shard:shard-00001', snapshotId);
+  });
+});
+
+describe('attack 5c: a bucket entry rewritten in Redis (bucketed layout, one shard\'s runs left out)', () => {
+  const f = restartFixture('replan-bucket');
+
+  test('the bucket job refuses it; the sync aborts with a typed reason and nothing is committed', async () => {
+    const snapshotId = await withEarlierRows(f, { primaryKeys: ['order_id'], bucket: 1 });
+    const id = await startSync(f.coordinator!, generatorSource(2, 10, { seed: 3 }));
+    // The shards run while no coordinator does; the next one writes the bucket plan and enqueues
+    // the bucket jobs while no worker runs; the attacker rewrites the plan in between.
+    await f.coordinator!.close();
+    const worker = await spawnWorker(f.e);
+    for (const shard of ['shard-00000', 'shard-00001']) assert.equal((await finished(f.queue, `shard-${id}-${shard}`)).state, 'completed');
+    await stop(worker);
+    f.coordinator = await inProcessCoordinator(f.e);
+    assert.equal((await waitForPhase(() => f.coordinator!.syncs.get(id), ['MERGING', 'ABORTED', 'COMMITTED'], 60_000)).state.phase, 'MERGING');
+    await rewritePlanField(f.e, id, 'bucket:bucket-0', (entry) => {
+      const runs = entry.runs as { slot: number }[];
+      assert.ok(runs.some((r) => r.slot === 1) && runs.some((r) => r.slot === 0), 'both shards have runs in the bucket');
+      entry.runs = runs.filter((r) => r.slot === 0);
+    });
+    f.workers.push(await spawnWorker(f.e));
+    await refused(f, id, 'bucket:bucket-0', snapshotId);
   });
 });

@@ -264,3 +264,48 @@ describe('schedules: cron-started compactions (real Redis and MinIO, a worker pr
     assert.equal((await coordinator.app.inject({ method: 'DELETE', url: '/v1/schedules/compact-2s' })).statusCode, 204);
   });
 });
+
+describe('schedule fires keep their own idempotency keys (no token can claim one first)', () => {
+  const e = syncEnv('schedules-keys');
+  let coordinator: Coordinator;
+
+  before(async () => {
+    coordinator = await inProcessCoordinator(e);
+    await createOrdersTable(coordinator, 'shop', 'orders');
+    await createOrdersTable(coordinator, 'shop', 'other');
+  });
+  after(() => coordinator.close());
+
+  test('a request with a schedule:… Idempotency-Key is refused, and the schedule\'s fires start their syncs', async () => {
+    // The fire keys are public and predictable: schedule:<id>:<fire time ISO>. Claiming them with an
+    // unrelated body made each of those fires fail (IDEMPOTENCY_KEY_REUSED) while the schedule looked healthy.
+    const next = Math.ceil(Date.now() / 1000) * 1000;
+    const keys = Array.from({ length: 15 }, (_, i) => `schedule:victim:${new Date(next + i * 1000).toISOString()}`);
+    for (const key of [...keys, 'SCHEDULE:victim:x', 'schedule:']) {
+      const sync = await coordinator.app.inject({
+        method: 'POST',
+        url: '/v1/syncs',
+        headers: { 'idempotency-key': key },
+        payload: { table: { database: 'shop', table: 'other' }, source: generatorSource(1, 1) },
+      });
+      assert.equal(sync.statusCode, 400, `${key}: ${sync.body}`);
+      assert.equal(sync.json<{ code: string }>().code, 'IDEMPOTENCY_KEY_RESERVED');
+      const compaction = await coordinator.app.inject({ method: 'POST', url: '/v1/tables/shop/other/compactions', headers: { 'idempotency-key': key } });
+      assert.equal(compaction.statusCode, 400, `${key}: ${compaction.body}`);
+      assert.equal(compaction.json<{ code: string }>().code, 'IDEMPOTENCY_KEY_RESERVED');
+    }
+    const other = await coordinator.app.inject({ method: 'POST', url: '/v1/syncs', headers: { 'idempotency-key': 'nightly:victim' }, payload: { table: { database: 'shop', table: 'other' }, source: generatorSource(1, 1) } });
+    assert.equal(other.statusCode, 202, 'other keys are the client\'s');
+
+    const put = await coordinator.app.inject({ method: 'PUT', url: '/v1/schedules/victim', payload: { cron: '* * * * * *', sync: { table: { database: 'shop', table: 'orders' }, source: generatorSource(1, 1) } } });
+    assert.equal(put.statusCode, 201, put.body);
+    let runs: { outcome: string; reason?: string }[] = [];
+    for (const deadline = Date.now() + 30_000; runs.length < 3 && Date.now() < deadline; await sleep(200)) {
+      runs = (await coordinator.app.inject({ method: 'GET', url: '/v1/schedules/victim?runs=20' })).json<{ runs: { outcome: string; reason?: string }[] }>().runs;
+    }
+    assert.ok(runs.length >= 3, JSON.stringify(runs));
+    assert.deepEqual(runs.filter((r) => r.outcome === 'failed'), [], 'no fire failed');
+    assert.equal(runs.at(-1)?.outcome, 'started', 'the first fire started its sync (no worker: the later ones are skipped)');
+    assert.equal((await coordinator.app.inject({ method: 'DELETE', url: '/v1/schedules/victim' })).statusCode, 204);
+  });
+});

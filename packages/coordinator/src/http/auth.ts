@@ -114,7 +114,8 @@ export function authorize(request: FastifyRequest, reply: FastifyReply, options:
   }
   // The hook answers itself rather than throwing: a thrown error would reach the error handler
   // of the route's own plugin (the dashboard has its own), not the problem+json one.
-  const presented = bearerToken(request) ?? cookieToken(request);
+  const bearer = bearerToken(request);
+  const presented = bearer ?? cookieToken(request);
   // A browser opening the syncs page without a (valid) token is sent to the login form.
   const signIn = () => reply.header('cache-control', 'no-store').redirect(`${LOGIN_PATH}?next=${encodeURIComponent(UI_PAGE)}`, 303);
   const pageNavigation = request.method === 'GET' && (routeUrl === UI_PAGE || routeUrl === UI_PAGE.slice(0, -1)) && /\btext\/html\b/.test(request.headers.accept ?? '');
@@ -128,6 +129,15 @@ export function authorize(request: FastifyRequest, reply: FastifyReply, options:
     return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_TOKEN_INVALID', 'the bearer token is not a configured token', { need }));
   }
   request.principal = { name: token.name, role: token.role, key: `token:${token.name}` };
+  // The cookie is sent by the browser with any request from the same *site* (SameSite=Strict):
+  // a page on another port of this host, or on a sibling subdomain, could make it write. A write
+  // the cookie authenticates must come from this origin; a bearer header is never sent by itself.
+  if (bearer === undefined && !SAFE_METHODS.has(request.method) && !sameOrigin(request)) {
+    return sendError(
+      reply,
+      errorFrom(coordinatorErrors, 'AUTH_COOKIE_CROSS_ORIGIN', 'a write authenticated by the login cookie must come from this coordinator\'s own pages (Sec-Fetch-Site: same-origin, or an Origin naming this host); API clients send Authorization: Bearer', { need }),
+    );
+  }
   if (!roleAllows(token.role, need)) {
     const message = `this route needs role ${need}; the token ${token.name} has role ${token.role}`;
     return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_ROLE_INSUFFICIENT', message, { need, role: token.role, token: token.name }));
@@ -229,6 +239,26 @@ function crossOrigin(request: FastifyRequest): boolean {
     return !isLoopback(new URL(origin).hostname);
   } catch {
     return true; // 'null' (a sandboxed or file: page) and anything malformed
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * A browser's request from this coordinator's own origin: Sec-Fetch-Site, when sent, says
+ * `same-origin`, and Origin, when sent, names this host (scheme aside: one port serves one scheme);
+ * at least one of them is sent (browsers send both on every write, curl neither).
+ */
+function sameOrigin(request: FastifyRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  const origin = request.headers.origin;
+  if (site === undefined && origin === undefined) return false;
+  if (site !== undefined && site !== 'same-origin') return false;
+  if (origin === undefined) return true;
+  try {
+    return origin !== 'null' && new URL(origin).host === request.headers.host;
+  } catch {
+    return false;
   }
 }
 

@@ -2,6 +2,7 @@
  * /v1/tables/{db}/{table}/compactions: start a compaction of a table (planned now, run by the
  * workers, committed as one COMPACT snapshot or nothing) and follow it.
  */
+import { clientIdempotencyKey } from '../idempotency.ts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompactionId, COMPACTION_PHASES, errorFrom } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
@@ -63,7 +64,7 @@ export const compactionRoutes: FastifyPluginAsyncZod<{ compactions: CompactionSe
     },
     async (request, reply) => {
       const body = request.body ?? {};
-      const { view } = await compactions.start(request.params, { full: body.full ?? false, ...(body.partitions === undefined ? {} : { partitions: body.partitions }) }, request.headers['idempotency-key']);
+      const { view } = await compactions.start(request.params, { full: body.full ?? false, ...(body.partitions === undefined ? {} : { partitions: body.partitions }) }, clientIdempotencyKey(request.headers['idempotency-key']));
       return reply
         .status(202)
         .header('location', `/v1/tables/${encodeURIComponent(view.table.database)}/${encodeURIComponent(view.table.table)}/compactions/${view.id}`)

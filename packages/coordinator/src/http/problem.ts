@@ -44,6 +44,7 @@ const STATUS_BY_CODE: Readonly<Partial<Record<HttpErrorCode, number>>> = {
   // A request with the same Idempotency-Key is still being planned: the caller's duplicate, retried later.
   COMPACTION_STARTING: 409,
   IDEMPOTENCY_KEY_REUSED: 422,
+  IDEMPOTENCY_KEY_RESERVED: 400,
   REQUEST_INVALID: 400,
   REQUEST_URL_INVALID: 400,
   SYNC_LOAD_UNSUPPORTED: 400,
@@ -84,6 +85,7 @@ const STATUS_BY_CODE: Readonly<Partial<Record<HttpErrorCode, number>>> = {
   AUTH_TOKEN_INVALID: 401,
   AUTH_ROLE_INSUFFICIENT: 403,
   AUTH_LOGIN_CROSS_SITE: 403,
+  AUTH_COOKIE_CROSS_ORIGIN: 403,
   AUTH_OPEN_FOREIGN: 403,
   RATE_LIMITED: 429,
   SYNC_TOO_MANY_SHARDS: 400,

@@ -4,15 +4,21 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { COMPACTION_PHASES, ScheduleId, ScheduleRun, ScheduledCompaction, errorFrom } from '@tributary/protocol';
+import { COMPACTION_PHASES, ScheduleId, ScheduleRun, ScheduledCompaction } from '@tributary/protocol';
 import { roleAllows } from '../auth-tokens.ts';
-import { coordinatorErrors } from '../errors.ts';
 import { redactSource } from '@tributary/sources';
 import { PutScheduleRequest, StartSyncRequest } from '../requests.ts';
-import type { ScheduleService } from '../schedule/service.ts';
+import type { ScheduleCaller, ScheduleService } from '../schedule/service.ts';
 import type { ScheduleDefinition } from '../schedule/store.ts';
 import { SyncPhaseSchema } from '../sync/record-schema.ts';
 import { problemResponses } from './problem.ts';
+import type { FastifyRequest } from 'fastify';
+
+/** The caller as the schedule service judges it (an open coordinator's caller is admin). */
+function callerOf(request: FastifyRequest): ScheduleCaller {
+  const principal = request.principal;
+  return principal === undefined ? { name: 'open', role: 'admin', mayCompact: true } : { name: principal.name, role: principal.role, mayCompact: roleAllows(principal.role, 'admin') };
+}
 
 export interface ScheduleRouteDeps {
   readonly schedules: ScheduleService;
@@ -64,20 +70,12 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (a
         params: ScheduleParams,
         body: PutScheduleRequest,
         response: { 200: PutScheduleResponse, 201: PutScheduleResponse, ...problemResponses(400, 403, 500, 503) },
-        description: 'A schedule with `compaction` needs role admin (as POST …/compactions does); one with `sync` needs operate.',
+        description: 'A schedule with `compaction` needs role admin (as POST …/compactions does), and so does replacing one; one with `sync` needs operate.',
       },
     },
     async (request, reply) => {
-      // A compaction needs role admin (as POST …/compactions does): so does a schedule that starts one.
-      const principal = request.principal;
-      if (request.body.compaction !== undefined && principal !== undefined && !roleAllows(principal.role, 'admin')) {
-        throw errorFrom(coordinatorErrors, 'AUTH_ROLE_INSUFFICIENT', `a compaction schedule needs role admin; the token ${principal.name} has role ${principal.role}`, {
-          need: 'admin',
-          role: principal.role,
-          token: principal.name,
-        });
-      }
-      const { definition, created } = await schedules.put(request.params.id, request.body);
+      // A compaction needs role admin (as POST …/compactions does): so does a schedule that starts one, to create, replace or delete.
+      const { definition, created } = await schedules.put(request.params.id, request.body, callerOf(request));
       return reply.status(created ? 201 : 200).send({ ...(await summary(definition)), created });
     },
   );
@@ -106,9 +104,17 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (a
 
   app.delete(
     '/v1/schedules/:id',
-    { config: { role: 'operate' }, schema: { summary: 'Delete a schedule: it fires no more (syncs it started run on)', params: ScheduleParams, response: { 204: z.null(), ...problemResponses(400, 404, 500, 503) } } },
+    {
+      config: { role: 'operate' },
+      schema: {
+        summary: 'Delete a schedule: it fires no more (syncs it started run on)',
+        description: 'A compaction schedule needs role admin to delete, as to create.',
+        params: ScheduleParams,
+        response: { 204: z.null(), ...problemResponses(400, 403, 404, 500, 503) },
+      },
+    },
     async (request, reply) => {
-      await schedules.delete(request.params.id);
+      await schedules.delete(request.params.id, callerOf(request));
       return reply.status(204).send(null);
     },
   );

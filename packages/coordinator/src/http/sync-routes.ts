@@ -1,6 +1,7 @@
 /**
  * /v1/syncs: start (202 + id; Idempotency-Key), inspect (shards paged), status in brief, rejected rows, list, abort.
  */
+import { clientIdempotencyKey } from '../idempotency.ts';
 import { serializerCompiler, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { StartSyncRequest } from '../requests.ts';
 import type { SyncService } from '../sync/service.ts';
@@ -77,7 +78,7 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
       },
     },
     async (request, reply) => {
-      const { record, created } = await syncs.start(request.body, request.headers['idempotency-key']);
+      const { record, created } = await syncs.start(request.body, clientIdempotencyKey(request.headers['idempotency-key']));
       return reply.status(202).header('location', `/v1/syncs/${record.id}`).send({ id: record.id, phase: record.state.phase, created });
     },
   );

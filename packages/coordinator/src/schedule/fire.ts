@@ -7,6 +7,7 @@
  * a worker on the `schedules` queue), so the same fire may be processed twice. Both runs derive the
  * same key, and the POST routes' idempotency (../idempotency.ts) binds one sync or compaction to it.
  */
+import { SCHEDULE_KEY_PREFIX } from '../idempotency.ts';
 import { z } from 'zod';
 import { ScheduleId, type CompactionPhase } from '@tributary/protocol';
 import { isTerminal, type SyncPhase } from '../sync/state.ts';
@@ -20,7 +21,7 @@ export const ScheduleFireJob = z.object({ scheduleId: ScheduleId });
 export type ScheduleFireJob = z.infer<typeof ScheduleFireJob>;
 
 export function fireIdempotencyKey(scheduleId: string, fireMs: number): string {
-  return `schedule:${scheduleId}:${new Date(fireMs).toISOString()}`;
+  return `${SCHEDULE_KEY_PREFIX}${scheduleId}:${new Date(fireMs).toISOString()}`;
 }
 
 /**

@@ -52,6 +52,25 @@ export function fireTemplate(scheduleId: string) {
   };
 }
 
+/** Who changes a schedule: a token's name and whether its role may start compactions (admin). */
+export interface ScheduleCaller {
+  readonly name: string;
+  readonly role: string;
+  readonly mayCompact: boolean;
+}
+
+const ADMIN: ScheduleCaller = { name: 'internal', role: 'admin', mayCompact: true };
+
+/** A compaction needs role admin (as POST …/compactions does): so does creating, replacing or deleting a schedule that starts one. */
+function compactionsAllowed(caller: ScheduleCaller, what: string): void {
+  if (caller.mayCompact) return;
+  throw errorFrom(coordinatorErrors, 'AUTH_ROLE_INSUFFICIENT', `to ${what} needs role admin; the token ${caller.name} has role ${caller.role}`, {
+    need: 'admin',
+    role: caller.role,
+    token: caller.name,
+  });
+}
+
 export class ScheduleService {
   readonly #deps: ScheduleServiceDeps;
 
@@ -59,13 +78,19 @@ export class ScheduleService {
     this.#deps = deps;
   }
 
-  /** Creates or replaces a schedule and (re-)arms or disarms its job scheduler. */
-  async put(id: string, body: PutScheduleRequest): Promise<{ definition: ScheduleDefinition; created: boolean }> {
+  /**
+   * Creates or replaces a schedule and (re-)arms or disarms its job scheduler. A compaction
+   * schedule needs role admin to create, and so to replace (whatever replaces it): `caller` says
+   * whether the caller has it (AUTH_ROLE_INSUFFICIENT otherwise).
+   */
+  async put(id: string, body: PutScheduleRequest, caller: ScheduleCaller = ADMIN): Promise<{ definition: ScheduleDefinition; created: boolean }> {
+    if (body.compaction !== undefined) compactionsAllowed(caller, 'create or replace a schedule with a compaction');
     const cron = checkCron(body.cron, body.tz);
     const sync = body.sync === undefined ? undefined : withScheduleDefaults(body.sync);
     if (sync !== undefined) await this.#checkSync(sync);
     if (body.compaction !== undefined) await this.#checkTable(body.compaction.table);
     const previous = await this.#deps.schedules.get(id);
+    if (previous?.compaction !== undefined) compactionsAllowed(caller, `replace the compaction schedule ${id}`);
     const now = new Date().toISOString();
     const definition: ScheduleDefinition = {
       id,
@@ -128,9 +153,9 @@ export class ScheduleService {
    * answered, no sync of this schedule starts. Scheduler first: once it is gone no new fire is
    * created; a fire already queued finds no definition.
    */
-  async delete(id: string): Promise<void> {
+  async delete(id: string, caller: ScheduleCaller = ADMIN): Promise<void> {
     const { schedules, queue } = this.#deps;
-    await schedules.require(id);
+    if ((await schedules.require(id)).compaction !== undefined) compactionsAllowed(caller, `delete the compaction schedule ${id}`);
     await schedules.withFireLock(id, async () => {
       await queue.removeJobScheduler(id);
       await schedules.delete(id);

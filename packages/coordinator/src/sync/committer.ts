@@ -26,16 +26,29 @@
  */
 import type { Logger } from 'pino';
 import {
+  PLAN_HEAD_FIELD,
+  PLAN_POSITIONS_FIELD,
+  PlannedBucketEntry,
+  bucketJobId,
   bucketVoteToken,
+  checkPlanSeal,
   errorFrom,
   isTributaryError,
+  planBucketField,
   planFingerprint,
+  planSeal,
+  planShardField,
+  protocolError,
+  sealedShardEntry,
   shardVoteToken,
+  syncPlanBasics,
+  syncPlanFingerprint,
+  verifiedSyncPlanHead,
   stagedBucketBlobKey,
   syncRunsPath,
   toErrorData,
   type ErrorData,
-  type PlannedBucketEntry,
+  type SealedBucketEntry,
   type ShardAttempt,
   type ShardVote,
 } from '@tributary/protocol';
@@ -104,7 +117,10 @@ const PREFETCH_IN_FLIGHT = 8;
 const VOTES_BY_ID = 1000;
 
 /** Commit failures that are the sync's reason as they are (nothing was published), not wrapped in SYNC_COMMIT_ABANDONED. */
-const OWN_REASONS = new Set(['COMMIT_CHANGELOG_STALE', 'COMMIT_BASE_SUPERSEDED', 'SYNC_TABLE_REPLACED']);
+const OWN_REASONS = new Set(['COMMIT_CHANGELOG_STALE', 'COMMIT_BASE_SUPERSEDED', 'SYNC_TABLE_REPLACED', 'SYNC_PLAN_ALTERED']);
+
+/** Entries of missing jobs a failed sync checks against its record (SYNC_PLAN_ALTERED), at most. */
+const PLAN_CHECKS = 100;
 
 export class SyncCommitter {
   readonly #deps: CommitterDeps;
@@ -254,7 +270,7 @@ export class SyncCommitter {
     if (pending === undefined) {
       pending = this.#deps.store
         .get(syncId)
-        .then((r) => (r?.state.phase === 'PREPARING' ? { record: r, fingerprint: planFingerprint(r.plan) } : undefined));
+        .then((r) => (r?.state.phase === 'PREPARING' ? { record: r, fingerprint: this.#fingerprint(r) } : undefined));
       this.#plans.set(syncId, pending);
     }
     try {
@@ -289,7 +305,7 @@ export class SyncCommitter {
     const toVerify = attempts === undefined || verified === undefined ? undefined : record.plan.shards.filter((s) => verified.get(s.id)?.attempt.attemptId !== attempts[s.id]).map((s) => s.id);
     const votes = toVerify === undefined || toVerify.length > VOTES_BY_ID ? await store.votes(record.id) : await store.votesOf(record.id, toVerify);
     const read = new Set(toVerify);
-    return this.#trust({ record, fingerprint: planFingerprint(record.plan) }, (shardId) =>
+    return this.#trust({ record, fingerprint: this.#fingerprint(record) }, (shardId) =>
       // Only a shard outside toVerify would ask (none does: the same test picks them); it reads its vote then.
       toVerify === undefined || read.has(shardId) ? Promise.resolve(votes.get(shardId)) : store.vote(record.id, shardId),
     );
@@ -335,7 +351,8 @@ export class SyncCommitter {
     const attempts = await store.acceptedAttempts(record.id);
     const missing = record.plan.shards.filter((s) => attempts[s.id] === undefined);
     if (missing.length > 0) {
-      return store.apply(record.id, { type: 'abort', reason: firstFailure(await store.attempts(record.id), missing.map((s) => s.id), SHARD_JOBS) });
+      const altered = await this.#planAltered(record, missing.slice(0, PLAN_CHECKS).map((s) => planShardField(s.id)));
+      return store.apply(record.id, { type: 'abort', reason: altered ?? firstFailure(await store.attempts(record.id), missing.map((s) => s.id), SHARD_JOBS) });
     }
     // The shards whose prefetch has not run yet are read below, at the load's own concurrency.
     await this.#prefetchQueue.settle(record.id);
@@ -394,11 +411,60 @@ export class SyncCommitter {
     }
     const folded = foldPositions(record.id, loaded.positions);
     if (folded.object !== undefined) await tables.warehouseStore(this.#deps.warehouse).put(folded.object.key, folded.object.bytes);
-    await store.writeFoldedPositions(record.id, folded.properties);
-    await store.writeBucketPlan(record.id, entries);
+    // Sealed under the plan's fingerprint: a bucket job, and this committer reading them back, refuse them changed in Redis.
+    const fingerprint = this.#fingerprint(record);
+    const seal = (field: string, value: unknown): string => planSeal(this.#deps.clusterSecret, record.id, field, fingerprint, value);
+    await store.writeFoldedPositions(record.id, { properties: folded.properties, seal: seal(PLAN_POSITIONS_FIELD, folded.properties) });
+    await store.writeBucketPlan(
+      record.id,
+      entries.map((e, i): SealedBucketEntry => {
+        const entry = PlannedBucketEntry.parse(e); // the form a bucket job hashes
+        return { ...entry, seal: seal(planBucketField(bucketJobId(i)), entry) };
+      }),
+    );
     const merging = await store.apply(record.id, { type: 'beginMerge', accepted: loaded.accepted, buckets: entries.length }, undefined, record);
-    if (merging.state.phase === 'MERGING' && entries.length > 0) await this.#bucketFlows().enqueueBuckets(merging, planFingerprint(merging.plan), entries.length);
+    if (merging.state.phase === 'MERGING' && entries.length > 0) await this.#bucketFlows().enqueueBuckets(merging, fingerprint, entries.length);
     return merging;
+  }
+
+  /** The fingerprint of the record's plan, which every vote token and plan seal of the sync binds (plan-binding.ts). */
+  #fingerprint(record: SyncRecord): string {
+    return planFingerprint(record.plan, this.#deps.warehouse);
+  }
+
+  /**
+   * Writes what the workers read of a planned sync (`:plan`: the head with the plan's basics and
+   * fingerprint, each shard's sealed entry) and returns the fingerprint, which the shard jobs' tokens bind.
+   */
+  async writeWorkerPlan(record: SyncRecord): Promise<string> {
+    const basics = syncPlanBasics(record.plan, this.#deps.warehouse);
+    const fingerprint = syncPlanFingerprint(basics);
+    const secret = this.#deps.clusterSecret;
+    await this.#deps.store.writeWorkerPlan(record, { ...basics, fingerprint }, (field, slot, spec) => sealedShardEntry(secret, record.id, field, fingerprint, slot, spec));
+    return fingerprint;
+  }
+
+  /**
+   * Why jobs of a failed sync are missing, when its plan in Redis no longer is the record's: the
+   * head not the one the record makes, or an entry of a missing job (`fields`) without its seal.
+   * A job refused for that reports no attempt, so its own error is not in the attempts.
+   */
+  async #planAltered(record: SyncRecord, fields: readonly string[]): Promise<ErrorData | undefined> {
+    const [headJson, ...values] = await this.#deps.store.planFields(record.id, [PLAN_HEAD_FIELD, ...fields]);
+    const fingerprint = this.#fingerprint(record);
+    try {
+      if (headJson === null || headJson === undefined) return undefined;
+      if (verifiedSyncPlanHead(record.id, headJson).fingerprint !== fingerprint) throw protocolError('SYNC_PLAN_ALTERED', `the plan head of sync ${record.id} is not the one its record makes`, { syncId: record.id, field: PLAN_HEAD_FIELD });
+      fields.forEach((field, i) => {
+        const json = values[i];
+        if (json === null || json === undefined) return;
+        const { seal, ...entry } = JSON.parse(json) as { seal: string };
+        checkPlanSeal(this.#deps.clusterSecret, record.id, field, fingerprint, entry, seal);
+      });
+      return undefined;
+    } catch (error) {
+      return isTributaryError(error) ? toErrorData(error) : toErrorData(protocolError('SYNC_PLAN_ALTERED', `the plan of sync ${record.id} does not parse`, { syncId: record.id }));
+    }
   }
 
   #bucketFlows(): BucketFlows {
@@ -424,10 +490,11 @@ export class SyncCommitter {
       if (flow === 'pending') return undefined; // its parent job drives the sync once every bucket job ended
       if (flow === 'absent') {
         // A crash between MERGING and the enqueue: enqueue now (job ids make it idempotent).
-        await this.#bucketFlows().enqueueBuckets(record, planFingerprint(record.plan), buckets);
+        await this.#bucketFlows().enqueueBuckets(record, this.#fingerprint(record), buckets);
         return undefined;
       }
-      return store.apply(record.id, { type: 'abort', reason: firstFailure(await store.bucketAttempts(record.id), missing, BUCKET_JOBS) });
+      const altered = await this.#planAltered(record, missing.slice(0, PLAN_CHECKS).map(planBucketField));
+      return store.apply(record.id, { type: 'abort', reason: altered ?? firstFailure(await store.bucketAttempts(record.id), missing, BUCKET_JOBS) });
     }
     const votes = await store.bucketVotes(record.id);
     let loaded;
@@ -451,7 +518,7 @@ export class SyncCommitter {
 
   /** What the bucket jobs' blobs must agree with: each bucket's vote token (under the plan's fingerprint) and its recorded vote. */
   #bucketTrust(record: SyncRecord, votes: ReadonlyMap<string, ShardVote>): ShardTrust {
-    const fingerprint = planFingerprint(record.plan);
+    const fingerprint = this.#fingerprint(record);
     return {
       voteToken: (id) => bucketVoteToken(this.#deps.clusterSecret, record.id, id, fingerprint),
       vote: (id) => Promise.resolve(votes.get(id)),
@@ -465,8 +532,16 @@ export class SyncCommitter {
    */
   async #foldedPositions(record: SyncRecord): Promise<CommitInputs['positions']> {
     const { store, tables, warehouse } = this.#deps;
-    const properties = await store.foldedPositions(record.id);
-    if (properties !== undefined) return { properties };
+    const sealed = await store.foldedPositions(record.id);
+    if (sealed !== undefined) {
+      try {
+        checkPlanSeal(this.#deps.clusterSecret, record.id, PLAN_POSITIONS_FIELD, this.#fingerprint(record), sealed.properties, sealed.seal);
+        return { properties: sealed.properties };
+      } catch (error) {
+        // Changed in Redis after MERGING: folded again below from the accepted blobs, which are verified.
+        this.#deps.logger?.warn({ syncId: record.id, code: isTributaryError(error) ? error.code : undefined }, 'folded positions do not carry their seal; folding them again from the blobs');
+      }
+    }
     const loaded = await loadAcceptedRuns(tables.warehouseStore(warehouse), record, syncRunsPath(record.id), await store.acceptedAttempts(record.id), await this.#trustAll(record));
     return { shards: loaded.positions };
   }
@@ -554,7 +629,12 @@ export class SyncCommitter {
     const fullExtract = record.plan.options.deletes?.fullExtract !== undefined;
     const producer = fullExtract ? undefined : (await tables.openTable(warehouse, record.plan.table, record.plan.schemaId)).schema.options['changelog-producer'];
     if (!fullExtract && (producer ?? 'none').trim().toLowerCase() !== 'input') return undefined;
-    return store.bucketPlaces(record.id, Object.keys(state.bucketStage.accepted).sort());
+    const fingerprint = this.#fingerprint(record);
+    const entries = await store.bucketEntries(record.id, Object.keys(state.bucketStage.accepted).sort());
+    return entries.map(({ field, entry: { seal, ...entry } }) => {
+      checkPlanSeal(this.#deps.clusterSecret, record.id, field, fingerprint, entry, seal);
+      return { partition: new Uint8Array(Buffer.from(entry.partition, 'base64')), bucket: entry.bucket };
+    });
   }
 
   /** What the commit publishes: the bucket jobs' blobs (bucketed), else the shards'. */

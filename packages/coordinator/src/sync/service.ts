@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import { partitionRowOf, tableErrors, type ColumnSpec, type Tables } from '@tributary/table';
 import { randomUUID } from 'node:crypto';
-import { errorFrom, isTributaryError, planFingerprint } from '@tributary/protocol';
+import { errorFrom, isTributaryError } from '@tributary/protocol';
 import { openSource, sourceErrors, sourceIdentity, summarizeSource, type Source, type SourceAccess, type PlanHistory, type SyncSourceSpec, type Watermark } from '@tributary/sources';
 import { coordinatorErrors } from '../errors.ts';
 import { idempotencyHash } from '../idempotency.ts';
@@ -218,8 +218,7 @@ export class SyncService {
 
   async #enqueue(record: SyncRecord): Promise<SyncRecord> {
     // The workers' copy of the plan exists before any job that points at it.
-    const fingerprint = planFingerprint(record.plan);
-    await this.#deps.store.writeWorkerPlan(record, this.#deps.warehouse, fingerprint);
+    const fingerprint = await this.#deps.committer.writeWorkerPlan(record);
     await this.#deps.flows.enqueue(record, fingerprint);
     await this.#deps.flows.scheduleTimeout(record);
     try {

@@ -44,7 +44,9 @@ import {
   errorFrom,
   planShardField,
   syncRedisKeys,
-  PlannedBucketEntry,
+  protocolError,
+  SealedBucketEntry,
+  SealedPositions,
   type PlannedShardEntry,
   type SyncPlanHead,
 } from '@tributary/protocol';
@@ -371,30 +373,19 @@ export class SyncStore {
   }
 
   /**
-   * Writes what the workers read of the plan: the head (with the plan's fingerprint) and each
-   * shard's spec and sequence slot (its index in the plan). Derived from the persisted record alone, so writing it again (a resumed PLANNED
-   * sync) writes the same values.
+   * Writes what the workers read of the plan: the head (the plan's basics and fingerprint,
+   * plan-binding.ts) and each shard's entry (its sequence slot, its index in the plan, its spec and
+   * the seal `entry` makes). Derived from the persisted record alone, so writing it again (a resumed
+   * PLANNED sync) writes the same values.
    */
-  async writeWorkerPlan(record: SyncRecord, warehouse: string, fingerprint: string): Promise<void> {
+  async writeWorkerPlan(record: SyncRecord, head: SyncPlanHead, entry: (field: string, slot: number, spec: Readonly<Record<string, unknown>>) => PlannedShardEntry): Promise<void> {
     const { plan } = record;
-    const head: SyncPlanHead = {
-      warehouse,
-      table: plan.table,
-      schemaId: plan.schemaId,
-      baseSnapshotId: plan.baseSnapshotId,
-      commitUser: plan.commitUser,
-      source: plan.source,
-      badRows: plan.options.badRows ?? 'fail',
-      fingerprint,
-      ...(plan.options.layout === undefined ? {} : { layout: plan.options.layout }),
-      ...(plan.options.deletes === undefined ? {} : { deletes: plan.options.deletes }),
-    };
     const key = syncRedisKeys(this.#prefix, record.id).plan;
     // In slices: one HSET of 100,000 fields would hold Redis for its whole length.
     for (let i = 0; i < plan.shards.length; i += PLAN_FIELDS_PER_WRITE) {
       const fields = plan.shards.slice(i, i + PLAN_FIELDS_PER_WRITE).flatMap((s, k) => {
-        const entry: PlannedShardEntry = { slot: i + k, spec: s.spec };
-        return [planShardField(s.id), JSON.stringify(entry)];
+        const field = planShardField(s.id);
+        return [field, JSON.stringify(entry(field, i + k, s.spec))];
       });
       await this.#redis.hset(key, ...fields);
     }
@@ -404,10 +395,10 @@ export class SyncStore {
 
   /**
    * Writes the bucket plan (bucketed layout): one `bucket:<id>` field of `:plan` per bucket job,
-   * derived from the accepted shard blobs alone, so writing it again writes the same values. Written
-   * before the sync enters MERGING and before any bucket job exists.
+   * derived from the accepted shard blobs alone and sealed by the committer, so writing it again
+   * writes the same values. Written before the sync enters MERGING and before any bucket job exists.
    */
-  async writeBucketPlan(syncId: string, entries: readonly PlannedBucketEntry[]): Promise<void> {
+  async writeBucketPlan(syncId: string, entries: readonly SealedBucketEntry[]): Promise<void> {
     const key = syncRedisKeys(this.#prefix, syncId).plan;
     for (let i = 0; i < entries.length; i += PLAN_FIELDS_PER_WRITE) {
       const fields = entries.slice(i, i + PLAN_FIELDS_PER_WRITE).flatMap((e, k) => [planBucketField(bucketJobId(i + k)), JSON.stringify(e)]);
@@ -415,35 +406,39 @@ export class SyncStore {
     }
   }
 
-  /** Where the bucket jobs of the plan write: each one's (partition, bucket), read back from the bucket plan. */
-  async bucketPlaces(syncId: string, bucketIds: readonly string[]): Promise<{ partition: Uint8Array; bucket: number }[]> {
+  /** Bucket entries as stored (with their seals, which the caller checks); a missing one throws. */
+  async bucketEntries(syncId: string, bucketIds: readonly string[]): Promise<{ field: string; entry: SealedBucketEntry }[]> {
     if (bucketIds.length === 0) return [];
-    const values = await this.#redis.hmget(syncRedisKeys(this.#prefix, syncId).plan, ...bucketIds.map(planBucketField));
+    const fields = bucketIds.map(planBucketField);
+    const values = await this.#redis.hmget(syncRedisKeys(this.#prefix, syncId).plan, ...fields);
     return values.map((json, i) => {
+      const field = fields[i]!;
       if (json === null) throw new Error(`the bucket plan of ${syncId} has no ${bucketIds[i] ?? ''}`);
-      const entry = PlannedBucketEntry.parse(JSON.parse(json));
-      return { partition: new Uint8Array(Buffer.from(entry.partition, 'base64')), bucket: entry.bucket };
+      const parsed = parseJson(json, SealedBucketEntry);
+      if (parsed === undefined) throw protocolError('SYNC_PLAN_ALTERED', `the plan's ${field} of sync ${syncId} does not parse`, { syncId, field });
+      return { field, entry: parsed };
     });
+  }
+
+  /** Raw fields of the `:plan` hash (null where absent): what the committer checks against the record when jobs are missing. */
+  async planFields(syncId: string, fields: readonly string[]): Promise<(string | null)[]> {
+    if (fields.length === 0) return [];
+    return this.#redis.hmget(syncRedisKeys(this.#prefix, syncId).plan, ...fields);
   }
 
   /**
    * Bucketed layout: the snapshot properties of the shards' source positions (foldPositions),
-   * written with the bucket plan from the same accepted blobs, so the commit reads no shard blob.
+   * written with the bucket plan from the same accepted blobs and sealed by the committer, so the
+   * commit reads no shard blob.
    */
-  async writeFoldedPositions(syncId: string, properties: Readonly<Record<string, string>>): Promise<void> {
-    await this.#redis.hset(syncRedisKeys(this.#prefix, syncId).plan, PLAN_POSITIONS_FIELD, JSON.stringify(properties));
+  async writeFoldedPositions(syncId: string, positions: SealedPositions): Promise<void> {
+    await this.#redis.hset(syncRedisKeys(this.#prefix, syncId).plan, PLAN_POSITIONS_FIELD, JSON.stringify(positions));
   }
 
-  /** What writeFoldedPositions wrote; undefined if nothing was (or it does not parse). */
-  async foldedPositions(syncId: string): Promise<Record<string, string> | undefined> {
+  /** What writeFoldedPositions wrote (its seal unchecked); undefined if nothing was (or it does not parse). */
+  async foldedPositions(syncId: string): Promise<SealedPositions | undefined> {
     const json = await this.#redis.hget(syncRedisKeys(this.#prefix, syncId).plan, PLAN_POSITIONS_FIELD);
-    if (json === null) return undefined;
-    try {
-      const parsed = FoldedProperties.safeParse(JSON.parse(json));
-      return parsed.success ? parsed.data : undefined;
-    } catch {
-      return undefined;
-    }
+    return json === null ? undefined : parseJson(json, SealedPositions);
   }
 
   /** The attempt each bucket job has accepted so far (bucketId → attemptId). */
@@ -848,8 +843,14 @@ const PLAN_FIELDS_PER_WRITE = 1000;
 /** Records kept for shard pages (pageRecord): a few syncs watched at once. */
 const PAGE_RECORDS = 4;
 
-/** Snapshot properties: string → string. */
-const FoldedProperties = z.record(z.string(), z.string());
+function parseJson<T>(json: string, schema: z.ZodType<T>): T | undefined {
+  try {
+    const parsed = schema.safeParse(JSON.parse(json));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 function parseVote(json: string): ShardVote[] {
   try {

@@ -14,8 +14,14 @@ import {
   encodeBlob,
   encodeVoteToken,
   isTributaryError,
+  checkPlanSeal,
   planFingerprint,
+  planSeal,
+  sealedShardEntry,
   shardVoteToken,
+  syncPlanBasics,
+  syncPlanFingerprint,
+  verifiedSyncPlanHead,
   type PlanFingerprintInput,
 } from '@tributary/protocol';
 import { expectationOf, sampleHeader } from '../support/samples.ts';
@@ -33,15 +39,18 @@ const plan: PlanFingerprintInput = {
   baseSnapshotId: null,
   schemaId: 0,
   commitUser: 'tributary-sync-1',
+  commitIdentifier: '9223372036854775807',
   mode: 'upsert',
   options: { snapshotProperties: { origin: 'nightly' } },
 };
+const warehouse = 's3://bucket/warehouse';
 const secret = new TextEncoder().encode('a cluster secret of at least thirty-two bytes');
 
 test('the plan fingerprint ignores key order and follows every planned value', () => {
-  const fingerprint = planFingerprint(plan);
+  const fingerprint = planFingerprint(plan, warehouse);
   assert.match(fingerprint, /^[0-9a-f]{64}$/);
   const reordered: PlanFingerprintInput = {
+    commitIdentifier: plan.commitIdentifier,
     commitUser: plan.commitUser,
     schemaId: plan.schemaId,
     baseSnapshotId: plan.baseSnapshotId,
@@ -51,7 +60,7 @@ test('the plan fingerprint ignores key order and follows every planned value', (
     options: { snapshotProperties: { origin: 'nightly' } },
     mode: 'upsert',
   };
-  assert.equal(planFingerprint(reordered), fingerprint);
+  assert.equal(planFingerprint(reordered, warehouse), fingerprint);
   const changed: PlanFingerprintInput[] = [
     { ...plan, source: { ...plan.source, rowsPerShard: 11 } },
     { ...plan, shards: [plan.shards[0]!, { id: 'shard-00001', spec: { index: 1, count: 3 } }] },
@@ -61,12 +70,49 @@ test('the plan fingerprint ignores key order and follows every planned value', (
     { ...plan, table: { database: 'shop', table: 'other' } },
     { ...plan, mode: 'overwrite' },
     { ...plan, options: { snapshotProperties: { origin: 'other' } } },
+    { ...plan, commitIdentifier: '1' },
+    { ...plan, schemaSha256: 'a'.repeat(64) },
+    { ...plan, options: { ...plan.options, badRows: 'reject' } },
+    { ...plan, options: { ...plan.options, layout: 'bucketed' } },
+    { ...plan, options: { ...plan.options, deletes: { fullExtract: { partition: {} } } } },
   ];
-  for (const other of changed) assert.notEqual(planFingerprint(other), fingerprint, JSON.stringify(other));
+  for (const other of changed) assert.notEqual(planFingerprint(other, warehouse), fingerprint, JSON.stringify(other));
+  assert.notEqual(planFingerprint(plan, 's3://bucket/other'), fingerprint, 'the warehouse');
+});
+
+test('a worker recomputes the fingerprint from the head it reads: a head changed with its stored fingerprint kept is refused', () => {
+  const basics = syncPlanBasics(plan, warehouse);
+  const fingerprint = syncPlanFingerprint(basics);
+  const head = { ...basics, fingerprint };
+  assert.equal(verifiedSyncPlanHead('sync-1', JSON.stringify(head)).fingerprint, fingerprint);
+  assert.equal(fingerprint, planFingerprint(plan, warehouse), 'the coordinator computes the same from its record');
+  const altered = [
+    { ...head, source: { ...head.source, rowsPerShard: 5000, seed: 999 } },
+    { ...head, warehouse: 's3://bucket/elsewhere' },
+    { ...head, deletes: { fullExtract: { partition: {} } } },
+    { ...head, shards: { ...head.shards, count: 1 } },
+    { ...head, fingerprint: undefined },
+  ];
+  for (const a of altered) assert.throws(() => verifiedSyncPlanHead('sync-1', JSON.stringify(a)), code('SYNC_PLAN_ALTERED'), JSON.stringify(a));
+});
+
+test('a shard entry carries a seal bound to the sync, its field, the fingerprint and its slot and spec', () => {
+  const fingerprint = planFingerprint(plan, warehouse);
+  const { seal, ...body } = sealedShardEntry(secret, 'sync-1', 'shard:shard-00000', fingerprint, 0, { index: 0, count: 2 });
+  checkPlanSeal(secret, 'sync-1', 'shard:shard-00000', fingerprint, body, seal);
+  const refused: [string, string, string, unknown][] = [
+    ['sync-2', 'shard:shard-00000', fingerprint, body],
+    ['sync-1', 'shard:shard-00001', fingerprint, body],
+    ['sync-1', 'shard:shard-00000', planFingerprint({ ...plan, schemaId: 1 }, warehouse), body],
+    ['sync-1', 'shard:shard-00000', fingerprint, { ...body, slot: 1 }],
+    ['sync-1', 'shard:shard-00000', fingerprint, { ...body, spec: { index: 0, count: 2, rows: 5000 } }],
+  ];
+  for (const [sync, field, fp, value] of refused) assert.throws(() => checkPlanSeal(secret, sync, field, fp, value, seal), code('SYNC_PLAN_ALTERED'));
+  assert.equal(planSeal(secret, 'sync-1', 'positions', fingerprint, { a: '1', b: '2' }), planSeal(secret, 'sync-1', 'positions', fingerprint, { b: '2', a: '1' }), 'key order does not matter');
 });
 
 test('a shard token follows the secret, the sync, the shard and the fingerprint', () => {
-  const fingerprint = planFingerprint(plan);
+  const fingerprint = planFingerprint(plan, warehouse);
   const token = shardVoteToken(secret, 'sync-1', 'shard-00000', fingerprint);
   assert.equal(token.length, 32);
   assert.deepEqual(decodeVoteToken(encodeVoteToken(token)), token);
@@ -75,7 +121,7 @@ test('a shard token follows the secret, the sync, the shard and the fingerprint'
     shardVoteToken(new TextEncoder().encode('another cluster secret, also thirty-two bytes'), 'sync-1', 'shard-00000', fingerprint),
     shardVoteToken(secret, 'sync-2', 'shard-00000', fingerprint),
     shardVoteToken(secret, 'sync-1', 'shard-00001', fingerprint),
-    shardVoteToken(secret, 'sync-1', 'shard-00000', planFingerprint({ ...plan, schemaId: 1 })),
+    shardVoteToken(secret, 'sync-1', 'shard-00000', planFingerprint({ ...plan, schemaId: 1 }, warehouse)),
   ];
   for (const other of others) assert.notDeepEqual(other, token);
 });

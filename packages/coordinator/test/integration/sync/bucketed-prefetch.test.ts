@@ -173,9 +173,9 @@ async function stagedSync(): Promise<Staged> {
   const record = newSyncRecord('b', plan, new Date().toISOString());
   await store.create(record, Date.now());
   await store.apply('b', { type: 'start' });
-  const fingerprint = planFingerprint(plan);
   const keys = syncRedisKeys(prefix, 'b');
   const warehouse = pathToFileURL(mkdtempSync(join(tmpdir(), 'bucketed-prefetch-'))).href;
+  const fingerprint = planFingerprint(plan, warehouse);
   const tables = warehouseTables();
   const objects = tables.warehouseStore(warehouse);
   const token = (i: number) => shardVoteToken(secret, 'b', `shard-${i}`, fingerprint);
@@ -210,7 +210,13 @@ async function stagedSync(): Promise<Staged> {
 async function writtenPlan(store: SyncStore): Promise<PlannedBucketEntry[]> {
   const fields = await redis.hgetall(syncRedisKeys(store.prefix, 'b').plan);
   const buckets = Object.entries(fields).filter(([k]) => k.startsWith('bucket:bucket-'));
-  return buckets.sort(([a], [b]) => Number(a.split('-')[1]) - Number(b.split('-')[1])).map(([, v]) => JSON.parse(v) as PlannedBucketEntry);
+  return buckets
+    .sort(([a], [b]) => Number(a.split('-')[1]) - Number(b.split('-')[1]))
+    .map(([, v]) => {
+      const { seal, ...entry } = JSON.parse(v) as PlannedBucketEntry & { seal: string };
+      assert.match(seal, /^[A-Za-z0-9_-]{43}$/, 'each entry is sealed');
+      return entry;
+    });
 }
 
 /** Prefetches every shard (but `skip`) and waits until each has answered its vote read (the rest of a prefetch is synchronous after it). */
@@ -237,7 +243,7 @@ describe('SyncCommitter, bucketed: the bucket plan from verified runs summaries'
       assert.equal(merging.state.phase, 'MERGING');
       const plan = await writtenPlan(s.store);
       assert.deepEqual(s.enqueued, [plan.length]);
-      assert.deepEqual(await s.store.foldedPositions('b'), positionsOf());
+      assert.deepEqual((await s.store.foldedPositions('b'))?.properties, positionsOf());
       // Every shard's accepted attempt, with its blob's file count.
       if (merging.state.phase === 'MERGING') {
         assert.deepEqual(

@@ -27,7 +27,7 @@ import { testPlan } from '../../support/plan.ts';
 const secret = new TextEncoder().encode('thirty-two bytes of cluster secret!!');
 const plan = testPlan('tributary-sync-v', { options: { maxAttempts: 1 } });
 const record = newSyncRecord('sync-v', plan, new Date(0).toISOString());
-const token = shardVoteToken(secret, record.id, 'shard-0', planFingerprint(plan));
+const token = shardVoteToken(secret, record.id, 'shard-0', planFingerprint(plan, 'file:///warehouse'));
 const store = openObjectStore(pathToFileURL(mkdtempSync(join(tmpdir(), 'staging-vote-'))).href);
 
 const blob = encodeBlob(
