@@ -166,7 +166,7 @@ export interface CsvRecord {
 /**
  * RFC 4180 records, strictly: fields separated by `,`, records ended by LF or CRLF; a quoted field
  * may hold commas, line breaks and doubled quotes, and must be followed by a separator or the end
- * of its line; a quote inside an unquoted field is an error. An empty line is skipped (a record of
+ * of its line; a quote or a carriage return (but the CR of a CRLF) inside an unquoted field is an error. An empty line is skipped (a record of
  * one empty field is written `""`). Fed text piece by piece; `end()` checks the end of the file.
  */
 export class CsvParser {
@@ -218,11 +218,10 @@ export class CsvParser {
           if (j === n) break;
           if (c === QUOTE) throw malformed(this.#uri, this.place(), 'a quote inside an unquoted field');
           i++;
+          if (c === LF && this.#field.endsWith('\r')) this.#field = this.#field.slice(0, -1);
+          this.#checkUnquoted();
           if (c === COMMA) this.#endField();
-          else {
-            if (this.#field.endsWith('\r')) this.#field = this.#field.slice(0, -1);
-            this.#endRecord(out);
-          }
+          else this.#endRecord(out);
           break;
         }
         case State.Quoted: {
@@ -270,8 +269,24 @@ export class CsvParser {
     if (this.#state === State.FieldStart && this.#fields.length === 0) return undefined;
     if (this.#state === State.Unquoted && this.#fields.length === 0 && this.#field === '') return undefined;
     let last = this.#field;
-    if (this.#state === State.Unquoted && last.endsWith('\r')) last = last.slice(0, -1);
+    if (this.#state === State.Unquoted && last.endsWith('\r')) {
+      last = last.slice(0, -1);
+      this.#field = last;
+    }
+    if (this.#state === State.Unquoted) this.#checkUnquoted();
     return { fields: [...this.#fields, last], line: this.#recordLine };
+  }
+
+  /**
+   * An unquoted field ended (its CR of a CRLF taken off) holds no carriage return: records end with
+   * LF or CRLF, and a file whose lines end with a CR alone would otherwise read as one record, its
+   * header holding every row (all its rows lost without a word when the last line may lack a
+   * terminator). A CR in a field is written quoted.
+   */
+  #checkUnquoted(): void {
+    if (this.#field.includes('\r')) {
+      throw malformed(this.#uri, this.place(), 'a carriage return inside an unquoted field: records end with LF or CRLF (a file whose lines end with CR alone is not read), and a field holding a carriage return is quoted');
+    }
   }
 
   #endField(): void {

@@ -292,3 +292,25 @@ function captured(run: () => unknown): unknown {
   }
   throw new Error('expected a refusal');
 }
+
+test('a carriage return alone is no line end: a CR-only file is refused, never read as its header', async () => {
+  const records = async (text: string, size: number, allowUnterminatedLastLine: boolean): Promise<string[][]> => {
+    const out: string[][] = [];
+    for await (const fields of csvRecords(pieces(text, size), URI, { allowUnterminatedLastLine })) out.push(fields);
+    return out;
+  };
+  const crOnly = /line 1, column #2: a carriage return inside an unquoted field/;
+  for (const size of [1, 2, 3, 1 << 20]) {
+    for (const allow of [false, true]) {
+      // Read as one record, this was the header `id | v\r1 | a\r2 | b\r`: with the option, 0 rows and no error.
+      for (const text of ['id,v\r1,a\r2,b\r', 'id,v\r1,a\r2,b']) {
+        await assert.rejects(records(text, size, allow), (e: unknown) => isTributaryError(e) && e.code === 'SOURCE_FILE_MALFORMED' && crOnly.test(e.message), `${JSON.stringify(text)} in pieces of ${size}`);
+      }
+      await assert.rejects(records('id,v\n1,a\rb\n', size, allow), /line 2, column v: a carriage return/, 'a CR inside a data field');
+      await assert.rejects(records('id,v\n1\r,a\n', size, allow), /line 2, column id: a carriage return/, 'a CR before a separator');
+      // CRLF and a CR inside a quoted field still read.
+      assert.deepEqual(await records('id,v\r\n1,"a\rb"\r\n2,\r\n', size, allow), [['id', 'v'], ['1', 'a\rb'], ['2', '']]);
+    }
+    assert.deepEqual(await records('id,v\r\n1,a\r', size, true), [['id', 'v'], ['1', 'a']], 'a last line ended by the CR of a CRLF cut off');
+  }
+});
