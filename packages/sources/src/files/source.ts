@@ -283,9 +283,10 @@ export class FilesSource implements Source {
     const options: TextOptions = { allowUnterminatedLastLine: this.#spec.allowUnterminatedLastLine };
     let keys = false; // some object had a key
     let shared = false; // some object had a key of the table
+    const named: (string | undefined)[] = this.#columns.map(() => undefined); // each column's key in the file so far
     for await (const line of ndjsonLines(text, uri, options)) {
       const object = parseJsonLine(line, uri);
-      const row = this.#project(object, uri);
+      const row = this.#project(object, uri, named);
       keys ||= row.matched || Object.keys(object).length > 0;
       shared ||= row.matched;
       yield row.values;
@@ -296,18 +297,22 @@ export class FilesSource implements Source {
   /**
    * An object's value for each table column: its own key of that name, else its one own key equal
    * to it ignoring case (column-names.ts); never an inherited property (`__proto__`, `constructor`,
-   * `toString` of Object.prototype), which a key the object lacks would otherwise read.
+   * `toString` of Object.prototype), which a key the object lacks would otherwise read. `named`:
+   * the key each column was read by in the file's objects before; a column the file names two ways
+   * (`Amount` in one object, `AMOUNT` or `amount` in another) is refused, as two such names in one
+   * object or a CSV header are: which of them is the column would be a guess.
    */
-  #project(object: Readonly<Record<string, unknown>>, uri: string): { values: SourceRow; matched: boolean } {
+  #project(object: Readonly<Record<string, unknown>>, uri: string, named: (string | undefined)[]): { values: SourceRow; matched: boolean } {
     let keys: string[] | undefined;
     let matched = false;
-    const values = this.#columns.map((c) => {
-      if (Object.hasOwn(object, c)) {
-        matched = true;
-        return jsonValue(object[c]);
-      }
-      const key = matchColumn(c, (keys ??= Object.keys(object)), uri);
+    const values = this.#columns.map((c, i) => {
+      const key = Object.hasOwn(object, c) ? c : matchColumn(c, (keys ??= Object.keys(object)), uri);
       if (key === undefined) return null;
+      const before = named[i];
+      if (before === undefined) named[i] = key;
+      else if (before !== key) {
+        throw errorFrom(sourceErrors, 'SOURCE_SCHEMA_MISMATCH', `${uri}: its objects name column ${c} both ${before} and ${key}`, { file: uri, column: c });
+      }
       matched = true;
       return jsonValue(object[key]);
     });

@@ -49,9 +49,14 @@ describe('CSV headers and NDJSON keys match the table like Parquet names', () =>
       ['1', '9.99'],
       ['2', null],
     ]);
-    const ndjson = source('ndjson', 'case.ndjson', '{"ORDER_ID": 1, "Amount": 9.99}\n{"order_id": 2, "ORDER_ID": 3}\n');
-    // Exact first: the second line's order_id is its own key, not ORDER_ID.
+    const ndjson = source('ndjson', 'case.ndjson', '{"ORDER_ID": 1, "Amount": 9.99}\n{"ORDER_ID": 2}\n');
     assert.deepEqual(await read(ndjson, await ndjson.plan(ORDERS)), [
+      [1, 9.99],
+      [2, null],
+    ]);
+    // Exact first: an object's order_id is its own key, not its ORDER_ID.
+    const exact = source('ndjson', 'exact.ndjson', '{"order_id": 1, "amount": 9.99}\n{"order_id": 2, "ORDER_ID": 3}\n');
+    assert.deepEqual(await read(exact, await exact.plan(ORDERS)), [
       [1, 9.99],
       [2, null],
     ]);
@@ -63,6 +68,16 @@ describe('CSV headers and NDJSON keys match the table like Parquet names', () =>
     await assert.rejects(read(csv, [{ id: 'files-00000', spec: { files: [`${root}/two.csv`] } }]), mismatch('two.csv'));
     const ndjson = source('ndjson', 'two.ndjson', '{"order_id": 1}\n{"ORDER_ID": 1, "Order_Id": 2}\n');
     await assert.rejects(read(ndjson, await ndjson.plan(ORDERS)), mismatch('two.ndjson'));
+    // Judged over all of a file's objects: one column named two ways in two objects, also when one
+    // of the names is exact (each object alone read its own, and both loaded).
+    for (const [name, text] of [
+      ['across.ndjson', '{"order_id": 1, "Amount": 5}\n{"order_id": 2, "AMOUNT": 7}\n'],
+      ['across-exact.ndjson', '{"order_id": 1, "Amount": 5}\n{"order_id": 2, "amount": 7}\n'],
+      ['across-late.ndjson', '{"order_id": 1, "amount": 5}\n{"order_id": 2}\n{"order_id": 3, "AMOUNT": 7}\n'],
+    ] as const) {
+      const across = source('ndjson', name, text);
+      await assert.rejects(read(across, await across.plan(ORDERS)), (e: unknown) => mismatch(name)(e) && /name column amount both/.test((e as Error).message), name);
+    }
   });
 
   test('a file that shares no column with the table is refused, not loaded as rows of NULLs', async () => {
