@@ -55,6 +55,8 @@ const STATUS_BY_CODE: Readonly<Partial<Record<HttpErrorCode, number>>> = {
   POSTGRES_SCHEMA_MISMATCH: 400,
   // A source column that does not fit the table, found when the sync is planned.
   SOURCE_SCHEMA_MISMATCH: 400,
+  // A source the caller named that cannot be read as one (`fromSource` naming no file).
+  SOURCE_SPEC_INVALID: 400,
   // A source file the plan reads (its header, first line or footer) that is not well-formed.
   SOURCE_FILE_MALFORMED: 400,
   SYNC_NOTHING_TO_LOAD: 422,

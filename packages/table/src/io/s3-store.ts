@@ -31,6 +31,8 @@ import { LeanGet } from './s3-lean-get.ts';
 const MIN_PART_SIZE = 5 * 1024 * 1024;
 /** DeleteObjects takes at most 1,000 keys per request. */
 const DELETE_BATCH = 1000;
+/** The longest key S3 accepts, in UTF-8 bytes (bucket name aside). */
+const MAX_KEY_BYTES = 1024;
 
 /** How to reach the service; shared by every store opened on it (see open-object-store.ts). */
 export interface S3ConnectionOptions {
@@ -177,6 +179,7 @@ export class S3ObjectStore implements ObjectStore {
   async *list(prefix: string): AsyncIterable<ObjectMeta> {
     checkPrefix(prefix);
     const Prefix = this.#root + prefix;
+    if (Buffer.byteLength(Prefix) > MAX_KEY_BYTES) return; // no key is that long
     let ContinuationToken: string | undefined;
     do {
       const page = await this.#client
@@ -252,7 +255,15 @@ export class S3ObjectStore implements ObjectStore {
 
   #key(key: string): string {
     checkKey(key);
-    return this.#root + key;
+    const full = this.#root + key;
+    const bytes = Buffer.byteLength(full);
+    if (bytes > MAX_KEY_BYTES) {
+      // No object can have it: S3 answers such a request with a bare 400, which would read as the store's fault.
+      throw errorFrom(tableErrors, 'OBJECT_KEY_INVALID', `invalid object key: ${bytes} bytes with the store's prefix, over the ${MAX_KEY_BYTES} an S3 key may have`, {
+        key: loggableKey(key).slice(0, 200),
+      });
+    }
+    return full;
   }
 
   /**

@@ -7,6 +7,7 @@ import { CreateBucketCommand, HeadObjectCommand, ListMultipartUploadsCommand, S3
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import { services, uniqueName } from '@tributary/testkit';
+import { isTributaryError } from '@tributary/errors';
 import { openObjectStore, S3ObjectStore, type ObjectStore, type S3ConnectionOptions } from '@tributary/table';
 import { objectStoreContract } from '../../support/object-store-contract.ts';
 
@@ -72,6 +73,22 @@ test('openObjectStore opens s3:// and s3a:// URIs on the given connection', asyn
   assert.deepEqual(keys, ['s3-key', 's3a-key']);
   await root.deleteMany(keys);
   await root.close();
+});
+
+test('a key longer than S3 allows is OBJECT_KEY_INVALID (a caller\'s mistake), not a failed request; such a prefix lists nothing', async () => {
+  // With the store's prefix, 1,025 bytes or more: S3 answered a bare 400, read as STORAGE_REQUEST_FAILED (a 500 from the API).
+  const long = `dir/${'é'.repeat(600)}`;
+  const tooLong = (e: unknown) => isTributaryError(e) && e.code === 'OBJECT_KEY_INVALID' && e.retryable === false && /over the 1024/.test(e.message);
+  await assert.rejects(store.stat(long), tooLong, 'stat');
+  await assert.rejects(store.get(long), tooLong, 'get');
+  await assert.rejects(store.getRange(long, 0, 1), tooLong, 'getRange');
+  await assert.rejects(store.put(long, new Uint8Array([1])), tooLong, 'put');
+  const listed: string[] = [];
+  for await (const meta of store.list(long)) listed.push(meta.key);
+  assert.deepEqual(listed, []);
+  // The limit counts the store's prefix: a key that fits alone but not after the prefix is refused too.
+  const alone = 'x'.repeat(1024 - Buffer.byteLength(`${store.uri.split('/').slice(3).join('/')}/`) + 1);
+  await assert.rejects(store.stat(alone), tooLong, 'a key over the limit only with the prefix');
 });
 
 test('wrong credentials give STORAGE_ACCESS_DENIED, not retryable', async () => {
