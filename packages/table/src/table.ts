@@ -25,7 +25,8 @@ import { dataFilePaths, partitionPathOptions, unescapePathName } from './spec/pa
 import { FileStoreCommit, type CommitRequest, type CommitResult } from './write/file-store-commit.ts';
 import type { CommitMessage } from './spec/commit-message.ts';
 import { checkDataFilesOnly } from './write/commit-plan.ts';
-import { manifestMergeOptions } from './write/manifest-merge.ts';
+import { manifestMergeOptions, parseMemorySize } from './write/manifest-merge.ts';
+import { appendOptions, universalOptions } from './write/compact-plan.ts';
 import { TableWrite, type TableWriteOptions } from './write/table-write.ts';
 import { SequenceRebaser } from './write/sequence-rebase.ts';
 import { SnapshotManager } from './snapshot/snapshot-manager.ts';
@@ -144,6 +145,7 @@ export async function createTable(
   const schema = newTableSchema(request.schema, Date.now());
   validateTableSchema(schema);
   const path = tablePath(request);
+  checkOptionValues(new Table(store, request, schema));
   try {
     await store.putIfAbsent(schemaFileKey(path, 0), new TextEncoder().encode(encodeTableSchema(schema)));
   } catch (error) {
@@ -153,6 +155,32 @@ export async function createTable(
     throw error;
   }
   return new Table(store, request, schema);
+}
+
+/**
+ * The options a new table stores that its loads and maintenance read, read as they will be, so a
+ * value none of them could use (`target-file-size: -1`, `snapshot.num-retained.min: 0`) is refused
+ * when the table is made rather than by every sync after; and the options that would make Paimon's
+ * readers look elsewhere than where Tributary writes (`path`, a `branch` other than main).
+ * @throws TABLE_OPTION_INVALID, TABLE_UNSUPPORTED
+ */
+function checkOptionValues(table: Table): void {
+  const options = table.schema.options;
+  const target = options['target-file-size'];
+  if (target !== undefined && parseMemorySize(target) <= 0) {
+    throw errorFrom(tableErrors, 'TABLE_OPTION_INVALID', `target-file-size = '${target}' must be more than 0 bytes`, { option: 'target-file-size' });
+  }
+  manifestMergeOptions(options);
+  universalOptions(options);
+  appendOptions(options);
+  table.retention();
+  if (options.path !== undefined) {
+    throw errorFrom(tableErrors, 'TABLE_UNSUPPORTED', 'path may not be set: a table lives where its warehouse, database and name put it', { option: 'path' });
+  }
+  const branch = options.branch;
+  if (branch !== undefined && branch.trim() !== 'main') {
+    throw errorFrom(tableErrors, 'TABLE_UNSUPPORTED', 'branch may only be main: Tributary writes the main branch, which other readers would then not read', { option: 'branch' });
+  }
 }
 
 /**
