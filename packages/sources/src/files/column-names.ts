@@ -10,6 +10,9 @@
 import { errorFrom, type TributaryError } from '@tributary/protocol';
 import { sourceErrors } from '../errors.ts';
 
+/** The file formats, for the hint of a file that shares no column with the table. */
+type FileFormat = 'csv' | 'ndjson' | 'parquet';
+
 /** The file's name for one table column: exact, else the unique case-insensitive match, else undefined. */
 export function matchColumn(name: string, available: readonly string[], uri: string): string | undefined {
   if (available.includes(name)) return name;
@@ -27,7 +30,7 @@ export function matchColumn(name: string, available: readonly string[], uri: str
  * Parquet schema, not one NDJSON object's keys), so a file that has names but none of the wanted
  * ones is refused too.
  */
-export function matchColumns(wanted: readonly string[], available: readonly string[], uri: string, whole = true): (string | undefined)[] {
+export function matchColumns(wanted: readonly string[], available: readonly string[], uri: string, format: FileFormat, whole = true): (string | undefined)[] {
   const matched = wanted.map((name) => matchColumn(name, available, uri));
   for (const [i, name] of matched.entries()) {
     if (name !== undefined && available.indexOf(name) !== available.lastIndexOf(name)) {
@@ -35,16 +38,16 @@ export function matchColumns(wanted: readonly string[], available: readonly stri
     }
   }
   // A file with no names at all (an NDJSON `{}`) says nothing of its columns.
-  if (whole && wanted.length > 0 && available.length > 0 && matched.every((m) => m === undefined)) throw noSharedColumn(uri);
+  if (whole && wanted.length > 0 && available.length > 0 && matched.every((m) => m === undefined)) throw noSharedColumn(uri, format);
   return matched;
 }
 
 /** A file that has none of the table's columns: the wrong file, or one read with the wrong format or separator. */
-export function noSharedColumn(uri: string): TributaryError {
+export function noSharedColumn(uri: string, format: FileFormat): TributaryError {
   return errorFrom(
     sourceErrors,
     'SOURCE_SCHEMA_MISMATCH',
-    `${uri} has none of the table's columns (a wrong file, format or separator: a CSV must be comma-separated with a header)`,
+    `${uri} has none of the table's columns (a wrong file or format${format === 'csv' ? ', or a separator other than a comma: a CSV must be comma-separated with a header' : ''})`,
     { file: uri },
   );
 }

@@ -110,7 +110,7 @@ export function checkFileColumns(
 ): void {
   const names = columns.map((c) => c.name);
   // An NDJSON file's first object is not all its keys: a file that shares none is refused by the worker, which reads them all.
-  const matched = matchColumns(target.map((c) => c.name), names, uri, format !== 'ndjson');
+  const matched = matchColumns(target.map((c) => c.name), names, uri, format, format !== 'ndjson');
   target.forEach((t, i) => {
     const name = matched[i];
     const column = columns.find((c) => c.name === name);

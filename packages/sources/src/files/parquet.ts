@@ -89,7 +89,7 @@ export async function openParquetFile(file: PinnedFile, columns: readonly string
   const bytes = storeByteSource(file);
   const reader = await ParquetDataFileReader.open(bytes).catch((error: unknown) => unreadable(uri, undefined, error));
   const top = topLevelColumns(reader.schema as readonly ParquetElement[]);
-  const matched = matchColumns(columns, top.map((e) => e.name), uri);
+  const matched = matchColumns(columns, top.map((e) => e.name), uri, 'parquet');
   const read = matched.flatMap((name, index) => {
     const element = top.find((e) => e.name === name);
     if (name === undefined || element === undefined) return [];

@@ -254,7 +254,7 @@ export class FilesSource implements Source {
       for await (const fields of csvRecords(utf8Text(chunks(this.#pinned(file))), uri, options)) {
         if (indexes === undefined) {
           // The header's names, matched as every format's are (column-names.ts).
-          indexes = matchColumns(this.#columns, fields, uri).map((name) => (name === undefined ? -1 : fields.indexOf(name)));
+          indexes = matchColumns(this.#columns, fields, uri, 'csv').map((name) => (name === undefined ? -1 : fields.indexOf(name)));
           continue;
         }
         fileRow++;
@@ -291,7 +291,7 @@ export class FilesSource implements Source {
       shared ||= row.matched;
       yield row.values;
     }
-    if (keys && !shared) throw noSharedColumn(uri);
+    if (keys && !shared) throw noSharedColumn(uri, 'ndjson');
   }
 
   /**

@@ -109,8 +109,16 @@ describe('Parquet input values', () => {
   });
 
   test('columns match by exact name first, then by a unique case-insensitive name', () => {
-    assert.deepEqual(matchColumns(['id', 'Name', 'x'], ['ID', 'id', 'name'], 'f'), ['id', 'name', undefined]);
-    assert.throws(() => matchColumns(['Id'], ['ID', 'id'], 'f'), (e) => isTributaryError(e) && e.code === 'SOURCE_SCHEMA_MISMATCH' && e.context.column === 'Id');
+    assert.deepEqual(matchColumns(['id', 'Name', 'x'], ['ID', 'id', 'name'], 'f', 'parquet'), ['id', 'name', undefined]);
+    assert.throws(() => matchColumns(['Id'], ['ID', 'id'], 'f', 'parquet'), (e) => isTributaryError(e) && e.code === 'SOURCE_SCHEMA_MISMATCH' && e.context.column === 'Id');
+  });
+
+  test('a file with none of the table\'s columns: the CSV separator hint only for a CSV', () => {
+    const hint = /comma-separated/;
+    assert.throws(() => matchColumns(['id'], ['a;b'], 'f.csv', 'csv'), (e) => isTributaryError(e) && e.code === 'SOURCE_SCHEMA_MISMATCH' && hint.test(e.message));
+    for (const format of ['parquet', 'ndjson'] as const) {
+      assert.throws(() => matchColumns(['id'], ['other'], 'f', format), (e) => isTributaryError(e) && e.code === 'SOURCE_SCHEMA_MISMATCH' && !hint.test(e.message), format);
+    }
   });
 
   test('top-level columns skip the children of nested groups', () => {
