@@ -106,10 +106,16 @@ export function float32FromText(text: string): number {
  * depends on the tie rule, so a decimal text that became `d` must be rounded from its own digits.
  */
 export function isFloat32Midpoint(d: number): boolean {
+  if (!Number.isFinite(d)) return false;
   const f = Math.fround(d);
-  if (f === d || !Number.isFinite(f) || !Number.isFinite(d)) return false;
+  if (f === d) return false;
+  // Past the largest float the tie is with infinity: the largest float plus half its spacing.
+  if (!Number.isFinite(f)) return Math.abs(d) === FLOAT32_OVERFLOW_TIE;
   return (f + float32Neighbour(f, d)) / 2 === d;
 }
+
+/** 2^128 − 2^103: halfway between the largest float (2^128 − 2^104) and 2^128, where rounding overflows. */
+const FLOAT32_OVERFLOW_TIE = 2 ** 128 - 2 ** 103;
 
 /** The float next to the float `f` in the direction of `toward` (±Infinity past the largest). */
 function float32Neighbour(f: number, toward: number): number {

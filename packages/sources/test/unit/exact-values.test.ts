@@ -149,6 +149,14 @@ describe('NDJSON numbers', () => {
     assert.equal(rawJsonText(m), written);
     assert.equal(convert('FLOAT', written), 1 + 2 ** -23);
     assert.equal(convert('FLOAT', 1 + 2 ** -24), 1); // a double's own value: the tie goes to even, as Java's (float) cast
+    // The tie beside the largest float is with infinity: the written number is below it, so it is the largest float
+    // (as in CSV); rounded from its double it overflowed and was refused as out of range.
+    const edge = '3.4028235677973366e38';
+    assert.equal(Number(edge), 2 ** 128 - 2 ** 103);
+    const { x } = parseJsonLine({ text: `{"x": ${edge}, "y": -${edge}}`, line: 1 }, 'f');
+    assert.equal(rawJsonText(x), edge);
+    assert.equal(convert('FLOAT', rawJsonText(x) as string), 3.4028234663852886e38);
+    assert.equal(convert('DOUBLE', rawJsonText(x) as string), 2 ** 128 - 2 ** 103);
   });
 
   test('an integer kept as text because it is a float midpoint still reaches every integer-valued type', () => {
