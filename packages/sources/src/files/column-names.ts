@@ -4,8 +4,9 @@
  * an exact (case-sensitive) match first, else the one name that matches ignoring case. Two names
  * that match one column ignoring case, a matched name the file has twice (a CSV header `id,s,s`),
  * and a file that has names but none of them a table column (a semicolon-separated CSV read as one column
- * `id;amount`) are refused with SOURCE_SCHEMA_MISMATCH naming the file: loading them would give
- * rows of NULLs or one of two columns chosen silently.
+ * `id;amount`), and a name that is a column's but for white space around it (a header `id, name`)
+ * are refused with SOURCE_SCHEMA_MISMATCH naming the file: loading them would give rows of NULLs or
+ * one of two columns chosen silently.
  */
 import { errorFrom, type TributaryError } from '@tributary/protocol';
 import { sourceErrors } from '../errors.ts';
@@ -13,13 +14,29 @@ import { sourceErrors } from '../errors.ts';
 /** The file formats, for the hint of a file that shares no column with the table. */
 type FileFormat = 'csv' | 'ndjson' | 'parquet';
 
-/** The file's name for one table column: exact, else the unique case-insensitive match, else undefined. */
-export function matchColumn(name: string, available: readonly string[], uri: string): string | undefined {
+/**
+ * The file's name for one table column: exact, else the unique case-insensitive match, else
+ * undefined. A file name that is the column's but for white space around it (a header `id, name`)
+ * is refused: it matches nothing, so the column would load as null in every row with no error.
+ * `table`: all the table's columns (a padded name that is itself one of them is that column's).
+ */
+export function matchColumn(name: string, available: readonly string[], uri: string, table: readonly string[]): string | undefined {
   if (available.includes(name)) return name;
   const lower = name.toLowerCase();
   const folded = available.filter((a) => a.toLowerCase() === lower);
   if (folded.length > 1) {
     throw errorFrom(sourceErrors, 'SOURCE_SCHEMA_MISMATCH', `${uri}: columns ${folded.join(', ')} all match ${name} ignoring case`, { file: uri, column: name });
+  }
+  if (folded.length === 0) {
+    const padded = available.find((a) => a !== a.trim() && a.trim().toLowerCase() === lower && !table.includes(a));
+    if (padded !== undefined) {
+      throw errorFrom(
+        sourceErrors,
+        'SOURCE_SCHEMA_MISMATCH',
+        `${uri}: its column ${JSON.stringify(padded)} is the table's column ${name} with white space around the name; a column is matched by its exact name (else ignoring case), so ${name} would load as null: remove the spaces from the file's names`,
+        { file: uri, column: name },
+      );
+    }
   }
   return folded[0];
 }
@@ -31,7 +48,7 @@ export function matchColumn(name: string, available: readonly string[], uri: str
  * ones is refused too.
  */
 export function matchColumns(wanted: readonly string[], available: readonly string[], uri: string, format: FileFormat, whole = true): (string | undefined)[] {
-  const matched = wanted.map((name) => matchColumn(name, available, uri));
+  const matched = wanted.map((name) => matchColumn(name, available, uri, wanted));
   for (const [i, name] of matched.entries()) {
     if (name !== undefined && available.indexOf(name) !== available.lastIndexOf(name)) {
       throw errorFrom(sourceErrors, 'SOURCE_SCHEMA_MISMATCH', `${uri} names column ${name} more than once`, { file: uri, column: wanted[i] ?? name });

@@ -306,7 +306,7 @@ export class FilesSource implements Source {
     let keys: string[] | undefined;
     let matched = false;
     const values = this.#columns.map((c, i) => {
-      const key = Object.hasOwn(object, c) ? c : matchColumn(c, (keys ??= Object.keys(object)), uri);
+      const key = Object.hasOwn(object, c) ? c : matchColumn(c, (keys ??= Object.keys(object)), uri, this.#columns);
       if (key === undefined) return null;
       const before = named[i];
       if (before === undefined) named[i] = key;

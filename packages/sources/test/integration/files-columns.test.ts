@@ -1,8 +1,8 @@
 /**
  * How CSV headers and NDJSON keys map to the table's columns (local files), as Parquet's names do
  * (column-names.ts): exact first, then a unique case-insensitive match, at plan time and when read;
- * a file that shares no column with the table and a header naming a column twice are refused with
- * SOURCE_SCHEMA_MISMATCH naming the file; an NDJSON object never
+ * a file that shares no column with the table, a header naming a column twice and a name that is a
+ * column's but for white space around it are refused with SOURCE_SCHEMA_MISMATCH naming the file; an NDJSON object never
  * reads an inherited property for a key it lacks.
  */
 import assert from 'node:assert/strict';
@@ -96,6 +96,29 @@ describe('CSV headers and NDJSON keys match the table like Parquet names', () =>
       [null, null],
       [null, 1.5],
     ]);
+  });
+
+  test('a name that is a table column but for white space around it is refused, not loaded as a column of NULLs', async () => {
+    const padded = (e: unknown, name: string) => mismatch(name)(e) && /" amount" is the table's column amount with white space/.test((e as Error).message) && (e as { context: { column?: string } }).context.column === 'amount';
+    // A header written `order_id, amount`: the nullable amount would be null in every row.
+    const csv = source('csv', 'space.csv', 'order_id, amount\n1,9.99\n');
+    await assert.rejects(csv.plan(ORDERS), (e: unknown) => padded(e, 'space.csv'));
+    await assert.rejects(read(csv, [{ id: 'files-00000', spec: { files: [`${root}/space.csv`] } }]), (e: unknown) => padded(e, 'space.csv'));
+    // Ignoring case too, and a tab or a trailing space are white space as well.
+    for (const [name, header] of [
+      ['tab.csv', 'order_id,\tAMOUNT'],
+      ['trailing.csv', 'order_id,amount '],
+    ] as const) {
+      const other = source('csv', name, `${header}\n1,9.99\n`);
+      await assert.rejects(other.plan(ORDERS), (e: unknown) => mismatch(name)(e) && (e as { context: { column?: string } }).context.column === 'amount', name);
+    }
+    // NDJSON: in any object, also one past the first (the plan reads the first only).
+    const ndjson = source('ndjson', 'space.ndjson', '{"order_id": 1, "amount": 2}\n{"order_id": 2, " amount": 9.99}\n');
+    await assert.rejects(read(ndjson, await ndjson.plan(ORDERS)), (e: unknown) => padded(e, 'space.ndjson'));
+    // A padded name that is itself a table column is that column's, and the exact name still wins.
+    const both: PlanContext = { ...PLAN, target: [...ORDERS.target, { name: ' amount', type: parseDataTypeString('INT') }] };
+    const exact = source('csv', 'both.csv', 'order_id,amount, amount\n1,9.99,3\n', ['order_id', 'amount', ' amount']);
+    assert.deepEqual(await read(exact, await exact.plan(both)), [['1', '9.99', '3']]);
   });
 
   test('a CSV header naming a table column twice is refused', async () => {
