@@ -46,7 +46,7 @@ function trimZeros({ digits, exponent }: DecimalParts): [string, number] {
  * `scale` (never rounded) or `precision` digits. Accepts an exponent (`1.5e3`).
  */
 export function unscaledDecimal(text: string, precision: number, scale: number): bigint | 'not a number' | 'too many places' | 'too large' {
-  const parts = decimalParts(text.trim());
+  const parts = decimalParts(text);
   if (parts === undefined) return 'not a number';
   const [digits, exponent] = trimZeros(parts);
   if (digits === '') return 0n;

@@ -221,3 +221,15 @@ describe('conversion messages', () => {
     }
   });
 });
+
+describe('white space around a number', () => {
+  test('is refused by every number type alike, DECIMAL as INT and DOUBLE (the text must be the number)', () => {
+    const refused = (e: unknown) => isTributaryError(e) && e.code === 'SOURCE_ROW_INVALID' && !e.message.includes('1.5');
+    for (const type of ['DECIMAL(20, 2)', 'DECIMAL(10, 2)', 'DECIMAL(38, 10)', 'INT', 'BIGINT', 'DOUBLE', 'FLOAT']) {
+      const whole = type.startsWith('DECIMAL') || type === 'DOUBLE' || type === 'FLOAT' ? '1.5' : '7';
+      for (const text of [` ${whole}`, `${whole} `, `\t${whole}`, `${whole}\n`]) assert.throws(() => convert(type, text), refused, `${JSON.stringify(text)} into ${type}`);
+      assert.notEqual(convert(type, whole), undefined, `${whole} into ${type}`);
+    }
+    assert.equal(convert('DECIMAL(20, 2)', '1.5'), 150n);
+  });
+});
