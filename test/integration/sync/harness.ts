@@ -383,17 +383,22 @@ export async function waitForObject(e: SyncEnv, key: string, timeoutMs = 10_000)
  */
 export async function startRedis(port: number, dir: string): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--dir', dir, '--appendonly', 'yes', '--save', '', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
-  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
-  probe.on('error', () => undefined); // refused until the server listens
-  for (let i = 0; i < 100; i++) {
+  // A new client per try: one connection attempt, no reconnecting client whose `connect()` refuses.
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null || child.signalCode !== null) break;
+    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+    probe.on('error', () => undefined); // refused until the server listens
     try {
       await probe.connect();
-      await probe.ping();
-      break;
+      if ((await probe.ping()) === 'PONG') return child;
     } catch {
-      await sleep(50);
+      // not listening yet
+    } finally {
+      probe.disconnect();
     }
+    await sleep(50);
   }
-  probe.disconnect();
-  return child;
+  // Never returned as if it ran: clients of a server that is not there wait for it (a BullMQ close hangs).
+  child.kill('SIGKILL');
+  throw new Error(`redis-server on port ${port} did not answer (exit ${String(child.exitCode ?? child.signalCode)})`);
 }

@@ -227,6 +227,8 @@ describe('/readyz when Redis is unreachable (a Redis of the test, stopped and re
       await waitUntil(async () => (await readyz()).status === 200, 'the coordinator is ready again');
       await waitUntil(async () => (await w.readiness()).ready, 'the worker is ready again');
     } finally {
+      // The clients close against a running server: a BullMQ worker's close waits for its Redis.
+      if (redis.exitCode !== null || redis.signalCode !== null) redis = await startRedis(port, dir);
       await w.close();
       await c.close();
       await stop(redis);
