@@ -16,7 +16,8 @@ export const REDACTED = '[redacted]';
 
 /** A copy of `value` with the value of every secret-named field replaced by REDACTED. */
 export function redactSecrets(value: unknown, depth = 0): unknown {
-  if (depth > 32 || value === null || typeof value !== 'object') return value;
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > 32) return REDACTED; // deeper than any job of ours: shown as nothing rather than unchecked
   if (Array.isArray(value)) return value.map((v) => redactSecrets(v, depth + 1));
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_FIELD.test(k) ? REDACTED : redactSecrets(v, depth + 1)]));
 }
