@@ -59,3 +59,17 @@ export function apiClient(baseUrl: string, token: string | undefined): Api {
     },
   };
 }
+
+/** Every item of a paged listing (`{<key>: […], nextCursor}`), following the cursors; `first` is the first page. */
+export async function allPages<T = unknown>(api: Api, path: string, key: string): Promise<{ items: T[]; first: Record<string, unknown> }> {
+  const items: T[] = [];
+  let first: Record<string, unknown> | undefined;
+  for (let cursor: string | null | undefined; cursor !== null; ) {
+    const sep = path.includes('?') ? '&' : '?';
+    const page = await api.request<Record<string, unknown>>('GET', cursor === undefined ? path : `${path}${sep}cursor=${encodeURIComponent(cursor)}`);
+    first ??= page;
+    items.push(...((page[key] ?? []) as T[]));
+    cursor = typeof page.nextCursor === 'string' ? page.nextCursor : null;
+  }
+  return { items, first: first ?? {} };
+}

@@ -11,7 +11,6 @@ import type { Readiness } from '@tributary/protocol';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -34,6 +33,7 @@ import type { ScheduleService } from './schedule/service.ts';
 import { DASHBOARD_PREFIX, registerAuth, registerLogin, type AuthOptions } from './http/auth.ts';
 import { DEFAULT_RATE_LIMIT, registerRateLimit, type RateLimitOptions } from './http/rate-limit.ts';
 import { registerOpsRoutes, registerRequestLog } from './http/ops-routes.ts';
+import { dashboardAdapter } from './http/dashboard.ts';
 
 export interface AppDeps {
   readonly syncs: SyncService;
@@ -103,7 +103,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyBaseLog
   if (deps.compactions !== undefined) await app.register(compactionRoutes, { compactions: deps.compactions });
   const board = new FastifyAdapter();
   board.setBasePath('/admin/queues');
-  createBullBoard({ queues: deps.queues.map((q) => new BullMQAdapter(q)), serverAdapter: board });
+  // No role sees a job's secrets there (vote tokens): http/dashboard.ts; Redis's INFO needs admin (http/auth.ts).
+  createBullBoard({ queues: deps.queues.map((q) => dashboardAdapter(q)), serverAdapter: board });
   await app.register(board.registerPlugin(), { prefix: DASHBOARD_PREFIX });
   registerUi(app);
   registerOpsRoutes(app, { readiness: deps.readiness, metrics: deps.metrics });

@@ -146,6 +146,16 @@ export const coordinatorErrors = defineErrorCatalogue({
     retryable: false,
     summary: 'The cron pattern is not 5 or 6 valid fields (second minute hour day-of-month month day-of-week), or it never fires (a day of month none of its months has).',
   },
+  SCHEDULE_CRON_TOO_FREQUENT: {
+    retryable: false,
+    summary:
+      'The cron pattern fires more often than the coordinator allows: two of its fires are closer than TRIBUTARY_SCHEDULE_MIN_INTERVAL_MS (default 60 s; context.intervalSeconds is the pattern\u2019s shortest gap). Nothing was stored.',
+  },
+  SCHEDULE_LIMIT_REACHED: {
+    retryable: false,
+    summary: 'The coordinator already holds as many schedules as it allows (TRIBUTARY_MAX_SCHEDULES, default 1,000); delete one to create another (replacing one is allowed). Nothing was stored.',
+  },
+  SCHEDULE_CURSOR_INVALID: { retryable: false, summary: 'The cursor was not returned by the schedules listing.' },
   SCHEDULE_TIMEZONE_INVALID: { retryable: false, summary: 'The time zone is not an IANA zone name this runtime knows.' },
   SCHEDULE_TABLE_NOT_FOUND: { retryable: false, summary: 'The table a schedule would load does not exist.' },
   SCHEDULE_FIRE_BUSY: {

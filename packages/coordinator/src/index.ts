@@ -15,7 +15,7 @@ export {
   type SyncRecord,
   type SyncState,
 } from './sync/state.ts';
-export { ScheduleService } from './schedule/service.ts';
+export { DEFAULT_SCHEDULE_LIMITS, ScheduleService, type ScheduleLimits } from './schedule/service.ts';
 export { type ScheduleDefinition } from './schedule/store.ts';
 export { securityFromEnv, type SecurityConfig } from './server-config.ts';
 export { isLoopback } from './loopback.ts';

@@ -29,7 +29,7 @@ import { SyncService, type SyncLimits } from './sync/service.ts';
 import { SyncStore } from './sync/store.ts';
 import { isTerminal, type SyncRecord } from './sync/state.ts';
 import { startSchedules } from './schedule/runtime.ts';
-import type { ScheduleService } from './schedule/service.ts';
+import type { ScheduleLimits, ScheduleService } from './schedule/service.ts';
 import { CompactionService } from './compaction/compaction-service.ts';
 
 export interface CoordinatorConfig {
@@ -65,6 +65,8 @@ export interface CoordinatorConfig {
   readonly rateLimit?: Omit<RateLimitOptions, 'redis' | 'keyPrefix'>;
   /** Shards per sync and non-terminal syncs at once; default DEFAULT_LIMITS. */
   readonly limits?: SyncLimits;
+  /** Schedules at once and the least time between two fires of one; default DEFAULT_SCHEDULE_LIMITS (1,000; 60 s). */
+  readonly scheduleLimits?: ScheduleLimits;
   /** Tries of each commit job before the sync is left to a redrive (default COMMIT_ATTEMPTS). */
   readonly commitAttempts?: number;
   /** How long after its commit job's last failed try a sync not yet ended is driven again (default REDRIVE_DELAY_MS). */
@@ -268,7 +270,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     },
     (error: unknown) => logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'catalog refreshes not resumed'),
   );
-  const schedules = await startSchedules({ connection, redis, prefix: config.prefix, syncs, syncStore: store, compactions, tables, warehouse: config.warehouse, logger }).catch(undo);
+  const schedules = await startSchedules({ connection, redis, prefix: config.prefix, syncs, syncStore: store, compactions, tables, warehouse: config.warehouse, logger, ...(config.scheduleLimits === undefined ? {} : { limits: config.scheduleLimits }) }).catch(undo);
   opened.push(() => schedules.close());
   const queues = [flows.commitQueue, flows.shardQueue, flows.bucketQueue, schedules.queue, compactions.queue];
   metrics.watch({ store, queues, shardQueue: flows.shardQueue });

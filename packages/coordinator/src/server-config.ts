@@ -11,11 +11,13 @@ import { coordinatorErrors } from './errors.ts';
 import { isLoopback } from './loopback.ts';
 import type { AuthOptions } from './http/auth.ts';
 import { DEFAULT_LIMITS, type SyncLimits } from './sync/service.ts';
+import { DEFAULT_SCHEDULE_LIMITS, type ScheduleLimits } from './schedule/service.ts';
 
 export interface SecurityConfig {
   readonly auth: AuthOptions;
   readonly rateLimit: { readonly max: number; readonly timeWindowMs: number };
   readonly limits: Required<SyncLimits>;
+  readonly scheduleLimits: Required<ScheduleLimits>;
   readonly testMode: boolean;
 }
 
@@ -47,8 +49,25 @@ export function securityFromEnv(env: NodeJS.ProcessEnv): SecurityConfig {
       maxActive: positiveInt(env, 'TRIBUTARY_MAX_ACTIVE_SYNCS', DEFAULT_LIMITS.maxActive),
       maxActivePerTable: positiveInt(env, 'TRIBUTARY_MAX_ACTIVE_SYNCS_PER_TABLE', DEFAULT_LIMITS.maxActivePerTable),
     },
+    scheduleLimits: {
+      maxSchedules: positiveInt(env, 'TRIBUTARY_MAX_SCHEDULES', DEFAULT_SCHEDULE_LIMITS.maxSchedules),
+      minIntervalMs: boundedInt(env, 'TRIBUTARY_SCHEDULE_MIN_INTERVAL_MS', DEFAULT_SCHEDULE_LIMITS.minIntervalMs, 0, MAX_SCHEDULE_MIN_INTERVAL_MS),
+    },
     testMode: env.TRIBUTARY_TEST_MODE === '1',
   };
+}
+
+/** The highest minimum between two fires of a schedule: one day (a daily schedule always passes). */
+export const MAX_SCHEDULE_MIN_INTERVAL_MS = 86_400_000;
+
+function boundedInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw errorFrom(coordinatorErrors, 'REQUEST_INVALID', `${name} must be an integer from ${min} to ${max}`, { variable: name });
+  }
+  return value;
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

@@ -7,6 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Queue } from 'bullmq';
 import type { LightMyRequestResponse } from 'fastify';
 import { LOGIN_PATH, TOKEN_COOKIE, newToken, parseTokenEntries, startCoordinator, type Coordinator, type Role } from '@tributary/coordinator';
 import { services } from '@tributary/testkit';
@@ -44,8 +46,12 @@ const OPERATE = [
   'PUT /admin/queues/api/queues/:queueName/:jobId/retry',
 ];
 
+/** Reading routes that need `admin`: the dashboard's Redis statistics (the server's INFO). */
+const ADMIN_READS = ['GET /admin/queues/api/redis/stats', 'HEAD /admin/queues/api/redis/stats'];
+
 function expectedRole(method: Method, url: string): Role | 'public' {
   if (PUBLIC.has(url)) return 'public';
+  if (ADMIN_READS.includes(`${method} ${url}`)) return 'admin';
   if (method === 'GET' || method === 'HEAD') return 'read';
   return OPERATE.includes(`${method} ${url}`) ? 'operate' : 'admin';
 }
@@ -220,6 +226,55 @@ describe('authentication and roles on every route (real app, real Redis)', () =>
     assert.equal((await retry('read')).statusCode, 403);
     assert.equal((await retry('operate')).statusCode, 200);
     assert.equal((await c.app.inject({ method: 'GET', url: '/admin/queues/' })).statusCode, 401);
+  });
+
+  test('dashboard: no role sees a job\'s vote token (listing, job detail); Redis statistics need admin', async () => {
+    const created = await c.app.inject({ method: 'POST', url: '/v1/tables', headers: asRole('admin'), payload: { database: 'shop', name: 'board', columns: [{ name: 'order_id', type: 'BIGINT NOT NULL' }] } });
+    assert.equal(created.statusCode, 201, created.body);
+    const started = await c.app.inject({ method: 'POST', url: '/v1/syncs', headers: asRole('operate'), payload: { table: { database: 'shop', table: 'board' }, source: { kind: 'generator', shards: 2, rowsPerShard: 1 } } });
+    assert.equal(started.statusCode, 202, started.body);
+    const syncId = started.json<{ id: string }>().id;
+    // No worker runs here: the sync's shard jobs wait in Redis, each with its vote token in its data.
+    const shardQueue = new Queue('write-shard', { connection: services.redis, prefix: e.prefix });
+    let jobs: { id?: string; data: { syncId?: string; token?: string } }[] = [];
+    try {
+      for (const deadline = Date.now() + 30_000; jobs.length < 2; await sleep(50)) {
+        assert.ok(Date.now() < deadline, `the shard jobs of ${syncId} were not enqueued: ${JSON.stringify(jobs)}`);
+        jobs = (await shardQueue.getJobs()).filter((j) => j.data.syncId === syncId);
+      }
+    } finally {
+      await shardQueue.close();
+    }
+    const secrets = jobs.map((j) => j.data.token ?? '');
+    assert.ok(secrets.every((t) => t.length >= 32), 'the jobs carry their tokens');
+    for (const role of ['read', 'operate', 'admin'] as const) {
+      for (const status of ['latest', 'waiting']) {
+        const listing = await c.app.inject({ method: 'GET', url: `/admin/queues/api/queues?activeQueue=write-shard&status=${status}`, headers: asRole(role) });
+        assert.equal(listing.statusCode, 200, listing.body.slice(0, 200));
+        const listed = listing.json<{ queues: { name: string; jobs: { data: { syncId?: string; token?: string } }[] }[] }>().queues.find((q) => q.name === 'write-shard')?.jobs ?? [];
+        const shown = listed.filter((j) => j.data.syncId === syncId);
+        assert.equal(shown.length, 2, `${role} ${status}: the jobs are listed`);
+        assert.ok(shown.every((j) => j.data.token === '[redacted]'), `${role} ${status}: ${JSON.stringify(shown.map((j) => j.data))}`);
+        for (const secret of secrets) assert.ok(!listing.body.includes(secret), `${role} ${status}: a vote token is shown`);
+      }
+      for (const job of jobs) {
+        const detail = await c.app.inject({ method: 'GET', url: `/admin/queues/api/queues/write-shard/${encodeURIComponent(job.id ?? '')}`, headers: asRole(role) });
+        assert.equal(detail.statusCode, 200, detail.body.slice(0, 200));
+        assert.equal(detail.json<{ job: { data: { syncId: string; token: string } } }>().job.data.token, '[redacted]');
+        assert.equal(detail.json<{ job: { data: { syncId: string } } }>().job.data.syncId, syncId, 'the rest of the data is shown');
+        for (const secret of secrets) assert.ok(!detail.body.includes(secret), `${role}: the job's detail shows a vote token`);
+      }
+    }
+    for (const role of ['read', 'operate'] as const) {
+      const stats = await c.app.inject({ method: 'GET', url: '/admin/queues/api/redis/stats', headers: asRole(role) });
+      assert.equal(stats.statusCode, 403, `${role}: ${stats.body.slice(0, 200)}`);
+      assert.match(String(stats.headers['content-type']), /^application\/problem\+json/);
+      assert.deepEqual(pick(stats.json()), { status: 403, code: 'AUTH_ROLE_INSUFFICIENT', retryable: false });
+      assert.ok(!stats.body.includes('"version"') && !stats.body.includes('"os"'), 'nothing of INFO');
+    }
+    const stats = await c.app.inject({ method: 'GET', url: '/admin/queues/api/redis/stats', headers: asRole('admin') });
+    assert.equal(stats.statusCode, 200, stats.body.slice(0, 200));
+    assert.equal(stats.json<{ backend: string }>().backend, 'redis', 'admin sees it');
   });
 
   test('a schedule that starts a compaction needs role admin, like POST …/compactions; one that starts a sync needs operate', async () => {

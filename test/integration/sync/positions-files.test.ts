@@ -73,7 +73,8 @@ describe('source positions and newFilesOnly (files, generator)', () => {
   }
 
   before(async () => {
-    coordinator = await inProcessCoordinator(e);
+    // The newFilesOnly schedule below fires every second (the default minimum between fires is 60 s).
+    coordinator = await inProcessCoordinator(e, { scheduleLimits: { minIntervalMs: 1000 } });
     workers.push(...(await Promise.all([spawnWorker(e), spawnWorker(e)])));
   });
   after(async () => {

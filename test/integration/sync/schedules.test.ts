@@ -9,6 +9,11 @@ import { LAYOUTS, canonicalRows, createOrdersTable, generatorSource, inProcessCo
 const SHARDS = 2;
 const ROWS = 20;
 const EVERY_2S = '*/2 * * * * *';
+/**
+ * These tests fire schedules every second or two, to see several fires in a few seconds: their
+ * coordinators allow that (a deployment's default minimum is 60 s, TRIBUTARY_SCHEDULE_MIN_INTERVAL_MS).
+ */
+const SECOND_CRONS = { scheduleLimits: { minIntervalMs: 1000 } };
 
 interface Run {
   firedAt: string;
@@ -58,7 +63,7 @@ for (const layout of LAYOUTS) describe(`schedules: cron-started syncs (real Redi
   }
 
   before(async () => {
-    coordinator = await inProcessCoordinator(e);
+    coordinator = await inProcessCoordinator(e, SECOND_CRONS);
     await createOrdersTable(coordinator, 'shop', 'orders');
     await createOrdersTable(coordinator, 'shop', 'other');
   });
@@ -90,7 +95,7 @@ for (const layout of LAYOUTS) describe(`schedules: cron-started syncs (real Redi
     assert.equal(missing.json<{ code: string }>().code, 'SCHEDULE_NOT_FOUND');
     assert.equal((await coordinator.app.inject({ method: 'DELETE', url: '/v1/schedules/nightly' })).statusCode, 404);
     const list = await coordinator.app.inject({ method: 'GET', url: '/v1/schedules' });
-    assert.deepEqual(list.json(), { schedules: [] }, 'nothing refused was stored');
+    assert.deepEqual(list.json(), { schedules: [], nextCursor: null }, 'nothing refused was stored');
     const docs = (await coordinator.app.inject({ method: 'GET', url: '/docs/json' })).json<{ paths: Record<string, unknown> }>();
     assert.ok('/v1/schedules/{id}' in docs.paths && '/v1/schedules' in docs.paths, 'the routes are in the OpenAPI document');
   });
@@ -153,7 +158,7 @@ for (const layout of LAYOUTS) describe(`schedules: cron-started syncs (real Redi
   test('a restarted coordinator keeps the schedule (definitions in Redis) and fires again', async () => {
     await coordinator.close();
     const restartedAt = Date.now();
-    coordinator = await inProcessCoordinator(e);
+    coordinator = await inProcessCoordinator(e, SECOND_CRONS);
     const listed = (await coordinator.app.inject({ method: 'GET', url: '/v1/schedules' })).json<{ schedules: { id: string; cron: string; enabled: boolean }[] }>();
     assert.deepEqual(
       listed.schedules.map((s) => [s.id, s.cron, s.enabled]),
@@ -207,7 +212,7 @@ describe('schedules: cron-started compactions (real Redis and MinIO, a worker pr
   const compactionBody = (table = 'compacted') => ({ table: { database: 'shop', table }, full: true });
 
   before(async () => {
-    coordinator = await inProcessCoordinator(e);
+    coordinator = await inProcessCoordinator(e, SECOND_CRONS);
     worker = await spawnWorker(e);
     await createOrdersTable(coordinator, 'shop', 'compacted', { primaryKeys: ['order_id'], bucket: 2 });
   });
@@ -270,7 +275,7 @@ describe('schedule fires keep their own idempotency keys (no token can claim one
   let coordinator: Coordinator;
 
   before(async () => {
-    coordinator = await inProcessCoordinator(e);
+    coordinator = await inProcessCoordinator(e, SECOND_CRONS);
     await createOrdersTable(coordinator, 'shop', 'orders');
     await createOrdersTable(coordinator, 'shop', 'other');
   });
@@ -307,5 +312,93 @@ describe('schedule fires keep their own idempotency keys (no token can claim one
     assert.deepEqual(runs.filter((r) => r.outcome === 'failed'), [], 'no fire failed');
     assert.equal(runs.at(-1)?.outcome, 'started', 'the first fire started its sync (no worker: the later ones are skipped)');
     assert.equal((await coordinator.app.inject({ method: 'DELETE', url: '/v1/schedules/victim' })).statusCode, 204);
+  });
+});
+
+describe('schedule limits: how many, how often, a page at a time (real Redis and MinIO)', () => {
+  const e = syncEnv('schedules-limits');
+  const MAX = 4;
+  let coordinator: Coordinator;
+  const body = (cron: string) => ({ cron, enabled: false, sync: { table: { database: 'shop', table: 'orders' }, source: generatorSource(1, 1) } });
+  const put = (id: string, cron = '0 30 2 * * *') => coordinator.app.inject({ method: 'PUT', url: `/v1/schedules/${id}`, payload: body(cron) });
+  const list = async (query = '') => {
+    const response = await coordinator.app.inject({ method: 'GET', url: `/v1/schedules${query}` });
+    return { response, page: response.json<{ schedules: { id: string }[]; nextCursor: string | null }>() };
+  };
+  const problem = (r: { statusCode: number; headers: Record<string, unknown>; json: <T>() => T }) => {
+    assert.equal(r.headers['content-type'], 'application/problem+json; charset=utf-8');
+    return r.json<{ status: number; code: string; detail: string; context: Record<string, unknown> }>();
+  };
+
+  before(async () => {
+    // The default minimum between fires (60 s); at most MAX schedules.
+    coordinator = await inProcessCoordinator(e, { scheduleLimits: { maxSchedules: MAX } });
+    await createOrdersTable(coordinator, 'shop', 'orders');
+  });
+  after(() => coordinator.close());
+
+  test('a pattern firing more often than the minimum (60 s by default) is refused with 400 naming it; nothing is stored', async () => {
+    for (const cron of ['* * * * * *', '*/30 * * * * *', '0,59 * * * * *', '0,50 0,59 0,23 * * *']) {
+      const refused = await put('too-often', cron);
+      assert.equal(refused.statusCode, 400, `${cron}: ${refused.body}`);
+      const p = problem(refused);
+      assert.equal(p.code, 'SCHEDULE_CRON_TOO_FREQUENT');
+      assert.equal(p.context['cron'], cron);
+      assert.match(p.detail, new RegExp(`"${cron.replace(/[*/]/g, '\\$&')}"`), 'the detail names the pattern');
+    }
+    assert.equal((await coordinator.app.inject({ method: 'GET', url: '/v1/schedules/too-often' })).statusCode, 404, 'nothing stored');
+    for (const cron of ['* * * * *', '0 */5 * * * *', '0 30 2 * * *']) {
+      const served = await put('often-enough', cron);
+      assert.ok(served.statusCode === 201 || served.statusCode === 200, `${cron}: ${served.body}`);
+    }
+    assert.equal((await coordinator.app.inject({ method: 'DELETE', url: '/v1/schedules/often-enough' })).statusCode, 204);
+  });
+
+  test('past the most schedules, a new one is refused with 409 (even when many are created at once); replacing one is not', async () => {
+    // Created at once: exactly MAX pass, whichever they are.
+    const ids = Array.from({ length: MAX + 6 }, (_, i) => `burst-${String(i).padStart(2, '0')}`);
+    const answers = await Promise.all(ids.map((id) => put(id)));
+    assert.equal(answers.filter((a) => a.statusCode === 201).length, MAX, answers.map((a) => a.statusCode).join(','));
+    for (const refused of answers.filter((a) => a.statusCode !== 201)) {
+      assert.equal(refused.statusCode, 409, refused.body);
+      const p = problem(refused);
+      assert.equal(p.code, 'SCHEDULE_LIMIT_REACHED');
+      assert.equal(p.context['limit'], MAX);
+    }
+    const stored = (await list()).page.schedules.map((s) => s.id);
+    assert.equal(stored.length, MAX);
+    assert.deepEqual(stored, ids.filter((_, i) => answers[i]?.statusCode === 201), 'exactly the schedules answered 201 exist');
+    const first = stored[0] ?? '';
+    assert.equal((await put(first, '0 0 3 * * *')).statusCode, 200, 'replacing one at the limit');
+    assert.equal((await put('one-more')).statusCode, 409);
+    assert.equal((await coordinator.app.inject({ method: 'DELETE', url: `/v1/schedules/${first}` })).statusCode, 204);
+    assert.equal((await put('one-more')).statusCode, 201, 'a deleted schedule frees its place');
+  });
+
+  test('GET /v1/schedules pages by id with limit and nextCursor; the default page holds them all; a made-up cursor is refused', async () => {
+    const all = (await list()).page;
+    assert.equal(all.schedules.length, MAX);
+    assert.equal(all.nextCursor, null);
+    const ids = all.schedules.map((s) => s.id);
+    assert.deepEqual(ids, [...ids].sort(), 'by id');
+    const seen: string[] = [];
+    let pages = 0;
+    for (let query = '?limit=3'; ; ) {
+      const { response, page } = await list(query);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.ok(page.schedules.length <= 3);
+      seen.push(...page.schedules.map((s) => s.id));
+      pages += 1;
+      if (page.nextCursor === null) break;
+      query = `?limit=3&cursor=${encodeURIComponent(page.nextCursor)}`;
+    }
+    assert.equal(pages, 2);
+    assert.deepEqual(seen, ids, 'the pages hold every schedule once, in order');
+    for (const cursor of ['nope', Buffer.from(JSON.stringify({ k: 'tables', d: 'a', t: 'b' })).toString('base64url')]) {
+      const refused = await coordinator.app.inject({ method: 'GET', url: `/v1/schedules?cursor=${cursor}` });
+      assert.equal(refused.statusCode, 400, refused.body);
+      assert.equal(problem(refused).code, 'SCHEDULE_CURSOR_INVALID');
+    }
+    for (const limit of ['0', '1001', 'x']) assert.equal((await list(`?limit=${limit}`)).response.statusCode, 400, limit);
   });
 });

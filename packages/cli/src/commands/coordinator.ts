@@ -52,6 +52,7 @@ export async function runCoordinator(config: Config): Promise<void> {
     auth: security.auth,
     rateLimit: security.rateLimit,
     limits: security.limits,
+    scheduleLimits: security.scheduleLimits,
     testMode: security.testMode,
     catalog: catalogOptions(config),
   }).catch((error: unknown) => {

@@ -1,5 +1,6 @@
 /** `tributary schedule put|list|show|delete`: the /v1/schedules routes. */
 import type { Command } from 'commander';
+import { allPages } from '../client.ts';
 import { intArg, jsonArg, printColumns, printJson, UsageError } from './args.ts';
 import type { ApiFor } from './sync.ts';
 
@@ -47,11 +48,12 @@ export function scheduleCommands(parent: Command, apiFor: ApiFor): void {
     .description('the schedules')
     .option('--json', 'print the API’s answer as JSON')
     .action(async (o: { json?: boolean }, command: Command) => {
-      const answer = await apiFor(command).request<{ schedules: ScheduleSummary[] }>('GET', '/v1/schedules');
-      if (o.json === true) return printJson(answer);
+      // Every page (the coordinator lists 1,000 at most per page).
+      const { items } = await allPages<ScheduleSummary>(apiFor(command), '/v1/schedules', 'schedules');
+      if (o.json === true) return printJson({ schedules: items });
       printColumns(
         ['ID', 'CRON', 'TZ', 'ENABLED', 'STARTS', 'TABLE', 'NEXT RUN'],
-        answer.schedules.map((s) => {
+        items.map((s) => {
           const table = (s.sync ?? s.compaction)?.table;
           return [s.id, s.cron, s.tz, String(s.enabled), s.compaction === undefined ? 'sync' : s.compaction.full ? 'full compaction' : 'compaction', table === undefined ? '-' : `${table.database}.${table.table}`, s.nextRunAt ?? '-'];
         }),

@@ -1,6 +1,6 @@
 /** `tributary table create|list|show|snapshots|files|read|changelog|expire|clean-orphans|compact|compaction|drop`: the /v1/tables routes. */
 import type { Command } from 'commander';
-import type { Api } from '../client.ts';
+import { allPages } from '../client.ts';
 import { intArg, jsonArg, listArg, printAnswer, printColumns, printJson, tableName, tablePath, UsageError } from './args.ts';
 import type { ApiFor } from './sync.ts';
 
@@ -51,20 +51,6 @@ function printCompaction(a: CompactionAnswer): void {
   const snapshot = a.snapshotId === null ? '' : `, snapshot ${a.snapshotId}`;
   const error = a.error === null ? '' : `: ${a.error.code} ${a.error.message}`;
   console.log(`${a.id} ${a.phase}: ${a.acceptedJobs}/${a.jobs} jobs, ${files}${snapshot}${error}`);
-}
-
-/** Every item of a paged listing (`{<key>: […], nextCursor}`), following the cursors; `first` is the first page. */
-async function allPages<T = unknown>(api: Api, path: string, key: string): Promise<{ items: T[]; first: Record<string, unknown> }> {
-  const items: T[] = [];
-  let first: Record<string, unknown> | undefined;
-  for (let cursor: string | null | undefined; cursor !== null; ) {
-    const sep = path.includes('?') ? '&' : '?';
-    const page = await api.request<Record<string, unknown>>('GET', cursor === undefined ? path : `${path}${sep}cursor=${encodeURIComponent(cursor)}`);
-    first ??= page;
-    items.push(...((page[key] ?? []) as T[]));
-    cursor = typeof page.nextCursor === 'string' ? page.nextCursor : null;
-  }
-  return { items, first: first ?? {} };
 }
 
 export function tableCommands(parent: Command, apiFor: ApiFor): void {

@@ -3,8 +3,9 @@
  *
  * Each route gets the role it needs when it is registered (an `onRoute` hook, so a route added
  * later is covered without anyone remembering to): `public` if its path is configured public, its
- * `config.role` if it names one, `read` for GET/HEAD, `operate` for the dashboard's retries, and
- * `admin` for any other method, so a new writing route is closed by default. One `onRequest` hook
+ * `config.role` if it names one, `admin` for the dashboard's Redis statistics (the server's INFO:
+ * its version, memory, clients, configuration), `read` for any other GET/HEAD, `operate` for the
+ * dashboard's retries, and `admin` for any other method, so a new writing route is closed by default. One `onRequest` hook
  * then checks the request's token against that role: 401 without a known token, 403 below the role.
  *
  * The token comes from `Authorization: Bearer …`, or from the HttpOnly, SameSite=Strict cookie that
@@ -56,10 +57,14 @@ const COOKIE_MAX_AGE_S = 12 * 3600;
 /** The dashboard's retry actions, which `operate` may use; every other dashboard write is `admin`. */
 const DASHBOARD_RETRY = /\/retry(\/:queueStatus)?$/;
 
+/** Dashboard reads only `admin` may make: Redis's INFO (server version, memory, clients, settings) is no queue's business. */
+export const DASHBOARD_ADMIN_READS: readonly string[] = [`${DASHBOARD_PREFIX}/api/redis/stats`];
+
 export function routeRole(method: string | readonly string[], url: string, configured: RouteRole | undefined, publicRoutes: readonly string[]): RouteRole {
   // The operator's public list wins over the route's own role.
   if (publicRoutes.includes(url)) return 'public';
   if (configured !== undefined) return configured;
+  if (DASHBOARD_ADMIN_READS.includes(url)) return 'admin';
   const methods = (typeof method === 'string' ? [method] : method).map((m) => m.toUpperCase());
   if (methods.every((m) => m === 'GET' || m === 'HEAD')) return 'read';
   if (url.startsWith(`${DASHBOARD_PREFIX}/`) && DASHBOARD_RETRY.test(url)) return 'operate';

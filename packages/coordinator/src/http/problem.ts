@@ -69,6 +69,10 @@ const STATUS_BY_CODE: Readonly<Partial<Record<HttpErrorCode, number>>> = {
   SOURCE_CREDENTIALS_INLINE: 400,
   SOURCE_CONNECTION_UNKNOWN: 400,
   SCHEDULE_CRON_INVALID: 400,
+  SCHEDULE_CRON_TOO_FREQUENT: 400,
+  // A quota of the coordinator's, not the request's shape: freed by deleting a schedule.
+  SCHEDULE_LIMIT_REACHED: 409,
+  SCHEDULE_CURSOR_INVALID: 400,
   SCHEDULE_TIMEZONE_INVALID: 400,
   SCHEDULE_TABLE_NOT_FOUND: 400,
   // A URI, a type or a table definition given by the caller.

@@ -4,8 +4,9 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { COMPACTION_PHASES, ScheduleId, ScheduleRun, ScheduledCompaction } from '@tributary/protocol';
+import { COMPACTION_PHASES, ScheduleId, ScheduleRun, ScheduledCompaction, errorFrom } from '@tributary/protocol';
 import { roleAllows } from '../auth-tokens.ts';
+import { coordinatorErrors } from '../errors.ts';
 import { redactSource } from '@tributary/sources';
 import { PutScheduleRequest, StartSyncRequest } from '../requests.ts';
 import type { ScheduleCaller, ScheduleService } from '../schedule/service.ts';
@@ -47,6 +48,35 @@ const PutScheduleResponse = ScheduleSummary.extend({ created: z.boolean() });
 
 const RunsQuery = z.object({ runs: z.coerce.number().int().min(0).max(100).default(20) });
 
+/**
+ * The listing's page: `limit` schedules by id (default and most 1,000: the default cap on
+ * schedules, so a client that reads one page still gets them all unless the operator raised it),
+ * from where `cursor` (a page's `nextCursor`) says.
+ */
+const ListQuery = z.object({
+  cursor: z.string().max(400).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(1000),
+});
+
+const ListCursor = z.object({ k: z.literal('schedules'), after: ScheduleId });
+
+function encodeCursor(after: string): string {
+  return Buffer.from(JSON.stringify({ k: 'schedules', after })).toString('base64url');
+}
+
+/** @throws SCHEDULE_CURSOR_INVALID */
+function decodeCursor(cursor: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  const result = ListCursor.safeParse(parsed);
+  if (!result.success) throw errorFrom(coordinatorErrors, 'SCHEDULE_CURSOR_INVALID', 'the cursor was not returned by the schedules listing', {});
+  return result.data.after;
+}
+
 export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (app, { schedules }) => {
   const summary = async (d: ScheduleDefinition) => ({
     id: d.id,
@@ -69,8 +99,9 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (a
         summary: 'Create or replace a schedule: a cron pattern (5 or 6 fields) that starts a sync or a compaction',
         params: ScheduleParams,
         body: PutScheduleRequest,
-        response: { 200: PutScheduleResponse, 201: PutScheduleResponse, ...problemResponses(400, 403, 500, 503) },
-        description: 'A schedule with `compaction` needs role admin (as POST …/compactions does), and so does replacing one; one with `sync` needs operate.',
+        response: { 200: PutScheduleResponse, 201: PutScheduleResponse, ...problemResponses(400, 403, 409, 500, 503) },
+        description:
+          'A schedule with `compaction` needs role admin (as POST …/compactions does), and so does replacing one; one with `sync` needs operate. A pattern whose fires come closer than the coordinator allows (TRIBUTARY_SCHEDULE_MIN_INTERVAL_MS, default 60 s) is refused (400 SCHEDULE_CRON_TOO_FREQUENT), and so is a new schedule once TRIBUTARY_MAX_SCHEDULES (default 1,000) exist (409 SCHEDULE_LIMIT_REACHED).',
       },
     },
     async (request, reply) => {
@@ -82,8 +113,18 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (a
 
   app.get(
     '/v1/schedules',
-    { schema: { summary: 'List schedules', response: { 200: z.object({ schedules: z.array(ScheduleSummary) }), ...problemResponses(500, 503) } } },
-    async () => ({ schedules: await Promise.all((await schedules.list()).map(summary)) }),
+    {
+      schema: {
+        summary: 'List schedules by id, a page at a time (limit, default 1,000); follow nextCursor',
+        querystring: ListQuery,
+        response: { 200: z.object({ schedules: z.array(ScheduleSummary), nextCursor: z.string().nullable() }), ...problemResponses(400, 500, 503) },
+      },
+    },
+    async (request) => {
+      const after = request.query.cursor === undefined ? undefined : decodeCursor(request.query.cursor);
+      const page = await schedules.page(request.query.limit, after);
+      return { schedules: await Promise.all(page.definitions.map(summary)), nextCursor: page.next === undefined ? null : encodeCursor(page.next) };
+    },
   );
 
   app.get(

@@ -127,10 +127,77 @@ export function isTimeZone(tz: string): boolean {
   }
 }
 
-/** Throws SCHEDULE_CRON_INVALID or SCHEDULE_TIMEZONE_INVALID; returns the pattern with single spaces. */
-export function checkCron(pattern: string, tz: string | undefined): string {
+const DAY_S = 86_400;
+
+/**
+ * The shortest time, in seconds, between two successive fires of a valid pattern (`cronProblem`
+ * found nothing), on the wall clock of its time zone (a daylight-saving change can bring two fires
+ * closer once). Exact: a day's fire times are every second × minute × hour of the pattern, the
+ * same on each day it fires; across midnight the gap from a day's last fire to the next day's
+ * first counts only if two successive calendar days both fire (looked up with cron-parser over
+ * the next 28 years, a whole cycle of weekdays and leap years; only when that gap is below `atLeast`
+ * and the rest: a caller asking whether the gap reaches `atLeast` needs no more). A pattern firing once
+ * a day at most gives one day.
+ */
+export function minFireGapSeconds(pattern: string, atLeast = Number.POSITIVE_INFINITY): number {
+  const parts = pattern.trim().split(/\s+/);
+  const fields = parts.length === 6 ? parts : ['0', ...parts];
+  const { second, minute, hour } = CronExpressionParser.parse(fields.join(' ')).fields;
+  const numbers = (values: readonly (number | string)[]) => [...new Set(values.filter((v): v is number => typeof v === 'number'))].sort((a, b) => a - b);
+  const seconds = numbers(second.values);
+  const minutes = numbers(minute.values);
+  const hours = numbers(hour.values);
+  let gap = Number.POSITIVE_INFINITY;
+  let previous: number | undefined;
+  for (const h of hours) {
+    for (const m of minutes) {
+      for (const s of seconds) {
+        const at = h * 3600 + m * 60 + s;
+        if (previous !== undefined) gap = Math.min(gap, at - previous);
+        previous = at;
+      }
+    }
+  }
+  const first = (hours[0] ?? 0) * 3600 + (minutes[0] ?? 0) * 60 + (seconds[0] ?? 0);
+  const last = previous ?? first;
+  const overnight = DAY_S - last + first;
+  // Only a gap shorter than what the days' own fires give (and than what the caller asks) needs the days looked at.
+  if (overnight < gap && overnight < atLeast && firesOnSuccessiveDays(fields)) gap = overnight;
+  return Number.isFinite(gap) ? gap : DAY_S;
+}
+
+/** Whether two successive calendar days both match the pattern's day fields (within the next 28 years). */
+function firesOnSuccessiveDays(fields: readonly string[]): boolean {
+  const days = CronExpressionParser.parse(['0', '0', '0', ...fields.slice(3)].join(' '), { currentDate: new Date(Date.UTC(2000, 0, 1)), tz: 'UTC' });
+  const end = Date.UTC(2028, 0, 1);
+  let previous: number | undefined;
+  for (;;) {
+    const next = days.next().getTime();
+    if (next > end) return false;
+    if (previous !== undefined && next - previous === DAY_S * 1000) return true;
+    previous = next;
+  }
+}
+
+/**
+ * Throws SCHEDULE_CRON_INVALID, SCHEDULE_CRON_TOO_FREQUENT (two fires closer than `minIntervalMs`,
+ * the coordinator's `scheduleMinIntervalMs`; 0 or absent: any) or SCHEDULE_TIMEZONE_INVALID; returns
+ * the pattern with single spaces.
+ */
+export function checkCron(pattern: string, tz: string | undefined, minIntervalMs = 0): string {
   const problem = cronProblem(pattern);
   if (problem !== undefined) throw errorFrom(coordinatorErrors, 'SCHEDULE_CRON_INVALID', `invalid cron pattern "${pattern}": ${problem}`, { cron: pattern });
+  if (minIntervalMs > 0) {
+    const gapS = minFireGapSeconds(pattern, minIntervalMs / 1000);
+    if (gapS * 1000 < minIntervalMs) {
+      throw errorFrom(
+        coordinatorErrors,
+        'SCHEDULE_CRON_TOO_FREQUENT',
+        `cron pattern "${pattern}" fires as often as every ${gapS} s; this coordinator allows at least ${minIntervalMs / 1000} s between the fires of a schedule (TRIBUTARY_SCHEDULE_MIN_INTERVAL_MS)`,
+        { cron: pattern, intervalSeconds: gapS, minIntervalMs },
+      );
+    }
+  }
   if (tz !== undefined && !isTimeZone(tz)) {
     throw errorFrom(coordinatorErrors, 'SCHEDULE_TIMEZONE_INVALID', `unknown time zone "${tz}" (use an IANA name such as Europe/Berlin)`, { tz });
   }

@@ -12,7 +12,7 @@ import type { SyncService } from '../sync/service.ts';
 import type { SyncStore } from '../sync/store.ts';
 import type { Tables } from '@tributary/table';
 import { SCHEDULE_QUEUE, ScheduleFireJob, fireTimeOf } from './fire.ts';
-import { ScheduleService } from './service.ts';
+import { ScheduleService, type ScheduleLimits } from './service.ts';
 import { ScheduleStore } from './store.ts';
 
 export interface SchedulesDeps {
@@ -25,6 +25,7 @@ export interface SchedulesDeps {
   readonly tables: Tables;
   readonly warehouse: string;
   readonly logger?: Logger;
+  readonly limits?: ScheduleLimits;
 }
 
 export interface Schedules {

@@ -35,7 +35,18 @@ export interface ScheduleServiceDeps {
   /** Starts the compactions of compaction schedules. */
   readonly compactions: CompactionService;
   readonly logger?: Logger;
+  /** How many schedules may exist and how close two fires of one may be; default DEFAULT_SCHEDULE_LIMITS. */
+  readonly limits?: ScheduleLimits;
 }
+
+export interface ScheduleLimits {
+  /** Schedules that may exist at once (a new one past it: SCHEDULE_LIMIT_REACHED; replacing one passes). */
+  readonly maxSchedules?: number;
+  /** The least time between two fires of a schedule's cron pattern (closer: SCHEDULE_CRON_TOO_FREQUENT); 0: any. */
+  readonly minIntervalMs?: number;
+}
+
+export const DEFAULT_SCHEDULE_LIMITS = { maxSchedules: 1_000, minIntervalMs: 60_000 } as const;
 
 /** The whole job template of a schedule's fires: pointer data, retries for a transient start failure. */
 export function fireTemplate(scheduleId: string) {
@@ -85,7 +96,8 @@ export class ScheduleService {
    */
   async put(id: string, body: PutScheduleRequest, caller: ScheduleCaller = ADMIN): Promise<{ definition: ScheduleDefinition; created: boolean }> {
     if (body.compaction !== undefined) compactionsAllowed(caller, 'create or replace a schedule with a compaction');
-    const cron = checkCron(body.cron, body.tz);
+    const limits = { ...DEFAULT_SCHEDULE_LIMITS, ...this.#deps.limits };
+    const cron = checkCron(body.cron, body.tz, limits.minIntervalMs);
     const sync = body.sync === undefined ? undefined : withScheduleDefaults(body.sync);
     if (sync !== undefined) await this.#checkSync(sync);
     if (body.compaction !== undefined) await this.#checkTable(body.compaction.table);
@@ -102,7 +114,7 @@ export class ScheduleService {
       createdAt: previous?.createdAt ?? now,
       updatedAt: now,
     };
-    const created = await this.#deps.schedules.put(definition);
+    const created = await this.#deps.schedules.put(definition, limits.maxSchedules);
     await this.#arm(definition);
     return { definition, created };
   }
@@ -146,6 +158,11 @@ export class ScheduleService {
 
   list(): Promise<ScheduleDefinition[]> {
     return this.#deps.schedules.list();
+  }
+
+  /** A page of the schedules by id (GET /v1/schedules): at most `limit` after the id `after`, and the id the next page starts after. */
+  page(limit: number, after?: string): Promise<{ definitions: ScheduleDefinition[]; next: string | undefined }> {
+    return this.#deps.schedules.page(limit, after);
   }
 
   /**

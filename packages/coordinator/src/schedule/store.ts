@@ -46,6 +46,16 @@ redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(tonumber(ARGV[4]) + 1))
 return ARGV[2]
 `;
 
+// KEYS: the id set, the definition. ARGV: id, definition json, the most schedules allowed.
+// Returns 1 created, 0 replaced, -1 refused (a new schedule past the limit), in one step so that
+// schedules created at once cannot pass the limit together.
+const PUT_SCRIPT = `
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 0 and redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[3]) then return -1 end
+local created = redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[2], 'json', ARGV[2])
+return created
+`;
+
 const UNLOCK_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -70,15 +80,24 @@ export class ScheduleStore {
     return part === undefined ? `${this.#prefix}:schedule:${id}` : `${this.#prefix}:schedule:${id}:${part}`;
   }
 
-  /** Writes the definition; true if the schedule did not exist before. */
-  async put(definition: ScheduleDefinition): Promise<boolean> {
-    const [[, created] = [null, 0]] =
-      (await this.#redis
-        .multi()
-        .sadd(`${this.#prefix}:schedules`, definition.id)
-        .hset(this.#key(definition.id), 'json', JSON.stringify(definition))
-        .exec()) ?? [];
-    return created === 1;
+  /**
+   * Writes the definition; true if the schedule did not exist before. A new schedule is refused
+   * (SCHEDULE_LIMIT_REACHED) when `maxSchedules` exist already; replacing one always passes.
+   */
+  async put(definition: ScheduleDefinition, maxSchedules = Number.MAX_SAFE_INTEGER): Promise<boolean> {
+    const result = await this.#redis.eval(PUT_SCRIPT, 2, `${this.#prefix}:schedules`, this.#key(definition.id), definition.id, JSON.stringify(definition), String(maxSchedules));
+    if (result === -1) {
+      throw errorFrom(coordinatorErrors, 'SCHEDULE_LIMIT_REACHED', `there are ${maxSchedules} schedules, as many as this coordinator allows (TRIBUTARY_MAX_SCHEDULES); delete one to create ${definition.id}`, {
+        scheduleId: definition.id,
+        limit: maxSchedules,
+      });
+    }
+    return result === 1;
+  }
+
+  /** How many schedules exist. */
+  count(): Promise<number> {
+    return this.#redis.scard(`${this.#prefix}:schedules`);
   }
 
   async get(id: string): Promise<ScheduleDefinition | undefined> {
@@ -96,6 +115,18 @@ export class ScheduleStore {
     const ids = (await this.#redis.smembers(`${this.#prefix}:schedules`)).sort();
     const found = await Promise.all(ids.map((id) => this.get(id)));
     return found.filter((d) => d !== undefined);
+  }
+
+  /**
+   * A page of the schedules by id: at most `limit` after the id `after` (from the first without), and
+   * the id the next page starts after, or undefined on the last page.
+   */
+  async page(limit: number, after?: string): Promise<{ definitions: ScheduleDefinition[]; next: string | undefined }> {
+    const ids = (await this.#redis.smembers(`${this.#prefix}:schedules`)).sort();
+    const rest = after === undefined ? ids : ids.filter((id) => id > after);
+    const pageIds = rest.slice(0, limit);
+    const found = await Promise.all(pageIds.map((id) => this.get(id)));
+    return { definitions: found.filter((d) => d !== undefined), next: rest.length > pageIds.length ? pageIds.at(-1) : undefined };
   }
 
   /** Removes the definition and its fire records; false if there was none. */

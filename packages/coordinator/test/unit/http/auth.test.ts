@@ -55,6 +55,7 @@ test('route roles: configured, public, GET read, dashboard retry operate, any ot
   assert.equal(routeRole(['PUT'], '/admin/queues/api/queues/:queueName/:jobId/retry', undefined, pub), 'operate');
   assert.equal(routeRole(['PUT'], '/admin/queues/api/queues/:queueName/retry/:queueStatus', undefined, pub), 'operate');
   assert.equal(routeRole(['POST'], '/admin/queues/api/queues/:queueName/add', undefined, pub), 'admin');
+  assert.equal(routeRole(['GET', 'HEAD'], '/admin/queues/api/redis/stats', undefined, pub), 'admin', 'Redis\u2019s INFO is admin\u2019s');
   assert.equal(routeRole('DELETE', '/v1/something-new', undefined, pub), 'admin');
   assert.equal(routeRole(['GET', 'POST'], '/v1/mixed', undefined, pub), 'admin');
 });

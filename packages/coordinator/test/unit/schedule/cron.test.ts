@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CronExpressionParser } from 'cron-parser';
 import { isTributaryError } from '@tributary/protocol';
-import { checkCron, cronProblem, isTimeZone } from '../../../src/schedule/cron.ts';
+import { checkCron, cronProblem, isTimeZone, minFireGapSeconds } from '../../../src/schedule/cron.ts';
 
 describe('cron pattern check', () => {
   const valid = [
@@ -104,5 +104,43 @@ describe('checkCron', () => {
   });
   test('a bad zone is SCHEDULE_TIMEZONE_INVALID', () => {
     assert.throws(() => checkCron('* * * * *', 'Nowhere/Land'), (e: unknown) => isTributaryError(e) && e.code === 'SCHEDULE_TIMEZONE_INVALID');
+  });
+});
+
+describe('the shortest gap between two fires', () => {
+  const cases: [string, number][] = [
+    ['* * * * * *', 1],
+    ['*/2 * * * * *', 2],
+    ['0,30 * * * * *', 30],
+    ['* * * * *', 60],
+    ['0 58,59 * * * *', 60],
+    ['*/5 * * * *', 300],
+    ['0 0 0,23 * * *', 3600],
+    // 00:00, 00:59, 23:00, 23:59: the shortest is across midnight, 23:59 to 00:00.
+    ['0 0,59 0,23 * * *', 60],
+    // The same with seconds 0 and 50: 23:59:50 to 00:00:00 is 10 s, shorter than any gap within a day (50 s).
+    ['0,50 0,59 0,23 * * *', 10],
+    // Mondays and Wednesdays at 00:00 and 23:00: Monday 23:00 to Wednesday 00:00 is 25 h, so 23 h.
+    ['0 0,23 * * 1,3', 82_800],
+    ['0 30 2 * * *', 86_400],
+    ['0 0 1 1 *', 86_400],
+    // Every second of one day of the year: the once-a-year burst counts.
+    ['* * * 1 1 *', 1],
+  ];
+  for (const [pattern, seconds] of cases) {
+    test(`"${pattern}": ${seconds} s`, () => assert.equal(minFireGapSeconds(pattern), seconds));
+  }
+
+  test('checkCron refuses a pattern firing more often than the minimum, naming it; 0 allows any', () => {
+    for (const pattern of ['* * * * * *', '*/30 * * * * *', '0 0,59 0,23 * * *']) {
+      assert.throws(
+        () => checkCron(pattern, 'UTC', 61_000),
+        (e: unknown) => isTributaryError(e) && e.code === 'SCHEDULE_CRON_TOO_FREQUENT' && e.context['cron'] === pattern && e.message.includes(`"${pattern}"`) && !e.retryable,
+        pattern,
+      );
+    }
+    assert.equal(checkCron('* * * * *', 'UTC', 60_000), '* * * * *', 'every minute is allowed at 60 s');
+    assert.equal(checkCron('* * * * * *', 'UTC', 0), '* * * * * *');
+    assert.equal(checkCron('* * * * * *', 'UTC'), '* * * * * *', 'no minimum by default here (the service passes its setting)');
   });
 });
