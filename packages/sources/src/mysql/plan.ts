@@ -17,8 +17,8 @@ import { mysqlEndpoint, type MysqlEndpoint, type SourceAccess } from '../access.
 import { sourceErrors } from '../errors.ts';
 import type { PlanContext, PlannedSourceShard, TargetColumn } from '../source.ts';
 import { incrementalShards } from './incremental.ts';
-import { isShardSafeName, mysqlShardId, nameMatcher, type MysqlShard, type MysqlSourceSpec } from './spec.ts';
-import { chunkEndSelect, keyValueText, nextKeySelect, type SqlFragment } from './sql.ts';
+import { isShardSafeName, mysqlShardId, nameMatcher, unmatchedNames, type MysqlShard, type MysqlSourceSpec } from './spec.ts';
+import { SESSION_SETUP, chunkEndSelect, keyValueText, nextKeySelect, serverMessage, type SqlFragment } from './sql.ts';
 import { incompatibility, keyKind, type MysqlColumn } from './types.ts';
 
 const SYSTEM_SCHEMAS = new Set(['information_schema', 'mysql', 'performance_schema', 'sys']);
@@ -78,7 +78,7 @@ export async function connect(endpoint: MysqlEndpoint): Promise<Connection> {
       dateStrings: true,
       rowsAsArray: true,
     });
-    await connection.query("SET time_zone = '+00:00'");
+    await connection.query(SESSION_SETUP);
     return connection;
   } catch (error) {
     throw asPlanError(error, endpoint);
@@ -87,7 +87,8 @@ export async function connect(endpoint: MysqlEndpoint): Promise<Connection> {
 
 export async function listTables(connection: Connection, spec: MysqlSourceSpec): Promise<PhysicalTable[]> {
   const [rows] = await connection.query<RowDataPacket[]>(
-    "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE'",
+    // A MariaDB system-versioned table is a table of rows too (its SELECT reads the current ones).
+    "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED')",
   );
   const database = nameMatcher(spec.databases);
   const table = nameMatcher(spec.tables);
@@ -97,6 +98,10 @@ export async function listTables(connection: Connection, spec: MysqlSourceSpec):
     .sort((a, b) => compare(a.database, b.database) || compare(a.table, b.table));
   if (found.length === 0) {
     throw errorFrom(sourceErrors, 'MYSQL_SOURCE_INVALID', `no MySQL table matches databases ${JSON.stringify(spec.databases)} and tables ${JSON.stringify(spec.tables)}`);
+  }
+  const unmatched = [...unmatchedNames('database', spec.databases, found.map((t) => t.database)), ...unmatchedNames('table', spec.tables, found.map((t) => t.table))];
+  if (unmatched.length > 0) {
+    throw errorFrom(sourceErrors, 'MYSQL_SOURCE_INVALID', `the source lists names no MySQL table matches: ${unmatched.join(', ')} (a listed name must exist; a LIKE pattern may match a subset)`);
   }
   for (const t of found) {
     if (!isShardSafeName(t.database) || !isShardSafeName(t.table)) {
@@ -241,7 +246,7 @@ export function asPlanError(error: unknown, endpoint: MysqlEndpoint): unknown {
   if (UNREACHABLE.has(code) || ('fatal' in error && error.fatal === true && !('sqlState' in error && error.sqlState))) {
     return errorFrom(sourceErrors, 'MYSQL_SOURCE_UNAVAILABLE', `${where} failed while planning: ${code}`, { source: endpoint.label, mysqlCode: code }, { cause: error });
   }
-  return errorFrom(sourceErrors, 'MYSQL_SOURCE_INVALID', `${where} refused the plan's query: ${code} ${error.message}`, { source: endpoint.label, mysqlCode: code }, { cause: error });
+  return errorFrom(sourceErrors, 'MYSQL_SOURCE_INVALID', `${where} refused the plan's query: ${code} ${serverMessage(error, code)}`, { source: endpoint.label, mysqlCode: code }, { cause: error });
 }
 
 function compare(a: string, b: string): number {

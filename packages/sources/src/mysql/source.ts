@@ -32,7 +32,7 @@ import { rowChunks } from './row-chunks.ts';
 import { mysqlSchema } from './schema.ts';
 import { MysqlShard, MysqlSourceSpec } from './spec.ts';
 import { beginConsistentRead, type ConsistentRead } from './snapshot.ts';
-import { keyValueText, shardSelect } from './sql.ts';
+import { SESSION_SETUP, keyValueText, serverMessage, shardSelect } from './sql.ts';
 import { cellKinds, MysqlTextCells, TextCellsBuilder, type CellKind, type DecodeRow, type ParseRow, type RowPacket } from './text-cells.ts';
 import { isZeroDate, zeroDateValue, type ZeroDatePolicy } from './zero-dates.ts';
 
@@ -229,9 +229,9 @@ export class MysqlSource implements Source {
     // hands it to the stream it reads.
     connection.on('error', () => undefined);
     try {
-      // UTC: TIMESTAMP columns arrive as their UTC wall clock. A long net_write_timeout: the server
-      // waits while a paused stream's batch is written to storage.
-      await connection.promise().query("SET time_zone = '+00:00', SESSION net_write_timeout = 3600");
+      // SESSION_SETUP (sql.ts): UTC, backslash escapes. A long net_write_timeout: the server waits
+      // while a paused stream's batch is written to storage.
+      await connection.promise().query(`${SESSION_SETUP}, SESSION net_write_timeout = 3600`);
       return { connection, label };
     } catch (error) {
       connection.destroy();
@@ -418,5 +418,5 @@ function readError(shardId: string, source: string, error: unknown): unknown {
   if (SCHEMA_ERRORS.has(code)) {
     return errorFrom(sourceErrors, 'SOURCE_SCHEMA_MISMATCH', `shard ${shardId}: the MySQL table changed since the plan: ${error.message}`, context, { cause: error });
   }
-  return errorFrom(sourceErrors, 'MYSQL_READ_FAILED', `shard ${shardId}: reading MySQL ${source} failed: ${code} ${error.message}`, context, { cause: error });
+  return errorFrom(sourceErrors, 'MYSQL_READ_FAILED', `shard ${shardId}: reading MySQL ${source} failed: ${code} ${serverMessage(error, code)}`, context, { cause: error });
 }

@@ -86,6 +86,17 @@ export function isShardSafeName(name: string): boolean {
   return /^[A-Za-z0-9_]{1,56}$/.test(name);
 }
 
+/**
+ * The names of a list (a pattern given as exact names) that nothing planned matched, each with its
+ * kind (`database`, `table`…): a misspelt or missing name would otherwise load less with no error.
+ * A LIKE pattern may match nothing in a database; a listed name must match somewhere.
+ */
+export function unmatchedNames(kind: string, pattern: NamePattern, matched: Iterable<string>): string[] {
+  if (!Array.isArray(pattern)) return [];
+  const seen = new Set(matched);
+  return pattern.filter((name) => !seen.has(name)).map((name) => `${kind} ${name}`);
+}
+
 /** Matches names against a LIKE pattern (case-sensitive, as database and table names are on Linux) or a list. */
 export function nameMatcher(pattern: NamePattern): (name: string) => boolean {
   if (Array.isArray(pattern)) {

@@ -4,6 +4,26 @@
  */
 import type { MysqlShard } from './spec.ts';
 
+/**
+ * Every connection's session: UTC (TIMESTAMP columns arrive as their UTC wall clock), and a
+ * sql_mode without NO_BACKSLASH_ESCAPES. The driver writes a string parameter (a key value, a
+ * watermark) into the statement with backslash escapes; a server whose mode reads a backslash as
+ * itself would take `a\\b` for another value than the one planned (key ranges that overlap or
+ * leave rows out, or a statement that does not parse). The other modes are kept.
+ */
+export const SESSION_SETUP =
+  "SET time_zone = '+00:00', SESSION sql_mode = TRIM(BOTH ',' FROM REPLACE(CONCAT(',', @@SESSION.sql_mode, ','), ',NO_BACKSLASH_ESCAPES,', ','))";
+
+/**
+ * A server error's message, unless it may quote the statement or a value: a parse error quotes the
+ * statement (where key values are written), a data error (SQLSTATE class 22) the value. Those are
+ * named by their code only: messages never carry a cell of the source.
+ */
+export function serverMessage(error: Error, code: string): string {
+  const state = 'sqlState' in error && typeof error.sqlState === 'string' ? error.sqlState : '';
+  return code === 'ER_PARSE_ERROR' || state.startsWith('22') ? `(SQLSTATE ${state || 'unknown'}; the server's message, which may quote a value, is not shown)` : error.message;
+}
+
 /** A MySQL identifier in backquotes. */
 export function quoteIdentifier(name: string): string {
   return `\`${name.replaceAll('`', '``')}\``;

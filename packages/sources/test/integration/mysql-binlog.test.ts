@@ -4,6 +4,9 @@
  * temporary directory and stops it at the end. The position is the snapshot's (MariaDB's
  * binlog_snapshot_file/position and the GTID set at it), not the server's current one: a
  * transaction committed after the snapshot started moves the server's position but not the read's.
+ * The same private server is then set to sql_mode NO_BACKSLASH_ESCAPES (which the shared server
+ * cannot be: other tests share it), under which string key values with backslashes and quotes must
+ * still plan into ranges that read every row once.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -14,9 +17,12 @@ import { after, before, describe, test } from 'node:test';
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
 import { freePort } from '@tributary/testkit';
 import { loadSourceAccess } from '../../src/access.ts';
+import { planMysqlShards } from '../../src/mysql/plan.ts';
 import { MysqlSource } from '../../src/mysql/source.ts';
+import { MysqlSourceSpec } from '../../src/mysql/spec.ts';
+import { parseDataTypeString } from '@tributary/table';
 import type { ShardReadPosition } from '@tributary/protocol';
-import type { SourceBatch } from '../../src/source.ts';
+import type { SourceBatch, SourceRow } from '../../src/source.ts';
 
 describe('mysql read position with the binary log on (a private mariadbd)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tributary-binlog-'));
@@ -89,5 +95,31 @@ describe('mysql read position with the binary log on (a private mariadbd)', () =
     };
     for (const batch of batches) assert.deepEqual(batch.readPosition, expected);
     assert.ok(movedTo !== undefined && Number(movedTo.Position) > Number(before.Position), 'the server moved past the snapshot');
+  });
+
+  test('a server whose sql_mode reads a backslash as itself (NO_BACKSLASH_ESCAPES): string keys with \\ and \' plan into ranges that read every row once', async () => {
+    const access = loadSourceAccess({
+      env: { TRIBUTARY_CONNECTIONS_FILE: '/connections.json', PW: 'unused' },
+      readText: () => JSON.stringify({ connections: { nbe: { kind: 'mysql', host: '127.0.0.1', port, user: 'root', passwordEnv: 'PW' } } }),
+      realpath: (path) => Promise.resolve(path),
+    });
+    await admin.query('CREATE TABLE shop.words (w VARCHAR(16) NOT NULL PRIMARY KEY, v INT NOT NULL)');
+    const keys = ['a00', 'a01', 'a\\', 'a\\\\z', 'a\\b', 'a\\c', "q'1", "q'2", 'q\\\'3', 'b00', 'z0'];
+    await admin.query('INSERT INTO shop.words VALUES ?', [keys.map((k, i) => [k, i])]); // this session's mode: escapes as the driver writes them
+    await admin.query("SET GLOBAL sql_mode = CONCAT(@@GLOBAL.sql_mode, ',NO_BACKSLASH_ESCAPES')"); // every later connection
+    const spec = MysqlSourceSpec.parse({ kind: 'mysql', connection: 'nbe', databases: ['shop'], tables: ['words'] });
+    const columns = [
+      { name: 'w', type: parseDataTypeString('STRING NOT NULL') },
+      { name: 'v', type: parseDataTypeString('INT NOT NULL') },
+    ];
+    for (const splitRows of [1, 2, 3]) {
+      const shards = await planMysqlShards({ ...spec, splitRows }, columns, access);
+      assert.equal(shards.length, Math.ceil(keys.length / splitRows), `splitRows ${splitRows}`);
+      const source = new MysqlSource(spec, ['w', 'v'], access);
+      const rows: SourceRow[] = [];
+      for (const shard of shards) for await (const batch of source.open(shard)) rows.push(...batch.rows);
+      const [whole] = await admin.query<(SourceRow & RowDataPacket)[]>({ sql: 'SELECT w, v FROM shop.words ORDER BY w', rowsAsArray: true });
+      assert.deepEqual(rows, whole.map((r) => [...r]), `splitRows ${splitRows}`);
+    }
   });
 });

@@ -84,6 +84,27 @@ describe('mysql chunks and snapshots (MariaDB)', () => {
     });
   }
 
+  test('a MariaDB system-versioned table is planned and read (its current rows); a listed name that matches no table is refused, not skipped', async () => {
+    await admin.query(`CREATE TABLE \`${database}\`.versioned (id INT NOT NULL PRIMARY KEY, v VARCHAR(8)) WITH SYSTEM VERSIONING`);
+    await admin.query(`INSERT INTO \`${database}\`.versioned VALUES (1, 'a'), (2, 'b'), (3, 'c')`);
+    await admin.query(`UPDATE \`${database}\`.versioned SET v = 'z' WHERE id = 3`);
+    const columns = ['id INT NOT NULL', 'v STRING'];
+    for (const tables of [['versioned'], 'version%']) {
+      const shards = await planMysqlShards(spec(tables), target(columns), access);
+      assert.deepEqual(shards.map((s) => s.id), [`${database}.versioned`], JSON.stringify(tables));
+      const rows = (await readAll(new MysqlSource(spec(tables), ['id', 'v'], access), shards[0] as PlannedSourceShard)).flatMap((b) => b.rows);
+      assert.deepEqual(rows, [[1, 'a'], [2, 'b'], [3, 'z']]);
+    }
+    const refused = (names: RegExp) => (e: unknown) => isTributaryError(e) && e.code === 'MYSQL_SOURCE_INVALID' && names.test(e.message);
+    await assert.rejects(planMysqlShards(spec(['nums', 'numz']), target(['id BIGINT NOT NULL', 'v INT']), access), refused(/lists names no MySQL table matches: table numz \(/));
+    await assert.rejects(
+      planMysqlShards(MysqlSourceSpec.parse({ kind: 'mysql', connection: 'mariadb', databases: [database, `${database}_typo`], tables: ['nums'] }), target(['id BIGINT NOT NULL', 'v INT']), access),
+      refused(new RegExp(`: database ${database}_typo \\(`)),
+    );
+    // A LIKE pattern may match a subset: no refusal for what it does not match.
+    assert.equal((await planMysqlShards(spec('num%'), target(['id BIGINT NOT NULL', 'v INT']), access)).length, 1);
+  });
+
   test('a primary key that cannot carry a keyset walk is refused at plan time, naming the table', async () => {
     await assert.rejects(
       planMysqlShards(spec('floats', { splitRows: 10 }), target(['f DOUBLE NOT NULL', 'v INT']), access),
