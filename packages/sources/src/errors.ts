@@ -51,6 +51,11 @@ export const sourceErrors = defineErrorCatalogue({
     retryable: true,
     summary: 'Reading a shard from PostgreSQL failed (connection refused or lost, a server error); the shard is retried from its start.',
   },
+  POSTGRES_READ_REFUSED: {
+    retryable: false,
+    summary:
+      "PostgreSQL refused a shard's read for the connection's role (SQLSTATE 42501): no privilege on the table, or row-level security applies to the role, whose policies would choose the rows loaded; not retried, the sync aborts with nothing committed.",
+  },
   POSTGRES_SOURCE_UNAVAILABLE: {
     retryable: true,
     summary: 'The PostgreSQL source could not be reached, or its connection broke, while the sync was planned; nothing was enqueued.',

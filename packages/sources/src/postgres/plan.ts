@@ -18,11 +18,11 @@ import { errorFrom, isTributaryError } from '@tributary/protocol';
 import type pg from 'pg';
 import { postgresEndpoint, type PostgresEndpoint, type SourceAccess } from '../access.ts';
 import { sourceErrors } from '../errors.ts';
-import { nameMatcher } from '../mysql/spec.ts';
+import { nameMatcher, unmatchedNames } from '../mysql/spec.ts';
 import type { PlanContext, PlannedSourceShard, TargetColumn } from '../source.ts';
 import { incrementalShards, tableWatermark, type TableWatermark } from './incremental.ts';
 import { isShardSafeTriple, postgresShardId, type PostgresShard, type PostgresSourceSpec } from './spec.ts';
-import { nextCutQuery } from './sql.ts';
+import { SESSION_SETUP, nextCutQuery } from './sql.ts';
 import { incompatibility, keyKind, type PostgresColumn } from './types.ts';
 
 const SYSTEM_SCHEMAS = /^(pg_catalog|information_schema|pg_toast|pg_temp_\d+|pg_toast_temp_\d+)$/;
@@ -55,9 +55,18 @@ export async function planPostgresShards(
   const databases = await withClient(endpoint, endpoint.database, listDatabases(spec));
   const shards: PlannedSourceShard[] = [];
   const watermarks: (PhysicalTable & TableWatermark)[] = [];
-  for (const database of databases) shards.push(...(await withClient(endpoint, database, (client) => planDatabase(client, spec, target, database, watermarks))));
+  const planned: PhysicalTable[] = [];
+  for (const database of databases) shards.push(...(await withClient(endpoint, database, (client) => planDatabase(client, spec, target, database, watermarks, planned))));
   if (shards.length === 0) {
     throw errorFrom(sourceErrors, 'POSTGRES_SOURCE_INVALID', `no PostgreSQL table matches databases ${JSON.stringify(spec.databases)}, schemas ${JSON.stringify(spec.schemas)} and tables ${JSON.stringify(spec.tables)}`);
+  }
+  const unmatched = [
+    ...unmatchedNames('database', spec.databases, planned.map((t) => t.database)),
+    ...unmatchedNames('schema', spec.schemas, planned.map((t) => t.schema)),
+    ...unmatchedNames('table', spec.tables, planned.map((t) => t.table)),
+  ];
+  if (unmatched.length > 0) {
+    throw errorFrom(sourceErrors, 'POSTGRES_SOURCE_INVALID', `the source lists names no PostgreSQL table matches: ${unmatched.join(', ')} (a listed name must exist; a LIKE pattern may match a subset)`);
   }
   if (spec.incremental === undefined || incremental === undefined) return shards;
   return await incrementalShards(spec.incremental.column, watermarks, shards, incremental);
@@ -80,6 +89,7 @@ export async function withClient<T>(endpoint: PostgresEndpoint, database: string
   client.on('error', () => undefined);
   try {
     await client.connect();
+    await client.query(SESSION_SETUP);
     return await work(client);
   } catch (error) {
     throw asPlanError(error, endpoint, database);
@@ -96,16 +106,32 @@ export function listDatabases(spec: PostgresSourceSpec): (client: pg.Client) => 
   };
 }
 
-/** The database's shards; with `incremental`, each table's watermark column and maximum go into `watermarks`. */
-async function planDatabase(client: pg.Client, spec: PostgresSourceSpec, target: readonly TargetColumn[], database: string, watermarks: (PhysicalTable & TableWatermark)[]): Promise<PlannedSourceShard[]> {
+/** The database's shards; with `incremental`, each table's watermark column and maximum go into `watermarks`; each table planned into `planned`. */
+async function planDatabase(
+  client: pg.Client,
+  spec: PostgresSourceSpec,
+  target: readonly TargetColumn[],
+  database: string,
+  watermarks: (PhysicalTable & TableWatermark)[],
+  planned: PhysicalTable[],
+): Promise<PlannedSourceShard[]> {
   const tables = await listTables(client, spec);
   const shards: PlannedSourceShard[] = [];
   for (const r of tables) {
     const t = { database, schema: r.schema, table: r.table };
+    planned.push(t);
     // An ordinary table's own rows; a partitioned table's with its partitions.
     const own = r.partitioned ? {} : { only: true as const };
     if (!isShardSafeTriple(t.database, t.schema, t.table)) {
       throw errorFrom(sourceErrors, 'POSTGRES_SOURCE_INVALID', `${t.database}.${t.schema}.${t.table}: only names of ASCII letters, digits and _ are supported (up to 120 characters together)`, { ...t });
+    }
+    if (r.policed) {
+      throw errorFrom(
+        sourceErrors,
+        'POSTGRES_SOURCE_INVALID',
+        `${t.database}.${t.schema}.${t.table}: row-level security applies to the connection's role, so its policies would choose which rows are loaded; read with a role that has BYPASSRLS (or the table's owner, unless the table forces row security)`,
+        { ...t },
+      );
     }
     const columns = await readColumns(client, Number(r.oid));
     checkColumns(t, columns, target, spec.columns);
@@ -121,12 +147,20 @@ async function planDatabase(client: pg.Client, spec: PostgresSourceSpec, target:
   return shards;
 }
 
-/** The database's (schema, table) pairs that match the spec, sorted, with their oids. */
-export async function listTables(client: pg.Client, spec: Pick<PostgresSourceSpec, 'schemas' | 'tables'>): Promise<{ schema: string; table: string; oid: number; partitioned: boolean }[]> {
+/**
+ * The database's (schema, table) pairs that match the spec, sorted, with their oids. `policed`: the
+ * table's row-level security applies to this session's role (enabled, and the role neither a
+ * superuser nor BYPASSRLS, nor the owner unless the table forces it: PostgreSQL's own rule), so its
+ * policies would choose which rows a read sees.
+ */
+export async function listTables(client: pg.Client, spec: Pick<PostgresSourceSpec, 'schemas' | 'tables'>): Promise<{ schema: string; table: string; oid: number; partitioned: boolean; policed: boolean }[]> {
   const schemaMatches = nameMatcher(spec.schemas);
   const tableMatches = nameMatcher(spec.tables);
-  const { rows } = await client.query<{ schema: string; table: string; oid: number; partitioned: boolean }>(
-    `SELECT n.nspname AS schema, c.relname AS table, c.oid::int8 AS oid, c.relkind = 'p' AS partitioned FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+  const { rows } = await client.query<{ schema: string; table: string; oid: number; partitioned: boolean; policed: boolean }>(
+    `SELECT n.nspname AS schema, c.relname AS table, c.oid::int8 AS oid, c.relkind = 'p' AS partitioned,
+            c.relrowsecurity AND NOT (SELECT r.rolsuper OR r.rolbypassrls FROM pg_roles r WHERE r.rolname = current_user)
+              AND (c.relforcerowsecurity OR NOT pg_has_role(c.relowner, 'USAGE')) AS policed
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition`,
   );
   return rows
@@ -244,7 +278,13 @@ function asPlanError(error: unknown, endpoint: PostgresEndpoint, database: strin
   if (lost) {
     return errorFrom(sourceErrors, 'POSTGRES_SOURCE_UNAVAILABLE', `${where} failed while planning: ${code}`, { source: endpoint.label, database, postgresCode: code }, { cause: error });
   }
-  return errorFrom(sourceErrors, 'POSTGRES_SOURCE_INVALID', `${where} refused the plan's query: ${code} ${error.message}`, { source: endpoint.label, database, postgresCode: code }, { cause: error });
+  if (error instanceof RangeError) {
+    // Ours, not the server's: a key value that cannot be written as a range bound (a numeric NaN or ±Infinity).
+    return errorFrom(sourceErrors, 'POSTGRES_SOURCE_INVALID', `${where}: ${error.message}, so the table cannot be split into key ranges (plan it without splitRows)`, { source: endpoint.label, database }, { cause: error });
+  }
+  // A syntax error (42601) quotes the statement, where key values are written; a data exception (22…) the value.
+  const message = code === '42601' || code.startsWith('22') ? "(the server's message, which may quote a value, is not shown)" : error.message;
+  return errorFrom(sourceErrors, 'POSTGRES_SOURCE_INVALID', `${where} refused the plan's query: ${code} ${message}`, { source: endpoint.label, database, postgresCode: code }, { cause: error });
 }
 
 function compare(a: string, b: string): number {

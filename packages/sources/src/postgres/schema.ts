@@ -52,7 +52,8 @@ export function naturalType(c: PostgresColumn): DataType | undefined {
     case 'varchar':
       return t('VARCHAR', { length: length ?? MAX_LENGTH });
     case 'bpchar':
-      return t('CHAR', { length: length ?? 1 });
+      // A bare bpchar (no length) is unbounded: STRING, as an unbounded varchar.
+      return length === undefined ? t('VARCHAR', { length: MAX_LENGTH }) : t('CHAR', { length });
     case 'uuid':
       return t('CHAR', { length: 36 });
     case 'bytea':

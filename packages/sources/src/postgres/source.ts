@@ -32,7 +32,7 @@ import { CopyCells } from './cells.ts';
 import { planPostgresShards, specEndpoint } from './plan.ts';
 import { postgresSchema } from './schema.ts';
 import { PostgresShard, PostgresSourceSpec } from './spec.ts';
-import { shardCopy, shardSelect } from './sql.ts';
+import { SESSION_SETUP, shardCopy, shardSelect } from './sql.ts';
 
 /** The WAL position the server has written (or, on a standby, replayed). */
 const WAL_POSITION = 'SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END)::text AS lsn';
@@ -129,7 +129,7 @@ export class PostgresSource implements Source {
       let columns: { decoders: Decode[]; types: string[] };
       try {
         await client.connect();
-        await client.query("SET standard_conforming_strings = on; SET client_encoding = 'UTF8'; SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0");
+        await client.query(`${SESSION_SETUP}; SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0`);
         const lsn = (await client.query<{ lsn: string | null }>(WAL_POSITION)).rows[0]?.lsn ?? null;
         await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
         const snapshot = (await client.query<{ snapshot: string }>('SELECT pg_current_snapshot()::text AS snapshot')).rows[0]?.snapshot ?? null;
@@ -278,6 +278,10 @@ function readError(shardId: string, source: string, error: unknown): unknown {
   const context = { shard: shardId, source, postgresCode: code };
   if (SCHEMA_STATES.has(code)) {
     return errorFrom(sourceErrors, 'SOURCE_SCHEMA_MISMATCH', `shard ${shardId}: the PostgreSQL table changed since the plan: ${error.message}`, context, { cause: error });
+  }
+  if (code === '42501') {
+    // No privilege, or (row_security off, SESSION_SETUP) policies that would hide rows: a retry sees the same.
+    return errorFrom(sourceErrors, 'POSTGRES_READ_REFUSED', `shard ${shardId}: PostgreSQL ${source} refused the read for the connection's role: ${error.message}`, context, { cause: error });
   }
   if (code.startsWith('22')) {
     // A data exception: the server could not send a value (text not valid in UTF-8, say). Its message quotes the value's bytes, so it is left out.

@@ -9,6 +9,15 @@
  */
 import type { PostgresShard, PostgresWatermarkKind } from './spec.ts';
 
+/**
+ * Every connection's session, the planner's and the reader's: key literals read as written
+ * (standard_conforming_strings: a server set to read `\` in a literal as an escape would take a
+ * key `\x41` for `A`, and the planned ranges would overlap or leave rows out), and row-level
+ * security off, so that a table whose policies would hide rows from the load's role is an error
+ * (SQLSTATE 42501), never a load of the rows the policies show.
+ */
+export const SESSION_SETUP = "SET standard_conforming_strings = on; SET row_security = off; SET client_encoding = 'UTF8'";
+
 /** A PostgreSQL identifier in double quotes. */
 export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;

@@ -90,7 +90,8 @@ function fitsType(c: PostgresColumn, type: DataType): boolean {
       return isString(type);
     case 'varchar':
     case 'bpchar': {
-      const length = lengthTypmod(c.typmod) ?? (c.typeName === 'bpchar' ? 1 : MAX_LENGTH);
+      // No length: unbounded (`char` in a column definition is char(1), whose typmod says so; a bare `bpchar` has none).
+      const length = lengthTypmod(c.typmod) ?? MAX_LENGTH;
       if (type.root === 'VARCHAR') return type.length >= length;
       return type.root === 'CHAR' && c.typeName === 'bpchar' && type.length >= length;
     }

@@ -75,9 +75,10 @@ describe('postgres source reading PostgreSQL', () => {
     pg: { kind: 'postgres', host, port, user, database: 'postgres', passwordEnv: 'PW' },
     down: { kind: 'postgres', host, port: 1, user, passwordEnv: 'PW' },
     wrongPassword: { kind: 'postgres', host, port, user, passwordEnv: 'WRONG' },
+    reader: { kind: 'postgres', host, port, user: `${database}_reader`, database: 'postgres', passwordEnv: 'READER_PW' },
   };
   const access = loadSourceAccess({
-    env: { TRIBUTARY_CONNECTIONS_FILE: '/connections.json', PW: password, WRONG: 'not-the-password-x9' },
+    env: { TRIBUTARY_CONNECTIONS_FILE: '/connections.json', PW: password, WRONG: 'not-the-password-x9', READER_PW: 'reader-pw-x7' },
     readText: () => JSON.stringify({ connections }),
     realpath: (path) => Promise.resolve(path),
   });
@@ -121,6 +122,8 @@ describe('postgres source reading PostgreSQL', () => {
   after(async () => {
     await db?.end();
     await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin?.query(`DROP DATABASE IF EXISTS ${database}_scs WITH (FORCE)`);
+    await admin?.query(`DROP ROLE IF EXISTS ${database}_reader`);
     await admin?.end();
   });
 
@@ -208,6 +211,20 @@ describe('postgres source reading PostgreSQL', () => {
     await assert.rejects(noDatabase.plan(planContext(['id BIGINT'])), (e: unknown) => isTributaryError(e) && e.code === 'POSTGRES_SOURCE_INVALID' && /no PostgreSQL table matches databases \["no_such_database_x"\]/.test(e.message));
     const none = new PostgresSource(spec({ schemas: 'nothing_%' }), ['id'], access);
     await assert.rejects(none.plan(planContext(['id BIGINT'])), (e: unknown) => isTributaryError(e) && e.code === 'POSTGRES_SOURCE_INVALID' && /no PostgreSQL table matches/.test(e.message));
+    // A numeric key holding NaN cannot bound a range: said so, not as a query the server refused.
+    await db.query(`CREATE TABLE nan_key (id numeric PRIMARY KEY); INSERT INTO nan_key VALUES (1), (2), ('NaN'), ('Infinity')`);
+    const nanKey = new PostgresSource(spec({ tables: ['nan_key'], splitRows: 1 }), ['id'], access);
+    await assert.rejects(nanKey.plan(planContext(['id STRING NOT NULL'])), (e: unknown) => {
+      assert.ok(isTributaryError(e) && e.code === 'POSTGRES_SOURCE_INVALID', String(e));
+      assert.match(e.message, /a value of key column id is not a plain number, so the table cannot be split into key ranges \(plan it without splitRows\)/);
+      assert.doesNotMatch(e.message, /refused the plan's query|UNKNOWN/);
+      return true;
+    });
+    // A listed name that matches no table is refused, not skipped (a LIKE pattern may match a subset).
+    const typo = new PostgresSource(spec({ tables: ['types', 'typez'] }), table(TYPE_COLUMNS).fields.map((f) => f.name), access);
+    await assert.rejects(typo.plan(planContext(TYPE_COLUMNS)), (e: unknown) => isTributaryError(e) && e.code === 'POSTGRES_SOURCE_INVALID' && /lists names no PostgreSQL table matches: table typez \(/.test(e.message));
+    const typoSchema = new PostgresSource(spec({ schemas: ['public', 'pubic'] }), table(TYPE_COLUMNS).fields.map((f) => f.name), access);
+    await assert.rejects(typoSchema.plan(planContext(TYPE_COLUMNS)), (e: unknown) => isTributaryError(e) && e.code === 'POSTGRES_SOURCE_INVALID' && /: schema pubic \(/.test(e.message));
     await assert.rejects(new PostgresSource(spec({ connection: 'other' }), ['id'], access).check(), (e: unknown) => isTributaryError(e) && e.code === 'SOURCE_CONNECTION_UNKNOWN');
     const inline = new PostgresSource({ ...spec(), connection: undefined, host, port, user, password }, ['id'], access);
     await assert.rejects(inline.check(), (e: unknown) => isTributaryError(e) && e.code === 'SOURCE_CREDENTIALS_INLINE' && !e.message.includes(password));
@@ -240,6 +257,58 @@ describe('postgres source reading PostgreSQL', () => {
     assert.deepEqual(batches[4]?.end, { tenant: '1', code: String(inOrder[14]?.[1]) });
     const rest = (await read(whole, one as PlannedSourceShard, batches[4]?.end)).flatMap((b) => b.rows);
     assert.deepEqual(rest, inOrder.slice(15));
+  });
+
+  test('row-level security that applies to the role is refused at plan time, and a read it would filter fails: never a load of the rows the policies show', async () => {
+    const reader = `${database}_reader`;
+    await admin.query(`CREATE ROLE ${reader} LOGIN PASSWORD 'reader-pw-x7'`);
+    await db.query('CREATE TABLE policed (id int8 PRIMARY KEY, owner text NOT NULL)');
+    await db.query(`INSERT INTO policed SELECT i, CASE WHEN i % 3 = 0 THEN 'other' ELSE 'me' END FROM generate_series(1, 30) AS i`);
+    await db.query(`GRANT SELECT ON policed TO ${reader}`);
+    await db.query(`GRANT CONNECT ON DATABASE ${database} TO ${reader}`);
+    const columns = ['id BIGINT NOT NULL', 'owner STRING NOT NULL'];
+    const asReader = new PostgresSource(spec({ connection: 'reader', tables: ['policed'] }), ['id', 'owner'], access);
+    // Without policies in force the role reads every row.
+    const [open] = await asReader.plan(planContext(columns));
+    assert.equal((await read(asReader, open as PlannedSourceShard)).flatMap((b) => b.rows).length, 30);
+    await db.query('ALTER TABLE policed ENABLE ROW LEVEL SECURITY');
+    await db.query(`CREATE POLICY mine ON policed FOR SELECT TO ${reader} USING (owner = 'me')`);
+    await assert.rejects(asReader.plan(planContext(columns)), (e: unknown) => {
+      assert.ok(isTributaryError(e) && e.code === 'POSTGRES_SOURCE_INVALID' && !e.retryable, String(e));
+      assert.match(e.message, /policed: row-level security applies to the connection's role/);
+      assert.ok(!e.message.includes('reader-pw-x7'));
+      return true;
+    });
+    // Planned before the policy (the shard above), read after it: refused, not 20 of the 30 rows.
+    await assert.rejects(read(asReader, open as PlannedSourceShard), (e: unknown) => {
+      assert.ok(isTributaryError(e) && e.code === 'POSTGRES_READ_REFUSED' && !e.retryable, String(e));
+      return true;
+    });
+    // The owner (a superuser here) is not subject to the policies: planned and read whole.
+    const asOwner = new PostgresSource(spec({ tables: ['policed'] }), ['id', 'owner'], access);
+    const [whole] = await asOwner.plan(planContext(columns));
+    assert.equal((await read(asOwner, whole as PlannedSourceShard)).flatMap((b) => b.rows).length, 30);
+  });
+
+  test('a database that reads a backslash in a literal as an escape (standard_conforming_strings off): text key ranges still read every row once', async () => {
+    const scs = `${database}_scs`;
+    await admin.query(`CREATE DATABASE ${scs} ENCODING 'UTF8' TEMPLATE template0`);
+    const client = new pg.Client({ host, port, user, password, database: scs });
+    await client.connect();
+    try {
+      await client.query('CREATE TABLE k (k text PRIMARY KEY, v int4 NOT NULL)');
+      const keys = ['A00', 'A01', 'A02', 'A03', 'A04', 'A05', 'A06', '\\x41005', 'a\\b', 'a\\', "q'1", 'a00', 'a01', 'b'];
+      for (const [i, k] of keys.entries()) await client.query('INSERT INTO k VALUES ($1, $2)', [k, i]);
+      await admin.query(`ALTER DATABASE ${scs} SET standard_conforming_strings = off`);
+      const source = new PostgresSource({ kind: 'postgres', connection: 'pg', databases: [scs], tables: 'k', splitRows: 1, batchRows: 2 }, ['k', 'v'], access);
+      const shards = await source.plan(planContext(['k STRING NOT NULL', 'v INT NOT NULL']));
+      assert.equal(shards.length, keys.length, 'a range per row');
+      const rows = (await Promise.all(shards.map(async (s) => (await read(source, s)).flatMap((b) => b.rows)))).flat();
+      const { rows: expected } = await client.query<[string, number]>({ text: 'SELECT k, v FROM k ORDER BY k', rowMode: 'array' });
+      assert.deepEqual(rows, expected);
+    } finally {
+      await client.end();
+    }
   });
 
   test('an inheritance parent is read without its children (each child is a table of its own); a partitioned table with its partitions', async () => {

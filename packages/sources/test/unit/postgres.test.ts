@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { parseDataTypeString } from '@tributary/table';
 import { CopyBinaryReader, binaryDecoder, numericText, timestampValue } from '../../src/postgres/binary.ts';
 import { checkColumns, splitRanges } from '../../src/postgres/plan.ts';
+import { naturalType } from '../../src/postgres/schema.ts';
 import { PostgresSourceSpec, isShardSafeTriple, postgresShardId, type PostgresShard } from '../../src/postgres/spec.ts';
 import { keyCondition, keyLiteral, nextCutQuery, shardCopy, shardSelect } from '../../src/postgres/sql.ts';
 import { incompatibility, keyKind, numericTypmod, type PostgresColumn } from '../../src/postgres/types.ts';
@@ -36,6 +37,7 @@ test('type mapping: each PostgreSQL type loads into exactly the Paimon types tha
     [column('varchar', 14), ['VARCHAR(10)', 'VARCHAR(11)', 'STRING'], ['VARCHAR(9)', 'CHAR(10)']],
     [column('varchar'), ['STRING'], ['VARCHAR(100)']],
     [column('bpchar', 9), ['CHAR(5)', 'CHAR(6)', 'VARCHAR(5)', 'STRING'], ['CHAR(4)', 'VARCHAR(4)']],
+    [column('bpchar'), ['STRING'], ['CHAR(1)', 'VARCHAR(1)', 'VARCHAR(100)']], // a bare bpchar: no length, unbounded
     [column('uuid'), ['STRING', 'VARCHAR(36)', 'CHAR(36)'], ['VARCHAR(35)', 'BINARY(16)', 'BYTES']],
     [column('json'), ['STRING'], ['VARCHAR(1000)', 'BYTES']],
     [column('jsonb'), ['STRING'], ['VARCHAR(1000)']],
@@ -55,6 +57,19 @@ test('type mapping: each PostgreSQL type loads into exactly the Paimon types tha
   for (const [c, accepted, refused] of table) {
     for (const type of accepted) assert.ok(fits(c, type), `${c.typeName}(${c.typmod}) into ${type}`);
     for (const type of refused) assert.ok(!fits(c, type), `${c.typeName}(${c.typmod}) not into ${type}`);
+  }
+});
+
+test('a table made from the source: a bare bpchar (no length) is STRING, a char(n) CHAR(n); each natural type loads its column', () => {
+  for (const [c, expected] of [
+    [column('bpchar'), 'STRING'],
+    [column('bpchar', 9), 'CHAR(5)'],
+    [column('varchar'), 'STRING'],
+  ] as const) {
+    const natural = naturalType(c);
+    assert.ok(natural !== undefined);
+    assert.deepEqual(natural, parseDataTypeString(expected), `${c.typeName}(${c.typmod})`);
+    assert.ok(fits(c, expected), `${c.typeName}(${c.typmod}) loads into its natural ${expected}`);
   }
 });
 
