@@ -18,6 +18,7 @@ import { sourceErrors } from '../errors.ts';
 import type { PlanContext, PlannedSourceShard, TargetColumn } from '../source.ts';
 import { incrementalShards } from './incremental.ts';
 import { isShardSafeName, mysqlShardId, nameMatcher, unmatchedNames, type MysqlShard, type MysqlSourceSpec } from './spec.ts';
+import { KeyWalk } from '../key-walk.ts';
 import { SESSION_SETUP, chunkEndSelect, keyValueText, nextKeySelect, serverMessage, type SqlFragment } from './sql.ts';
 import { incompatibility, keyKind, type MysqlColumn } from './types.ts';
 
@@ -208,7 +209,7 @@ function primaryKey(t: PhysicalTable, columns: ReadonlyMap<string, MysqlColumn>,
  * server and returns one row; no OFFSET, so no step rescans what an earlier one passed.
  */
 async function splitPoints(connection: Connection, shard: MysqlShard, splitRows: number, onQuery?: (sql: string) => void): Promise<string[][]> {
-  const cuts: string[][] = [];
+  const walk = new KeyWalk(`${shard.database}.${shard.table}`);
   const one = async ({ sql, params }: SqlFragment): Promise<string[] | undefined> => {
     onQuery?.(sql);
     const [rows] = await connection.query<RowDataPacket[]>(sql, [...params]);
@@ -216,11 +217,11 @@ async function splitPoints(connection: Connection, shard: MysqlShard, splitRows:
     return row === undefined ? undefined : shard.key.map((_, i) => keyValueText(row[i]));
   };
   for (;;) {
-    const end = await one(chunkEndSelect(shard, splitRows, cuts.at(-1)));
-    if (end === undefined) return cuts;
+    const end = await one(chunkEndSelect(shard, splitRows, walk.cuts.at(-1)));
+    if (end === undefined) return walk.cuts;
     const next = await one(nextKeySelect(shard, end));
-    if (next === undefined) return cuts;
-    cuts.push(next);
+    if (next === undefined) return walk.cuts;
+    walk.push(next);
   }
 }
 
@@ -245,6 +246,10 @@ export function asPlanError(error: unknown, endpoint: MysqlEndpoint): unknown {
   const where = `MySQL ${endpoint.label}`;
   if (UNREACHABLE.has(code) || ('fatal' in error && error.fatal === true && !('sqlState' in error && error.sqlState))) {
     return errorFrom(sourceErrors, 'MYSQL_SOURCE_UNAVAILABLE', `${where} failed while planning: ${code}`, { source: endpoint.label, mysqlCode: code }, { cause: error });
+  }
+  if (error instanceof RangeError) {
+    // Ours, not the server's: a key the walk cannot cut by (KeyWalk, sql.ts).
+    return errorFrom(sourceErrors, 'MYSQL_SOURCE_INVALID', `${where}: ${error.message}, so the table cannot be split into key ranges (plan it without splitRows)`, { source: endpoint.label }, { cause: error });
   }
   return errorFrom(sourceErrors, 'MYSQL_SOURCE_INVALID', `${where} refused the plan's query: ${code} ${serverMessage(error, code)}`, { source: endpoint.label, mysqlCode: code }, { cause: error });
 }

@@ -22,6 +22,7 @@ import { nameMatcher, unmatchedNames } from '../mysql/spec.ts';
 import type { PlanContext, PlannedSourceShard, TargetColumn } from '../source.ts';
 import { incrementalShards, tableWatermark, type TableWatermark } from './incremental.ts';
 import { isShardSafeTriple, postgresShardId, type PostgresShard, type PostgresSourceSpec } from './spec.ts';
+import { KeyWalk } from '../key-walk.ts';
 import { SESSION_SETUP, nextCutQuery } from './sql.ts';
 import { incompatibility, keyKind, type PostgresColumn } from './types.ts';
 
@@ -242,12 +243,12 @@ function primaryKey(t: PhysicalTable, columns: ReadonlyMap<string, PostgresColum
 
 /** The first key of every splitRows-th row after the first: one keyset walk of splitRows + 1 index entries per cut. */
 async function splitPoints(client: pg.Client, shard: PostgresShard, splitRows: number): Promise<string[][]> {
-  const cuts: string[][] = [];
+  const walk = new KeyWalk(`${shard.database}.${shard.schema}.${shard.table}`);
   for (;;) {
-    const { rows } = await client.query<string[]>({ text: nextCutQuery(shard, splitRows, cuts.at(-1)), rowMode: 'array' });
+    const { rows } = await client.query<string[]>({ text: nextCutQuery(shard, splitRows, walk.cuts.at(-1)), rowMode: 'array' });
     const row = rows[0];
-    if (row === undefined) return cuts;
-    cuts.push(row.map(String));
+    if (row === undefined) return walk.cuts;
+    walk.push(row.map(String));
   }
 }
 

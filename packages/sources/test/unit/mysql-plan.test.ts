@@ -4,6 +4,7 @@ import { isTributaryError } from '@tributary/protocol';
 import { parseDataTypeString } from '@tributary/table';
 import { incompatibility, keyKind, type MysqlColumn } from '../../src/mysql/types.ts';
 import { checkColumns, splitRanges } from '../../src/mysql/plan.ts';
+import { KeyWalk } from '../../src/key-walk.ts';
 
 /** A COLUMNS row from a column definition, as MariaDB's information_schema reports it. */
 function column(columnType: string, extra: Partial<MysqlColumn> = {}): MysqlColumn {
@@ -142,4 +143,16 @@ test('splitRanges: n cut points make n + 1 adjacent ranges, open at both ends', 
   assert.deepEqual(splitRanges([]), [{}]);
   assert.deepEqual(splitRanges([['100']]), [{ to: ['100'] }, { from: ['100'] }]);
   assert.deepEqual(splitRanges([['1', 'a'], ['5', 'b']]), [{ to: ['1', 'a'] }, { from: ['1', 'a'], to: ['5', 'b'] }, { from: ['5', 'b'] }]);
+});
+
+test('KeyWalk: a keyset walk that finds a cut point again fails, naming the table and never the key', () => {
+  const walk = new KeyWalk('shop.orders');
+  walk.push(['1', 'secret-a']);
+  walk.push(['2', 'secret-b']);
+  assert.deepEqual(walk.cuts, [['1', 'secret-a'], ['2', 'secret-b']]);
+  assert.throws(
+    () => walk.push(['1', 'secret-a']),
+    (e: unknown) => e instanceof RangeError && /keyset walk over shop\.orders found a cut point it had passed/.test(e.message) && !e.message.includes('secret'),
+  );
+  assert.equal(walk.cuts.length, 2);
 });
