@@ -100,7 +100,8 @@ export function unsupported(e: ParquetElement, describe: string, uri: string): n
   });
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a value that starts with U+FEFF keeps it (the default decoder drops a leading one).
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The exact source value of one decoded value (`raw` as the table reader's column holds it). */
 export function parquetValue(reading: ParquetReading, raw: number | bigint | boolean | string | Uint8Array | Timestamp): SourceValue {

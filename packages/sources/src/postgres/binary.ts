@@ -23,7 +23,8 @@ const DAY_MS = 86_400_000;
 
 export type Decode = (bytes: Buffer, start: number, end: number) => SourceValue;
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a value that starts with U+FEFF keeps it (the default decoder drops a leading one).
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * A value of text, varchar, bpchar, json and enums: strict UTF-8 (the session's client encoding);

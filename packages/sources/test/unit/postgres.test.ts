@@ -224,4 +224,9 @@ test('the COPY reader: rows cut at every byte between two chunks decode the same
   assert.throws(() => unfinished.end(), /without its trailer/);
   assert.throws(() => new CopyBinaryReader(decoders).push(Buffer.alloc(40)), /not a binary COPY stream/);
   assert.throws(() => binaryDecoder('text')?.(Buffer.from([0xff, 0xfe]), 0, 2), TypeError, 'text that is not UTF-8 is refused');
+  // A leading U+FEFF is a character of the value (a default UTF-8 decoder drops it).
+  for (const type of ['text', 'varchar', 'bpchar', 'json']) {
+    const bytes = Buffer.from('x\uFEFFab', 'utf8');
+    assert.equal(binaryDecoder(type)?.(bytes, 1, bytes.length), '\uFEFFab', type);
+  }
 });

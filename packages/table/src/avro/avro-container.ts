@@ -27,7 +27,8 @@ const SYNC_SIZE = 16;
 /** Java's `DataFileConstants.DEFAULT_SYNC_INTERVAL`: a block is flushed once it reaches 64 KiB. */
 const DEFAULT_BLOCK_SIZE = 64_000;
 const utf8 = new TextEncoder();
-const utf8Decoder = new TextDecoder();
+// ignoreBOM: a string that starts with U+FEFF keeps it (the default decoder drops a leading one).
+const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export type AvroWriteCodec = 'null' | 'deflate' | 'zstandard';
 

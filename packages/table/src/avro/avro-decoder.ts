@@ -7,7 +7,8 @@ import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import type { AvroNode, AvroValue } from './avro.ts';
 
-const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a string that starts with U+FEFF keeps it (the default decoder drops a leading one).
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const MAX_UINT64 = (1n << 64n) - 1n;
 
 function corrupt(message: string, offset: number): Error {

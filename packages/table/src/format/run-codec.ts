@@ -48,7 +48,8 @@ if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('the r
 
 const pad8 = (n: number): number => (n + 7) & ~7;
 const utf8Encoder = new TextEncoder();
-const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a value that starts with U+FEFF keeps it (the default decoder drops a leading one).
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export function runHeader(): Uint8Array {
   const out = new Uint8Array(RUN_HEADER_BYTES);

@@ -361,7 +361,8 @@ function mismatch(field: DataField, element: SchemaElement): never {
   );
 }
 
-const utf8 = new TextDecoder();
+// ignoreBOM: a value that starts with U+FEFF keeps it (the default decoder drops a leading one).
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Builds one output column from hyparquet's physical values (null/undefined for nulls). */
 class ColumnFiller {

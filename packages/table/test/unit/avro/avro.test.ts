@@ -47,6 +47,10 @@ test('nullable unions put null on branch 0', () => {
   assert.equal(hex(encode(schema, 'a')), '020261');
 });
 
+test('a string that starts with U+FEFF decodes with it (a default UTF-8 decoder drops a leading one)', () => {
+  for (const text of ['\uFEFF', '\uFEFFa', '\uFEFF\uFEFF']) assert.equal(decode('string', encode('string', text)), text);
+});
+
 test('values of the wrong JS type are refused with AVRO_VALUE_INVALID', () => {
   assert.throws(() => encode('long', 1), { code: 'AVRO_VALUE_INVALID' });
   assert.throws(() => encode('long', 2n ** 63n), { code: 'AVRO_VALUE_INVALID' });
