@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { COMPACTION_PHASES, ScheduleId, ScheduleRun, ScheduledCompaction, errorFrom } from '@tributary/protocol';
 import { roleAllows } from '../auth-tokens.ts';
 import { coordinatorErrors } from '../errors.ts';
+import { encodeCursor, parseCursor } from './table-cursor.ts';
 import { redactSource } from '@tributary/sources';
 import { PutScheduleRequest, StartSyncRequest } from '../requests.ts';
 import type { ScheduleCaller, ScheduleService } from '../schedule/service.ts';
@@ -60,21 +61,11 @@ const ListQuery = z.object({
 
 const ListCursor = z.object({ k: z.literal('schedules'), after: ScheduleId });
 
-function encodeCursor(after: string): string {
-  return Buffer.from(JSON.stringify({ k: 'schedules', after })).toString('base64url');
-}
-
 /** @throws SCHEDULE_CURSOR_INVALID */
 function decodeCursor(cursor: string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    parsed = undefined;
-  }
-  const result = ListCursor.safeParse(parsed);
-  if (!result.success) throw errorFrom(coordinatorErrors, 'SCHEDULE_CURSOR_INVALID', 'the cursor was not returned by the schedules listing', {});
-  return result.data.after;
+  const position = parseCursor(ListCursor, cursor);
+  if (position === undefined) throw errorFrom(coordinatorErrors, 'SCHEDULE_CURSOR_INVALID', 'the cursor was not returned by the schedules listing', {});
+  return position.after;
 }
 
 export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (app, { schedules }) => {
@@ -123,7 +114,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteDeps> = async (a
     async (request) => {
       const after = request.query.cursor === undefined ? undefined : decodeCursor(request.query.cursor);
       const page = await schedules.page(request.query.limit, after);
-      return { schedules: await Promise.all(page.definitions.map(summary)), nextCursor: page.next === undefined ? null : encodeCursor(page.next) };
+      return { schedules: await Promise.all(page.definitions.map(summary)), nextCursor: page.next === undefined ? null : encodeCursor({ k: 'schedules', after: page.next }) };
     },
   );
 

@@ -15,20 +15,31 @@ export type TablesCursor = z.infer<typeof TablesCursor>;
 export type SnapshotsCursor = z.infer<typeof SnapshotsCursor>;
 export type FilesCursor = z.infer<typeof FilesCursor>;
 
-export function encodeTableCursor(cursor: TablesCursor | SnapshotsCursor | FilesCursor): string {
+/** A listing's cursor: its position as base64url JSON (opaque to clients). */
+export function encodeCursor(cursor: unknown): string {
   return Buffer.from(JSON.stringify(cursor)).toString('base64url');
 }
 
-function decode<T>(schema: z.ZodType<T>, cursor: string, listing: string): T {
+export function encodeTableCursor(cursor: TablesCursor | SnapshotsCursor | FilesCursor): string {
+  return encodeCursor(cursor);
+}
+
+/** The position a cursor of `encodeCursor` holds, or undefined if it is not one of `schema`. */
+export function parseCursor<T>(schema: z.ZodType<T>, cursor: string): T | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    parsed = undefined;
+    return undefined;
   }
   const result = schema.safeParse(parsed);
-  if (!result.success) throw invalid(listing);
-  return result.data;
+  return result.success ? result.data : undefined;
+}
+
+function decode<T>(schema: z.ZodType<T>, cursor: string, listing: string): T {
+  const position = parseCursor(schema, cursor);
+  if (position === undefined) throw invalid(listing);
+  return position;
 }
 
 function invalid(listing: string) {
