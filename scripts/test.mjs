@@ -31,6 +31,8 @@ const result = spawnSync(
     '--test',
     '--test-concurrency=4',
     '--test-timeout=600000',
+    // A file whose process outlives its tests fails after a while instead of stalling the run.
+    '--import=./test/support/exit-watchdog.mjs',
     '--test-reporter=./test/support/spec-reporter.mjs',
     '--test-reporter-destination=stdout',
     '--test-reporter=./test/support/summary-reporter.mjs',

@@ -13,7 +13,7 @@ import { QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { JOB_BACKOFF_MS, SYNC_QUEUES, SyncCommitJob, SyncShardResult, checkClusterSecret, checkReadiness, parsePayload, type Readiness } from '@tributary/protocol';
+import { JOB_BACKOFF_MS, SYNC_QUEUES, SyncCommitJob, SyncShardResult, checkClusterSecret, checkReadiness, parsePayload, queueConnections, type Readiness } from '@tributary/protocol';
 import { noSourceAccess, type SourceAccess } from '@tributary/sources';
 import { warehouseTables, type S3ConnectionOptions, type Tables } from '@tributary/table';
 import { catalogTables, openCatalog, type CatalogOptions } from '@tributary/catalog';
@@ -273,11 +273,14 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
   const schedules = await startSchedules({ connection, redis, prefix: config.prefix, syncs, syncStore: store, compactions, tables, warehouse: config.warehouse, logger, ...(config.scheduleLimits === undefined ? {} : { limits: config.scheduleLimits }) }).catch(undo);
   opened.push(() => schedules.close());
   const queues = [flows.commitQueue, flows.shardQueue, flows.bucketQueue, schedules.queue, compactions.queue];
+  const queueLinks = queueConnections([commitWorker, shardEvents, schedules.worker]);
   metrics.watch({ store, queues, shardQueue: flows.shardQueue });
   const probes = {
     redis: async () => {
       if (redis.status !== 'ready') throw new Error(`not connected (${redis.status})`);
       await redis.ping();
+      const queuesDown = queueLinks.notReady();
+      if (queuesDown !== undefined) throw new Error(queuesDown);
     },
     storage: async () => void (await tables.warehouseStore(config.warehouse).stat('.tributary/readyz')),
     // A catalog that is away fails its check with its code (CATALOG_UNAVAILABLE) and address, never a credential.
@@ -315,6 +318,8 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
       // reads while the commits in flight finish.
       syncs.stopAccepting();
       logger.info('shutting down: no new syncs; finishing the commits in flight');
+      // BullMQ's graceful close hangs on a connection between reconnection attempts (queue-connections.ts).
+      await queueLinks.settled();
       await schedules.close();
       // No new prefetches, then the running commit and the running prefetches finish, and only then
       // the connections close: a prefetch still queued at 10,000 shards once hit a closed connection.

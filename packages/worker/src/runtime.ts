@@ -7,7 +7,7 @@
 import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
-import { COMPACTION_QUEUE, SYNC_QUEUES, checkClusterSecret, checkReadiness, type Readiness, type SyncShardResult } from '@tributary/protocol';
+import { COMPACTION_QUEUE, SYNC_QUEUES, checkClusterSecret, checkReadiness, queueConnections, type Readiness, type SyncShardResult } from '@tributary/protocol';
 import { noSourceAccess, type SourceAccess } from '@tributary/sources';
 import { warehouseTables, type S3ConnectionOptions } from '@tributary/table';
 import { WorkerMetrics } from './metrics.ts';
@@ -180,10 +180,14 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
   for (const [kind, w] of [['shard', worker], ['bucket', bucketWorker], ['compaction', compactionWorker]] as const) {
     w.on('stalled', (jobId) => logger.warn({ jobId }, `${kind} job stalled (its lock lapsed); BullMQ runs it again`));
   }
+  const queueLinks = queueConnections([worker, bucketWorker, compactionWorker]);
   const probes = {
     redis: async () => {
       if (redis.status !== 'ready') throw new Error(`not connected (${redis.status})`);
       await redis.ping();
+      // A worker whose blocking connection still waits to reconnect takes no job.
+      const queuesDown = queueLinks.notReady();
+      if (queuesDown !== undefined) throw new Error(queuesDown);
     },
     ...(config.storageProbe === undefined ? {} : { storage: async () => void (await tables.warehouseStore(config.storageProbe as string).stat('.tributary/readyz')) }),
   };
@@ -204,6 +208,8 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
               compactionWorker.cancelAllJobs('shutdown');
             }, options.graceMs);
       try {
+        // BullMQ's graceful close hangs on a connection between reconnection attempts (queue-connections.ts).
+        await queueLinks.settled();
         await Promise.all([worker.close(), bucketWorker.close(), compactionWorker.close()]);
       } finally {
         clearTimeout(release);

@@ -234,4 +234,42 @@ describe('/readyz when Redis is unreachable (a Redis of the test, stopped and re
       await stop(redis);
     }
   });
+
+  // BullMQ's graceful close waits for its blocking client's `end` event, which ioredis never emits for
+  // a client parked between two reconnection attempts (BullMQ #4656): closing right after Redis came
+  // back, while a queue connection still waits out its next attempt, once hung a CI run for good.
+  test('coordinator and worker close while a queue connection still waits to reconnect after a Redis restart', async () => {
+    const port = await freePort();
+    let redis = await startRedis(port, dir);
+    const redisAt = { host: '127.0.0.1', port };
+    const c = await inProcessCoordinator(e, { redis: redisAt });
+    const w = startShardWorker({ redis: redisAt, prefix: e.prefix, clusterSecret: e.clusterSecret, s3 });
+    let closed = false;
+    try {
+      await waitUntil(async () => (await w.readiness()).ready, 'the worker is ready once connected');
+      const blocking = await w.worker.getBackend().blockingClient;
+      assert.ok(blocking !== undefined, 'a BullMQ worker has a blocking connection');
+      let nextAttemptMs = 0;
+      blocking.on('reconnecting', (delayMs: number) => (nextAttemptMs = delayMs));
+
+      await stop(redis);
+      // BullMQ's retry delay grows with each failed attempt: wait until the next one is seconds away.
+      await waitUntil(async () => nextAttemptMs >= 2000, 'the blocking connection waits seconds between attempts', 120_000);
+      redis = await startRedis(port, dir);
+      assert.equal(blocking.status, 'reconnecting', 'the blocking connection is still parked');
+      const parked = await w.readiness();
+      assert.equal(parked.ready, false, 'a worker whose blocking connection is parked is not ready');
+
+      const deadline = new Promise<'hung'>((resolve) => setTimeout(resolve, 90_000, 'hung').unref());
+      assert.equal(await Promise.race([w.close().then(() => 'closed' as const), deadline]), 'closed', 'the worker closes');
+      assert.equal(await Promise.race([c.close().then(() => 'closed' as const), deadline]), 'closed', 'the coordinator closes');
+      closed = true;
+    } finally {
+      if (!closed) {
+        // Leave nothing behind that keeps the file's process alive after a failed assertion.
+        await Promise.race([Promise.all([w.close(), c.close()]), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+      }
+      await stop(redis);
+    }
+  });
 });

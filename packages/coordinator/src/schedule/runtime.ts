@@ -31,6 +31,8 @@ export interface SchedulesDeps {
 export interface Schedules {
   readonly service: ScheduleService;
   readonly queue: Queue;
+  /** The worker that fires schedules (its Redis connections count for the coordinator's readiness and close). */
+  readonly worker: Worker;
   close(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export async function startSchedules(deps: SchedulesDeps): Promise<Schedules> {
   return {
     service,
     queue,
+    worker,
     async close() {
       await worker.close();
       await queue.close();
