@@ -127,7 +127,7 @@ export const coordinatorErrors = defineErrorCatalogue({
     retryable: true,
     summary: 'Too many syncs are not yet COMMITTED or ABORTED, for this table or overall; retry after Retry-After seconds.',
   },
-  SYNC_CURSOR_INVALID: { retryable: false, summary: 'The shards cursor was not returned by this sync\u2019s shard listing.' },
+  SYNC_CURSOR_INVALID: { retryable: false, summary: 'The cursor was not returned by this listing (the syncs, or this sync\u2019s shards).' },
   TABLE_SYNC_ACTIVE: {
     retryable: false,
     summary: 'The table has a sync that is not yet COMMITTED or ABORTED; it cannot be dropped until that sync ends (abort it, or wait).',

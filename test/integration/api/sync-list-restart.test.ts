@@ -161,4 +161,39 @@ describe('sync list index across a coordinator restart', () => {
       await second.close();
     }
   });
+
+  test('GET /v1/syncs pages by cursor; a cursor the listing did not return is 400 SYNC_CURSOR_INVALID', async () => {
+    const e = syncEnv('list-pages');
+    const store = new SyncStore(redis, e.prefix);
+    const c = await inProcessCoordinator(e);
+    try {
+      for (let i = 0; i < 5; i++) await finished(store, `q${i}`, 'db1', i % 2 === 0 ? 'a' : 'b', 1000 + i, 'COMMITTED');
+      const page = async (url: string) => {
+        const r = await get(c, url);
+        assert.equal(r.status, 200, r.body);
+        return JSON.parse(r.body) as { syncs: { id: string }[]; nextCursor: string | null };
+      };
+      const walked: string[][] = [];
+      for (let url: string | undefined = '/v1/syncs?limit=2'; url !== undefined; ) {
+        const p = await page(url);
+        walked.push(p.syncs.map((s) => s.id));
+        url = p.nextCursor === null ? undefined : `/v1/syncs?limit=2&cursor=${encodeURIComponent(p.nextCursor)}`;
+      }
+      assert.deepEqual(walked, [['q4', 'q3'], ['q2', 'q1'], ['q0']]);
+      // A cursor is a place in the list: with a filter it goes on from there too.
+      const first = await page('/v1/syncs?limit=1&table=a');
+      assert.deepEqual(first.syncs.map((s) => s.id), ['q4']);
+      assert.deepEqual((await page(`/v1/syncs?table=a&cursor=${encodeURIComponent(first.nextCursor ?? '')}`)).syncs.map((s) => s.id), ['q2', 'q0']);
+      assert.equal((await page('/v1/syncs?limit=50')).nextCursor, null, 'a page that is not full has no next');
+
+      const shardsCursor = Buffer.from(JSON.stringify({ s: 'q1', o: 0 })).toString('base64url');
+      for (const cursor of ['nope', '', shardsCursor, Buffer.from('{"k":"syncs","s":"1","id":"q1"}').toString('base64url')]) {
+        const r = await get(c, `/v1/syncs?cursor=${encodeURIComponent(cursor)}`);
+        assert.equal(r.status, 400, cursor);
+        assert.equal((JSON.parse(r.body) as { code: string }).code, 'SYNC_CURSOR_INVALID', cursor);
+      }
+    } finally {
+      await c.close();
+    }
+  });
 });

@@ -12,9 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { newToken } from '@tributary/coordinator';
+import { Redis } from 'ioredis';
+import { SyncStore, newToken } from '@tributary/coordinator';
 import { TRIBUTARY_VERSION } from '@tributary/table';
-import { freePort, uniqueName } from '@tributary/testkit';
+import { freePort, services, uniqueName } from '@tributary/testkit';
 import { ORDERS_COLUMNS, spawnListeningCoordinator, spawnWorker, stop, syncEnv, waitUntil } from '../sync/harness.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -215,6 +216,35 @@ describe('tributary: every REST command against a coordinator and a worker start
     assert.match(list.stdout, new RegExp(`^ID +PHASE +TABLE[^\\n]*\\n${committed} +COMMITTED +${database}\\.${name} +3 +1 `));
   });
 
+  test('sync list past one page (500): the CLI follows the cursor, each sync once, newest first', async () => {
+    // Records written straight to the coordinator's store: 520 syncs into a database of their own.
+    const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
+    try {
+      const store = new SyncStore(redis, e.prefix);
+      const ids = Array.from({ length: 520 }, (_, i) => `many-${String(i).padStart(3, '0')}`);
+      // Ended (ABORTED, nothing staged): they count against no limit of active syncs.
+      const reason = { code: 'SYNC_ABORT_REQUESTED', message: 'stop', retryable: false, context: {} };
+      await Promise.all(
+        ids.map(async (id, i) => {
+          await store.create(plannedRecord(id, 'many_db', 't'), 5000 + Math.floor(i / 2));
+          await store.apply(id, { type: 'abort', reason });
+          await store.apply(id, { type: 'cleaned' });
+        }),
+      );
+      const newestFirst = [...ids].reverse();
+      const list = async (limit: number) => {
+        const r = await cli('sync', 'list', '--database', 'many_db', '--limit', String(limit), '--json');
+        assert.equal(r.code, 0, r.stderr);
+        return (JSON.parse(r.stdout) as { syncs: { id: string }[] }).syncs.map((x) => x.id);
+      };
+      assert.deepEqual(await list(510), newestFirst.slice(0, 510));
+      assert.deepEqual(await list(600), newestFirst);
+      assert.deepEqual(await list(3), newestFirst.slice(0, 3));
+    } finally {
+      await redis.quit();
+    }
+  });
+
   test('sync abort: a slow sync aborted by the CLI; watch then exits 1 with the reason', async () => {
     const source = JSON.stringify({ kind: 'generator', shards: 2, rowsPerShard: 100_000, batchRows: 1000, faults: { delayMsPerBatch: 200 } });
     const started = await cli('sync', 'start', '--table', table, '--source', source);
@@ -406,3 +436,24 @@ describe('tributary: every REST command against a coordinator and a worker start
     assert.match(run.stderr, /^tributary: cannot reach the coordinator at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED\n$/);
   });
 });
+
+/** A sync as planned, stored without a coordinator. */
+function plannedRecord(id: string, database: string, table: string) {
+  return {
+    id,
+    version: 0,
+    plan: {
+      table: { database, table },
+      mode: 'append' as const,
+      source: { kind: 'generator', shards: 1, rowsPerShard: 1 },
+      shards: [{ id: 's0', spec: { index: 0 } }],
+      baseSnapshotId: null,
+      schemaId: 0,
+      commitUser: `tributary-${id}`,
+      commitIdentifier: '1',
+      options: { maxAttempts: 3, snapshotProperties: {} },
+    },
+    state: { phase: 'PLANNED' as const },
+    timings: { PLANNED: new Date(Date.UTC(2026, 0, 1)).toISOString() },
+  };
+}

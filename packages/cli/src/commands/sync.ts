@@ -113,14 +113,23 @@ export function syncCommands(parent: Command, apiFor: ApiFor): void {
     .option('--state <phase>', 'only syncs in this phase (PLANNED, PREPARING, MERGING, COMMITTING, COMMITTED, ABORTING, ABORTED)')
     .option('--database <name>', 'only syncs into this database')
     .option('--table <name>', 'only syncs into tables of this name')
-    .option('--limit <n>', 'at most this many (1-500)', intArg('--limit', 1), 50)
+    .option('--limit <n>', 'at most this many (more than 500 are read a page at a time)', intArg('--limit', 1), 50)
     .option('--json', 'print the API’s answer as JSON')
     .action(async (o: { state?: string; database?: string; table?: string; limit: number; json?: boolean }, command: Command) => {
-      const query = new URLSearchParams({ limit: String(o.limit) });
+      const query = new URLSearchParams();
       if (o.state !== undefined) query.set('state', o.state);
       if (o.database !== undefined) query.set('database', o.database);
       if (o.table !== undefined) query.set('table', o.table);
-      const { syncs } = await apiFor(command).request<{ syncs: SyncSummary[] }>('GET', `/v1/syncs?${query.toString()}`);
+      const api = apiFor(command);
+      const syncs: SyncSummary[] = [];
+      for (let cursor: string | null = null; syncs.length < o.limit; ) {
+        query.set('limit', String(Math.min(SYNC_PAGE, o.limit - syncs.length)));
+        if (cursor !== null) query.set('cursor', cursor);
+        const page: { syncs: SyncSummary[]; nextCursor: string | null } = await api.request('GET', `/v1/syncs?${query.toString()}`);
+        syncs.push(...page.syncs);
+        if (page.nextCursor === null) break;
+        cursor = page.nextCursor;
+      }
       if (o.json === true) return printJson({ syncs });
       printColumns(
         ['ID', 'PHASE', 'TABLE', 'SHARDS', 'SNAPSHOT', 'STARTED'],
@@ -128,3 +137,6 @@ export function syncCommands(parent: Command, apiFor: ApiFor): void {
       );
     });
 }
+
+/** The most syncs GET /v1/syncs answers at once. */
+const SYNC_PAGE = 500;

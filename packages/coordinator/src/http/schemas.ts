@@ -210,6 +210,8 @@ export const ListSyncsQuery = z.object({
   database: z.string().optional(),
   table: z.string().optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
+  /** A page's `nextCursor`: the syncs listed after its last one. */
+  cursor: z.string().max(400).optional(),
 });
 
 export const StartSyncResponse = z.object({ id: z.string(), phase: SyncPhaseSchema, created: z.boolean() });

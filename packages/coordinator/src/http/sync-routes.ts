@@ -5,7 +5,7 @@ import { clientIdempotencyKey } from '../idempotency.ts';
 import { serializerCompiler, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { StartSyncRequest } from '../requests.ts';
 import type { SyncService } from '../sync/service.ts';
-import type { SyncStore } from '../sync/store.ts';
+import type { ListPage, SyncStore } from '../sync/store.ts';
 import { problemResponses } from './problem.ts';
 import {
   AbortBody,
@@ -20,7 +20,7 @@ import {
   SyncStatus,
   SyncSummary,
 } from './schemas.ts';
-import { decodeCursor, FIRST_SHARD_PAGE, progressTotals, rejectsView, shardPage, syncView } from './sync-view.ts';
+import { decodeShardsCursor, decodeSyncsCursor, encodeSyncsCursor, FIRST_SHARD_PAGE, progressTotals, rejectsView, shardPage, syncView } from './sync-view.ts';
 import { z } from 'zod';
 import { errorFrom } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
@@ -41,8 +41,8 @@ const VIEW_CACHE_ENTRIES = 256;
 const serialiseSync = serializerCompiler({ schema: SyncResponse, method: 'GET', url: '/v1/syncs/:id', httpStatus: '200' } as never) as (data: unknown) => string;
 
 export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { syncs, store, viewCacheMs = VIEW_CACHE_MS }) => {
-  /** The list's response bodies by the store's array of summary texts (kept while the store keeps the array). */
-  const listBodies = new WeakMap<readonly string[], Buffer>();
+  /** The list's response bodies by the store's page (kept while the store keeps the page). */
+  const listBodies = new WeakMap<ListPage, Buffer>();
   /**
    * GET /v1/syncs/:id's bodies by sync, kept with the view revision they were read at (the record's
    * version and the workers' activity counter): a view answers again while neither moved, for at most
@@ -131,7 +131,7 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
     },
     async (request) => {
       const record = await store.pageRecord(request.params.id);
-      const offset = decodeCursor(record.id, request.query.cursor, record.plan.shards.length);
+      const offset = decodeShardsCursor(record.id, request.query.cursor, record.plan.shards.length);
       const ids = record.plan.shards.slice(offset, offset + request.query.limit).map((s) => s.id);
       const [attempts, accepted] = await Promise.all([store.attemptsOf(record.id, ids), store.acceptedOf(record.id, ids)]);
       return shardPage(record, attempts, accepted, offset, request.query.limit);
@@ -156,19 +156,27 @@ export const syncRoutes: FastifyPluginAsyncZod<SyncRouteDeps> = async (app, { sy
 
   app.get(
     '/v1/syncs',
-    { schema: { summary: 'List syncs, newest first', querystring: ListSyncsQuery, response: { 200: z.object({ syncs: z.array(SyncSummary) }), ...problemResponses(400, 500, 503) } } },
+    {
+      schema: {
+        summary: 'List syncs, newest first; a page of `limit` syncs and, when it is full, the `cursor` of the next page',
+        querystring: ListSyncsQuery,
+        response: { 200: z.object({ syncs: z.array(SyncSummary), nextCursor: z.string().nullable() }), ...problemResponses(400, 500, 503) },
+      },
+    },
     async (request, reply) => {
-      const { state, database, table, limit } = request.query;
+      const { state, database, table, limit, cursor } = request.query;
+      const after = cursor === undefined ? undefined : decodeSyncsCursor(cursor);
       // Each summary is stored as the text this route's schema serialises it to: the page's texts
       // are spliced, not parsed, validated and serialised again (a string is sent as is).
-      const texts = await store.listSummaryTexts({ phase: state, database, table, limit });
-      // The store answers a list it kept with the same array: its body is encoded once.
-      let body = listBodies.get(texts);
+      const page = await store.listSummaryTexts({ phase: state, database, table, limit, ...(after === undefined ? {} : { after }) });
+      // The store answers a list it kept with the same page: its body is encoded once.
+      let body = listBodies.get(page);
       if (body === undefined) {
-        body = Buffer.from(`{"syncs":[${texts.join(',')}]}`, 'utf8');
-        listBodies.set(texts, body);
+        const nextCursor = page.next === undefined ? null : encodeSyncsCursor(page.next);
+        body = Buffer.from(`{"syncs":[${page.texts.join(',')}],"nextCursor":${JSON.stringify(nextCursor)}}`, 'utf8');
+        listBodies.set(page, body);
       }
-      return reply.type('application/json; charset=utf-8').send(body as unknown as { syncs: z.infer<typeof SyncSummary>[] });
+      return reply.type('application/json; charset=utf-8').send(body as unknown as { syncs: z.infer<typeof SyncSummary>[]; nextCursor: string | null });
     },
   );
 

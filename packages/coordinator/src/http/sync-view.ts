@@ -13,9 +13,11 @@ import { errorFrom, type ShardAttempt } from '@tributary/protocol';
 import { redactSource } from '@tributary/sources';
 import { coordinatorErrors } from '../errors.ts';
 import { FIRST_SHARD_PAGE } from '../sync/head.ts';
-import type { AttemptFigures } from '../sync/store.ts';
+import type { AttemptFigures, ListPosition } from '../sync/store.ts';
 import { SYNC_PHASES, loadFiles, type SyncPhase, type SyncRecord } from '../sync/state.ts';
 import type { RejectsResponse, SyncResponse } from './schemas.ts';
+import { encodeCursor, parseCursor } from './table-cursor.ts';
+import { z } from 'zod';
 
 /** Shards in the sync view (the first page). */
 export { FIRST_SHARD_PAGE };
@@ -224,30 +226,45 @@ export function shardPage(
       error: winner === undefined ? lastError : undefined,
     };
   });
-  return { shards, nextCursor: end < total ? encodeCursor(record.id, end) : null };
+  return { shards, nextCursor: end < total ? encodeShardsCursor(record.id, end) : null };
 }
 
 /**
  * Cursors are opaque to clients (base64url of the sync id and the next plan position): a page
  * always starts where the previous one ended, since a plan never changes after it is persisted.
  */
-export function encodeCursor(syncId: string, offset: number): string {
-  return Buffer.from(JSON.stringify({ s: syncId, o: offset })).toString('base64url');
+export function encodeShardsCursor(syncId: string, offset: number): string {
+  return encodeCursor({ s: syncId, o: offset });
 }
 
-export function decodeCursor(syncId: string, cursor: string | undefined, total: number): number {
+const ShardsCursor = z.object({ s: z.string(), o: z.number().int().min(0) });
+
+/** @throws SYNC_CURSOR_INVALID */
+export function decodeShardsCursor(syncId: string, cursor: string | undefined, total: number): number {
   if (cursor === undefined) return 0;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    parsed = undefined;
-  }
-  const { s, o } = (parsed ?? {}) as { s?: unknown; o?: unknown };
-  if (s !== syncId || typeof o !== 'number' || !Number.isInteger(o) || o < 0 || o > total) {
+  const position = parseCursor(ShardsCursor, cursor);
+  if (position === undefined || position.s !== syncId || position.o > total) {
     throw errorFrom(coordinatorErrors, 'SYNC_CURSOR_INVALID', `the cursor is not one of sync ${syncId}'s shard pages`, { syncId });
   }
-  return o;
+  return position.o;
+}
+
+/**
+ * The syncs listing's cursor: the position (creation score and id) of the last sync of a page. It
+ * is a place in time, not an offset, so syncs started or removed between two pages move nothing:
+ * the next page starts with the sync listed after that one, whatever the filter.
+ */
+const SyncsCursor = z.object({ k: z.literal('syncs'), s: z.number().finite(), id: z.string().min(1).max(200) });
+
+export function encodeSyncsCursor(position: ListPosition): string {
+  return encodeCursor({ k: 'syncs', s: position.score, id: position.id });
+}
+
+/** @throws SYNC_CURSOR_INVALID */
+export function decodeSyncsCursor(cursor: string): ListPosition {
+  const position = parseCursor(SyncsCursor, cursor);
+  if (position === undefined) throw errorFrom(coordinatorErrors, 'SYNC_CURSOR_INVALID', 'the cursor was not returned by the syncs listing', {});
+  return { score: position.s, id: position.id };
 }
 
 function phaseDurations(record: SyncRecord): Partial<Record<SyncPhase, number>> {

@@ -130,28 +130,48 @@ redis.call('INCR', KEYS[5])
 return 1
 `;
 
-// A page of a list. KEYS: the index. ARGV: the first and last rank (newest first), the record key
-// prefix, then the filter: phase, database, table ('' where not given). Returns how many ids it
-// read, then in their order one value per id that may belong in the list: the summary's text where
-// it is its schema's own text for the record's current version (summaryVersion, written with it by
-// this store; a coordinator that predates it leaves it behind) and the record's phase and table
-// (as its write left them) match the filter; '!' and the id where the summary is missing, of
-// another version, or the record is gone (the caller reads it). Records that do not match are left
-// out. Table names hold no '.', so 'database.table' splits exactly.
+// A page of a list. KEYS: the index. ARGV: the position to read after (the score and id of a sync
+// listed before, '' and '' for the newest), how many ids to read, the record key prefix, then the
+// filter: phase, database, table ('' where not given). The position is found again in this step,
+// by its id where the index still holds it, else by its score (ties, ordered by id, count up to
+// it): syncs created or removed meanwhile move no page. Returns three values per id read, newest
+// first: the id, its score, and the summary's text where it is its schema's own text for the
+// record's current version (summaryVersion, written with it by this store; a coordinator that
+// predates it leaves it behind) and the record's phase and table (as its write left them) match
+// the filter; '!' where the summary is missing, of another version, or the record is gone (the
+// caller reads it); '' where the record does not match. Table names hold no '.', so
+// 'database.table' splits exactly.
 const LIST_PAGE_SCRIPT = `
-local ids = redis.call('ZREVRANGE', KEYS[1], ARGV[1], ARGV[2])
-local out = { #ids }
-local dbPrefix = ARGV[5] .. '.'
-local tableSuffix = '.' .. ARGV[6]
-for _, id in ipairs(ids) do
-  local f = redis.call('HMGET', ARGV[3] .. id, 'summary', 'version', 'summaryVersion', 'phase', 'table')
-  if not (f[1] and f[2] and f[2] == f[3] and f[4] and f[5]) then
-    out[#out + 1] = '!' .. id
-  elseif (ARGV[4] == '' or f[4] == ARGV[4])
-    and (ARGV[5] == '' or string.sub(f[5], 1, #dbPrefix) == dbPrefix)
-    and (ARGV[6] == '' or string.sub(f[5], -#tableSuffix) == tableSuffix) then
-    out[#out + 1] = f[1]
+local start = 0
+if ARGV[1] ~= '' then
+  local rank = redis.call('ZREVRANK', KEYS[1], ARGV[2])
+  if rank then
+    start = rank + 1
+  else
+    start = redis.call('ZCOUNT', KEYS[1], '(' .. ARGV[1], '+inf')
+    for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], ARGV[1])) do
+      if id > ARGV[2] then start = start + 1 end
+    end
   end
+end
+local page = redis.call('ZREVRANGE', KEYS[1], start, start + tonumber(ARGV[3]) - 1, 'WITHSCORES')
+local out = {}
+local dbPrefix = ARGV[6] .. '.'
+local tableSuffix = '.' .. ARGV[7]
+for i = 1, #page, 2 do
+  local id = page[i]
+  local value = ''
+  local f = redis.call('HMGET', ARGV[4] .. id, 'summary', 'version', 'summaryVersion', 'phase', 'table')
+  if not (f[1] and f[2] and f[2] == f[3] and f[4] and f[5]) then
+    value = '!'
+  elseif (ARGV[5] == '' or f[4] == ARGV[5])
+    and (ARGV[6] == '' or string.sub(f[5], 1, #dbPrefix) == dbPrefix)
+    and (ARGV[7] == '' or string.sub(f[5], -#tableSuffix) == tableSuffix) then
+    value = f[1]
+  end
+  out[#out + 1] = id
+  out[#out + 1] = page[i + 1]
+  out[#out + 1] = value
 end
 return out
 `;
@@ -182,6 +202,20 @@ export interface ListFilter {
   readonly database?: string;
   readonly table?: string;
   readonly limit: number;
+  /** List the syncs after this one (a page's `next`): older, or as old and ordered after it. */
+  readonly after?: ListPosition;
+}
+
+/** Where a sync stands in the lists: its creation score and its id (ties are ordered by id). */
+export interface ListPosition {
+  readonly score: number;
+  readonly id: string;
+}
+
+/** A page of summaries as JSON texts; `next`: where the next page starts, set when the page is full. */
+export interface ListPage {
+  readonly texts: readonly string[];
+  readonly next: ListPosition | undefined;
 }
 
 export interface SyncStoreOptions {
@@ -219,7 +253,7 @@ export class SyncStore {
   /** Seen the index marked migrated (then filtered lists use the table and database indexes). */
   #indexed = false;
   /** Recent list reads by filter (see listSummaryTexts). */
-  readonly #lists: RevisionCache<readonly string[]>;
+  readonly #lists: RevisionCache<ListPage>;
   /** The last records `pageRecord` read, by sync id, least recent first (see there). */
   readonly #pageRecords = new Map<string, Readonly<SyncRecord>>();
 
@@ -586,7 +620,7 @@ export class SyncStore {
    * time from the narrowest index the filter allows (the table's, the database's, else all syncs).
    */
   async listSummaries(filter: ListFilter): Promise<SyncSummary[]> {
-    return (await this.listSummaryTexts(filter)).map((text) => SyncSummarySchema.parse(JSON.parse(text)));
+    return (await this.listSummaryTexts(filter)).texts.map((text) => SyncSummarySchema.parse(JSON.parse(text)));
   }
 
   /**
@@ -601,44 +635,46 @@ export class SyncStore {
    * covers what no write of this store announces: a record deleted or expired from outside, a
    * coordinator of an earlier version writing beside this one.
    */
-  async listSummaryTexts(filter: ListFilter): Promise<readonly string[]> {
-    const key = JSON.stringify([filter.phase ?? null, filter.database ?? null, filter.table ?? null, filter.limit]);
+  async listSummaryTexts(filter: ListFilter): Promise<ListPage> {
+    const key = JSON.stringify([filter.phase ?? null, filter.database ?? null, filter.table ?? null, filter.limit, filter.after?.score ?? null, filter.after?.id ?? null]);
     // Read before the list: a write after this GET bumps the revision past what is kept with it.
     const revision = this.#lists.maxAgeMs > 0 ? ((await this.#redis.get(this.#keys.revision)) ?? '0') : '';
     return this.#lists.get(key, revision, () => this.#readSummaryTexts(filter));
   }
 
   /** One round trip per page: a script reads the ids and their summaries together; a summary this version of the store wrote is passed on as stored, any other is parsed and re-serialised, a missing one is backfilled. */
-  async #readSummaryTexts(filter: ListFilter): Promise<string[]> {
+  async #readSummaryTexts(filter: ListFilter): Promise<ListPage> {
     const index = await this.#indexFor(filter);
     // Without a phase filter, or a table filter on the index of all syncs, every record listed matches.
     const filtered = filter.phase !== undefined || (filter.database === undefined && filter.table !== undefined);
-    const found: string[] = [];
-    let start = 0;
-    while (found.length < filter.limit) {
-      const size = filtered ? LIST_PAGE : Math.min(LIST_PAGE, filter.limit - found.length);
-      const [read, ...items] = (await this.#redis.eval(
+    const texts: string[] = [];
+    let after = filter.after;
+    for (;;) {
+      const size = filtered ? LIST_PAGE : Math.min(LIST_PAGE, filter.limit - texts.length);
+      const read = (await this.#redis.eval(
         LIST_PAGE_SCRIPT,
         1,
         index,
-        String(start),
-        String(start + size - 1),
+        after === undefined ? '' : String(after.score),
+        after?.id ?? '',
+        String(size),
         syncRedisKeys(this.#prefix, '').record,
         filter.phase ?? '',
         filter.database ?? '',
         filter.table ?? '',
-      )) as [number, ...string[]];
-      if (read === 0) break;
-      let gone = 0;
-      for (const item of items) {
-        const text = item.startsWith('!') ? await this.#listedText(index, item.slice(1), filter) : item;
-        if (text === null) gone++;
-        if (typeof text === 'string') found.push(text);
-        if (found.length === filter.limit) break;
+      )) as string[];
+      for (let i = 0; i + 2 < read.length; i += 3) {
+        const id = read[i] as string;
+        const value = read[i + 2] as string;
+        after = { score: Number(read[i + 1]), id };
+        const text = value === '!' ? await this.#listedText(index, id, filter) : value === '' ? undefined : value;
+        if (typeof text !== 'string') continue;
+        texts.push(text);
+        if (texts.length === filter.limit) return { texts, next: after };
       }
-      start += read - gone; // the next page moved up by as many as left the index
+      // Fewer ids than asked for: the index has no more.
+      if (read.length < size * 3) return { texts, next: undefined };
     }
-    return found;
   }
 
   /**

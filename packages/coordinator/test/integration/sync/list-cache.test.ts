@@ -81,14 +81,14 @@ describe('sync list reads kept by revision', () => {
     before = evals();
     const lists = await Promise.all(Array.from({ length: 50 }, () => store.listSummaryTexts({ limit: 100 })));
     assert.equal(evals() - before, perRead, 'one read for 50 lists asked at once');
-    for (const list of lists) assert.equal(list.length, 3);
+    for (const list of lists) assert.equal(list.texts.length, 3);
     await store.listSummaryTexts({ limit: 100 });
     assert.equal(evals() - before, perRead, 'nothing written: the kept read answers');
     await store.listSummaryTexts({ limit: 2 });
     assert.ok(evals() - before > perRead, 'another filter reads');
     before = evals();
     await store.create(newSyncRecord('s3', plan(), 't'), 3); // one CAS script
-    assert.equal((await store.listSummaryTexts({ limit: 100 })).length, 4);
+    assert.equal((await store.listSummaryTexts({ limit: 100 })).texts.length, 4);
     assert.ok(evals() - before > 1, 'after the write the list reads again');
   });
 

@@ -29,7 +29,7 @@ function planOf(database: string, table: string): SyncPlan {
 const serialise = serializerCompiler({ schema: z.object({ syncs: z.array(SyncSummarySchema) }), method: 'GET', url: '/v1/syncs', httpStatus: '200' } as never) as (data: unknown) => string;
 
 async function listed(store: SyncStore, filter: Parameters<SyncStore['listSummaries']>[0]): Promise<{ spliced: string; serialised: string }> {
-  const spliced = `{"syncs":[${(await store.listSummaryTexts(filter)).join(',')}]}`;
+  const spliced = `{"syncs":[${(await store.listSummaryTexts(filter)).texts.join(',')}]}`;
   const serialised = serialise({ syncs: await store.listSummaries(filter) });
   return { spliced, serialised };
 }
@@ -55,8 +55,8 @@ describe('sync list texts', () => {
     assert.equal((await store.listSummaries({ limit: 10 }))[0]?.phase, 'PLANNED');
     await store.apply('s0', { type: 'start' });
     assert.equal((await store.listSummaries({ limit: 10 }))[0]?.phase, 'PREPARING');
-    assert.deepEqual(await store.listSummaryTexts({ limit: 10, phase: 'PLANNED' }), []);
-    assert.equal((await store.listSummaryTexts({ limit: 10, phase: 'PREPARING' })).length, 1);
+    assert.deepEqual((await store.listSummaryTexts({ limit: 10, phase: 'PLANNED' })).texts, []);
+    assert.equal((await store.listSummaryTexts({ limit: 10, phase: 'PREPARING' })).texts.length, 1);
     const { spliced, serialised } = await listed(store, { limit: 10 });
     assert.equal(spliced, serialised);
   });

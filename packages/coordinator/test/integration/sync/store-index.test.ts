@@ -8,7 +8,7 @@ import { after, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { services, uniqueName } from '@tributary/testkit';
 import { isTributaryError, syncRedisKeys } from '@tributary/protocol';
-import { SyncStore } from '../../../src/sync/store.ts';
+import { SyncStore, type ListPosition } from '../../../src/sync/store.ts';
 import { newSyncRecord, type SyncPlan, type SyncRecord } from '../../../src/sync/state.ts';
 import { syncHead } from '../../../src/sync/head.ts';
 import { syncSummary } from '../../../src/sync/summary.ts';
@@ -68,6 +68,56 @@ describe('sync list index', () => {
     assert.deepEqual(ids(await store.listSummaries({ limit: 10, table: 'rare' })), ['s300', 's150', 's000']);
     assert.deepEqual(ids(await store.listSummaries({ limit: 10, phase: 'ABORTING' })), ['s000']);
     assert.equal((await store.listSummaries({ limit: 500 })).length, 450);
+  });
+
+  test('pages follow their cursor: nothing listed twice or left out while syncs start, end and go between pages', async () => {
+    const store = new SyncStore(redis, uniqueName('index'));
+    // 30 syncs, three at each creation score (ties are ordered by id), over two tables.
+    const made: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const id = `p${String(i).padStart(2, '0')}`;
+      made.push(id);
+      await store.create(newSyncRecord(id, planOf('db', i % 3 === 0 ? 'rare' : 'common'), 't'), 100 + Math.floor(i / 3));
+    }
+    const newestFirst = [...made].reverse();
+    const walk = async (filter: { limit: number; table?: string; database?: string; phase?: 'ABORTING' }, between?: (page: number, last: string) => Promise<void>) => {
+      const seen: string[] = [];
+      let after: ListPosition | undefined;
+      for (let page = 0; page < 100; page++) {
+        const listed = await store.listSummaryTexts({ ...filter, ...(after === undefined ? {} : { after }) });
+        const pageIds = listed.texts.map((t) => (JSON.parse(t) as { id: string }).id);
+        seen.push(...pageIds);
+        if (listed.next === undefined) {
+          assert.ok(pageIds.length < filter.limit, 'only a page that is not full has no next');
+          return seen;
+        }
+        assert.equal(pageIds.length, filter.limit, 'a page with a next is full');
+        assert.equal(listed.next.id, pageIds.at(-1), "the next page starts after the page's last sync");
+        await between?.(page, listed.next.id);
+        after = listed.next;
+      }
+      throw new Error('the walk did not end');
+    };
+    // Every page size, ties split across pages included.
+    for (const limit of [1, 2, 3, 4, 7, 29, 30, 31]) assert.deepEqual(await walk({ limit }), newestFirst, `limit ${limit}`);
+    assert.deepEqual(await walk({ limit: 4, table: 'rare' }), newestFirst.filter((id) => Number(id.slice(1)) % 3 === 0));
+    assert.deepEqual(await walk({ limit: 4, database: 'db', table: 'common' }), newestFirst.filter((id) => Number(id.slice(1)) % 3 !== 0));
+
+    // Between pages: a new sync starts (newer: it belongs to the first page, not to the next ones),
+    // one far down ends (it stays listed), and the page's last sync itself is deleted (its place holds).
+    let started = 0;
+    const changed = await walk({ limit: 5 }, async (page, last) => {
+      await store.create(newSyncRecord(`new${started++}`, planOf('db', 'common'), 't'), 1000 + page);
+      if (page === 0) await store.apply('p02', { type: 'abort', reason });
+      if (page === 1) await redis.del(syncRedisKeys(store.prefix, last).record);
+    });
+    assert.deepEqual(changed, newestFirst, 'exactly the syncs listed at the start, each once');
+    // The deleted one is gone from the index and the lists that follow.
+    const deleted = newestFirst[9];
+    assert.equal((await store.listSummaries({ limit: 100 })).some((s) => s.id === deleted), false);
+    // A cursor whose sync is gone from the index, at a tie: the page starts with the sync after it by id.
+    const tie = await store.listSummaryTexts({ limit: 2, after: { score: 105, id: 'p16z' } });
+    assert.deepEqual(tie.texts.map((t) => (JSON.parse(t) as { id: string }).id), ['p16', 'p15']);
   });
 
   test('a summary stays small whatever the shard count', async () => {
