@@ -12,36 +12,16 @@ import { Redis } from 'ioredis';
 import { services } from '@tributary/testkit';
 import { syncRedisKeys } from '@tributary/protocol';
 import { SyncStore, type Coordinator } from '@tributary/coordinator';
-import { inProcessCoordinator, syncEnv, waitUntil } from '../sync/harness.ts';
+import { inProcessCoordinator, plannedSyncRecord, syncEnv, waitUntil } from '../sync/harness.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
 after(() => redis.quit());
 
 const reason = { code: 'SYNC_ABORT_REQUESTED', message: 'stop', retryable: false, context: {} };
 
-function recordOf(id: string, database: string, table: string, shards: number) {
-  return {
-    id,
-    version: 0,
-    plan: {
-      table: { database, table },
-      mode: 'append' as const,
-      source: { kind: 'generator', shards, rowsPerShard: 1 },
-      shards: Array.from({ length: shards }, (_, i) => ({ id: `s${i}`, spec: { index: i } })),
-      baseSnapshotId: null,
-      schemaId: 0,
-      commitUser: `tributary-${id}`,
-      commitIdentifier: '1',
-      options: { maxAttempts: 3, snapshotProperties: {} },
-    },
-    state: { phase: 'PLANNED' as const },
-    timings: { PLANNED: new Date(Date.UTC(2026, 0, 1)).toISOString() },
-  };
-}
-
 /** Creates a sync and finishes it: COMMITTED (every shard accepted) or ABORTED. */
 async function finished(store: SyncStore, id: string, database: string, table: string, createdAtMs: number, outcome: 'COMMITTED' | 'ABORTED'): Promise<void> {
-  const record = recordOf(id, database, table, 3);
+  const record = plannedSyncRecord(id, database, table, 3);
   assert.equal(await store.create(record, createdAtMs), true);
   if (outcome === 'ABORTED') {
     await store.apply(id, { type: 'abort', reason });
@@ -114,7 +94,7 @@ describe('sync list index across a coordinator restart', () => {
 
     // While no coordinator runs: an earlier version writes a record without summary, head, frozen
     // totals or table index (it finds its place in the index of all syncs only).
-    const old = { ...recordOf('old', 'db1', 'a', 2), state: { phase: 'ABORTED' as const, reason, stagedDeleted: false }, timings: { PLANNED: '2026-01-01T00:00:00.000Z' } };
+    const old = { ...plannedSyncRecord('old', 'db1', 'a', 2), state: { phase: 'ABORTED' as const, reason, stagedDeleted: false }, timings: { PLANNED: '2026-01-01T00:00:00.000Z' } };
     await redis.hset(syncRedisKeys(e.prefix, 'old').record, 'version', '0', 'json', JSON.stringify(old), 'phase', 'ABORTED', 'table', 'db1.a', 'discard', '0');
     await redis.zadd(`${e.prefix}:syncs`, 999, 'old');
 

@@ -16,7 +16,7 @@ import { Redis } from 'ioredis';
 import { SyncStore, newToken } from '@tributary/coordinator';
 import { TRIBUTARY_VERSION } from '@tributary/table';
 import { freePort, services, uniqueName } from '@tributary/testkit';
-import { ORDERS_COLUMNS, spawnListeningCoordinator, spawnWorker, stop, syncEnv, waitUntil } from '../sync/harness.ts';
+import { ORDERS_COLUMNS, plannedSyncRecord, spawnListeningCoordinator, spawnWorker, stop, syncEnv, waitUntil } from '../sync/harness.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const CLI = 'packages/cli/src/main.ts';
@@ -226,7 +226,7 @@ describe('tributary: every REST command against a coordinator and a worker start
       const reason = { code: 'SYNC_ABORT_REQUESTED', message: 'stop', retryable: false, context: {} };
       await Promise.all(
         ids.map(async (id, i) => {
-          await store.create(plannedRecord(id, 'many_db', 't'), 5000 + Math.floor(i / 2));
+          await store.create(plannedSyncRecord(id, 'many_db', 't'), 5000 + Math.floor(i / 2));
           await store.apply(id, { type: 'abort', reason });
           await store.apply(id, { type: 'cleaned' });
         }),
@@ -436,24 +436,3 @@ describe('tributary: every REST command against a coordinator and a worker start
     assert.match(run.stderr, /^tributary: cannot reach the coordinator at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED\n$/);
   });
 });
-
-/** A sync as planned, stored without a coordinator. */
-function plannedRecord(id: string, database: string, table: string) {
-  return {
-    id,
-    version: 0,
-    plan: {
-      table: { database, table },
-      mode: 'append' as const,
-      source: { kind: 'generator', shards: 1, rowsPerShard: 1 },
-      shards: [{ id: 's0', spec: { index: 0 } }],
-      baseSnapshotId: null,
-      schemaId: 0,
-      commitUser: `tributary-${id}`,
-      commitIdentifier: '1',
-      options: { maxAttempts: 3, snapshotProperties: {} },
-    },
-    state: { phase: 'PLANNED' as const },
-    timings: { PLANNED: new Date(Date.UTC(2026, 0, 1)).toISOString() },
-  };
-}

@@ -402,3 +402,24 @@ export async function startRedis(port: number, dir: string): Promise<ChildProces
   child.kill('SIGKILL');
   throw new Error(`redis-server on port ${port} did not answer (exit ${String(child.exitCode ?? child.signalCode)})`);
 }
+
+/** A sync as planned (generator shards, one row each), to store without a coordinator: a test of what lists and views read. */
+export function plannedSyncRecord(id: string, database: string, table: string, shards = 1) {
+  return {
+    id,
+    version: 0,
+    plan: {
+      table: { database, table },
+      mode: 'append' as const,
+      source: { kind: 'generator', shards, rowsPerShard: 1 },
+      shards: Array.from({ length: shards }, (_, i) => ({ id: `s${i}`, spec: { index: i } })),
+      baseSnapshotId: null,
+      schemaId: 0,
+      commitUser: `tributary-${id}`,
+      commitIdentifier: '1',
+      options: { maxAttempts: 3, snapshotProperties: {} },
+    },
+    state: { phase: 'PLANNED' as const },
+    timings: { PLANNED: new Date(Date.UTC(2026, 0, 1)).toISOString() },
+  };
+}
