@@ -142,6 +142,14 @@ return 1
 // caller reads it); '' where the record does not match. Table names hold no '.', so
 // 'database.table' splits exactly.
 const LIST_PAGE_SCRIPT = `
+-- Byte order, as a sorted set orders the ids of one score (Lua's < follows the server's locale).
+local function bytes_after(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then return x > y end
+  end
+  return #a > #b
+end
 local start = 0
 if ARGV[1] ~= '' then
   local rank = redis.call('ZREVRANK', KEYS[1], ARGV[2])
@@ -150,7 +158,7 @@ if ARGV[1] ~= '' then
   else
     start = redis.call('ZCOUNT', KEYS[1], '(' .. ARGV[1], '+inf')
     for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], ARGV[1])) do
-      if id > ARGV[2] then start = start + 1 end
+      if bytes_after(id, ARGV[2]) then start = start + 1 end
     end
   end
 end

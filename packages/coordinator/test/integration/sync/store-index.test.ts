@@ -118,6 +118,14 @@ describe('sync list index', () => {
     // A cursor whose sync is gone from the index, at a tie: the page starts with the sync after it by id.
     const tie = await store.listSummaryTexts({ limit: 2, after: { score: 105, id: 'p16z' } });
     assert.deepEqual(tie.texts.map((t) => (JSON.parse(t) as { id: string }).id), ['p16', 'p15']);
+    // Ids of one score in byte order, whatever a locale would say ('-' and case sort apart in bytes).
+    for (const id of ['t-B', 't-a', 'tA', 't_b']) await store.create(newSyncRecord(id, planOf('db', 'ties'), 't'), 7);
+    const tieOrder = ['t_b', 'tA', 't-a', 't-B']; // newest first: descending bytes
+    assert.deepEqual(ids(await store.listSummaries({ limit: 10, table: 'ties' })), tieOrder);
+    for (const [gone, i] of [['u', 0], ['tZ', 1], ['t0', 2], ['t-c', 2], ['t-A', 4], ['t', 4]] as const) {
+      const page = await store.listSummaryTexts({ limit: 10, table: 'ties', after: { score: 7, id: gone } });
+      assert.deepEqual(page.texts.map((t) => (JSON.parse(t) as { id: string }).id), tieOrder.slice(i), `after ${gone}`);
+    }
   });
 
   test('a summary stays small whatever the shard count', async () => {
