@@ -13,7 +13,7 @@ import { QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { JOB_BACKOFF_MS, SYNC_QUEUES, SyncCommitJob, SyncShardResult, checkClusterSecret, checkReadiness, parsePayload, queueConnections, type Readiness } from '@tributary/protocol';
+import { JOB_BACKOFF_MS, SYNC_QUEUES, SyncCommitJob, SyncShardResult, checkClusterSecret, checkReadiness, parsePayload, queueConnections, redisProbe, type Readiness } from '@tributary/protocol';
 import { noSourceAccess, type SourceAccess } from '@tributary/sources';
 import { warehouseTables, type S3ConnectionOptions, type Tables } from '@tributary/table';
 import { catalogTables, openCatalog, type CatalogOptions } from '@tributary/catalog';
@@ -276,12 +276,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
   const queueLinks = queueConnections([commitWorker, shardEvents, schedules.worker]);
   metrics.watch({ store, queues, shardQueue: flows.shardQueue });
   const probes = {
-    redis: async () => {
-      if (redis.status !== 'ready') throw new Error(`not connected (${redis.status})`);
-      await redis.ping();
-      const queuesDown = queueLinks.notReady();
-      if (queuesDown !== undefined) throw new Error(queuesDown);
-    },
+    redis: redisProbe(redis, queueLinks),
     storage: async () => void (await tables.warehouseStore(config.warehouse).stat('.tributary/readyz')),
     // A catalog that is away fails its check with its code (CATALOG_UNAVAILABLE) and address, never a credential.
     ...(catalog.kind === 'filesystem' ? {} : { catalog: () => catalog.ping() }),

@@ -103,7 +103,7 @@ export { BadRowPolicy, Identifier, StringMap, SyncMode, parsePayload } from './s
 export { ColumnSpec, CreateTableRequest, DEFAULT_MAX_ATTEMPTS, JOB_BACKOFF_MS, ProblemDetails, SyncOptions, createTableFromSourceRequest, startSyncRequest } from './schemas/rest.ts';
 export { ScheduleId, ScheduleRun, ScheduledCompaction, putScheduleRequest } from './schemas/schedules.ts';
 export { READINESS_TIMEOUT_MS, checkReadiness, type Readiness, type ReadinessProbe } from './readiness.ts';
-export { queueConnections, type QueueClient, type QueueConnectionOwner, type QueueConnections } from './queue-connections.ts';
+export { queueConnections, redisProbe, type QueueClient, type QueueConnectionOwner, type QueueConnections } from './queue-connections.ts';
 export {
   COMPACTION_PHASES,
   COMPACTION_QUEUE,

@@ -65,6 +65,20 @@ export function queueConnections(owners: readonly QueueConnectionOwner[]): Queue
   };
 }
 
+/**
+ * The `redis` readiness probe of a coordinator or a worker: its own client connected and answering
+ * a ping, and every queue connection back (`links`).
+ */
+export function redisProbe(redis: { readonly status: string; ping(): Promise<unknown> }, links: QueueConnections): () => Promise<void> {
+  return async () => {
+    if (redis.status !== 'ready') throw new Error(`not connected (${redis.status})`);
+    await redis.ping();
+    // A process whose blocking connection still waits to reconnect takes no job.
+    const queuesDown = links.notReady();
+    if (queuesDown !== undefined) throw new Error(queuesDown);
+  };
+}
+
 function backAgain(client: QueueClient): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {

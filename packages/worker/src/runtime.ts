@@ -7,7 +7,7 @@
 import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
-import { COMPACTION_QUEUE, SYNC_QUEUES, checkClusterSecret, checkReadiness, queueConnections, type Readiness, type SyncShardResult } from '@tributary/protocol';
+import { COMPACTION_QUEUE, SYNC_QUEUES, checkClusterSecret, checkReadiness, queueConnections, redisProbe, type Readiness, type SyncShardResult } from '@tributary/protocol';
 import { noSourceAccess, type SourceAccess } from '@tributary/sources';
 import { warehouseTables, type S3ConnectionOptions } from '@tributary/table';
 import { WorkerMetrics } from './metrics.ts';
@@ -182,13 +182,7 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
   }
   const queueLinks = queueConnections([worker, bucketWorker, compactionWorker]);
   const probes = {
-    redis: async () => {
-      if (redis.status !== 'ready') throw new Error(`not connected (${redis.status})`);
-      await redis.ping();
-      // A worker whose blocking connection still waits to reconnect takes no job.
-      const queuesDown = queueLinks.notReady();
-      if (queuesDown !== undefined) throw new Error(queuesDown);
-    },
+    redis: redisProbe(redis, queueLinks),
     ...(config.storageProbe === undefined ? {} : { storage: async () => void (await tables.warehouseStore(config.storageProbe as string).stat('.tributary/readyz')) }),
   };
   return {
