@@ -18,7 +18,7 @@ export const sourceErrors = defineErrorCatalogue({
   SOURCE_SCHEMA_MISMATCH: {
     retryable: false,
     summary:
-      'The source has no column for a non-nullable table column, the names do not match the table (a file that has none of its columns, such as a CSV with another separator; two names that match one column ignoring case; a CSV header naming a column twice), or a file column has a type the source cannot read (a nested Parquet column) (context: file for a files source).',
+      'The source has no column for a non-nullable table column, the names do not match the table (a file that has none of its columns, such as a CSV with another separator; two names that match one column ignoring case; a CSV header naming a column twice; a file column that is no column of the table, unless the source sets unknownColumns: ignore), or a file column has a type the source cannot read (a nested Parquet column) (context: file for a files source).',
   },
   SOURCE_FILE_MALFORMED: {
     retryable: false,

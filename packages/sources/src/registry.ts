@@ -48,7 +48,7 @@ export function openSource(spec: Readonly<Record<string, unknown>>, context: Sou
 }
 
 /** Options that say how a source is read, not what: they never change a source's identity. */
-const HOW_FIELDS = new Set(['password', 'batchRows', 'splitRows', 'filesPerShard', 'incremental', 'newFilesOnly', 'faults', 'allowUnterminatedLastLine']);
+const HOW_FIELDS = new Set(['password', 'batchRows', 'splitRows', 'filesPerShard', 'incremental', 'newFilesOnly', 'faults', 'allowUnterminatedLastLine', 'unknownColumns']);
 
 /**
  * A source's identity: `sha256(canonical JSON of the kind's identity fields)` in hex. Two syncs

@@ -45,20 +45,32 @@ describe('files source: Parquet files written by pyarrow, in MinIO', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function sync(table: string, uris: string[]) {
-    const created = await coordinator.app.inject({ method: 'POST', url: '/v1/tables', payload: { database: 'lake', name: table, columns: PYARROW_TABLE_COLUMNS } });
-    assert.equal(created.statusCode, 201, created.body);
-    const response = await coordinator.app.inject({
+  function start(table: string, uris: string[], options: { unknownColumns?: 'ignore' } = {}) {
+    return coordinator.app.inject({
       method: 'POST',
       url: '/v1/syncs',
-      payload: { table: { database: 'lake', table }, source: { kind: 'files', format: 'parquet', uris, filesPerShard: 2 } },
+      payload: { table: { database: 'lake', table }, source: { kind: 'files', format: 'parquet', uris, filesPerShard: 2, ...options } },
     });
+  }
+
+  async function sync(table: string, uris: string[], options: { unknownColumns?: 'ignore' } = {}) {
+    const created = await coordinator.app.inject({ method: 'POST', url: '/v1/tables', payload: { database: 'lake', name: table, columns: PYARROW_TABLE_COLUMNS } });
+    assert.equal(created.statusCode, 201, created.body);
+    const response = await start(table, uris, options);
     assert.equal(response.statusCode, 202, response.body);
     return waitForPhase(() => coordinator.syncs.get(response.json<{ id: string }>().id), ['COMMITTED', 'ABORTED'], 90_000);
   }
 
   test('4 files in 2 shards commit with exactly their rows, whatever their encoding', async () => {
-    const done = await sync('events', [`${source}/good/part-*`]);
+    // part-2 has a column the table lacks (extra): refused unless the source ignores such columns.
+    const created = await coordinator.app.inject({ method: 'POST', url: '/v1/tables', payload: { database: 'lake', name: 'events_strict', columns: PYARROW_TABLE_COLUMNS } });
+    assert.equal(created.statusCode, 201, created.body);
+    const refused = await start('events_strict', [`${source}/good/part-*`]);
+    assert.equal(refused.statusCode, 400, refused.body);
+    assert.deepEqual(refused.json<{ code: string; context: unknown }>().code, 'SOURCE_SCHEMA_MISMATCH');
+    assert.deepEqual(refused.json<{ context: unknown }>().context, { file: `${source}/good/part-2.parquet`, column: 'extra' });
+
+    const done = await sync('events', [`${source}/good/part-*`], { unknownColumns: 'ignore' });
     assert.equal(done.state.phase, 'COMMITTED', JSON.stringify(done.state));
     assert.deepEqual(done.plan.shards.map((s) => s.id), ['files-00000', 'files-00001']);
 

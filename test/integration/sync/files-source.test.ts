@@ -75,4 +75,48 @@ describe('files source (NDJSON and CSV in S3)', () => {
       assert.deepEqual((await pypaimonRead(e, 'shop', table)).rows, canonicalRows(expected));
     });
   }
+
+  test('a misspelt column name is refused, not loaded as a column of NULLs: 400 at plan time, an abort when a worker finds it', async () => {
+    const table = 'misspelt';
+    const columns = [...ORDERS_COLUMNS.slice(0, 4), { name: 'status', type: 'STRING' }, ...ORDERS_COLUMNS.slice(5)];
+    await createOrdersTable(coordinator, 'shop', table, { columns });
+    const store = openObjectStore(source, s3);
+    const ids = [1, 2, 3];
+    // `amout` for `amount` (a nullable column): before, the header loaded amount as null in every row.
+    const header = 'order_id,customer_id,store_id,amout,status,order_date,created_at';
+    await store.put('misspelt/a.csv', new TextEncoder().encode([header, ...ids.map(csvLine)].join('\n') + '\n'));
+    const start = (src: Record<string, unknown>) => coordinator.app.inject({ method: 'POST', url: '/v1/syncs', payload: { table: { database: 'shop', table }, source: src } });
+    const before = await coordinator.app.inject({ method: 'GET', url: '/v1/syncs?limit=500' });
+    const refused = await start({ kind: 'files', format: 'csv', uris: [`${source}/misspelt/a.csv`] });
+    assert.equal(refused.statusCode, 400, refused.body);
+    const problem = refused.json<{ code: string; context: { column?: string }; detail: string }>();
+    assert.equal(problem.code, 'SOURCE_SCHEMA_MISMATCH');
+    assert.equal(problem.context.column, 'amout');
+    assert.match(problem.detail, /column amount is not in the file/);
+    assert.match(problem.detail, /unknownColumns/);
+    assert.equal((await coordinator.app.inject({ method: 'GET', url: '/v1/syncs?limit=500' })).body, before.body, 'nothing was started');
+
+    // An NDJSON key misspelt in a later object (the plan reads the first object only): the worker
+    // refuses the file, the sync aborts, and nothing is committed.
+    const lines = ids.map((id) => JSON.stringify(objectOf(id)));
+    const { amount, ...rest } = objectOf(4);
+    lines.push(JSON.stringify({ ...rest, amout: amount }));
+    await store.put('misspelt/b.ndjson', new TextEncoder().encode(lines.join('\n') + '\n'));
+    const started = await start({ kind: 'files', format: 'ndjson', uris: [`${source}/misspelt/b.ndjson`] });
+    assert.equal(started.statusCode, 202, started.body);
+    const aborted = await waitForPhase(() => coordinator.syncs.get(started.json<{ id: string }>().id), ['COMMITTED', 'ABORTED'], 60_000);
+    assert.equal(aborted.state.phase, 'ABORTED', JSON.stringify(aborted.state));
+    assert.equal(aborted.state.phase === 'ABORTED' ? aborted.state.reason.code : '', 'SOURCE_SCHEMA_MISMATCH');
+    assert.equal(await (await openTable(e.store, 'shop', table)).latestSnapshot(), null);
+
+    // Asked to, the CSV loads without its unknown column: amount is null, as the user chose.
+    const ignored = await start({ kind: 'files', format: 'csv', uris: [`${source}/misspelt/a.csv`], unknownColumns: 'ignore' });
+    assert.equal(ignored.statusCode, 202, ignored.body);
+    const done = await waitForPhase(() => coordinator.syncs.get(ignored.json<{ id: string }>().id), ['COMMITTED', 'ABORTED'], 60_000);
+    assert.equal(done.state.phase, 'COMMITTED', JSON.stringify(done.state));
+    const rows = (await pypaimonRead(e, 'shop', table)).rows;
+    assert.equal(rows.length, 3);
+    const amountAt = columns.findIndex((c) => c.name === 'amount');
+    assert.deepEqual(rows.map((r) => r[amountAt]), [null, null, null]);
+  });
 });

@@ -190,7 +190,9 @@ describe('source positions and newFilesOnly (files, generator)', () => {
       rmSync(dir, { recursive: true, force: true });
     }
     const parquet = { kind: 'files', format: 'parquet', uris: [`${e.sourceRoot}/bad/p.parquet`] };
-    cases.push(['parquet_flag', PYARROW_TABLE_COLUMNS.map((c) => (c.name === 'flag' ? { name: 'flag', type: 'INT' } : { ...c })), parquet, 'flag']);
+    // Its `extra` is no column of the table: refused by default; ignored on request, then `flag` is refused.
+    cases.push(['parquet_unknown', PYARROW_TABLE_COLUMNS.map((c) => ({ ...c })), parquet, 'extra']);
+    cases.push(['parquet_flag', PYARROW_TABLE_COLUMNS.map((c) => (c.name === 'flag' ? { name: 'flag', type: 'INT' } : { ...c })), { ...parquet, unknownColumns: 'ignore' }, 'flag']);
     cases.push(['parquet_nested', [...PYARROW_TABLE_COLUMNS, { name: 'extra', type: 'STRING' }], parquet, 'extra']);
     for (const [table, columns, source, column] of cases) {
       await createOrdersTable(coordinator, 'shop', table, { columns });

@@ -7,8 +7,9 @@
  *   text, true/false a boolean; null and nested values say nothing and count as text).
  * - Parquet: the footer's top-level columns and their types (parquet.ts `planParquetColumn`).
  *
- * `checkFileColumns` then refuses a NOT NULL table column that a file lacks, and a file column
- * whose type family cannot fill its table column (values/fits.ts). At most FILES_CHECKED files of a
+ * `checkFileColumns` then refuses a NOT NULL table column that a file lacks, a file column
+ * whose type family cannot fill its table column (values/fits.ts), and (unless `unknownColumns` is
+ * `ignore`) a file column that is no column of the table. At most FILES_CHECKED files of a
  * plan are inspected (the first ones, in plan order; an empty one is passed over, as it loads no
  * row); a worker checks every file it reads.
  */
@@ -18,7 +19,7 @@ import { formatDataType, MAX_LENGTH, type DataType, type ObjectStore } from '@tr
 import { ParquetDataFileReader } from '@tributary/table/parquet';
 import type { SourceSchema, TargetColumn } from '../source.ts';
 import { familyIncompatibility, familyOf, type TypeFamily } from '../values/fits.ts';
-import { matchColumns } from './column-names.ts';
+import { matchColumns, type UnknownColumns } from './column-names.ts';
 import { topLevelColumns, unreadable } from './parquet.ts';
 import { planParquetColumn, type ParquetElement } from './parquet-values.ts';
 import { csvRecords, ndjsonLines, parseJsonLine, utf8Text } from './text-records.ts';
@@ -106,11 +107,12 @@ export function checkFileColumns(
   target: readonly TargetColumn[],
   uri: string,
   format: 'csv' | 'ndjson' | 'parquet',
+  unknownColumns: UnknownColumns,
   mismatch: (column: string, message: string) => Error,
 ): void {
   const names = columns.map((c) => c.name);
   // An NDJSON file's first object is not all its keys: a file that shares none is refused by the worker, which reads them all.
-  const matched = matchColumns(target.map((c) => c.name), names, uri, format, format !== 'ndjson');
+  const matched = matchColumns(target.map((c) => c.name), names, uri, format, { whole: format !== 'ndjson', unknownColumns });
   target.forEach((t, i) => {
     const name = matched[i];
     const column = columns.find((c) => c.name === name);

@@ -21,7 +21,7 @@ import { errorFrom, isTributaryError } from '@tributary/protocol';
 import type { RowType } from '@tributary/table';
 import { ParquetDataFileReader, type ByteSource } from '@tributary/table/parquet';
 import { sourceErrors } from '../errors.ts';
-import { matchColumns } from './column-names.ts';
+import { matchColumns, type UnknownColumns } from './column-names.ts';
 import { ParquetCells } from './parquet-cells.ts';
 import type { PinnedFile } from './pinned-file.ts';
 import { planParquetColumn, unsupported, type ParquetElement } from './parquet-values.ts';
@@ -83,13 +83,13 @@ export interface ParquetFileRows {
 /** Rows decoded at once within a row group: bounds memory whatever the writer's row-group size. */
 const SLICE_ROWS = 128 * 1024;
 
-/** Opens one Parquet input file (its listed version), projected onto `columns` (the table's names). */
-export async function openParquetFile(file: PinnedFile, columns: readonly string[], sliceRows = SLICE_ROWS): Promise<ParquetFileRows> {
+/** Opens one Parquet input file (its listed version), projected onto `columns` (the table's names); a column no table column takes is refused unless `unknownColumns` is `ignore`. */
+export async function openParquetFile(file: PinnedFile, columns: readonly string[], unknownColumns: UnknownColumns, sliceRows = SLICE_ROWS): Promise<ParquetFileRows> {
   const { uri } = file;
   const bytes = storeByteSource(file);
   const reader = await ParquetDataFileReader.open(bytes).catch((error: unknown) => unreadable(uri, undefined, error));
   const top = topLevelColumns(reader.schema as readonly ParquetElement[]);
-  const matched = matchColumns(columns, top.map((e) => e.name), uri, 'parquet');
+  const matched = matchColumns(columns, top.map((e) => e.name), uri, 'parquet', { unknownColumns });
   const read = matched.flatMap((name, index) => {
     const element = top.find((e) => e.name === name);
     if (name === undefined || element === undefined) return [];

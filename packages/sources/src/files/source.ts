@@ -11,7 +11,8 @@
  *
  * Rows come out in the table's column order (`columns` is given by the caller, the table's names):
  * NDJSON objects are projected by their own keys (a missing key is null); CSV files carry a header
- * row; names match as every format's do (column-names.ts), and every CSV value is a string (the converter parses it; an
+ * row; names match as every format's do (column-names.ts), a file column that is no table column
+ * is refused unless the spec says `unknownColumns: "ignore"`, and every CSV value is a string (the converter parses it; an
  * empty field is null). A CSV batch keeps its fields column by column (csv-cells.ts) and the
  * converter takes the table's columns from those; its rows are built only when read. A batch
  * holds one file's rows and names the file and its first row there, so a value that does not fit
@@ -24,7 +25,7 @@ import { checkSourceUri, s3Credentials, type SourceAccess } from '../access.ts';
 import { sourceErrors } from '../errors.ts';
 import type { FileReadPosition, ShardReadPosition } from '@tributary/protocol';
 import type { OpenStore, PlanContext, PlannedSourceShard, Source, SourceBatch, SourceColumn, SourceContext, SourcePosition, SourceRow, SourceSchema, SourceValue } from '../source.ts';
-import { matchColumn, matchColumns, noSharedColumn } from './column-names.ts';
+import { matchColumn, matchColumns, noSharedColumn, unknownColumn } from './column-names.ts';
 import { FILES_CHECKED, checkFileColumns, fileColumns, fileSchema } from './inspect.ts';
 import { CsvCellsBuilder } from './csv-cells.ts';
 import { openParquetFile } from './parquet.ts';
@@ -84,7 +85,7 @@ export class FilesSource implements Source {
       const { root, key } = splitObjectUri(file.uri);
       const columns = await fileColumns(this.#openStore(root), key, file.uri, this.#spec.format);
       // An empty file (no header, no object) says nothing of its columns and loads no row.
-      if (columns !== undefined) checkFileColumns(columns, ctx.target, file.uri, this.#spec.format, ctx.mismatch);
+      if (columns !== undefined) checkFileColumns(columns, ctx.target, file.uri, this.#spec.format, this.#spec.unknownColumns, ctx.mismatch);
     }
     // Each shard carries the versions listed here: its worker reads those or fails (pinned-file.ts).
     return planFileShards(files, this.#spec.filesPerShard);
@@ -254,7 +255,7 @@ export class FilesSource implements Source {
       for await (const fields of csvRecords(utf8Text(chunks(this.#pinned(file))), uri, options)) {
         if (indexes === undefined) {
           // The header's names, matched as every format's are (column-names.ts).
-          indexes = matchColumns(this.#columns, fields, uri, 'csv').map((name) => (name === undefined ? -1 : fields.indexOf(name)));
+          indexes = matchColumns(this.#columns, fields, uri, 'csv', { unknownColumns: this.#spec.unknownColumns }).map((name) => (name === undefined ? -1 : fields.indexOf(name)));
           continue;
         }
         fileRow++;
@@ -273,14 +274,20 @@ export class FilesSource implements Source {
   }
 
   #openParquet(file: FileReadPosition): ReturnType<typeof openParquetFile> {
-    return openParquetFile(this.#pinned(file), this.#columns);
+    return openParquetFile(this.#pinned(file), this.#columns, this.#spec.unknownColumns);
   }
 
-  /** The file's objects projected onto the table's columns; a file whose objects have keys but none of the table's is refused (column-names.ts). */
+  /**
+   * The file's objects projected onto the table's columns; a file whose objects have keys but none
+   * of the table's is refused (column-names.ts), and so, unless `unknownColumns` is `ignore`, is an
+   * object with a key that no table column took.
+   */
   async *#ndjsonRows(file: FileReadPosition): AsyncIterable<SourceRow> {
     const { uri } = file;
     const text = utf8Text(chunks(this.#pinned(file)));
     const options: TextOptions = { allowUnterminatedLastLine: this.#spec.allowUnterminatedLastLine };
+    const strict = this.#spec.unknownColumns === 'fail';
+    const columns = new Set(this.#columns);
     let keys = false; // some object had a key
     let shared = false; // some object had a key of the table
     const named: (string | undefined)[] = this.#columns.map(() => undefined); // each column's key in the file so far
@@ -289,6 +296,13 @@ export class FilesSource implements Source {
       const row = this.#project(object, uri, named);
       keys ||= row.matched || Object.keys(object).length > 0;
       shared ||= row.matched;
+      if (strict) {
+        // A key is taken when it is a column's own name, or the one a column was read by (`named`: a
+        // name matched ignoring case, the same in every object of the file, as #project requires).
+        for (const key of Object.keys(object)) {
+          if (!columns.has(key) && !named.includes(key)) throw unknownColumn(key, this.#columns, named, uri);
+        }
+      }
       yield row.values;
     }
     if (keys && !shared) throw noSharedColumn(uri, 'ndjson');

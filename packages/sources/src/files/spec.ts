@@ -22,6 +22,13 @@ export const FilesSourceSpec = z.object({
    */
   allowUnterminatedLastLine: z.boolean().default(false),
   /**
+   * A file column that is no column of the table (a CSV header name, a Parquet column, an NDJSON
+   * key): `fail` (the default) refuses the file, naming the column, because its values would not be
+   * loaded and a misspelt name would load the table's column as null; `ignore` loads the file
+   * without it.
+   */
+  unknownColumns: z.enum(['fail', 'ignore']).default('fail'),
+  /**
    * Load only files that no committed snapshot of the table lists as loaded (by URI and ETag): a
    * file rewritten since (another ETag) is loaded again. Unset: false for a sync; a schedule sets
    * it to true when it is stored.

@@ -29,9 +29,9 @@ const ORDERS: PlanContext = {
   ],
 };
 
-function source(format: 'csv' | 'ndjson', name: string, text: string, columns: readonly string[] = ['order_id', 'amount']): FilesSource {
+function source(format: 'csv' | 'ndjson', name: string, text: string, columns: readonly string[] = ['order_id', 'amount'], unknownColumns?: 'ignore'): FilesSource {
   writeFileSync(join(dir, name), text);
-  return new FilesSource({ kind: 'files', format, uris: [`${root}/${name}`] }, localContext(root, columns));
+  return new FilesSource({ kind: 'files', format, uris: [`${root}/${name}`], unknownColumns }, localContext(root, columns));
 }
 
 async function read(s: FilesSource, shards: readonly PlannedSourceShard[]): Promise<SourceRow[]> {
@@ -54,9 +54,13 @@ describe('CSV headers and NDJSON keys match the table like Parquet names', () =>
       [1, 9.99],
       [2, null],
     ]);
-    // Exact first: an object's order_id is its own key, not its ORDER_ID.
-    const exact = source('ndjson', 'exact.ndjson', '{"order_id": 1, "amount": 9.99}\n{"order_id": 2, "ORDER_ID": 3}\n');
-    assert.deepEqual(await read(exact, await exact.plan(ORDERS)), [
+    // Exact first: an object's order_id is its own key, not its ORDER_ID, whose value is then not
+    // loaded: refused, unless unknownColumns is ignore.
+    const text = '{"order_id": 1, "amount": 9.99}\n{"order_id": 2, "ORDER_ID": 3}\n';
+    const exact = source('ndjson', 'exact.ndjson', text);
+    await assert.rejects(read(exact, await exact.plan(ORDERS)), (e: unknown) => mismatch('exact.ndjson')(e) && (e as { context: { column?: string } }).context.column === 'ORDER_ID');
+    const ignored = source('ndjson', 'exact.ndjson', text, undefined, 'ignore');
+    assert.deepEqual(await read(ignored, await ignored.plan(ORDERS)), [
       [1, 9.99],
       [2, null],
     ]);
@@ -86,11 +90,17 @@ describe('CSV headers and NDJSON keys match the table like Parquet names', () =>
     await assert.rejects(semicolons.plan(nullable), mismatch('semi.csv'));
     // The worker refuses it too (a file past the plan's first FILES_CHECKED, or changed since).
     await assert.rejects(read(semicolons, [{ id: 'files-00000', spec: { files: [`${root}/semi.csv`] } }]), mismatch('semi.csv'));
-    // An NDJSON file is judged by all its objects (the plan sees its first only): refused when read.
-    const other = source('ndjson', 'other.ndjson', '{"id": 1, "note": "SECRET"}\n{"id": 2}\n');
-    await assert.rejects(read(other, await other.plan(nullable)), mismatch('other.ndjson'));
-    // Some objects without any table key (sparse objects) are fine when others have one.
-    const sparse = source('ndjson', 'sparse.ndjson', '{"note": "x"}\n{}\n{"amount": 1.5}\n');
+    // An NDJSON file is judged by all its objects (the plan sees its first only): refused when read,
+    // also when the keys that are no column are ignored (the plan already refuses its key id otherwise).
+    const otherText = '{"id": 1, "note": "SECRET"}\n{"id": 2}\n';
+    await assert.rejects(source('ndjson', 'other.ndjson', otherText).plan(nullable), (e: unknown) => mismatch('other.ndjson')(e) && (e as { context: { column?: string } }).context.column === 'id');
+    const other = source('ndjson', 'other.ndjson', otherText, undefined, 'ignore');
+    await assert.rejects(read(other, await other.plan(nullable)), (e: unknown) => mismatch('other.ndjson')(e) && /none of the table's columns/.test((e as Error).message));
+    // Some objects without any table key (sparse objects) are fine when others have one, once the
+    // source ignores the keys that are no column (note).
+    const sparseText = '{"note": "x"}\n{}\n{"amount": 1.5}\n';
+    await assert.rejects(source('ndjson', 'sparse.ndjson', sparseText).plan(nullable), (e: unknown) => mismatch('sparse.ndjson')(e) && (e as { context: { column?: string } }).context.column === 'note');
+    const sparse = source('ndjson', 'sparse.ndjson', sparseText, undefined, 'ignore');
     assert.deepEqual(await read(sparse, await sparse.plan(nullable)), [
       [null, null],
       [null, null],

@@ -48,8 +48,9 @@ const FILES: readonly PyarrowFileSpec[] = [
   { path: join(dir, 'in', 'p-4.parquet'), start: 3300, count: 300, ts_unit: 'us', decimal_int: true, compression: 'brotli' },
 ];
 
-function source(uris: string[], filesPerShard = 5): FilesSource {
-  return new FilesSource({ kind: 'files', format: 'parquet', uris, filesPerShard }, localContext(root, PYARROW_COLUMN_NAMES));
+/** p-2.parquet has a column the table lacks (`extra`): read with `unknownColumns: 'ignore'` unless a test says otherwise. */
+function source(uris: string[], filesPerShard = 5, unknownColumns: 'fail' | 'ignore' = 'ignore'): FilesSource {
+  return new FilesSource({ kind: 'files', format: 'parquet', uris, filesPerShard, unknownColumns }, localContext(root, PYARROW_COLUMN_NAMES));
 }
 
 async function convertAll(s: FilesSource, from?: SourcePosition): Promise<{ rows: InternalRow[]; batches: SourceBatch[] }> {
@@ -201,9 +202,22 @@ describe('files source: Parquet written by pyarrow', () => {
     });
   });
 
+  test('a column the table lacks is refused by default, at plan time and when read, naming it', async () => {
+    const extra = (e: unknown) => isTributaryError(e) && e.code === 'SOURCE_SCHEMA_MISMATCH' && e.context.file === `${root}/in/p-2.parquet` && e.context.column === 'extra';
+    const strict = source([`${root}/in/p-2.parquet`], 1, 'fail');
+    await assert.rejects(strict.plan({ ...PLAN, target: TABLE.fields.map((f) => ({ name: f.name, type: f.type })) }), extra);
+    // A worker reads every file (the plan checks the first FILES_CHECKED): refused before any row.
+    let rows = 0;
+    const reading = (async () => {
+      for await (const batch of strict.open({ id: 'files-00000', spec: { files: [`${root}/in/p-2.parquet`] } })) rows += batch.rows.length;
+    })();
+    await assert.rejects(reading, extra);
+    assert.equal(rows, 0);
+  });
+
   test('a nested column the table wants and a file that is not Parquet are typed refusals', async () => {
     writePyarrowFiles([{ path: join(dir, 'bad', 'nested.parquet'), start: 0, count: 5, ts_unit: 'us', extra: true }]);
-    const nested = new FilesSource({ kind: 'files', format: 'parquet', uris: [`${root}/bad/nested.parquet`] }, localContext(root, ['id', 'extra']));
+    const nested = new FilesSource({ kind: 'files', format: 'parquet', uris: [`${root}/bad/nested.parquet`], unknownColumns: 'ignore' }, localContext(root, ['id', 'extra']));
     await assert.rejects(convertAll(nested), (e) => isTributaryError(e) && e.code === 'SOURCE_SCHEMA_MISMATCH' && e.context.column === 'extra');
     const store = openObjectStore(`${root}/bad`);
     await store.put('text.parquet', new TextEncoder().encode('{"id": 1}\n'));
@@ -232,7 +246,7 @@ describe('Parquet input: a big row group in slices, through ranged reads', () =>
     }) as ObjectStore;
     const listed = await local.stat('one-group.parquet');
     const version = { uri: `${root}/slices/one-group.parquet`, size: listed?.size ?? 0, etag: listed?.etag ?? '' };
-    const file = await openParquetFile(pinnedFile(counting, 'one-group.parquet', version), PYARROW_COLUMN_NAMES, 700);
+    const file = await openParquetFile(pinnedFile(counting, 'one-group.parquet', version), PYARROW_COLUMN_NAMES, 'fail', 700);
     const convert = rowConverter('test', PYARROW_COLUMN_NAMES.map((name) => ({ name, sourceType: 'parquet' })), TABLE);
     const rows: InternalRow[] = [];
     const firstRows: number[] = [];

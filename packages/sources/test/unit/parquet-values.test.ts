@@ -112,16 +112,43 @@ describe('Parquet input values', () => {
   });
 
   test('columns match by exact name first, then by a unique case-insensitive name', () => {
-    assert.deepEqual(matchColumns(['id', 'Name', 'x'], ['ID', 'id', 'name'], 'f', 'parquet'), ['id', 'name', undefined]);
-    assert.throws(() => matchColumns(['Id'], ['ID', 'id'], 'f', 'parquet'), (e) => isTributaryError(e) && e.code === 'SOURCE_SCHEMA_MISMATCH' && e.context.column === 'Id');
+    const ignore = { unknownColumns: 'ignore' } as const;
+    assert.deepEqual(matchColumns(['id', 'Name', 'x'], ['ID', 'id', 'name'], 'f', 'parquet', ignore), ['id', 'name', undefined]);
+    assert.throws(() => matchColumns(['Id'], ['ID', 'id'], 'f', 'parquet', ignore), (e) => isTributaryError(e) && e.code === 'SOURCE_SCHEMA_MISMATCH' && e.context.column === 'Id');
   });
 
   test('a file with none of the table\'s columns: the CSV separator hint only for a CSV', () => {
     const hint = /comma-separated/;
-    assert.throws(() => matchColumns(['id'], ['a;b'], 'f.csv', 'csv'), (e) => isTributaryError(e) && e.code === 'SOURCE_SCHEMA_MISMATCH' && hint.test(e.message));
-    for (const format of ['parquet', 'ndjson'] as const) {
-      assert.throws(() => matchColumns(['id'], ['other'], 'f', format), (e) => isTributaryError(e) && e.code === 'SOURCE_SCHEMA_MISMATCH' && !hint.test(e.message), format);
+    for (const unknownColumns of ['fail', 'ignore'] as const) {
+      assert.throws(() => matchColumns(['id'], ['a;b'], 'f.csv', 'csv', { unknownColumns }), (e) => isTributaryError(e) && e.code === 'SOURCE_SCHEMA_MISMATCH' && hint.test(e.message));
+      for (const format of ['parquet', 'ndjson'] as const) {
+        assert.throws(() => matchColumns(['id'], ['other'], 'f', format, { unknownColumns }), (e) => isTributaryError(e) && e.code === 'SOURCE_SCHEMA_MISMATCH' && !hint.test(e.message), format);
+      }
     }
+  });
+
+  test('a file column no table column takes is refused, naming it and the columns it may misspell, unless unknownColumns is ignore', () => {
+    const fail = { unknownColumns: 'fail' } as const;
+    // A misspelt header: `amout` would be left out and `amount` load as null.
+    assert.throws(
+      () => matchColumns(['id', 'amount', 'note'], ['id', 'amout', 'note'], 'f.csv', 'csv', fail),
+      (e) => isTributaryError(e) && e.code === 'SOURCE_SCHEMA_MISMATCH' && e.context.column === 'amout' && /"amout"/.test(e.message) && /column amount is not in the file/.test(e.message) && /unknownColumns/.test(e.message),
+    );
+    // An extra column, every table column present: still refused (its values would be lost), without a guess.
+    assert.throws(
+      () => matchColumns(['id'], ['id', 'extra'], 'f', 'parquet', fail),
+      (e) => isTributaryError(e) && e.code === 'SOURCE_SCHEMA_MISMATCH' && e.context.column === 'extra' && !/misspelt/.test(e.message),
+    );
+    // A name that matches a column only ignoring case, when the exact name is there too, is not loaded either.
+    assert.throws(() => matchColumns(['id'], ['ID', 'id'], 'f', 'parquet', fail), (e) => isTributaryError(e) && e.context.column === 'ID');
+    // An empty header name (a trailing comma) is a column too.
+    assert.throws(() => matchColumns(['id', 'a'], ['id', 'a', ''], 'f.csv', 'csv', fail), (e) => isTributaryError(e) && e.context.column === '');
+    // A long name is cut in the message and the context.
+    const long = 'x'.repeat(500);
+    assert.throws(() => matchColumns(['id'], ['id', long], 'f', 'parquet', fail), (e) => isTributaryError(e) && e.message.length < 600 && e.context.column === 'x'.repeat(64));
+    // Every file column taken (by exact or case-insensitive name), or ignore: loads.
+    assert.deepEqual(matchColumns(['id', 'Name', 'x'], ['ID', 'name'], 'f', 'parquet', fail), ['ID', 'name', undefined]);
+    assert.deepEqual(matchColumns(['id', 'amount'], ['id', 'amout'], 'f.csv', 'csv', { unknownColumns: 'ignore' }), ['id', undefined]);
   });
 
   test('top-level columns skip the children of nested groups', () => {
