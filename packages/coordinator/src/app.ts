@@ -33,7 +33,7 @@ import type { ScheduleService } from './schedule/service.ts';
 import { DASHBOARD_PREFIX, registerAuth, registerLogin, type AuthOptions } from './http/auth.ts';
 import { DEFAULT_RATE_LIMIT, registerRateLimit, type RateLimitOptions } from './http/rate-limit.ts';
 import { registerOpsRoutes, registerRequestLog } from './http/ops-routes.ts';
-import { dashboardAdapter } from './http/dashboard.ts';
+import { dashboardAdapter, refuseJobDataEdits } from './http/dashboard.ts';
 
 export interface AppDeps {
   readonly syncs: SyncService;
@@ -84,6 +84,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyBaseLog
   registerMethodNotAllowed(app); // after auth: without a token, no path's existence shows
   await registerRateLimit(app, deps.rateLimit ?? DEFAULT_RATE_LIMIT);
   showDashboardReadOnly(app);
+  refuseJobDataEdits(app);
   registerLogin(app, auth.tokens);
   await app.register(fastifySwagger, {
     // 3.1: its schemas are JSON Schema 2020-12, so constraints such as non-empty map keys survive.

@@ -6,6 +6,11 @@ import { defineErrorCatalogue } from '@tributary/protocol';
 
 export const coordinatorErrors = defineErrorCatalogue({
   SYNC_NOT_FOUND: { retryable: false, summary: 'No sync with this id exists.' },
+  DASHBOARD_JOB_DATA_READONLY: {
+    retryable: false,
+    summary:
+      'The queue dashboard does not edit a job\u2019s data, for any role: it shows the data with its vote token redacted, and a job\u2019s data is bound to its sync\u2019s plan. Retry the job, or abort the sync and start another.',
+  },
   COMPACTION_NOT_FOUND: { retryable: false, summary: 'No compaction with this id exists (or its record expired).' },
   COMPACTION_STARTING: {
     retryable: true,

@@ -265,6 +265,22 @@ describe('authentication and roles on every route (real app, real Redis)', () =>
         for (const secret of secrets) assert.ok(!detail.body.includes(secret), `${role}: the job's detail shows a vote token`);
       }
     }
+    // Editing a job's data would start from the redacted data and write [redacted] over its token:
+    // refused for every role (admin included), and the job keeps its data.
+    for (const role of ['operate', 'admin'] as const) {
+      const job = jobs[0];
+      const url = `/admin/queues/api/queues/write-shard/${encodeURIComponent(job?.id ?? '')}/update-data`;
+      const edit = await c.app.inject({ method: 'PATCH', url, headers: asRole(role), payload: { jobData: { ...job?.data, token: '[redacted]' } } });
+      assert.equal(edit.statusCode, 403, `${role}: ${edit.body.slice(0, 300)}`);
+      assert.deepEqual(pick(edit.json()), { status: 403, code: role === 'admin' ? 'DASHBOARD_JOB_DATA_READONLY' : 'AUTH_ROLE_INSUFFICIENT', retryable: false });
+    }
+    assert.equal((await c.app.inject({ method: 'PATCH', url: `/admin/queues/api/queues/write-shard/${encodeURIComponent(jobs[0]?.id ?? '')}/update-data`, payload: { jobData: {} } })).statusCode, 401);
+    const after = new Queue('write-shard', { connection: services.redis, prefix: e.prefix });
+    try {
+      assert.equal((await after.getJob(jobs[0]?.id ?? ''))?.data.token, secrets[0], 'the job keeps its token');
+    } finally {
+      await after.close();
+    }
     for (const role of ['read', 'operate'] as const) {
       const stats = await c.app.inject({ method: 'GET', url: '/admin/queues/api/redis/stats', headers: asRole(role) });
       assert.equal(stats.statusCode, 403, `${role}: ${stats.body.slice(0, 200)}`);

@@ -8,6 +8,11 @@
  */
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import type { Queue } from 'bullmq';
+import type { FastifyInstance } from 'fastify';
+import { errorFrom } from '@tributary/protocol';
+import { coordinatorErrors } from '../errors.ts';
+import { DASHBOARD_PREFIX } from './auth.ts';
+import { sendError } from './problem.ts';
 
 /** Field names that hold a secret (vote tokens today; credentials should one ever reach a job). */
 const SECRET_FIELD = /token|secret|password|passwd|credential|authorization|cookie|api[-_]?key|access[-_]?key|private[-_]?key/i;
@@ -29,4 +34,28 @@ export function dashboardAdapter(queue: Queue): BullMQAdapter {
   adapter.setFormatter('returnValue', (value) => redactSecrets(value));
   adapter.setFormatter('progress', (progress) => redactSecrets(progress));
   return adapter;
+}
+
+/** bull-board's "edit job data" action. */
+const JOB_DATA_EDIT = `${DASHBOARD_PREFIX}/api/queues/:queueName/:jobId/update-data`;
+
+/**
+ * No role edits a job's data from the dashboard: its editor starts from the redacted data, so a save
+ * would write `[redacted]` over the job's vote token, and a job's data is bound to its sync's plan
+ * anyway (what a job reads comes from the plan; its token from the cluster secret). The request is
+ * refused after authentication (an anonymous caller still gets 401), before bull-board reads it.
+ */
+export function refuseJobDataEdits(app: FastifyInstance): void {
+  // Answered here: bull-board's own error handler would make a thrown refusal a 500.
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.routeOptions.url !== JOB_DATA_EDIT) return;
+    return sendError(
+      reply,
+      errorFrom(
+        coordinatorErrors,
+        'DASHBOARD_JOB_DATA_READONLY',
+        'a job\'s data cannot be edited from the dashboard: it is bound to its sync\'s plan and vote token (shown as [redacted]); retry the job, or abort the sync and start another',
+      ),
+    );
+  });
 }
