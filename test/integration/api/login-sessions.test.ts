@@ -81,6 +81,11 @@ describe('the dashboard login is a server-side session (real app, real Redis)', 
 
     assert.equal((await get('/v1/syncs', cookie)).statusCode, 200);
     assert.equal((await get('/admin/queues/', cookie)).statusCode, 200);
+    // Also for a URL the router refuses before any hook (http/framework-errors.ts): authenticated, then 400.
+    const badUrl = await get('/v1/syncs/%ff', cookie);
+    assert.equal(badUrl.statusCode, 400);
+    assert.equal(code(badUrl), 'REQUEST_URL_INVALID');
+    assert.equal((await get('/v1/syncs/%ff', `${SESSION_COOKIE}=${randomBytes(32).toString('base64url')}`)).statusCode, 401);
     // A write from this origin is served (nothing by that name), one from elsewhere refused.
     const abort = (headers: Record<string, string>) => c.app.inject({ method: 'POST', url: '/v1/syncs/no_such_thing/abort', headers: { ...headers, cookie } });
     assert.equal((await abort(SAME_ORIGIN)).statusCode, 404);
