@@ -30,7 +30,8 @@ import type { CompactionService } from './compaction/compaction-service.ts';
 import { scheduleRoutes } from './http/schedule-routes.ts';
 import { registerUi } from './http/ui-routes.ts';
 import type { ScheduleService } from './schedule/service.ts';
-import { DASHBOARD_PREFIX, registerAuth, registerLogin, type AuthOptions } from './http/auth.ts';
+import { DASHBOARD_PREFIX, registerAuth, registerLogin, type AuthContext, type AuthOptions } from './http/auth.ts';
+import type { SessionStore } from './sessions.ts';
 import { DEFAULT_RATE_LIMIT, registerRateLimit, type RateLimitOptions } from './http/rate-limit.ts';
 import { registerOpsRoutes, registerRequestLog } from './http/ops-routes.ts';
 import { dashboardAdapter, refuseJobDataEdits } from './http/dashboard.ts';
@@ -48,6 +49,8 @@ export interface AppDeps {
   readonly compactions?: CompactionService;
   /** Tokens and public routes; without, the app is open (`tributary coordinator` allows that on loopback only). */
   readonly auth?: AuthOptions;
+  /** The dashboard's login sessions (POST /admin/login, the cookie, POST /admin/logout). */
+  readonly sessions: SessionStore;
   readonly rateLimit?: RateLimitOptions;
   /** How long a sync's view (GET /v1/syncs/:id) read at one revision may answer again; default 1 s, 0: never. */
   readonly viewCacheMs?: number;
@@ -65,7 +68,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyBaseLog
   // it, the route's schema refuses it with a documented 400 problem, and one longer still or not
   // valid UTF-8 is refused by frameworkErrors, after auth, as a problem too. Fastify's own request
   // lines are off: registerRequestLog writes one line per request without query string or headers.
-  const auth = deps.auth ?? { tokens: [] };
+  const auth: AuthContext = { ...(deps.auth ?? { tokens: [] }), sessions: deps.sessions };
   const app = Fastify({
     ...(options.logger === undefined ? {} : { loggerInstance: options.logger }),
     logController: new LogController({ disableRequestLogging: true }),
@@ -85,7 +88,7 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyBaseLog
   await registerRateLimit(app, deps.rateLimit ?? DEFAULT_RATE_LIMIT);
   showDashboardReadOnly(app);
   refuseJobDataEdits(app);
-  registerLogin(app, auth.tokens);
+  registerLogin(app, auth.tokens, deps.sessions);
   await app.register(fastifySwagger, {
     // 3.1: its schemas are JSON Schema 2020-12, so constraints such as non-empty map keys survive.
     openapi: {

@@ -81,9 +81,13 @@ export const coordinatorErrors = defineErrorCatalogue({
   METHOD_NOT_ALLOWED: { retryable: false, summary: 'The path is served, but not with this method; the Allow header lists the methods that are.' },
   AUTH_TOKEN_MISSING: {
     retryable: false,
-    summary: 'The request carries no bearer token (Authorization header or the dashboard cookie) and the route is not public.',
+    summary: 'The request carries no bearer token (Authorization header) and no dashboard session cookie, and the route is not public.',
   },
-  AUTH_TOKEN_INVALID: { retryable: false, summary: 'The bearer token is not one the coordinator is configured with (unknown, mistyped or rotated out).' },
+  AUTH_TOKEN_INVALID: {
+    retryable: false,
+    summary:
+      'The bearer token is not one the coordinator is configured with (unknown, mistyped or rotated out); or the dashboard session cookie names no live session (unknown, expired or signed out) or one whose token is no longer configured: sign in again.',
+  },
   AUTH_ROLE_INSUFFICIENT: {
     retryable: false,
     summary: 'The token is valid but its role (read < operate < admin) is below the one the route needs.',
@@ -95,7 +99,7 @@ export const coordinatorErrors = defineErrorCatalogue({
   AUTH_COOKIE_CROSS_ORIGIN: {
     retryable: false,
     summary:
-      'A writing request (POST, PUT, PATCH, DELETE) authenticated by the login cookie did not come from the coordinator\u2019s own origin: it needs Sec-Fetch-Site: same-origin or an Origin naming this host (a page of another port or a sibling subdomain is same-site, not same-origin). API clients send Authorization: Bearer instead, which this check does not concern.',
+      'A writing request (POST, PUT, PATCH, DELETE) authenticated by the login session cookie, or a logout (POST /admin/logout), did not come from the coordinator\u2019s own origin: it needs Sec-Fetch-Site: same-origin or an Origin naming this host (a page of another port or a sibling subdomain is same-site, not same-origin). API clients send Authorization: Bearer instead, which this check does not concern.',
   },
   AUTH_OPEN_FOREIGN: {
     retryable: false,

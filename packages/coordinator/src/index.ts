@@ -1,7 +1,8 @@
 export { buildApp, type AppDeps } from './app.ts';
 export { coordinatorErrors, type CoordinatorErrorCode } from './errors.ts';
 export { ROLES, hashToken, newToken, parseTokenEntries, type AuthToken, type Role } from './auth-tokens.ts';
-export { LOGIN_PATH, TOKEN_COOKIE, type AuthOptions } from './http/auth.ts';
+export { LOGIN_PATH, LOGOUT_PATH, SESSION_COOKIE, type AuthOptions } from './http/auth.ts';
+export { SESSION_TTL_S, SessionStore } from './sessions.ts';
 export { startCoordinator, type Coordinator, type CoordinatorConfig } from './runtime.ts';
 export { SyncService, BATCH_COMMIT_IDENTIFIER } from './sync/service.ts';
 export { SyncStore, type SyncStoreOptions } from './sync/store.ts';

@@ -27,6 +27,7 @@ import { redisRefreshJournal } from './maintenance/refresh-journal.ts';
 import { ABORT_GRACE_JOB, COMMIT_ATTEMPTS, COMMIT_MAX_STALLS, PREPARE_TIMEOUT_JOB, REDRIVE_DELAY_MS, REDRIVE_JOB, SyncFlows, commitBackoffMs } from './sync/flow.ts';
 import { SyncService, type SyncLimits } from './sync/service.ts';
 import { SyncStore } from './sync/store.ts';
+import { SessionStore } from './sessions.ts';
 import { isTerminal, type SyncRecord } from './sync/state.ts';
 import { startSchedules } from './schedule/runtime.ts';
 import type { ScheduleLimits, ScheduleService } from './schedule/service.ts';
@@ -293,6 +294,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     schedules: schedules.service,
     compactions,
     ...(config.auth === undefined ? {} : { auth: config.auth }),
+    sessions: new SessionStore(redis, config.prefix),
     rateLimit: { ...DEFAULT_RATE_LIMIT, ...config.rateLimit, redis, keyPrefix: config.prefix },
     ...(config.apiCacheMs === undefined ? {} : { viewCacheMs: config.apiCacheMs }),
     readiness,

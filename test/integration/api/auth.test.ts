@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
 import type { LightMyRequestResponse } from 'fastify';
-import { LOGIN_PATH, TOKEN_COOKIE, newToken, parseTokenEntries, startCoordinator, type Coordinator, type Role } from '@tributary/coordinator';
+import { LOGIN_PATH, LOGOUT_PATH, SESSION_COOKIE, newToken, parseTokenEntries, startCoordinator, type Coordinator, type Role } from '@tributary/coordinator';
 import { services } from '@tributary/testkit';
 import { s3, syncEnv } from '../sync/harness.ts';
 
@@ -34,7 +34,7 @@ export function enumerateRoutes(tree: string): { method: Method; url: string }[]
   return routes;
 }
 
-const PUBLIC = new Set(['/healthz', LOGIN_PATH]);
+const PUBLIC = new Set(['/healthz', LOGIN_PATH, LOGOUT_PATH]);
 
 /** The roles writing routes need; reading routes (GET, HEAD) need `read`; any other writing route `admin`. */
 const OPERATE = [
@@ -342,7 +342,7 @@ describe('authentication and roles on every route (real app, real Redis)', () =>
     assert.equal(login.statusCode, 303);
     assert.equal(login.headers.location, '/admin/queues/');
     const cookie = String(login.headers['set-cookie']);
-    assert.match(cookie, new RegExp(`^${TOKEN_COOKIE}=`));
+    assert.match(cookie, new RegExp(`^${SESSION_COOKIE}=`));
     for (const attribute of ['HttpOnly', 'SameSite=Strict', 'Path=/']) assert.ok(cookie.includes(attribute), `${attribute} in ${cookie.split(';').slice(1).join(';')}`);
     const sent = cookie.split(';')[0] ?? '';
     const board = await c.app.inject({ method: 'GET', url: '/admin/queues/', headers: { cookie: sent } });
@@ -351,7 +351,7 @@ describe('authentication and roles on every route (real app, real Redis)', () =>
     // The cookie carries the read role only.
     const act = await c.app.inject({ method: 'PUT', url: '/admin/queues/api/queues/write-shard/retry/failed', headers: { cookie: sent } });
     assert.equal(act.statusCode, 403);
-    const forged = await c.app.inject({ method: 'GET', url: '/admin/queues/', headers: { cookie: `${TOKEN_COOKIE}=forged` } });
+    const forged = await c.app.inject({ method: 'GET', url: '/admin/queues/', headers: { cookie: `${SESSION_COOKIE}=forged` } });
     assert.equal(forged.statusCode, 401);
     // Login CSRF: another site's page posting its own token into this browser is refused.
     const form2 = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -435,7 +435,7 @@ describe('authentication and roles on every route (real app, real Redis)', () =>
 
   test('the syncs page: a browser without a valid token goes to the login form, which comes back to the page; next takes only known paths', async () => {
     const html = { accept: 'text/html,application/xhtml+xml' };
-    for (const [url, headers] of [['/ui/', html], ['/ui/', { ...html, cookie: `${TOKEN_COOKIE}=forged` }], ['/ui', html]] as const) {
+    for (const [url, headers] of [['/ui/', html], ['/ui/', { ...html, cookie: `${SESSION_COOKIE}=forged` }], ['/ui', html]] as const) {
       const page = await c.app.inject({ method: 'GET', url, headers });
       assert.equal(page.statusCode, 303, `${url} ${JSON.stringify(headers)}`);
       assert.equal(page.headers.location, `${LOGIN_PATH}?next=%2Fui%2F`);

@@ -3,7 +3,7 @@
  * The syncs page (/ui) in headless Chromium (Debian's `chromium`, driven by playwright-core)
  * against a real coordinator process with authentication on, a real worker process, Redis and
  * MinIO: sign-in through the login form, a running sync's progress moving, a failed sync's reason,
- * a hostile reason shown as inert text, a table's snapshots and file counts. Every wait polls what
+ * a hostile reason shown as inert text, a table's snapshots and file counts, signing out. Every wait polls what
  * the page shows (waitForFunction, waitForURL), never a fixed time.
  */
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { newToken } from '@tributary/coordinator';
+import { LOGIN_PATH, SESSION_COOKIE, newToken } from '@tributary/coordinator';
 import { ORDERS_COLUMNS, generatorSource, spawnListeningCoordinator, spawnWorker, stop, syncEnv, waitUntil } from '../sync/harness.ts';
 
 /** Debian's package (infra/up.sh installs it); TRIBUTARY_CHROMIUM names another binary. */
@@ -74,8 +74,9 @@ describe('the syncs page in headless Chromium (real coordinator and worker proce
     assert.ok(!page.url().includes(reader.token));
     const sources = [await page.content(), ...(await Promise.all(['/ui/', '/ui/app.js'].map(async (p) => (await api('GET', p)).text)))];
     for (const source of sources) assert.ok(!source.includes(reader.token) && !source.includes(admin.token), 'no token in the page');
-    const cookie = (await page.context().cookies()).find((c) => c.name === 'tributary_token');
-    assert.equal(cookie?.httpOnly, true, 'the token cookie is HttpOnly: the page script cannot read it');
+    const cookie = (await page.context().cookies()).find((c) => c.name === SESSION_COOKIE);
+    assert.equal(cookie?.httpOnly, true, 'the session cookie is HttpOnly: the page script cannot read it');
+    assert.ok(!cookie.value.includes(reader.token), 'the cookie holds a session id, not the token');
     assert.equal(await page.evaluate(() => document.cookie), '');
   });
 
@@ -189,5 +190,23 @@ describe('the syncs page in headless Chromium (real coordinator and worker proce
     await page.goto(`${url}/ui/#/tables`);
     await page.locator('a[href="#/table/shop/ui_orders"]').waitFor();
     await page.locator('a[href="#/table/shop/ui_failing"]').waitFor();
+  });
+
+  test('signing out ends the session: the page goes to the login form, and its old cookie opens nothing', async () => {
+    await page.goto(`${url}/ui/`);
+    await page.locator('#status').filter({ hasText: /^Updated / }).waitFor();
+    const before = (await page.context().cookies()).find((c) => c.name === SESSION_COOKIE);
+    assert.ok(before !== undefined);
+    const withOld = (path: string) => fetch(`${url}${path}`, { headers: { cookie: `${SESSION_COOKIE}=${before.value}` }, redirect: 'manual' });
+    assert.equal((await withOld('/v1/syncs')).status, 200);
+    await page.locator('#signout button').click();
+    await page.waitForURL(`${url}${LOGIN_PATH}?next=%2Fui%2F`);
+    assert.equal((await page.context().cookies()).find((c) => c.name === SESSION_COOKIE), undefined, 'the browser dropped the cookie');
+    // The session is gone on the server too: a copy of the cookie kept elsewhere is refused.
+    const refused = await withOld('/v1/syncs');
+    assert.equal(refused.status, 401);
+    assert.equal(((await refused.json()) as { code: string }).code, 'AUTH_TOKEN_INVALID');
+    await page.goto(`${url}/ui/`);
+    await page.waitForURL(/\/admin\/login\?next=%2Fui%2F$/);
   });
 });

@@ -8,10 +8,13 @@
  * dashboard's retries, and `admin` for any other method, so a new writing route is closed by default. One `onRequest` hook
  * then checks the request's token against that role: 401 without a known token, 403 below the role.
  *
- * The token comes from `Authorization: Bearer …`, or from the HttpOnly, SameSite=Strict cookie that
- * `POST /admin/login` sets, for browsers on the dashboard, the docs and the syncs page (a form posts
- * the token, so it never appears in a URL, a proxy's access log or the browser history). A browser
- * that opens the syncs page without a valid token is redirected to the login form.
+ * The token comes from `Authorization: Bearer …`, or, for browsers on the dashboard, the docs and the
+ * syncs page, from a login session: `POST /admin/login` checks a posted token (a form, so it never
+ * appears in a URL, a proxy's access log or the browser history) and sets an HttpOnly,
+ * SameSite=Strict cookie holding a random session id, not the token (sessions.ts keeps the session
+ * in Redis, under a hash of its id). Each request the cookie authenticates resolves its session
+ * against the tokens configured now; `POST /admin/logout` ends it. A browser that opens the syncs
+ * page without a valid session is redirected to the login form.
  *
  * With no token configured the app is open (`tributary coordinator` allows that on loopback only).
  */
@@ -20,7 +23,8 @@ import { errorFrom } from '@tributary/protocol';
 import { findToken, roleAllows, type AuthToken, type Role } from '../auth-tokens.ts';
 import { coordinatorErrors } from '../errors.ts';
 import { isLoopback } from '../loopback.ts';
-import { ProblemSchema, sendError } from './problem.ts';
+import type { SessionStore } from '../sessions.ts';
+import { ProblemSchema, sendError, sendProblem } from './problem.ts';
 
 export type RouteRole = Role | 'public';
 
@@ -49,10 +53,22 @@ export interface AuthOptions {
   readonly publicRoutes?: readonly string[];
 }
 
+/** What the hooks check requests with: the configuration, and the login sessions in Redis. */
+export interface AuthContext extends AuthOptions {
+  readonly sessions: SessionStore;
+}
+
 export const DASHBOARD_PREFIX = '/admin/queues';
 export const LOGIN_PATH = '/admin/login';
-export const TOKEN_COOKIE = 'tributary_token';
-const COOKIE_MAX_AGE_S = 12 * 3600;
+export const LOGOUT_PATH = '/admin/logout';
+/** The login cookie: a session id (sessions.ts), never a token. */
+export const SESSION_COOKIE = 'tributary_session';
+/**
+ * The cookie of earlier versions, which held the token itself. It authenticates nothing any more (a
+ * browser holding only it is sent to sign in again); login and logout expire it, so the token leaves
+ * the browser's cookie store.
+ */
+const LEGACY_TOKEN_COOKIE = 'tributary_token';
 
 /** The dashboard's retry actions, which `operate` may use; every other dashboard write is `admin`. */
 const DASHBOARD_RETRY = /\/retry(\/:queueStatus)?$/;
@@ -75,7 +91,7 @@ export function routeRole(method: string | readonly string[], url: string, confi
  * Must be called before any route is registered (the onRoute hook only sees later routes); then
  * registerLogin for the browser's cookie.
  */
-export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
+export function registerAuth(app: FastifyInstance, options: AuthContext): void {
   const publicRoutes = options.publicRoutes ?? ['/healthz'];
 
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -96,8 +112,18 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
 
   app.addHook('onRequest', async (request, reply) =>
     // A URL no route matches needs `read`: without a token, nobody learns which routes exist.
-    authorize(request, reply, options, request.routeOptions.config.role ?? 'read', request.routeOptions.url),
+    authorize(request, reply, options, request.routeOptions.config.role ?? 'read', request.routeOptions.url).catch((error: unknown) => notAuthenticated(request, reply, error)),
   );
+}
+
+/**
+ * The answer when authentication could not be decided (a login session's lookup failed: Redis
+ * away): 503, retryable, the cause in the log only. Answered here, not thrown, for the reason
+ * authorize answers itself.
+ */
+export function notAuthenticated(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  request.log.error({ error: error instanceof Error ? error.message : String(error) }, 'request not authenticated: the login session could not be read');
+  return sendProblem(reply, { type: 'about:blank', title: 'Internal error', status: 503, code: 'INTERNAL', detail: 'the request could not be authenticated; retry', retryable: true });
 }
 
 /**
@@ -105,7 +131,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
  * refusal itself (and returns the reply), or sets `request.principal` and returns undefined. Also
  * called for a URL the router refuses before any hook (http/framework-errors.ts), as `read`.
  */
-export function authorize(request: FastifyRequest, reply: FastifyReply, options: AuthOptions, need: RouteRole, routeUrl: string | undefined): FastifyReply | undefined {
+export async function authorize(request: FastifyRequest, reply: FastifyReply, options: AuthContext, need: RouteRole, routeUrl: string | undefined): Promise<FastifyReply | undefined> {
   if (need === 'public') return undefined;
   if (options.tokens.length === 0) {
     // Open serves this machine's own clients only. A web page the user visits cannot use it: by
@@ -120,18 +146,20 @@ export function authorize(request: FastifyRequest, reply: FastifyReply, options:
   // The hook answers itself rather than throwing: a thrown error would reach the error handler
   // of the route's own plugin (the dashboard has its own), not the problem+json one.
   const bearer = bearerToken(request);
-  const presented = bearer ?? cookieToken(request);
-  // A browser opening the syncs page without a (valid) token is sent to the login form.
+  // The cookie counts only without a bearer header; its session names a token configured now, or none.
+  const session = bearer === undefined ? sessionCookie(request) : undefined;
+  const token = bearer !== undefined ? findToken(options.tokens, bearer) : session !== undefined ? await options.sessions.resolve(session, options.tokens) : undefined;
+  // A browser opening the syncs page without a (valid) session is sent to the login form.
   const signIn = () => reply.header('cache-control', 'no-store').redirect(`${LOGIN_PATH}?next=${encodeURIComponent(UI_PAGE)}`, 303);
   const pageNavigation = request.method === 'GET' && (routeUrl === UI_PAGE || routeUrl === UI_PAGE.slice(0, -1)) && /\btext\/html\b/.test(request.headers.accept ?? '');
-  if ((presented === undefined || findToken(options.tokens, presented) === undefined) && pageNavigation) return signIn();
-  if (presented === undefined) {
+  if (token === undefined && pageNavigation) return signIn();
+  if (bearer === undefined && session === undefined) {
     return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_TOKEN_MISSING', 'this route needs a bearer token (Authorization: Bearer <token>)', { need }));
   }
-  const token = findToken(options.tokens, presented);
   if (token === undefined) {
     void reply.header('www-authenticate', 'Bearer realm="tributary", error="invalid_token"');
-    return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_TOKEN_INVALID', 'the bearer token is not a configured token', { need }));
+    const message = bearer !== undefined ? 'the bearer token is not a configured token' : `the login session is unknown or expired, or its token is no longer configured; sign in again at ${LOGIN_PATH}`;
+    return sendError(reply, errorFrom(coordinatorErrors, 'AUTH_TOKEN_INVALID', message, { need }));
   }
   request.principal = { name: token.name, role: token.role, key: `token:${token.name}` };
   // The cookie is sent by the browser with any request from the same *site* (SameSite=Strict):
@@ -163,18 +191,18 @@ function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1] ?? header;
 }
 
-function cookieToken(request: FastifyRequest): string | undefined {
+/** The session id of the login cookie, as sent (sessions.ts refuses one it did not issue). */
+function sessionCookie(request: FastifyRequest): string | undefined {
+  return cookieValue(request, SESSION_COOKIE);
+}
+
+/** The first cookie of this name the request carries. */
+function cookieValue(request: FastifyRequest, name: string): string | undefined {
   const header = request.headers.cookie;
   if (header === undefined) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === TOKEN_COOKIE) {
-      try {
-        return decodeURIComponent(part.slice(eq + 1).trim());
-      } catch {
-        return part.slice(eq + 1).trim();
-      }
-    }
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }
   return undefined;
 }
@@ -200,11 +228,17 @@ function loginForm(next: string): string {
 }
 
 /**
- * GET /admin/login: a form (public: it holds nothing). POST /admin/login: checks the posted token
- * and stores it in an HttpOnly, SameSite=Strict cookie (Secure over https), then sends the browser
- * to the dashboard. A token that is not configured is refused with 401 like everywhere else.
+ * GET /admin/login: a form (public: it holds nothing). POST /admin/login: checks the posted token,
+ * opens a session for it (sessions.ts) and sets the session's id in an HttpOnly, SameSite=Strict
+ * cookie (Secure over https) that lasts as long as the session, then sends the browser to the
+ * dashboard. A token that is not configured is refused with 401 like everywhere else.
+ *
+ * POST /admin/logout: ends the cookie's session and expires the cookie, then sends the browser to
+ * the login form. Public, so a browser whose session already ended can still clear its cookie; but
+ * like every write the cookie authenticates it must come from this origin (403
+ * AUTH_COOKIE_CROSS_ORIGIN), and another site's page may not sign the browser out either.
  */
-export function registerLogin(app: FastifyInstance, tokens: readonly AuthToken[]): void {
+export function registerLogin(app: FastifyInstance, tokens: readonly AuthToken[], sessions: SessionStore): void {
   void app.register(async (scope) => {
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(String(body))));
@@ -220,11 +254,26 @@ export function registerLogin(app: FastifyInstance, tokens: readonly AuthToken[]
       if (crossSite(request)) {
         throw errorFrom(coordinatorErrors, 'AUTH_LOGIN_CROSS_SITE', 'the login form was posted from another site', {});
       }
-      if (presented === '' || findToken(tokens, presented) === undefined) {
+      const token = presented === '' ? undefined : findToken(tokens, presented);
+      if (token === undefined) {
         void reply.header('www-authenticate', 'Bearer realm="tributary"');
         throw errorFrom(coordinatorErrors, presented === '' ? 'AUTH_TOKEN_MISSING' : 'AUTH_TOKEN_INVALID', 'the posted token is not a configured token', {});
       }
-      return setTokenCookie(request, reply, presented).redirect(next, 303);
+      // A new login replaces the browser's session: the one its cookie held (if any) ends.
+      const previous = sessionCookie(request);
+      if (previous !== undefined) await sessions.delete(previous);
+      const id = await sessions.create(token);
+      return setSessionCookie(request, reply, id, sessions.ttlSeconds).redirect(next, 303);
+    });
+    scope.post(LOGOUT_PATH, { config: { role: 'public' }, schema: { hide: true } }, async (request, reply) => {
+      const body = request.body as { next?: unknown } | undefined;
+      const next = loginTarget(typeof body === 'object' && body !== null ? body.next : undefined);
+      const session = sessionCookie(request);
+      if (crossSite(request) || (session !== undefined && !sameOrigin(request))) {
+        throw errorFrom(coordinatorErrors, 'AUTH_COOKIE_CROSS_ORIGIN', 'a logout must come from this coordinator\'s own pages (Sec-Fetch-Site: same-origin, or an Origin naming this host)', {});
+      }
+      if (session !== undefined) await sessions.delete(session);
+      return setSessionCookie(request, reply, undefined, 0).redirect(`${LOGIN_PATH}?next=${encodeURIComponent(next)}`, 303);
     });
   });
 }
@@ -279,8 +328,17 @@ function crossSite(request: FastifyRequest): boolean {
   }
 }
 
-function setTokenCookie(request: FastifyRequest, reply: FastifyReply, token: string): FastifyReply {
-  const attributes = [`${TOKEN_COOKIE}=${encodeURIComponent(token)}`, 'Path=/', 'HttpOnly', 'SameSite=Strict', `Max-Age=${COOKIE_MAX_AGE_S}`];
-  if (request.protocol === 'https') attributes.push('Secure');
-  return reply.header('set-cookie', attributes.join('; ')).header('cache-control', 'no-store');
+/**
+ * Sets the login cookie to a session id (`id`, for `maxAgeS` seconds) or expires it (`id` undefined),
+ * and expires an earlier version's token cookie the browser still sends.
+ */
+function setSessionCookie(request: FastifyRequest, reply: FastifyReply, id: string | undefined, maxAgeS: number): FastifyReply {
+  const cookie = (name: string, value: string, seconds: number) => {
+    const attributes = [`${name}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Strict', `Max-Age=${seconds}`];
+    if (request.protocol === 'https') attributes.push('Secure');
+    return attributes.join('; ');
+  };
+  const cookies = [id === undefined ? cookie(SESSION_COOKIE, '', 0) : cookie(SESSION_COOKIE, id, maxAgeS)];
+  if (cookieValue(request, LEGACY_TOKEN_COOKIE) !== undefined) cookies.push(cookie(LEGACY_TOKEN_COOKIE, '', 0));
+  return reply.header('set-cookie', cookies.length === 1 ? cookies[0] : cookies).header('cache-control', 'no-store');
 }

@@ -14,19 +14,25 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { errorFrom } from '@tributary/protocol';
 import { coordinatorErrors } from '../errors.ts';
-import { authorize, type AuthOptions } from './auth.ts';
+import { authorize, notAuthenticated, type AuthContext } from './auth.ts';
 import { sendError, sendProblem } from './problem.ts';
 
-export function frameworkErrorHandler(auth: AuthOptions, maxParamLength: number): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+export function frameworkErrorHandler(auth: AuthContext, maxParamLength: number): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (error, request, reply) => {
-    answer(error, request, reply, auth, maxParamLength);
-    // The request log's hook (http/ops-routes.ts) does not run either; its line, without the path.
-    request.log.info({ reqId: request.id, method: request.method, status: reply.statusCode, error: error.code }, 'request');
+    void answer(error, request, reply, auth, maxParamLength)
+      .catch((failure: unknown) => {
+        if (!reply.sent) void notAuthenticated(request, reply, failure);
+      })
+      .finally(() => {
+        // The request log's hook (http/ops-routes.ts) does not run either; its line, without the path.
+        request.log.info({ reqId: request.id, method: request.method, status: reply.statusCode, error: error.code }, 'request');
+      });
   };
 }
 
-function answer(error: FastifyError, request: FastifyRequest, reply: FastifyReply, auth: AuthOptions, maxParamLength: number): void {
-  if (authorize(request, reply, auth, 'read', undefined) !== undefined) return;
+async function answer(error: FastifyError, request: FastifyRequest, reply: FastifyReply, auth: AuthContext, maxParamLength: number): Promise<void> {
+  // The login cookie's session is looked up in Redis, hence asynchronous.
+  if ((await authorize(request, reply, auth, 'read', undefined)) !== undefined) return;
   if (error.code === 'FST_ERR_BAD_URL') {
     void sendError(reply, errorFrom(coordinatorErrors, 'REQUEST_URL_INVALID', 'a part of the URL path is not valid percent-encoded UTF-8', { part: 'path' }));
   } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {

@@ -1,12 +1,14 @@
 /*
  * The syncs page: plain DOM, no build step. Reads the coordinator's API with the browser's login
- * cookie (same origin; the page never sees or stores a token) and renders every server value with
- * textContent or as a text node, never as HTML. Views, by the URL's hash:
+ * session cookie (same origin; the page never sees or stores a token, nor the session id: the
+ * cookie is HttpOnly) and renders every server value with textContent or as a text node, never as
+ * HTML. Views, by the URL's hash:
  *   #/                 syncs grouped by table: state, start/end, rows, snapshot, reason
  *   #/sync/<id>        one sync: per-shard progress bars, rows/s, ETA, links to bull-board jobs
  *   #/tables           the warehouse's tables
  *   #/table/<db>/<t>   one table: counts, snapshots with their file counts, its syncs
- * Running views poll every second.
+ * Running views poll every second. "Sign out" (index.html) is a plain form posting to
+ * /admin/logout, which ends the session and comes back to the login form.
  */
 'use strict';
 
@@ -392,12 +394,14 @@ async function refresh() {
     if (mine !== generation) return;
     main.replaceChildren(...nodes);
     status.className = '';
+    document.getElementById('signout').hidden = false;
     status.textContent = `Updated ${new Date().toISOString().slice(11, 19)} UTC`;
   } catch (error) {
     if (mine !== generation) return;
     status.className = 'error';
     if (error instanceof HttpProblem && error.status === 401) {
       status.textContent = 'Not signed in.';
+      document.getElementById('signout').hidden = true;
       main.replaceChildren(h('p', {}, h('a', { href: LOGIN, text: 'Sign in' }), ' with a token to see the syncs.'));
       return;
     }
