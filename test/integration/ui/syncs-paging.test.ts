@@ -3,7 +3,7 @@
  * The syncs page's list past one page, in headless Chromium (as syncs-page.test.ts) against a real
  * coordinator process with authentication on and real Redis. The syncs are stored straight into the
  * coordinator's store (ended, so nothing runs): 450 in two tables, newest first by creation time
- * (pairs of one time, so ids order the ties). The page lists 200 at a time;
+ * (pairs of one time, so ids order the ties). The page lists 200 at a time and a table's page 20;
  * what it shows is compared with GET /v1/syncs walked by its cursor. Every wait polls what the page
  * shows, never a fixed time.
  */
@@ -164,5 +164,42 @@ describe('the syncs page pages through every sync (real coordinator process, rea
     await waitForRows(400);
     assert.deepEqual(await shown(), all.slice(0, 400));
     assert.equal(await page.getByTestId('syncs-notice').count(), 0, 'the notice goes with the next load');
+  });
+
+  test("a table's page lists its syncs 20 at a time, the table's filter carried into each page, until the end", async () => {
+    const ofB = await listed(`&database=${DB}&table=b`);
+    assert.equal(ofB.length, 40);
+    const items = 'ul[data-testid=table-syncs] li[data-sync]';
+    await page.goto(`${url}/ui/#/table/${DB}/b`);
+    await waitForRows(20, items);
+    assert.deepEqual(await shown(items), ofB.slice(0, 20));
+    await page.getByTestId('load-older').click();
+    await waitForRows(40, items);
+    assert.deepEqual(await shown(items), ofB);
+    assert.equal(await page.getByTestId('syncs-count').textContent(), 'The 40 newest syncs of this table, newest first.');
+    // The second page was full, so there may be more: the next is empty, and that is the end.
+    await page.getByTestId('load-older').click();
+    await page.getByTestId('syncs-end').waitFor();
+    assert.equal(await page.getByTestId('load-older').count(), 0);
+    assert.equal(await page.getByTestId('syncs-count').textContent(), 'All 40 syncs of this table, newest first.');
+    assert.deepEqual(await shown(items), ofB);
+
+    // A refused cursor here too: the table's list starts again from its newest page.
+    await page.goto(`${url}/ui/#/tables`);
+    await page.goto(`${url}/ui/#/table/${DB}/b`);
+    await waitForRows(20, items);
+    await page.route(/\/v1\/syncs\?.*cursor=/, async (route) => {
+      const forgedUrl = new URL(route.request().url());
+      forgedUrl.searchParams.set('cursor', FORGED_CURSOR);
+      await route.continue({ url: forgedUrl.toString() });
+    });
+    await page.getByTestId('load-older').click();
+    await page.getByTestId('syncs-notice').filter({ hasText: /starts again from the newest/ }).waitFor();
+    await page.unroute(/\/v1\/syncs\?.*cursor=/);
+    await waitForRows(20, items);
+    assert.deepEqual(await shown(items), ofB.slice(0, 20));
+    await page.getByTestId('load-older').click();
+    await waitForRows(40, items);
+    assert.deepEqual(await shown(items), ofB);
   });
 });

@@ -439,10 +439,10 @@ async function countFiles(database, table, snapshotId) {
 
 async function tableView(database, table) {
   const base = `/v1/tables/${seg(database)}/${seg(table)}`;
-  const [info, { snapshots }, { syncs }] = await Promise.all([
+  const [info, { snapshots }, firstSyncs] = await Promise.all([
     api(base),
     api(`${base}/snapshots?limit=50`),
-    api(`/v1/syncs?database=${seg(database)}&table=${seg(table)}&limit=20`),
+    api(`/v1/syncs?database=${seg(database)}&table=${seg(table)}&limit=${TABLE_SYNCS_PAGE}`),
   ]);
   const fileCounts = await Promise.all(snapshots.slice(0, COUNTED_SNAPSHOTS).map((s) => countFiles(database, table, s.id).catch(() => null)));
   return [
@@ -483,12 +483,62 @@ async function tableView(database, table) {
       ),
     ),
     h('h2', { text: 'Syncs' }),
-    h(
-      'ul',
-      {},
-      syncs.map((s) => h('li', {}, h('a', { href: `#/sync/${seg(s.id)}` }, h('code', { text: s.id })), ' ', phaseCell(s.phase), ' ', fmtTime(started(s.timings)))),
-    ),
+    ...tableSyncs(database, table, firstSyncs),
   ];
+}
+
+/** Syncs per page of a table's list (the view does not refresh: older pages are added below). */
+const TABLE_SYNCS_PAGE = 20;
+
+/** A table's syncs, newest first, with a button that adds the next page of that table's syncs. */
+function tableSyncs(database, table, first) {
+  const path = `/v1/syncs?database=${seg(database)}&table=${seg(table)}&limit=${TABLE_SYNCS_PAGE}`;
+  const count = h('p', { 'data-testid': 'syncs-count' });
+  const notice = h('p', { class: 'notice', role: 'status', 'data-testid': 'syncs-notice' });
+  const list = h('ul', { 'data-testid': 'table-syncs' });
+  const button = h('button', { type: 'button', 'data-testid': 'load-older', text: `Load ${TABLE_SYNCS_PAGE} older syncs` });
+  const holder = h('div', { class: 'pager' });
+  const end = h('p', { 'data-testid': 'syncs-end', text: 'End of the list: no older syncs of this table.' });
+  let next = null;
+  let shown = new Set();
+  const show = (page, restart) => {
+    if (restart) {
+      list.replaceChildren();
+      shown = new Set();
+    }
+    for (const s of page.syncs) {
+      if (shown.has(s.id)) continue;
+      shown.add(s.id);
+      list.append(h('li', { 'data-sync': s.id }, h('a', { href: `#/sync/${seg(s.id)}` }, h('code', { text: s.id })), ' ', phaseCell(s.phase), ' ', fmtTime(started(s.timings))));
+    }
+    next = page.nextCursor;
+    count.textContent = shown.size === 0 ? 'No sync of this table yet.' : next === null ? `All ${fmtInt(shown.size)} syncs of this table, newest first.` : `The ${fmtInt(shown.size)} newest syncs of this table, newest first.`;
+    holder.replaceChildren(next === null ? (shown.size === 0 ? '' : end) : button);
+  };
+  button.addEventListener('click', async () => {
+    if (button.disabled || next === null) return;
+    button.disabled = true;
+    button.textContent = 'Loading older syncs…';
+    notice.textContent = '';
+    try {
+      show(await api(`${path}&cursor=${seg(next)}`), false);
+    } catch (error) {
+      if (!cursorInvalid(error)) notice.textContent = `Could not load older syncs (${failure(error)}); try again.`;
+      else {
+        notice.textContent = RESTARTED_CURSOR;
+        try {
+          show(await api(path), true);
+        } catch (again) {
+          notice.textContent = `Could not load this table's syncs (${failure(again)}); reload the page.`;
+        }
+      }
+    } finally {
+      button.disabled = false;
+      button.textContent = `Load ${TABLE_SYNCS_PAGE} older syncs`;
+    }
+  });
+  show(first, true);
+  return [count, notice, list, holder];
 }
 
 // ---------------------------------------------------------------------------------------------
