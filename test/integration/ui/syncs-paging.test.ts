@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { SyncStore, newToken } from '@tributary/coordinator';
@@ -90,6 +90,8 @@ describe('the syncs page pages through every sync (real coordinator process, rea
     await page.locator('button[type=submit]').click();
     await page.waitForURL(`${url}/ui/`);
   });
+  // A test that failed with a request rewritten leaves no rewriting to the next.
+  afterEach(() => page?.unrouteAll({ behavior: 'ignoreErrors' }));
   after(async () => {
     await browser?.close();
     if (coordinator !== undefined) await stop(coordinator);
@@ -155,6 +157,12 @@ describe('the syncs page pages through every sync (real coordinator process, rea
     const notice = await page.getByTestId('syncs-notice').textContent();
     assert.equal(notice, 'The list could not go on from where it was (the server no longer accepts its place); it starts again from the newest syncs.');
     assert.ok(forged >= 1);
+    // Where the user who clicked at the bottom of the list looks, not above the list.
+    const inView = await page.getByTestId('syncs-notice').evaluate((el) => {
+      const box = el.getBoundingClientRect();
+      return box.top >= 0 && box.bottom <= window.innerHeight;
+    });
+    assert.ok(inView, 'the notice is in view');
     await page.unroute(/\/v1\/syncs\?.*cursor=/);
     await waitForRows(200);
     assert.deepEqual(await shown(), all.slice(0, 200));

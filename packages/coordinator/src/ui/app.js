@@ -317,7 +317,6 @@ async function syncsView() {
           : `The ${fmtInt(total)} newest syncs, newest first: the ${fmtInt(live.length)} newest refresh every second, the ${fmtInt(older.length)} older are as they were loaded.`;
   return [
     h('p', { 'data-testid': 'syncs-count', text: count }),
-    listing.notice === '' ? '' : h('p', { class: 'notice', role: 'status', 'data-testid': 'syncs-notice', text: listing.notice }),
     total === 0
       ? ''
       : h(
@@ -326,6 +325,8 @@ async function syncsView() {
           h('thead', {}, h('tr', {}, ['Sync', 'Table', 'State', 'Started', 'Ended', 'Progress', 'Rows', 'Snapshot', 'Reason'].map((t) => h('th', { text: t })))),
           h('tbody', {}, rows),
         ),
+    // Beside the button, where the user who clicked it looks.
+    listing.notice === '' ? '' : h('p', { class: 'notice', role: 'status', 'data-testid': 'syncs-notice', text: listing.notice }),
     total === 0 ? '' : control,
   ];
 }
@@ -538,7 +539,7 @@ function tableSyncs(database, table, first) {
     }
   });
   show(first, true);
-  return [count, notice, list, holder];
+  return [count, list, notice, holder];
 }
 
 // ---------------------------------------------------------------------------------------------
