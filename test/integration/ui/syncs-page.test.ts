@@ -84,7 +84,7 @@ describe('the syncs page in headless Chromium (real coordinator and worker proce
     // 4 shards of 40 batches, 100 ms each, one at a time: about 4 s per shard.
     const id = await startSync('ui_orders', generatorSource(4, 2000, { batchRows: 50, faults: { delayMsPerBatch: 100 } }));
     await page.goto(`${url}/ui/`);
-    await page.locator(`section[data-table="shop.ui_orders"] tr[data-sync="${id}"]`).waitFor();
+    await page.locator(`tr[data-sync="${id}"][data-table="shop.ui_orders"]`).waitFor();
     await page.goto(`${url}/ui/#/sync/${id}`);
     const progress = '[data-testid=sync-progress]';
     await page.locator(progress).waitFor();

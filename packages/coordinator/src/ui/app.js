@@ -3,7 +3,7 @@
  * session cookie (same origin; the page never sees or stores a token, nor the session id: the
  * cookie is HttpOnly) and renders every server value with textContent or as a text node, never as
  * HTML. Views, by the URL's hash:
- *   #/                 syncs grouped by table: state, start/end, rows, snapshot, reason
+ *   #/                 syncs, newest first, page by page ("Load older"): table, state, start/end, rows, snapshot, reason
  *   #/sync/<id>        one sync: per-shard progress bars, rows/s, ETA, links to bull-board jobs
  *   #/tables           the warehouse's tables
  *   #/table/<db>/<t>   one table: counts, snapshots with their file counts, its syncs
@@ -37,6 +37,7 @@ class HttpProblem extends Error {
   constructor(status, body) {
     super(body && typeof body.code === 'string' ? `${body.code}: ${body.detail ?? ''}` : `HTTP ${status}`);
     this.status = status;
+    this.code = body && typeof body.code === 'string' ? body.code : undefined;
   }
 }
 
@@ -164,47 +165,172 @@ async function syncDetail(summary) {
 /** How many syncs of the list get their rows shown (one detail request each while they run). */
 const DETAILED_SYNCS = 50;
 
-async function syncsView() {
-  const { syncs } = await api('/v1/syncs?limit=200');
-  const details = await Promise.all(syncs.slice(0, DETAILED_SYNCS).map((s) => syncDetail(s).catch(() => undefined)));
-  const byTable = new Map();
-  syncs.forEach((s, i) => {
-    const key = tableName(s.table);
-    if (!byTable.has(key)) byTable.set(key, { table: s.table, rows: [] });
-    byTable.get(key).rows.push({ summary: s, detail: details[i] });
-  });
-  const sections = [...byTable.values()].map(({ table, rows }) =>
-    h(
-      'section',
-      { 'data-table': tableName(table) },
-      h('h2', {}, h('a', { href: `#/table/${seg(table.database)}/${seg(table.table)}`, text: tableName(table) })),
-      h(
-        'table',
-        {},
-        h('thead', {}, h('tr', {}, ['Sync', 'State', 'Started', 'Ended', 'Progress', 'Rows', 'Snapshot', 'Reason'].map((t) => h('th', { text: t })))),
-        h(
-          'tbody',
-          {},
-          rows.map(({ summary, detail }) => {
-            const p = detail ? syncProgress(detail) : undefined;
-            return h(
-              'tr',
-              { 'data-sync': summary.id },
-              h('td', {}, h('a', { href: `#/sync/${seg(summary.id)}` }, h('code', { text: summary.id }))),
-              h('td', {}, phaseCell(summary.phase)),
-              h('td', { text: fmtTime(started(summary.timings)) }),
-              h('td', { text: fmtTime(ended(summary.timings)) }),
-              h('td', {}, p ? bar(p.fraction, summary.phase === 'ABORTED' ? 'failed' : TERMINAL.has(summary.phase) ? 'done' : 'running', `${p.done}/${p.total} shards`) : '', p ? `${p.done}/${p.total} shards` : `${summary.shards} shards`),
-              h('td', { class: 'num', text: p ? `${fmtInt(p.rows)}${p.partial ? '+' : ''}` : '—' }),
-              h('td', { class: 'num', text: summary.snapshotId ?? '—' }),
-              h('td', { class: 'reason', 'data-testid': 'reason', text: reasonText(summary.reason) }),
-            );
-          }),
-        ),
-      ),
-    ),
+/** Syncs per page of the list: the newest page refreshes every second, "Load older" adds the next. */
+const SYNCS_PAGE = 200;
+/** Pages the live part may span once older pages are loaded (syncs started since then push it down). */
+const LIVE_PAGES = 5;
+
+const RESTARTED_CURSOR = 'The list could not go on from where it was (the server no longer accepts its place); it starts again from the newest syncs.';
+const RESTARTED_BUSY = `More than ${fmtInt(SYNCS_PAGE * (LIVE_PAGES - 1))} syncs started since the older ones were loaded; the list starts again from the newest syncs.`;
+
+const cursorInvalid = (error) => error instanceof HttpProblem && error.status === 400 && error.code === 'SYNC_CURSOR_INVALID';
+/** What failed, by the problem's code or status only: never a value of the request or a row. */
+const failure = (error) => (error instanceof HttpProblem ? error.code ?? `HTTP ${error.status}` : 'the coordinator could not be reached');
+
+/**
+ * The syncs list beyond its newest page, kept while the page lives (a refresh every second, or a
+ * visit to another view, keeps the user's place). The list is the live part (every sync before the
+ * first older one, read again from the newest on each refresh) followed by the older pages as they
+ * were loaded. A cursor is a place in the list, so syncs started since push the live part down
+ * without moving the older pages: nothing is skipped or shown twice.
+ */
+const listing = {
+  /** Bumped whenever the older pages change: a load or a refresh begun before does not write over them. */
+  epoch: 0,
+  /** The summaries of the older pages, newest first. */
+  older: [],
+  /** The next older page's cursor; undefined: none loaded yet (the live page's, `liveNext`, leads on); null: the end. */
+  next: undefined,
+  /** The cursor after the newest page as last read (null: that page is the whole list). */
+  liveNext: null,
+  /** The load under way (its own object), or null. */
+  loading: null,
+  notice: '',
+  /** One control for every render: a refresh moves it rather than replacing it under the pointer. */
+  control: null,
+};
+
+function restartListing(notice) {
+  listing.epoch++;
+  listing.older = [];
+  listing.next = undefined;
+  listing.loading = null;
+  listing.notice = notice;
+}
+
+/**
+ * The live part: without older pages the newest page; with them every sync before the first older
+ * one, page by page from the newest. Undefined when that takes more than LIVE_PAGES pages.
+ */
+async function liveSyncs() {
+  const olderIds = new Set(listing.older.map((s) => s.id));
+  const live = [];
+  let cursor = null;
+  for (let pages = 0; pages < LIVE_PAGES; pages++) {
+    const page = await api(`/v1/syncs?limit=${SYNCS_PAGE}${cursor === null ? '' : `&cursor=${seg(cursor)}`}`);
+    const cut = page.syncs.findIndex((s) => olderIds.has(s.id));
+    live.push(...(cut === -1 ? page.syncs : page.syncs.slice(0, cut)));
+    if (listing.next === undefined || cut !== -1 || page.nextCursor === null) return { live, next: page.nextCursor, reachedOlder: cut !== -1 };
+    cursor = page.nextCursor;
+  }
+  return undefined;
+}
+
+async function loadOlder(cursor) {
+  if (listing.loading !== null || cursor === null || cursor === undefined) return;
+  const mine = {};
+  const epoch = listing.epoch;
+  listing.loading = mine;
+  listing.notice = '';
+  renderControl();
+  try {
+    const page = await api(`/v1/syncs?limit=${SYNCS_PAGE}&cursor=${seg(cursor)}`);
+    if (epoch !== listing.epoch) return;
+    const shown = new Set(listing.older.map((s) => s.id));
+    listing.older.push(...page.syncs.filter((s) => !shown.has(s.id)));
+    listing.next = page.nextCursor;
+    listing.epoch++;
+  } catch (error) {
+    if (epoch !== listing.epoch) return;
+    if (cursorInvalid(error)) restartListing(RESTARTED_CURSOR);
+    else listing.notice = `Could not load older syncs (${failure(error)}); try again.`;
+  } finally {
+    if (listing.loading === mine) listing.loading = null;
+  }
+  await refresh();
+}
+
+/** The "Load older" button, or the end of the list: one element for every render. */
+function renderControl() {
+  if (listing.control === null) {
+    const button = h('button', { type: 'button', 'data-testid': 'load-older' });
+    button.addEventListener('click', () => void loadOlder(listing.next === undefined ? listing.liveNext : listing.next));
+    listing.control = { button, end: h('p', { 'data-testid': 'syncs-end', text: 'End of the list: no older syncs.' }), holder: h('div', { class: 'pager' }) };
+  }
+  const { button, end, holder } = listing.control;
+  const more = (listing.next === undefined ? listing.liveNext : listing.next) !== null;
+  button.disabled = listing.loading !== null;
+  button.textContent = listing.loading !== null ? 'Loading older syncs…' : `Load ${SYNCS_PAGE} older syncs`;
+  holder.replaceChildren(more ? button : end);
+  return { holder, more };
+}
+
+function syncRow(summary, detail) {
+  const p = detail ? syncProgress(detail) : undefined;
+  return h(
+    'tr',
+    { 'data-sync': summary.id, 'data-table': tableName(summary.table) },
+    h('td', {}, h('a', { href: `#/sync/${seg(summary.id)}` }, h('code', { text: summary.id }))),
+    h('td', {}, h('a', { href: `#/table/${seg(summary.table.database)}/${seg(summary.table.table)}`, text: tableName(summary.table) })),
+    h('td', {}, phaseCell(summary.phase)),
+    h('td', { text: fmtTime(started(summary.timings)) }),
+    h('td', { text: fmtTime(ended(summary.timings)) }),
+    h('td', {}, p ? bar(p.fraction, summary.phase === 'ABORTED' ? 'failed' : TERMINAL.has(summary.phase) ? 'done' : 'running', `${p.done}/${p.total} shards`) : '', p ? `${p.done}/${p.total} shards` : `${summary.shards} shards`),
+    h('td', { class: 'num', text: p ? `${fmtInt(p.rows)}${p.partial ? '+' : ''}` : '—' }),
+    h('td', { class: 'num', text: summary.snapshotId ?? '—' }),
+    h('td', { class: 'reason', 'data-testid': 'reason', text: reasonText(summary.reason) }),
   );
-  return [h('p', { text: syncs.length === 0 ? 'No sync yet.' : `${syncs.length} most recent syncs, by table, newest first.` }), ...sections];
+}
+
+async function syncsView() {
+  let walk;
+  try {
+    walk = await liveSyncs();
+  } catch (error) {
+    if (!cursorInvalid(error)) throw error;
+    restartListing(RESTARTED_CURSOR);
+    walk = await liveSyncs();
+  }
+  if (walk === undefined) {
+    restartListing(RESTARTED_BUSY);
+    walk = await liveSyncs();
+  }
+  const { live } = walk;
+  // The list's end reached with none of the older syncs met: they are gone (removed or expired).
+  if (listing.next !== undefined && !walk.reachedOlder && walk.next === null && listing.older.length > 0) {
+    listing.older = [];
+    listing.epoch++;
+  }
+  if (listing.next === undefined) listing.liveNext = walk.next;
+  const details = await Promise.all(live.slice(0, DETAILED_SYNCS).map((s) => syncDetail(s).catch(() => undefined)));
+  const liveIds = new Set(live.map((s) => s.id));
+  const older = listing.older.filter((s) => !liveIds.has(s.id));
+  // Older rows show what their summary says (and a finished sync's rows when its detail is known): no request each.
+  const rows = [...live.map((s, i) => syncRow(s, details[i])), ...older.map((s) => syncRow(s, finishedDetails.get(s.id)))];
+  const { holder: control, more } = renderControl();
+  const total = live.length + older.length;
+  const count =
+    total === 0
+      ? 'No sync yet.'
+      : !more
+        ? `All ${fmtInt(total)} syncs, newest first.`
+        : older.length === 0
+          ? `The ${fmtInt(total)} newest syncs, newest first; they refresh every second.`
+          : `The ${fmtInt(total)} newest syncs, newest first: the ${fmtInt(live.length)} newest refresh every second, the ${fmtInt(older.length)} older are as they were loaded.`;
+  return [
+    h('p', { 'data-testid': 'syncs-count', text: count }),
+    total === 0
+      ? ''
+      : h(
+          'table',
+          { 'data-testid': 'syncs' },
+          h('thead', {}, h('tr', {}, ['Sync', 'Table', 'State', 'Started', 'Ended', 'Progress', 'Rows', 'Snapshot', 'Reason'].map((t) => h('th', { text: t })))),
+          h('tbody', {}, rows),
+        ),
+    // Beside the button, where the user who clicked it looks.
+    listing.notice === '' ? '' : h('p', { class: 'notice', role: 'status', 'data-testid': 'syncs-notice', text: listing.notice }),
+    total === 0 ? '' : control,
+  ];
 }
 
 /** One stage of a sync: `accepted/total jobs · rows · bytes` (the total is unknown before the buckets are planned). */
@@ -316,10 +442,10 @@ async function countFiles(database, table, snapshotId) {
 
 async function tableView(database, table) {
   const base = `/v1/tables/${seg(database)}/${seg(table)}`;
-  const [info, { snapshots }, { syncs }] = await Promise.all([
+  const [info, { snapshots }, firstSyncs] = await Promise.all([
     api(base),
     api(`${base}/snapshots?limit=50`),
-    api(`/v1/syncs?database=${seg(database)}&table=${seg(table)}&limit=20`),
+    api(`/v1/syncs?database=${seg(database)}&table=${seg(table)}&limit=${TABLE_SYNCS_PAGE}`),
   ]);
   const fileCounts = await Promise.all(snapshots.slice(0, COUNTED_SNAPSHOTS).map((s) => countFiles(database, table, s.id).catch(() => null)));
   return [
@@ -360,12 +486,62 @@ async function tableView(database, table) {
       ),
     ),
     h('h2', { text: 'Syncs' }),
-    h(
-      'ul',
-      {},
-      syncs.map((s) => h('li', {}, h('a', { href: `#/sync/${seg(s.id)}` }, h('code', { text: s.id })), ' ', phaseCell(s.phase), ' ', fmtTime(started(s.timings)))),
-    ),
+    ...tableSyncs(database, table, firstSyncs),
   ];
+}
+
+/** Syncs per page of a table's list (the view does not refresh: older pages are added below). */
+const TABLE_SYNCS_PAGE = 20;
+
+/** A table's syncs, newest first, with a button that adds the next page of that table's syncs. */
+function tableSyncs(database, table, first) {
+  const path = `/v1/syncs?database=${seg(database)}&table=${seg(table)}&limit=${TABLE_SYNCS_PAGE}`;
+  const count = h('p', { 'data-testid': 'syncs-count' });
+  const notice = h('p', { class: 'notice', role: 'status', 'data-testid': 'syncs-notice' });
+  const list = h('ul', { 'data-testid': 'table-syncs' });
+  const button = h('button', { type: 'button', 'data-testid': 'load-older', text: `Load ${TABLE_SYNCS_PAGE} older syncs` });
+  const holder = h('div', { class: 'pager' });
+  const end = h('p', { 'data-testid': 'syncs-end', text: 'End of the list: no older syncs of this table.' });
+  let next = null;
+  let shown = new Set();
+  const show = (page, restart) => {
+    if (restart) {
+      list.replaceChildren();
+      shown = new Set();
+    }
+    for (const s of page.syncs) {
+      if (shown.has(s.id)) continue;
+      shown.add(s.id);
+      list.append(h('li', { 'data-sync': s.id }, h('a', { href: `#/sync/${seg(s.id)}` }, h('code', { text: s.id })), ' ', phaseCell(s.phase), ' ', fmtTime(started(s.timings))));
+    }
+    next = page.nextCursor;
+    count.textContent = shown.size === 0 ? 'No sync of this table yet.' : next === null ? `All ${fmtInt(shown.size)} syncs of this table, newest first.` : `The ${fmtInt(shown.size)} newest syncs of this table, newest first.`;
+    holder.replaceChildren(next === null ? (shown.size === 0 ? '' : end) : button);
+  };
+  button.addEventListener('click', async () => {
+    if (button.disabled || next === null) return;
+    button.disabled = true;
+    button.textContent = 'Loading older syncs…';
+    notice.textContent = '';
+    try {
+      show(await api(`${path}&cursor=${seg(next)}`), false);
+    } catch (error) {
+      if (!cursorInvalid(error)) notice.textContent = `Could not load older syncs (${failure(error)}); try again.`;
+      else {
+        notice.textContent = RESTARTED_CURSOR;
+        try {
+          show(await api(path), true);
+        } catch (again) {
+          notice.textContent = `Could not load this table's syncs (${failure(again)}); reload the page.`;
+        }
+      }
+    } finally {
+      button.disabled = false;
+      button.textContent = `Load ${TABLE_SYNCS_PAGE} older syncs`;
+    }
+  });
+  show(first, true);
+  return [count, list, notice, holder];
 }
 
 // ---------------------------------------------------------------------------------------------
