@@ -102,8 +102,87 @@ export function checkCompactFilesOnly(messages: readonly CommitMessage[]): void 
   }
 }
 
-/** FileEntry.Identifier as a string key; supplied by spec/manifest-entry.ts (entryIdentifier). */
+/**
+ * FileEntry.Identifier as a string key; supplied by spec/file-entry.ts (entryIdentifier). The
+ * identifier holds the file name: entries of different file names never have the same one.
+ */
 export type IdentifyEntry<E> = (entry: E) => string;
+
+/**
+ * Entries by identity, holding what a `Map` keyed by `identify` would hold, in the same order,
+ * without an identifier for every entry: entries are grouped by file name (part of the identity),
+ * and identifiers are made, once each, only for entries whose name another entry shares.
+ */
+class EntriesByIdentity<E extends PlanEntry> {
+  readonly #identify: IdentifyEntry<E>;
+  /** In insertion order; a removed entry leaves undefined. */
+  readonly #entries: (E | undefined)[] = [];
+  /** Each entry's identifier, once made. */
+  readonly #ids: (string | undefined)[] = [];
+  /** File name → the index of its entry, or of each of its entries. */
+  readonly #byName = new Map<string, number | number[]>();
+
+  constructor(identify: IdentifyEntry<E>) {
+    this.#identify = identify;
+  }
+
+  /** The index of the entry with the identity of `e`, or -1. */
+  indexOf(e: E): number {
+    const at = this.#byName.get(e.file.fileName);
+    if (at === undefined) return -1;
+    const id = this.#identify(e);
+    if (typeof at === 'number') return this.#idAt(at) === id ? at : -1;
+    for (const i of at) if (this.#idAt(i) === id) return i;
+    return -1;
+  }
+
+  /** Map.set: replaces the entry of the same identity in its place, or adds `e` last. */
+  set(e: E): void {
+    const found = this.indexOf(e);
+    if (found >= 0) this.#entries[found] = e;
+    else this.add(e);
+  }
+
+  /** Adds `e` last: no entry has its identity (indexOf gave -1). */
+  add(e: E): void {
+    const i = this.#entries.length;
+    this.#entries.push(e);
+    this.#ids.push(undefined);
+    const name = e.file.fileName;
+    const at = this.#byName.get(name);
+    if (at === undefined) this.#byName.set(name, i);
+    else if (typeof at === 'number') this.#byName.set(name, [at, i]);
+    else at.push(i);
+  }
+
+  /** Removes the entry at `i` (from indexOf). */
+  deleteAt(i: number): void {
+    const e = this.#entries[i];
+    if (e === undefined) return;
+    this.#entries[i] = undefined;
+    const name = e.file.fileName;
+    const at = this.#byName.get(name);
+    if (typeof at === 'number') this.#byName.delete(name);
+    else if (at !== undefined) {
+      const rest = at.filter((j) => j !== i);
+      if (rest.length === 0) this.#byName.delete(name);
+      else this.#byName.set(name, rest);
+    }
+  }
+
+  *values(): IterableIterator<E> {
+    for (const e of this.#entries) if (e !== undefined) yield e;
+  }
+
+  #idAt(i: number): string {
+    let id = this.#ids[i];
+    if (id === undefined) {
+      id = this.#identify(this.#entries[i] as E);
+      this.#ids[i] = id;
+    }
+    return id;
+  }
+}
 
 /**
  * The messages as manifest entries, per message: the data increment (ADDs, then DELETEs), then the
@@ -156,16 +235,16 @@ export function checkCommitConflicts<E extends PlanEntry>(
   kind: CommitKind,
   identify: IdentifyEntry<E>,
 ): void {
-  const merged = new Map<string, E>();
-  for (const e of live) merged.set(identify(e), e);
+  const merged = new EntriesByIdentity(identify);
+  for (const e of live) merged.set(e);
   for (const e of delta) {
-    const id = identify(e);
+    const at = merged.indexOf(e);
     if (e.kind === 'ADD') {
-      if (merged.has(id)) throw conflict(`file ${e.file.fileName} is already in the table`, e);
-      merged.set(id, e);
+      if (at >= 0) throw conflict(`file ${e.file.fileName} is already in the table`, e);
+      merged.add(e);
     } else {
-      if (!merged.has(id)) throw conflict(`file ${e.file.fileName} to delete is no longer live (deleted by a concurrent commit)`, e);
-      merged.delete(id);
+      if (at < 0) throw conflict(`file ${e.file.fileName} to delete is no longer live (deleted by a concurrent commit)`, e);
+      merged.deleteAt(at);
     }
   }
   if (kind !== 'OVERWRITE') checkBucketKeepSame(merged.values());

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import {
   MAX_SEQUENCE_NUMBER,
   bucketsToRebase,
@@ -230,5 +231,58 @@ test('index files or compaction output in a message are refused with a typed err
   assert.throws(
     () => checkDataFilesOnly([message, compacted]),
     (e: unknown) => isTributaryError(e) && e.code === 'COMMIT_MESSAGE_UNSUPPORTED',
+  );
+});
+
+test('checkCommitConflicts decides as a Map keyed by the identifier does (same outcome, same error), names shared or not', () => {
+  type Levelled = PlanEntry & { readonly file: PlanFile & { readonly level: number } };
+  const byLevel = (e: Levelled): string => `${Buffer.from(e.partition).toString('hex')}|${e.bucket}|${e.file.level}|${e.file.fileName}`;
+  // The check as it was written first: one Map keyed by every entry's identifier.
+  const reference = (live: readonly Levelled[], delta: readonly Levelled[], kind: CommitKind): string | undefined => {
+    const merged = new Map<string, Levelled>();
+    for (const e of live) merged.set(byLevel(e), e);
+    for (const e of delta) {
+      const id = byLevel(e);
+      if (e.kind === 'ADD') {
+        if (merged.has(id)) return `COMMIT_CONFLICT: file ${e.file.fileName} is already in the table`;
+        merged.set(id, e);
+      } else {
+        if (!merged.has(id)) return `COMMIT_CONFLICT: file ${e.file.fileName} to delete is no longer live (deleted by a concurrent commit)`;
+        merged.delete(id);
+      }
+    }
+    if (kind === 'OVERWRITE') return undefined;
+    const totals = new Map<string, number>();
+    for (const e of merged.values()) {
+      if (e.totalBuckets <= 0) continue;
+      const key = Buffer.from(e.partition).toString('hex');
+      const seen = totals.get(key);
+      if (seen === undefined) totals.set(key, e.totalBuckets);
+      else if (seen !== e.totalBuckets) return `COMMIT_CONFLICT: total buckets of a partition changed from ${seen} to ${e.totalBuckets}; only OVERWRITE may rescale`;
+    }
+    return undefined;
+  };
+  const entry = fc.record({
+    kind: fc.constantFrom('ADD' as const, 'DELETE' as const),
+    partition: fc.constantFrom(P1, P2, Uint8Array.from(P1)),
+    bucket: fc.integer({ min: 0, max: 1 }),
+    totalBuckets: fc.constantFrom(-1, 2, 4),
+    file: fc.record({ fileName: fc.constantFrom('a', 'b', 'c'), rowCount: fc.constant(1n), maxSequenceNumber: fc.constant(0n), level: fc.integer({ min: 0, max: 1 }) }),
+  });
+  const outcome = (fn: () => void): string | undefined => {
+    try {
+      fn();
+      return undefined;
+    } catch (e) {
+      assert.ok(isTributaryError(e), String(e));
+      return `${e.code}: ${e.message}`;
+    }
+  };
+  fc.assert(
+    fc.property(fc.array(entry, { maxLength: 6 }), fc.array(entry, { maxLength: 6 }), fc.constantFrom<CommitKind>('APPEND', 'OVERWRITE', 'COMPACT'), (rawLive, delta, kind) => {
+      const live = rawLive.map((e) => ({ ...e, kind: 'ADD' as const }));
+      assert.equal(outcome(() => checkCommitConflicts(live, delta, kind, byLevel)), reference(live, delta, kind));
+    }),
+    { numRuns: 3000 },
   );
 });
