@@ -377,23 +377,43 @@ export interface SequencedFile extends PlanFile {
  * @throws SEQUENCE_RANGE_EXHAUSTED when the shifted numbers would pass 2^63 - 1
  */
 export function bucketsToRebase(live: Iterable<PlanEntry>, messages: readonly PlanMessage<SequencedFile>[]): Map<string, bigint> {
-  const ours = new Map<string, { min: bigint; max: bigint }>();
+  // Our sequence range per bucket, in first-seen order, found by partition key then bucket (no
+  // bucket key string per message or live entry; bucketKey only for a bucket that is rebased).
+  const ours: BucketRange[] = [];
+  const byPartition = new Map<string, Map<number, BucketRange>>();
+  const rangeOf = (partition: Uint8Array, bucket: number): BucketRange | undefined => byPartition.get(partitionKey(partition))?.get(bucket);
   for (const m of messages) {
-    const key = bucketKey(m.partition, m.bucket);
     for (const file of m.dataIncrement.newFiles) {
       const min = BigInt(file.minSequenceNumber);
       const max = BigInt(file.maxSequenceNumber);
-      const seen = ours.get(key);
-      if (seen === undefined) ours.set(key, { min, max });
-      else ours.set(key, { min: min < seen.min ? min : seen.min, max: max > seen.max ? max : seen.max });
+      const seen = rangeOf(m.partition, m.bucket);
+      if (seen === undefined) {
+        const range: BucketRange = { partition: m.partition, bucket: m.bucket, min, max, liveMax: undefined };
+        ours.push(range);
+        const key = partitionKey(m.partition);
+        let buckets = byPartition.get(key);
+        if (buckets === undefined) byPartition.set(key, (buckets = new Map()));
+        buckets.set(m.bucket, range);
+      } else {
+        if (min < seen.min) seen.min = min;
+        if (max > seen.max) seen.max = max;
+      }
     }
   }
-  const liveMax = maxSequenceNumbers([...live].filter((e) => ours.has(bucketKey(e.partition, e.bucket))));
+  // The highest live sequence number of each of our buckets (maxSequenceNumbers, for those buckets alone).
+  for (const e of live) {
+    if (e.kind !== 'ADD') continue;
+    const range = rangeOf(e.partition, e.bucket);
+    if (range === undefined) continue;
+    const seq = BigInt(e.file.maxSequenceNumber);
+    if (range.liveMax === undefined || seq > range.liveMax) range.liveMax = seq;
+  }
   const starts = new Map<string, bigint>();
-  for (const [key, range] of ours) {
-    const max = liveMax.get(key);
+  for (const range of ours) {
+    const max = range.liveMax;
     if (max === undefined || max < range.min) continue;
     const start = max + 1n;
+    const key = bucketKey(range.partition, range.bucket);
     if (start + (range.max - range.min) > MAX_SEQUENCE_NUMBER) {
       throw errorFrom(tableErrors, 'SEQUENCE_RANGE_EXHAUSTED', 'rebasing the commit above the live rows would pass the largest 64-bit sequence number', {
         bucket: key,
@@ -402,6 +422,15 @@ export function bucketsToRebase(live: Iterable<PlanEntry>, messages: readonly Pl
     starts.set(key, start);
   }
   return starts;
+}
+
+/** Our files' sequence range in one bucket, and the live files' highest number there (bucketsToRebase). */
+interface BucketRange {
+  readonly partition: Uint8Array;
+  readonly bucket: number;
+  min: bigint;
+  max: bigint;
+  liveMax: bigint | undefined;
 }
 
 /** Long.MAX_VALUE: `_SEQUENCE_NUMBER` is a Java long. */

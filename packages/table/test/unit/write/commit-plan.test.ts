@@ -171,6 +171,39 @@ test('bucketsToRebase from a case table: rebase where live rows reach our sequen
   assert.deepEqual([...bucketsToRebase(near, [msg(P1, 0, sf('a', 0n, 4n))])], [[k(P1, 0), MAX_SEQUENCE_NUMBER - 4n]]);
 });
 
+test('bucketsToRebase starts as the per-bucket maxima over every live ADD and our new files say, in first-seen order', () => {
+  const sf = (min: bigint, max: bigint): SequencedFile => ({ fileName: 'f', rowCount: 1n, minSequenceNumber: min, maxSequenceNumber: max });
+  // The rule written out with one bucket key per file and per live entry.
+  const reference = (live: readonly PlanEntry[], messages: readonly PlanMessage<SequencedFile>[]): [string, bigint][] => {
+    const ours = new Map<string, { min: bigint; max: bigint }>();
+    for (const m of messages) {
+      for (const file of m.dataIncrement.newFiles) {
+        const key = bucketKey(m.partition, m.bucket);
+        const seen = ours.get(key);
+        const min = BigInt(file.minSequenceNumber);
+        const max = BigInt(file.maxSequenceNumber);
+        ours.set(key, seen === undefined ? { min, max } : { min: min < seen.min ? min : seen.min, max: max > seen.max ? max : seen.max });
+      }
+    }
+    const liveMax = maxSequenceNumbers(live);
+    return [...ours].flatMap(([key, range]): [string, bigint][] => {
+      const max = liveMax.get(key);
+      return max === undefined || max < range.min ? [] : [[key, max + 1n]];
+    });
+  };
+  const seq = fc.bigInt({ min: 0n, max: 40n });
+  const where = { partition: fc.constantFrom(P1, P2, Uint8Array.from(P2)), bucket: fc.integer({ min: 0, max: 2 }) };
+  const liveEntry = fc.record({ kind: fc.constantFrom('ADD' as const, 'DELETE' as const), ...where, totalBuckets: fc.constant(2), file: seq.map((s) => sf(0n, s)) });
+  const message = fc.record({ ...where, files: fc.array(fc.tuple(seq, seq).map(([a, b]) => (a <= b ? sf(a, b) : sf(b, a))), { maxLength: 3 }) })
+    .map(({ partition, bucket, files }) => planMessage(partition, bucket, 2, { newFiles: files }));
+  fc.assert(
+    fc.property(fc.array(liveEntry, { maxLength: 8 }), fc.array(message, { maxLength: 8 }), (live, messages) => {
+      assert.deepEqual([...bucketsToRebase(live, messages)], reference(live, messages));
+    }),
+    { numRuns: 2000 },
+  );
+});
+
 test('hasIdentity needs both user and identifier', () => {
   const id = { commitUser: 'sync-1', commitIdentifier: 9223372036854775807n };
   assert.equal(hasIdentity({ commitUser: 'sync-1', commitIdentifier: 9223372036854775807n }, id), true);
