@@ -332,8 +332,23 @@ export function staleChangelogEntry<E extends PlanEntry>(buckets: ReadonlySet<st
 
 /** deltaRecordCount: rows of added files minus rows of deleted files (FileStoreCommitImpl.recordCount*). */
 export function deltaRecordCount(delta: readonly PlanEntry[]): bigint {
-  let count = 0n;
-  for (const e of delta) count += e.kind === 'ADD' ? BigInt(e.file.rowCount) : -BigInt(e.file.rowCount);
+  // Summed as a double while each count and every partial sum is an integer of magnitude at most
+  // 2^53 - 1 (exact; a commit's counts are), the rest in BigInt: a commit sums each count once, in
+  // code that has not warmed up, where a BigInt per entry costs ~1 µs.
+  let small = 0;
+  let i = 0;
+  for (; i < delta.length; i++) {
+    const e = delta[i] as PlanEntry;
+    const rows = Number(e.file.rowCount);
+    const next = e.kind === 'ADD' ? small + rows : small - rows;
+    if (!Number.isInteger(rows) || Math.abs(rows) > Number.MAX_SAFE_INTEGER || Math.abs(next) > Number.MAX_SAFE_INTEGER) break;
+    small = next;
+  }
+  let count = BigInt(small);
+  for (; i < delta.length; i++) {
+    const e = delta[i] as PlanEntry;
+    count += e.kind === 'ADD' ? BigInt(e.file.rowCount) : -BigInt(e.file.rowCount);
+  }
   return count;
 }
 

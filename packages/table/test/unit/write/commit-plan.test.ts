@@ -136,6 +136,25 @@ test('deltaEntries and deltaRecordCount', () => {
   assert.equal(deltaRecordCount([]), 0n);
 });
 
+test('deltaRecordCount is the exact BigInt sum, across 2^53 and with number counts', () => {
+  const reference = (delta: readonly PlanEntry[]) => delta.reduce((n, e) => n + (e.kind === 'ADD' ? BigInt(e.file.rowCount) : -BigInt(e.file.rowCount)), 0n);
+  const big = 2n ** 53n;
+  const count = fc.oneof(
+    fc.bigInt({ min: 0n, max: 1000n }),
+    fc.bigInt({ min: big - 3n, max: big + 3n }),
+    fc.bigInt({ min: 0n, max: 2n ** 63n - 1n }),
+    fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+  );
+  const entry = fc.tuple(fc.constantFrom('ADD' as const, 'DELETE' as const), count).map(([kind, rows]): PlanEntry => ({ kind, partition: P1, bucket: 0, totalBuckets: 2, file: { fileName: 'f', rowCount: rows, maxSequenceNumber: 0n } }));
+  fc.assert(fc.property(fc.array(entry, { maxLength: 12 }), (delta) => deltaRecordCount(delta) === reference(delta)), { numRuns: 3000 });
+  // Partial sums that pass 2^53 - 1 and come back.
+  const at = (kind: 'ADD' | 'DELETE', rows: bigint | number): PlanEntry => ({ kind, partition: P1, bucket: 0, totalBuckets: 2, file: { fileName: 'f', rowCount: rows, maxSequenceNumber: 0n } });
+  assert.equal(deltaRecordCount([at('ADD', Number.MAX_SAFE_INTEGER), at('ADD', 2), at('DELETE', 5n)]), big - 1n + 2n - 5n);
+  assert.equal(deltaRecordCount([at('DELETE', Number.MAX_SAFE_INTEGER), at('DELETE', 1n), at('ADD', 1n)]), -big + 1n);
+  // A count that is no integer is refused, as BigInt refuses it.
+  assert.throws(() => deltaRecordCount([at('ADD', 1.5), at('ADD', 1.5)]), RangeError);
+});
+
 test('maxSequenceNumbers per (partition, bucket)', () => {
   const e = (p: Uint8Array, bucket: number, seq: number): PlanEntry => ({ kind: 'ADD', partition: p, bucket, totalBuckets: 2, file: f(`s${seq}`, 1, seq) });
   const max = maxSequenceNumbers([e(P1, 0, 4), e(P1, 0, 9), e(P1, 1, 2), e(P2, 0, 7)]);
