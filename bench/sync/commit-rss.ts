@@ -8,8 +8,10 @@
  * sync to COMMITTED. Reported per run: the child's RSS before, its peak (VmHWM) once the prefetches
  * are done and once the commit is done, and the commit's latency (drive → COMMITTED). The data
  * files are not written (a commit does not read them; the key ranges are apart, so counting
- * colliding keys reads none). With `--baseline`, another checkout's committer (e.g. `git archive`
- * of an older commit with this checkout's node_modules linked in) runs in alternation with ours.
+ * colliding keys reads none). With `--baseline`, another checkout's committer and table package
+ * (its `packages/table`, imported by path: manifests, the commit's checks, the colliding-key count;
+ * e.g. `git archive` of an older commit with this checkout's node_modules linked in) run in
+ * alternation with ours.
  * Each run uses its own table, sync id and key prefix; everything is removed at the end.
  *
  * `--layout bucketed` (the default layout of primary-key tables): the shards' blobs name sorted runs
@@ -333,7 +335,10 @@ async function child(checkout: string, staged: Staged): Promise<RunResult> {
     votes++;
     return v;
   };
-  const baseTables = warehouseTables(s3Options());
+  // The checkout's own table package (manifests, the commit's checks, the colliding-key count), as
+  // its committer would import it: this script's `warehouseTables` would give every checkout ours.
+  const { warehouseTables: checkoutTables } = (await import(pathToFileURL(`${checkout}/packages/table/src/index.ts`).href)) as { warehouseTables: typeof warehouseTables };
+  const baseTables = checkoutTables(s3Options());
   const tables: typeof baseTables = {
     ...baseTables,
     warehouseStore: (warehouse) => {

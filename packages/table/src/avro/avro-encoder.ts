@@ -9,7 +9,7 @@ import { isRecord, type AvroNode, type AvroValue } from './avro.ts';
 
 const utf8Encoder = new TextEncoder();
 /** |v| below 2^51: the zig-zag value 2|v| stays below 2^53. */
-const SAFE_LONG = 1n << 51n;
+const SAFE_LONG_NUMBER = 2 ** 51;
 
 /** A growable output buffer with Avro's primitive encodings. */
 export class AvroWriter {
@@ -33,15 +33,10 @@ export class AvroWriter {
   }
 
   writeLong(value: bigint): void {
-    if (value > -SAFE_LONG && value < SAFE_LONG) {
-      // Fast path without BigInt arithmetic: the zig-zag value fits a double exactly.
-      const v = Number(value);
-      let z = v >= 0 ? v * 2 : -v * 2 - 1;
-      while (z >= 128) {
-        this.byte((z % 128) | 0x80);
-        z = Math.floor(z / 128);
-      }
-      this.byte(z);
+    // |value| < 2^51 exactly when |Number(value)| < 2^51 (2^51 is a double, and rounding keeps order).
+    const v = Number(value);
+    if (v > -SAFE_LONG_NUMBER && v < SAFE_LONG_NUMBER) {
+      this.writeSafeLong(v);
       return;
     }
     let n = BigInt.asUintN(64, (value << 1n) ^ (value >> 63n));
@@ -50,6 +45,23 @@ export class AvroWriter {
       n >>= 7n;
     }
     this.byte(Number(n));
+  }
+
+  /**
+   * A long given as an integer of magnitude below 2^51, without BigInt arithmetic: its zig-zag
+   * value fits a double exactly.
+   */
+  writeSafeLong(v: number): void {
+    let z = v >= 0 ? v * 2 : -v * 2 - 1;
+    this.ensure(8);
+    const buf = this.buf;
+    let at = this.length;
+    while (z >= 128) {
+      buf[at++] = (z % 128) | 0x80;
+      z = Math.floor(z / 128);
+    }
+    buf[at++] = z;
+    this.length = at;
   }
 
   writeInt(value: number): void {
@@ -100,8 +112,24 @@ export class AvroWriter {
    * are shifted once to make room for their longer length varint.
    */
   writeString(value: string): void {
-    this.ensure(value.length * 3 + 10);
+    const n = value.length;
+    this.ensure(n * 3 + 10);
     const start = this.length;
+    if (n < 64) {
+      // Short ASCII (file names, most map keys): copied char by char, no encoder call.
+      const buf = this.buf;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = value.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[start + 1 + i] = c;
+      }
+      if (i === n) {
+        buf[start] = n * 2;
+        this.length = start + 1 + n;
+        return;
+      }
+    }
     const { written } = utf8Encoder.encodeInto(value, this.buf.subarray(start + 1));
     if (written < 64) {
       this.buf[start] = written * 2;
@@ -212,7 +240,13 @@ function buildWriter(node: AvroNode): DatumWriter {
       };
     case 'long':
       return (w, v) => {
-        if (typeof v !== 'bigint' || BigInt.asIntN(64, v) !== v) throw new Refused('a 64-bit bigint', v);
+        if (typeof v !== 'bigint') throw new Refused('a 64-bit bigint', v);
+        const n = Number(v);
+        if (n > -SAFE_LONG_NUMBER && n < SAFE_LONG_NUMBER) {
+          w.writeSafeLong(n); // within 64 bits, no BigInt arithmetic
+          return;
+        }
+        if (BigInt.asIntN(64, v) !== v) throw new Refused('a 64-bit bigint', v);
         w.writeLong(v);
       };
     case 'float':

@@ -16,7 +16,7 @@ import type { ObjectStore } from '../io/object-store.ts';
 import { valueAt, type ColumnBatch } from '../format/column-batch.ts';
 import { keyValueRowType } from '../format/key-value.ts';
 import { ParquetDataFileReader } from '../parquet/parquet-reader.ts';
-import { bucketKey, decodeBinaryRow } from '../spec/binary-row.ts';
+import { decodeBinaryRow, partitionKey } from '../spec/binary-row.ts';
 import type { DataFileMeta } from '../spec/data-file-meta.ts';
 import { keyComparator, type KeyComparator } from '../spec/key-comparator.ts';
 import { fieldsByName, trimmedPrimaryKeys, type TableSchema } from '../spec/table-schema.ts';
@@ -40,19 +40,24 @@ export interface ShardFile<F = DataFileMeta> {
 export function overlappingClusters<F>(files: readonly ShardFile<F>[], compare: KeyComparator): ShardFile<F>[][] {
   const sorted = [...files].sort((a, b) => compare(a.minKey, b.minKey));
   const clusters: ShardFile<F>[][] = [];
-  let cluster: ShardFile<F>[] = [];
+  // The cluster being joined is sorted[start, i), kept only if two of its files are of different shards
+  // (a load's files mostly overlap nothing: no array is made for a cluster that is left out).
+  let start = 0;
+  let mixed = false;
   let max: InternalRow | undefined;
-  for (const f of sorted) {
+  for (let i = 0; i < sorted.length; i++) {
+    const f = sorted[i] as ShardFile<F>;
     if (max !== undefined && compare(f.minKey, max) > 0) {
-      clusters.push(cluster);
-      cluster = [];
+      if (mixed) clusters.push(sorted.slice(start, i));
+      start = i;
+      mixed = false;
       max = undefined;
     }
-    cluster.push(f);
+    if (f.shard !== (sorted[start] as ShardFile<F>).shard) mixed = true;
     if (max === undefined || compare(f.maxKey, max) > 0) max = f.maxKey;
   }
-  if (cluster.length > 0) clusters.push(cluster);
-  return clusters.filter((c) => new Set(c.map((f) => f.shard)).size > 1);
+  if (mixed) clusters.push(sorted.slice(start));
+  return clusters;
 }
 
 export interface SharedKeysOptions {
@@ -73,19 +78,22 @@ export async function countSharedKeys(o: SharedKeysOptions, shards: readonly (re
   const keyTypes = fieldsByName(o.schema, primaryKeys).map((f) => f.type);
   const compare = keyComparator(keyTypes);
   const keyRowType: RowType = { fields: keyValueRowType({ fields: o.schema.fields }, primaryKeys).fields.slice(0, primaryKeys.length) };
-  const buckets = new Map<string, { dir: string; files: ShardFile[] }>();
+  // Per partition (its key), per bucket: no (partition, bucket) string is made per message.
+  const partitions = new Map<string, Map<number, { dir: string; files: ShardFile[] }>>();
   shards.forEach((messages, shard) => {
     for (const m of messages) {
-      const key = bucketKey(m.partition, m.bucket);
-      let bucket = buckets.get(key);
-      if (bucket === undefined) buckets.set(key, (bucket = { dir: o.bucketDir(m.partition, m.bucket), files: [] }));
+      const partition = partitionKey(m.partition);
+      let byBucket = partitions.get(partition);
+      if (byBucket === undefined) partitions.set(partition, (byBucket = new Map()));
+      let bucket = byBucket.get(m.bucket);
+      if (bucket === undefined) byBucket.set(m.bucket, (bucket = { dir: o.bucketDir(m.partition, m.bucket), files: [] }));
       for (const file of m.dataIncrement.newFiles) {
         bucket.files.push({ shard, file, minKey: decodeBinaryRow(file.minKey, keyTypes), maxKey: decodeBinaryRow(file.maxKey, keyTypes) });
       }
     }
   });
   let count = 0;
-  for (const { dir, files } of buckets.values()) {
+  for (const { dir, files } of [...partitions.values()].flatMap((byBucket) => [...byBucket.values()])) {
     for (const cluster of overlappingClusters(files, compare)) {
       count += await countInCluster(cluster, compare, (f) => keyRows(o.store, `${o.tablePath}/${dir}${f.fileName}`, f, keyRowType));
     }

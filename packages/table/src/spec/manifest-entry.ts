@@ -10,7 +10,7 @@
 
 import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
-import type { AvroSchema } from '../avro/avro.ts';
+import type { AvroSchema, AvroValue } from '../avro/avro.ts';
 import { readAvroFile, writeAvroFile, type AvroWriteOptions } from '../avro/avro-container.ts';
 import { dataFileMetaFromAvro, dataFileMetaSchema, dataFileMetaToAvro, type DataFileMeta } from './data-file-meta.ts';
 import {
@@ -52,15 +52,24 @@ const KINDS: readonly FileKind[] = ['ADD', 'DELETE'];
 
 /** Encodes a manifest file: zstandard level 1 by default, as Paimon's `manifest.compression=zstd`. */
 export function encodeManifestFile(entries: Iterable<ManifestEntry>, options?: AvroWriteOptions): Uint8Array {
-  const records = Array.from(entries, (entry) => ({
-    _VERSION: MANIFEST_ENTRY_VERSION,
-    _KIND: fileKindToAvro(entry.kind),
-    _PARTITION: entry.partition,
-    _BUCKET: entry.bucket,
-    _TOTAL_BUCKETS: entry.totalBuckets,
-    _FILE: dataFileMetaToAvro(entry.file),
-  }));
-  return writeAvroFile(MANIFEST_ENTRY_SCHEMA, records, options);
+  return writeAvroFile(MANIFEST_ENTRY_SCHEMA, manifestRecords(entries), options);
+}
+
+/**
+ * The entries' Avro records, each made as the encoder reaches it: a record is garbage once written,
+ * so a manifest of 16,000 entries never holds 16,000 records (and their files' records) at once.
+ */
+function* manifestRecords(entries: Iterable<ManifestEntry>): Generator<AvroValue> {
+  for (const entry of entries) {
+    yield {
+      _VERSION: MANIFEST_ENTRY_VERSION,
+      _KIND: fileKindToAvro(entry.kind),
+      _PARTITION: entry.partition,
+      _BUCKET: entry.bucket,
+      _TOTAL_BUCKETS: entry.totalBuckets,
+      _FILE: dataFileMetaToAvro(entry.file),
+    };
+  }
 }
 
 /**

@@ -102,8 +102,87 @@ export function checkCompactFilesOnly(messages: readonly CommitMessage[]): void 
   }
 }
 
-/** FileEntry.Identifier as a string key; supplied by spec/manifest-entry.ts (entryIdentifier). */
+/**
+ * FileEntry.Identifier as a string key; supplied by spec/file-entry.ts (entryIdentifier). The
+ * identifier holds the file name: entries of different file names never have the same one.
+ */
 export type IdentifyEntry<E> = (entry: E) => string;
+
+/**
+ * Entries by identity, holding what a `Map` keyed by `identify` would hold, in the same order,
+ * without an identifier for every entry: entries are grouped by file name (part of the identity),
+ * and identifiers are made, once each, only for entries whose name another entry shares.
+ */
+class EntriesByIdentity<E extends PlanEntry> {
+  readonly #identify: IdentifyEntry<E>;
+  /** In insertion order; a removed entry leaves undefined. */
+  readonly #entries: (E | undefined)[] = [];
+  /** Each entry's identifier, once made. */
+  readonly #ids: (string | undefined)[] = [];
+  /** File name → the index of its entry, or of each of its entries. */
+  readonly #byName = new Map<string, number | number[]>();
+
+  constructor(identify: IdentifyEntry<E>) {
+    this.#identify = identify;
+  }
+
+  /** The index of the entry with the identity of `e`, or -1. */
+  indexOf(e: E): number {
+    const at = this.#byName.get(e.file.fileName);
+    if (at === undefined) return -1;
+    const id = this.#identify(e);
+    if (typeof at === 'number') return this.#idAt(at) === id ? at : -1;
+    for (const i of at) if (this.#idAt(i) === id) return i;
+    return -1;
+  }
+
+  /** Map.set: replaces the entry of the same identity in its place, or adds `e` last. */
+  set(e: E): void {
+    const found = this.indexOf(e);
+    if (found >= 0) this.#entries[found] = e;
+    else this.add(e);
+  }
+
+  /** Adds `e` last: no entry has its identity (indexOf gave -1). */
+  add(e: E): void {
+    const i = this.#entries.length;
+    this.#entries.push(e);
+    this.#ids.push(undefined);
+    const name = e.file.fileName;
+    const at = this.#byName.get(name);
+    if (at === undefined) this.#byName.set(name, i);
+    else if (typeof at === 'number') this.#byName.set(name, [at, i]);
+    else at.push(i);
+  }
+
+  /** Removes the entry at `i` (from indexOf). */
+  deleteAt(i: number): void {
+    const e = this.#entries[i];
+    if (e === undefined) return;
+    this.#entries[i] = undefined;
+    const name = e.file.fileName;
+    const at = this.#byName.get(name);
+    if (typeof at === 'number') this.#byName.delete(name);
+    else if (at !== undefined) {
+      const rest = at.filter((j) => j !== i);
+      if (rest.length === 0) this.#byName.delete(name);
+      else this.#byName.set(name, rest);
+    }
+  }
+
+  *values(): IterableIterator<E> {
+    for (const e of this.#entries) if (e !== undefined) yield e;
+  }
+
+  #idAt(i: number): string {
+    let id = this.#ids[i];
+    if (id === undefined) {
+      id = this.#identify(this.#entries[i] as E);
+      this.#ids[i] = id;
+    }
+    return id;
+  }
+}
 
 /**
  * The messages as manifest entries, per message: the data increment (ADDs, then DELETEs), then the
@@ -156,16 +235,16 @@ export function checkCommitConflicts<E extends PlanEntry>(
   kind: CommitKind,
   identify: IdentifyEntry<E>,
 ): void {
-  const merged = new Map<string, E>();
-  for (const e of live) merged.set(identify(e), e);
+  const merged = new EntriesByIdentity(identify);
+  for (const e of live) merged.set(e);
   for (const e of delta) {
-    const id = identify(e);
+    const at = merged.indexOf(e);
     if (e.kind === 'ADD') {
-      if (merged.has(id)) throw conflict(`file ${e.file.fileName} is already in the table`, e);
-      merged.set(id, e);
+      if (at >= 0) throw conflict(`file ${e.file.fileName} is already in the table`, e);
+      merged.add(e);
     } else {
-      if (!merged.has(id)) throw conflict(`file ${e.file.fileName} to delete is no longer live (deleted by a concurrent commit)`, e);
-      merged.delete(id);
+      if (at < 0) throw conflict(`file ${e.file.fileName} to delete is no longer live (deleted by a concurrent commit)`, e);
+      merged.deleteAt(at);
     }
   }
   if (kind !== 'OVERWRITE') checkBucketKeepSame(merged.values());
@@ -253,8 +332,23 @@ export function staleChangelogEntry<E extends PlanEntry>(buckets: ReadonlySet<st
 
 /** deltaRecordCount: rows of added files minus rows of deleted files (FileStoreCommitImpl.recordCount*). */
 export function deltaRecordCount(delta: readonly PlanEntry[]): bigint {
-  let count = 0n;
-  for (const e of delta) count += e.kind === 'ADD' ? BigInt(e.file.rowCount) : -BigInt(e.file.rowCount);
+  // Summed as a double while each count and every partial sum is an integer of magnitude at most
+  // 2^53 - 1 (exact; a commit's counts are), the rest in BigInt: a commit sums each count once, in
+  // code that has not warmed up, where a BigInt per entry costs ~1 µs.
+  let small = 0;
+  let i = 0;
+  for (; i < delta.length; i++) {
+    const e = delta[i] as PlanEntry;
+    const rows = Number(e.file.rowCount);
+    const next = e.kind === 'ADD' ? small + rows : small - rows;
+    if (!Number.isInteger(rows) || Math.abs(rows) > Number.MAX_SAFE_INTEGER || Math.abs(next) > Number.MAX_SAFE_INTEGER) break;
+    small = next;
+  }
+  let count = BigInt(small);
+  for (; i < delta.length; i++) {
+    const e = delta[i] as PlanEntry;
+    count += e.kind === 'ADD' ? BigInt(e.file.rowCount) : -BigInt(e.file.rowCount);
+  }
   return count;
 }
 
@@ -298,23 +392,43 @@ export interface SequencedFile extends PlanFile {
  * @throws SEQUENCE_RANGE_EXHAUSTED when the shifted numbers would pass 2^63 - 1
  */
 export function bucketsToRebase(live: Iterable<PlanEntry>, messages: readonly PlanMessage<SequencedFile>[]): Map<string, bigint> {
-  const ours = new Map<string, { min: bigint; max: bigint }>();
+  // Our sequence range per bucket, in first-seen order, found by partition key then bucket (no
+  // bucket key string per message or live entry; bucketKey only for a bucket that is rebased).
+  const ours: BucketRange[] = [];
+  const byPartition = new Map<string, Map<number, BucketRange>>();
+  const rangeOf = (partition: Uint8Array, bucket: number): BucketRange | undefined => byPartition.get(partitionKey(partition))?.get(bucket);
   for (const m of messages) {
-    const key = bucketKey(m.partition, m.bucket);
     for (const file of m.dataIncrement.newFiles) {
       const min = BigInt(file.minSequenceNumber);
       const max = BigInt(file.maxSequenceNumber);
-      const seen = ours.get(key);
-      if (seen === undefined) ours.set(key, { min, max });
-      else ours.set(key, { min: min < seen.min ? min : seen.min, max: max > seen.max ? max : seen.max });
+      const seen = rangeOf(m.partition, m.bucket);
+      if (seen === undefined) {
+        const range: BucketRange = { partition: m.partition, bucket: m.bucket, min, max, liveMax: undefined };
+        ours.push(range);
+        const key = partitionKey(m.partition);
+        let buckets = byPartition.get(key);
+        if (buckets === undefined) byPartition.set(key, (buckets = new Map()));
+        buckets.set(m.bucket, range);
+      } else {
+        if (min < seen.min) seen.min = min;
+        if (max > seen.max) seen.max = max;
+      }
     }
   }
-  const liveMax = maxSequenceNumbers([...live].filter((e) => ours.has(bucketKey(e.partition, e.bucket))));
+  // The highest live sequence number of each of our buckets (maxSequenceNumbers, for those buckets alone).
+  for (const e of live) {
+    if (e.kind !== 'ADD') continue;
+    const range = rangeOf(e.partition, e.bucket);
+    if (range === undefined) continue;
+    const seq = BigInt(e.file.maxSequenceNumber);
+    if (range.liveMax === undefined || seq > range.liveMax) range.liveMax = seq;
+  }
   const starts = new Map<string, bigint>();
-  for (const [key, range] of ours) {
-    const max = liveMax.get(key);
+  for (const range of ours) {
+    const max = range.liveMax;
     if (max === undefined || max < range.min) continue;
     const start = max + 1n;
+    const key = bucketKey(range.partition, range.bucket);
     if (start + (range.max - range.min) > MAX_SEQUENCE_NUMBER) {
       throw errorFrom(tableErrors, 'SEQUENCE_RANGE_EXHAUSTED', 'rebasing the commit above the live rows would pass the largest 64-bit sequence number', {
         bucket: key,
@@ -323,6 +437,15 @@ export function bucketsToRebase(live: Iterable<PlanEntry>, messages: readonly Pl
     starts.set(key, start);
   }
   return starts;
+}
+
+/** Our files' sequence range in one bucket, and the live files' highest number there (bucketsToRebase). */
+interface BucketRange {
+  readonly partition: Uint8Array;
+  readonly bucket: number;
+  min: bigint;
+  max: bigint;
+  liveMax: bigint | undefined;
 }
 
 /** Long.MAX_VALUE: `_SEQUENCE_NUMBER` is a Java long. */

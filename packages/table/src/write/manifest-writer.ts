@@ -26,8 +26,9 @@ export function manifestFileMeta(
   partitionTypes: readonly DataType[],
   latestSchemaId: number,
 ): ManifestFileMeta {
-  let added = 0n;
-  let deleted = 0n;
+  // Counted as numbers (exact: a manifest holds far fewer than 2^53 entries), one BigInt each at the end.
+  let added = 0;
+  let deleted = 0;
   let schemaId: bigint | undefined;
   let minBucket: number | null = null;
   let maxBucket: number | null = null;
@@ -45,8 +46,8 @@ export function manifestFileMeta(
   return {
     fileName,
     fileSize: BigInt(fileSize),
-    numAddedFiles: added,
-    numDeletedFiles: deleted,
+    numAddedFiles: BigInt(added),
+    numDeletedFiles: BigInt(deleted),
     partitionStats: partitionStats(entries, partitionTypes),
     schemaId: schemaId ?? BigInt(latestSchemaId),
     minBucket,

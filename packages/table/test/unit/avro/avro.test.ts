@@ -138,7 +138,9 @@ test('snappy: literals, short and long copies, overlapping copies', () => {
 });
 
 test('strings of every length class (1-byte, 2-byte and 3-byte length varints; multi-byte UTF-8)', () => {
-  for (const s of ['', 'a'.repeat(63), 'a'.repeat(64), 'é'.repeat(32), '😀'.repeat(16), 'x'.repeat(8191), '数'.repeat(3000), 'y'.repeat(70000)]) {
+  // ASCII first, then a multi-byte character: short strings are copied char by char until one is not ASCII.
+  const mixed = ['aé', `${'a'.repeat(62)}é`, `${'a'.repeat(20)}😀b`, '\u007f\u0080', 'a\u0000b'];
+  for (const s of ['', 'a'.repeat(63), 'a'.repeat(64), 'é'.repeat(32), '😀'.repeat(16), 'x'.repeat(8191), '数'.repeat(3000), 'y'.repeat(70000), ...mixed]) {
     const bytes = encode('string', s);
     assert.equal(decode('string', bytes), s);
     const expected = new AvroWriter();

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import {
   MAX_SEQUENCE_NUMBER,
   bucketsToRebase,
@@ -135,6 +136,25 @@ test('deltaEntries and deltaRecordCount', () => {
   assert.equal(deltaRecordCount([]), 0n);
 });
 
+test('deltaRecordCount is the exact BigInt sum, across 2^53 and with number counts', () => {
+  const reference = (delta: readonly PlanEntry[]) => delta.reduce((n, e) => n + (e.kind === 'ADD' ? BigInt(e.file.rowCount) : -BigInt(e.file.rowCount)), 0n);
+  const big = 2n ** 53n;
+  const count = fc.oneof(
+    fc.bigInt({ min: 0n, max: 1000n }),
+    fc.bigInt({ min: big - 3n, max: big + 3n }),
+    fc.bigInt({ min: 0n, max: 2n ** 63n - 1n }),
+    fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+  );
+  const entry = fc.tuple(fc.constantFrom('ADD' as const, 'DELETE' as const), count).map(([kind, rows]): PlanEntry => ({ kind, partition: P1, bucket: 0, totalBuckets: 2, file: { fileName: 'f', rowCount: rows, maxSequenceNumber: 0n } }));
+  fc.assert(fc.property(fc.array(entry, { maxLength: 12 }), (delta) => deltaRecordCount(delta) === reference(delta)), { numRuns: 3000 });
+  // Partial sums that pass 2^53 - 1 and come back.
+  const at = (kind: 'ADD' | 'DELETE', rows: bigint | number): PlanEntry => ({ kind, partition: P1, bucket: 0, totalBuckets: 2, file: { fileName: 'f', rowCount: rows, maxSequenceNumber: 0n } });
+  assert.equal(deltaRecordCount([at('ADD', Number.MAX_SAFE_INTEGER), at('ADD', 2), at('DELETE', 5n)]), big - 1n + 2n - 5n);
+  assert.equal(deltaRecordCount([at('DELETE', Number.MAX_SAFE_INTEGER), at('DELETE', 1n), at('ADD', 1n)]), -big + 1n);
+  // A count that is no integer is refused, as BigInt refuses it.
+  assert.throws(() => deltaRecordCount([at('ADD', 1.5), at('ADD', 1.5)]), RangeError);
+});
+
 test('maxSequenceNumbers per (partition, bucket)', () => {
   const e = (p: Uint8Array, bucket: number, seq: number): PlanEntry => ({ kind: 'ADD', partition: p, bucket, totalBuckets: 2, file: f(`s${seq}`, 1, seq) });
   const max = maxSequenceNumbers([e(P1, 0, 4), e(P1, 0, 9), e(P1, 1, 2), e(P2, 0, 7)]);
@@ -168,6 +188,39 @@ test('bucketsToRebase from a case table: rebase where live rows reach our sequen
   const near = [live(P1, 0, MAX_SEQUENCE_NUMBER - 5n)];
   assert.equal(conflictCode(() => bucketsToRebase(near, [msg(P1, 0, sf('a', 0n, 9n))])), 'SEQUENCE_RANGE_EXHAUSTED');
   assert.deepEqual([...bucketsToRebase(near, [msg(P1, 0, sf('a', 0n, 4n))])], [[k(P1, 0), MAX_SEQUENCE_NUMBER - 4n]]);
+});
+
+test('bucketsToRebase starts as the per-bucket maxima over every live ADD and our new files say, in first-seen order', () => {
+  const sf = (min: bigint, max: bigint): SequencedFile => ({ fileName: 'f', rowCount: 1n, minSequenceNumber: min, maxSequenceNumber: max });
+  // The rule written out with one bucket key per file and per live entry.
+  const reference = (live: readonly PlanEntry[], messages: readonly PlanMessage<SequencedFile>[]): [string, bigint][] => {
+    const ours = new Map<string, { min: bigint; max: bigint }>();
+    for (const m of messages) {
+      for (const file of m.dataIncrement.newFiles) {
+        const key = bucketKey(m.partition, m.bucket);
+        const seen = ours.get(key);
+        const min = BigInt(file.minSequenceNumber);
+        const max = BigInt(file.maxSequenceNumber);
+        ours.set(key, seen === undefined ? { min, max } : { min: min < seen.min ? min : seen.min, max: max > seen.max ? max : seen.max });
+      }
+    }
+    const liveMax = maxSequenceNumbers(live);
+    return [...ours].flatMap(([key, range]): [string, bigint][] => {
+      const max = liveMax.get(key);
+      return max === undefined || max < range.min ? [] : [[key, max + 1n]];
+    });
+  };
+  const seq = fc.bigInt({ min: 0n, max: 40n });
+  const where = { partition: fc.constantFrom(P1, P2, Uint8Array.from(P2)), bucket: fc.integer({ min: 0, max: 2 }) };
+  const liveEntry = fc.record({ kind: fc.constantFrom('ADD' as const, 'DELETE' as const), ...where, totalBuckets: fc.constant(2), file: seq.map((s) => sf(0n, s)) });
+  const message = fc.record({ ...where, files: fc.array(fc.tuple(seq, seq).map(([a, b]) => (a <= b ? sf(a, b) : sf(b, a))), { maxLength: 3 }) })
+    .map(({ partition, bucket, files }) => planMessage(partition, bucket, 2, { newFiles: files }));
+  fc.assert(
+    fc.property(fc.array(liveEntry, { maxLength: 8 }), fc.array(message, { maxLength: 8 }), (live, messages) => {
+      assert.deepEqual([...bucketsToRebase(live, messages)], reference(live, messages));
+    }),
+    { numRuns: 2000 },
+  );
 });
 
 test('hasIdentity needs both user and identifier', () => {
@@ -230,5 +283,58 @@ test('index files or compaction output in a message are refused with a typed err
   assert.throws(
     () => checkDataFilesOnly([message, compacted]),
     (e: unknown) => isTributaryError(e) && e.code === 'COMMIT_MESSAGE_UNSUPPORTED',
+  );
+});
+
+test('checkCommitConflicts decides as a Map keyed by the identifier does (same outcome, same error), names shared or not', () => {
+  type Levelled = PlanEntry & { readonly file: PlanFile & { readonly level: number } };
+  const byLevel = (e: Levelled): string => `${Buffer.from(e.partition).toString('hex')}|${e.bucket}|${e.file.level}|${e.file.fileName}`;
+  // The check as it was written first: one Map keyed by every entry's identifier.
+  const reference = (live: readonly Levelled[], delta: readonly Levelled[], kind: CommitKind): string | undefined => {
+    const merged = new Map<string, Levelled>();
+    for (const e of live) merged.set(byLevel(e), e);
+    for (const e of delta) {
+      const id = byLevel(e);
+      if (e.kind === 'ADD') {
+        if (merged.has(id)) return `COMMIT_CONFLICT: file ${e.file.fileName} is already in the table`;
+        merged.set(id, e);
+      } else {
+        if (!merged.has(id)) return `COMMIT_CONFLICT: file ${e.file.fileName} to delete is no longer live (deleted by a concurrent commit)`;
+        merged.delete(id);
+      }
+    }
+    if (kind === 'OVERWRITE') return undefined;
+    const totals = new Map<string, number>();
+    for (const e of merged.values()) {
+      if (e.totalBuckets <= 0) continue;
+      const key = Buffer.from(e.partition).toString('hex');
+      const seen = totals.get(key);
+      if (seen === undefined) totals.set(key, e.totalBuckets);
+      else if (seen !== e.totalBuckets) return `COMMIT_CONFLICT: total buckets of a partition changed from ${seen} to ${e.totalBuckets}; only OVERWRITE may rescale`;
+    }
+    return undefined;
+  };
+  const entry = fc.record({
+    kind: fc.constantFrom('ADD' as const, 'DELETE' as const),
+    partition: fc.constantFrom(P1, P2, Uint8Array.from(P1)),
+    bucket: fc.integer({ min: 0, max: 1 }),
+    totalBuckets: fc.constantFrom(-1, 2, 4),
+    file: fc.record({ fileName: fc.constantFrom('a', 'b', 'c'), rowCount: fc.constant(1n), maxSequenceNumber: fc.constant(0n), level: fc.integer({ min: 0, max: 1 }) }),
+  });
+  const outcome = (fn: () => void): string | undefined => {
+    try {
+      fn();
+      return undefined;
+    } catch (e) {
+      assert.ok(isTributaryError(e), String(e));
+      return `${e.code}: ${e.message}`;
+    }
+  };
+  fc.assert(
+    fc.property(fc.array(entry, { maxLength: 6 }), fc.array(entry, { maxLength: 6 }), fc.constantFrom<CommitKind>('APPEND', 'OVERWRITE', 'COMPACT'), (rawLive, delta, kind) => {
+      const live = rawLive.map((e) => ({ ...e, kind: 'ADD' as const }));
+      assert.equal(outcome(() => checkCommitConflicts(live, delta, kind, byLevel)), reference(live, delta, kind));
+    }),
+    { numRuns: 3000 },
   );
 });
