@@ -74,6 +74,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyBaseLog
     logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler(auth, MAX_PARAM_LENGTH),
+    // Forwarded headers only from the configured proxies (http/auth.ts AuthOptions.trustProxy).
+    trustProxy: auth.trustProxy !== undefined && auth.trustProxy.length > 0 ? [...auth.trustProxy] : false,
   }).withTypeProvider<ZodTypeProvider>();
   registerRequestLog(app);
   app.setValidatorCompiler(validatorCompiler);

@@ -111,7 +111,7 @@ export const coordinatorErrors = defineErrorCatalogue({
   },
   AUTH_CONFIG_INVALID: {
     retryable: false,
-    summary: 'A token entry is not `role:sha256hex` or `role:name:sha256hex` (role read, operate or admin; 64 hex digits).',
+    summary: 'A token entry is not `role:sha256hex` or `role:name:sha256hex` (role read, operate or admin; 64 hex digits), a token file cannot be read, or TRIBUTARY_TRUST_PROXY is set without any token.',
   },
   RATE_LIMITED: { retryable: true, summary: 'Too many requests for this token (or address, when open) in the window; retry after Retry-After seconds.' },
   SYNC_TOO_MANY_SHARDS: {

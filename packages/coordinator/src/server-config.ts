@@ -4,6 +4,7 @@
  * here is ever printed: errors name the variable or file and the entry's position only.
  */
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { errorFrom } from '@tributary/protocol';
 import { DEFAULT_RATE_LIMIT } from './http/rate-limit.ts';
 import { parseTokenEntries, type AuthToken } from './auth-tokens.ts';
@@ -38,8 +39,13 @@ export function securityFromEnv(env: NodeJS.ProcessEnv): SecurityConfig {
   const publicRoutes = (env.TRIBUTARY_AUTH_PUBLIC ?? '/healthz')
     .split(/[\s,]+/)
     .filter((p) => p !== '');
+  const trustProxy = proxies(env);
+  if (trustProxy.length > 0 && tokens.length === 0) {
+    // An open coordinator answers loopback callers only: a forwarded address must not stand in for one.
+    throw errorFrom(coordinatorErrors, 'AUTH_CONFIG_INVALID', 'TRIBUTARY_TRUST_PROXY needs tokens (TRIBUTARY_AUTH_TOKENS or TRIBUTARY_AUTH_TOKENS_FILE): an open coordinator trusts no forwarded header', { source: 'TRIBUTARY_TRUST_PROXY' });
+  }
   return {
-    auth: { tokens, publicRoutes },
+    auth: { tokens, publicRoutes, ...(trustProxy.length === 0 ? {} : { trustProxy }) },
     rateLimit: {
       max: positiveInt(env, 'TRIBUTARY_RATE_LIMIT', DEFAULT_RATE_LIMIT.max),
       timeWindowMs: positiveInt(env, 'TRIBUTARY_RATE_WINDOW_MS', DEFAULT_RATE_LIMIT.timeWindowMs),
@@ -55,6 +61,41 @@ export function securityFromEnv(env: NodeJS.ProcessEnv): SecurityConfig {
     },
     testMode: env.TRIBUTARY_TEST_MODE === '1',
   };
+}
+
+/** Names of address ranges a proxy entry may use (proxy-addr's, which Fastify's trustProxy reads). */
+const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRIBUTARY_TRUST_PROXY: the reverse proxies whose forwarded headers are believed, separated by
+ * commas or blanks; each an IPv4 or IPv6 address, a CIDR range of one, or a range name. Anything
+ * else (`true`, `*`, a host name) is refused: trusting every peer would let any caller choose its
+ * own address for the rate limit.
+ */
+function proxies(env: NodeJS.ProcessEnv): string[] {
+  const entries = (env.TRIBUTARY_TRUST_PROXY ?? '').split(/[\s,]+/).filter((p) => p !== '');
+  entries.forEach((entry, index) => {
+    if (!validProxy(entry)) {
+      throw errorFrom(
+        coordinatorErrors,
+        'REQUEST_INVALID',
+        `TRIBUTARY_TRUST_PROXY entry ${index + 1} is not an IP address, a CIDR range or one of ${[...PROXY_RANGES].join(', ')}`,
+        { variable: 'TRIBUTARY_TRUST_PROXY' },
+      );
+    }
+  });
+  return entries;
+}
+
+function validProxy(entry: string): boolean {
+  if (PROXY_RANGES.has(entry)) return true;
+  const slash = entry.indexOf('/');
+  const address = slash === -1 ? entry : entry.slice(0, slash);
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (slash === -1) return true;
+  const bits = entry.slice(slash + 1);
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
 }
 
 /** The highest minimum between two fires of a schedule: one day (a daily schedule always passes). */

@@ -51,6 +51,13 @@ export interface AuthOptions {
   readonly tokens: readonly AuthToken[];
   /** Route paths anyone may call (as registered, e.g. `/healthz`); default `['/healthz']`. */
   readonly publicRoutes?: readonly string[];
+  /**
+   * The reverse proxies (addresses, CIDR ranges, or `loopback`/`linklocal`/`uniquelocal`) whose
+   * X-Forwarded-For and X-Forwarded-Proto are believed: a request from one of them has the client's
+   * address (the rate limit's key for a caller without a token, the log) and the client's scheme
+   * (the login cookie is Secure when that is https). Default none: the peer's own address and scheme.
+   */
+  readonly trustProxy?: readonly string[];
 }
 
 /** What the hooks check requests with: the configuration, and the login sessions in Redis. */
