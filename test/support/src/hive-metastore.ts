@@ -47,28 +47,33 @@ export async function ownMetastore(name: string, port?: number): Promise<OwnMeta
   // A first start on a slow machine may create the schema template: the script itself waits up to 180 s for the port.
   const service = (action: 'start' | 'stop' | 'status' | 'purge') => run('bash', [script, action], { env, timeout: 300_000 });
   const isUp = () => service('status').then(() => true, () => false);
+  const kill = (): boolean => {
+    let pid: number;
+    try {
+      pid = Number(readFileSync(join(data, 'run', `hive-metastore-${chosen}.pid`), 'utf8').trim());
+    } catch {
+      return false;
+    }
+    try {
+      process.kill(pid, 'SIGKILL');
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  // The daemon outlives the test process unless `close` stops it: a process that ends first (the
+  // exit watchdog, a runner's timeout, a failed `before`) kills it on its way out.
+  process.on('exit', kill);
   return {
     host: '127.0.0.1',
     port: chosen,
     uri: `thrift://127.0.0.1:${chosen}`,
     start: async () => void (await service('start')),
     stop: async () => void (await service('stop')),
-    kill() {
-      let pid: number;
-      try {
-        pid = Number(readFileSync(join(data, 'run', `hive-metastore-${chosen}.pid`), 'utf8').trim());
-      } catch {
-        return false;
-      }
-      try {
-        process.kill(pid, 'SIGKILL');
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    kill,
     isUp,
     async close() {
+      process.off('exit', kill);
       await service('purge').catch(() => {});
       await rm(data, { recursive: true, force: true });
     },
