@@ -7,9 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { LOGIN_PATH, SESSION_COOKIE, newToken, parseTokenEntries, startCoordinator, type Coordinator } from '@tributary/coordinator';
-import { services } from '@tributary/testkit';
-import { s3, syncEnv } from '../sync/harness.ts';
+import { LOGIN_PATH, SESSION_COOKIE, newToken, parseTokenEntries, type Coordinator } from '@tributary/coordinator';
+import { inProcessCoordinator, syncEnv } from '../sync/harness.ts';
 
 /** The proxy (the trusting coordinator trusts its /24); the rate-limit test uses another of its addresses, so the login test's counts are not in its way. */
 const PROXY = '10.1.2.3';
@@ -25,12 +24,7 @@ describe('a coordinator behind a trusted reverse proxy (real app, real Redis)', 
   let direct: Coordinator;
 
   const start = (e: ReturnType<typeof syncEnv>, trustProxy?: string[]) =>
-    startCoordinator({
-      redis: services.redis,
-      prefix: e.prefix,
-      clusterSecret: e.clusterSecret,
-      warehouse: e.warehouse,
-      s3,
+    inProcessCoordinator(e, {
       auth: { tokens: parseTokenEntries(admin.entry, 'test'), ...(trustProxy === undefined ? {} : { trustProxy }) },
       rateLimit: { max: LIMIT, timeWindowMs: 60_000 },
     });
