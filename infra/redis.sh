@@ -21,9 +21,25 @@ start() {
   echo "redis: redis://127.0.0.1:$PORT  (TRIBUTARY_REDIS_PORT=$PORT)"
 }
 
+# ours: the Redis answering on the port is this checkout's (its pid is our pidfile's, or it keeps
+# its data in our data directory). Another checkout's Redis on the same port is left running.
+ours() {
+  local info pid dir
+  info=$(redis-cli -h 127.0.0.1 -p "$PORT" info server 2>/dev/null) || return 1
+  pid=$(sed -n 's/^process_id:\([0-9]*\).*/\1/p' <<<"$info")
+  [[ -s $PIDFILE && $pid == "$(cat "$PIDFILE")" ]] && return 0
+  dir=$(redis-cli -h 127.0.0.1 -p "$PORT" --raw config get dir 2>/dev/null | sed -n 2p)
+  [[ -n $dir && $(cd "$DIR" 2>/dev/null && pwd -P) == "$(cd "$dir" 2>/dev/null && pwd -P)" ]]
+}
+
 stop() {
+  if ping 2>/dev/null && ! ours; then
+    log "the redis on 127.0.0.1:$PORT was not started from this checkout ($DIR); left running"
+    return 0
+  fi
   local pid=""; pid_alive "$PIDFILE" && pid=$(cat "$PIDFILE")
   if ping 2>/dev/null; then
+    [[ -z $pid ]] && pid=$(redis-cli -h 127.0.0.1 -p "$PORT" info server | sed -n 's/^process_id:\([0-9]*\).*/\1/p')
     redis-cli -h 127.0.0.1 -p "$PORT" shutdown >/dev/null 2>&1 || true
     # SHUTDOWN flushes the append-only file and removes the pidfile; wait for the process to go.
     [[ -n $pid ]] && { wait_until 20 "redis to exit" bash -c "! kill -0 $pid" || kill -9 "$pid"; }
