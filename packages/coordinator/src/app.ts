@@ -32,6 +32,7 @@ import { registerUi } from './http/ui-routes.ts';
 import type { ScheduleService } from './schedule/service.ts';
 import { DASHBOARD_PREFIX, registerAuth, registerLogin, type AuthContext, type AuthOptions } from './http/auth.ts';
 import type { SessionStore } from './sessions.ts';
+import { registerRedisGate } from './http/redis-gate.ts';
 import { DEFAULT_RATE_LIMIT, registerRateLimit, type RateLimitOptions } from './http/rate-limit.ts';
 import { registerOpsRoutes, registerRequestLog } from './http/ops-routes.ts';
 import { dashboardAdapter, refuseJobDataEdits } from './http/dashboard.ts';
@@ -56,6 +57,8 @@ export interface AppDeps {
   readonly viewCacheMs?: number;
   /** /readyz: whether Redis and storage answer (and the coordinator is not shutting down); default: always ready. */
   readonly readiness?: () => Promise<Readiness>;
+  /** Whether the Redis connection is ready now; while not, every route but the ops ones answers 503 (http/redis-gate.ts). Default: always. */
+  readonly redisReady?: () => boolean;
   /** /metrics serves this registry; without, no /metrics route. */
   readonly metrics?: Registry;
 }
@@ -83,6 +86,8 @@ export async function buildApp(deps: AppDeps, options: { logger?: FastifyBaseLog
   registerProblemHandler(app);
   registerNoFraming(app); // before every plugin: their pages (dashboard, docs, login) inherit it
   registerJsonBody(app);
+  // First of the onRequest hooks: without Redis, auth's session lookup and the rate limit would wait for it.
+  if (deps.redisReady !== undefined) registerRedisGate(app, deps.redisReady);
   // Before any route and in this order (a plugin sees only the hooks added before it): auth's
   // onRoute hook gives every route its role, its onRequest hook names the rate limit's key.
   registerAuth(app, auth);

@@ -150,6 +150,10 @@ export const coordinatorErrors = defineErrorCatalogue({
     retryable: true,
     summary: 'The coordinator is shutting down (SIGTERM): it finishes the commits in flight and starts no new sync; retry against another coordinator or after it restarted.',
   },
+  REDIS_UNAVAILABLE: {
+    retryable: true,
+    summary: 'The coordinator\u2019s Redis does not answer now (restarting or unreachable): the request was not served and nothing was done; retry after Retry-After seconds.',
+  },
   SCHEDULE_NOT_FOUND: { retryable: false, summary: 'No schedule with this id exists.' },
   SCHEDULE_CRON_INVALID: {
     retryable: false,

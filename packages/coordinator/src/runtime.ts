@@ -298,6 +298,7 @@ export async function startCoordinator(config: CoordinatorConfig): Promise<Coord
     rateLimit: { ...DEFAULT_RATE_LIMIT, ...config.rateLimit, redis, keyPrefix: config.prefix },
     ...(config.apiCacheMs === undefined ? {} : { viewCacheMs: config.apiCacheMs }),
     readiness,
+    redisReady: () => redis.status === 'ready',
     metrics: metrics.registry,
     },
     { logger },
