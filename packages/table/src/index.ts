@@ -57,7 +57,7 @@ export type { DataType, InternalRow, InternalValue, RowType, Timestamp } from '.
 export { MAX_LENGTH } from './spec/types.ts';
 export { formatDataType, parseDataTypeString } from './spec/data-type-json.ts';
 export { escapePathName } from './spec/partition-path.ts';
-export { allocateColumn, batchFromRows, valueAt, type Column, type ColumnBatch } from './format/column-batch.ts';
+export { allocateColumn, batchFromRows, setValue, valueAt, type Column, type ColumnBatch } from './format/column-batch.ts';
 
 // Storage: the object stores a table lives on.
 export type { ObjectBody, ObjectMeta, ObjectStore } from './io/object-store.ts';

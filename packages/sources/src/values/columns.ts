@@ -9,7 +9,7 @@
  * does not fit, the rows up to it are run through the row converter, which throws the error of the
  * first bad cell in row order, as before.
  */
-import { allocateColumn, type Column, type ColumnBatch, type DataType, type InternalValue, type RowType, type Timestamp } from '@tributary/table';
+import { allocateColumn, setValue, type Column, type ColumnBatch, type DataType, type InternalValue, type RowType, type Timestamp } from '@tributary/table';
 import type { SourceBatch, SourceColumn, SourceRow, SourceValue } from '../source.ts';
 import { rowConverter, sourceIndex, valueConverter, type RowOrigin, type ValueConverter } from './convert.ts';
 import { fastEpochDay, fastTimestampInto, fastUnscaledDecimal, fitsCodePoints, isWellFormedText } from './fast-text.ts';
@@ -121,7 +121,7 @@ function columnFill(type: DataType, convert: ValueConverter): { fill: Fill; sink
       else if (!fastInto(r, value)) {
         const exact = exactValue(convert, value, r);
         if (exact === null) validity = markNull(validity, length, r, nullable);
-        else store(column, r, exact);
+        else setValue(column, r, exact);
       }
     };
     return { put, validity: () => validity };
@@ -242,38 +242,6 @@ export function fastSafeInteger(text: string): number | undefined {
     value = value * 10 + d;
   }
   return negative ? (value === 0 ? 0 : -value) : value;
-}
-
-/** Stores an internal value of the column's type (from the exact converter) in its slot. */
-function store(column: Column, r: number, value: InternalValue): void {
-  switch (column.kind) {
-    case 'bool':
-      column.values[r] = value === true ? 1 : 0;
-      return;
-    case 'int32':
-    case 'float32':
-    case 'float64':
-      column.values[r] = value as number;
-      return;
-    case 'int64':
-      column.values[r] = value as bigint;
-      return;
-    case 'bigint':
-      column.values[r] = value as bigint;
-      return;
-    case 'string':
-      column.values[r] = value as string;
-      return;
-    case 'binary':
-      column.values[r] = value as Uint8Array;
-      return;
-    case 'timestamp': {
-      const ts = value as Timestamp;
-      column.millis[r] = ts.epochMillis;
-      column.nanos[r] = ts.nanoOfMillis;
-      return;
-    }
-  }
 }
 
 export type { RowOrigin };

@@ -122,7 +122,7 @@ export function valueAt(column: Column, row: number): InternalValue {
 }
 
 /** Writes `value` into a column allocated by allocateColumn; the caller vouches for its type. */
-function setValue(column: Column, row: number, value: InternalValue): void {
+export function setValue(column: Column, row: number, value: InternalValue): void {
   switch (column.kind) {
     case 'bool':
       column.values[row] = value === true ? 1 : 0;
