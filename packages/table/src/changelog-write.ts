@@ -377,9 +377,23 @@ export class ChangelogWrite {
   /** One batch of merged records: its before-images, then its data and changelog records gathered column-wise. */
   async #writeRecords(bucket: BucketRuns, records: ColumnBatch): Promise<void> {
     const keyColumns = records.columns.slice(0, this.#trimmed.length);
-    const keys: InternalRow[] = new Array<InternalRow>(records.length);
-    for (let i = 0; i < records.length; i++) keys[i] = keyColumns.map((c) => valueAt(c, i));
+    const keyAt = (i: number): InternalRow => keyColumns.map((c) => valueAt(c, i));
+    // The records whose keys lie above every base file's range have no before-image and are not
+    // asked for: records ascend, so they are the batch's last ones (a load's new keys), found by a
+    // binary search instead of a key row and a comparison with each file per record.
+    let probed = records.length;
+    if (bucket.probe.isAboveAll(keyAt(probed - 1))) {
+      let lo = 0;
+      while (lo < probed) {
+        const mid = (lo + probed) >>> 1;
+        if (bucket.probe.isAboveAll(keyAt(mid))) probed = mid;
+        else lo = mid + 1;
+      }
+    }
+    const keys: InternalRow[] = new Array<InternalRow>(probed);
+    for (let i = 0; i < probed; i++) keys[i] = keyAt(i);
     const images = await bucket.probe.lookup(keys);
+    for (let i = probed; i < records.length; i++) images.push(null);
     const recordType = keyValueRowType(this.#rowType, this.#trimmed);
     const out = changelogBatch(records, images, this.#rules, { recordType, keyIndex: this.#keyIndex }, bucket.next, bucket.counts);
     bucket.next = out.next;
