@@ -6,7 +6,8 @@
  *   bucket job's merged key-value record batches stay columns: writeBucketRecords, format/changelog-batch.ts)
  *     ─► before-images of those keys in the base snapshot (read/before-images.ts: only the files
  *        whose key range holds one of them, probed by key, batch by batch; a row group's non-key
- *        columns decoded only where a key matches, converted only for the matching rows)
+ *        columns decoded only where a key matches, converted only for the matching rows; a
+ *        batch's keys above every file's range, a load's new keys, are not asked for)
  *     ─► per key: data record and changelog rows (format/changelog.ts)
  *     ─► one level-0 data file run `data-<writer>-<uuid>-<n>.parquet` (+I/+U after images, -D
  *        tombstones holding the stored row), sequence numbers from the bucket's base maximum + 1

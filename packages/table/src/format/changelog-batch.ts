@@ -11,7 +11,9 @@
  *        written per row
  *
  * A key without a before-image (most keys of a load that inserts) never becomes a row of values:
- * an upsert is `+I` of the merged row, a delete is nothing. A key with one goes through
+ * an upsert is `+I` of the merged row, a delete is nothing. A batch of nothing but such upserts
+ * (a load's new keys, above the stored ones) is not gathered at all: its data and changelog batch
+ * are one batch, the merged columns with new `_SEQUENCE_NUMBER` and `_VALUE_KIND` columns. A key with one goes through
  * `keyOutcome` itself (its after row converted from the columns), so the rule has one home.
  * Timestamps are cut to their column's precision column by column first (canonicalRow's cut), so a
  * merged row is the canonical row keyOutcome would use. Pure: batches in, batches out.
