@@ -11,7 +11,8 @@
  *
  * Flags: --table-rows 20000000, --keys 1000000, --updates 0.10, --deletes 0.01, --buckets 16,
  * --shards 8, --workers 2, --pairs 3, --keep (leave the warehouse and sources), --worker-cpu-prof DIR
- * (the measured loads' workers write CPU profiles to DIR/<variant>-<pair>/; the base fills are not profiled),
+ * (the measured loads' workers write CPU profiles to DIR/<variant>-<pair>/, their coordinator to
+ * DIR/<variant>-<pair>/coordinator/; the base fills are not profiled),
  * --java (then the same fill and loads by Paimon Java into a `changelog-producer = lookup` table, each
  * load followed by a full compaction: java/, built on demand with mvn).
  */
@@ -127,7 +128,12 @@ async function measuredSync(variant: Variant, pair: number, uris: readonly strin
     workers,
     workerConcurrency: 1,
     extraEnv: { TRIBUTARY_SOURCE_ROOTS: sourceRoot },
-    ...(prof === undefined || pair < 0 ? {} : { workerNodeArgs: () => ['--cpu-prof', `--cpu-prof-dir=${join(prof, `${variant}-${pair}`)}`] }),
+    ...(prof === undefined || pair < 0
+      ? {}
+      : {
+          workerNodeArgs: () => ['--cpu-prof', `--cpu-prof-dir=${join(prof, `${variant}-${pair}`)}`],
+          coordinatorNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${join(prof, `${variant}-${pair}`, 'coordinator')}`],
+        }),
   });
   const pids = [cluster.coordinator.pid ?? -1, ...cluster.workers.map((w) => w.pid ?? -1)];
   try {

@@ -6,7 +6,8 @@
  *   bucket job's merged key-value record batches stay columns: writeBucketRecords, format/changelog-batch.ts)
  *     ─► before-images of those keys in the base snapshot (read/before-images.ts: only the files
  *        whose key range holds one of them, probed by key, batch by batch; a row group's non-key
- *        columns decoded only where a key matches, converted only for the matching rows)
+ *        columns decoded only where a key matches, converted only for the matching rows; a
+ *        batch's keys above every file's range, a load's new keys, are not asked for)
  *     ─► per key: data record and changelog rows (format/changelog.ts)
  *     ─► one level-0 data file run `data-<writer>-<uuid>-<n>.parquet` (+I/+U after images, -D
  *        tombstones holding the stored row), sequence numbers from the bucket's base maximum + 1
@@ -377,9 +378,23 @@ export class ChangelogWrite {
   /** One batch of merged records: its before-images, then its data and changelog records gathered column-wise. */
   async #writeRecords(bucket: BucketRuns, records: ColumnBatch): Promise<void> {
     const keyColumns = records.columns.slice(0, this.#trimmed.length);
-    const keys: InternalRow[] = new Array<InternalRow>(records.length);
-    for (let i = 0; i < records.length; i++) keys[i] = keyColumns.map((c) => valueAt(c, i));
+    const keyAt = (i: number): InternalRow => keyColumns.map((c) => valueAt(c, i));
+    // The records whose keys lie above every base file's range have no before-image and are not
+    // asked for: records ascend, so they are the batch's last ones (a load's new keys), found by a
+    // binary search instead of a key row and a comparison with each file per record.
+    let probed = records.length;
+    if (bucket.probe.isAboveAll(keyAt(probed - 1))) {
+      let lo = 0;
+      while (lo < probed) {
+        const mid = (lo + probed) >>> 1;
+        if (bucket.probe.isAboveAll(keyAt(mid))) probed = mid;
+        else lo = mid + 1;
+      }
+    }
+    const keys: InternalRow[] = new Array<InternalRow>(probed);
+    for (let i = 0; i < probed; i++) keys[i] = keyAt(i);
     const images = await bucket.probe.lookup(keys);
+    for (let i = probed; i < records.length; i++) images.push(null);
     const recordType = keyValueRowType(this.#rowType, this.#trimmed);
     const out = changelogBatch(records, images, this.#rules, { recordType, keyIndex: this.#keyIndex }, bucket.next, bucket.counts);
     bucket.next = out.next;

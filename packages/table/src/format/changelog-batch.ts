@@ -11,7 +11,9 @@
  *        written per row
  *
  * A key without a before-image (most keys of a load that inserts) never becomes a row of values:
- * an upsert is `+I` of the merged row, a delete is nothing. A key with one goes through
+ * an upsert is `+I` of the merged row, a delete is nothing. A batch of nothing but such upserts
+ * (a load's new keys, above the stored ones) is not gathered at all: its data and changelog batch
+ * are one batch, the merged columns with new `_SEQUENCE_NUMBER` and `_VALUE_KIND` columns. A key with one goes through
  * `keyOutcome` itself (its after row converted from the columns), so the rule has one home.
  * Timestamps are cut to their column's precision column by column first (canonicalRow's cut), so a
  * merged row is the canonical row keyOutcome would use. Pure: batches in, batches out.
@@ -102,6 +104,22 @@ class Picks {
   }
 }
 
+/** `first`, `first` + 1, … (`length` numbers, below 2^31 of them), on the two 32-bit words as Picks.sequences. */
+function consecutive(first: bigint, length: number): BigInt64Array {
+  const out = new BigInt64Array(length);
+  const words = new Int32Array(out.buffer);
+  const base = new Int32Array(BigInt64Array.of(first).buffer);
+  const low = (base[LOW] as number) >>> 0;
+  const high = base[HIGH] as number;
+  for (let i = 0; i < length; i++) {
+    const sum = low + i;
+    const carry = sum >= TWO_32 ? 1 : 0;
+    words[2 * i + LOW] = sum - carry * TWO_32;
+    words[2 * i + HIGH] = high + carry;
+  }
+  return out;
+}
+
 const TWO_32 = 2 ** 32;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const LOW = LITTLE_ENDIAN ? 0 : 1;
@@ -123,6 +141,7 @@ export function changelogBatch(
   const k = layout.keyIndex.length;
   const batch = canonicalTimestamps(records, rules, k);
   const kinds = batch.columns[k + 1] as Column;
+  if (insertsOnly(batch, kinds, images)) return inserts(batch, layout, next, counts);
   const fields = batch.columns.slice(k + 2);
   const before: InternalRow[] = [];
   const beforeAt = new Int32Array(batch.length).fill(-1);
@@ -164,6 +183,32 @@ export function changelogBatch(
   }
   const sources = [batch, batchFromRows(layout.recordType, before), batchFromRows(layout.recordType, built)];
   return { data: gather(layout, k, sources, data, next), changelog: gather(layout, k, sources, changelog, next), next: next + BigInt(issued) };
+}
+
+/** Whether every record is an upsert of a key without a before-image (a load's new keys, most batches of a load that inserts). */
+function insertsOnly(batch: ColumnBatch, kinds: Column, images: readonly (StoredRecord | null)[]): boolean {
+  const values = (kinds as Column & { kind: 'int32' }).values;
+  for (let i = 0; i < batch.length; i++) if ((images[i] ?? null) !== null || isRetract(values[i] as number)) return false;
+  return true;
+}
+
+/**
+ * The outcome of a batch of inserts (insertsOnly): each record is `+I` of its merged row with the
+ * next sequence number in both runs, so the data and the changelog batch are one batch, the merged
+ * columns themselves with new `_SEQUENCE_NUMBER` and `_VALUE_KIND` columns: what the gather of the
+ * general path would copy row by row, without the copy. The key columns are their fields' columns,
+ * as the gather takes them (cut timestamps included).
+ */
+function inserts(batch: ColumnBatch, layout: ChangelogBatchLayout, next: bigint, counts: ChangelogCounts): ChangelogBatchResult {
+  const k = layout.keyIndex.length;
+  const length = batch.length;
+  const columns = [...batch.columns];
+  layout.keyIndex.forEach((f, i) => (columns[i] = batch.columns[k + 2 + f] as Column));
+  columns[k] = { kind: 'int64', values: consecutive(next, length), validity: undefined };
+  columns[k + 1] = { kind: 'int32', values: new Int32Array(length).fill(RowKind.INSERT), validity: undefined };
+  counts.inserts += length;
+  const out: ColumnBatch = { rowType: layout.recordType, length, columns };
+  return { data: out, changelog: out, next: next + BigInt(length) };
 }
 
 /** A key-value record of a table row: its trimmed key, placeholder sequence number and kind (the output's replace them). */

@@ -176,11 +176,14 @@ export function decodeV1Page(
     if (page.length < 4) throw new Error('a data page ends inside its definition levels');
     const length = (page[0] as number) | ((page[1] as number) << 8) | ((page[2] as number) << 16) | ((page[3] as number) << 24);
     if (length < 0 || 4 + length > page.length) throw new Error('a data page ends inside its definition levels');
-    levels = new Uint8Array(count);
-    readHybrid(page, 4, 4 + length, 1, levels, count);
-    values = 0;
-    for (let i = 0; i < count; i++) values += levels[i] as number;
-    if (values === count) levels = undefined; // no null: value i is row i
+    // A page without a null, as writers write it: one run of ones (no level array, no pass over it).
+    if (!oneRunOfOnes(page, 4, 4 + length, count)) {
+      levels = new Uint8Array(count);
+      readHybrid(page, 4, 4 + length, 1, levels, count);
+      values = 0;
+      for (let i = 0; i < count; i++) values += levels[i] as number;
+      if (values === count) levels = undefined; // no null: value i is row i
+    }
     at = 4 + length;
   }
   if (!dictionaryIds) {
@@ -197,6 +200,20 @@ export function decodeV1Page(
   if (width > 0) readHybrid(page, at + 1, page.length, width, ids, values);
   for (let i = 0; i < values; i++) if ((ids[i] as number) >= dictionarySize) throw new Error(`a dictionary id beyond the dictionary's ${dictionarySize} values`);
   return { definitionLevels: levels, dataPage: ids };
+}
+
+/**
+ * Whether the one-bit levels in bytes[at, end) begin with an RLE run of ones at least `count` long
+ * (a run header of at most two bytes): every row is defined, as readHybrid would find.
+ */
+function oneRunOfOnes(bytes: Uint8Array, at: number, end: number, count: number): boolean {
+  if (at >= end) return false;
+  let header = bytes[at++] as number;
+  if (header >= 0x80) {
+    if (at >= end || (bytes[at] as number) >= 0x80) return false;
+    header = (header & 0x7f) + (bytes[at++] as number) * 128;
+  }
+  return header % 2 === 0 && header / 2 >= count && at < end && bytes[at] === 1;
 }
 
 /**

@@ -219,7 +219,11 @@ export class DataFileWriter {
    */
   async write(batch: ColumnBatch): Promise<void> {
     if (batch.length === 0) return;
-    this.#pending.push(batch);
+    // A writer's first batch starts a new array holding it: pushed onto the empty `[]`, it changed
+    // the array's elements kind, and the optimized code of this method, inlined into its callers,
+    // was thrown away and compiled again for every new writer (two per changelog bucket job).
+    if (this.#pending.length === 0) this.#pending = [batch];
+    else this.#pending.push(batch);
     this.#pendingRows += batch.length;
     while (this.#pendingRows > 0 && this.#pendingRows >= this.#nextGroupRows(this.#current)) await this.#writeGroup();
     if (this.#options.fillRowGroups !== true) await this.#flush();

@@ -69,6 +69,15 @@ export class BeforeImageProbe {
     );
   }
 
+  /**
+   * Whether `key` lies above every file's key range: it has no before-image, and asking for it would
+   * only compare it with each file's range (a load's new keys, above the stored ones).
+   */
+  isAboveAll(key: InternalRow): boolean {
+    const { compareKey } = this.#order;
+    return this.#cursors.every((cursor) => compareKey(key, cursor.max) > 0);
+  }
+
   /** The files opened so far (a file whose key range holds no asked key is never opened). */
   get filesRead(): number {
     return this.#cursors.filter((c) => c.opened).length;

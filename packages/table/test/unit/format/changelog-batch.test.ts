@@ -211,3 +211,21 @@ test('changelogBatch: every outcome at once, sequence numbers carried over the 2
   assert.deepEqual(counts, { inserts: 2, updates: 1, deletes: 1 });
   assert.equal(got.next, first + 5n);
 });
+
+test('changelogBatch: a batch of upserts of absent keys only (one batch for both runs, no gather) is the model’s +I records, timestamps cut', () => {
+  fc.assert(
+    fc.property(caseArb, (generated) => {
+      const c: Case = { ...generated, rows: generated.rows.map((r) => ({ ...r, retract: false, stored: 'absent' as const })) };
+      const rules: ChangelogRules = { types: fields.map((f) => f.type), ignored: new Set(c.ignored), sequenceFields: c.sequenceField ? [SEQ_FIELD] : [], ignoreDelete: c.ignoreDelete };
+      const images = c.rows.map(() => null);
+      const want = model(c, images, rules);
+      const counts: ChangelogCounts = { inserts: 0, updates: 0, deletes: 0 };
+      const got = changelogBatch(records(c), images, rules, { recordType, keyIndex: [0] }, c.next, counts);
+      assert.deepEqual(text(got.data === undefined ? [] : rowsFromBatch(got.data)), text(want.data), 'data records');
+      assert.deepEqual(text(got.changelog === undefined ? [] : rowsFromBatch(got.changelog)), text(want.changelog), 'changelog records');
+      assert.deepEqual(counts, want.counts);
+      assert.equal(got.next, want.next);
+    }),
+    { numRuns: 200 },
+  );
+});

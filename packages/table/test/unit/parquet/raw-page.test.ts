@@ -207,3 +207,24 @@ test('decodeV1Page refuses a malformed page (a run past the end, a level beyond 
   assert.equal(decodeV1Page(new Uint8Array(good), { ...header, encoding: 'DELTA_BINARY_PACKED' }, 'INT32', undefined, true, 0), undefined);
   assert.equal(decodeV1Page(new Uint8Array([...levels([20, 1]), 25]), header, 'INT32', undefined, true, 8), undefined);
 });
+
+test('decodeV1Page: a page without a null as one run of ones (a two-byte header; a run longer than the page) has no levels; a shorter run of ones is read run by run', () => {
+  const values = Array.from({ length: 300 }, (_, i) => i * 31);
+  const oneRun: PageCase = { type: 'INT32', optional: true, levels: Array<number>(300).fill(1), levelRuns: [{ rle: true, values: Array<number>(300).fill(1) }], dictionary: 0, width: 0, ids: values, idRuns: [] };
+  const { page, header } = pageOf(oneRun);
+  assert.deepEqual(Array.from(page.subarray(4, 7)), [0xd8, 0x04, 1], 'a run of 300 ones: header 600 in two bytes');
+  const { ours, theirs } = decodeBoth(oneRun);
+  assert.equal(ours?.definitionLevels, undefined);
+  assert.deepEqual(Array.from(ours?.dataPage as ArrayLike<number>), values);
+  assert.deepEqual(Array.from(theirs.dataPage as ArrayLike<number>), values);
+  // A run past the page's rows reads as the page's rows (as the run-by-run read always did; hyparquet reads past the values).
+  const longer = pageOf({ ...oneRun, levelRuns: [{ rle: true, values: Array<number>(400).fill(1) }] });
+  const read = decodeV1Page(longer.page, longer.header, 'INT32', undefined, true, 0);
+  assert.equal(read?.definitionLevels, undefined);
+  assert.deepEqual(Array.from(read?.dataPage as ArrayLike<number>), values);
+  // 200 ones, then 100 zeros: not one run of ones; the levels say which rows are null.
+  const levels = [...Array<number>(200).fill(1), ...Array<number>(100).fill(0)];
+  const split = decodeBoth({ ...oneRun, levels, levelRuns: [{ rle: true, values: levels.slice(0, 200) }, { rle: true, values: levels.slice(200) }], ids: values.slice(0, 200) });
+  assert.deepEqual(Array.from(split.ours?.definitionLevels ?? []), levels);
+  assert.deepEqual(Array.from(split.ours?.dataPage as ArrayLike<number>), Array.from(split.theirs.dataPage as ArrayLike<number>));
+});
