@@ -383,7 +383,7 @@ export class ChangelogWrite {
     // asked for: records ascend, so they are the batch's last ones (a load's new keys), found by a
     // binary search instead of a key row and a comparison with each file per record.
     let probed = records.length;
-    if (bucket.probe.isAboveAll(keyAt(probed - 1))) {
+    if (probed > 0 && bucket.probe.isAboveAll(keyAt(probed - 1))) {
       let lo = 0;
       while (lo < probed) {
         const mid = (lo + probed) >>> 1;
