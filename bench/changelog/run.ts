@@ -14,7 +14,10 @@
  * (the measured loads' workers write CPU profiles to DIR/<variant>-<pair>/, their coordinator to
  * DIR/<variant>-<pair>/coordinator/; the base fills are not profiled),
  * --java (then the same fill and loads by Paimon Java into a `changelog-producer = lookup` table, each
- * load followed by a full compaction: java/, built on demand with mvn).
+ * load followed by a full compaction: java/, built on demand with mvn),
+ * --warm (long-lived processes, as a deployment runs them: one coordinator and its workers per
+ * variant for the whole run, the base fill and one unmeasured warm-up load of the same shape on them
+ * before the measured pairs; the peak RSS printed is then each process's over the whole run).
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -42,6 +45,7 @@ const { values } = parseArgs({
     keep: { type: 'boolean', default: false },
     'worker-cpu-prof': { type: 'string' },
     java: { type: 'boolean', default: false },
+    warm: { type: 'boolean', default: false },
   },
 });
 const tableRows = Number(values['table-rows']);
@@ -53,6 +57,7 @@ const shards = Number(values.shards);
 const workers = Number(values.workers);
 const pairs = Number(values.pairs);
 const prof = values['worker-cpu-prof'];
+const warm = values.warm;
 const bucketName = process.env.TRIBUTARY_S3_BUCKET ?? 'tributary';
 const run = new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14);
 const warehouse = `s3://${bucketName}/bench-changelog/${run}`;
@@ -121,20 +126,30 @@ interface Measured {
   readonly phases: Record<string, number>;
 }
 
-/** One sync on a fresh coordinator and workers: wall time, CPU of every process, peak RSS. */
-async function measuredSync(variant: Variant, pair: number, uris: readonly string[]): Promise<Measured> {
-  const name = `orders_${variant}`;
-  const cluster = await startCluster({ prefix: `bench-changelog-${run}-${variant}-${pair}`, warehouse }, {
+type Cluster = Awaited<ReturnType<typeof startCluster>>;
+
+/** A coordinator and `--workers` workers for `variant`; `label` names its Redis prefix and its profiles' folder. */
+function variantCluster(variant: Variant, label: string, profiled: boolean): Promise<Cluster> {
+  return startCluster({ prefix: `bench-changelog-${run}-${variant}-${label}`, warehouse }, {
     workers,
     workerConcurrency: 1,
     extraEnv: { TRIBUTARY_SOURCE_ROOTS: sourceRoot },
-    ...(prof === undefined || pair < 0
+    ...(prof === undefined || !profiled
       ? {}
       : {
-          workerNodeArgs: () => ['--cpu-prof', `--cpu-prof-dir=${join(prof, `${variant}-${pair}`)}`],
-          coordinatorNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${join(prof, `${variant}-${pair}`, 'coordinator')}`],
+          workerNodeArgs: () => ['--cpu-prof', `--cpu-prof-dir=${join(prof, `${variant}-${label}`)}`],
+          coordinatorNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${join(prof, `${variant}-${label}`, 'coordinator')}`],
         }),
   });
+}
+
+/**
+ * One sync: wall time, CPU of every process over it, peak RSS. On a fresh cluster of its own (stopped
+ * after it, so each process's peak is this load's) unless `--warm` gives the variant's long-lived one.
+ */
+async function measuredSync(variant: Variant, pair: number, uris: readonly string[], shared?: Cluster): Promise<Measured> {
+  const name = `orders_${variant}`;
+  const cluster = shared ?? (await variantCluster(variant, String(pair), pair >= 0));
   const pids = [cluster.coordinator.pid ?? -1, ...cluster.workers.map((w) => w.pid ?? -1)];
   try {
     const cpu0 = pids.reduce((n, pid) => n + cpuSeconds(pid), 0);
@@ -157,10 +172,10 @@ async function measuredSync(variant: Variant, pair: number, uris: readonly strin
     const workerPeakRssMb = Math.max(...cluster.workers.map((w) => peakRssMb(w.pid ?? -1)));
     const snapshot = await (await openTable(openObjectStore(warehouse, s3Options()), database, name)).snapshot(view.snapshotId);
     const changelogRows = snapshot.changelogRecordCount === null ? null : Number(snapshot.changelogRecordCount);
-    const { coordinatorPeakRssMb } = await cluster.stop();
+    const coordinatorPeakRssMb = shared === undefined ? (await cluster.stop()).coordinatorPeakRssMb : peakRssMb(cluster.coordinator.pid ?? -1);
     return { variant, pair, wallS, cpuS, workerPeakRssMb, coordinatorPeakRssMb, snapshotId: view.snapshotId, changelogRows, phases: view.phaseDurationsMs };
   } catch (error) {
-    await cluster.stop();
+    if (shared === undefined) await cluster.stop();
     throw error;
   }
 }
@@ -193,22 +208,37 @@ async function main(): Promise<void> {
     await setup.stop();
   }
   const results: Measured[] = [];
-  for (const variant of VARIANTS) {
-    const base = await measuredSync(variant, -1, baseUris);
-    console.log(`  base fill of orders_${variant}: ${base.wallS.toFixed(1)} s wall, ${base.cpuS.toFixed(1)} s CPU, worker peak RSS ${base.workerPeakRssMb.toFixed(0)} MB`);
-  }
-  for (let p = 0; p < pairs; p++) {
-    const uris = await writeFiles(sources, `load-${p}`, (s) => loadRows(p, s));
-    const order: Variant[] = p % 2 === 0 ? ['none', 'input'] : ['input', 'none'];
-    for (const variant of order) {
-      const m = await measuredSync(variant, p, uris);
-      results.push(m);
-      console.log(
-        `  pair ${p} ${variant.padEnd(5)}: ${m.wallS.toFixed(1)} s wall, ${m.cpuS.toFixed(1)} s CPU, worker peak RSS ${m.workerPeakRssMb.toFixed(0)} MB, ` +
-          `coordinator ${m.coordinatorPeakRssMb.toFixed(0)} MB, changelog rows ${m.changelogRows ?? '-'}, phases ${JSON.stringify(m.phases)}`,
-      );
+  // --warm: each variant's processes live through the whole run (profiled whole, when asked).
+  const clusters = new Map<Variant, Cluster>();
+  try {
+    if (warm) for (const variant of VARIANTS) clusters.set(variant, await variantCluster(variant, 'warm', true));
+    for (const variant of VARIANTS) {
+      const base = await measuredSync(variant, -1, baseUris, clusters.get(variant));
+      console.log(`  base fill of orders_${variant}: ${base.wallS.toFixed(1)} s wall, ${base.cpuS.toFixed(1)} s CPU, worker peak RSS ${base.workerPeakRssMb.toFixed(0)} MB`);
     }
+    // Warm: load 0 is the warm-up, the same shape as the measured ones, and is not measured.
+    const first = warm ? -1 : 0;
+    for (let p = first; p < pairs; p++) {
+      const load = p - first;
+      const uris = await writeFiles(sources, `load-${load}`, (s) => loadRows(load, s));
+      const order: Variant[] = p % 2 === 0 ? ['none', 'input'] : ['input', 'none'];
+      for (const variant of order) {
+        const m = await measuredSync(variant, p, uris, clusters.get(variant));
+        if (p < 0) {
+          console.log(`  warm-up load ${variant.padEnd(5)}: ${m.wallS.toFixed(1)} s wall, ${m.cpuS.toFixed(1)} s CPU (not measured)`);
+          continue;
+        }
+        results.push(m);
+        console.log(
+          `  pair ${p} ${variant.padEnd(5)}: ${m.wallS.toFixed(1)} s wall, ${m.cpuS.toFixed(1)} s CPU, worker peak RSS ${m.workerPeakRssMb.toFixed(0)} MB, ` +
+            `coordinator ${m.coordinatorPeakRssMb.toFixed(0)} MB, changelog rows ${m.changelogRows ?? '-'}, phases ${JSON.stringify(m.phases)}`,
+        );
+      }
+    }
+  } finally {
+    for (const cluster of clusters.values()) await cluster.stop();
   }
+  if (warm) console.log('  warm: long-lived processes; each peak RSS is the process\'s over the whole run (base fill included)');
   console.log('\n| pair | wall none (s) | wall input (s) | wall ratio | CPU none (s) | CPU input (s) | CPU ratio | worker peak RSS none / input (MB) | changelog rows |');
   console.log('|---|---|---|---|---|---|---|---|---|');
   const ratios: { wall: number; cpu: number }[] = [];
