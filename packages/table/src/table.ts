@@ -32,7 +32,7 @@ import { SequenceRebaser } from './write/sequence-rebase.ts';
 import { SnapshotManager } from './snapshot/snapshot-manager.ts';
 import { FileStoreScan, mapInOrder } from './snapshot/file-store-scan.ts';
 import { TableRead, type TableReadOptions } from './read/table-read.ts';
-import { countSharedKeys } from './read/shared-keys.ts';
+import { countSharedKeys, writerKeyRanges, type WriterKeyRanges } from './read/shared-keys.ts';
 import { ChangelogWrite, type ChangelogWriteOptions } from './changelog-write.ts';
 import { readChangelog, type ChangelogRecord } from './read/changelog-read.ts';
 import { auditChangelog, type ChangelogAudit, type ChangelogAuditRequest } from './changelog-audit.ts';
@@ -478,9 +478,17 @@ export class Table {
    * shards). Reads only the key columns of files whose key ranges overlap another writer's; 0 for
    * an append table.
    */
-  countSharedKeys(shards: readonly (readonly CommitMessage[])[]): Promise<number> {
-    for (const messages of shards) checkDataFilesOnly(messages);
-    return countSharedKeys({ store: this.store, tablePath: this.path, schema: this.schema, bucketDir: (p, b) => this.#bucketDir(p, b) }, shards);
+  countSharedKeys(shards: readonly (readonly CommitMessage[])[], known?: readonly (WriterKeyRanges | undefined)[]): Promise<number> {
+    return countSharedKeys({ store: this.store, tablePath: this.path, schema: this.schema, bucketDir: (p, b) => this.#bucketDir(p, b), check: checkDataFilesOnly }, shards, known);
+  }
+
+  /**
+   * One writer's key ranges, decoded now for a later countSharedKeys over the same messages (`known`),
+   * which then only sorts and merges; undefined for an append table. Pure: reads nothing.
+   * @throws COMMIT_MESSAGE_UNSUPPORTED as countSharedKeys would
+   */
+  writerKeyRanges(messages: readonly CommitMessage[]): WriterKeyRanges | undefined {
+    return writerKeyRanges(this.schema, messages, checkDataFilesOnly);
   }
 
   /** The store keys of the data files the messages add (`<table>/<partition>/bucket-N/<file>`). */
