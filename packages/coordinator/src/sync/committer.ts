@@ -57,6 +57,7 @@ import { partitionRowOf, type CommitIdentity, type CommitMessage, type Tables, t
 import { fullExtractBuckets } from './load-checks.ts';
 import { foldPositions, SOURCE_ID_PROPERTY } from './positions.ts';
 import { PrefetchQueue } from './prefetch-queue.ts';
+import { planJson } from './record-json.ts';
 import type { BucketFlowState } from './flow.ts';
 import {
   deleteRuns,
@@ -289,6 +290,9 @@ export class SyncCommitter {
     if (pending === undefined) {
       pending = this.#deps.store.get(syncId).then(async (r) => {
         if (r?.state.phase !== 'PREPARING') return undefined;
+        // Made now, while the shards run: the commit drives this very record (#stored), and its
+        // record writes splice the plan's text (record-json.ts) and reuse its fingerprint.
+        planJson(r.plan);
         return { record: r, fingerprint: this.#fingerprint(r), keyRanges: await this.#keyRangeDecoder(r) };
       });
       this.#plans.set(syncId, pending);

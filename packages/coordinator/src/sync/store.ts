@@ -54,6 +54,7 @@ import { z } from 'zod';
 import { coordinatorErrors } from '../errors.ts';
 import { RevisionCache } from '../revision-cache.ts';
 import { SyncPhaseSchema, SyncRecordSchema } from './record-schema.ts';
+import { recordJson } from './record-json.ts';
 import { isTerminal, stagedDiscardable, transition, type SyncEvent, type SyncPhase, type SyncRecord } from './state.ts';
 import { SyncHeadSchema, syncHead, type SyncHead } from './head.ts';
 import { SyncSummarySchema, syncSummary, summaryText, type SyncSummary } from './summary.ts';
@@ -840,7 +841,7 @@ export class SyncStore {
       this.#keys.revision,
       String(expectedVersion),
       String(record.version),
-      JSON.stringify(record),
+      recordJson(record),
       record.state.phase,
       String(createdAtMs),
       record.id,
