@@ -18,7 +18,7 @@ import {
   SCHEMA_VERSION, bucketCount, decodeTableSchema, encodeTableSchema, partitionFields, validateTableSchema, type TableSchema,
 } from './spec/table-schema.ts';
 import type { Snapshot } from './spec/snapshot.ts';
-import type { ManifestEntry } from './spec/manifest-entry.ts';
+import { encodeDataFilesAhead, type ManifestEntry } from './spec/manifest-entry.ts';
 import type { DataType, InternalValue } from './spec/types.ts';
 import { encodePartitionRow } from './write/row-routing.ts';
 import { dataFilePaths, partitionPathOptions, unescapePathName } from './spec/partition-path.ts';
@@ -489,6 +489,15 @@ export class Table {
    */
   writerKeyRanges(messages: readonly CommitMessage[]): WriterKeyRanges | undefined {
     return writerKeyRanges(this.schema, messages, checkDataFilesOnly);
+  }
+
+  /**
+   * Encodes the manifest records of the messages' new files now (pure; kept by file object until
+   * the file is garbage), so that a commit of these very messages copies their bytes instead of
+   * encoding them (spec/manifest-entry.ts encodeDataFilesAhead). The manifests are the same.
+   */
+  encodeFilesAhead(messages: readonly CommitMessage[]): void {
+    encodeDataFilesAhead(messages.flatMap((m) => m.dataIncrement.newFiles));
   }
 
   /** The store keys of the data files the messages add (`<table>/<partition>/bucket-N/<file>`). */

@@ -111,8 +111,12 @@ export type FaultPoint = 'before-publish' | 'after-publish';
 interface PlanContext {
   readonly record: SyncRecord;
   readonly fingerprint: string;
-  /** Decodes a verified shard's key ranges for the commit's colliding-key count (direct layout, primary-key table; else undefined). */
-  readonly keyRanges?: ((messages: readonly CommitMessage[]) => WriterKeyRanges | undefined) | undefined;
+  /**
+   * What a direct sync's prefetch readies of each verified shard's messages for the commit
+   * (#aheadOfCommit): their manifest records encoded, and their key ranges (returned; undefined for an
+   * append table). Undefined for a bucketed sync, or when the table did not open.
+   */
+  readonly ahead?: ((messages: readonly CommitMessage[]) => WriterKeyRanges | undefined) | undefined;
 }
 
 const PREFETCH_IN_FLIGHT = 8;
@@ -263,7 +267,7 @@ export class SyncCommitter {
       const shard = await loadShardBlob(tables.warehouseStore(warehouse), record, tablePath, shardId, attemptId, trust);
       if (!this.#plans.has(syncId)) return; // forgotten while the blob was read: the sync moved on
       if (bucketed) remember(this.#prefetchedRuns, syncId, shardId, summariseRuns(shard));
-      else remember(this.#prefetched, syncId, shardId, plan.keyRanges === undefined ? shard : { ...shard, keyRanges: plan.keyRanges(shard.messages) });
+      else remember(this.#prefetched, syncId, shardId, plan.ahead === undefined ? shard : { ...shard, keyRanges: plan.ahead(shard.messages) });
     } catch {
       // The commit reads this blob again and records the typed reason if it is bad; a Redis or
       // storage hiccup here only costs the commit one more read.
@@ -293,7 +297,7 @@ export class SyncCommitter {
         // Made now, while the shards run: the commit drives this very record (#stored), and its
         // record writes splice the plan's text (record-json.ts) and reuse its fingerprint.
         planJson(r.plan);
-        return { record: r, fingerprint: this.#fingerprint(r), keyRanges: await this.#keyRangeDecoder(r) };
+        return { record: r, fingerprint: this.#fingerprint(r), ahead: await this.#aheadOfCommit(r) };
       });
       this.#plans.set(syncId, pending);
     }
@@ -308,15 +312,22 @@ export class SyncCommitter {
   }
 
   /**
-   * How a direct sync's prefetch decodes each verified shard's key ranges: with the table the sync
-   * planned for (its schema pinned by id), once per sync. Undefined for a bucketed sync (its count is
-   * the bucket jobs'), an append table, or a table that does not open now (the commit decodes them).
+   * What a direct sync's prefetch readies of each verified shard for the commit, with the table the
+   * sync planned for (its schema pinned by id), opened once per sync: the manifest records of its
+   * files (Table.encodeFilesAhead: the commit's manifests copy them) and, for a primary-key table,
+   * its key ranges (Table.writerKeyRanges: the colliding-key count only sorts and merges them). Both
+   * are of the verified messages themselves and used only for them. Undefined for a bucketed sync
+   * (its commit is the bucket jobs') or a table that does not open now (the commit does it all).
    */
-  async #keyRangeDecoder(record: SyncRecord): Promise<PlanContext['keyRanges']> {
+  async #aheadOfCommit(record: SyncRecord): Promise<PlanContext['ahead']> {
     if (record.plan.options.layout === 'bucketed') return undefined;
     try {
       const table = await this.#deps.tables.openTable(this.#deps.warehouse, record.plan.table, record.plan.schemaId);
-      return table.schema.primaryKeys.length === 0 ? undefined : (messages) => table.writerKeyRanges(messages);
+      const keyed = table.schema.primaryKeys.length > 0;
+      return (messages) => {
+        table.encodeFilesAhead(messages);
+        return keyed ? table.writerKeyRanges(messages) : undefined;
+      };
     } catch {
       return undefined;
     }
