@@ -18,7 +18,7 @@ import {
   SCHEMA_VERSION, bucketCount, decodeTableSchema, encodeTableSchema, partitionFields, validateTableSchema, type TableSchema,
 } from './spec/table-schema.ts';
 import type { Snapshot } from './spec/snapshot.ts';
-import { encodeDataFilesAhead, type ManifestEntry } from './spec/manifest-entry.ts';
+import { encodeEntriesAhead, type ManifestEntry } from './spec/manifest-entry.ts';
 import type { DataType, InternalValue } from './spec/types.ts';
 import { encodePartitionRow } from './write/row-routing.ts';
 import { dataFilePaths, partitionPathOptions, unescapePathName } from './spec/partition-path.ts';
@@ -492,12 +492,13 @@ export class Table {
   }
 
   /**
-   * Encodes the manifest records of the messages' new files now (pure; kept by file object until
+   * Encodes the manifest entries of the messages' new files now (pure; kept by file object until
    * the file is garbage), so that a commit of these very messages copies their bytes instead of
-   * encoding them (spec/manifest-entry.ts encodeDataFilesAhead). The manifests are the same.
+   * encoding them (spec/manifest-entry.ts encodeEntriesAhead). The manifests are the same.
    */
   encodeFilesAhead(messages: readonly CommitMessage[]): void {
-    encodeDataFilesAhead(messages.flatMap((m) => m.dataIncrement.newFiles));
+    // The ADD entries a commit's delta makes of the messages' new files (commit-plan.ts deltaEntries).
+    encodeEntriesAhead(messages.flatMap((m) => m.dataIncrement.newFiles.map((file) => ({ kind: 'ADD' as const, partition: m.partition, bucket: m.bucket, totalBuckets: m.totalBuckets ?? -1, file }))));
   }
 
   /** The store keys of the data files the messages add (`<table>/<partition>/bucket-N/<file>`). */
