@@ -23,7 +23,9 @@
  * the job's token under it, then the entry's seal (SYNC_PLAN_ALTERED). The coordinator seals the
  * bucket plan and the folded positions it derives from verified blobs the same way, and checks the
  * seals where it reads them back. The coordinator's commit recomputes the fingerprint from the
- * record it reads, so a record changed after planning fails every blob's token.
+ * record it reads (once per record read: the commit after the prefetches takes the prefetch's read
+ * while the stored version is still its own), so a record changed after planning fails every
+ * blob's token.
  *
  * Pure: hashing only.
  */

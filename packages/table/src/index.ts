@@ -8,6 +8,7 @@ export { MAX_AUDIT_SNAPSHOTS, type ChangelogAuditQuery, type ChangelogAuditView 
 
 // The table: create or open it, write, commit, read.
 export { Table, createTable, listTables, openTable, type ColumnSpec, type SchemaDefinition, type TableDescription, type TableStats } from './table.ts';
+export type { WriterKeyRanges } from './read/shared-keys.ts';
 export { TableWrite } from './write/table-write.ts';
 export { ChangelogWrite, type BucketChangelog, type ChangelogWriteOptions } from './changelog-write.ts';
 export { RowKind, type RowKindByte } from './format/key-value.ts';

@@ -18,7 +18,7 @@ import {
   SCHEMA_VERSION, bucketCount, decodeTableSchema, encodeTableSchema, partitionFields, validateTableSchema, type TableSchema,
 } from './spec/table-schema.ts';
 import type { Snapshot } from './spec/snapshot.ts';
-import type { ManifestEntry } from './spec/manifest-entry.ts';
+import { encodeEntriesAhead, type ManifestEntry } from './spec/manifest-entry.ts';
 import type { DataType, InternalValue } from './spec/types.ts';
 import { encodePartitionRow } from './write/row-routing.ts';
 import { dataFilePaths, partitionPathOptions, unescapePathName } from './spec/partition-path.ts';
@@ -32,7 +32,7 @@ import { SequenceRebaser } from './write/sequence-rebase.ts';
 import { SnapshotManager } from './snapshot/snapshot-manager.ts';
 import { FileStoreScan, mapInOrder } from './snapshot/file-store-scan.ts';
 import { TableRead, type TableReadOptions } from './read/table-read.ts';
-import { countSharedKeys } from './read/shared-keys.ts';
+import { countSharedKeys, writerKeyRanges, type WriterKeyRanges } from './read/shared-keys.ts';
 import { ChangelogWrite, type ChangelogWriteOptions } from './changelog-write.ts';
 import { readChangelog, type ChangelogRecord } from './read/changelog-read.ts';
 import { auditChangelog, type ChangelogAudit, type ChangelogAuditRequest } from './changelog-audit.ts';
@@ -478,9 +478,27 @@ export class Table {
    * shards). Reads only the key columns of files whose key ranges overlap another writer's; 0 for
    * an append table.
    */
-  countSharedKeys(shards: readonly (readonly CommitMessage[])[]): Promise<number> {
-    for (const messages of shards) checkDataFilesOnly(messages);
-    return countSharedKeys({ store: this.store, tablePath: this.path, schema: this.schema, bucketDir: (p, b) => this.#bucketDir(p, b) }, shards);
+  countSharedKeys(shards: readonly (readonly CommitMessage[])[], known?: readonly (WriterKeyRanges | undefined)[]): Promise<number> {
+    return countSharedKeys({ store: this.store, tablePath: this.path, schema: this.schema, bucketDir: (p, b) => this.#bucketDir(p, b), check: checkDataFilesOnly }, shards, known);
+  }
+
+  /**
+   * One writer's key ranges, decoded now for a later countSharedKeys over the same messages (`known`),
+   * which then only sorts and merges; undefined for an append table. Pure: reads nothing.
+   * @throws COMMIT_MESSAGE_UNSUPPORTED as countSharedKeys would
+   */
+  writerKeyRanges(messages: readonly CommitMessage[]): WriterKeyRanges | undefined {
+    return writerKeyRanges(this.schema, messages, checkDataFilesOnly);
+  }
+
+  /**
+   * Encodes the manifest entries of the messages' new files now (pure; kept by file object until
+   * the file is garbage), so that a commit of these very messages copies their bytes instead of
+   * encoding them (spec/manifest-entry.ts encodeEntriesAhead). The manifests are the same.
+   */
+  encodeFilesAhead(messages: readonly CommitMessage[]): void {
+    // The ADD entries a commit's delta makes of the messages' new files (commit-plan.ts deltaEntries).
+    encodeEntriesAhead(messages.flatMap((m) => m.dataIncrement.newFiles.map((file) => ({ kind: 'ADD' as const, partition: m.partition, bucket: m.bucket, totalBuckets: m.totalBuckets ?? -1, file }))));
   }
 
   /** The store keys of the data files the messages add (`<table>/<partition>/bucket-N/<file>`). */

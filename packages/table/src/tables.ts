@@ -20,6 +20,7 @@ import { mapInOrder } from './snapshot/file-store-scan.ts';
 import { getOrNull } from './snapshot/table-files.ts';
 import type { S3ConnectionOptions } from './io/s3-store.ts';
 import type { CommitMessage } from './spec/commit-message.ts';
+import type { WriterKeyRanges } from './read/shared-keys.ts';
 import type { CommitIdentity, Snapshot } from './spec/snapshot.ts';
 import type { CommitKind } from './write/commit-plan.ts';
 import { changelogAuditView, type ChangelogAuditQuery, type ChangelogAuditView } from './changelog-audit-view.ts';
@@ -136,9 +137,10 @@ export interface Tables {
   /**
    * Primary keys present in more than one shard (`shards`: each shard's messages, in plan order),
    * reading only the key columns of files whose key ranges overlap another shard's; null for an
-   * append table.
+   * append table. `known[i]`: shard i's key ranges decoded ahead (Table.writerKeyRanges), used
+   * only for `shards[i]` itself under the table's key types.
    */
-  countCollidingKeys(warehouse: string, ref: TableRef, shards: readonly (readonly CommitMessage[])[]): Promise<number | null>;
+  countCollidingKeys(warehouse: string, ref: TableRef, shards: readonly (readonly CommitMessage[])[], known?: readonly (WriterKeyRanges | undefined)[]): Promise<number | null>;
   /** The id of the snapshot after `afterSnapshotId` that carries `identity`, if any. */
   findCommitted(warehouse: string, ref: TableRef, identity: CommitIdentity, afterSnapshotId: number | null): Promise<number | undefined>;
   /**
@@ -270,10 +272,10 @@ export function warehouseTables(s3: S3ConnectionOptions = {}): Tables {
       });
       return { snapshotId: result.snapshotId, attempts: result.attempts, conflicts: result.conflicts };
     },
-    async countCollidingKeys(warehouse: string, ref: TableRef, shards: readonly (readonly CommitMessage[])[]): Promise<number | null> {
+    async countCollidingKeys(warehouse: string, ref: TableRef, shards: readonly (readonly CommitMessage[])[], known?: readonly (WriterKeyRanges | undefined)[]): Promise<number | null> {
       const table = await require(warehouse, ref);
       if (table.schema.primaryKeys.length === 0) return null;
-      return table.countSharedKeys(shards);
+      return table.countSharedKeys(shards, known);
     },
     async expireSnapshots(warehouse, ref, request): Promise<ExpireResult> {
       return (await require(warehouse, ref)).expireSnapshots(request);

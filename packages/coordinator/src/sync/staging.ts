@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { crc32c } from '@node-rs/crc32';
 import { bucketJobId, changelogFileMarker, dataFileMarker, decodeBlob, errorFrom, stagedBlobKey, syncRunsPath, syncStagingPrefix, type ShardReadPosition, type ShardVote } from '@tributary/protocol';
 import { redactSource } from '@tributary/sources';
-import { mapInOrder, type CommitMessage, type ObjectStore } from '@tributary/table';
+import { mapInOrder, type CommitMessage, type ObjectStore, type WriterKeyRanges } from '@tributary/table';
 import { coordinatorErrors } from '../errors.ts';
 import type { AcceptedAttempt, SyncRecord } from './state.ts';
 
@@ -35,6 +35,8 @@ export interface LoadedShards {
   readonly shards: CommitMessage[][];
   /** Each shard's source position as its blob carries it, in plan order (undefined: none). */
   readonly positions: { readonly id: string; readonly readPosition: ShardReadPosition | undefined }[];
+  /** Each shard's key ranges where they were decoded with its blob (VerifiedShard.keyRanges), in plan order. */
+  readonly keyRanges: (WriterKeyRanges | undefined)[];
 }
 
 /** Loads one blob per planned shard, the attempt `attempts[shardId]`, verified against the plan. */
@@ -48,7 +50,13 @@ export async function loadAcceptedBlobs(
 ): Promise<LoadedShards> {
   const { accepted, shards: loaded } = await loadAccepted(store, record, tablePath, attempts, trust, (one) => one, verified);
   const shards = loaded.map((one) => one.messages);
-  return { accepted, messages: shards.flat(), shards, positions: record.plan.shards.map((s, i) => ({ id: s.id, readPosition: loaded[i]?.readPosition })) };
+  return {
+    accepted,
+    messages: shards.flat(),
+    shards,
+    positions: record.plan.shards.map((s, i) => ({ id: s.id, readPosition: loaded[i]?.readPosition })),
+    keyRanges: loaded.map((one) => one.keyRanges),
+  };
 }
 
 /**
@@ -135,6 +143,12 @@ export interface VerifiedShard {
   readonly readPosition: ShardReadPosition | undefined;
   /** The blob header's fileCount. */
   readonly files: number;
+  /**
+   * The key ranges of `messages`, decoded as the blob was prefetched (Table.writerKeyRanges), so
+   * the commit's colliding-key count only sorts and merges. They travel in this object with the
+   * messages they were decoded from; the count checks that they are.
+   */
+  readonly keyRanges?: WriterKeyRanges | undefined;
 }
 
 export async function loadShardBlob(

@@ -54,6 +54,7 @@ import { z } from 'zod';
 import { coordinatorErrors } from '../errors.ts';
 import { RevisionCache } from '../revision-cache.ts';
 import { SyncPhaseSchema, SyncRecordSchema } from './record-schema.ts';
+import { recordJson } from './record-json.ts';
 import { isTerminal, stagedDiscardable, transition, type SyncEvent, type SyncPhase, type SyncRecord } from './state.ts';
 import { SyncHeadSchema, syncHead, type SyncHead } from './head.ts';
 import { SyncSummarySchema, syncSummary, summaryText, type SyncSummary } from './summary.ts';
@@ -318,16 +319,25 @@ export class SyncStore {
    * SYNC_NOT_FOUND if there is no such sync.
    */
   async pageRecord(syncId: string): Promise<Readonly<SyncRecord>> {
-    const version = await this.#redis.hget(syncRedisKeys(this.#prefix, syncId).record, 'version');
+    const version = await this.version(syncId);
     const kept = this.#pageRecords.get(syncId);
     this.#pageRecords.delete(syncId);
-    const record = kept !== undefined && version !== null && String(kept.version) === version ? kept : await this.require(syncId);
+    const record = kept !== undefined && kept.version === version ? kept : await this.require(syncId);
     this.#pageRecords.set(syncId, record);
     for (const id of this.#pageRecords.keys()) {
       if (this.#pageRecords.size <= PAGE_RECORDS) break;
       this.#pageRecords.delete(id);
     }
     return record;
+  }
+
+  /**
+   * The stored record's version (one HGET; undefined: no such sync). Every write bumps it in the
+   * same compare-and-set as the record, so a record read at this version is still the stored one.
+   */
+  async version(syncId: string): Promise<number | undefined> {
+    const version = await this.#redis.hget(syncRedisKeys(this.#prefix, syncId).record, 'version');
+    return version === null ? undefined : Number(version);
   }
 
   async require(syncId: string): Promise<SyncRecord> {
@@ -831,7 +841,7 @@ export class SyncStore {
       this.#keys.revision,
       String(expectedVersion),
       String(record.version),
-      JSON.stringify(record),
+      recordJson(record),
       record.state.phase,
       String(createdAtMs),
       record.id,

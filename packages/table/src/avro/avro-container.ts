@@ -90,7 +90,7 @@ function snappyWithChecksum(data: Uint8Array): Uint8Array {
  */
 const compiledSchemas = new WeakMap<object, AvroNode>();
 
-function compiledSchema(schema: AvroSchema): AvroNode {
+export function compiledSchema(schema: AvroSchema): AvroNode {
   if (typeof schema !== 'object') return compileSchema(schema);
   let node = compiledSchemas.get(schema);
   if (node === undefined) {

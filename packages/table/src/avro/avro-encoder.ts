@@ -5,7 +5,7 @@
 
 import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
-import { isRecord, type AvroNode, type AvroValue } from './avro.ts';
+import { EncodedDatum, isRecord, type AvroNode, type AvroValue } from './avro.ts';
 
 const utf8Encoder = new TextEncoder();
 /** |v| below 2^51: the zig-zag value 2|v| stays below 2^53. */
@@ -202,6 +202,27 @@ export function writeDatum(writer: AvroWriter, node: AvroNode, value: AvroValue,
   }
 }
 
+/**
+ * Encodes record datums with `node` ahead of the file they go into: each as an EncodedDatum (views
+ * of one buffer), which writeDatum copies where `node` is expected. Refuses a value as writeDatum would.
+ */
+export function encodeDatums(node: AvroNode, values: readonly AvroValue[]): EncodedDatum[] {
+  if (node.kind !== 'record') throw new Error('only record datums are encoded ahead');
+  const writer = new AvroWriter();
+  const ends: number[] = [];
+  for (const value of values) {
+    writeDatum(writer, node, value);
+    ends.push(writer.length);
+  }
+  const bytes = writer.bytes().slice();
+  let start = 0;
+  return ends.map((end) => {
+    const datum = new EncodedDatum(node, bytes.subarray(start, end));
+    start = end;
+    return datum;
+  });
+}
+
 /** Writes one datum; throws `Refused` (internal) for a value that does not fit. */
 type DatumWriter = (writer: AvroWriter, value: AvroValue) => void;
 
@@ -327,6 +348,11 @@ function buildWriter(node: AvroNode): DatumWriter {
       const names = node.fields.map((f) => f.name);
       const fields = node.fields.map((f) => datumWriter(f.node));
       return (w, v) => {
+        if (v instanceof EncodedDatum) {
+          if (v.node !== node) throw new Refused('a datum encoded with this record schema', v);
+          w.writeFixed(v.bytes);
+          return;
+        }
         if (!isRecord(v)) throw new Refused('record', v);
         let i = 0;
         try {
@@ -380,7 +406,7 @@ function fits(node: AvroNode, value: AvroValue): boolean {
     case 'string': case 'enum': return typeof value === 'string';
     case 'array': return Array.isArray(value);
     case 'map': return value instanceof Map;
-    case 'record': return isRecord(value);
+    case 'record': return isRecord(value) || (value instanceof EncodedDatum && value.node === node);
     case 'union': return node.branches.some((b) => fits(b, value));
   }
 }

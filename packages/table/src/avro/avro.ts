@@ -36,7 +36,22 @@ export type AvroSchema =
 
 export type AvroValue =
   | null | boolean | number | bigint | string | Uint8Array
-  | readonly AvroValue[] | ReadonlyMap<string, AvroValue> | AvroRecord;
+  | readonly AvroValue[] | ReadonlyMap<string, AvroValue> | AvroRecord | EncodedDatum;
+
+/**
+ * A record datum already encoded with `node` (avro-encoder `encodeDatums`): the encoder copies its
+ * bytes where a datum of that very node is expected, which is what it would have written for the
+ * value (Avro's binary encoding of a record is its fields' encodings, unframed), and refuses it
+ * anywhere else. Lets a caller encode records ahead, out of the time a file is written in.
+ */
+export class EncodedDatum {
+  readonly node: AvroNode;
+  readonly bytes: Uint8Array;
+  constructor(node: AvroNode, bytes: Uint8Array) {
+    this.node = node;
+    this.bytes = bytes;
+  }
+}
 
 export interface AvroRecord {
   readonly [field: string]: AvroValue;
@@ -131,5 +146,5 @@ function compileRecord(obj: Record<string, unknown>, named: Map<string, AvroNode
 
 export function isRecord(value: AvroValue | undefined): value is AvroRecord {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
-    && !(value instanceof Uint8Array) && !(value instanceof Map);
+    && !(value instanceof Uint8Array) && !(value instanceof Map) && !(value instanceof EncodedDatum);
 }

@@ -11,6 +11,12 @@
  * Cost: only files whose key range overlaps a file of another shard are read, and only their
  * `_KEY_` columns; memory holds one row group of key columns per file whose key range holds the
  * key being merged.
+ *
+ * Decoding the key ranges (two BinaryRows per file: 61,070 at 10,000 shards) is the part that
+ * grows with the files and reads nothing: a writer's ranges can be decoded ahead, as its messages
+ * arrive (writerKeyRanges; the coordinator does it as it verifies each shard's blob), and the count
+ * then only sorts and merges. Ranges decoded ahead are used only for the very messages they were
+ * decoded from and under the same key types; anything else is decoded here (issue #11).
  */
 import type { ObjectStore } from '../io/object-store.ts';
 import { valueAt, type ColumnBatch } from '../format/column-batch.ts';
@@ -20,7 +26,7 @@ import { decodeBinaryRow, partitionKey } from '../spec/binary-row.ts';
 import type { DataFileMeta } from '../spec/data-file-meta.ts';
 import { keyComparator, type KeyComparator } from '../spec/key-comparator.ts';
 import { fieldsByName, trimmedPrimaryKeys, type TableSchema } from '../spec/table-schema.ts';
-import type { InternalRow, RowType } from '../spec/types.ts';
+import type { DataType, InternalRow, RowType } from '../spec/types.ts';
 import type { CommitMessage } from '../spec/commit-message.ts';
 import { MinHeap } from './sort-merge-reader.ts';
 
@@ -66,30 +72,95 @@ export interface SharedKeysOptions {
   readonly schema: TableSchema;
   /** `<partition path>bucket-N/` of a message's files, relative to the table. */
   readonly bucketDir: (partition: Uint8Array, bucket: number) => string;
+  /** Refuses a writer's messages the count must not take (the table's checkDataFilesOnly); run once per writer's messages. */
+  readonly check: (messages: readonly CommitMessage[]) => void;
+}
+
+/**
+ * One writer's new files with their key ranges, decoded ahead of countSharedKeys (writerKeyRanges).
+ * Opaque to callers: they hand it back beside the same messages.
+ */
+export interface WriterKeyRanges {
+  /** The messages decoded: the count uses these ranges only for this very array. */
+  readonly messages: readonly CommitMessage[];
+  /** The key types decoded with (keyTypesSignature): the count uses them only under the same. */
+  readonly keyTypes: string;
+  /** Every new file of the messages, in order, with its bucket and decoded key range. */
+  readonly files: readonly KeyedFile[];
+}
+
+/** A writer's new file, with where it goes and its key range decoded. */
+interface KeyedFile {
+  readonly partition: Uint8Array;
+  /** partitionKey(partition). */
+  readonly partitionKey: string;
+  readonly bucket: number;
+  readonly file: DataFileMeta;
+  readonly minKey: InternalRow;
+  readonly maxKey: InternalRow;
+}
+
+/** The key types of a primary-key table, or undefined for an append table (no keys). */
+function keyTypesOf(schema: TableSchema): DataType[] | undefined {
+  const primaryKeys = trimmedPrimaryKeys(schema);
+  return primaryKeys.length === 0 ? undefined : fieldsByName(schema, primaryKeys).map((f) => f.type);
+}
+
+/** Equal for equal key types: what a range decoded ahead is checked against. */
+function keyTypesSignature(keyTypes: readonly DataType[]): string {
+  return JSON.stringify(keyTypes);
+}
+
+/** The messages' new files with their key ranges (checked first: `check`). */
+function keyedFiles(messages: readonly CommitMessage[], keyTypes: readonly DataType[], check: SharedKeysOptions['check']): KeyedFile[] {
+  check(messages);
+  const files: KeyedFile[] = [];
+  for (const m of messages) {
+    const partition = partitionKey(m.partition);
+    for (const file of m.dataIncrement.newFiles) {
+      files.push({ partition: m.partition, partitionKey: partition, bucket: m.bucket, file, minKey: decodeBinaryRow(file.minKey, keyTypes), maxKey: decodeBinaryRow(file.maxKey, keyTypes) });
+    }
+  }
+  return files;
+}
+
+/**
+ * One writer's key ranges (pure), for a later countSharedKeys over the same messages; undefined for
+ * an append table. Throws what `check` throws, as the count would.
+ */
+export function writerKeyRanges(schema: TableSchema, messages: readonly CommitMessage[], check: SharedKeysOptions['check']): WriterKeyRanges | undefined {
+  const keyTypes = keyTypesOf(schema);
+  if (keyTypes === undefined) return undefined;
+  return { messages, keyTypes: keyTypesSignature(keyTypes), files: keyedFiles(messages, keyTypes, check) };
 }
 
 /**
  * Keys present in more than one of `shards` (each the messages of one writer). 0 for an append
- * table: it has no keys.
+ * table: it has no keys. `known[i]`: shard i's ranges decoded ahead (writerKeyRanges), used only
+ * when decoded from `shards[i]` itself (the same array) under this schema's key types; any other
+ * shard's messages are checked (`o.check`, which ranges decoded ahead passed) and decoded here.
  */
-export async function countSharedKeys(o: SharedKeysOptions, shards: readonly (readonly CommitMessage[])[]): Promise<number> {
+export async function countSharedKeys(o: SharedKeysOptions, shards: readonly (readonly CommitMessage[])[], known: readonly (WriterKeyRanges | undefined)[] = []): Promise<number> {
+  const keyTypes = keyTypesOf(o.schema);
+  if (keyTypes === undefined) {
+    for (const messages of shards) o.check(messages);
+    return 0;
+  }
   const primaryKeys = trimmedPrimaryKeys(o.schema);
-  if (primaryKeys.length === 0) return 0;
-  const keyTypes = fieldsByName(o.schema, primaryKeys).map((f) => f.type);
+  const signature = keyTypesSignature(keyTypes);
   const compare = keyComparator(keyTypes);
   const keyRowType: RowType = { fields: keyValueRowType({ fields: o.schema.fields }, primaryKeys).fields.slice(0, primaryKeys.length) };
-  // Per partition (its key), per bucket: no (partition, bucket) string is made per message.
+  // Per partition (its key), per bucket: no (partition, bucket) string is made per file.
   const partitions = new Map<string, Map<number, { dir: string; files: ShardFile[] }>>();
   shards.forEach((messages, shard) => {
-    for (const m of messages) {
-      const partition = partitionKey(m.partition);
-      let byBucket = partitions.get(partition);
-      if (byBucket === undefined) partitions.set(partition, (byBucket = new Map()));
-      let bucket = byBucket.get(m.bucket);
-      if (bucket === undefined) byBucket.set(m.bucket, (bucket = { dir: o.bucketDir(m.partition, m.bucket), files: [] }));
-      for (const file of m.dataIncrement.newFiles) {
-        bucket.files.push({ shard, file, minKey: decodeBinaryRow(file.minKey, keyTypes), maxKey: decodeBinaryRow(file.maxKey, keyTypes) });
-      }
+    const ahead = known[shard];
+    const files = ahead !== undefined && ahead.messages === messages && ahead.keyTypes === signature ? ahead.files : keyedFiles(messages, keyTypes, o.check);
+    for (const f of files) {
+      let byBucket = partitions.get(f.partitionKey);
+      if (byBucket === undefined) partitions.set(f.partitionKey, (byBucket = new Map()));
+      let bucket = byBucket.get(f.bucket);
+      if (bucket === undefined) byBucket.set(f.bucket, (bucket = { dir: o.bucketDir(f.partition, f.bucket), files: [] }));
+      bucket.files.push({ shard, file: f.file, minKey: f.minKey, maxKey: f.maxKey });
     }
   });
   let count = 0;

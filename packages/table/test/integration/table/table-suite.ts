@@ -327,7 +327,35 @@ export function tableSuite(name: string, makeStore: () => Promise<ObjectStore>, 
         sets.forEach((set, w) => set.forEach((id) => owners.set(id, (owners.get(id) ?? new Set()).add(w))));
         const naive = [...owners.values()].filter((o) => o.size > 1).length;
         assert.equal(await table.countSharedKeys(random), naive, `round ${round}`);
+        // Key ranges decoded ahead (writerKeyRanges), all or some: the same count.
+        const ranges = random.map((messages) => table.writerKeyRanges(messages));
+        assert.equal(await table.countSharedKeys(random, ranges), naive, `round ${round}, ranges decoded ahead`);
+        assert.equal(await table.countSharedKeys(random, ranges.map((r, w) => (w % 2 === 0 ? r : undefined))), naive, `round ${round}, some decoded ahead`);
+        // Ranges of other messages (each writer given the next one's), or of other key types, are not used: decoded again.
+        const shifted = ranges.map((_, w) => ranges[(w + 1) % ranges.length]);
+        assert.equal(await table.countSharedKeys(random, shifted), naive, `round ${round}, another writer's ranges ignored`);
+        const otherTypes = ranges.map((r) => (r === undefined ? r : { ...r, keyTypes: '[]' }));
+        assert.equal(await table.countSharedKeys(random, otherTypes), naive, `round ${round}, ranges of other key types ignored`);
       }
+      // Used when they are of these very messages: ranges saying nothing overlaps give no collision (so the test above sees them ignored, not merely equal).
+      const ahead = shards.map((messages) => table.writerKeyRanges(messages));
+      const empty = ahead.map((r) => (r === undefined ? r : { ...r, files: [] }));
+      assert.equal(await table.countSharedKeys(shards, empty), 0);
+    });
+
+    test('writerKeyRanges: undefined for an append table; refuses what the count refuses', async () => {
+      const append = await newTable({ ...ORDERS, options: { bucket: '-1' } });
+      const write = await append.newWrite({ writerId: uniqueName('w') });
+      await write.writeRows([[1n, 1, 'v', 1n, ts(0)]]);
+      assert.equal(append.writerKeyRanges(await write.prepareCommit()), undefined);
+      const keyed = await newTable({ ...ORDERS, primaryKeys: ['id'], options: { bucket: '1' } });
+      const w2 = await keyed.newWrite({ writerId: uniqueName('w') });
+      await w2.writeRows([[1n, 1, 'v', 1n, ts(0)]]);
+      const [m] = await w2.prepareCommit();
+      assert.ok(m !== undefined);
+      const compacted = { ...m, compactIncrement: { ...m.compactIncrement, compactAfter: m.dataIncrement.newFiles } };
+      assert.throws(() => keyed.writerKeyRanges([compacted]), (e: unknown) => isTributaryError(e) && e.code === 'COMMIT_MESSAGE_UNSUPPORTED');
+      await assert.rejects(keyed.countSharedKeys([[compacted]]), (e: unknown) => isTributaryError(e) && e.code === 'COMMIT_MESSAGE_UNSUPPORTED');
     });
 
     test('append table: at most maxOpenFiles files stay open between flushes', async () => {

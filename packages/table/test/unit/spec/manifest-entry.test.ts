@@ -2,9 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { AvroField, AvroRecord, AvroSchema } from '../../../src/avro/avro.ts';
-import { writeAvroFile } from '../../../src/avro/avro-container.ts';
+import { isTributaryError } from '@tributary/errors';
+import { compiledSchema, writeAvroFile } from '../../../src/avro/avro-container.ts';
+import { encodeDatums } from '../../../src/avro/avro-encoder.ts';
 import { FileSource, localCreationTime, type DataFileMeta } from '../../../src/spec/data-file-meta.ts';
-import { decodeManifestFile, encodeManifestFile, MANIFEST_ENTRY_SCHEMA, type ManifestEntry } from '../../../src/spec/manifest-entry.ts';
+import { decodeManifestFile, encodeEntriesAhead, encodeManifestFile, MANIFEST_ENTRY_SCHEMA, type ManifestEntry } from '../../../src/spec/manifest-entry.ts';
 import { decodeManifestList, encodeManifestList, type ManifestFileMeta } from '../../../src/spec/manifest-file-meta.ts';
 import type { SimpleStats } from '../../../src/spec/simple-stats.ts';
 import { FULL_FILE, SAMPLE_ENTRIES, SPARSE_FILE } from './manifest-fixtures.ts';
@@ -188,4 +190,44 @@ test('invalid domain values are refused on encode, never written wrongly', () =>
     { ...add, bucket: 2 ** 31 },
   ];
   for (const entry of bad) assert.throws(() => encodeManifestFile([entry as ManifestEntry]), { code: 'AVRO_VALUE_INVALID' });
+});
+
+test('entries encoded ahead: the manifest is byte for byte the one encoded at once, whatever is ahead (property)', () => {
+  fc.assert(
+    fc.property(fc.array(manifestEntry, { maxLength: 6 }), fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }), fc.integer({ min: 1, max: 400 }), (drawn, ahead, blockSize) => {
+      const entries = structuredClone(drawn);
+      // zstd at one level is deterministic; small blocks: entries encoded ahead fall on block edges too.
+      const atOnce = encodeManifestFile(entries, { blockSize });
+      encodeEntriesAhead(entries.filter((_, i) => ahead[i] === true));
+      assert.deepEqual(encodeManifestFile(entries, { blockSize }), atOnce);
+      // Another object with the same content is encoded itself (nothing is found by content).
+      assert.deepEqual(encodeManifestFile(structuredClone(entries), { blockSize }), atOnce);
+    }),
+  );
+});
+
+test('an entry encoded ahead is not copied for another entry of the same file: another kind, partition, bucket or bucket count', () => {
+  fc.assert(
+    fc.property(manifestEntry, bytes, fc.integer(), (drawn, partition, bucket) => {
+      const entry = structuredClone(drawn);
+      encodeEntriesAhead([entry]);
+      const others: ManifestEntry[] = [
+        { ...entry, kind: entry.kind === 'ADD' ? 'DELETE' : 'ADD' },
+        { ...entry, partition },
+        { ...entry, bucket },
+        { ...entry, totalBuckets: entry.totalBuckets ^ 1 },
+      ];
+      for (const other of others) assert.deepEqual(encodeManifestFile([other]), encodeManifestFile(structuredClone([other])));
+    }),
+  );
+});
+
+test('a datum encoded ahead is refused where another schema node is expected', () => {
+  const other = compiledSchema({ type: 'record', name: 'other', fields: [{ name: 'x', type: 'int' }] });
+  const [datum] = encodeDatums(other, [{ x: 1 }]);
+  assert.ok(datum !== undefined);
+  const entry = { ...structuredClone(SAMPLE_ENTRIES[0]!) };
+  const schema = MANIFEST_ENTRY_SCHEMA;
+  const record = { _VERSION: 2, _KIND: 0, _PARTITION: entry.partition, _BUCKET: entry.bucket, _TOTAL_BUCKETS: entry.totalBuckets, _FILE: datum };
+  assert.throws(() => writeAvroFile(schema, [record]), (e: unknown) => isTributaryError(e) && e.code === 'AVRO_VALUE_INVALID' && e.message.includes('$._FILE'));
 });
