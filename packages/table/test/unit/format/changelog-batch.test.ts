@@ -154,6 +154,17 @@ function records(c: Case) {
 const text = (rows: readonly (readonly InternalValue[])[]): string[] =>
   rows.map((row) => JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : Object.is(v, -0) ? '-0' : v instanceof Uint8Array ? [...v] : v)));
 
+/** changelogBatch of case `c` gives the model's data and changelog records, counts and next sequence number. */
+function matchesModel(c: Case, images: Parameters<typeof model>[1], rules: ChangelogRules): void {
+  const want = model(c, images, rules);
+  const counts: ChangelogCounts = { inserts: 0, updates: 0, deletes: 0 };
+  const got = changelogBatch(records(c), images, rules, { recordType, keyIndex: [0] }, c.next, counts);
+  assert.deepEqual(text(got.data === undefined ? [] : rowsFromBatch(got.data)), text(want.data), 'data records');
+  assert.deepEqual(text(got.changelog === undefined ? [] : rowsFromBatch(got.changelog)), text(want.changelog), 'changelog records');
+  assert.deepEqual(counts, want.counts);
+  assert.equal(got.next, want.next);
+}
+
 test('changelogBatch: the data and changelog records of keyOutcome per row, gathered column by column', () => {
   fc.assert(
     fc.property(caseArb, (c) => {
@@ -164,13 +175,7 @@ test('changelogBatch: the data and changelog records of keyOutcome per row, gath
         ignoreDelete: c.ignoreDelete,
       };
       const images = c.rows.map((r) => storedRecord(r, c.ignored));
-      const want = model(c, images, rules);
-      const counts: ChangelogCounts = { inserts: 0, updates: 0, deletes: 0 };
-      const got = changelogBatch(records(c), images, rules, { recordType, keyIndex: [0] }, c.next, counts);
-      assert.deepEqual(text(got.data === undefined ? [] : rowsFromBatch(got.data)), text(want.data), 'data records');
-      assert.deepEqual(text(got.changelog === undefined ? [] : rowsFromBatch(got.changelog)), text(want.changelog), 'changelog records');
-      assert.deepEqual(counts, want.counts);
-      assert.equal(got.next, want.next);
+      matchesModel(c, images, rules);
     }),
     { numRuns: 400 },
   );
@@ -218,13 +223,7 @@ test('changelogBatch: a batch of upserts of absent keys only (one batch for both
       const c: Case = { ...generated, rows: generated.rows.map((r) => ({ ...r, retract: false, stored: 'absent' as const })) };
       const rules: ChangelogRules = { types: fields.map((f) => f.type), ignored: new Set(c.ignored), sequenceFields: c.sequenceField ? [SEQ_FIELD] : [], ignoreDelete: c.ignoreDelete };
       const images = c.rows.map(() => null);
-      const want = model(c, images, rules);
-      const counts: ChangelogCounts = { inserts: 0, updates: 0, deletes: 0 };
-      const got = changelogBatch(records(c), images, rules, { recordType, keyIndex: [0] }, c.next, counts);
-      assert.deepEqual(text(got.data === undefined ? [] : rowsFromBatch(got.data)), text(want.data), 'data records');
-      assert.deepEqual(text(got.changelog === undefined ? [] : rowsFromBatch(got.changelog)), text(want.changelog), 'changelog records');
-      assert.deepEqual(counts, want.counts);
-      assert.equal(got.next, want.next);
+      matchesModel(c, images, rules);
     }),
     { numRuns: 200 },
   );
