@@ -28,6 +28,7 @@ import {
   type InternalRow,
   type Table,
 } from '@tributary/table';
+import { median } from '../sync/stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -154,10 +155,8 @@ async function main(): Promise<void> {
     times.input.push(spent.input as number);
     console.log(`  round ${p}: none ${spent.none?.toFixed(3)} s, input ${spent.input?.toFixed(3)} s CPU, ratio ${ratio.toFixed(2)}×`);
   }
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
-  const sorted = [...ratios].sort((a, b) => a - b);
   console.log(`median CPU per job: none ${median(times.none).toFixed(3)} s, input ${median(times.input).toFixed(3)} s; ratio of medians ${(median(times.input) / median(times.none)).toFixed(2)}×`);
-  console.log(`median ratio ${(sorted[sorted.length >> 1] as number).toFixed(2)}× (range ${sorted[0]?.toFixed(2)}–${sorted[sorted.length - 1]?.toFixed(2)}×)`);
+  console.log(`median ratio ${median(ratios).toFixed(2)}× (range ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}×)`);
   profiles.forEach((profile, i) => writeFileSync(`${values.profile}.${i}.cpuprofile`, JSON.stringify(profile)));
   if (values.dir === undefined) rmSync(dir, { recursive: true, force: true });
 }

@@ -31,6 +31,7 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openObjectStore, openTable, type ObjectStore } from '@tributary/table';
 import { call, cpuSeconds, peakRssMb, s3Options, startCluster } from '../sync/processes.ts';
+import { median } from '../sync/stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -179,12 +180,6 @@ async function measuredSync(variant: Variant, pair: number, uris: readonly strin
     throw error;
   }
 }
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
 
 async function main(): Promise<void> {
   const s3 = s3Options();

@@ -3,6 +3,8 @@
  * time over the rounds, peak RSS and file counts, then Tributary's ratios to each peer and whether
  * each target is met.
  */
+import { median } from '../sync/stats.ts';
+
 export interface Measurement {
   readonly contender?: string;
   readonly round?: number;
@@ -28,12 +30,6 @@ interface Report {
   readonly rowsPerShard: number;
   readonly measurements: readonly Measurement[];
   readonly loadAverage: readonly number[];
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
 }
 
 const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');

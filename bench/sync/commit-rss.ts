@@ -60,6 +60,7 @@ import { TRIBUTARY_VERSION, mapInOrder, openObjectStore, openTable, warehouseTab
 import { createBaselineTable } from './table-only.ts';
 import { generatorSpec } from './orders.ts';
 import { s3Options } from './processes.ts';
+import { median } from './stats.ts';
 
 const here = fileURLToPath(new URL('../../', import.meta.url));
 const { values } = parseArgs({
@@ -479,7 +480,6 @@ if (values.child !== undefined) {
       }
     }
   }
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
   const range = (xs: number[], digits = 0): string => `${median(xs).toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`;
   for (const [name, rs] of results) {
     console.log(

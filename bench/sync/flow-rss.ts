@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
+import { median } from './stats.ts';
 
 const here = fileURLToPath(new URL('../../', import.meta.url));
 const { values } = parseArgs({
@@ -106,7 +107,6 @@ if (values.child !== undefined) {
       if (r.jobs !== shards) throw new Error(`${c.name}: ${r.jobs} shard jobs for ${shards} shards`);
     }
   }
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
   for (const [name, rs] of results) {
     const growth = rs.map((r) => r.peakMb - r.beforeMb);
     console.log(

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cpuSeconds, peakRssMb, startProcess, stopProcess } from './processes.ts';
+import { median } from './stats.ts';
 
 const here = fileURLToPath(new URL('../../', import.meta.url));
 const { values } = parseArgs({
@@ -95,11 +96,6 @@ async function once(from: string): Promise<Run> {
   };
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (i: number): number => s[i] ?? NaN;
-  return s.length % 2 ? at((s.length - 1) / 2) : (at(s.length / 2 - 1) + at(s.length / 2)) / 2;
-};
 const summary = (xs: number[]): string => `${median(xs).toFixed(1)} [${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}]`;
 
 const sides: [string, string][] = [['ours', here]];

@@ -5,14 +5,9 @@
  * faster) met or not.
  */
 import type { Layout, LayoutRun, TableKind } from './layouts.ts';
+import { median } from './stats.ts';
 
 const sum = (xs: readonly number[]): number => xs.reduce((a, x) => a + x, 0);
-
-function median(xs: readonly number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
-}
 
 /** "median [min–max]" with `digits` decimals. */
 function spread(xs: readonly number[], digits: number): string {

@@ -7,6 +7,7 @@ import type { SyncMeasurement } from './sync-run.ts';
 import type { BaselineMeasurement } from './table-only.ts';
 import type { ApiLoadResult } from './api-load.ts';
 import type { CommitCopyResult } from '@tributary/testkit';
+import { median } from './stats.ts';
 
 export interface EndToEndResult extends SyncMeasurement {
   readonly snapshotRows: number;
@@ -52,12 +53,6 @@ const n = (x: number): string => Math.round(x).toLocaleString('en');
 const ok = (pass: boolean): string => (pass ? 'met' : 'MISSED');
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 const sum = (xs: readonly number[]): number => xs.reduce((a, x) => a + x, 0);
-
-function median(xs: readonly number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
-}
 
 function rows(table: readonly (readonly string[])[]): string {
   const widths = table[0]?.map((_, c) => Math.max(...table.map((r) => (r[c] ?? '').length))) ?? [];

@@ -20,6 +20,7 @@ import { SyncStore, startCoordinator, type SyncRecord } from '@tributary/coordin
 import { AttemptLedger } from '@tributary/worker';
 import type { ShardAttempt } from '@tributary/protocol';
 import { s3Options } from './processes.ts';
+import { median } from './stats.ts';
 
 const { values } = parseArgs({ options: { shards: { type: 'string', default: '1000,10000' }, requests: { type: 'string', default: '60' } } });
 const redisOptions = { host: process.env.TRIBUTARY_REDIS_HOST ?? '127.0.0.1', port: Number(process.env.TRIBUTARY_REDIS_PORT ?? 6390) };
@@ -49,8 +50,6 @@ function recordOf(id: string, shards: number): SyncRecord {
 const at = '2026-01-01T00:00:01.000Z';
 const attempt = (shardId: string, running: boolean, rows: number): ShardAttempt =>
   ({ shardId, attemptId: '1', status: running ? 'running' : 'succeeded', rows, bytes: rows * 10, startedAt: at, updatedAt: at, ...(running ? {} : { finishedAt: at }) }) as ShardAttempt;
-
-const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? NaN;
 
 const redis = new Redis({ ...redisOptions, maxRetriesPerRequest: null });
 const prefix = `bench-running-view-${randomUUID().slice(0, 8)}`;
