@@ -35,18 +35,12 @@ const secret = new TextEncoder().encode('thirty-two bytes of cluster secret!!');
 const SHARDS = 5;
 const ref = { database: 'db', table: 'kv' };
 
-/** Counts the record reads and the prefetches' vote reads (a prefetch asks for the vote once its blob decoded). */
+/** Counts the record reads. */
 class CountingStore extends SyncStore {
   recordReads = 0;
-  votesAnswered = 0;
   override async get(syncId: string): Promise<SyncRecord | undefined> {
     this.recordReads++;
     return super.get(syncId);
-  }
-  override async vote(syncId: string, shardId: string): Promise<ShardVote | undefined> {
-    const v = await super.vote(syncId, shardId);
-    this.votesAnswered++;
-    return v;
   }
 }
 
@@ -55,7 +49,7 @@ interface Staged {
   readonly committer: SyncCommitter;
   /** Writes shard `i`'s rows `ids` as attempt `attempt`, stages its blob and vote, and accepts it. */
   stage(i: number, attempt: number, ids: readonly bigint[]): Promise<void>;
-  /** Prefetches every shard's attempt 1 and waits until each verified its blob. */
+  /** Prefetches every shard's attempt 1 and waits until each verified its blob and decoded its key ranges. */
   prefetchAll(): Promise<void>;
 }
 
@@ -118,16 +112,32 @@ async function preparingSync(): Promise<Staged> {
     await redis.hset(keys.votes, shardId, JSON.stringify(vote));
     await redis.hset(keys.accepted, shardId, String(attempt));
   };
-  const committer = new SyncCommitter({ store, tables, warehouse, clusterSecret: secret });
+  // The committer's tables count the key ranges its prefetches decode: the sign a prefetch is done.
+  let rangesDecoded = 0;
+  const counted: Tables = {
+    ...tables,
+    async openTable(...args: Parameters<Tables['openTable']>) {
+      const table = await tables.openTable(...args);
+      if (!Object.hasOwn(table, 'writerKeyRanges')) {
+        const decode = table.writerKeyRanges.bind(table);
+        table.writerKeyRanges = (messages) => {
+          const ranges = decode(messages);
+          rangesDecoded++;
+          return ranges;
+        };
+      }
+      return table;
+    },
+  };
+  const committer = new SyncCommitter({ store, tables: counted, warehouse, clusterSecret: secret });
   const prefetchAll = async (): Promise<void> => {
-    const answered = store.votesAnswered;
+    const decoded = rangesDecoded;
     for (let i = 0; i < SHARDS; i++) committer.prefetch('k', `shard-${i}`, '1');
     const deadline = Date.now() + 10_000;
-    while (store.votesAnswered < answered + SHARDS) {
-      if (Date.now() > deadline) throw new Error(`only ${store.votesAnswered - answered} of ${SHARDS} prefetches verified their blob`);
+    while (rangesDecoded < decoded + SHARDS) {
+      if (Date.now() > deadline) throw new Error(`only ${rangesDecoded - decoded} of ${SHARDS} prefetches decoded their key ranges`);
       await sleep(5);
     }
-    await sleep(20); // the key ranges are decoded right after the vote is read
   };
   return { store, committer, stage, prefetchAll };
 }
