@@ -160,7 +160,7 @@ for (const dialect of ['postgresql', 'mysql'] as const) {
       const barrier = await mkdtemp(join(dir, 'barrier-'));
       const contender = fileURLToPath(new URL('./lock-contender.ts', import.meta.url));
       const run = () =>
-        new Promise<[number, number][]>((resolve, reject) => {
+        new Promise<{ sections: [number, number][]; overlaps: number }>((resolve, reject) => {
           const child = spawn(process.execPath, [contender, db.uri, counter, String(rounds), dir, barrier, '2'], {
             env: { ...process.env, CATALOG_USER: db.user, CATALOG_PASSWORD: db.password },
             stdio: ['ignore', 'pipe', 'inherit'],
@@ -168,11 +168,13 @@ for (const dialect of ['postgresql', 'mysql'] as const) {
           let out = '';
           child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
           child.on('error', reject);
-          child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as [number, number][]) : reject(new Error(`contender exited ${code}`))));
+          child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as { sections: [number, number][]; overlaps: number }) : reject(new Error(`contender exited ${code}`))));
         });
       const [a, b] = await Promise.all([run(), run()]);
       assert.equal(Number(await readFile(counter, 'utf8')), 2 * rounds);
-      for (const [s1, e1] of a) for (const [s2, e2] of b) assert.ok(e1 <= s2 || e2 <= s1, `sections [${s1}, ${e1}] and [${s2}, ${e2}] overlap`);
+      assert.deepEqual([a.overlaps, b.overlaps], [0, 0], 'a process found the other inside the section');
+      assert.equal(a.sections.length + b.sections.length, 2 * rounds);
+      for (const [s1, e1] of a.sections) for (const [s2, e2] of b.sections) assert.ok(e1 <= s2 || e2 <= s1, `sections [${s1}, ${e1}] and [${s2}, ${e2}] overlap`);
       assert.deepEqual(await db.query('SELECT lock_id FROM paimon_distributed_locks'), []);
     });
   });
