@@ -38,6 +38,7 @@ import type { ManifestEntry } from './spec/manifest-entry.ts';
 import { fieldsByName, partitionFields, trimmedPrimaryKeys, validateTableSchema, type TableSchema } from './spec/table-schema.ts';
 import type { InternalRow, InternalValue, RowType } from './spec/types.ts';
 import { FileStoreScan } from './snapshot/file-store-scan.ts';
+import type { ManifestCache } from './snapshot/manifest-cache.ts';
 import { SnapshotManager } from './snapshot/snapshot-manager.ts';
 import type { Snapshot } from './spec/snapshot.ts';
 import { BeforeImageProbe } from './read/before-images.ts';
@@ -58,6 +59,8 @@ export interface ChangelogWriteOptions {
   readonly targetFileSize?: number;
   /** Most rows in a row group of the files written (default 128 Ki; e.g. small row groups in a test). */
   readonly rowGroupRows?: number;
+  /** Decoded manifests kept between writes (a worker's, shared by its bucket jobs); none: read afresh. */
+  readonly manifestCache?: ManifestCache;
 }
 
 /** What one bucket's changes came to. */
@@ -123,7 +126,7 @@ export class ChangelogWrite {
     this.#targetFileSize = options.targetFileSize ?? (target === undefined ? 128 * 1024 * 1024 : parseMemorySize(target));
     this.#rowGroupRows = options.rowGroupRows;
     this.#snapshot = snapshot;
-    this.#scan = new FileStoreScan(store, tablePath, partitionFields(schema));
+    this.#scan = new FileStoreScan(store, tablePath, partitionFields(schema), options.manifestCache);
   }
 
   /** @throws TABLE_UNSUPPORTED unless the table has changelog-producer = input (and validateTableSchema passes) */

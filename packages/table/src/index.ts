@@ -31,6 +31,7 @@ export { decodeCompactionInputs, encodeCompactionInputs, liveBucketFiles, planTa
 export type { CompactUnit } from './write/compact-plan.ts';
 export type { CommitIdentity } from './spec/snapshot.ts';
 export { FileStoreScan, mapInOrder } from './snapshot/file-store-scan.ts';
+export { DEFAULT_MANIFEST_CACHE_ENTRIES, ManifestCache, type ManifestCacheOptions } from './snapshot/manifest-cache.ts';
 
 // Maintenance: snapshot expiration and orphan files.
 export { DEFAULT_RETENTION, type RetentionOptions } from './snapshot/expire-plan.ts';

@@ -32,7 +32,7 @@ import {
   type ShardAttempt,
   type SyncShardResult,
 } from '@tributary/protocol';
-import { fullExtractDeletes, mergeBucketRuns, writeBucketChangelog, writeMergedBucket, type BucketMergeInput, type CommitMessage } from '@tributary/table';
+import { fullExtractDeletes, mergeBucketRuns, writeBucketChangelog, writeMergedBucket, type BucketMergeInput, type CommitMessage, type ManifestCache } from '@tributary/table';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AttemptLedger } from './attempt-ledger.ts';
@@ -48,6 +48,8 @@ export interface MergeBucketDeps {
   readonly prefix: string;
   readonly clusterSecret: Uint8Array;
   readonly tables: WorkerTables;
+  /** The worker's decoded manifests, shared by its bucket jobs (a changelog job scans the pinned snapshot's); none: each job reads its own. */
+  readonly manifestCache?: ManifestCache;
   readonly phaseCheckMs?: number;
   readonly progressMs?: number;
   readonly logger?: Logger;
@@ -144,7 +146,7 @@ async function runAttempt(
     // files are computed against the sync's pinned snapshot (the commit refuses them if stale).
     const merged =
       producer === 'input'
-        ? await writeBucketChangelog(input, records, await table.newChangelogWrite({ baseSnapshotId: head.baseSnapshotId, writerId }))
+        ? await writeBucketChangelog(input, records, await table.newChangelogWrite({ baseSnapshotId: head.baseSnapshotId, writerId, ...(deps.manifestCache === undefined ? {} : { manifestCache: deps.manifestCache }) }))
         : await writeMergedBucket(input, records);
     watch.signal.throwIfAborted();
     return await stageBlob(deps, ledger, data, attempt, table.path, merged.message === undefined ? [] : [merged.message], merged.collidingKeys);

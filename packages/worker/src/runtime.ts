@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { COMPACTION_QUEUE, SYNC_QUEUES, checkClusterSecret, checkReadiness, queueConnections, redisProbe, type Readiness, type SyncShardResult } from '@tributary/protocol';
 import { noSourceAccess, type SourceAccess } from '@tributary/sources';
-import { warehouseTables, type S3ConnectionOptions } from '@tributary/table';
+import { ManifestCache, warehouseTables, type S3ConnectionOptions } from '@tributary/table';
 import { WorkerMetrics } from './metrics.ts';
 import type { WorkerTables } from './shard-write.ts';
 import { mergeBucketProcessor } from './merge-bucket.ts';
@@ -150,6 +150,7 @@ export function startShardWorker(config: WorkerConfig): ShardWorker {
     prefix: config.prefix,
     clusterSecret,
     tables,
+    manifestCache: new ManifestCache(),
     phaseCheckMs: config.phaseCheckMs,
     progressMs: config.progressMs,
     logger,

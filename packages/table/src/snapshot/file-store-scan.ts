@@ -14,6 +14,7 @@ import { decodeBinaryRow, partitionKey } from '../spec/binary-row.ts';
 import { mergeEntries } from '../spec/file-entry.ts';
 import { decodeManifestFile, type ManifestEntry } from '../spec/manifest-entry.ts';
 import { decodeManifestList, type ManifestFileMeta } from '../spec/manifest-file-meta.ts';
+import type { ManifestCache } from './manifest-cache.ts';
 import type { DataFilePaths } from '../spec/partition-path.ts';
 import type { Snapshot } from '../spec/snapshot.ts';
 import type { DataField, InternalValue } from '../spec/types.ts';
@@ -63,23 +64,28 @@ export class FileStoreScan {
   readonly store: ObjectStore;
   readonly tablePath: string;
   readonly partitionFields: readonly DataField[];
+  /** Where decoded manifests are kept between scans (a worker's); none: each scan reads its own. */
+  readonly #cache: ManifestCache | undefined;
 
-  constructor(store: ObjectStore, tablePath: string, partitionFields: readonly DataField[]) {
+  constructor(store: ObjectStore, tablePath: string, partitionFields: readonly DataField[], cache?: ManifestCache) {
     this.store = store;
     this.tablePath = tablePath;
     this.partitionFields = partitionFields;
+    this.#cache = cache;
   }
 
   manifestKey(fileName: string): string {
     return `${this.tablePath}/manifest/${fileName}`;
   }
 
-  async readManifestList(fileName: string): Promise<ManifestFileMeta[]> {
-    return decodeManifestList(await this.store.get(this.manifestKey(fileName)));
+  async readManifestList(fileName: string): Promise<readonly ManifestFileMeta[]> {
+    const key = this.manifestKey(fileName);
+    return this.#cache === undefined ? decodeManifestList(await this.store.get(key)) : this.#cache.manifestList(this.store, key);
   }
 
-  async readManifest(fileName: string): Promise<ManifestEntry[]> {
-    return decodeManifestFile(await this.store.get(this.manifestKey(fileName)));
+  async readManifest(fileName: string): Promise<readonly ManifestEntry[]> {
+    const key = this.manifestKey(fileName);
+    return this.#cache === undefined ? decodeManifestFile(await this.store.get(key)) : this.#cache.manifest(this.store, key);
   }
 
   /** The manifests of a snapshot's data (base, then delta), in the order their entries merge. */

@@ -10,9 +10,10 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalObjectStore, createTable, type CommitMessage, type KeyedChange, type Table } from '@tributary/table';
+import { LocalObjectStore, ManifestCache, createTable, openTable, type CommitMessage, type KeyedChange, type Table } from '@tributary/table';
 import { batchFromRows } from '../../../src/format/column-batch.ts';
 import { RowRouter } from '../../../src/write/row-routing.ts';
+import { countedStore } from '../../support/counted-store.ts';
 
 const KINDS = ['+I', '-U', '+U', '-D'];
 const upsert = (p: string, k: number, v: number): KeyedChange => ({ kind: 'upsert', row: [p, BigInt(k), BigInt(v)] });
@@ -124,6 +125,24 @@ test('a bucket written alone reads only its own (partition, bucket) base files, 
     const all = await write.write(changes);
     assert.equal(all.reduce((n, b) => n + b.filesRead, 0), filesRead, 'the same base files read');
     assert.deepEqual(await committedChangelog(together.table, write.prepareCommit()), want);
+
+    // Each bucket on its own write again, sharing one manifest cache as a worker's bucket jobs do:
+    // the same changelog, and each manifest file and list read from the store once.
+    await baseTable(dir, 'cached');
+    const store = countedStore(dir);
+    const cachedTable = await openTable(store, 'db', 'cached');
+    const cache = new ManifestCache();
+    const cachedMessages: CommitMessage[] = [];
+    for (const [i, { rows }] of routed.entries()) {
+      const write = await cachedTable.newChangelogWrite({ baseSnapshotId: 4, writerId: `bucket${i}`, manifestCache: cache });
+      const written = await write.writeBucketBatches([rows.map((r) => changes[r] as KeyedChange)]);
+      if (written.message !== null) cachedMessages.push(written.message);
+    }
+    const manifestReads = [...store.reads].filter(([key]) => key.includes('/manifest/'));
+    assert.ok(manifestReads.length >= 3, `the base's manifests were read (${manifestReads.length})`);
+    assert.deepEqual(manifestReads.filter(([, n]) => n > 1), [], 'no manifest read twice');
+    assert.ok(cache.stats().hits >= routed.length, `the later buckets' scans were answered by the cache (${JSON.stringify(cache.stats())})`);
+    assert.deepEqual(await committedChangelog(cachedTable, cachedMessages), want);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
