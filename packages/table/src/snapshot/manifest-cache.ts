@@ -9,8 +9,9 @@
  *
  * Kept per store (a store is one warehouse with its credentials; the same key in another store is
  * another file), least recently used dropped once the entries held pass `maxEntries` (a manifest
- * entry is about a kilobyte decoded: the default 20,000 is some 20 MB). Concurrent reads of one
- * file share its decode; a failed read is not kept. What a reader gets is shared: read-only.
+ * entry is about 2 KB decoded, more with many columns' statistics: the default 10,000 is some
+ * 20 MB). Concurrent reads of one file share its decode; a failed read is not kept. What a reader
+ * gets is shared: read-only.
  */
 import { LRUCache } from 'lru-cache';
 import type { ObjectStore } from '../io/object-store.ts';
@@ -18,13 +19,13 @@ import { decodeManifestFile, type ManifestEntry } from '../spec/manifest-entry.t
 import { decodeManifestList, type ManifestFileMeta } from '../spec/manifest-file-meta.ts';
 
 export interface ManifestCacheOptions {
-  /** The most manifest entries (and manifest list items) kept per store; default 20,000. */
+  /** The most manifest entries (and manifest list items) kept per store; default 10,000. */
   readonly maxEntries?: number;
 }
 
 type Decoded = readonly ManifestEntry[] | readonly ManifestFileMeta[];
 
-export const DEFAULT_MANIFEST_CACHE_ENTRIES = 20_000;
+export const DEFAULT_MANIFEST_CACHE_ENTRIES = 10_000;
 
 export class ManifestCache {
   readonly #maxEntries: number;
