@@ -7,11 +7,11 @@
  * their own bucket, and the next load's snapshot keeps most of the previous one's; with a cache a
  * worker decodes each file once instead of once per job.
  *
- * Kept per store (a store is one warehouse with its credentials; the same key in another store is
- * another file), least recently used dropped once the entries held pass `maxEntries` (a manifest
- * entry is about 2 KB decoded, more with many columns' statistics: the default 10,000 is some
- * 20 MB). Concurrent reads of one file share its decode; a failed read is not kept. What a reader
- * gets is shared: read-only.
+ * Kept by store and key (a store is one warehouse with its credentials; the same key in another
+ * store is another file), least recently used dropped once the entries held, over every store,
+ * pass `maxEntries` (a manifest entry is about 2 KB decoded, more with many columns' statistics:
+ * the default 10,000 is some 20 MB). Concurrent reads of one file share its decode; a failed read
+ * is not kept. What a reader gets is shared: read-only.
  */
 import { LRUCache } from 'lru-cache';
 import type { ObjectStore } from '../io/object-store.ts';
@@ -19,7 +19,7 @@ import { decodeManifestFile, type ManifestEntry } from '../spec/manifest-entry.t
 import { decodeManifestList, type ManifestFileMeta } from '../spec/manifest-file-meta.ts';
 
 export interface ManifestCacheOptions {
-  /** The most manifest entries (and manifest list items) kept per store; default 10,000. */
+  /** The most manifest entries (and manifest list items) kept, over every store; default 10,000. */
   readonly maxEntries?: number;
 }
 
@@ -28,16 +28,18 @@ type Decoded = readonly ManifestEntry[] | readonly ManifestFileMeta[];
 export const DEFAULT_MANIFEST_CACHE_ENTRIES = 10_000;
 
 export class ManifestCache {
-  readonly #maxEntries: number;
-  readonly #stores = new WeakMap<ObjectStore, LRUCache<string, Decoded>>();
-  readonly #reading = new WeakMap<ObjectStore, Map<string, Promise<Decoded>>>();
+  readonly #kept: LRUCache<string, Decoded>;
+  readonly #reading = new Map<string, Promise<Decoded>>();
+  /** A number per store, so that one bound holds for every warehouse the process writes. */
+  readonly #storeIds = new WeakMap<ObjectStore, number>();
+  #nextStoreId = 0;
   #hits = 0;
   #misses = 0;
 
   constructor(options: ManifestCacheOptions = {}) {
     const max = options.maxEntries ?? DEFAULT_MANIFEST_CACHE_ENTRIES;
     if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`maxEntries must be a positive integer, not ${max}`);
-    this.#maxEntries = max;
+    this.#kept = new LRUCache<string, Decoded>({ maxSize: max, sizeCalculation: (value) => Math.max(1, value.length) });
   }
 
   /** The manifest file at `key` in `store`, decoded (read and decoded only when not kept). */
@@ -56,33 +58,29 @@ export class ManifestCache {
   }
 
   async #get(store: ObjectStore, key: string, load: () => Promise<Decoded>): Promise<Decoded> {
-    let kept = this.#stores.get(store);
-    if (kept === undefined) {
-      kept = new LRUCache<string, Decoded>({ maxSize: this.#maxEntries, sizeCalculation: (value) => Math.max(1, value.length) });
-      this.#stores.set(store, kept);
-    }
-    const found = kept.get(key);
+    let id = this.#storeIds.get(store);
+    if (id === undefined) this.#storeIds.set(store, (id = this.#nextStoreId++));
+    const cacheKey = `${id}\u0000${key}`;
+    const found = this.#kept.get(cacheKey);
     if (found !== undefined) {
       this.#hits++;
       return found;
     }
-    let reading = this.#reading.get(store);
-    if (reading === undefined) this.#reading.set(store, (reading = new Map()));
-    const pending = reading.get(key);
+    const pending = this.#reading.get(cacheKey);
     if (pending !== undefined) {
       this.#hits++;
       return pending;
     }
     this.#misses++;
     const read = load().then((value) => Object.freeze(value));
-    reading.set(key, read);
+    this.#reading.set(cacheKey, read);
     try {
       const value = await read;
       // A file larger than the whole cache is returned, not kept (lru-cache refuses it).
-      kept.set(key, value);
+      this.#kept.set(cacheKey, value);
       return value;
     } finally {
-      reading.delete(key);
+      this.#reading.delete(cacheKey);
     }
   }
 }
