@@ -24,7 +24,7 @@ import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Coordinator } from '@tributary/coordinator';
 import { SYNC_QUEUES, type SyncShardResult } from '@tributary/protocol';
-import { openObjectStore, openTable, warehouseTables, type InternalRow, type Table } from '@tributary/table';
+import { ManifestCache, openObjectStore, openTable, warehouseTables, type InternalRow, type Table } from '@tributary/table';
 import { canonicalRows, paimonJava, pypaimon, readResults, services, type OracleRow } from '@tributary/testkit';
 import { mergeBucketProcessor, writeShardProcessor, type MergeBucketResult } from '@tributary/worker';
 import { HeldJobs } from './held-jobs.ts';
@@ -87,10 +87,13 @@ async function checkRetractingSum(table: Table, snapshots: number): Promise<void
   }
 }
 
+/** The bucket jobs' manifest cache, as a worker process shares one between its bucket jobs. */
+const manifestCache = new ManifestCache();
+
 function bucketWorker(e: SyncEnv): { worker: Worker; redis: Redis } {
   const connection = { host: services.redis.host, port: services.redis.port, maxRetriesPerRequest: null };
   const redis = new Redis(connection);
-  const merge = mergeBucketProcessor({ redis, prefix: e.prefix, clusterSecret: e.clusterSecret, tables: warehouseTables(s3) });
+  const merge = mergeBucketProcessor({ redis, prefix: e.prefix, clusterSecret: e.clusterSecret, tables: warehouseTables(s3), manifestCache });
   return { redis, worker: new Worker(SYNC_QUEUES.mergeBucket, (job: Job) => merge(job), { connection, prefix: e.prefix }) };
 }
 
@@ -173,7 +176,11 @@ describe('syncs into a changelog-producer = input table, and syncs with deletes 
       names.push(name);
       await rest.createTable(name, { 'changelog-producer': 'input' });
       assert.equal(await load(name, ['base.ndjson'], [0]), 1);
+      const cached = manifestCache.stats();
       assert.equal(await load(name, SHARDS.map((_, i) => `part-${i}.ndjson`), order, { deleteMarker: MARKER }), 2);
+      // Both bucket jobs scanned snapshot 1 through the cache: its manifest list, then its manifest, read once.
+      const { hits, misses } = manifestCache.stats();
+      assert.ok(misses > cached.misses && hits > cached.hits, `the bucket jobs shared the manifest cache: ${JSON.stringify({ before: cached, after: { hits, misses } })}`);
       const table = await openTable(e.store, 'shop', name);
       const snapshot = await table.snapshot(2);
       assert.equal(snapshot.commitKind, 'APPEND');
