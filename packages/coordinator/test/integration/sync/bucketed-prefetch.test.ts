@@ -11,19 +11,15 @@
  *   keeps nothing of it and the drive aborts the sync with the blob's typed reason.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { crc32c } from '@node-rs/crc32';
 import { Redis } from 'ioredis';
 import { services, uniqueName } from '@tributary/testkit';
 import {
-  PAIMON_COMMIT_MESSAGE_VERSION,
-  encodeBlob,
   planFingerprint,
   shardVoteToken,
   stagedBlobKey,
@@ -38,6 +34,7 @@ import { SyncCommitter, type BucketFlows } from '../../../src/sync/committer.ts'
 import { foldPositions } from '../../../src/sync/positions.ts';
 import { SyncStore } from '../../../src/sync/store.ts';
 import { newSyncRecord, type SyncRecord } from '../../../src/sync/state.ts';
+import { testBlob } from '../../support/blob.ts';
 import { testPlan } from '../../support/plan.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
@@ -99,26 +96,8 @@ function readPosition(i: number): ShardReadPosition {
   return { server: { id: `db-${i % 2}:3306`, log: { file: 'binlog.000007', offset: 1000 + i }, order: String(1000 + i).padStart(12, '0') } };
 }
 
-function blobOf(record: SyncRecord, shardId: string, i: number, messages: CommitMessage[], token: Uint8Array): Uint8Array {
-  const files = messages.flatMap((m) => m.dataIncrement.newFiles);
-  return encodeBlob(
-    {
-      syncId: record.id,
-      shardId,
-      attempt: 1,
-      tablePath: syncRunsPath(record.id),
-      schemaId: 0n,
-      paimonFormatVersion: PAIMON_COMMIT_MESSAGE_VERSION,
-      tributaryVersion: '0.1.0',
-      creationTimeMillis: 0n,
-      rowCount: files.reduce((n, f) => n + f.rowCount, 0n),
-      byteCount: files.reduce((n, f) => n + f.fileSize, 0n),
-      fileCount: BigInt(files.length),
-      voteToken: token,
-      readPosition: readPosition(i),
-    },
-    messages,
-  );
+function blobOf(record: SyncRecord, shardId: string, i: number, messages: CommitMessage[], token: Uint8Array): { blob: Uint8Array; vote: ShardVote } {
+  return testBlob({ syncId: record.id, shardId, attempt: 1, tablePath: syncRunsPath(record.id), voteToken: token, readPosition: readPosition(i) }, messages);
 }
 
 /** The bucket plan the blobs' runs make, computed here from the staged messages. */
@@ -180,16 +159,8 @@ async function stagedSync(): Promise<Staged> {
   const objects = tables.warehouseStore(warehouse);
   const token = (i: number) => shardVoteToken(secret, 'b', `shard-${i}`, fingerprint);
   for (let i = 0; i < SHARDS; i++) {
-    const blob = blobOf(record, `shard-${i}`, i, shardMessages(i), token(i));
+    const { blob, vote } = blobOf(record, `shard-${i}`, i, shardMessages(i), token(i));
     await objects.put(stagedBlobKey('b', `shard-${i}`, '1'), blob);
-    const files = shardMessages(i).flatMap((m) => m.dataIncrement.newFiles);
-    const vote: ShardVote = {
-      attemptId: '1',
-      checksum: crc32c(blob),
-      sha256: createHash('sha256').update(blob).digest('hex'),
-      rows: Number(files.reduce((n, f) => n + f.rowCount, 0n)),
-      bytes: Number(files.reduce((n, f) => n + f.fileSize, 0n)),
-    };
     await redis.hset(keys.votes, `shard-${i}`, JSON.stringify(vote));
     await redis.hset(keys.accepted, `shard-${i}`, '1');
   }
@@ -202,7 +173,7 @@ async function stagedSync(): Promise<Staged> {
     bucketFlowState: () => Promise.resolve('pending'),
   };
   const committer = new SyncCommitter({ store, tables, warehouse, clusterSecret: secret, bucketFlows: flows });
-  const forge = async (i: number) => objects.put(stagedBlobKey('b', `shard-${i}`, '1'), blobOf(record, `shard-${i}`, i, shardMessages(i, 'forged'), token(i)));
+  const forge = async (i: number) => objects.put(stagedBlobKey('b', `shard-${i}`, '1'), blobOf(record, `shard-${i}`, i, shardMessages(i, 'forged'), token(i)).blob);
   return { store, committer, record, objects, enqueued, forge };
 }
 
@@ -287,7 +258,7 @@ describe('SyncCommitter, bucketed: the bucket plan from verified runs summaries'
 
   test('a blob sealed with another vote token is refused before its vote is read, prefetched or not', async () => {
     const s = await stagedSync();
-    await s.objects.put(stagedBlobKey('b', 'shard-5', '1'), blobOf(s.record, 'shard-5', 5, shardMessages(5), new Uint8Array(32).fill(7)));
+    await s.objects.put(stagedBlobKey('b', 'shard-5', '1'), blobOf(s.record, 'shard-5', 5, shardMessages(5), new Uint8Array(32).fill(7)).blob);
     await prefetchAll(s, SHARDS - 1);
     const aborted = await s.committer.drive('b');
     await s.committer.close();

@@ -11,21 +11,20 @@
  *   same version), and a record written since is read again.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { crc32c } from '@node-rs/crc32';
 import { Redis } from 'ioredis';
 import { services, uniqueName } from '@tributary/testkit';
-import { PAIMON_COMMIT_MESSAGE_VERSION, encodeBlob, planFingerprint, shardVoteToken, stagedBlobKey, syncRedisKeys, type ShardVote } from '@tributary/protocol';
+import { planFingerprint, shardVoteToken, stagedBlobKey, syncRedisKeys } from '@tributary/protocol';
 import { parseDataTypeString, warehouseTables, type CommitMessage, type Tables } from '@tributary/table';
 import { SyncCommitter } from '../../../src/sync/committer.ts';
 import { SyncStore } from '../../../src/sync/store.ts';
 import { newSyncRecord, type SyncRecord } from '../../../src/sync/state.ts';
+import { testBlob } from '../../support/blob.ts';
 import { testPlan } from '../../support/plan.ts';
 
 const redis = new Redis({ ...services.redis, maxRetriesPerRequest: null });
@@ -82,33 +81,8 @@ async function preparingSync(): Promise<Staged> {
     const write = await table.newWrite({ writerId: `k-${i}-a${attempt}`, sequenceSlot: i });
     await write.writeRows(ids.map((id) => [id, `v${id}-${attempt}`]));
     const messages: CommitMessage[] = await write.prepareCommit();
-    const files = messages.flatMap((m) => m.dataIncrement.newFiles);
-    const blob = encodeBlob(
-      {
-        syncId: 'k',
-        shardId,
-        attempt,
-        tablePath: tables.tablePath(ref),
-        schemaId: 0n,
-        paimonFormatVersion: PAIMON_COMMIT_MESSAGE_VERSION,
-        tributaryVersion: '0.1.0',
-        creationTimeMillis: 0n,
-        rowCount: files.reduce((n, f) => n + f.rowCount, 0n),
-        byteCount: files.reduce((n, f) => n + f.fileSize, 0n),
-        fileCount: BigInt(files.length),
-        voteToken: shardVoteToken(secret, 'k', shardId, fingerprint),
-        readPosition: undefined,
-      },
-      messages,
-    );
+    const { blob, vote } = testBlob({ syncId: 'k', shardId, attempt, tablePath: tables.tablePath(ref), voteToken: shardVoteToken(secret, 'k', shardId, fingerprint) }, messages);
     await objects.put(stagedBlobKey('k', shardId, String(attempt)), blob);
-    const vote: ShardVote = {
-      attemptId: String(attempt),
-      checksum: crc32c(blob),
-      sha256: createHash('sha256').update(blob).digest('hex'),
-      rows: Number(files.reduce((n, f) => n + f.rowCount, 0n)),
-      bytes: Number(files.reduce((n, f) => n + f.fileSize, 0n)),
-    };
     await redis.hset(keys.votes, shardId, JSON.stringify(vote));
     await redis.hset(keys.accepted, shardId, String(attempt));
   };
