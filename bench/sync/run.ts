@@ -11,7 +11,8 @@
  * which takes over ten minutes on a small machine), --tiny-rows 5,
  * --tiny-concurrency 8, --tiny-layout direct|bucketed (the sync's layout; default: the coordinator's choice),
  * --tiny-java-commits 3 (Paimon Java's own commit() of the same messages, that many times in one JVM;
- * 0 skips it), --parts e2e,table,tiny (run in this order), --cpu-prof-dir <dir> (CPU profiles of every
+ * 0 skips it), --tiny-syncs 1 (syncs of each size on the same coordinator and workers, each into a
+ * fresh table: the first is the cold one the tables report, the others warm, beside Java's warm commits), --parts e2e,table,tiny (run in this order), --cpu-prof-dir <dir> (CPU profiles of every
  * coordinator, worker and table-only writer), --coordinator-node-args "<flags>" (more Node flags for every
  * coordinator, e.g. `--heap-growing-percent=0` to compare with V8's own heap growth), --repeat N (the end-to-end and table-only parts N
  * times, alternating, for the median of their ratio on a noisy machine), --keep (leaves the
@@ -52,6 +53,7 @@ const { values } = parseArgs({
     'tiny-concurrency': { type: 'string', default: '8' },
     'tiny-layout': { type: 'string' },
     'tiny-java-commits': { type: 'string', default: '3' },
+    'tiny-syncs': { type: 'string', default: '1' },
     parts: { type: 'string', default: 'e2e,table,tiny' },
     'cpu-prof-dir': { type: 'string' },
     'coordinator-node-args': { type: 'string' },
@@ -146,26 +148,36 @@ async function tiny(store: ObjectStore, size: number, results: Results): Promise
     workerNodeArgs: (i) => cpuProf(`worker-${i}-${size}-shards`),
   });
   let sync;
+  const warmCommitLatenciesMs: number[] = [];
   try {
-    await createOrdersTable(cluster.base, database, name);
     // Every list call makes the coordinator read and validate the sync record, whose plan lists every
     // shard: poll less often as it grows, so the bench does not load what it measures (the commit
     // latency comes from the snapshot watcher, not from this poll).
     const pollMs = Math.max(250, size / 10);
     const layout = values['tiny-layout'];
-    sync = await measureSync(cluster.base, store, database, name, generatorSpec(size, tinyRows), {
-      pollMs,
-      timeoutMs: 3_600_000,
-      progress,
-      ...(layout === undefined ? {} : { syncOptions: { layout } }),
-    });
+    const once = async (table: string) => {
+      await createOrdersTable(cluster.base, database, table);
+      return measureSync(cluster.base, store, database, table, generatorSpec(size, tinyRows), {
+        pollMs,
+        timeoutMs: 3_600_000,
+        progress,
+        ...(layout === undefined ? {} : { syncOptions: { layout } }),
+      });
+    };
+    sync = await once(name);
+    // The same sync again on the same processes, each into a table of its own: warm code, as Java's warm commits.
+    for (let k = 1; k < Number(values['tiny-syncs']); k++) {
+      const warm = await once(`${name}_warm_${k}`);
+      progress(`    warm sync ${k}: commit latency ${warm.commitLatencyMs.toFixed(0)} ms`);
+      warmCommitLatenciesMs.push(warm.commitLatencyMs);
+    }
   } finally {
     const { coordinatorPeakRssMb, coordinatorCpuS } = await cluster.stop();
     if (sync !== undefined) {
       const wallMs = Date.now() - started;
       progress(`    commit latency ${sync.commitLatencyMs.toFixed(0)} ms, coordinator peak RSS ${coordinatorPeakRssMb.toFixed(0)} MB, CPU ${coordinatorCpuS.toFixed(1)} s`);
       const javaCommits = await javaCommitsOf(name, Number(values['tiny-java-commits']));
-      results.tiny.push({ ...sync, coordinatorPeakRssMb, coordinatorCpuS, snapshotRows: await snapshotRows(store, name), wallMs, javaCommits });
+      results.tiny.push({ ...sync, coordinatorPeakRssMb, coordinatorCpuS, snapshotRows: await snapshotRows(store, name), wallMs, javaCommits, warmCommitLatenciesMs });
     }
   }
 }
