@@ -5,7 +5,8 @@
  *                   row of another, read from the columns in place (int64 through its two 32-bit
  *                   words: reading a BigInt64Array element allocates a BigInt)
  *   SegmentBuilder  the merge's output as (batch, first row, end row) segments of its inputs,
- *                   copied into one batch column by column when full (typed arrays with `set`)
+ *                   copied into one batch column by column when full (typed arrays with `set`,
+ *                   short segments element by element, 64-bit values as 32-bit words)
  *
  * The order must be exactly compareKeys' (a different order gives wrong merges, not an error):
  * test/unit/batch-merge.test.ts checks both against the row path on adversarial values.
@@ -161,48 +162,72 @@ function validityOf(segments: readonly Segment[], f: number, length: number): Ui
 }
 
 function gatherColumn(out: Column, segments: readonly Segment[], f: number): Column {
-  let at = 0;
-  for (const s of segments) {
-    const from = s.batch.columns[f] as Column;
-    const n = s.end - s.start;
-    switch (out.kind) {
-      case 'timestamp': {
-        const source = from as Column & { kind: 'timestamp' };
-        copyRange(out.millis, source.millis, s.start, n, at);
-        copyRange(out.nanos, source.nanos, s.start, n, at);
-        break;
+  switch (out.kind) {
+    case 'timestamp':
+      copySegments(words(out.millis), segments, (c) => words((c as Column & { kind: 'timestamp' }).millis), 2);
+      copySegments(out.nanos, segments, (c) => (c as Column & { kind: 'timestamp' }).nanos, 1);
+      return out;
+    // 64-bit values are copied as their two 32-bit words: reading a BigInt64Array's element
+    // allocates a BigInt (and words keep a double's bits whatever an engine does with NaNs).
+    case 'int64':
+    case 'float64':
+      copySegments(words(out.values), segments, (c) => words(valuesOf<BigInt64Array | Float64Array>(c)), 2);
+      return out;
+    case 'float32':
+      copySegments(floatWords(out.values), segments, (c) => floatWords(valuesOf<Float32Array>(c)), 1);
+      return out;
+    case 'bool':
+    case 'int32':
+      // Same kind ⇒ same typed array type.
+      copySegments(valuesOf<Uint8Array | Int32Array>(out), segments, (c) => valuesOf<Uint8Array | Int32Array>(c), 1);
+      return out;
+    case 'bigint':
+    case 'string':
+    case 'binary': {
+      const target = out.values as unknown[];
+      let at = 0;
+      for (const s of segments) {
+        const source = valuesOf<readonly unknown[]>(s.batch.columns[f] as Column);
+        for (let r = s.start; r < s.end; r++) target[at++] = source[r];
       }
-      case 'bool':
-      case 'int32':
-      case 'int64':
-      case 'float32':
-      case 'float64':
-        // Same kind ⇒ same typed array type.
-        copyRange(valuesOf<TypedArray>(out), valuesOf<TypedArray>(from), s.start, n, at);
-        break;
-      case 'bigint':
-      case 'string':
-      case 'binary': {
-        const target = out.values as unknown[];
-        const source = valuesOf<readonly unknown[]>(from);
-        for (let r = 0; r < n; r++) target[at + r] = source[s.start + r];
-        break;
-      }
+      return out;
     }
-    at += n;
   }
-  return out;
+
+  /**
+   * Copies every segment's rows of column `f` into `target`, `width` elements a row (`arrayOf` the
+   * source column's array, asked once per input batch: a merge's segments alternate between a few).
+   * A merge of many small runs copies segments of one or a few rows, where a `subarray` and a `set`
+   * per segment cost more than the copy: those are copied element by element.
+   */
+  function copySegments(target: TypedArray32, segments: readonly Segment[], arrayOf: (column: Column) => TypedArray32, width: number): void {
+    const batches: ColumnBatch[] = [];
+    const arrays: TypedArray32[] = [];
+    let at = 0;
+    for (const s of segments) {
+      let b = batches.indexOf(s.batch);
+      if (b < 0) {
+        b = batches.push(s.batch) - 1;
+        arrays.push(arrayOf(s.batch.columns[f] as Column));
+      }
+      const source = arrays[b] as TypedArray32;
+      const start = s.start * width;
+      const n = (s.end - s.start) * width;
+      if (n > 16) target.set(source.subarray(start, start + n) as Int32Array, at);
+      else for (let r = 0; r < n; r++) target[at + r] = source[start + r] as number;
+      at += n;
+    }
+  }
 }
 
-/**
- * Copies `n` elements of `source` from `start` into `target` at `at`. A merge of many small runs
- * copies segments of one or a few rows, where a `subarray` (an object) and a `set` per segment cost
- * more than the copy: those are copied element by element.
- */
-function copyRange(target: TypedArray, source: TypedArray, start: number, n: number, at: number): void {
-  if (n > 16) (target as Uint8Array).set((source as Uint8Array).subarray(start, start + n), at);
-  // Same kind ⇒ same element type: a bigint goes into a BigInt64Array, a number into the others.
-  else for (let r = 0; r < n; r++) (target as unknown as unknown[])[at + r] = source[start + r];
+/** A float32 array's bits as 32-bit words (a view, no copy). */
+function floatWords(values: Float32Array): Int32Array {
+  return new Int32Array(values.buffer, values.byteOffset, values.length);
 }
 
-type TypedArray = Uint8Array | Int32Array | Float32Array | Float64Array | BigInt64Array;
+/** The 32-bit words of a 64-bit typed array (a view, no copy). */
+function words(values: BigInt64Array | Float64Array): Int32Array {
+  return new Int32Array(values.buffer, values.byteOffset, values.length * 2);
+}
+
+type TypedArray32 = Uint8Array | Int32Array;

@@ -1,11 +1,14 @@
 /**
- * The changelog rule of one load (changelog.ts, `keyOutcome`) applied to a batch of merged
- * key-value records column by column: the bucket job's column-wise changelog path.
+ * The changelog rule of one load (changelog.ts) applied to a batch of merged key-value records
+ * column by column: the bucket job's column-wise changelog path.
  *
  *   merged records (keys, `_SEQUENCE_NUMBER`, `_VALUE_KIND`, table columns; one per key, key order)
  *   + each key's before-image (or none)
- *     ─► per row, where its data record and changelog rows come from: the merged row itself (+I, +U
- *        after images), the before-image (-U, -D), rarely a row keyOutcome built anew
+ *     ─► the before-images as one batch; each merged row compared with its before-image column by
+ *        column in place (how it differs: not at all, only in ignored fields, or in another)
+ *     ─► per row, its outcome (changelog.ts `storedKeyOutcome`, the rule's one home) and where its
+ *        data record and changelog rows come from: the merged row (+I, +U after images) or the
+ *        before-image (-U, -D)
  *     ─► the data batch and the changelog batch gathered from those rows column by column
  *        (format/batch-merge.ts SegmentBuilder), their `_SEQUENCE_NUMBER` and `_VALUE_KIND` columns
  *        written per row
@@ -13,15 +16,16 @@
  * A key without a before-image (most keys of a load that inserts) never becomes a row of values:
  * an upsert is `+I` of the merged row, a delete is nothing. A batch of nothing but such upserts
  * (a load's new keys, above the stored ones) is not gathered at all: its data and changelog batch
- * are one batch, the merged columns with new `_SEQUENCE_NUMBER` and `_VALUE_KIND` columns. A key with one goes through
- * `keyOutcome` itself (its after row converted from the columns), so the rule has one home.
- * Timestamps are cut to their column's precision column by column first (canonicalRow's cut), so a
- * merged row is the canonical row keyOutcome would use. Pure: batches in, batches out.
+ * are one batch, the merged columns with new `_SEQUENCE_NUMBER` and `_VALUE_KIND` columns. With
+ * `sequence.field` (where the stored row may win on the user sequence) a key with a before-image
+ * goes through `keyOutcome` itself, its after row converted from the columns. Timestamps are cut to
+ * their column's precision column by column first (canonicalRow's cut), so a merged row is the
+ * canonical row keyOutcome would use. Pure: batches in, batches out.
  */
 import type { InternalRow, InternalValue, RowType } from '../spec/types.ts';
-import { SegmentBuilder } from './batch-merge.ts';
+import { SegmentBuilder, compareAt, prepareColumns, type PreparedColumns } from './batch-merge.ts';
 import { batchFromRows, valueAt, type Column, type ColumnBatch } from './column-batch.ts';
-import { keyOutcome, type ChangelogRow, type ChangelogRules, type StoredRecord } from './changelog.ts';
+import { Difference, StoredOutcome, keyOutcome, storedKeyOutcome, type ChangelogRow, type ChangelogRules, type StoredRecord } from './changelog.ts';
 import { RowKind, isRetract } from './key-value.ts';
 
 /** The changelog rows one batch gave, by kind (a -U/+U pair counts once, as an update). */
@@ -142,19 +146,106 @@ export function changelogBatch(
   const batch = canonicalTimestamps(records, rules, k);
   const kinds = batch.columns[k + 1] as Column;
   if (insertsOnly(batch, kinds, images)) return inserts(batch, layout, next, counts);
+  // With sequence.field the stored row may win on the user sequence: keyOutcome per row decides.
+  if (rules.sequenceFields.length > 0) return rowWise(batch, images, rules, layout, next, counts);
+  const kindValues = (kinds as Column & { kind: 'int32' }).values;
+  // The before-images as one batch of the table's columns (row j: the j-th record with one).
+  const storedRows: InternalRow[] = [];
+  const storedAt = new Int32Array(batch.length);
+  for (let i = 0; i < batch.length; i++) {
+    const image = images[i] ?? null;
+    storedAt[i] = image === null ? -1 : storedRows.push(image.row) - 1;
+  }
+  const tableType: RowType = { fields: layout.recordType.fields.slice(k + 2) };
+  const stored = batchFromRows(tableType, storedRows);
+  const differences = differencesOf(batch, k, stored, storedAt, rules.ignored);
+  const data = new Picks(batch.length);
+  const changelog = new Picks(2 * batch.length);
+  let issued = 0;
+  for (let i = 0; i < batch.length; i++) {
+    const retract = isRetract(kindValues[i] as number);
+    const j = storedAt[i] as number;
+    if (j < 0) {
+      // keyOutcome without a before-image: an upsert is +I of the row, a delete changes nothing.
+      if (retract) continue;
+      const offset = issued++;
+      data.add(RECORDS, i, RowKind.INSERT, offset);
+      changelog.add(RECORDS, i, RowKind.INSERT, offset);
+      counts.inserts++;
+      continue;
+    }
+    const outcome = storedKeyOutcome(retract, differences[i] as Difference, rules);
+    if (outcome === StoredOutcome.NOTHING) continue;
+    const offset = issued++;
+    const sequence = (images[i] as StoredRecord).sequenceNumber;
+    if (outcome === StoredOutcome.DELETE) {
+      data.add(BEFORE, j, RowKind.DELETE, offset);
+      changelog.add(BEFORE, j, RowKind.DELETE, -1, sequence);
+      counts.deletes++;
+      continue;
+    }
+    data.add(RECORDS, i, RowKind.UPDATE_AFTER, offset);
+    if (outcome === StoredOutcome.QUIET_UPDATE) continue;
+    changelog.add(BEFORE, j, RowKind.UPDATE_BEFORE, -1, sequence);
+    changelog.add(RECORDS, i, RowKind.UPDATE_AFTER, offset);
+    counts.updates++;
+  }
+  const sources = [batch, asRecords(stored, layout, k)];
+  return { data: gather(layout, k, sources, data, next), changelog: gather(layout, k, sources, changelog, next), next: next + BigInt(issued) };
+}
+
+/**
+ * Per record with a before-image (`storedAt[i]` ≥ 0: its row in `stored`), how its merged row
+ * differs from it, compared column by column in place (compareAt: Paimon's order, so equal exactly
+ * where keyOutcome's sameValue is); 0 for the others. The key columns are equal by construction.
+ */
+function differencesOf(batch: ColumnBatch, k: number, stored: ColumnBatch, storedAt: Int32Array, ignored: ReadonlySet<number>): Uint8Array {
+  const out = new Uint8Array(batch.length);
+  const fields = stored.columns.length;
+  const merged = prepareColumns(batch, Array.from({ length: fields }, (_, f) => k + 2 + f));
+  const before = prepareColumns(stored, Array.from({ length: fields }, (_, f) => f));
+  for (let f = 0; f < fields; f++) {
+    const mark = ignored.has(f) ? Difference.IGNORED_ONLY : Difference.CHANGED;
+    const a = merged[f] as PreparedColumns[number];
+    const b = before[f] as PreparedColumns[number];
+    for (let i = 0; i < batch.length; i++) {
+      const j = storedAt[i] as number;
+      if (j < 0 || (out[i] as number) >= mark) continue;
+      if (compareAt(a, i, b, j) !== 0) out[i] = mark;
+    }
+  }
+  return out;
+}
+
+/** A batch of the table's columns as one of the record type: the key columns are their fields' (as the gather takes them), `_SEQUENCE_NUMBER` and `_VALUE_KIND` placeholders the gather replaces. */
+function asRecords(stored: ColumnBatch, layout: ChangelogBatchLayout, k: number): ColumnBatch {
+  const placeholder = stored.columns[0] as Column;
+  const columns = [...layout.keyIndex.map((f) => stored.columns[f] as Column), placeholder, placeholder, ...stored.columns];
+  return { rowType: layout.recordType, length: stored.length, columns };
+}
+
+/** changelogBatch with sequence.field: keyOutcome per record with a before-image (its after row converted from the columns). */
+function rowWise(
+  batch: ColumnBatch,
+  images: readonly (StoredRecord | null)[],
+  rules: ChangelogRules,
+  layout: ChangelogBatchLayout,
+  next: bigint,
+  counts: ChangelogCounts,
+): ChangelogBatchResult {
+  const k = layout.keyIndex.length;
+  const kindValues = (batch.columns[k + 1] as Column & { kind: 'int32' }).values;
   const fields = batch.columns.slice(k + 2);
   const before: InternalRow[] = [];
   const beforeAt = new Int32Array(batch.length).fill(-1);
   const built: InternalRow[] = [];
   const data = new Picks(batch.length);
   const changelog = new Picks(2 * batch.length);
-  const kindValues = (kinds as Column & { kind: 'int32' }).values;
   let issued = 0;
   for (let i = 0; i < batch.length; i++) {
     const image = images[i] ?? null;
     const retract = isRetract(kindValues[i] as number);
     if (image === null) {
-      // keyOutcome without a before-image: an upsert is +I of the row, a delete changes nothing.
       if (retract) continue;
       const offset = issued++;
       data.add(RECORDS, i, RowKind.INSERT, offset);
@@ -220,7 +311,11 @@ function recordOf(row: InternalRow, keyIndex: readonly number[]): InternalRow {
 function gather(layout: ChangelogBatchLayout, k: number, sources: readonly ColumnBatch[], picks: Picks, first: bigint): ColumnBatch | undefined {
   const length = picks.length;
   if (length === 0) return undefined;
-  const out = new SegmentBuilder(layout.recordType, new Map(layout.keyIndex.map((f, i) => [i, k + 2 + f])));
+  // The key columns are their fields' columns; `_SEQUENCE_NUMBER` and `_VALUE_KIND` are replaced
+  // below, so they are not gathered (the builder hands back another column in their place).
+  const sameAs = new Map<number, number>(layout.keyIndex.map((f, i) => [i, k + 2 + f]));
+  sameAs.set(k, k + 2).set(k + 1, k + 2);
+  const out = new SegmentBuilder(layout.recordType, sameAs);
   for (let r = 0; r < length; r++) out.push(sources[picks.source[r] as number] as ColumnBatch, picks.row[r] as number);
   const taken = out.take();
   const columns = [...taken.columns];

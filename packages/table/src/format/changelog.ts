@@ -60,27 +60,56 @@ const NOTHING: KeyOutcome = Object.freeze({ data: null, changelog: [] });
 
 /** The data record and changelog rows of one key (see the table at the top of this file). */
 export function keyOutcome(before: StoredRecord | null, change: KeyedChange, rules: ChangelogRules): KeyOutcome {
-  if (change.kind === 'delete') {
-    if (rules.ignoreDelete || before === null) return NOTHING;
-    // A delete that carries sequence values older than the stored row's loses, as it would in a merge.
-    if (carriesSequence(change.row, rules) && compareSequence(change.row, before.row, rules) < 0) return NOTHING;
-    // The tombstone is the stored row: with sequence.field it ties on the user sequence and wins on _SEQUENCE_NUMBER.
-    return { data: { kind: RowKind.DELETE, row: before.row }, changelog: [{ kind: RowKind.DELETE, row: before.row, sequence: 'before' }] };
+  const isDelete = change.kind === 'delete';
+  if (before === null) {
+    if (isDelete) return NOTHING;
+    const row = canonicalRow(change.row, rules.types);
+    return { data: { kind: RowKind.INSERT, row }, changelog: [{ kind: RowKind.INSERT, row, sequence: 'new' }] };
   }
-  const after = canonicalRow(change.row, rules.types);
-  if (before === null) return { data: { kind: RowKind.INSERT, row: after }, changelog: [{ kind: RowKind.INSERT, row: after, sequence: 'new' }] };
-  if (compareSequence(after, before.row, rules) < 0) return NOTHING;
-  const differs = differingColumns(before.row, after);
-  if (differs.length === 0) return NOTHING;
-  const data = { kind: RowKind.UPDATE_AFTER, row: after };
-  if (differs.every((i) => rules.ignored.has(i))) return { data, changelog: [] };
-  return {
-    data,
-    changelog: [
-      { kind: RowKind.UPDATE_BEFORE, row: before.row, sequence: 'before' },
-      { kind: RowKind.UPDATE_AFTER, row: after, sequence: 'new' },
-    ],
-  };
+  const after = isDelete ? change.row : canonicalRow(change.row, rules.types);
+  // A change that carries sequence values older than the stored row's loses, as it would in a merge
+  // (an upsert always carries them; a delete only when all its sequence fields are set).
+  if ((!isDelete || carriesSequence(after, rules)) && compareSequence(after, before.row, rules) < 0) return NOTHING;
+  const differs = isDelete ? [] : differingColumns(before.row, after);
+  const difference = differs.length === 0 ? Difference.NONE : differs.every((i) => rules.ignored.has(i)) ? Difference.IGNORED_ONLY : Difference.CHANGED;
+  switch (storedKeyOutcome(isDelete, difference, rules)) {
+    case StoredOutcome.NOTHING:
+      return NOTHING;
+    // The tombstone is the stored row: with sequence.field it ties on the user sequence and wins on _SEQUENCE_NUMBER.
+    case StoredOutcome.DELETE:
+      return { data: { kind: RowKind.DELETE, row: before.row }, changelog: [{ kind: RowKind.DELETE, row: before.row, sequence: 'before' }] };
+    case StoredOutcome.QUIET_UPDATE:
+      return { data: { kind: RowKind.UPDATE_AFTER, row: after }, changelog: [] };
+    case StoredOutcome.UPDATE:
+      return {
+        data: { kind: RowKind.UPDATE_AFTER, row: after },
+        changelog: [
+          { kind: RowKind.UPDATE_BEFORE, row: before.row, sequence: 'before' },
+          { kind: RowKind.UPDATE_AFTER, row: after, sequence: 'new' },
+        ],
+      };
+  }
+}
+
+/** How a key's new row differs from its stored row (canonical values; see differingColumns). */
+export const Difference = { NONE: 0, IGNORED_ONLY: 1, CHANGED: 2 } as const;
+export type Difference = (typeof Difference)[keyof typeof Difference];
+
+/**
+ * What a key with a before-image gives once the stored row has not won on sequence.field:
+ *   NOTHING       a delete with ignore-delete; an upsert equal to the stored row
+ *   DELETE        data -D(before), changelog -D(before)
+ *   QUIET_UPDATE  data +U(after), no changelog (only ignored fields differ)
+ *   UPDATE        data +U(after), changelog -U(before), +U(after)
+ * The one home of that decision: keyOutcome (rows) and the column-wise path (changelog-batch.ts) both ask it.
+ */
+export const StoredOutcome = { NOTHING: 0, DELETE: 1, QUIET_UPDATE: 2, UPDATE: 3 } as const;
+export type StoredOutcome = (typeof StoredOutcome)[keyof typeof StoredOutcome];
+
+export function storedKeyOutcome(isDelete: boolean, difference: Difference, rules: Pick<ChangelogRules, 'ignoreDelete'>): StoredOutcome {
+  if (isDelete) return rules.ignoreDelete ? StoredOutcome.NOTHING : StoredOutcome.DELETE;
+  if (difference === Difference.NONE) return StoredOutcome.NOTHING;
+  return difference === Difference.IGNORED_ONLY ? StoredOutcome.QUIET_UPDATE : StoredOutcome.UPDATE;
 }
 
 /** Indices of the columns whose canonical values differ. */

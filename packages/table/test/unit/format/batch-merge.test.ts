@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { compareRowsAt, prepareColumns, SegmentBuilder } from '../../../src/format/batch-merge.ts';
-import { batchFromRows, rowsFromBatch, type ColumnBatch } from '../../../src/format/column-batch.ts';
+import { batchFromRows, rowsFromBatch, type Column, type ColumnBatch } from '../../../src/format/column-batch.ts';
 import { compareKeys } from '../../../src/spec/key-comparator.ts';
 import { parseDataType } from '../../../src/spec/data-type-json.ts';
 import type { DataType, InternalValue, RowType } from '../../../src/spec/types.ts';
@@ -185,4 +185,54 @@ test('SegmentBuilder sameAs: a column declared equal to another is that column, 
   const taken = out.take();
   assert.equal(taken.columns[0], taken.columns[2]);
   assert.deepStrictEqual(rowsFromBatch(taken), [[SAFE + 1n, '', SAFE + 1n], [INT64_MIN, 'a', INT64_MIN], [null, '😀', null]]);
+});
+
+test('SegmentBuilder keeps the bits of every double and float (NaN payloads, -0), from columns that are views at an offset', () => {
+  const rowType = rowTypeOf(['DOUBLE', 'FLOAT', 'BIGINT']);
+  // Non-canonical NaNs: a payload and the sign bit set, which a copy through a JS number may not keep.
+  const doubles = new Float64Array(new BigInt64Array([0x7ff8_0000_0000_0001n, -0x0007_ffff_ffff_fffen, 0n, -(2n ** 63n), 0x7ff0_0000_0000_0000n]).buffer);
+  const floats = new Float32Array(new Int32Array([0x7fc0_0001, -0x0000_0001, 0, -(2 ** 31), 0x7f80_0000]).buffer);
+  const rows = 40;
+  const pad = 3;
+  const d = new Float64Array(rows + pad);
+  const f = new Float32Array(rows + pad);
+  const b = new BigInt64Array(rows + pad);
+  for (let i = 0; i < rows; i++) {
+    new BigInt64Array(d.buffer)[pad + i] = new BigInt64Array(doubles.buffer)[i % doubles.length]!;
+    new Int32Array(f.buffer)[pad + i] = new Int32Array(floats.buffer)[i % floats.length]!;
+    b[pad + i] = BigInt(i) - 2n ** 62n;
+  }
+  const batch: ColumnBatch = {
+    rowType,
+    length: rows,
+    columns: [
+      { kind: 'float64', values: d.subarray(pad), validity: undefined },
+      { kind: 'float32', values: f.subarray(pad), validity: undefined },
+      { kind: 'int64', values: b.subarray(pad), validity: undefined },
+    ],
+  };
+  const other = batchFromRows(rowType, [[1.5, 2.5, 7n]]);
+  const out = new SegmentBuilder(rowType);
+  const order: number[] = [];
+  // Single rows alternating with another batch (copied row by row), then one long run (copied whole).
+  for (let i = 0; i < 10; i++) {
+    out.push(batch, i);
+    order.push(i);
+    out.push(other, 0);
+    order.push(-1);
+  }
+  for (let i = 10; i < rows; i++) {
+    out.push(batch, i);
+    order.push(i);
+  }
+  const taken = out.take();
+  const bits64 = (c: Column) => new BigInt64Array((c as Column & { kind: 'float64' }).values.slice().buffer);
+  const bits32 = (c: Column) => new Int32Array((c as Column & { kind: 'float32' }).values.slice().buffer);
+  const want64 = new BigInt64Array(d.buffer).subarray(pad);
+  const want32 = new Int32Array(f.buffer).subarray(pad);
+  const other64 = bits64(other.columns[0]!)[0];
+  const other32 = bits32(other.columns[1]!)[0];
+  assert.deepStrictEqual([...bits64(taken.columns[0]!)], order.map((i) => (i < 0 ? other64 : want64[i])));
+  assert.deepStrictEqual([...bits32(taken.columns[1]!)], order.map((i) => (i < 0 ? other32 : want32[i])));
+  assert.deepStrictEqual([...(taken.columns[2] as Column & { kind: 'int64' }).values], order.map((i) => (i < 0 ? 7n : b[pad + i])));
 });
