@@ -215,7 +215,8 @@ export class ParquetDataFileReader {
         wanted.map(async ({ name, path, meta }) => {
           const m = meta as NonNullable<typeof meta>;
           const from = Number(m.dictionary_page_offset || m.data_page_offset);
-          const bytes = new Uint8Array(await this.#file.slice(from, from + Number(m.total_compressed_size)));
+          // The source's bytes as they are (a view of a read-ahead window): decoding only reads them.
+          const bytes = await this.#source.read(from, Number(m.total_compressed_size));
           return [name, decodeRawChunk(bytes, m, path, rows, decompressors, from)] as const;
         }),
       );
