@@ -146,8 +146,6 @@ export function changelogBatch(
   const batch = canonicalTimestamps(records, rules, k);
   const kinds = batch.columns[k + 1] as Column;
   if (insertsOnly(batch, kinds, images)) return inserts(batch, layout, next, counts);
-  // With sequence.field the stored row may win on the user sequence: keyOutcome per row decides.
-  if (rules.sequenceFields.length > 0) return rowWise(batch, images, rules, layout, next, counts);
   const kindValues = (kinds as Column & { kind: 'int32' }).values;
   // The before-images as one batch of the table's columns (row j: the j-th record with one).
   const storedRows: InternalRow[] = [];
@@ -156,9 +154,13 @@ export function changelogBatch(
     const image = images[i] ?? null;
     storedAt[i] = image === null ? -1 : storedRows.push(image.row) - 1;
   }
-  const tableType: RowType = { fields: layout.recordType.fields.slice(k + 2) };
-  const stored = batchFromRows(tableType, storedRows);
-  const differences = differencesOf(batch, k, stored, storedAt, rules.ignored);
+  const stored = batchFromRows({ fields: layout.recordType.fields.slice(k + 2) }, storedRows);
+  // How each merged row differs from its stored row, compared column by column. With sequence.field
+  // (the stored row may win on the user sequence) keyOutcome decides each such key from its rows.
+  const differences = rules.sequenceFields.length === 0 ? differencesOf(batch, k, stored, storedAt, rules.ignored) : undefined;
+  const fields = batch.columns.slice(k + 2);
+  /** Rows keyOutcome made anew (none in practice: a merged row is canonical already), as records. */
+  const built: InternalRow[] = [];
   const data = new Picks(batch.length);
   const changelog = new Picks(2 * batch.length);
   let issued = 0;
@@ -174,23 +176,41 @@ export function changelogBatch(
       counts.inserts++;
       continue;
     }
+    const image = images[i] as StoredRecord;
+    if (differences === undefined) {
+      const after: InternalValue[] = fields.map((c) => valueAt(c, i));
+      const outcome = keyOutcome(image, { kind: retract ? 'delete' : 'upsert', row: after }, rules);
+      if (outcome.data === null) continue;
+      const offset = issued++;
+      // A row of the outcome is the merged row, the before-image or (never in practice) a new row.
+      const pick = (target: Picks, row: InternalRow, kind: number, stored?: bigint): void => {
+        if (row === after) target.add(RECORDS, i, kind, stored === undefined ? offset : -1, stored);
+        else if (row === image.row) target.add(BEFORE, j, kind, stored === undefined ? offset : -1, stored);
+        else target.add(BUILT, built.push(recordOf(row, layout.keyIndex)) - 1, kind, stored === undefined ? offset : -1, stored);
+      };
+      pick(data, outcome.data.row, outcome.data.kind);
+      for (const row of outcome.changelog) {
+        pick(changelog, row.row, row.kind, row.sequence === 'before' ? image.sequenceNumber : undefined);
+        countChangelogRow(counts, row);
+      }
+      continue;
+    }
     const outcome = storedKeyOutcome(retract, differences[i] as Difference, rules);
     if (outcome === StoredOutcome.NOTHING) continue;
     const offset = issued++;
-    const sequence = (images[i] as StoredRecord).sequenceNumber;
     if (outcome === StoredOutcome.DELETE) {
       data.add(BEFORE, j, RowKind.DELETE, offset);
-      changelog.add(BEFORE, j, RowKind.DELETE, -1, sequence);
+      changelog.add(BEFORE, j, RowKind.DELETE, -1, image.sequenceNumber);
       counts.deletes++;
       continue;
     }
     data.add(RECORDS, i, RowKind.UPDATE_AFTER, offset);
     if (outcome === StoredOutcome.QUIET_UPDATE) continue;
-    changelog.add(BEFORE, j, RowKind.UPDATE_BEFORE, -1, sequence);
+    changelog.add(BEFORE, j, RowKind.UPDATE_BEFORE, -1, image.sequenceNumber);
     changelog.add(RECORDS, i, RowKind.UPDATE_AFTER, offset);
     counts.updates++;
   }
-  const sources = [batch, asRecords(stored, layout, k)];
+  const sources = [batch, asRecords(stored, layout, k), batchFromRows(layout.recordType, built)];
   return { data: gather(layout, k, sources, data, next), changelog: gather(layout, k, sources, changelog, next), next: next + BigInt(issued) };
 }
 
@@ -222,58 +242,6 @@ function asRecords(stored: ColumnBatch, layout: ChangelogBatchLayout, k: number)
   const placeholder = stored.columns[0] as Column;
   const columns = [...layout.keyIndex.map((f) => stored.columns[f] as Column), placeholder, placeholder, ...stored.columns];
   return { rowType: layout.recordType, length: stored.length, columns };
-}
-
-/** changelogBatch with sequence.field: keyOutcome per record with a before-image (its after row converted from the columns). */
-function rowWise(
-  batch: ColumnBatch,
-  images: readonly (StoredRecord | null)[],
-  rules: ChangelogRules,
-  layout: ChangelogBatchLayout,
-  next: bigint,
-  counts: ChangelogCounts,
-): ChangelogBatchResult {
-  const k = layout.keyIndex.length;
-  const kindValues = (batch.columns[k + 1] as Column & { kind: 'int32' }).values;
-  const fields = batch.columns.slice(k + 2);
-  const before: InternalRow[] = [];
-  const beforeAt = new Int32Array(batch.length).fill(-1);
-  const built: InternalRow[] = [];
-  const data = new Picks(batch.length);
-  const changelog = new Picks(2 * batch.length);
-  let issued = 0;
-  for (let i = 0; i < batch.length; i++) {
-    const image = images[i] ?? null;
-    const retract = isRetract(kindValues[i] as number);
-    if (image === null) {
-      if (retract) continue;
-      const offset = issued++;
-      data.add(RECORDS, i, RowKind.INSERT, offset);
-      changelog.add(RECORDS, i, RowKind.INSERT, offset);
-      counts.inserts++;
-      continue;
-    }
-    const after: InternalValue[] = fields.map((c) => valueAt(c, i));
-    const outcome = keyOutcome(image, { kind: retract ? 'delete' : 'upsert', row: after }, rules);
-    if (outcome.data === null) continue;
-    const sourceOf = (row: InternalRow): [number, number] => {
-      if (row === after) return [RECORDS, i];
-      if (row === image.row) {
-        if (beforeAt[i] === -1) beforeAt[i] = before.push(recordOf(row, layout.keyIndex)) - 1;
-        return [BEFORE, beforeAt[i] as number];
-      }
-      return [BUILT, built.push(recordOf(row, layout.keyIndex)) - 1];
-    };
-    const offset = issued++;
-    data.add(...sourceOf(outcome.data.row), outcome.data.kind, offset);
-    for (const row of outcome.changelog) {
-      if (row.sequence === 'before') changelog.add(...sourceOf(row.row), row.kind, -1, image.sequenceNumber);
-      else changelog.add(...sourceOf(row.row), row.kind, offset);
-      countChangelogRow(counts, row);
-    }
-  }
-  const sources = [batch, batchFromRows(layout.recordType, before), batchFromRows(layout.recordType, built)];
-  return { data: gather(layout, k, sources, data, next), changelog: gather(layout, k, sources, changelog, next), next: next + BigInt(issued) };
 }
 
 /** Whether every record is an upsert of a key without a before-image (a load's new keys, most batches of a load that inserts). */
