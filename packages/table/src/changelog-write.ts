@@ -44,6 +44,7 @@ import type { Snapshot } from './spec/snapshot.ts';
 import { BeforeImageProbe } from './read/before-images.ts';
 import { TableRead } from './read/table-read.ts';
 import { keyValueFileMeta, localCreationTime, valueStatsOptions, type FileMetaContext } from './write/data-file-metas.ts';
+import { CHANGELOG_FILE, DATA_FILE_LEVEL_0, fileCompression, type FileKind } from './spec/file-options.ts';
 import { KeyValueFileWriter } from './write/key-value-writer.ts';
 import { parseMemorySize } from './write/manifest-merge.ts';
 import { objectStoreSink } from './write/object-sink.ts';
@@ -368,12 +369,12 @@ export class ChangelogWrite {
     });
     const recordType = keyValueRowType(this.#rowType, this.#trimmed);
     if (data.length > 0) {
-      bucket.data ??= this.#runWriter(bucket.target, 'data-');
+      bucket.data ??= this.#runWriter(bucket.target, 'data-', DATA_FILE_LEVEL_0);
       await bucket.data.write(batchFromRows(recordType, data));
       bucket.dataRows += data.length;
     }
     if (changelog.length > 0) {
-      bucket.changelog ??= this.#runWriter(bucket.target, this.#changelogPrefix());
+      bucket.changelog ??= this.#runWriter(bucket.target, this.#changelogPrefix(), CHANGELOG_FILE);
       await bucket.changelog.write(batchFromRows(recordType, changelog));
     }
   }
@@ -402,12 +403,12 @@ export class ChangelogWrite {
     const out = changelogBatch(records, images, this.#rules, { recordType, keyIndex: this.#keyIndex }, bucket.next, bucket.counts);
     bucket.next = out.next;
     if (out.data !== undefined) {
-      bucket.data ??= this.#runWriter(bucket.target, 'data-');
+      bucket.data ??= this.#runWriter(bucket.target, 'data-', DATA_FILE_LEVEL_0);
       await bucket.data.write(out.data);
       bucket.dataRows += out.data.length;
     }
     if (out.changelog !== undefined) {
-      bucket.changelog ??= this.#runWriter(bucket.target, this.#changelogPrefix());
+      bucket.changelog ??= this.#runWriter(bucket.target, this.#changelogPrefix(), CHANGELOG_FILE);
       await bucket.changelog.write(out.changelog);
     }
   }
@@ -420,8 +421,8 @@ export class ChangelogWrite {
     let newFiles: DataFileMeta[];
     let changelogFiles: DataFileMeta[];
     try {
-      newFiles = await this.#closeRun(bucket.data);
-      changelogFiles = bucket.changelog === undefined ? [] : await this.#closeRun(bucket.changelog);
+      newFiles = await this.#closeRun(bucket.data, DATA_FILE_LEVEL_0);
+      changelogFiles = bucket.changelog === undefined ? [] : await this.#closeRun(bucket.changelog, CHANGELOG_FILE);
     } catch (error) {
       await bucket.data.abort(error);
       await bucket.changelog?.abort(error);
@@ -443,9 +444,10 @@ export class ChangelogWrite {
     return prefix === undefined || prefix.trim() === '' ? 'changelog-' : prefix.trim();
   }
 
-  #runWriter(target: BucketTarget, prefix: string): KeyValueFileWriter {
+  #runWriter(target: BucketTarget, prefix: string, kind: FileKind): KeyValueFileWriter {
     const dir = `${this.#tablePath}/${target.partitionPath}bucket-${target.bucket}`;
     return new KeyValueFileWriter({
+      ...fileCompression(this.#schema.options, kind),
       uuid: `${this.#writerId}-${randomUUID()}`,
       fileNamePrefix: prefix,
       // Records come a merged batch at a time: the files still get full row groups, as a bucket
@@ -459,11 +461,11 @@ export class ChangelogWrite {
     });
   }
 
-  async #closeRun(writer: KeyValueFileWriter): Promise<DataFileMeta[]> {
+  async #closeRun(writer: KeyValueFileWriter, kind: FileKind): Promise<DataFileMeta[]> {
     const ctx: FileMetaContext = {
       schemaId: this.#schema.id,
       creationTime: localCreationTime(new Date()),
-      valueStats: valueStatsOptions(this.#rowType.fields, this.#schema.options),
+      valueStats: valueStatsOptions(this.#rowType.fields, this.#schema.options, kind),
     };
     const keyTypes = fieldsByName(this.#schema, this.#trimmed).map((f) => f.type);
     return (await writer.close()).map((file) => keyValueFileMeta(file, keyTypes, ctx));

@@ -76,11 +76,15 @@ export function parseStatsMode(text: string): StatsMode {
 
 /**
  * StatsCollectorFactories.createStatsFactories for value columns: `fields.<name>.stats-mode`
- * first; then `metadata.stats-mode` (default truncate(16)) for the first
- * `metadata.stats-keep-first-n-columns` columns (default all), `none` after them.
+ * first; then `tableMode` (`metadata.stats-mode`, default truncate(16), unless the file's kind picks
+ * another: spec/file-options.ts fileStatsMode) for the first `metadata.stats-keep-first-n-columns`
+ * columns (default all), `none` after them.
  */
-export function statsModesFor(options: Readonly<Record<string, string>>, fieldNames: readonly string[]): StatsMode[] {
-  const tableMode = parseStatsMode(options['metadata.stats-mode'] ?? 'truncate(16)');
+export function statsModesFor(
+  options: Readonly<Record<string, string>>,
+  fieldNames: readonly string[],
+  tableMode: StatsMode = parseStatsMode(options['metadata.stats-mode'] ?? 'truncate(16)'),
+): StatsMode[] {
   const keepFirst = Number(options['metadata.stats-keep-first-n-columns'] ?? '-1');
   let counted = 0;
   return fieldNames.map((name) => {

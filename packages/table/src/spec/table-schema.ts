@@ -12,6 +12,7 @@ import { tableErrors } from '../errors.ts';
 import { formatDataType, parseDataType } from './data-type-json.ts';
 import { JsonObjectReader, parseJsonExact, toJacksonPrettyJson, type JsonNode, type JsonValue } from './json-serde.ts';
 import type { DataField } from './types.ts';
+import { checkFileOptions } from './file-options.ts';
 
 /** TableSchema.CURRENT_VERSION; always written. */
 export const SCHEMA_VERSION = 3;
@@ -209,6 +210,16 @@ function refuseOption(s: TableSchema, key: string, allowed: readonly string[], f
   if (!allowed.includes(value)) throw unsupported(`${key} = '${value}' is not supported: ${why}`, key, value);
 }
 
+/** `file.format.per.level` (`0:avro,3:parquet`): every level's format must be Parquet, the only one written. */
+function refuseFormatPerLevel(s: TableSchema): void {
+  const text = s.options['file.format.per.level'];
+  if (text === undefined || text.trim() === '') return;
+  for (const entry of text.split(',')) {
+    const format = entry.slice(entry.indexOf(':') + 1).trim().toLowerCase();
+    if (format !== 'parquet') throw unsupported(`file.format.per.level = '${text.trim()}' is not supported: Tributary writes Parquet data files only`, 'file.format.per.level', text.trim());
+  }
+}
+
 /** The bucket layout, with Java's SchemaValidation.validateBucket rules and our refusals. */
 function checkBuckets(s: TableSchema): void {
   const n = bucketCount(s);
@@ -277,6 +288,9 @@ export function validateTableSchema(s: TableSchema): void {
   checkStructure(s);
   checkBuckets(s);
   refuseOption(s, 'file.format', ['parquet'], 'parquet', 'Tributary writes Parquet data files only');
+  refuseOption(s, 'changelog-file.format', ['parquet'], 'parquet', 'Tributary writes Parquet changelog files only');
+  refuseFormatPerLevel(s);
+  checkFileOptions(s.options);
   refuseOption(s, 'bucket-function.type', ['default'], 'default', 'only the default (murmur) bucket function is implemented');
   checkChangelogProducer(s);
   if (s.primaryKeys.length > 0) {

@@ -41,6 +41,7 @@ import { dataFilePaths, partitionPathOptions } from '../spec/partition-path.ts';
 import { fieldsByName, partitionFields, trimmedPrimaryKeys, type TableSchema } from '../spec/table-schema.ts';
 import type { DataField, InternalValue, RowType } from '../spec/types.ts';
 import { appendFileMeta, keyValueFileMeta, localCreationTime, valueStatsOptions, type FileMetaContext } from './data-file-metas.ts';
+import { APPEND_FILE, fileCompression, type FileKind } from '../spec/file-options.ts';
 import { KeyValueFileWriter } from './key-value-writer.ts';
 import { parseMemorySize } from './manifest-merge.ts';
 import { objectStoreSink } from './object-sink.ts';
@@ -85,6 +86,11 @@ export interface BucketMergeInput {
   readonly writerId: string;
   /** Overrides the table's `target-file-size`. */
   readonly targetFileSize?: number;
+  /**
+   * The LSM level the written files are for (a compaction's output level; default 0): picks the
+   * per-level file options (spec/file-options.ts). The files' metas say level 0 either way.
+   */
+  readonly level?: number;
   /** Rows per batch handed from the merge to the writer (default 4096). */
   readonly batchRows?: number;
   /** Runs merged at once at most (default MERGE_FAN_IN); more are merged in passes through intermediate runs. */
@@ -143,7 +149,9 @@ export async function writeMergedBucket(input: BucketMergeInput, merged: MergedR
   const paths = dataFilePaths(partitionFields(schema), partitionPathOptions(schema.options));
   const fallback = keys.length > 0 ? 128 * 1024 * 1024 : 256 * 1024 * 1024;
   const configured = schema.options['target-file-size'];
+  const kind: FileKind = keys.length > 0 ? { level: input.level ?? 0, changelog: false } : APPEND_FILE;
   const options = {
+    ...fileCompression(schema.options, kind),
     uuid: `${input.writerId}-${randomUUID()}`,
     // The merge hands small batches: its files still get full row groups (rowGroupRows' default).
     fillRowGroups: true,
@@ -153,7 +161,7 @@ export async function writeMergedBucket(input: BucketMergeInput, merged: MergedR
   const ctx: FileMetaContext = {
     schemaId: schema.id,
     creationTime: localCreationTime(new Date()),
-    valueStats: valueStatsOptions(schema.fields, schema.options),
+    valueStats: valueStatsOptions(schema.fields, schema.options, kind),
   };
   let rows = 0;
   let files: DataFileMeta[];

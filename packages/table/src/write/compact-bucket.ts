@@ -80,6 +80,7 @@ export async function compactBucket(input: CompactBucketInput): Promise<Compacte
     fanIn: Number.POSITIVE_INFINITY,
     mergeBudgetBytes: Number.POSITIVE_INFINITY,
     writerId: input.writerId,
+    level: unit.outputLevel,
     ...(input.targetFileSize === undefined ? {} : { targetFileSize: input.targetFileSize }),
     ...(input.batchRows === undefined ? {} : { batchRows: input.batchRows }),
     ...(input.onRows === undefined ? {} : { onRows: input.onRows }),

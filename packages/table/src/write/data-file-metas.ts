@@ -3,8 +3,9 @@
  * part of org.apache.paimon.io.DataFileMeta.forAppend (append tables) and
  * KeyValueDataFileWriter.result (primary-key tables).
  *
- * Value statistics follow the table's stats modes (`metadata.stats-mode`, default truncate(16), and
- * `fields.<f>.stats-mode`) and `metadata.stats-dense-store`, as Java's SimpleStatsConverter does:
+ * Value statistics follow the table's stats modes (`metadata.stats-mode`, default truncate(16), or
+ * the one the file's kind picks, see spec/file-options.ts; and `fields.<f>.stats-mode`) and
+ * `metadata.stats-dense-store`, as Java's SimpleStatsConverter does:
  * a column whose mode is `none` is left out and named in `_VALUE_STATS_COLS`. Key statistics are
  * always "all mode" (untruncated), as KeyValueDataFileWriter writes them.
  */
@@ -15,6 +16,7 @@ import type { DataFileResult } from '../parquet/parquet-writer.ts';
 import type { KeyValueFileResult } from './key-value-writer.ts';
 import { EMPTY_ROW, serializeBinaryRow } from '../spec/binary-row.ts';
 import { FileSource, type DataFileMeta } from '../spec/data-file-meta.ts';
+import { fileStatsMode, type FileKind } from '../spec/file-options.ts';
 import {
   EMPTY_STATS,
   applyStatsMode,
@@ -42,11 +44,15 @@ export interface ValueStatsOptions {
   readonly denseStore: boolean;
 }
 
-/** The value-stats settings of a table with these fields and options. */
-export function valueStatsOptions(fields: readonly DataField[], options: Readonly<Record<string, string>>): ValueStatsOptions {
+/** The value-stats settings of a file of kind `kind` of a table with these fields and options (spec/file-options.ts). */
+export function valueStatsOptions(fields: readonly DataField[], options: Readonly<Record<string, string>>, kind: FileKind): ValueStatsOptions {
   return {
     fields,
-    modes: statsModesFor(options, fields.map((f) => f.name)),
+    modes: statsModesFor(
+      options,
+      fields.map((f) => f.name),
+      fileStatsMode(options, kind),
+    ),
     denseStore: (options['metadata.stats-dense-store'] ?? 'true') !== 'false',
   };
 }

@@ -20,6 +20,7 @@ import { keyValueRowType } from '../format/key-value.ts';
 import { ParquetDataFileReader } from '../parquet/parquet-reader.ts';
 import { ParquetFileEncoder } from '../parquet/parquet-writer.ts';
 import type { DataFileMeta } from '../spec/data-file-meta.ts';
+import { fileCompression } from '../spec/file-options.ts';
 import { decodeTableSchema, trimmedPrimaryKeys, type TableSchema } from '../spec/table-schema.ts';
 import type { RowType } from '../spec/types.ts';
 import { mapInOrder } from '../snapshot/file-store-scan.ts';
@@ -110,7 +111,8 @@ export class SequenceRebaser {
       size: Number(file.fileSize),
       read: (offset, length) => this.#o.store.getRange(from, offset, length),
     });
-    const encoder = new ParquetFileEncoder(rowType, objectStoreSink(this.#o.store, `${this.#o.tablePath}/${dir}${fileName}`));
+    // Written as the file's level is (the rewrite only shifts sequence numbers; its stats stay).
+    const encoder = new ParquetFileEncoder(rowType, objectStoreSink(this.#o.store, `${this.#o.tablePath}/${dir}${fileName}`), fileCompression(schema.options, { level: file.level, changelog: false }));
     let size: number;
     try {
       for await (const batch of reader.batches(rowType)) await encoder.writeRowGroup(shifted(batch, primaryKeys.length, shift));

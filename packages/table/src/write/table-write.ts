@@ -31,6 +31,7 @@ import { SnapshotManager } from '../snapshot/snapshot-manager.ts';
 import { dataFilesMessage, type CommitMessage } from '../spec/commit-message.ts';
 import { MAX_SEQUENCE_NUMBER, maxSequenceNumbers } from './commit-plan.ts';
 import { appendFileMeta, keyValueFileMeta, localCreationTime, runFileMeta, valueStatsOptions, type FileMetaContext } from './data-file-metas.ts';
+import { APPEND_FILE, DATA_FILE_LEVEL_0, fileCompression, type FileKind } from '../spec/file-options.ts';
 import { parseMemorySize } from './manifest-merge.ts';
 import { KeyValueFileWriter } from './key-value-writer.ts';
 import { objectStoreSink } from './object-sink.ts';
@@ -146,6 +147,8 @@ export class TableWrite {
   readonly #fieldTypes: readonly DataType[];
   readonly #router: RowRouter;
   readonly #primaryKeys: readonly string[];
+  /** What the files written are, for their compression and value statistics (spec/file-options.ts). */
+  readonly #fileKind: FileKind;
   readonly #sequenceFields: readonly string[];
   readonly #restored: ReadonlyMap<string, bigint>;
   readonly #writerId: string;
@@ -179,6 +182,7 @@ export class TableWrite {
     this.#fieldTypes = schema.fields.map((f) => f.type);
     this.#router = new RowRouter(schema);
     this.#primaryKeys = trimmedPrimaryKeys(schema);
+    this.#fileKind = this.#primaryKeys.length > 0 ? DATA_FILE_LEVEL_0 : APPEND_FILE;
     const sequence = schema.options['sequence.field'];
     this.#sequenceFields = sequence === undefined || sequence.trim() === '' ? [] : sequence.split(',').map((s) => s.trim());
     this.#restored = restored;
@@ -315,7 +319,7 @@ export class TableWrite {
     const ctx: FileMetaContext = {
       schemaId: this.#schema.id,
       creationTime: localCreationTime(new Date()),
-      valueStats: valueStatsOptions(this.#rowType.fields, this.#schema.options),
+      valueStats: valueStatsOptions(this.#rowType.fields, this.#schema.options, this.#fileKind),
     };
     const messages: CommitMessage[] = [];
     if (this.#spill) await this.#spillAll();
@@ -366,6 +370,7 @@ export class TableWrite {
     if (bucket !== undefined) return bucket;
     const dir = `${this.#dataPath}/${target.partitionPath}bucket-${target.bucket}`;
     const options = {
+      ...fileCompression(this.#schema.options, this.#fileKind),
       ...this.#fileOptions,
       // One UUID per (partition, bucket) writer: partitions whose rows differ can share `dir`.
       uuid: `${this.#writerId}-${randomUUID()}`,

@@ -10,6 +10,7 @@ import { keyValueRowType } from '../../src/format/key-value.ts';
 import { bucketKey } from '../../src/spec/binary-row.ts';
 import { fieldsByName, trimmedPrimaryKeys } from '../../src/spec/table-schema.ts';
 import { keyValueFileMeta, localCreationTime, valueStatsOptions } from '../../src/write/data-file-metas.ts';
+import { DATA_FILE_LEVEL_0 } from '../../src/spec/file-options.ts';
 import { KeyValueFileWriter } from '../../src/write/key-value-writer.ts';
 import { maxSequenceNumbers } from '../../src/write/commit-plan.ts';
 import { objectStoreSink } from '../../src/write/object-sink.ts';
@@ -38,7 +39,7 @@ export async function craftCommit(table: Table, data: readonly CraftedRecord[], 
   const latest = await table.latestSnapshot();
   const live = latest === null ? [] : await table.newRead({ snapshotId: Number(latest.id) }).plan();
   let sequence = (maxSequenceNumbers(live).get(bucketKey(target.partition, target.bucket)) ?? -1n) + 1n;
-  const ctx = { schemaId: schema.id, creationTime: localCreationTime(new Date()), valueStats: valueStatsOptions(schema.fields, schema.options) };
+  const ctx = { schemaId: schema.id, creationTime: localCreationTime(new Date()), valueStats: valueStatsOptions(schema.fields, schema.options, DATA_FILE_LEVEL_0) };
   const keyTypes = fieldsByName(schema, trimmed).map((f) => f.type);
   const write = async (prefix: string, records: readonly CraftedRecord[]) => {
     if (records.length === 0) return [];

@@ -8,6 +8,7 @@ import { assignBuckets, hasFastBucketPath } from '../../../src/write/bucket-assi
 import { RowRouter } from '../../../src/write/row-routing.ts';
 import { partitionStats } from '../../../src/write/manifest-writer.ts';
 import { keyStatsOf, valueStatsOf, valueStatsOptions } from '../../../src/write/data-file-metas.ts';
+import { DATA_FILE_LEVEL_0 } from '../../../src/spec/file-options.ts';
 import { newTableSchema } from '../../../src/table.ts';
 import { fileNameSafe } from '../../../src/write/table-write.ts';
 
@@ -97,7 +98,7 @@ test('value stats follow truncate(16) as Java does: min cut, max cut and bumped,
   ] as const;
   const { stats, statsColumns } = valueStatsOf(
     [{ min: long, max: long, nullCount: 0 }, { min: 1, max: 9, nullCount: 0 }],
-    valueStatsOptions(fields, {}),
+    valueStatsOptions(fields, {}, DATA_FILE_LEVEL_0),
   );
   const nullable = [STRING, INT];
   assert.deepEqual(decodeBinaryRow(stats.minValues, nullable), ['x'.repeat(16), 1]);
@@ -113,7 +114,7 @@ test('a column with stats-mode none is left out and the kept ones are named (den
   ] as const;
   const { stats, statsColumns } = valueStatsOf(
     [{ min: 'a', max: 'b', nullCount: 1 }, { min: 1, max: 9, nullCount: 0 }],
-    valueStatsOptions(fields, { 'fields.s.stats-mode': 'none' }),
+    valueStatsOptions(fields, { 'fields.s.stats-mode': 'none' }, DATA_FILE_LEVEL_0),
   );
   assert.deepEqual(statsColumns, ['i']);
   assert.deepEqual(decodeBinaryRow(stats.minValues, [INT]), [1]);

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { decodeBinaryRow } from '../../../src/spec/binary-row.ts';
 import { MAX_LENGTH, type DataType } from '../../../src/spec/types.ts';
 import { keyStatsOf, valueStatsOf, valueStatsOptions } from '../../../src/write/data-file-metas.ts';
+import { DATA_FILE_LEVEL_0 } from '../../../src/spec/file-options.ts';
 
 const types: DataType[] = [
   { root: 'VARBINARY', length: MAX_LENGTH, nullable: true },
@@ -27,7 +28,7 @@ const columns = [
 
 for (const mode of ['truncate(16)', 'full']) {
   test(`${mode}: BINARY/VARBINARY and TIMESTAMP(7..9) have no min/max, only a null count, as Java writes them`, () => {
-    const { stats, statsColumns } = valueStatsOf(columns, valueStatsOptions(fields, { 'metadata.stats-mode': mode }));
+    const { stats, statsColumns } = valueStatsOf(columns, valueStatsOptions(fields, { 'metadata.stats-mode': mode }, DATA_FILE_LEVEL_0));
     assert.equal(statsColumns, null);
     assert.deepEqual(decodeBinaryRow(stats.minValues, types), [null, null, null, null, ts(-1, 999_000), 'a']);
     assert.deepEqual(decodeBinaryRow(stats.maxValues, types), [null, null, null, null, ts(7, 0), 'b']);
