@@ -70,6 +70,11 @@ describe('the REST API answers client mistakes with 4xx problems', () => {
         ['target-file-size', '0 mb', 'TABLE_OPTION_INVALID'],
         ['snapshot.num-retained.min', '0', 'TABLE_OPTION_INVALID'],
         ['num-sorted-run.compaction-trigger', 'x', 'TABLE_OPTION_INVALID'],
+        ['file.compression', 'zip', 'TABLE_OPTION_INVALID'],
+        ['changelog-file.stats-mode', 'truncate(0)', 'TABLE_OPTION_INVALID'],
+        ['file.compression.per.level', '0=zstd', 'TABLE_OPTION_INVALID'],
+        ['changelog-file.format', 'avro', 'TABLE_UNSUPPORTED'],
+        ['file.format.per.level', '0:orc', 'TABLE_UNSUPPORTED'],
         ['path', `${e.warehouse}/other.db/t`, 'TABLE_UNSUPPORTED'],
         ['branch', '../x', 'TABLE_UNSUPPORTED'],
       ] as const
