@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { canonicalRows, paimonJava, pypaimon, readResults, type TableRef } from '@tributary/testkit';
 import { LocalObjectStore, createTable, openTable, type InternalRow, type KeyedChange, type Table } from '@tributary/table';
+import { KINDS, changelogText, loadChanges, ourChangelog } from './changelog-loads.ts';
 
 const fields = [
   { name: 'id', type: 'BIGINT NOT NULL' },
@@ -25,9 +26,6 @@ const row = (id: number, store: string | null, cents: number | null, at: ReturnT
   cents === null ? null : BigInt(cents),
   at,
 ];
-const KINDS = ['+I', '-U', '+U', '-D'];
-/** One canonical row as text (bigints as text). */
-const text = (r: readonly unknown[]): string => JSON.stringify(canonicalRows([r as InternalRow])[0], (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
 
 describe('changelog-producer = input: Paimon Java agrees', () => {
   let dir = '';
@@ -43,13 +41,7 @@ describe('changelog-producer = input: Paimon Java agrees', () => {
       schema: { fields, primaryKeys: ['id'], options: { bucket: '2', 'changelog-producer': 'input' } },
     });
     ref = { warehouse: dir, database: 'compat', table: 'orders' };
-    const load = async (changes: readonly KeyedChange[]) => {
-      const latest = await table.latestSnapshot();
-      const base = latest === null ? null : Number(latest.id);
-      const write = await table.newChangelogWrite({ baseSnapshotId: base, writerId: 'compat' });
-      await write.write(changes);
-      await table.newCommit(`loader-${base ?? 0}`).commit(write.prepareCommit(), base === null ? {} : { baseSnapshotId: base });
-    };
+    const load = (changes: readonly KeyedChange[]) => loadChanges(table, changes);
     await load([1, 2, 3, 4, 5].map((id) => ({ kind: 'upsert', row: row(id, id % 2 === 0 ? 'A' : 'B', id * 1000, ts(1_700_000_000_000 + id, 123_000)) })));
     await load([
       { kind: 'upsert', row: row(1, 'A', 800, ts(1_700_000_000_001, 123_000)) },
@@ -67,11 +59,7 @@ describe('changelog-producer = input: Paimon Java agrees', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function ours(snapshotId: number): Promise<string[]> {
-    const out: string[] = [];
-    for await (const r of table.changelog(snapshotId)) out.push(text([KINDS[r.kind], ...r.row]));
-    return out;
-  }
+  const ours = (snapshotId: number) => ourChangelog(table, snapshotId);
 
   test('$audit_log between consecutive snapshots (changelog mode) holds exactly our rows and RowKinds, -U before its +U', async () => {
     const reads = readResults(
@@ -87,7 +75,7 @@ describe('changelog-producer = input: Paimon Java agrees', () => {
     for (const [i, read] of reads.entries()) {
       const snapshotId = i + 2;
       assert.equal(read.fields[0]?.name, 'rowkind');
-      const java = read.rows.map((r) => text(r));
+      const java = read.rows.map((r) => changelogText(r));
       const expected = await ours(snapshotId);
       assert.ok(expected.length > 0);
       assert.deepEqual([...java].sort(), [...expected].sort(), `snapshot ${snapshotId}: the same rows and kinds`);
@@ -130,7 +118,7 @@ describe('changelog-producer = input: Paimon Java agrees', () => {
       ),
     );
     assert.deepEqual(between?.rows, [], 'no changelog row for the compaction');
-    assert.deepEqual(load?.rows.map((r) => text(r)), await ours(committed.snapshotId));
+    assert.deepEqual(load?.rows.map((r) => changelogText(r)), await ours(committed.snapshotId));
     assert.deepEqual((await ours(committed.snapshotId)).map((line) => line.slice(0, 5)), ['["-U"', '["+U"']);
     assert.deepEqual(canonicalRows((await paimonJava.read(ref)).rows), canonicalRows(await table.newRead().toArray()));
     const audit = await table.auditChangelog({ from: 1, to: committed.snapshotId, limit: 100 });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { canonicalRows, paimonJava, pypaimon, readResults, type TableRef } from '@tributary/testkit';
 import { LocalObjectStore, createTable, type InternalRow, type KeyedChange, type Table } from '@tributary/table';
+import { changelogText, loadChanges, ourChangelog } from './changelog-loads.ts';
 
 const fields = [
   { name: 'id', type: 'BIGINT NOT NULL' },
@@ -17,8 +18,6 @@ const fields = [
   { name: 'amount', type: 'DECIMAL(18, 2)' },
 ];
 const row = (id: number, store: string | null, cents: number | null): InternalRow => [BigInt(id), store, cents === null ? null : BigInt(cents)];
-const KINDS = ['+I', '-U', '+U', '-D'];
-const text = (r: readonly unknown[]): string => JSON.stringify(canonicalRows([r as InternalRow])[0], (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
 
 describe('table file options: Paimon Java and pypaimon read what they made us write, and we read what they make Java write', () => {
   let dir = '';
@@ -46,13 +45,7 @@ describe('table file options: Paimon Java and pypaimon read what they made us wr
       },
     });
     ref = { warehouse: dir, database: 'compat', table: 'orders' };
-    const load = async (changes: readonly KeyedChange[]) => {
-      const latest = await table.latestSnapshot();
-      const base = latest === null ? null : Number(latest.id);
-      const write = await table.newChangelogWrite({ baseSnapshotId: base, writerId: 'compat' });
-      await write.write(changes);
-      await table.newCommit(`loader-${base ?? 0}`).commit(write.prepareCommit(), base === null ? {} : { baseSnapshotId: base });
-    };
+    const load = (changes: readonly KeyedChange[]) => loadChanges(table, changes);
     await load([1, 2, 3, 4, 5, 6].map((id) => ({ kind: 'upsert', row: row(id, id % 2 === 0 ? 'A' : 'B', id * 1000) })));
     await load([
       { kind: 'upsert', row: row(1, 'A', 800) },
@@ -69,10 +62,9 @@ describe('table file options: Paimon Java and pypaimon read what they made us wr
     const [audit] = readResults(
       await paimonJava.batch([{ op: 'read' as const, ...ref, table: 'orders$audit_log', options: { 'incremental-between': '1,2', 'incremental-between-scan-mode': 'changelog' } }]),
     );
-    const ours: string[] = [];
-    for await (const r of table.changelog(2)) ours.push(text([KINDS[r.kind], ...r.row]));
+    const ours = await ourChangelog(table, 2);
     assert.equal(ours.length, 4, '-U(1), +U(1), -D(2), +I(7); key 3 unchanged');
-    assert.deepEqual([...(audit?.rows ?? []).map((r) => text(r))].sort(), [...ours].sort());
+    assert.deepEqual([...(audit?.rows ?? []).map((r) => changelogText(r))].sort(), [...ours].sort());
     const expected = canonicalRows(await table.newRead().toArray());
     assert.deepEqual(canonicalRows((await paimonJava.read(ref)).rows), expected, 'Java');
     assert.deepEqual(canonicalRows((await pypaimon.read(ref)).rows), expected, 'pypaimon');
