@@ -17,11 +17,15 @@
  */
 import { constants, ZstdDecompress, zstdDecompressSync } from 'node:zlib';
 
-/** Pages larger than this are rare and large enough that a context of their own costs little. */
-const REUSED_MAX_BYTES = 1024 * 1024;
 /** Bounds a fresh context's output chunk so that a corrupt header cannot raise it. */
 const CHUNK_MIN = 64;
 const CHUNK_MAX = 16 * 1024 * 1024;
+/**
+ * The largest page decompressed through the shared context (its output is allocated from the
+ * header's size, so a corrupt header cannot ask for more). Pages are about 1 MiB, and a full page of
+ * a nullable column is a little over it (1 MiB of values and its definition levels).
+ */
+const REUSED_MAX_BYTES = CHUNK_MAX;
 
 interface NativeHandle {
   writeSync(flush: number, input: Uint8Array, inOffset: number, inLength: number, output: Uint8Array, outOffset: number, outLength: number): void;
@@ -96,7 +100,8 @@ export function decompressZstdPage(input: Uint8Array, size: number): Uint8Array 
     const c = context;
     if (c !== undefined) {
       // One byte more than the header says: a frame that decodes to more fills it and is caught.
-      const out = new Uint8Array(size + 1);
+      // Not zero-filled: a page is returned only when the frame wrote exactly its `size` bytes.
+      const out = new Uint8Array(Buffer.allocUnsafeSlow(size + 1).buffer, 0, size + 1);
       let whole = false;
       try {
         c.handle.writeSync(constants.ZSTD_e_end, input, 0, input.length, out, 0, out.length);

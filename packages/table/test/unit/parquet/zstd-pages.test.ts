@@ -56,11 +56,14 @@ test('this Node reuses one context (else every page pays a context of its own)',
 });
 
 test('good pages of every size decode exactly, before and after bad ones', () => {
-  for (const [i, size] of [0, 1, 17, 300, 4096, 65_536, 1024 * 1024, 1024 * 1024 + 1, 3 * 1024 * 1024].entries()) {
+  // Up to 16 MiB through the shared context (pages are usually a little over 1 MiB), one byte more on a context of its own.
+  const sizes = [0, 1, 17, 300, 4096, 65_536, 1024 * 1024, 1024 * 1024 + 1, 3 * 1024 * 1024, 16 * 1024 * 1024, 16 * 1024 * 1024 + 1, 1024 * 1024 + 5];
+  for (const [i, size] of sizes.entries()) {
     const raw = pageBytes(size, i + 1);
     const frame = compress(raw, i % 2 === 0);
     const got = decompressZstdPage(frame, size);
     assert.equal(Buffer.compare(Buffer.from(got), Buffer.from(raw)), 0, `${size} bytes`);
+    assert.equal(Object.getPrototypeOf(got), Uint8Array.prototype, `${size} bytes: a plain Uint8Array (a Buffer's slice() shares its bytes)`);
     assert.throws(() => decompressZstdPage(new Uint8Array([0x28, 0xb5, 0x2f, 0xfd, 0xff, 0xff, 0xff]), 10)); // a corrupt frame between
   }
 });
