@@ -20,6 +20,7 @@ import { allocateColumn, valueAt, type Column, type ColumnBatch } from '../forma
 import { decimalFromBytes, timestampFromInt96, timestampFromMicros, timestampFromNanos } from './parquet-values.ts';
 import { checkChunkPageCrcs } from './parquet-page-crc.ts';
 import { decodeRawChunk, type RawChunk } from './parquet-raw-chunk.ts';
+import type { PageArena } from './page-arena.ts';
 import { decompressZstdPage } from './zstd-pages.ts';
 
 /** Random access to a file's bytes, e.g. an ObjectStore ranged get. */
@@ -34,6 +35,10 @@ export function byteSourceFromBytes(bytes: Uint8Array): ByteSource {
 
 /** ZSTD through one reused context (zstd-pages.ts): thousands of small pages cost little more than their bytes. */
 const decompressors = { ...extraCodecs, ZSTD: decompressZstdPage };
+/** ZSTD pages into `arena`'s buffers; the other codecs allocate their own. */
+function arenaDecompressors(arena: PageArena): typeof decompressors {
+  return { ...decompressors, ZSTD: (input: Uint8Array, size: number) => decompressZstdPage(input, size, (length) => arena.take(length)) };
+}
 
 /**
  * `source` read ahead: a read that the last fetched window does not hold fetches at least `window`
@@ -146,15 +151,18 @@ export class ParquetDataFileReader {
    * asked for (`value(field, row)`, rows counted from `start`). For reading a few rows of many (a
    * before-image probe): the pages are decompressed and decoded as by readRows, but the per-row
    * conversion (strings from UTF-8, integers to bigint, …) is paid only for the rows asked for.
+   * `arena`: where a whole row group's ZSTD pages are decompressed (page-arena.ts); the rows read
+   * must not be used after the arena's release. A value is never a view of a page: a BINARY value
+   * is copied, so a value kept outlives the arena's release.
    */
-  async readRowsSparse(rowType: RowType, start: number, end: number): Promise<SparseRows> {
+  async readRowsSparse(rowType: RowType, start: number, end: number, options: { readonly arena?: PageArena } = {}): Promise<SparseRows> {
     const length = Math.max(0, end - start);
     const present = rowType.fields.filter((f) => this.#leaves.has(f.name));
     // A whole row group (the probe's reads): decoded without per-row values. Empty groups share
     // their start with the next one, so the last group starting at `start` is the one that may end at `end`.
     const group = this.#groupStarts.lastIndexOf(start, this.rowGroupCount - 1);
     const whole = group >= 0 && this.#groupStarts[group + 1] === end;
-    const raw = length > 0 && whole ? await this.#rawChunks(group, present, length) : undefined;
+    const raw = length > 0 && whole ? await this.#rawChunks(group, present, length, options.arena) : undefined;
     const chunks = new Map<string, { rowStart: number; values: ArrayLike<unknown> }[]>(present.map((f) => [f.name, []]));
     if (raw === undefined && present.length > 0 && length > 0) {
       await this.#read(present, start, end, (chunk) => chunks.get(chunk.columnName)?.push({ rowStart: chunk.rowStart - start, values: chunk.columnData }));
@@ -192,7 +200,9 @@ export class ParquetDataFileReader {
         if (v === null || v === undefined) return null;
         validity[0] = 1;
         set(0, v);
-        return valueAt(column, 0);
+        const value = valueAt(column, 0);
+        // A BINARY value is a view of its page (or of the read-ahead window): a copy of its own.
+        return value instanceof Uint8Array ? value.slice() : value;
       };
     });
     return { length, value: (field, row) => (readers[field] as (row: number) => InternalValue)(row) };
@@ -202,7 +212,7 @@ export class ParquetDataFileReader {
    * The chunks of `fields` in row group `index`, decoded without per-row values
    * (parquet-raw-chunk.ts); undefined when one of them is not a flat column (read by parquetRead).
    */
-  async #rawChunks(index: number, fields: readonly DataField[], rows: number): Promise<Map<string, RawChunk> | undefined> {
+  async #rawChunks(index: number, fields: readonly DataField[], rows: number, arena: PageArena | undefined): Promise<Map<string, RawChunk> | undefined> {
     const group = this.#physical.row_groups[index];
     const wanted = fields.map((f) => {
       const path = getSchemaPath(this.#physical.schema, [f.name]);
@@ -217,7 +227,7 @@ export class ParquetDataFileReader {
           const from = Number(m.dictionary_page_offset || m.data_page_offset);
           // The source's bytes as they are (a view of a read-ahead window): decoding only reads them.
           const bytes = await this.#source.read(from, Number(m.total_compressed_size));
-          return [name, decodeRawChunk(bytes, m, path, rows, decompressors, from)] as const;
+          return [name, decodeRawChunk(bytes, m, path, rows, arena === undefined ? decompressors : arenaDecompressors(arena), from)] as const;
         }),
       );
       return new Map(decoded);

@@ -15,6 +15,7 @@
  * frame's trailer, the next page's magic number would not read as a whole page and be decoded again
  * by a fresh context.
  */
+import { Buffer } from 'node:buffer';
 import { constants, ZstdDecompress, zstdDecompressSync } from 'node:zlib';
 
 /** Bounds a fresh context's output chunk so that a corrupt header cannot raise it. */
@@ -92,8 +93,12 @@ export function declaresSize(input: Uint8Array, size: number): boolean {
   }
 }
 
-/** The decompressed page: `size` bytes (the page header's uncompressed size) when the header is right. */
-export function decompressZstdPage(input: Uint8Array, size: number): Uint8Array {
+/**
+ * The decompressed page: `size` bytes (the page header's uncompressed size) when the header is right.
+ * `allocate`: where the output goes (page-arena.ts: a reused buffer whose bytes are undefined);
+ * a fresh buffer by default.
+ */
+export function decompressZstdPage(input: Uint8Array, size: number, allocate?: (length: number) => Uint8Array): Uint8Array {
   const sized = Number.isSafeInteger(size) && size >= 0;
   if (sized && size <= REUSED_MAX_BYTES && declaresSize(input, size)) {
     context ??= openContext();
@@ -101,7 +106,7 @@ export function decompressZstdPage(input: Uint8Array, size: number): Uint8Array 
     if (c !== undefined) {
       // One byte more than the header says: a frame that decodes to more fills it and is caught.
       // Not zero-filled: a page is returned only when the frame wrote exactly its `size` bytes.
-      const out = new Uint8Array(Buffer.allocUnsafeSlow(size + 1).buffer, 0, size + 1);
+      const out = allocate === undefined ? new Uint8Array(Buffer.allocUnsafeSlow(size + 1).buffer, 0, size + 1) : allocate(size + 1);
       let whole = false;
       try {
         c.handle.writeSync(constants.ZSTD_e_end, input, 0, input.length, out, 0, out.length);

@@ -21,9 +21,11 @@
  * Cost: the decompression and page decode of the overlapping files' key columns and of the other
  * columns of the row groups where a key matched (without a per-row conversion), and O(log d) key
  * comparisons per asked key and overlapping file, d the rows between it and the key asked before. Memory: one row group and one read window per open
- * file.
+ * file; a row group's decompressed pages go into buffers the file's cursor hands out again for its
+ * next row group (parquet/page-arena.ts: no fresh memory and garbage per page).
  */
 import { isRetract } from '../format/key-value.ts';
+import { PageArena } from '../parquet/page-arena.ts';
 import type { ParquetDataFileReader, SparseRows } from '../parquet/parquet-reader.ts';
 import { decodeBinaryRow } from '../spec/binary-row.ts';
 import type { ManifestEntry } from '../spec/manifest-entry.ts';
@@ -169,6 +171,12 @@ class FileCursor {
   /** The current row group's keys converted so far, by row (the last row's is compared once per asked key). */
   #rowKeys: (InternalRow | undefined)[] = [];
   #row = 0;
+  /**
+   * The current row group's decompressed pages (keys and other columns): released for the next
+   * group's once the cursor leaves it (nothing read from them outlives that: values are converted,
+   * BINARY ones copied), dropped at the end of the file.
+   */
+  readonly #arena = new PageArena();
 
   constructor(read: TableRead, entry: ManifestEntry, min: InternalRow, max: InternalRow, keyColumns: readonly number[], order: KeyValueOrder, scalar: boolean) {
     this.#read = read;
@@ -232,6 +240,7 @@ class FileCursor {
     this.#keys = undefined;
     this.#values = undefined;
     this.#rowKeys = [];
+    this.#arena.clear();
   }
 
   /** The next non-empty row group's key columns (its other columns wait for a match); none past the last. */
@@ -241,14 +250,16 @@ class FileCursor {
     this.#values = undefined;
     this.#rowKeys = [];
     this.#row = 0;
+    this.#arena.release();
     while (++this.#group < file.groups) {
       const [start, end] = file.reader.rowGroupRange(this.#group);
       if (end <= start) continue;
       const fields = file.fileRowType.fields;
       const keyType: RowType = { fields: [fields[0] as DataField, fields[1] as DataField, ...this.#keyColumns.map((c) => fields[c] as DataField)] };
-      this.#keys = await file.reader.readRowsSparse(keyType, start, end);
+      this.#keys = await file.reader.readRowsSparse(keyType, start, end, { arena: this.#arena });
       return;
     }
+    this.#arena.clear();
   }
 
   /** The row's key against `key`, read from the key columns in place (converted once per row of the group). */
@@ -273,7 +284,7 @@ class FileCursor {
     const file = this.#file as OpenFile;
     if (this.#values === undefined) {
       const [start, end] = file.reader.rowGroupRange(this.#group);
-      this.#values = await file.reader.readRowsSparse({ fields: file.others.map((c) => file.fileRowType.fields[c] as DataField) }, start, end);
+      this.#values = await file.reader.readRowsSparse({ fields: file.others.map((c) => file.fileRowType.fields[c] as DataField) }, start, end, { arena: this.#arena });
     }
     const values = this.#values;
     const value: InternalValue[] = [];

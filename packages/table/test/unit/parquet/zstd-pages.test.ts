@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { constants, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 import fc from 'fast-check';
+import { PageArena } from '../../../src/parquet/page-arena.ts';
 import { declaresSize, decompressZstdPage, zstdContextReused } from '../../../src/parquet/zstd-pages.ts';
 
 const compress = (bytes: Uint8Array, checksum = false): Uint8Array =>
@@ -44,9 +45,9 @@ function reference(input: Uint8Array, size: number): Outcome {
   return outcome(() => zstdDecompressSync(input, sized ? { chunkSize: Math.max(64, Math.min(16 * 1024 * 1024, size + 1)) } : {}));
 }
 
-function assertSame(input: Uint8Array, size: number, what: string): void {
+function assertSame(input: Uint8Array, size: number, what: string, allocate?: (length: number) => Uint8Array): void {
   const want = reference(input, size);
-  const got = outcome(() => decompressZstdPage(input, size));
+  const got = outcome(() => decompressZstdPage(input, size, allocate));
   assert.equal(got.ok, want.ok, `${what}: ${want.ok ? 'decodes alone' : 'fails alone'}, ${got.ok ? 'decoded' : 'failed'} here`);
   if (got.ok && want.ok) assert.ok(got.bytes.equals(want.bytes), `${what}: ${got.bytes.length} bytes differ from the ${want.bytes.length} decoded alone`);
 }
@@ -103,9 +104,12 @@ test('a frame cut inside its checksum does not spoil the next page', () => {
 /** What a page in a sequence is made into. */
 const variant = fc.constantFrom('good', 'good-checksum', 'corrupt', 'truncated', 'cut-checksum', 'trailing', 'two-frames', 'two-frames-first-size', 'empty-input', 'size-small', 'size-large');
 
-test('any sequence of good and bad pages: each decodes (or fails) as it does alone', () => {
+test('any sequence of good and bad pages: each decodes (or fails) as it does alone, into fresh buffers or reused dirty ones', () => {
   fc.assert(
-    fc.property(fc.array(fc.tuple(variant, fc.integer({ min: 0, max: 3000 }), fc.integer()), { minLength: 1, maxLength: 30 }), (pages) => {
+    fc.property(fc.array(fc.tuple(variant, fc.integer({ min: 0, max: 3000 }), fc.integer()), { minLength: 1, maxLength: 30 }), fc.boolean(), (pages, reuse) => {
+      // A page arena's buffers hold the last page's bytes: filled with garbage here, and handed out again after every page.
+      const arena = new PageArena();
+      const allocate = reuse ? (length: number) => arena.take(length).fill(0xa5) : undefined;
       for (const [kind, length, seed] of pages) {
         const raw = pageBytes(length, seed);
         let input = compress(raw, kind === 'good-checksum' || kind === 'cut-checksum');
@@ -124,7 +128,8 @@ test('any sequence of good and bad pages: each decodes (or fails) as it does alo
         if (kind === 'empty-input') input = new Uint8Array(0);
         if (kind === 'size-small') size = Math.max(0, length - 1);
         if (kind === 'size-large') size = length + 1;
-        assertSame(input, size, `${kind} page of ${length} bytes`);
+        assertSame(input, size, `${kind} page of ${length} bytes${reuse ? ', reused buffer' : ''}`, allocate);
+        arena.release();
       }
     }),
     { numRuns: 1000 },
