@@ -28,7 +28,7 @@ import { tableErrors } from './errors.ts';
 import type { ObjectStore } from './io/object-store.ts';
 import { compareRowsAt, prepareColumns, type PreparedColumns } from './format/batch-merge.ts';
 import { changelogBatch, countChangelogRow } from './format/changelog-batch.ts';
-import { allocateColumn, batchFromRows, isNullAt, valueAt, type Column, type ColumnBatch } from './format/column-batch.ts';
+import { allocateColumn, batchFromRows, concatBatches, isNullAt, sliceBatch, valueAt, type Column, type ColumnBatch } from './format/column-batch.ts';
 import { compareKeys, keyOutcome, netChanges, type ChangelogRules, type KeyedChange } from './format/changelog.ts';
 import { RowKind, keyValueRowType } from './format/key-value.ts';
 import { bucketKey } from './spec/binary-row.ts';
@@ -94,6 +94,11 @@ export class ChangelogWrite {
   readonly #writerId: string;
   readonly #targetFileSize: number;
   readonly #rowGroupRows: number | undefined;
+  /**
+   * Whether data and changelog files are written with the same file options (compression), so a
+   * load's new keys, whose changelog rows are their data records, are encoded once for both.
+   */
+  readonly #shareInserts: boolean;
   /** The pinned base snapshot (null: the table was empty). */
   readonly #snapshot: Snapshot | null;
   readonly #scan: FileStoreScan;
@@ -126,6 +131,9 @@ export class ChangelogWrite {
     const target = schema.options['target-file-size'];
     this.#targetFileSize = options.targetFileSize ?? (target === undefined ? 128 * 1024 * 1024 : parseMemorySize(target));
     this.#rowGroupRows = options.rowGroupRows;
+    const dataFiles = fileCompression(schema.options, DATA_FILE_LEVEL_0);
+    const changelogFiles = fileCompression(schema.options, CHANGELOG_FILE);
+    this.#shareInserts = dataFiles.compression === changelogFiles.compression && dataFiles.zstdLevel === changelogFiles.zstdLevel;
     this.#snapshot = snapshot;
     this.#scan = new FileStoreScan(store, tablePath, partitionFields(schema), options.manifestCache);
   }
@@ -343,6 +351,10 @@ export class ChangelogWrite {
       next: files.reduce((max, e) => (e.file.maxSequenceNumber > max ? e.file.maxSequenceNumber : max), -1n) + 1n,
       data: undefined,
       changelog: undefined,
+      inserts: [],
+      insertRows: 0,
+      insertsStarted: false,
+      insertsOver: false,
       dataRows: 0,
       counts: { inserts: 0, updates: 0, deletes: 0 },
     };
@@ -402,6 +414,23 @@ export class ChangelogWrite {
     const recordType = keyValueRowType(this.#rowType, this.#trimmed);
     const out = changelogBatch(records, images, this.#rules, { recordType, keyIndex: this.#keyIndex }, bucket.next, bucket.counts);
     bucket.next = out.next;
+    // A batch of new keys above every stored one (a load's appended keys): its changelog rows are its
+    // data records (changelogBatch gives one batch for both), held and encoded once for both files.
+    if (out.data !== undefined && out.data === out.changelog && probed === 0 && this.#shareInserts && !bucket.insertsOver) {
+      bucket.inserts.push(out.data);
+      bucket.insertRows += out.data.length;
+      bucket.insertsStarted = true;
+      bucket.dataRows += out.data.length;
+      const groupRows = this.#rowGroupRows ?? SHARED_GROUP_ROWS;
+      while (bucket.insertRows >= groupRows) await this.#writeInserts(bucket, groupRows);
+      return;
+    }
+    if (bucket.insertsStarted && !bucket.insertsOver) {
+      // Records that are not new keys after new keys (deletes of keys never stored): the held rows
+      // go first, and the rest of the bucket is written to each file on its own (no more cuts).
+      await this.#writeInserts(bucket, bucket.insertRows);
+      bucket.insertsOver = true;
+    }
     if (out.data !== undefined) {
       bucket.data ??= this.#runWriter(bucket.target, 'data-', DATA_FILE_LEVEL_0);
       await bucket.data.write(out.data);
@@ -413,7 +442,37 @@ export class ChangelogWrite {
     }
   }
 
+  /**
+   * The first `rows` held new-key records as one row group, encoded once and written into both the
+   * data and the changelog file (each first ends the row group of the rows it holds).
+   */
+  async #writeInserts(bucket: BucketRuns, rows: number): Promise<void> {
+    const parts: ColumnBatch[] = [];
+    let need = rows;
+    while (need > 0) {
+      const head = bucket.inserts[0] as ColumnBatch;
+      if (head.length <= need) {
+        parts.push(head);
+        bucket.inserts.shift();
+        need -= head.length;
+      } else {
+        parts.push(sliceBatch(head, 0, need));
+        bucket.inserts[0] = sliceBatch(head, need, head.length);
+        need = 0;
+      }
+    }
+    bucket.insertRows -= rows;
+    if (rows === 0) return;
+    const group = parts.length === 1 ? (parts[0] as ColumnBatch) : concatBatches(keyValueRowType(this.#rowType, this.#trimmed), parts);
+    bucket.data ??= this.#runWriter(bucket.target, 'data-', DATA_FILE_LEVEL_0);
+    bucket.changelog ??= this.#runWriter(bucket.target, this.#changelogPrefix(), CHANGELOG_FILE);
+    const shared = bucket.data.share(group);
+    await bucket.data.writeShared(shared);
+    await bucket.changelog.writeShared(shared);
+  }
+
   async #finish(bucket: BucketRuns): Promise<BucketChangelog> {
+    if (bucket.insertRows > 0) await this.#writeInserts(bucket, bucket.insertRows);
     const filesRead = bucket.probe.filesRead;
     await bucket.probe.close();
     const { target, counts } = bucket;
@@ -479,9 +538,19 @@ interface BucketRuns {
   next: bigint;
   data: KeyValueFileWriter | undefined;
   changelog: KeyValueFileWriter | undefined;
+  /** New-key records held until they fill a row group shared by both files (in key order, after everything written). */
+  inserts: ColumnBatch[];
+  insertRows: number;
+  /** New-key records were shared (or are held). */
+  insertsStarted: boolean;
+  /** Records other than new keys came after new keys: the rest of the bucket is not shared. */
+  insertsOver: boolean;
   dataRows: number;
   readonly counts: { inserts: number; updates: number; deletes: number };
 }
+
+/** Rows of a row group shared by a bucket's data and changelog files (the files' default group size). */
+const SHARED_GROUP_ROWS = 128 * 1024;
 
 /** A bucket write that saw no record. */
 const NOTHING_WRITTEN: BucketChangelog = { message: null, dataRows: 0, inserts: 0, updates: 0, deletes: 0, filesRead: 0 };

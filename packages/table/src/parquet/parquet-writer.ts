@@ -18,10 +18,10 @@ import { gzipSync, zstdCompressSync, constants as zlibConstants } from 'node:zli
 import { errorFrom } from '@tributary/errors';
 import { TRIBUTARY_VERSION } from '../version.ts';
 import { tableErrors } from '../errors.ts';
-import type { InternalRow, RowType } from '../spec/types.ts';
+import type { DataField, InternalRow, RowType } from '../spec/types.ts';
 import { concatBatches, sliceBatch, valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
 import { columnStats, mergeStats, type ColumnStats } from '../format/column-stats.ts';
-import { CODEC, fileMetaData, type RowGroupInfo } from './parquet-footer.ts';
+import { CODEC, fileMetaData, type ColumnChunkInfo, type RowGroupInfo } from './parquet-footer.ts';
 import { PageCollector, writeColumnChunk, type Compress } from './parquet-pages.ts';
 import { parquetSchema } from './parquet-schema.ts';
 
@@ -58,12 +58,45 @@ function compressor(options: ParquetEncodeOptions): { codec: number; compress: C
   }
 }
 
-/** Writes one Parquet file. Call writeRowGroup per row group, then finish (or abort). */
+/**
+ * A row group encoded once, for one file or several (a changelog's insert-only rows are the data
+ * file's too): its column chunks' bytes and their footer entries, offsets counted from its first byte.
+ */
+export interface EncodedRowGroup {
+  readonly bytes: Uint8Array;
+  readonly columns: readonly ColumnChunkInfo[];
+  readonly numRows: number;
+}
+
+/**
+ * Encodes rows [0, batch.length) of `batch` as one row group of a file of `rowType` written with
+ * `options` (ParquetFileEncoder.writeEncoded writes it at the file's offset).
+ */
+export function encodeRowGroup(rowType: RowType, batch: ColumnBatch, options: ParquetEncodeOptions = {}): EncodedRowGroup {
+  const { codec, compress } = compressor(options);
+  const out = new PageCollector(0);
+  const columns = rowType.fields.map((field, i) => {
+    const column = batch.columns[i] as Column;
+    if (column.validity !== undefined && !field.type.nullable && column.validity.subarray(0, batch.length).includes(0)) {
+      throw errorFrom(tableErrors, 'DATA_FILE_NULL_IN_REQUIRED', `null value in NOT NULL column '${field.name}'`, { column: field.name });
+    }
+    return writeColumnChunk(out, field, column, batch.length, codec, compress);
+  });
+  const bytes = new Uint8Array(out.offset);
+  let at = 0;
+  for (const chunk of out.chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return { bytes, columns, numRows: batch.length };
+}
+
+/** Writes one Parquet file. Call writeRowGroup (or writeEncoded) per row group, then finish (or abort). */
 export class ParquetFileEncoder {
   readonly #rowType: RowType;
   readonly #sink: FileSink;
+  readonly #options: ParquetEncodeOptions;
   readonly #codec: number;
-  readonly #compress: Compress;
   readonly #rowGroups: RowGroupInfo[] = [];
   #offset = 0;
   #rows = 0;
@@ -72,9 +105,8 @@ export class ParquetFileEncoder {
   constructor(rowType: RowType, sink: FileSink, options: ParquetEncodeOptions = {}) {
     this.#rowType = rowType;
     this.#sink = sink;
-    const { codec, compress } = compressor(options);
-    this.#codec = codec;
-    this.#compress = compress;
+    this.#options = options;
+    this.#codec = compressor(options).codec;
   }
 
   /** Bytes handed to the sink so far: the file size once finished. */
@@ -89,20 +121,36 @@ export class ParquetFileEncoder {
   /** Encodes rows [0, batch.length) as one row group and streams it to the sink. */
   async writeRowGroup(batch: ColumnBatch): Promise<void> {
     if (batch.length === 0) return;
-    const out = new PageCollector(this.#offset);
-    if (!this.#started) out.push(MAGIC);
-    const groupStart = out.offset;
-    const columns = this.#rowType.fields.map((field, i) => {
-      const column = batch.columns[i] as Column;
-      if (column.validity !== undefined && !field.type.nullable && column.validity.subarray(0, batch.length).includes(0)) {
-        throw errorFrom(tableErrors, 'DATA_FILE_NULL_IN_REQUIRED', `null value in NOT NULL column '${field.name}'`, { column: field.name });
-      }
-      return writeColumnChunk(out, field, column, batch.length, this.#codec, this.#compress);
-    });
-    await this.#emit(out);
-    this.#started = true;
-    this.#rowGroups.push({ columns, numRows: batch.length, fileOffset: groupStart });
-    this.#rows += batch.length;
+    await this.writeEncoded(encodeRowGroup(this.#rowType, batch, this.#options));
+  }
+
+  /**
+   * Streams a row group encoded by encodeRowGroup for this file's row type and codec to the sink,
+   * its footer entries moved to where it lands in this file.
+   * @throws Error when it was encoded for other columns or another codec (a caller's bug)
+   */
+  async writeEncoded(group: EncodedRowGroup): Promise<void> {
+    if (group.numRows === 0) return;
+    const fields = this.#rowType.fields;
+    if (group.columns.length !== fields.length || group.columns.some((c, i) => c.path !== (fields[i] as DataField).name || c.codec !== this.#codec)) {
+      throw new Error('a row group encoded for other columns or another codec');
+    }
+    if (!this.#started) {
+      await this.#sink.write(MAGIC.slice());
+      this.#offset += MAGIC.length;
+      this.#started = true;
+    }
+    const groupStart = this.#offset;
+    const columns = group.columns.map((c) => ({
+      ...c,
+      dataPageOffset: c.dataPageOffset + groupStart,
+      dictionaryPageOffset: c.dictionaryPageOffset === undefined ? undefined : c.dictionaryPageOffset + groupStart,
+    }));
+    // The group's bytes as they are (a sink only reads them; another file may be given the same).
+    await this.#sink.write(group.bytes);
+    this.#offset += group.bytes.length;
+    this.#rowGroups.push({ columns, numRows: group.numRows, fileOffset: groupStart });
+    this.#rows += group.numRows;
   }
 
   /** Writes the footer and closes the sink. Returns the file size. */
@@ -246,6 +294,32 @@ export class DataFileWriter {
     if (file.encoder.bytesWritten >= this.#options.targetFileSize) await this.#closeCurrent();
   }
 
+  /**
+   * Writes `shared` (rows encoded once by shareRowGroup, for this writer's row type and codec) as a
+   * row group of its own, after every held row: the held rows end a group first, so the groups of
+   * two writers given the same shared groups hold the same rows, byte for byte. The file rolls at
+   * the target size after it, as after any group.
+   */
+  async writeShared(shared: SharedRowGroup): Promise<void> {
+    if (shared.rows.length === 0) return;
+    const [ours, theirs] = [this.#options, shared.options];
+    if ((ours.compression ?? 'zstd') !== (theirs.compression ?? 'zstd') || (ours.zstdLevel ?? 1) !== (theirs.zstdLevel ?? 1)) {
+      throw new Error('a row group encoded with other file options');
+    }
+    await this.#flush();
+    const file = this.#current ?? this.#open();
+    this.#observeStats(file, shared.rows, shared.stats);
+    this.#options.onRowGroup?.(shared.rows, this.#counter - 1);
+    try {
+      await file.encoder.writeEncoded(shared.encoded);
+    } catch (error) {
+      await this.abort(error);
+      throw error;
+    }
+    this.#bytesPerRow = file.encoder.bytesWritten / file.encoder.rowCount;
+    if (file.encoder.bytesWritten >= this.#options.targetFileSize) await this.#closeCurrent();
+  }
+
   /** The first `rows` held rows as one batch (a held batch is split when the group ends inside it). */
   #takePending(rows: number): ColumnBatch {
     const parts: ColumnBatch[] = [];
@@ -310,14 +384,11 @@ export class DataFileWriter {
   }
 
   #observe(file: OpenFile, group: ColumnBatch): void {
-    // A key-value batch shares each _KEY_ column with its value column: compute those stats once.
-    const seen = new Map<Column, ColumnStats>();
-    const stats = group.columns.map((column) => {
-      const known = seen.get(column) ?? columnStats(column, group.length);
-      seen.set(column, known);
-      return known;
-    });
-    file.stats = file.stats === undefined ? stats : file.stats.map((s, i) => mergeStats(s, stats[i] as ColumnStats));
+    this.#observeStats(file, group, groupStats(group));
+  }
+
+  #observeStats(file: OpenFile, group: ColumnBatch, stats: readonly ColumnStats[]): void {
+    file.stats = file.stats === undefined ? [...stats] : file.stats.map((s, i) => mergeStats(s, stats[i] as ColumnStats));
     file.firstRow ??= group.columns.map((c) => valueAt(c, 0));
     file.lastRow = group.columns.map((c) => valueAt(c, group.length - 1));
   }
@@ -336,6 +407,30 @@ export class DataFileWriter {
       lastRow: file.lastRow ?? [],
     });
   }
+}
+
+/** The column statistics of a row group, per column (a key-value batch's _KEY_ columns are their value columns: computed once). */
+function groupStats(group: ColumnBatch): ColumnStats[] {
+  const seen = new Map<Column, ColumnStats>();
+  return group.columns.map((column) => {
+    const known = seen.get(column) ?? columnStats(column, group.length);
+    seen.set(column, known);
+    return known;
+  });
+}
+
+/** Rows encoded once as a row group, with their column statistics, for DataFileWriter.writeShared. */
+export interface SharedRowGroup {
+  readonly rows: ColumnBatch;
+  readonly encoded: EncodedRowGroup;
+  readonly stats: readonly ColumnStats[];
+  /** The file options it was encoded with (a writer given it must write its files the same way). */
+  readonly options: ParquetEncodeOptions;
+}
+
+/** Encodes `rows` once as a row group of files of `rowType` written with `options`. */
+export function shareRowGroup(rowType: RowType, rows: ColumnBatch, options: ParquetEncodeOptions): SharedRowGroup {
+  return { rows, encoded: encodeRowGroup(rowType, rows, options), stats: groupStats(rows), options: { compression: options.compression, zstdLevel: options.zstdLevel } };
 }
 
 /** A sink that collects the file in memory (tests and small files). */

@@ -9,7 +9,7 @@ import type { InternalRow, RowType } from '../spec/types.ts';
 import { isNullAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
 import type { ColumnStats } from '../format/column-stats.ts';
 import { isRetract, keyValueRowType } from '../format/key-value.ts';
-import { DataFileWriter, type DataFileResult, type DataFileWriterOptions } from '../parquet/parquet-writer.ts';
+import { DataFileWriter, shareRowGroup, type DataFileResult, type DataFileWriterOptions, type SharedRowGroup } from '../parquet/parquet-writer.ts';
 
 /** What a primary-key data file adds to DataFileResult (DataFileMeta's key and sequence fields). */
 export interface KeyValueFileResult extends DataFileResult {
@@ -37,10 +37,14 @@ export class KeyValueFileWriter {
   readonly #keyCount: number;
   readonly #files: DataFileWriter;
   readonly #deletes: number[] = [];
+  readonly #rowType: RowType;
+  readonly #options: KeyValueFileWriterOptions;
 
   constructor(options: KeyValueFileWriterOptions) {
     this.#keyCount = options.trimmedPrimaryKeys.length;
     const rowType = keyValueRowType(options.tableRowType, options.trimmedPrimaryKeys);
+    this.#rowType = rowType;
+    this.#options = options;
     const kindIndex = this.#keyCount + 1;
     this.#files = new DataFileWriter({
       ...options,
@@ -64,12 +68,31 @@ export class KeyValueFileWriter {
    * with unique keys (a merged bucket written batch by batch). Files roll at the target size only.
    */
   async write(rows: ColumnBatch): Promise<void> {
+    this.#checkKeys(rows);
+    await this.#files.write(rows);
+  }
+
+  /**
+   * `rows` (records continuing the run, as for `write`) encoded once as a row group of this writer's
+   * files, to be written by `writeShared` here and into every other writer of the same record type
+   * and file options (a changelog's inserts are the data file's records too).
+   */
+  share(rows: ColumnBatch): SharedRowGroup {
+    this.#checkKeys(rows);
+    return shareRowGroup(this.#rowType, rows, this.#options);
+  }
+
+  /** Writes a shared row group (from `share` of a writer of the same record type) as a row group of its own, after the rows written before. */
+  async writeShared(shared: SharedRowGroup): Promise<void> {
+    await this.#files.writeShared(shared);
+  }
+
+  #checkKeys(rows: ColumnBatch): void {
     for (const column of rows.columns.slice(0, this.#keyCount)) {
       for (let i = 0; i < rows.length; i++) {
         if (isNullAt(column, i)) throw errorFrom(tableErrors, 'DATA_FILE_NULL_IN_REQUIRED', 'null primary-key value', { row: i });
       }
     }
-    await this.#files.write(rows);
   }
 
   async close(): Promise<KeyValueFileResult[]> {

@@ -167,7 +167,11 @@ async function* keyedChanges(k: number, batches: AsyncIterable<ColumnBatch>): As
 const text = (rows: readonly (readonly InternalValue[])[]): string[] =>
   rows.map((row) => JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : Object.is(v, -0) ? '-0' : v instanceof Uint8Array ? [...v] : v)));
 
-/** Every record of the files (kind, sequence number, values) and their facts but names and times. */
+/**
+ * Every record of the files (kind, sequence number, values) and their facts but names, times and
+ * sizes (the column-wise path writes a load's new keys as row groups shared by the data and
+ * changelog files, so its row groups are cut elsewhere: changelog-shared-inserts.test.ts).
+ */
 async function filesOf(store: LocalObjectStore, t: Table, files: readonly DataFileMeta[]): Promise<{ records: string[]; facts: string[] }> {
   const recordType = keyValueRowType({ fields: t.schema.fields }, ['k', 's']);
   const records: string[] = [];
@@ -175,7 +179,7 @@ async function filesOf(store: LocalObjectStore, t: Table, files: readonly DataFi
   for (const file of files) {
     const bytes = await store.get(`${t.path}/bucket-0/${file.fileName}`);
     for (const batch of await readDataFile(byteSourceFromBytes(bytes), recordType)) records.push(...text(rowsFromBatch(batch)));
-    const { fileName: _name, creationTimeMillis: _time, ...rest } = file;
+    const { fileName: _name, creationTimeMillis: _time, fileSize: _size, ...rest } = file;
     facts.push(text([[rest as unknown as InternalValue]])[0] as string);
   }
   return { records, facts };
