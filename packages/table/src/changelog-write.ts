@@ -421,8 +421,13 @@ export class ChangelogWrite {
       bucket.insertRows += out.data.length;
       bucket.insertsStarted = true;
       bucket.dataRows += out.data.length;
-      const groupRows = this.#rowGroupRows ?? SHARED_GROUP_ROWS;
-      while (bucket.insertRows >= groupRows) await this.#writeInserts(bucket, groupRows);
+      // Groups as the files would cut them: the smaller of the two writers' next group (row-group
+      // bound, what is left of a file's target size).
+      const data = (bucket.data ??= this.#runWriter(bucket.target, 'data-', DATA_FILE_LEVEL_0));
+      const changelog = (bucket.changelog ??= this.#runWriter(bucket.target, this.#changelogPrefix(), CHANGELOG_FILE));
+      for (let rows = Math.min(data.nextGroupRows(), changelog.nextGroupRows()); bucket.insertRows >= rows; rows = Math.min(data.nextGroupRows(), changelog.nextGroupRows())) {
+        await this.#writeInserts(bucket, rows);
+      }
       return;
     }
     if (bucket.insertsStarted && !bucket.insertsOver) {
@@ -548,9 +553,6 @@ interface BucketRuns {
   dataRows: number;
   readonly counts: { inserts: number; updates: number; deletes: number };
 }
-
-/** Rows of a row group shared by a bucket's data and changelog files (the files' default group size). */
-const SHARED_GROUP_ROWS = 128 * 1024;
 
 /** A bucket write that saw no record. */
 const NOTHING_WRITTEN: BucketChangelog = { message: null, dataRows: 0, inserts: 0, updates: 0, deletes: 0, filesRead: 0 };

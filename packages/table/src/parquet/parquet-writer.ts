@@ -320,6 +320,15 @@ export class DataFileWriter {
     if (file.encoder.bytesWritten >= this.#options.targetFileSize) await this.#closeCurrent();
   }
 
+  /**
+   * Rows the next row group takes once the held rows are written: the row-group bound, or what is
+   * left of the open file's target size at the rows' estimated encoded size (1,024 before any
+   * estimate). A caller forming groups itself (writeShared) sizes them by it.
+   */
+  nextGroupRows(): number {
+    return this.#nextGroupRows(this.#current);
+  }
+
   /** The first `rows` held rows as one batch (a held batch is split when the group ends inside it). */
   #takePending(rows: number): ColumnBatch {
     const parts: ColumnBatch[] = [];

@@ -82,6 +82,11 @@ export class KeyValueFileWriter {
     return shareRowGroup(this.#rowType, rows, this.#options);
   }
 
+  /** Rows of this writer's next row group (DataFileWriter.nextGroupRows). */
+  nextGroupRows(): number {
+    return this.#files.nextGroupRows();
+  }
+
   /** Writes a shared row group (from `share` of a writer of the same record type) as a row group of its own, after the rows written before. */
   async writeShared(shared: SharedRowGroup): Promise<void> {
     await this.#files.writeShared(shared);

@@ -166,3 +166,32 @@ for (const [label, options, shares] of [
     }
   });
 }
+
+test('shared row groups are sized as the files would cut them: a small target-file-size rolls the data and changelog files as without sharing', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tributary-changelog-shared-target-'));
+  try {
+    const store = new LocalObjectStore(dir);
+    const t = await baseTable(store, 'target', { 'target-file-size': '8 kb' });
+    // 5,000 new keys above the 200 stored ones, after a few updates.
+    const changes: KeyedChange[] = [
+      ...[3, 50, 199].map((k) => ({ kind: 'upsert' as const, row: rowOf(k, 1) })),
+      ...Array.from({ length: 5000 }, (_, i) => ({ kind: 'upsert' as const, row: rowOf(200 + i, 1) })),
+    ];
+    const written = await (await t.newChangelogWrite({ baseSnapshotId: 1, writerId: 'job' })).writeBucketRecords(recordBatches(t, changes));
+    const { newFiles, changelogFiles } = written.message!.dataIncrement;
+    for (const [which, files, rows] of [
+      ['data', newFiles, 5003],
+      ['changelog', changelogFiles, 5006], // each update is -U and +U
+    ] as const) {
+      assert.ok(files.length >= 3, `${which}: the rows roll into several files (${files.length})`);
+      assert.equal(files.reduce((n, f) => n + Number(f.rowCount), 0), rows, `${which}: every row`);
+      // A file past its target closes after the row group that took it there: groups of about 1,024 rows here, not one of all 5,000.
+      for (const f of files) assert.ok(Number(f.rowCount) <= 2048, `${which} file ${f.fileName}: ${f.rowCount} rows`);
+    }
+    await t.newCommit('load').commit([written.message!], { baseSnapshotId: 1 });
+    const keys = (await t.newRead().toArray()).map((r) => r[0] as bigint);
+    assert.equal(keys.length, 5200);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
