@@ -28,7 +28,7 @@ import { tableErrors } from './errors.ts';
 import type { ObjectStore } from './io/object-store.ts';
 import { compareRowsAt, prepareColumns, type PreparedColumns } from './format/batch-merge.ts';
 import { changelogBatch, countChangelogRow } from './format/changelog-batch.ts';
-import { allocateColumn, batchFromRows, concatBatches, isNullAt, sliceBatch, valueAt, type Column, type ColumnBatch } from './format/column-batch.ts';
+import { allocateColumn, batchFromRows, isNullAt, shiftRows, valueAt, type Column, type ColumnBatch } from './format/column-batch.ts';
 import { compareKeys, keyOutcome, netChanges, type ChangelogRules, type KeyedChange } from './format/changelog.ts';
 import { RowKind, keyValueRowType } from './format/key-value.ts';
 import { bucketKey } from './spec/binary-row.ts';
@@ -452,23 +452,9 @@ export class ChangelogWrite {
    * data and the changelog file (each first ends the row group of the rows it holds).
    */
   async #writeInserts(bucket: BucketRuns, rows: number): Promise<void> {
-    const parts: ColumnBatch[] = [];
-    let need = rows;
-    while (need > 0) {
-      const head = bucket.inserts[0] as ColumnBatch;
-      if (head.length <= need) {
-        parts.push(head);
-        bucket.inserts.shift();
-        need -= head.length;
-      } else {
-        parts.push(sliceBatch(head, 0, need));
-        bucket.inserts[0] = sliceBatch(head, need, head.length);
-        need = 0;
-      }
-    }
-    bucket.insertRows -= rows;
     if (rows === 0) return;
-    const group = parts.length === 1 ? (parts[0] as ColumnBatch) : concatBatches(keyValueRowType(this.#rowType, this.#trimmed), parts);
+    bucket.insertRows -= rows;
+    const group = shiftRows(keyValueRowType(this.#rowType, this.#trimmed), bucket.inserts, rows);
     bucket.data ??= this.#runWriter(bucket.target, 'data-', DATA_FILE_LEVEL_0);
     bucket.changelog ??= this.#runWriter(bucket.target, this.#changelogPrefix(), CHANGELOG_FILE);
     const shared = bucket.data.share(group);

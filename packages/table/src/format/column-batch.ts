@@ -393,6 +393,28 @@ function gatherArray<V>(from: readonly (readonly V[])[], of: Int32Array, rows: I
   return out;
 }
 
+/**
+ * Takes the first `rows` rows off a queue of batches (in order, at least `rows` rows in all) as one
+ * batch: whole batches are shifted off, the one the cut falls in is split (its rest stays first).
+ */
+export function shiftRows(rowType: RowType, queue: ColumnBatch[], rows: number): ColumnBatch {
+  const parts: ColumnBatch[] = [];
+  let need = rows;
+  while (need > 0) {
+    const head = queue[0] as ColumnBatch;
+    if (head.length <= need) {
+      parts.push(head);
+      queue.shift();
+      need -= head.length;
+    } else {
+      parts.push(sliceBatch(head, 0, need));
+      queue[0] = sliceBatch(head, need, head.length);
+      need = 0;
+    }
+  }
+  return parts.length === 1 ? (parts[0] as ColumnBatch) : concatBatches(rowType, parts);
+}
+
 /** Concatenates batches of one row type, column by column (typed arrays are copied with `set`). */
 export function concatBatches(rowType: RowType, batches: readonly ColumnBatch[]): ColumnBatch {
   if (batches.length === 1 && batches[0]?.rowType === rowType) return batches[0];

@@ -19,7 +19,7 @@ import { errorFrom } from '@tributary/errors';
 import { TRIBUTARY_VERSION } from '../version.ts';
 import { tableErrors } from '../errors.ts';
 import type { DataField, InternalRow, RowType } from '../spec/types.ts';
-import { concatBatches, sliceBatch, valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
+import { shiftRows, valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
 import { columnStats, mergeStats, type ColumnStats } from '../format/column-stats.ts';
 import { CODEC, fileMetaData, type ColumnChunkInfo, type RowGroupInfo } from './parquet-footer.ts';
 import { PageCollector, writeColumnChunk, type Compress } from './parquet-pages.ts';
@@ -331,22 +331,8 @@ export class DataFileWriter {
 
   /** The first `rows` held rows as one batch (a held batch is split when the group ends inside it). */
   #takePending(rows: number): ColumnBatch {
-    const parts: ColumnBatch[] = [];
-    let need = rows;
-    while (need > 0) {
-      const head = this.#pending[0] as ColumnBatch;
-      if (head.length <= need) {
-        parts.push(head);
-        this.#pending.shift();
-        need -= head.length;
-      } else {
-        parts.push(sliceBatch(head, 0, need));
-        this.#pending[0] = sliceBatch(head, need, head.length);
-        need = 0;
-      }
-    }
     this.#pendingRows -= rows;
-    return parts.length === 1 ? (parts[0] as ColumnBatch) : concatBatches(this.#options.rowType, parts);
+    return shiftRows(this.#options.rowType, this.#pending, rows);
   }
 
   /** Writes every held row. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import type { InternalRow, RowType } from '../../../src/spec/types.ts';
-import { batchFromRows, concatBatches, gatherRows, groupRows, rowsFromBatch, sliceBatch, takeRows } from '../../../src/format/column-batch.ts';
+import { batchFromRows, concatBatches, gatherRows, groupRows, rowsFromBatch, shiftRows, sliceBatch, takeRows } from '../../../src/format/column-batch.ts';
 
 const rowType: RowType = {
   fields: [
@@ -64,5 +64,27 @@ test('concatBatches and gatherRows give the rows they name, of every column kind
       assert.equal(gathered.length, chosen.length);
     }),
     { numRuns: 300 },
+  );
+});
+
+test('shiftRows takes the first rows off a queue of batches in order, splitting the batch the cut falls in', () => {
+  const type: RowType = { fields: [{ id: 0, name: 'k', type: { root: 'BIGINT', nullable: false } }, { id: 1, name: 's', type: { root: 'VARCHAR', length: 10, nullable: true } }] };
+  fc.assert(
+    fc.property(fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 8 }), fc.array(fc.integer({ min: 0, max: 12 }), { maxLength: 10 }), (lengths, takes) => {
+      let next = 0;
+      const queue = lengths.map((n) => batchFromRows(type, Array.from({ length: n }, () => [BigInt(next), next++ % 3 === 0 ? null : `v${next}`] as InternalRow)));
+      const all = queue.flatMap((b) => rowsFromBatch(b));
+      let left = all.length;
+      let at = 0;
+      for (const want of takes) {
+        const rows = Math.min(want, left);
+        if (rows === 0) continue;
+        const taken = shiftRows(type, queue, rows);
+        assert.deepEqual(rowsFromBatch(taken), all.slice(at, at + rows), 'the next rows, in order');
+        at += rows;
+        left -= rows;
+        assert.deepEqual(queue.flatMap((b) => rowsFromBatch(b)), all.slice(at), 'the queue keeps the rest, in order');
+      }
+    }),
   );
 });
