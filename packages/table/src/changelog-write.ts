@@ -423,8 +423,7 @@ export class ChangelogWrite {
       bucket.dataRows += out.data.length;
       // Groups as the files would cut them: the smaller of the two writers' next group (row-group
       // bound, what is left of a file's target size).
-      const data = (bucket.data ??= this.#runWriter(bucket.target, 'data-', DATA_FILE_LEVEL_0));
-      const changelog = (bucket.changelog ??= this.#runWriter(bucket.target, this.#changelogPrefix(), CHANGELOG_FILE));
+      const { data, changelog } = this.#sharedWriters(bucket);
       for (let rows = Math.min(data.nextGroupRows(), changelog.nextGroupRows()); bucket.insertRows >= rows; rows = Math.min(data.nextGroupRows(), changelog.nextGroupRows())) {
         await this.#writeInserts(bucket, rows);
       }
@@ -455,11 +454,17 @@ export class ChangelogWrite {
     if (rows === 0) return;
     bucket.insertRows -= rows;
     const group = shiftRows(keyValueRowType(this.#rowType, this.#trimmed), bucket.inserts, rows);
+    const { data, changelog } = this.#sharedWriters(bucket);
+    const shared = data.share(group);
+    await data.writeShared(shared);
+    await changelog.writeShared(shared);
+  }
+
+  /** The bucket's data and changelog runs, both open (shared row groups go into both). */
+  #sharedWriters(bucket: BucketRuns): { data: KeyValueFileWriter; changelog: KeyValueFileWriter } {
     bucket.data ??= this.#runWriter(bucket.target, 'data-', DATA_FILE_LEVEL_0);
     bucket.changelog ??= this.#runWriter(bucket.target, this.#changelogPrefix(), CHANGELOG_FILE);
-    const shared = bucket.data.share(group);
-    await bucket.data.writeShared(shared);
-    await bucket.changelog.writeShared(shared);
+    return { data: bucket.data, changelog: bucket.changelog };
   }
 
   async #finish(bucket: BucketRuns): Promise<BucketChangelog> {

@@ -34,6 +34,17 @@ export class PageCollector {
     this.chunks.push(bytes);
     this.offset += bytes.length;
   }
+
+  /** Everything collected, as one array. */
+  bytes(): Uint8Array {
+    const out = new Uint8Array(this.chunks.reduce((n, c) => n + c.length, 0));
+    let at = 0;
+    for (const chunk of this.chunks) {
+      out.set(chunk, at);
+      at += chunk.length;
+    }
+    return out;
+  }
 }
 
 const PAGE_SIZE = 1024 * 1024;

@@ -1,7 +1,8 @@
 /**
  * Parquet data files as Paimon writes them, streamed row group by row group.
  *
- *   ParquetFileEncoder   one file: ColumnBatch row groups in, bytes out through a FileSink
+ *   ParquetFileEncoder   one file: ColumnBatch row groups in, bytes out through a FileSink; a row
+ *                        group encoded once (encodeRowGroup) may be written into several files
  *   DataFileWriter       one (partition, bucket): rolls to a new file past the target size
  *                        (Paimon's RollingFileWriter over ParquetWriterFactory), names files
  *                        data-<uuid>-<n>.parquet, and reports per file its size, row count,
@@ -82,13 +83,7 @@ export function encodeRowGroup(rowType: RowType, batch: ColumnBatch, options: Pa
     }
     return writeColumnChunk(out, field, column, batch.length, codec, compress);
   });
-  const bytes = new Uint8Array(out.offset);
-  let at = 0;
-  for (const chunk of out.chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
-  return { bytes, columns, numRows: batch.length };
+  return { bytes: out.bytes(), columns, numRows: batch.length };
 }
 
 /** Writes one Parquet file. Call writeRowGroup (or writeEncoded) per row group, then finish (or abort). */
@@ -172,14 +167,9 @@ export class ParquetFileEncoder {
     await this.#sink.abort?.(reason);
   }
 
-  /** Hands a row group's pages to the sink as one chunk. */
+  /** Hands what `out` collected (the footer) to the sink as one chunk. */
   async #emit(out: PageCollector): Promise<void> {
-    const bytes = new Uint8Array(out.offset - this.#offset);
-    let at = 0;
-    for (const chunk of out.chunks) {
-      bytes.set(chunk, at);
-      at += chunk.length;
-    }
+    const bytes = out.bytes();
     this.#offset = out.offset;
     await this.#sink.write(bytes);
   }
