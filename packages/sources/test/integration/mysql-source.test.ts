@@ -156,14 +156,20 @@ describe('mysql source reading MariaDB', () => {
   });
 
   test('a connection killed mid-stream fails the read with MYSQL_READ_FAILED (retryable)', async () => {
+    // The result (about 64 MB) is many times what the socket buffers between server and client can
+    // hold, and the reader is paused (backpressure) while the first batch waits here: the server is
+    // provably still sending when it is killed. With a small result it may already have written its
+    // last row into the buffers, and the read would end cleanly.
+    await admin.query(`CREATE TABLE \`${database}\`.wide (id BIGINT NOT NULL PRIMARY KEY, note VARCHAR(1024))`);
+    await admin.query(`INSERT INTO \`${database}\`.wide SELECT seq, REPEAT(CHAR(97 + seq % 26), 1000) FROM \`${database}\`.seq_1_to_64000`);
     const source = new MysqlSource(spec({ batchRows: 1000 }), ['id', 'note'], access);
-    const shard: MysqlShard = { database, table: 'big', key: [{ name: 'id', kind: 'number' }] };
+    const shard: MysqlShard = { database, table: 'wide', key: [{ name: 'id', kind: 'number' }] };
     let batches = 0;
     const reading = (async () => {
-      for await (const batch of source.open({ id: 'big', spec: shard })) {
+      for await (const batch of source.open({ id: 'wide', spec: shard })) {
         batches++;
         if (batches === 1) {
-          const pattern = `%FROM \`${database}\`.\`big\`%`;
+          const pattern = `%FROM \`${database}\`.\`wide\`%`;
           const [rows] = await admin.query<RowDataPacket[]>('SELECT ID FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND INFO LIKE ?', [pattern]);
           assert.equal(rows.length, 1);
           await admin.query(`KILL CONNECTION ${String(rows[0]?.ID)}`);
