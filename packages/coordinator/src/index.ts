@@ -1,7 +1,7 @@
 export { buildApp, type AppDeps } from './app.ts';
 export { coordinatorErrors, type CoordinatorErrorCode } from './errors.ts';
 export { ROLES, hashToken, newToken, parseTokenEntries, type AuthToken, type Role } from './auth-tokens.ts';
-export { LOGIN_PATH, LOGOUT_PATH, SESSION_COOKIE, type AuthOptions } from './http/auth.ts';
+export { LOGIN_PATH, LOGOUT_PATH, SECURE_SESSION_COOKIE, SESSION_COOKIE, type AuthOptions } from './http/auth.ts';
 export { SESSION_TTL_S, SessionStore } from './sessions.ts';
 export { startCoordinator, type Coordinator, type CoordinatorConfig } from './runtime.ts';
 export { SyncService, BATCH_COMMIT_IDENTIFIER } from './sync/service.ts';

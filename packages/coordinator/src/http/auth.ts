@@ -68,8 +68,16 @@ export interface AuthContext extends AuthOptions {
 export const DASHBOARD_PREFIX = '/admin/queues';
 export const LOGIN_PATH = '/admin/login';
 export const LOGOUT_PATH = '/admin/logout';
-/** The login cookie: a session id (sessions.ts), never a token. */
+/** The login cookie over http: a session id (sessions.ts), never a token. */
 export const SESSION_COOKIE = 'tributary_session';
+/**
+ * The login cookie over https. The `__Host-` prefix makes a browser keep it only when set Secure,
+ * with `Path=/` and no `Domain`, by this very host: a page on a sibling subdomain (or anyone on an
+ * http connection to the parent domain) cannot plant its own session id in the browser under this
+ * name ("cookie tossing"), as it can under a plain name scoped to the parent domain. Over https only
+ * this name authenticates.
+ */
+export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 /**
  * The cookie of earlier versions, which held the token itself. It authenticates nothing any more (a
  * browser holding only it is sent to sign in again); login and logout expire it, so the token leaves
@@ -198,9 +206,14 @@ function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1] ?? header;
 }
 
+/** The login cookie's name for this request's scheme (SECURE_SESSION_COOKIE over https). */
+function sessionCookieName(request: FastifyRequest): string {
+  return request.protocol === 'https' ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+}
+
 /** The session id of the login cookie, as sent (sessions.ts refuses one it did not issue). */
 function sessionCookie(request: FastifyRequest): string | undefined {
-  return cookieValue(request, SESSION_COOKIE);
+  return cookieValue(request, sessionCookieName(request));
 }
 
 /** The first cookie of this name the request carries. */
@@ -336,8 +349,10 @@ function crossSite(request: FastifyRequest): boolean {
 }
 
 /**
- * Sets the login cookie to a session id (`id`, for `maxAgeS` seconds) or expires it (`id` undefined),
- * and expires an earlier version's token cookie the browser still sends.
+ * Sets the login cookie of the request's scheme to a session id (`id`, for `maxAgeS` seconds) or
+ * expires it (`id` undefined), and expires the cookies the browser still sends that authenticate
+ * nothing here: an earlier version's token cookie, and over https the plain-named session cookie
+ * (an earlier version's, or one planted for this host).
  */
 function setSessionCookie(request: FastifyRequest, reply: FastifyReply, id: string | undefined, maxAgeS: number): FastifyReply {
   const cookie = (name: string, value: string, seconds: number) => {
@@ -345,7 +360,10 @@ function setSessionCookie(request: FastifyRequest, reply: FastifyReply, id: stri
     if (request.protocol === 'https') attributes.push('Secure');
     return attributes.join('; ');
   };
-  const cookies = [id === undefined ? cookie(SESSION_COOKIE, '', 0) : cookie(SESSION_COOKIE, id, maxAgeS)];
-  if (cookieValue(request, LEGACY_TOKEN_COOKIE) !== undefined) cookies.push(cookie(LEGACY_TOKEN_COOKIE, '', 0));
+  const name = sessionCookieName(request);
+  const cookies = [id === undefined ? cookie(name, '', 0) : cookie(name, id, maxAgeS)];
+  for (const stale of [LEGACY_TOKEN_COOKIE, ...(name === SESSION_COOKIE ? [] : [SESSION_COOKIE])]) {
+    if (cookieValue(request, stale) !== undefined) cookies.push(cookie(stale, '', 0));
+  }
   return reply.header('set-cookie', cookies.length === 1 ? cookies[0] : cookies).header('cache-control', 'no-store');
 }
