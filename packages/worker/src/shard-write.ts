@@ -34,15 +34,23 @@ export interface ShardWriteOptions {
    * in the run encoding (@tributary/table's run-codec: no Parquet, no compression) in blocks of 4,096
    * rows, so that a bucket job merges many of them in little memory.
    * The buffers of every (partition, bucket) are spilled together into ONE run object, one segment
-   * per bucket (TableWriteOptions.spill), once they hold `bufferRows` rows (default 100,000) or
-   * an estimated `bufferBytes` (default 64 MiB), whichever comes first: the shard's memory budget.
+   * per bucket (TableWriteOptions.spill), once they hold `bufferRows` rows (default 1,000,000) or
+   * an estimated `bufferBytes` (default 48 MiB), whichever comes first: the shard's memory budget.
    */
   readonly runs?: { readonly path: string; readonly bufferRows?: number | undefined; readonly bufferBytes?: number | undefined };
 }
 
-/** Rows and estimated bytes buffered before the runs are spilled, and rows per block of a run. */
-export const DEFAULT_RUN_BUFFER_ROWS = 100_000;
-export const DEFAULT_RUN_BUFFER_BYTES = 64 * 1024 * 1024;
+/**
+ * Rows and estimated bytes buffered before the runs are spilled, and rows per block of a run. The
+ * bytes are the budget; the rows only cap very narrow rows. Every spill gives each bucket one more
+ * run to merge, and a bucket whose runs' blocks do not fit one merge pass has most of its rows
+ * written and read twice (bucket-merge.ts): at 100,000 rows a load of 8 shards × 1,000,000 rows of
+ * 11 columns gave 80 runs a bucket and spent half its time merging in two passes; at 48 MiB (about
+ * 300,000 of those rows) a bucket gets 32 runs, one pass. The budget is what the shard holds: at
+ * 64 MiB the workers' peak went over 384 MB.
+ */
+export const DEFAULT_RUN_BUFFER_ROWS = 1_000_000;
+export const DEFAULT_RUN_BUFFER_BYTES = 48 * 1024 * 1024;
 const RUN_BLOCK_ROWS = 4096;
 
 export interface ShardWrite {

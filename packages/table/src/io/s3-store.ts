@@ -45,9 +45,17 @@ export interface S3ConnectionOptions {
   readonly secretAccessKey?: string;
   /** Path-style URLs (`endpoint/bucket/key`), which MinIO needs. Default: true when `endpoint` is set. */
   readonly forcePathStyle?: boolean;
-  /** Bodies larger than this go up as a multipart upload with parts of this size. Default 8 MiB, min 5 MiB. */
+  /**
+   * Bodies larger than this go up as a multipart upload with parts of this size. Default and minimum
+   * 5 MiB (S3's smallest part).
+   */
   readonly partSize?: number;
-  /** How many parts of one upload are in flight at once. Default 4 (memory ≈ partSize × queueSize). */
+  /**
+   * How many parts of one upload are in flight at once. Default 2. An upload holds about
+   * partSize × (queueSize + 1): a bucketed shard's spill is one object of up to its run budget, and
+   * with 8 MiB parts, 4 in flight, a worker's peak RSS was 20–30 MB higher for no speed measured on
+   * MinIO (bench/load/README.md, "Fewer, larger spills").
+   */
   readonly queueSize?: number;
   /** How long a request's connection may stay silent before the request fails (and is retried). Default 120 s. */
   readonly idleTimeoutMs?: number;
@@ -84,8 +92,8 @@ export class S3ObjectStore implements ObjectStore {
     this.uri = `s3://${options.bucket}/${prefix}`;
     this.#client = options.client ?? makeClient(options);
     this.#lean = LeanGet.of(this.#client);
-    this.#partSize = Math.max(MIN_PART_SIZE, options.partSize ?? 8 * 1024 * 1024);
-    this.#queueSize = Math.max(1, options.queueSize ?? 4);
+    this.#partSize = Math.max(MIN_PART_SIZE, options.partSize ?? MIN_PART_SIZE);
+    this.#queueSize = Math.max(1, options.queueSize ?? 2);
   }
 
   async get(key: string): Promise<Uint8Array> {
