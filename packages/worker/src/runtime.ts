@@ -61,7 +61,7 @@ export interface WorkerConfig {
   /** Where /readyz checks storage: a warehouse URI whose store must answer (default: storage is not checked). */
   readonly storageProbe?: string;
   /**
-   * Bucketed layout: the rows (default 1,000,000) and estimated bytes (default 48 MiB) a shard attempt
+   * Bucketed layout: the rows (default 1,000,000) and estimated bytes (default 56 MiB) a shard attempt
    * buffers over all its buckets before it spills them, as one run object holding a segment per
    * bucket; whichever is reached first (the shard's memory budget). A bucket job's memory does not
    * depend on it: it holds one small block per run, of a bounded number of runs at once (more are

@@ -35,7 +35,7 @@ export interface ShardWriteOptions {
    * rows, so that a bucket job merges many of them in little memory.
    * The buffers of every (partition, bucket) are spilled together into ONE run object, one segment
    * per bucket (TableWriteOptions.spill), once they hold `bufferRows` rows (default 1,000,000) or
-   * an estimated `bufferBytes` (default 48 MiB), whichever comes first: the shard's memory budget.
+   * an estimated `bufferBytes` (default 56 MiB), whichever comes first: the shard's memory budget.
    */
   readonly runs?: { readonly path: string; readonly bufferRows?: number | undefined; readonly bufferBytes?: number | undefined };
 }
@@ -45,12 +45,12 @@ export interface ShardWriteOptions {
  * bytes are the budget; the rows only cap very narrow rows. Every spill gives each bucket one more
  * run to merge, and a bucket whose runs' blocks do not fit one merge pass has most of its rows
  * written and read twice (bucket-merge.ts): at 100,000 rows a load of 8 shards × 1,000,000 rows of
- * 11 columns gave 80 runs a bucket and spent half its time merging in two passes; at 48 MiB (about
- * 300,000 of those rows) a bucket gets 32 runs, one pass. The budget is what the shard holds: at
+ * 11 columns gave 80 runs a bucket and spent half its time merging in two passes; at 56 MiB (about
+ * 345,000 of those rows) a bucket gets 24 runs, one pass. The budget is what the shard holds: at
  * 64 MiB the workers' peak went over 384 MB.
  */
 export const DEFAULT_RUN_BUFFER_ROWS = 1_000_000;
-export const DEFAULT_RUN_BUFFER_BYTES = 48 * 1024 * 1024;
+export const DEFAULT_RUN_BUFFER_BYTES = 56 * 1024 * 1024;
 const RUN_BLOCK_ROWS = 4096;
 
 export interface ShardWrite {

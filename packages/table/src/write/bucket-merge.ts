@@ -288,7 +288,7 @@ async function nextBatch(batches: AsyncIterator<ColumnBatch>): Promise<ColumnBat
  * budget whatever the number of runs; a bucket whose runs fit it is merged in one pass, as before.
  */
 export const MERGE_FAN_IN = 1024;
-export const MERGE_BLOCK_BUDGET_BYTES = 20 * 1024 * 1024;
+export const MERGE_BLOCK_BUDGET_BYTES = 16 * 1024 * 1024;
 
 /** An intermediate run's records carry their writer's slot; this one means "written by several writers". */
 const SEVERAL_SLOTS = -1;
