@@ -20,7 +20,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { paimonJava, pypaimon, readResults, type OracleRow, type TableRef } from '@tributary/testkit';
+import { mulberry32, paimonJava, pypaimon, readResults, type OracleRow, type TableRef } from '@tributary/testkit';
 import { LocalObjectStore, batchFromRows, createTable, type InternalRow, type Table } from '@tributary/table';
 import { keyValueRowType } from '../../../src/format/key-value.ts';
 
@@ -38,19 +38,9 @@ const ROW_GROUP_ROWS = 256;
 const BATCH_ROWS = 1000;
 const KINDS = ['+I', '-U', '+U', '-D'];
 
-/** mulberry32: a seeded PRNG, so a failure replays. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = prng(20261205);
+// Seeded, so a failure replays.
+const draw = mulberry32(20261205);
+const random = () => draw() / 4294967296;
 const int = (n: number) => Math.floor(random() * n);
 const pick = <T>(values: readonly T[]): T => values[int(values.length)] as T;
 
