@@ -10,6 +10,7 @@ export { MAX_AUDIT_SNAPSHOTS, type ChangelogAuditQuery, type ChangelogAuditView 
 export { Table, createTable, listTables, openTable, type ColumnSpec, type SchemaDefinition, type TableDescription, type TableStats } from './table.ts';
 export type { WriterKeyRanges } from './read/shared-keys.ts';
 export { TableWrite } from './write/table-write.ts';
+export { RUN_BLOCK_ROWS } from './write/run-spill.ts';
 export { ChangelogWrite, type BucketChangelog, type ChangelogWriteOptions } from './changelog-write.ts';
 export { RowKind, type RowKindByte } from './format/key-value.ts';
 export type { KeyedChange } from './format/changelog.ts';

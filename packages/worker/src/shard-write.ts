@@ -7,7 +7,7 @@
 import { dataFileMarker, errorFrom } from '@tributary/protocol';
 import { sourceErrors } from '@tributary/sources';
 import { countingStore } from './counting-store.ts';
-import { TableWrite, type ColumnBatch, type CommitMessage, type InternalRow, type RowType, type Tables } from '@tributary/table';
+import { RUN_BLOCK_ROWS, TableWrite, type ColumnBatch, type CommitMessage, type InternalRow, type RowType, type Tables } from '@tributary/table';
 
 /**
  * What of the `Tables` seam a worker uses: open a table, and the stores of the warehouse (where
@@ -51,7 +51,6 @@ export interface ShardWriteOptions {
  */
 export const DEFAULT_RUN_BUFFER_ROWS = 1_000_000;
 export const DEFAULT_RUN_BUFFER_BYTES = 56 * 1024 * 1024;
-const RUN_BLOCK_ROWS = 4096;
 
 export interface ShardWrite {
   readonly rowType: RowType;
