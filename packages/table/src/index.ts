@@ -63,7 +63,7 @@ export { escapePathName } from './spec/partition-path.ts';
 export { allocateColumn, batchFromRows, setValue, valueAt, type Column, type ColumnBatch } from './format/column-batch.ts';
 
 // Storage: the object stores a table lives on.
-export type { ObjectBody, ObjectMeta, ObjectStore } from './io/object-store.ts';
+export type { ObjectBody, ObjectMeta, ObjectStore, PutOptions } from './io/object-store.ts';
 export { LocalObjectStore, type LocalObjectStoreOptions } from './io/local-store.ts';
 export { S3ObjectStore, type S3ConnectionOptions } from './io/s3-store.ts';
 export { credentialedStores, openObjectStore } from './io/open-object-store.ts';

@@ -5,7 +5,7 @@
  * takes it. A put that fails midway keeps what it counted (progress only; the vote's totals are the
  * file sizes of the finished files).
  */
-import type { ObjectBody, ObjectStore } from '@tributary/table';
+import type { ObjectBody, ObjectStore, PutOptions } from '@tributary/table';
 
 export interface ByteCounters {
   readonly store: ObjectStore;
@@ -19,14 +19,14 @@ export function countingStore(inner: ObjectStore): ByteCounters {
     for (const [marker, counter] of counts) if (key.includes(marker)) return counter;
     return undefined;
   };
-  const put = (key: string, body: ObjectBody): Promise<void> => {
+  const put = (key: string, body: ObjectBody, options?: PutOptions): Promise<void> => {
     const counter = counterOf(key);
-    if (counter === undefined) return inner.put(key, body);
+    if (counter === undefined) return inner.put(key, body, options);
     if (body instanceof Uint8Array) {
       counter.n += body.byteLength;
-      return inner.put(key, body);
+      return inner.put(key, body, options);
     }
-    return inner.put(key, counted(body, counter));
+    return inner.put(key, counted(body, counter), options);
   };
   // Every other member is the inner store's own, called on the inner store (its private fields).
   const store = new Proxy(inner, {

@@ -27,6 +27,18 @@ import type { Readable } from 'node:stream';
  */
 export type ObjectBody = Uint8Array | AsyncIterable<Uint8Array> | Readable;
 
+/** How a `put` may be sent. */
+export interface PutOptions {
+  /**
+   * Whoever reads the object checks every byte of it against a hash it holds from elsewhere (a
+   * sorted run's SHA-256 in its shard's checksummed blob, write/run-spill.ts), so the store need
+   * not check the transfer itself: S3 sends the body unsigned and without a checksum (the bytes are
+   * then hashed once, by the writer, instead of three times). A body altered on the way is stored,
+   * and refused by that reader. Default false: the store checks what it keeps.
+   */
+  readonly readerVerifies?: boolean;
+}
+
 /** What a store knows about one object. */
 export interface ObjectMeta {
   /** The key relative to the store's root. */
@@ -74,7 +86,7 @@ export interface ObjectStore {
    * If the body fails midway, `put` rejects with the body's own error, unchanged, and nothing is
    * written (an unfinished S3 multipart upload is aborted).
    */
-  put(key: string, body: ObjectBody): Promise<void>;
+  put(key: string, body: ObjectBody, options?: PutOptions): Promise<void>;
 
   /**
    * Writes an object only if there is none at `key`, atomically: of any number of concurrent

@@ -6,7 +6,7 @@
  * the store's part size, whatever the file size. `abort` fails the iterable, so `put` rejects and,
  * by the ObjectStore contract, nothing becomes visible.
  */
-import type { ObjectStore } from '../io/object-store.ts';
+import type { ObjectStore, PutOptions } from '../io/object-store.ts';
 import type { FileSink } from '../parquet/parquet-writer.ts';
 
 interface Pending {
@@ -15,7 +15,7 @@ interface Pending {
   readonly taken: () => void;
 }
 
-export function objectStoreSink(store: ObjectStore, key: string): FileSink {
+export function objectStoreSink(store: ObjectStore, key: string, options?: PutOptions): FileSink {
   const queue: Pending[] = [];
   let wake: (() => void) | undefined;
   const offer = (chunk: Uint8Array | null, error?: unknown): Promise<void> =>
@@ -35,7 +35,7 @@ export function objectStoreSink(store: ObjectStore, key: string): FileSink {
     }
   }
 
-  const done = store.put(key, body());
+  const done = store.put(key, body(), options);
   // Surface a put failure on the next write/close rather than as an unhandled rejection.
   let failure: unknown;
   done.catch((error: unknown) => {

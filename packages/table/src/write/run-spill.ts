@@ -92,7 +92,8 @@ export class RunSpill {
   /** `key`: the object's key in the store; `object`: its name under the runs path. */
   constructor(store: ObjectStore, key: string, object: string, blockRows = RUN_BLOCK_ROWS) {
     this.#object = object;
-    this.#sink = objectStoreSink(store, key);
+    // Every byte is checked against the segments' SHA-256s when read (readRunSegment).
+    this.#sink = objectStoreSink(store, key, { readerVerifies: true });
     this.#blockRows = Math.max(1, blockRows);
   }
 

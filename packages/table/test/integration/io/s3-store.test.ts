@@ -4,11 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { CreateBucketCommand, HeadObjectCommand, ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
-import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import { services, uniqueName } from '@tributary/testkit';
 import { isTributaryError } from '@tributary/errors';
-import { openObjectStore, S3ObjectStore, type ObjectStore, type S3ConnectionOptions } from '@tributary/table';
+import { openObjectStore, S3ObjectStore, type ObjectStore, type RowType, type S3ConnectionOptions } from '@tributary/table';
+import { batchFromRows } from '../../../src/format/column-batch.ts';
+import { RunSpill, parseRunSegment, readRunSegment } from '../../../src/write/run-spill.ts';
 import { objectStoreContract } from '../../support/object-store-contract.ts';
 
 const MiB = 1024 * 1024;
@@ -159,5 +161,160 @@ test('a large body goes up in parts of the configured size; a failed one leaves 
     assert.deepEqual(uploads.Uploads ?? [], []);
   } finally {
     raw.destroy();
+  }
+});
+
+interface SeenRequest {
+  readonly method: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * A proxy to MinIO that records every request's method and headers and, if `alter`, flips the first
+ * byte of every PUT request's body on its way (a request's end is found by its Content-Length; a
+ * body sent without one is passed on untouched, and the tests then fail on the count of bodies
+ * altered).
+ */
+async function proxyTo(target: URL, alter: boolean): Promise<{ endpoint: string; seen: SeenRequest[]; altered: () => number; close: () => Promise<void> }> {
+  let altered = 0;
+  const seen: SeenRequest[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    sockets.add(client).add(upstream);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    upstream.pipe(client);
+    let head = Buffer.alloc(0);
+    let bodyLeft = 0;
+    let flip = false;
+    client.on('data', (data: Buffer) => {
+      let rest = data;
+      while (rest.length > 0) {
+        if (bodyLeft > 0) {
+          const body = Buffer.from(rest.subarray(0, bodyLeft));
+          if (flip) {
+            body[0] = (body[0] as number) ^ 0xff;
+            altered += 1;
+            flip = false;
+          }
+          upstream.write(body);
+          bodyLeft -= body.length;
+          rest = rest.subarray(body.length);
+          continue;
+        }
+        head = Buffer.concat([head, rest]);
+        rest = Buffer.alloc(0);
+        const end = head.indexOf('\r\n\r\n');
+        if (end < 0) break;
+        const lines = head.subarray(0, end).toString('latin1').split('\r\n');
+        const headers = Object.fromEntries(lines.slice(1).map((line) => [line.slice(0, line.indexOf(':')).trim().toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+        const method = (lines[0] ?? '').split(' ')[0] ?? '';
+        seen.push({ method, headers });
+        upstream.write(head.subarray(0, end + 4));
+        rest = head.subarray(end + 4);
+        head = Buffer.alloc(0);
+        bodyLeft = Number(headers['content-length'] ?? 0);
+        flip = alter && method === 'PUT' && bodyLeft > 0;
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    seen,
+    altered: () => altered,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+test('a body altered on its way is refused (the store checks its signed SHA-256): no object, no upload left behind', async () => {
+  const proxy = await proxyTo(new URL(endpoint), true);
+  const prefix = store.uri.slice(`s3://${bucket}/`.length);
+  const tampered = new S3ObjectStore({ ...connection, endpoint: proxy.endpoint, bucket, prefix });
+  const raw = rawClient();
+  try {
+    const key = uniqueName('tampered');
+    // One PutObject, then a multipart upload (two parts of the 5 MiB configured), then a conditional put.
+    await assert.rejects(tampered.put(`${key}/small`, new Uint8Array(1000).fill(7)), (error: unknown) => isTributaryError(error));
+    await assert.rejects(tampered.put(`${key}/large`, new Uint8Array(6 * MiB).fill(7)), (error: unknown) => isTributaryError(error));
+    await assert.rejects(tampered.putIfAbsent(`${key}/once`, new Uint8Array(1000).fill(7)), (error: unknown) => isTributaryError(error));
+    assert.ok(proxy.altered() >= 3, `the proxy altered ${proxy.altered()} bodies`);
+    for (const name of ['small', 'large', 'once']) assert.equal(await store.stat(`${key}/${name}`), null, name);
+    const uploads = await raw.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: `${prefix}/${key}` }));
+    assert.deepEqual(uploads.Uploads ?? [], []);
+  } finally {
+    raw.destroy();
+    await tampered.close();
+    await proxy.close();
+  }
+});
+
+test('a put its reader verifies goes up unsigned and without a checksum; every other put is signed by its SHA-256', async () => {
+  const proxy = await proxyTo(new URL(endpoint), false);
+  const prefix = store.uri.slice(`s3://${bucket}/`.length);
+  const watched = new S3ObjectStore({ ...connection, endpoint: proxy.endpoint, bucket, prefix });
+  const key = uniqueName('unsigned');
+  const small = new Uint8Array(1000).fill(3);
+  const large = new Uint8Array(6 * MiB).fill(5);
+  const bodies = (): SeenRequest[] => proxy.seen.filter((r) => r.method === 'PUT' && Number(r.headers['content-length'] ?? 0) > 0);
+  const checksummed = (r: SeenRequest): string[] => Object.keys(r.headers).filter((h) => h.startsWith('x-amz-checksum-') || h === 'x-amz-sdk-checksum-algorithm');
+  try {
+    await watched.put(`${key}/small`, small, { readerVerifies: true });
+    await watched.put(`${key}/large`, large, { readerVerifies: true });
+    const unsigned = bodies();
+    assert.equal(unsigned.length, 3, 'one PutObject, two parts');
+    for (const r of unsigned) {
+      assert.equal(r.headers['x-amz-content-sha256'], 'UNSIGNED-PAYLOAD');
+      assert.deepEqual(checksummed(r), []);
+      // The request itself is still signed, the payload hash header with it.
+      assert.match(r.headers.authorization ?? '', /SignedHeaders=[^,]*x-amz-content-sha256/);
+    }
+    assert.deepEqual(await store.get(`${key}/small`), small);
+    assert.deepEqual(await store.get(`${key}/large`), large);
+
+    proxy.seen.length = 0;
+    await watched.put(`${key}/signed`, small);
+    await watched.putIfAbsent(`${key}/once`, small);
+    await watched.put(`${key}/signed-large`, large, { readerVerifies: false });
+    const signed = bodies();
+    assert.equal(signed.length, 4);
+    for (const r of signed) assert.match(r.headers['x-amz-content-sha256'] ?? '', /^[0-9a-f]{64}$/);
+  } finally {
+    await watched.close();
+    await proxy.close();
+  }
+});
+
+test('a run altered on its way up is stored (its put goes unsigned) and refused when read: RUN_CORRUPT, never merged', async () => {
+  const proxy = await proxyTo(new URL(endpoint), true);
+  const prefix = store.uri.slice(`s3://${bucket}/`.length);
+  const tampered = new S3ObjectStore({ ...connection, endpoint: proxy.endpoint, bucket, prefix });
+  const rowType: RowType = { fields: [{ id: 0, name: 'v', type: { root: 'BIGINT', nullable: false } }] };
+  const batch = batchFromRows(rowType, Array.from({ length: 10_000 }, (_, i) => [BigInt(i)]));
+  const object = `${uniqueName('run')}.run`;
+  try {
+    const spill = new RunSpill(tampered, object, object);
+    const written = await spill.writeSegment(batch);
+    await spill.close();
+    assert.equal(proxy.altered(), 1, 'the run\'s one PUT was altered');
+    const segment = parseRunSegment(written.name);
+    assert.ok(segment?.checksum !== undefined);
+    for (const whole of [true, false]) {
+      const read = readRunSegment({ store, key: object, segment: { ...segment, checksum: segment.checksum }, size: written.size, rows: written.rows, whole }, rowType);
+      await assert.rejects(
+        (async () => {
+          for await (const _ of read) void _;
+        })(),
+        (error: unknown) => isTributaryError(error) && error.code === 'RUN_CORRUPT',
+      );
+    }
+  } finally {
+    await tampered.close();
+    await proxy.close();
   }
 });
