@@ -313,8 +313,8 @@ const S3_IDLE_TIMEOUT_MS = 120_000;
  * `unsignedBodies`: a client for bodies their reader verifies (PutOptions.readerVerifies). SigV4
  * would hash each body (SHA-256) to sign it and the SDK add a CRC32 of it by default, and the store
  * check both; such a body goes up as `UNSIGNED-PAYLOAD` with no checksum asked for, and its headers
- * are still signed. In a bucketed load of 8 × 1,000,000 rows the runs are about four fifths of the
- * bytes uploaded (bench/load/README.md, "Runs sent unsigned").
+ * are still signed. Runs are most of a bucketed load's uploads (bench/load/README.md, "Runs sent
+ * unsigned").
  */
 function makeClient(options: S3ConnectionOptions, { unsignedBodies = false } = {}): S3Client {
   const credentials =
