@@ -76,9 +76,11 @@ export class S3ObjectStore implements ObjectStore {
   readonly #client: S3Client;
   /**
    * The client for puts whose reader verifies them (PutOptions.readerVerifies): unsigned bodies, no
-   * checksum. Only when this store built its client; a client passed in sends everything its way.
+   * checksum; built at the first such put. Only when this store built its client: a client passed
+   * in sends everything its way.
    */
-  readonly #unverifiedPuts: S3Client;
+  #unverifiedPuts: S3Client | undefined;
+  readonly #connection: S3ConnectionOptions;
   /** Reads without the SDK's command pipeline, on a path-style custom endpoint (see s3-lean-get.ts). */
   readonly #lean: LeanGet | undefined;
   readonly #partSize: number;
@@ -96,7 +98,7 @@ export class S3ObjectStore implements ObjectStore {
     this.#root = prefix === '' ? '' : `${prefix}/`;
     this.uri = `s3://${options.bucket}/${prefix}`;
     this.#client = options.client ?? makeClient(options);
-    this.#unverifiedPuts = options.client ?? makeClient(options, { unsignedBodies: true });
+    this.#connection = options;
     this.#lean = LeanGet.of(this.#client);
     this.#partSize = Math.max(MIN_PART_SIZE, options.partSize ?? MIN_PART_SIZE);
     this.#queueSize = Math.max(1, options.queueSize ?? 2);
@@ -165,7 +167,7 @@ export class S3ObjectStore implements ObjectStore {
     const Key = this.#key(key);
     const watched = body instanceof Uint8Array ? undefined : watchBody(body);
     try {
-      await this.#upload(Key, watched?.chunks ?? body, false, options.readerVerifies === true ? this.#unverifiedPuts : this.#client);
+      await this.#upload(Key, watched?.chunks ?? body, false, options.readerVerifies === true ? this.#unverifiedClient() : this.#client);
     } catch (error) {
       const own = watched?.failure();
       throw own !== undefined ? own.error : s3Error(error, 'put', this.bucket, Key);
@@ -265,7 +267,12 @@ export class S3ObjectStore implements ObjectStore {
   /** Closes the clients' sockets; also a client passed in the options, which the store then owns. */
   async close(): Promise<void> {
     this.#client.destroy();
-    this.#unverifiedPuts.destroy();
+    if (this.#unverifiedPuts !== this.#client) this.#unverifiedPuts?.destroy();
+  }
+
+  #unverifiedClient(): S3Client {
+    this.#unverifiedPuts ??= this.#connection.client ?? makeClient(this.#connection, { unsignedBodies: true });
+    return this.#unverifiedPuts;
   }
 
   #key(key: string): string {
