@@ -135,6 +135,7 @@ export function commonSettings(config: Config): Common {
       region: config['s3.region'],
       accessKeyId: config['s3.accessKey'],
       secretAccessKey: config['s3.secretKey'],
+      unsignedWhenVerified: config['s3.unsignedRuns'],
     },
   };
 }

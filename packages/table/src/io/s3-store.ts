@@ -59,6 +59,12 @@ export interface S3ConnectionOptions {
   readonly queueSize?: number;
   /** How long a request's connection may stay silent before the request fails (and is retried). Default 120 s. */
   readonly idleTimeoutMs?: number;
+  /**
+   * Send a put whose reader verifies it (PutOptions.readerVerifies: the bucketed layout's sorted
+   * runs) as `UNSIGNED-PAYLOAD` without a checksum. Default true; false for a store, or a bucket
+   * policy, that refuses unsigned payloads: such puts are then signed like any other.
+   */
+  readonly unsignedWhenVerified?: boolean;
   /** A client to use instead of building one from the fields above (its own settings then apply). */
   readonly client?: S3Client;
 }
@@ -271,7 +277,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   #unverifiedClient(): S3Client {
-    this.#unverifiedPuts ??= this.#connection.client ?? makeClient(this.#connection, { unsignedBodies: true });
+    this.#unverifiedPuts ??= this.#connection.client ?? (this.#connection.unsignedWhenVerified === false ? this.#client : makeClient(this.#connection, { unsignedBodies: true }));
     return this.#unverifiedPuts;
   }
 

@@ -290,6 +290,24 @@ test('a put its reader verifies goes up unsigned and without a checksum; every o
   }
 });
 
+test('with unsignedWhenVerified false (a store that refuses unsigned payloads) a put its reader verifies is signed too', async () => {
+  const proxy = await proxyTo(new URL(endpoint), false);
+  const prefix = store.uri.slice(`s3://${bucket}/`.length);
+  const signedOnly = new S3ObjectStore({ ...connection, endpoint: proxy.endpoint, bucket, prefix, unsignedWhenVerified: false });
+  const key = uniqueName('signed-only');
+  try {
+    await signedOnly.put(`${key}/small`, new Uint8Array(1000).fill(1), { readerVerifies: true });
+    await signedOnly.put(`${key}/large`, new Uint8Array(6 * MiB).fill(2), { readerVerifies: true });
+    const bodies = proxy.seen.filter((r) => r.method === 'PUT' && Number(r.headers['content-length'] ?? 0) > 0);
+    assert.equal(bodies.length, 3, 'one PutObject, two parts');
+    for (const r of bodies) assert.match(r.headers['x-amz-content-sha256'] ?? '', /^[0-9a-f]{64}$/);
+    assert.equal((await store.get(`${key}/large`)).length, 6 * MiB);
+  } finally {
+    await signedOnly.close();
+    await proxy.close();
+  }
+});
+
 test('a run altered on its way up is stored (its put goes unsigned) and refused when read: RUN_CORRUPT, never merged', async () => {
   const proxy = await proxyTo(new URL(endpoint), true);
   const prefix = store.uri.slice(`s3://${bucket}/`.length);
