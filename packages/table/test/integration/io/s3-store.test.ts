@@ -232,41 +232,54 @@ async function proxyTo(target: URL, alter: boolean): Promise<{ endpoint: string;
   };
 }
 
-test('a body altered on its way is refused (the store checks its signed SHA-256): no object, no upload left behind', async () => {
-  const proxy = await proxyTo(new URL(endpoint), true);
+type Proxy = Awaited<ReturnType<typeof proxyTo>>;
+
+/** A store on `store`'s prefix reached through proxyTo(alter), with `options`; both closed after `use`. */
+async function throughProxy(alter: boolean, options: Partial<S3ConnectionOptions>, use: (proxied: S3ObjectStore, proxy: Proxy, prefix: string) => Promise<void>): Promise<void> {
+  const proxy = await proxyTo(new URL(endpoint), alter);
   const prefix = store.uri.slice(`s3://${bucket}/`.length);
-  const tampered = new S3ObjectStore({ ...connection, endpoint: proxy.endpoint, bucket, prefix });
-  const raw = rawClient();
+  const proxied = new S3ObjectStore({ ...connection, ...options, endpoint: proxy.endpoint, bucket, prefix });
   try {
-    const key = uniqueName('tampered');
-    // One PutObject, then a multipart upload (two parts of the 5 MiB configured), then a conditional put.
-    await assert.rejects(tampered.put(`${key}/small`, new Uint8Array(1000).fill(7)), (error: unknown) => isTributaryError(error));
-    await assert.rejects(tampered.put(`${key}/large`, new Uint8Array(6 * MiB).fill(7)), (error: unknown) => isTributaryError(error));
-    await assert.rejects(tampered.putIfAbsent(`${key}/once`, new Uint8Array(1000).fill(7)), (error: unknown) => isTributaryError(error));
-    assert.ok(proxy.altered() >= 3, `the proxy altered ${proxy.altered()} bodies`);
-    for (const name of ['small', 'large', 'once']) assert.equal(await store.stat(`${key}/${name}`), null, name);
-    const uploads = await raw.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: `${prefix}/${key}` }));
-    assert.deepEqual(uploads.Uploads ?? [], []);
+    await use(proxied, proxy, prefix);
   } finally {
-    raw.destroy();
-    await tampered.close();
+    await proxied.close();
     await proxy.close();
   }
+}
+
+/** The requests the proxy saw that sent a body (PutObject, UploadPart). */
+function bodiesSeen(proxy: Proxy): SeenRequest[] {
+  return proxy.seen.filter((r) => r.method === 'PUT' && Number(r.headers['content-length'] ?? 0) > 0);
+}
+
+test('a body altered on its way is refused (the store checks its signed SHA-256): no object, no upload left behind', async () => {
+  await throughProxy(true, {}, async (tampered, proxy, prefix) => {
+    const raw = rawClient();
+    try {
+      const key = uniqueName('tampered');
+      // One PutObject, then a multipart upload (two parts of the 5 MiB configured), then a conditional put.
+      await assert.rejects(tampered.put(`${key}/small`, new Uint8Array(1000).fill(7)), (error: unknown) => isTributaryError(error));
+      await assert.rejects(tampered.put(`${key}/large`, new Uint8Array(6 * MiB).fill(7)), (error: unknown) => isTributaryError(error));
+      await assert.rejects(tampered.putIfAbsent(`${key}/once`, new Uint8Array(1000).fill(7)), (error: unknown) => isTributaryError(error));
+      assert.ok(proxy.altered() >= 3, `the proxy altered ${proxy.altered()} bodies`);
+      for (const name of ['small', 'large', 'once']) assert.equal(await store.stat(`${key}/${name}`), null, name);
+      const uploads = await raw.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: `${prefix}/${key}` }));
+      assert.deepEqual(uploads.Uploads ?? [], []);
+    } finally {
+      raw.destroy();
+    }
+  });
 });
 
 test('a put its reader verifies goes up unsigned and without a checksum; every other put is signed by its SHA-256', async () => {
-  const proxy = await proxyTo(new URL(endpoint), false);
-  const prefix = store.uri.slice(`s3://${bucket}/`.length);
-  const watched = new S3ObjectStore({ ...connection, endpoint: proxy.endpoint, bucket, prefix });
   const key = uniqueName('unsigned');
   const small = new Uint8Array(1000).fill(3);
   const large = new Uint8Array(6 * MiB).fill(5);
-  const bodies = (): SeenRequest[] => proxy.seen.filter((r) => r.method === 'PUT' && Number(r.headers['content-length'] ?? 0) > 0);
   const checksummed = (r: SeenRequest): string[] => Object.keys(r.headers).filter((h) => h.startsWith('x-amz-checksum-') || h === 'x-amz-sdk-checksum-algorithm');
-  try {
+  await throughProxy(false, {}, async (watched, proxy) => {
     await watched.put(`${key}/small`, small, { readerVerifies: true });
     await watched.put(`${key}/large`, large, { readerVerifies: true });
-    const unsigned = bodies();
+    const unsigned = bodiesSeen(proxy);
     assert.equal(unsigned.length, 3, 'one PutObject, two parts');
     for (const r of unsigned) {
       assert.equal(r.headers['x-amz-content-sha256'], 'UNSIGNED-PAYLOAD');
@@ -281,41 +294,29 @@ test('a put its reader verifies goes up unsigned and without a checksum; every o
     await watched.put(`${key}/signed`, small);
     await watched.putIfAbsent(`${key}/once`, small);
     await watched.put(`${key}/signed-large`, large, { readerVerifies: false });
-    const signed = bodies();
+    const signed = bodiesSeen(proxy);
     assert.equal(signed.length, 4);
     for (const r of signed) assert.match(r.headers['x-amz-content-sha256'] ?? '', /^[0-9a-f]{64}$/);
-  } finally {
-    await watched.close();
-    await proxy.close();
-  }
+  });
 });
 
 test('with unsignedWhenVerified false (a store that refuses unsigned payloads) a put its reader verifies is signed too', async () => {
-  const proxy = await proxyTo(new URL(endpoint), false);
-  const prefix = store.uri.slice(`s3://${bucket}/`.length);
-  const signedOnly = new S3ObjectStore({ ...connection, endpoint: proxy.endpoint, bucket, prefix, unsignedWhenVerified: false });
   const key = uniqueName('signed-only');
-  try {
+  await throughProxy(false, { unsignedWhenVerified: false }, async (signedOnly, proxy) => {
     await signedOnly.put(`${key}/small`, new Uint8Array(1000).fill(1), { readerVerifies: true });
     await signedOnly.put(`${key}/large`, new Uint8Array(6 * MiB).fill(2), { readerVerifies: true });
-    const bodies = proxy.seen.filter((r) => r.method === 'PUT' && Number(r.headers['content-length'] ?? 0) > 0);
+    const bodies = bodiesSeen(proxy);
     assert.equal(bodies.length, 3, 'one PutObject, two parts');
     for (const r of bodies) assert.match(r.headers['x-amz-content-sha256'] ?? '', /^[0-9a-f]{64}$/);
     assert.equal((await store.get(`${key}/large`)).length, 6 * MiB);
-  } finally {
-    await signedOnly.close();
-    await proxy.close();
-  }
+  });
 });
 
 test('a run altered on its way up is stored (its put goes unsigned) and refused when read: RUN_CORRUPT, never merged', async () => {
-  const proxy = await proxyTo(new URL(endpoint), true);
-  const prefix = store.uri.slice(`s3://${bucket}/`.length);
-  const tampered = new S3ObjectStore({ ...connection, endpoint: proxy.endpoint, bucket, prefix });
   const rowType: RowType = { fields: [{ id: 0, name: 'v', type: { root: 'BIGINT', nullable: false } }] };
   const batch = batchFromRows(rowType, Array.from({ length: 10_000 }, (_, i) => [BigInt(i)]));
   const object = `${uniqueName('run')}.run`;
-  try {
+  await throughProxy(true, {}, async (tampered, proxy) => {
     const spill = new RunSpill(tampered, object, object);
     const written = await spill.writeSegment(batch);
     await spill.close();
@@ -331,8 +332,5 @@ test('a run altered on its way up is stored (its put goes unsigned) and refused 
         (error: unknown) => isTributaryError(error) && error.code === 'RUN_CORRUPT',
       );
     }
-  } finally {
-    await tampered.close();
-    await proxy.close();
-  }
+  });
 });
