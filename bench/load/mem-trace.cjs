@@ -1,4 +1,5 @@
-// Preloaded into a worker: every 100 ms one line of VmRSS/VmHWM and process.memoryUsage() to $MEMTRACE_DIR/<pid>.tsv
+// Preloaded into a worker: every 100 ms one line of VmRSS/VmHWM and process.memoryUsage() to $MEMTRACE_DIR/<pid>.tsv;
+// its attempts' starts and ends to <pid>.events, its garbage collections to <pid>.gc, with MEMTRACE_SMAPS set its mappings to <pid>.smaps.
 const fs = require('node:fs');
 const dir = process.env.MEMTRACE_DIR;
 if (dir) {
@@ -28,4 +29,37 @@ if (dir) {
     }
     return orig.call(fs, fd, data, ...rest);
   };
+}
+// Every garbage collection's kind, flags and duration to <pid>.gc (perf_hooks 'gc' entries).
+if (dir) {
+  const gc = fs.openSync(`${dir}/${process.pid}.gc`, 'a');
+  const { PerformanceObserver, constants } = require('node:perf_hooks');
+  const kinds = { [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major', [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb' };
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) fs.writeSync(gc, `${Math.round(e.startTime)}\t${kinds[e.detail.kind] ?? e.detail.kind}\t${e.detail.flags}\t${e.duration.toFixed(2)}\n`);
+  });
+  obs.observe({ entryTypes: ['gc'] });
+}
+// Every 5 s, resident memory by mapping kind (/proc/self/smaps): [heap], anonymous (by size class), files, to <pid>.smaps.
+if (dir && process.env.MEMTRACE_SMAPS) {
+  const out = fs.openSync(`${dir}/${process.pid}.smaps`, 'a');
+  const t0 = Date.now();
+  const t = setInterval(() => {
+    const text = fs.readFileSync('/proc/self/smaps', 'utf8');
+    const sums = {};
+    let key = '';
+    for (const line of text.split('\n')) {
+      const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+      if (head) {
+        const size = (parseInt(head[2], 16) - parseInt(head[1], 16)) / 1048576;
+        const name = head[3];
+        key = name === '' ? (size >= 60 && size <= 64 ? 'anon~64M' : size >= 1 ? 'anon>=1M' : 'anon<1M') : name.startsWith('[') ? name : name.includes('.so') || name.includes('node') ? 'code' : 'file';
+        continue;
+      }
+      const rss = /^Rss:\s+(\d+) kB/.exec(line);
+      if (rss) sums[key] = (sums[key] ?? 0) + Number(rss[1]) / 1024;
+    }
+    fs.writeSync(out, `${Date.now() - t0}\t${Object.entries(sums).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k}=${v.toFixed(0)}`).join(' ')}\n`);
+  }, 5000);
+  t.unref();
 }

@@ -35,6 +35,20 @@ export const COORDINATOR_HEAP_GROWING_PERCENT = 25;
 
 const SEMI_SPACE_MB = { worker: WORKER_SEMI_SPACE_MB, coordinator: COORDINATOR_SEMI_SPACE_MB };
 
+/**
+ * glibc malloc's mmap threshold for a worker, in bytes: every allocation this large or larger gets
+ * its own mapping, given back to the system when freed. Left to glibc, the threshold rises (up to
+ * 32 MiB) each time such a block is freed, so a worker's run blocks, Parquet pages and upload
+ * parts came from the main heap after the first few; the heap could not shrink past the small
+ * blocks allocated between them, and held 130–165 MB resident through a load where the live
+ * buffers were 30–110 MB, a third of the worker's peak (bench/load/README.md, "glibc's heap").
+ * Fixed at 128 KiB (glibc's starting value) the heap held 70–90 MB and the peak fell by ~40 MB.
+ * Given as MALLOC_MMAP_THRESHOLD_ in the process's environment, read by glibc when the process
+ * starts (other C libraries ignore it); a worker started with its own (that variable, or
+ * glibc.malloc.mmap_threshold in GLIBC_TUNABLES) keeps it.
+ */
+export const WORKER_MMAP_THRESHOLD_BYTES = 131072;
+
 /** The command of a `tributary` command line: the first argument that is not an option (or the value of --config). */
 export function commandOf(args) {
   for (let i = 0; i < args.length; i++) {
@@ -62,4 +76,15 @@ export function nodeFlagsFor(args, execArgv, nodeOptions) {
     flags.push(`--heap-growing-percent=${COORDINATOR_HEAP_GROWING_PERCENT}`);
   }
   return flags;
+}
+
+/**
+ * The environment variables to add for `args`, given the process's environment: for a worker,
+ * glibc malloc's mmap threshold, unless the environment sets it already; nothing for any other
+ * command.
+ */
+export function nodeEnvFor(args, env) {
+  if (commandOf(args) !== 'worker') return {};
+  if (env.MALLOC_MMAP_THRESHOLD_ !== undefined || /(^|[:,])glibc\.malloc\.mmap_threshold=/.test(env.GLIBC_TUNABLES ?? '')) return {};
+  return { MALLOC_MMAP_THRESHOLD_: String(WORKER_MMAP_THRESHOLD_BYTES) };
 }

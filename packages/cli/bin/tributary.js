@@ -3,20 +3,23 @@
 // itself is TypeScript and runs on the Node 24 that the npm package `node` pins (type stripping).
 // On Node 24 the entry is imported in this process; on any other Node the pinned binary is started
 // on it with the same arguments, signals are passed on, and its exit code is this one's.
-// A command whose process needs Node flags (node-flags.js: a worker's young generation) gets them:
-// on Node 24 the process replaces itself (execve: the same pid, no parent left) before the CLI loads.
+// A command whose process needs Node flags or environment variables (node-flags.js: a worker's young
+// generation, its malloc threshold) gets them: on Node 24 the process replaces itself (execve: the
+// same pid, no parent left) before the CLI loads.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { nodeFlagsFor } from './node-flags.js';
+import { nodeEnvFor, nodeFlagsFor } from './node-flags.js';
 
 const entry = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const args = process.argv.slice(2);
 const flags = nodeFlagsFor(args, process.execArgv, process.env.NODE_OPTIONS);
+const env = nodeEnvFor(args, process.env);
+const restart = flags.length > 0 || Object.keys(env).length > 0;
 
 if (Number(process.versions.node.split('.')[0]) === 24) {
-  if (flags.length > 0 && typeof process.execve === 'function') {
-    process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, fileURLToPath(import.meta.url), ...args], process.env);
+  if (restart && typeof process.execve === 'function') {
+    process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, fileURLToPath(import.meta.url), ...args], { ...process.env, ...env });
   }
   await import(entry);
 } else {
@@ -27,7 +30,7 @@ if (Number(process.versions.node.split('.')[0]) === 24) {
     console.error('tributary: the pinned Node (the npm package `node`) is not installed; run `npm ci` in the clone first');
     process.exit(2);
   }
-  const child = spawn(pinned, [...flags, entry, ...args], { stdio: 'inherit' });
+  const child = spawn(pinned, [...flags, entry, ...args], { stdio: 'inherit', env: { ...process.env, ...env } });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.on(signal, () => child.kill(signal));
   }
