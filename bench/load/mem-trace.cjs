@@ -63,3 +63,25 @@ if (dir && process.env.MEMTRACE_SMAPS) {
   }, 5000);
   t.unref();
 }
+// Every 5 s, CPU seconds by thread name (/proc/self/task/*/stat: main, V8 helpers, libuv pool) to <pid>.threads.
+if (dir && process.env.MEMTRACE_THREADS) {
+  const out = fs.openSync(`${dir}/${process.pid}.threads`, 'a');
+  const t0 = Date.now();
+  const tick = Number(require('node:child_process').execSync('getconf CLK_TCK', { encoding: 'utf8' }).trim()) || 100;
+  const t = setInterval(() => {
+    const sums = {};
+    for (const task of fs.readdirSync('/proc/self/task')) {
+      let stat;
+      try {
+        stat = fs.readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+      } catch {
+        continue;
+      }
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[0-9]+$/, '').trim();
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      sums[name] = (sums[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) / tick;
+    }
+    fs.writeSync(out, `${Date.now() - t0}\t${Object.entries(sums).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k}=${v.toFixed(2)}`).join(' ')}\n`);
+  }, 5000);
+  t.unref();
+}

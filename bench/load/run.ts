@@ -9,10 +9,12 @@
  *   npm run bench:load -- [--source mysql|postgres|parquet] [--shards 8] [--rows 1000000] [--rounds 3]
  *                         [--contenders tributary,java,pypaimon,mysql2,mariadb | tributary,psql]
  *                         [--worker-cpu-prof DIR] [--worker-mem-trace DIR] [--baseline DIR] [--no-check] [--keep]
+ *                         [--worker-node-args="FLAGS"]
  *
  * `--baseline DIR`: another checkout of the repository (with its node_modules) whose coordinator and
  * workers load the same shards as a further contender, `baseline`, interleaved with the others: an
- * A/B of two versions of Tributary in one run.
+ * A/B of two versions of Tributary in one run. `--worker-node-args`: Node or V8 flags for the
+ * `tributary` contender's workers only (with `--baseline` at the same commit: an A/B of a flag).
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -44,6 +46,7 @@ const { values: args } = parseArgs({
     contenders: { type: 'string' },
     'worker-cpu-prof': { type: 'string' },
     'worker-mem-trace': { type: 'string' },
+    'worker-node-args': { type: 'string' },
     baseline: { type: 'string' },
     'no-check': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
@@ -308,6 +311,7 @@ async function main(): Promise<void> {
   };
   await writeFile(connectionsFile, JSON.stringify({ connections }), { mode: 0o600 });
   const prof = args['worker-cpu-prof'];
+  const extraNodeArgs = (args['worker-node-args'] ?? '').split(/\s+/).filter((a) => a !== '');
   // Every worker samples its memory every 100 ms into <dir>/<cluster>/<pid>.tsv, its attempts' starts and ends into <pid>.events.
   const memTrace = args['worker-mem-trace'];
   if (memTrace !== undefined) for (const name of ['tributary', 'baseline']) await mkdir(join(memTrace, name), { recursive: true });
@@ -325,12 +329,13 @@ async function main(): Promise<void> {
           ...(memTrace === undefined ? {} : { MEMTRACE_DIR: join(memTrace, name) }),
         },
         ...(checkout === undefined ? {} : { root: checkout }),
-        ...(prof === undefined && memTrace === undefined
+        ...(prof === undefined && memTrace === undefined && extraNodeArgs.length === 0
           ? {}
           : {
               workerNodeArgs: () => [
                 ...(prof === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(prof, name)}`]),
                 ...(memTrace === undefined ? [] : ['--require', join(here, 'mem-trace.cjs')]),
+                ...(checkout === undefined ? extraNodeArgs : []),
               ],
             }),
       },

@@ -482,8 +482,9 @@ function copyInto(to: Column, from: Column, at: number, n: number): void {
   }
 }
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-const TWO_32 = 4294967296;
+/** Whether this host stores numbers little-endian (the int64 word readers assume it, or fall back). */
+export const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+export const TWO_32 = 4294967296;
 
 /**
  * Integral numbers (|v| ≤ 2^53) → BigInt64Array without a BigInt per value: each value's two 32-bit

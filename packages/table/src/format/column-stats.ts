@@ -13,7 +13,7 @@
 import type { InternalValue } from '../spec/types.ts';
 // One definition of Paimon's value order, shared with the key comparator.
 import { compareBytes, compareJavaDouble, compareTimestamps, compareUtf8 } from '../spec/key-comparator.ts';
-import { isNullAt, safeNumbersOf, valueAt, type Column } from './column-batch.ts';
+import { isNullAt, LITTLE_ENDIAN, TWO_32, valueAt, type Column } from './column-batch.ts';
 
 export interface ColumnStats {
   readonly min: InternalValue;
@@ -50,8 +50,8 @@ function extremeRows(column: Column, length: number): Extremes {
       return numberExtremes(column.values, column.validity, length);
     case 'int64': {
       // Exact doubles when every value fits (reading a BigInt64Array allocates a BigInt).
-      const numbers = safeNumbersOf(column.values);
-      if (numbers) return numberExtremes(numbers, column.validity, length);
+      const safe = safeInt64Extremes(column.values, column.validity, length);
+      if (safe) return safe;
       const v = column.values;
       return comparedExtremes(column, length, (a, b) => (v[a] as bigint) < (v[b] as bigint));
     }
@@ -92,6 +92,42 @@ function numberExtremes(values: Uint8Array | Int32Array | Float64Array, validity
       continue;
     }
     const x = values[r] as number;
+    if (minRow < 0) {
+      minRow = maxRow = r;
+      min = max = x;
+    } else if (x < min) {
+      minRow = r;
+      min = x;
+    } else if (x > max) {
+      maxRow = r;
+      max = x;
+    }
+  }
+  return { minRow, maxRow, nullCount };
+}
+
+/**
+ * numberExtremes over an int64 column's values read as exact doubles from their two 32-bit words,
+ * with no array allocated (a column's copy as doubles was a tenth of a bucket job's buffers);
+ * undefined when a non-null value is beyond ±2^53 (then the caller compares BigInts).
+ */
+function safeInt64Extremes(values: BigInt64Array, validity: Uint8Array | undefined, length: number): Extremes | undefined {
+  if (!LITTLE_ENDIAN) return undefined;
+  const words = new Int32Array(values.buffer, values.byteOffset, length * 2);
+  let nullCount = 0;
+  let minRow = -1;
+  let maxRow = -1;
+  let min = 0;
+  let max = 0;
+  for (let r = 0; r < length; r++) {
+    if (validity !== undefined && validity[r] === 0) {
+      nullCount++;
+      continue;
+    }
+    const hi = words[2 * r + 1] as number;
+    // -2^53 ≤ v < 2^53 ⇔ -2^21 ≤ high word < 2^21; every such integer is an exact double.
+    if (hi >= 2097152 || hi < -2097152) return undefined;
+    const x = hi * TWO_32 + ((words[2 * r] as number) >>> 0);
     if (minRow < 0) {
       minRow = maxRow = r;
       min = max = x;

@@ -76,8 +76,10 @@ export function writeColumnChunk(out: PageCollector, field: DataField, column: C
   for (const [s, e] of pageRanges(column, length, dictionary !== undefined)) {
     const levels = optional ? definitionLevels(column.validity, s, e) : undefined;
     const values = dictionary ? dictionaryIds(dictionary, column.validity, s, e) : plainValues(field.type, column, s, e);
-    const body = levels ? concat(levels, values) : values;
-    const compressed = compress(body);
+    const body = levels ? pageBody(levels, values) : values;
+    let compressed = compress(body);
+    // The body's buffer is the next page's: a codec that returns its input (none) gets a copy kept.
+    if (compressed.buffer === bodyBuffer.buffer) compressed = compressed.slice();
     const encoding = dictionary ? ENCODING.PLAIN_DICTIONARY : ENCODING.PLAIN;
     const header = dataPageHeader(e - s, encoding, body.length, compressed.length);
     out.push(header);
@@ -97,11 +99,19 @@ export function writeColumnChunk(out: PageCollector, field: DataField, column: C
   };
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
+/**
+ * A page's body (its definition levels, then its values) is joined in one buffer reused page after
+ * page (a new array per page was a twentieth of a bucket job's buffers, each one more towards
+ * V8's next full collection): it lives only until `compress` returns.
+ */
+let bodyBuffer = new Uint8Array(0);
+
+function pageBody(levels: Uint8Array, values: Uint8Array): Uint8Array {
+  const length = levels.length + values.length;
+  if (bodyBuffer.length < length) bodyBuffer = new Uint8Array(Math.max(length, 2 * bodyBuffer.length));
+  bodyBuffer.set(levels);
+  bodyBuffer.set(values, levels.length);
+  return bodyBuffer.subarray(0, length);
 }
 
 /** Row ranges of about PAGE_SIZE encoded bytes each (exported for tests). */
@@ -128,7 +138,15 @@ export function pageRanges(column: Column, length: number, dictionary: boolean):
   return ranges;
 }
 
-/** Definition levels of rows [s, e) as RLE runs (bit width 1), prefixed by their byte length. */
+/**
+ * A page's definition levels and the indices of its non-null rows are written in buffers reused
+ * page after page: the levels live until they are joined into the page's body (pageBody), the
+ * indices until the page's values are.
+ */
+let levelsBuffer = new Uint8Array(0);
+let rowsBuffer = new Int32Array(0);
+
+/** Definition levels of rows [s, e) as RLE runs (bit width 1), prefixed by their byte length (in levelsBuffer). */
 function definitionLevels(validity: Uint8Array | undefined, s: number, e: number): Uint8Array {
   const runs: number[] = [];
   let i = s;
@@ -139,7 +157,9 @@ function definitionLevels(validity: Uint8Array | undefined, s: number, e: number
     runs.push(j - i, v);
     i = j;
   }
-  const out = new Uint8Array(4 + runs.length * 6);
+  const size = 4 + runs.length * 6;
+  if (levelsBuffer.length < size) levelsBuffer = new Uint8Array(Math.max(size, 2 * levelsBuffer.length));
+  const out = levelsBuffer;
   let at = 4;
   for (let r = 0; r < runs.length; r += 2) {
     let header = (runs[r] as number) * 2;
@@ -216,13 +236,14 @@ function dictionaryIds(dictionary: Dictionary, validity: Uint8Array | undefined,
   return out.subarray(0, at);
 }
 
-/** Indices of the non-null rows in [s, e), or undefined when there are no nulls there. */
+/** Indices of the non-null rows in [s, e) (in rowsBuffer), or undefined when there are no nulls there. */
 function presentRows(validity: Uint8Array | undefined, s: number, e: number): Int32Array | undefined {
   if (validity === undefined) return undefined;
   let count = 0;
   for (let i = s; i < e; i++) count += validity[i] as number;
   if (count === e - s) return undefined;
-  const rows = new Int32Array(count);
+  if (rowsBuffer.length < count) rowsBuffer = new Int32Array(Math.max(count, 2 * rowsBuffer.length));
+  const rows = rowsBuffer.subarray(0, count);
   let k = 0;
   for (let i = s; i < e; i++) if (validity[i] === 1) rows[k++] = i;
   return rows;

@@ -61,6 +61,24 @@ test('every kind: min, max and NULLs equal the values sorted in Paimon order', (
   }
 });
 
+test('BIGINT over a prefix: the rows past `length` (a value beyond 2^53 among them) do not count', () => {
+  const type = rowTypeOf('BIGINT');
+  const value = fc.oneof(fc.bigInt({ min: -(2n ** 53n), max: 2n ** 53n - 1n }), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }));
+  fc.assert(
+    fc.property(fc.array(fc.oneof({ weight: 1, arbitrary: fc.constant(null) }, { weight: 4, arbitrary: value }), { minLength: 1, maxLength: 60 }), fc.nat(), (values, cut) => {
+      const length = cut % (values.length + 1);
+      const column = batchFromRows(type, values.map((v) => [v])).columns[0]!;
+      const stats = columnStats(column, length);
+      const present = values.slice(0, length).filter((v) => v !== null);
+      const sorted = [...present].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      assert.equal(stats.nullCount, length - present.length);
+      assert.equal(stats.min, sorted.length === 0 ? null : sorted[0]);
+      assert.equal(stats.max, sorted.length === 0 ? null : sorted[sorted.length - 1]);
+    }),
+    { numRuns: 500 },
+  );
+});
+
 function rowTypeOf(typeName: string) {
   return { fields: [{ id: 0, name: 'v', type: parseDataType(typeName) }] };
 }
