@@ -66,7 +66,7 @@ export function writeColumnChunk(out: PageCollector, field: DataField, column: C
   if (dictionary) {
     dictionaryPageOffset = out.offset;
     const body = plainStrings(dictionary.values, undefined, 0, dictionary.values.length);
-    const compressed = compress(body);
+    const compressed = kept(compress(body));
     const header = dictionaryPageHeader(dictionary.values.length, body.length, compressed.length);
     out.push(header);
     out.push(compressed);
@@ -77,9 +77,7 @@ export function writeColumnChunk(out: PageCollector, field: DataField, column: C
     const levels = optional ? definitionLevels(column.validity, s, e) : undefined;
     const values = dictionary ? dictionaryIds(dictionary, column.validity, s, e) : plainValues(field.type, column, s, e);
     const body = levels ? pageBody(levels, values) : values;
-    let compressed = compress(body);
-    // The body's buffer is the next page's: a codec that returns its input (none) gets a copy kept.
-    if (compressed.buffer === bodyBuffer.buffer) compressed = compressed.slice();
+    const compressed = kept(compress(body));
     const encoding = dictionary ? ENCODING.PLAIN_DICTIONARY : ENCODING.PLAIN;
     const header = dataPageHeader(e - s, encoding, body.length, compressed.length);
     out.push(header);
@@ -97,6 +95,15 @@ export function writeColumnChunk(out: PageCollector, field: DataField, column: C
     dataPageOffset,
     dictionaryPageOffset,
   };
+}
+
+/**
+ * A compressed page to keep: a copy when it is one of the reused buffers below (a codec that
+ * returns its input, none), which the next page overwrites. (`new Uint8Array(x)` copies; a Buffer's
+ * `slice` would not.)
+ */
+function kept(compressed: Uint8Array): Uint8Array {
+  return compressed.buffer === bodyBuffer.buffer || compressed.buffer === valuesBuffer.buffer ? new Uint8Array(compressed) : compressed;
 }
 
 /**
@@ -145,6 +152,17 @@ export function pageRanges(column: Column, length: number, dictionary: boolean):
  */
 let levelsBuffer = new Uint8Array(0);
 let rowsBuffer = new Int32Array(0);
+/**
+ * The PLAIN values of a page (the kinds below that write every byte they return) go into one more
+ * reused buffer: they live until joined into the body, or compressed (a required column's page).
+ */
+let valuesBuffer: Buffer = Buffer.allocUnsafeSlow(0);
+
+/** `size` bytes of valuesBuffer, at its start (contents undefined: the caller writes them all). */
+function valuesBytes(size: number): Buffer {
+  if (valuesBuffer.length < size) valuesBuffer = Buffer.allocUnsafeSlow(Math.max(size, 2 * valuesBuffer.length));
+  return valuesBuffer.subarray(0, size);
+}
 
 /** Definition levels of rows [s, e) as RLE runs (bit width 1), prefixed by their byte length (in levelsBuffer). */
 function definitionLevels(validity: Uint8Array | undefined, s: number, e: number): Uint8Array {
@@ -268,7 +286,8 @@ function plainValues(type: DataType, column: Column, s: number, e: number): Uint
     case 'float32':
     case 'float64': {
       if (!rows) return bytesOf(column.values.subarray(s, e));
-      const out = new (column.values.constructor as Float64ArrayConstructor)(n);
+      const Values = column.values.constructor as Float64ArrayConstructor;
+      const out = new Values(valuesBytes(n * Values.BYTES_PER_ELEMENT).buffer, 0, n);
       for (let k = 0; k < n; k++) out[k] = column.values[at(k)] as number;
       return bytesOf(out);
     }
@@ -276,12 +295,12 @@ function plainValues(type: DataType, column: Column, s: number, e: number): Uint
       const words = new Int32Array(column.values.buffer, column.values.byteOffset, column.values.length * 2);
       if (type.root === 'DECIMAL' && type.precision <= 9) {
         // INT32 decimal: the low word is the value (it fits in 32 bits).
-        const out = new Int32Array(n);
+        const out = new Int32Array(valuesBytes(4 * n).buffer, 0, n);
         for (let k = 0; k < n; k++) out[k] = words[2 * at(k)] as number;
         return bytesOf(out);
       }
       if (!rows) return bytesOf(column.values.subarray(s, e));
-      const out = new Int32Array(n * 2);
+      const out = new Int32Array(valuesBytes(8 * n).buffer, 0, 2 * n);
       for (let k = 0; k < n; k++) {
         out[2 * k] = words[2 * at(k)] as number;
         out[2 * k + 1] = words[2 * at(k) + 1] as number;
@@ -320,7 +339,7 @@ function plainStrings(values: readonly string[], rows: Int32Array | undefined, s
   const n = rows ? rows.length : e - s;
   let bound = 0;
   for (let k = 0; k < n; k++) bound += 4 + (values[rows ? (rows[k] as number) : s + k] as string).length * 3;
-  const out = Buffer.allocUnsafe(bound);
+  const out = valuesBytes(bound);
   let p = 0;
   for (let k = 0; k < n; k++) {
     const v = values[rows ? (rows[k] as number) : s + k] as string;
@@ -337,8 +356,8 @@ function plainTimestamps(type: DataType, column: Extract<Column, { kind: 'timest
   const encoding = timestampEncoding(precision);
   if (encoding === 'INT96') {
     // ParquetRowDataWriter.timestampToInt96: truncating day division, so nanos-of-day keeps the sign.
-    const out = new Uint8Array(n * 12);
-    const view = new DataView(out.buffer);
+    const out = valuesBytes(n * 12);
+    const view = new DataView(out.buffer, out.byteOffset, out.length);
     for (let k = 0; k < n; k++) {
       const m = millis[at(k)] as number;
       const nanosOfDay = (m % MILLIS_PER_DAY) * 1_000_000 + (nanos[at(k)] as number); // |x| < 2^53
@@ -349,7 +368,7 @@ function plainTimestamps(type: DataType, column: Extract<Column, { kind: 'timest
     }
     return out;
   }
-  const out = new Int32Array(n * 2);
+  const out = new Int32Array(valuesBytes(8 * n).buffer, 0, 2 * n);
   for (let k = 0; k < n; k++) {
     const m = millis[at(k)] as number;
     // Timestamp.toMicros: millis * 1000 + nanoOfMillis / 1000. Doubles hold it exactly within
