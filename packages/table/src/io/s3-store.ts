@@ -26,6 +26,7 @@ import { watchBody } from './object-body.ts';
 import type { ObjectBody, ObjectMeta, ObjectStore, PutOptions } from './object-store.ts';
 import { isInvalidRange, isMissingObject, isPreconditionFailure, s3Error } from './s3-errors.ts';
 import { LeanGet } from './s3-lean-get.ts';
+import { PartPool, uploadInParts } from './s3-parts.ts';
 
 /** S3's smallest part (all but the last); also our default part size is a multiple of it. */
 const MIN_PART_SIZE = 5 * 1024 * 1024;
@@ -86,6 +87,8 @@ export class S3ObjectStore implements ObjectStore {
    * in sends everything its way.
    */
   #unverifiedPuts: S3Client | undefined;
+  /** The part buffers of streamed unsigned puts (s3-parts.ts), when this store built that client. */
+  #parts: PartPool | undefined;
   readonly #connection: S3ConnectionOptions;
   /** Reads without the SDK's command pipeline, on a path-style custom endpoint (see s3-lean-get.ts). */
   readonly #lean: LeanGet | undefined;
@@ -173,7 +176,12 @@ export class S3ObjectStore implements ObjectStore {
     const Key = this.#key(key);
     const watched = body instanceof Uint8Array ? undefined : watchBody(body);
     try {
-      await this.#upload(Key, watched?.chunks ?? body, false, options.readerVerifies === true ? this.#unverifiedClient() : this.#client);
+      const client = options.readerVerifies === true ? this.#unverifiedClient() : this.#client;
+      if (watched !== undefined && this.#parts !== undefined && client === this.#unverifiedPuts) {
+        await uploadInParts({ client, Bucket: this.bucket, Key, pool: this.#parts, queueSize: this.#queueSize }, watched.chunks);
+      } else {
+        await this.#upload(Key, watched?.chunks ?? body, false, client);
+      }
     } catch (error) {
       const own = watched?.failure();
       throw own !== undefined ? own.error : s3Error(error, 'put', this.bucket, Key);
@@ -277,7 +285,15 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   #unverifiedClient(): S3Client {
-    this.#unverifiedPuts ??= this.#connection.client ?? (this.#connection.unsignedWhenVerified === false ? this.#client : makeClient(this.#connection, { unsignedBodies: true }));
+    if (this.#unverifiedPuts === undefined) {
+      if (this.#connection.client !== undefined || this.#connection.unsignedWhenVerified === false) {
+        this.#unverifiedPuts = this.#connection.client ?? this.#client;
+      } else {
+        this.#unverifiedPuts = makeClient(this.#connection, { unsignedBodies: true });
+        // Its streamed bodies go up from reused part buffers: it asks for no checksums to list.
+        this.#parts = new PartPool(this.#partSize, this.#queueSize + 1);
+      }
+    }
     return this.#unverifiedPuts;
   }
 

@@ -334,3 +334,77 @@ test('a run altered on its way up is stored (its put goes unsigned) and refused 
     }
   });
 });
+
+/** `size` bytes that differ from part to part and from body to body (`seed`), so a part swapped or reused shows. */
+function patterned(size: number, seed: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let x = seed * 2654435761 + 1;
+  for (let i = 0; i < size; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    out[i] = x >>> 24;
+  }
+  return out;
+}
+
+/** `bytes` as a stream of chunks of `chunk` bytes (the last shorter), as a run's blocks arrive. */
+async function* chunked(bytes: Uint8Array, chunk: number): AsyncGenerator<Uint8Array> {
+  for (let at = 0; at < bytes.length; at += chunk) yield bytes.slice(at, at + chunk);
+}
+
+test('a streamed put its reader verifies goes up from reused part buffers: every size reads back byte for byte, one part is one PutObject', async () => {
+  const key = uniqueName('parts');
+  await throughProxy(false, {}, async (proxied, proxy) => {
+    const sizes = [0, 1, 5 * MiB - 1, 5 * MiB, 5 * MiB + 1, 16 * MiB + 7];
+    for (const [i, size] of sizes.entries()) {
+      const body = patterned(size, i + 1);
+      proxy.seen.length = 0;
+      await proxied.put(`${key}/${size}`, chunked(body, MiB + 3), { readerVerifies: true });
+      const requests = bodiesSeen(proxy);
+      assert.equal(requests.length, size === 0 ? 0 : Math.ceil(size / (5 * MiB)), `requests with a body for ${size} bytes`);
+      for (const r of requests) assert.equal(r.headers['x-amz-content-sha256'], 'UNSIGNED-PAYLOAD');
+      const back = await store.get(`${key}/${size}`);
+      assert.equal(back.length, size);
+      assert.ok(Buffer.from(back).equals(body), `${size} bytes read back as written`);
+    }
+  });
+});
+
+test('streamed puts at once share the part buffers and each reads back as written', async () => {
+  const key = uniqueName('parts-concurrent');
+  await throughProxy(false, {}, async (proxied) => {
+    const bodies = [1, 2, 3].map((seed) => patterned(11 * MiB + seed * 1000, seed + 10));
+    await Promise.all(bodies.map((body, i) => proxied.put(`${key}/${i}`, chunked(body, 700_001), { readerVerifies: true })));
+    // And again, now from buffers the first three gave back.
+    await Promise.all(bodies.map((body, i) => proxied.put(`${key}/again-${i}`, chunked(body.slice().reverse(), 3 * MiB), { readerVerifies: true })));
+    for (const [i, body] of bodies.entries()) {
+      assert.ok(Buffer.from(await store.get(`${key}/${i}`)).equals(body), `body ${i}`);
+      assert.ok(Buffer.from(await store.get(`${key}/again-${i}`)).equals(body.slice().reverse()), `body again-${i}`);
+    }
+  });
+});
+
+test('a streamed put its reader verifies that breaks midway fails with its own error: no object, no upload left behind', async () => {
+  const key = uniqueName('parts-broken');
+  await throughProxy(false, {}, async (proxied, _proxy, prefix) => {
+    const broke = new Error('source broke');
+    async function* failing(): AsyncGenerator<Uint8Array> {
+      yield patterned(11 * MiB, 5); // two parts sent, a third filling
+      throw broke;
+    }
+    await assert.rejects(proxied.put(`${key}/failed`, failing(), { readerVerifies: true }), (error: unknown) => error === broke);
+    assert.equal(await store.stat(`${key}/failed`), null);
+    const raw = rawClient();
+    try {
+      const uploads = await raw.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: `${prefix}/${key}` }));
+      assert.deepEqual(uploads.Uploads ?? [], []);
+    } finally {
+      raw.destroy();
+    }
+  });
+  const missing = new S3ObjectStore({ ...connection, bucket: uniqueName('no-such-bucket').toLowerCase(), prefix: 'p' });
+  try {
+    await assert.rejects(missing.put('k', chunked(patterned(6 * MiB, 6), MiB), { readerVerifies: true }), (error: unknown) => isTributaryError(error) && error.code === 'STORAGE_BUCKET_NOT_FOUND');
+  } finally {
+    await missing.close();
+  }
+});
