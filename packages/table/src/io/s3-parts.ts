@@ -16,6 +16,9 @@
  */
 import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, PutObjectCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
 
+/** The most parts an S3 multipart upload may have. */
+const MAX_PARTS = 10_000;
+
 /** Part buffers of one size, kept between uploads (at most `keep` of them). */
 export class PartPool {
   readonly partSize: number;
@@ -62,6 +65,7 @@ export async function uploadInParts(upload: PartsUpload, body: AsyncIterable<Uin
     if (uploadId === undefined) throw new Error('the store started a multipart upload with no id');
     const buffer = part;
     const PartNumber = nextPart++;
+    if (PartNumber > MAX_PARTS) throw new Error(`an object of more than ${MAX_PARTS} parts of ${partSize} bytes (S3's limit)`);
     const sending: Promise<void> = client
       .send(new UploadPartCommand({ Bucket, Key, UploadId: uploadId, PartNumber, Body: buffer.subarray(0, filled), ContentLength: filled }))
       .then((out) => {

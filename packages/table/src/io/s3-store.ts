@@ -312,7 +312,8 @@ export class S3ObjectStore implements ObjectStore {
 
   /**
    * A body that fits in one part goes up as a single PutObject; anything larger, or a stream of
-   * unknown length, through lib-storage's `Upload`, which buffers one part at a time, starts a
+   * unknown length (but a streamed put of the unsigned client, which s3-parts.ts uploads), through
+   * lib-storage's `Upload`, which buffers one part at a time, starts a
    * multipart upload only once the body exceeds a part, passes `IfNoneMatch` on to PutObject or
    * CompleteMultipartUpload, and aborts the multipart upload if anything fails, body included.
    */
