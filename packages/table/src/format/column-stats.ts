@@ -109,7 +109,8 @@ function numberExtremes(values: Uint8Array | Int32Array | Float64Array, validity
 /**
  * numberExtremes over an int64 column's values read as exact doubles from their two 32-bit words,
  * with no array allocated (a column's copy as doubles was a tenth of a bucket job's buffers);
- * undefined when a non-null value is beyond ±2^53 (then the caller compares BigInts).
+ * undefined when a non-null value is beyond ±2^53 (then the caller compares BigInts). Its own loop,
+ * like stringExtremes: a shared one taking a reader per kind would not be inlined.
  */
 function safeInt64Extremes(values: BigInt64Array, validity: Uint8Array | undefined, length: number): Extremes | undefined {
   if (!LITTLE_ENDIAN) return undefined;
