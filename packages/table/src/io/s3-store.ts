@@ -290,8 +290,10 @@ export class S3ObjectStore implements ObjectStore {
         this.#unverifiedPuts = this.#connection.client ?? this.#client;
       } else {
         this.#unverifiedPuts = makeClient(this.#connection, { unsignedBodies: true });
-        // Its streamed bodies go up from reused part buffers: it asks for no checksums to list.
-        this.#parts = new PartPool(this.#partSize, this.#queueSize + 1);
+        // Its streamed bodies go up from reused part buffers: it asks for no checksums to list. One
+        // is kept between uploads: keeping all of them (queueSize + 1) cost a worker ~30 MB of its
+        // peak for ~1 % of its CPU (bench/load/README.md, "The collector's own threads").
+        this.#parts = new PartPool(this.#partSize, 1);
       }
     }
     return this.#unverifiedPuts;

@@ -374,7 +374,7 @@ test('streamed puts at once share the part buffers and each reads back as writte
   await throughProxy(false, {}, async (proxied) => {
     const bodies = [1, 2, 3].map((seed) => patterned(11 * MiB + seed * 1000, seed + 10));
     await Promise.all(bodies.map((body, i) => proxied.put(`${key}/${i}`, chunked(body, 700_001), { readerVerifies: true })));
-    // And again, now from buffers the first three gave back.
+    // And again, now partly from the buffer the first three gave back.
     await Promise.all(bodies.map((body, i) => proxied.put(`${key}/again-${i}`, chunked(body.slice().reverse(), 3 * MiB), { readerVerifies: true })));
     for (const [i, body] of bodies.entries()) {
       assert.ok(Buffer.from(await store.get(`${key}/${i}`)).equals(body), `body ${i}`);
