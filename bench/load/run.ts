@@ -14,7 +14,8 @@
  * `--baseline DIR`: another checkout of the repository (with its node_modules) whose coordinator and
  * workers load the same shards as a further contender, `baseline`, interleaved with the others: an
  * A/B of two versions of Tributary in one run. `--worker-node-args`: Node or V8 flags for the
- * `tributary` contender's workers only (with `--baseline` at the same commit: an A/B of a flag).
+ * workers of this checkout (contenders `tributary` and `direct`), not the baseline's (with
+ * `--baseline` at the same commit: an A/B of a flag).
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';

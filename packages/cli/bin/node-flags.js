@@ -42,7 +42,8 @@ const SEMI_SPACE_MB = { worker: WORKER_SEMI_SPACE_MB, coordinator: COORDINATOR_S
  * parts came from the main heap after the first few; the heap could not shrink past the small
  * blocks allocated between them, and held 130–165 MB resident through a load where the live
  * buffers were 30–110 MB, a third of the worker's peak (bench/load/README.md, "glibc's heap").
- * Fixed at 128 KiB (glibc's starting value) the heap held 70–90 MB and the peak fell by ~40 MB.
+ * Fixed at 128 KiB (glibc's starting value) the heap held 70–93 MB and the peak fell by ~30 MB
+ * (350 against 379 MB at the most, three interleaved rounds).
  * Given as MALLOC_MMAP_THRESHOLD_ in the process's environment, read by glibc when the process
  * starts (other C libraries ignore it); a worker started with its own (that variable, or
  * glibc.malloc.mmap_threshold in GLIBC_TUNABLES) keeps it.

@@ -57,7 +57,7 @@ describe('the Node flags of a command (bin/node-flags.js)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'node-flags-'));
     try {
       const out = join(dir, 'seen');
-      // Preloaded into every image the command runs: its pid and Node flags, one line each.
+      // Preloaded into every image the command runs: its pid, Node flags and malloc threshold, one line each.
       const preload = join(dir, 'preload.cjs');
       writeFileSync(preload, `require('node:fs').appendFileSync(${JSON.stringify(out)}, JSON.stringify([process.pid, process.execArgv, process.env.MALLOC_MMAP_THRESHOLD_ ?? null]) + '\\n');`);
       const seen = (command: string, flags: string[] = [], env: Record<string, string> = {}): [number, string[], string | null][] => {
