@@ -142,21 +142,37 @@ export class SegmentBuilder {
   }
 }
 
-/** The output column's validity (undefined when no copied row is null). */
+/** Segments shorter than this copy their validity byte by byte; longer ones with `set`. */
+const SHORT_SEGMENT = 32;
+
+/**
+ * The output column's validity (undefined when no copied row is null): each segment's bytes as
+ * they are (validity bytes are 0 or 1), 1 for a segment whose column has none.
+ */
 function validityOf(segments: readonly Segment[], f: number, length: number): Uint8Array | undefined {
   let validity: Uint8Array | undefined;
   let at = 0;
   for (const s of segments) {
     const source = (s.batch.columns[f] as Column).validity;
+    const rows = s.end - s.start;
     if (source !== undefined) {
-      for (let r = s.start; r < s.end; r++) {
-        if (source[r] === 0) {
-          validity ??= new Uint8Array(length).fill(1);
-          validity[at + r - s.start] = 0;
+      if (rows < SHORT_SEGMENT) {
+        for (let r = s.start; r < s.end; r++) {
+          if (source[r] === 0) {
+            validity ??= new Uint8Array(length).fill(1);
+            validity[at + r - s.start] = 0;
+          }
+        }
+      } else {
+        const part = source.subarray(s.start, s.end);
+        if (validity !== undefined) validity.set(part, at);
+        else if (part.includes(0)) {
+          validity = new Uint8Array(length).fill(1);
+          validity.set(part, at);
         }
       }
     }
-    at += s.end - s.start;
+    at += rows;
   }
   return validity;
 }

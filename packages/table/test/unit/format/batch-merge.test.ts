@@ -168,7 +168,14 @@ test('SegmentBuilder: long segments (copied whole) and short ones (copied row by
             expected.push(rows[i]!);
           }
         }
-        assert.deepStrictEqual(rowsFromBatch(out.take()), expected);
+        const taken = out.take();
+        assert.deepStrictEqual(rowsFromBatch(taken), expected);
+        for (const [f, column] of taken.columns.entries()) {
+          const nulls = expected.filter((r) => r[f] === null).length;
+          // A validity only where some row is null, and one byte of 0 or 1 per row.
+          if (column.validity === undefined) assert.equal(nulls, 0);
+          else assert.deepStrictEqual([...column.validity.subarray(0, taken.length)], expected.map((r) => (r[f] === null ? 0 : 1)));
+        }
       },
     ),
     { numRuns: 100 },
