@@ -34,7 +34,9 @@ export interface RawChunk {
  * column: `schemaPath` is the root and the column's element (max repetition level 0, max
  * definition level 0 or 1). `rows`: the row group's row count; `chunkOffset`: where the chunk
  * starts in the file (for messages). A page whose header carries a crc is checked before it is
- * decoded (parquet-page-crc.ts).
+ * decoded (parquet-page-crc.ts). `range`: only the data pages holding rows [from, to) of the group
+ * are decompressed and decoded (a page before them is skipped by its header's row count, the
+ * chunk is not read past them); `at` is then asked for rows of that range only.
  * @throws Error when the chunk is malformed, fails a page checksum or holds another number of rows (the caller wraps it)
  */
 export function decodeRawChunk(
@@ -44,7 +46,10 @@ export function decodeRawChunk(
   rows: number,
   compressors: Compressors,
   chunkOffset = 0,
+  range: readonly [from: number, to: number] = [0, rows],
 ): RawChunk {
+  const [from, to] = range;
+  if (!(from >= 0 && from <= to && to <= rows)) throw new RangeError(`rows [${from}, ${to}) of a row group of ${rows}`);
   const element = schemaPath[schemaPath.length - 1]?.element as SchemaElement;
   if (schemaPath.length !== 2) throw new Error(`column '${element.name}' is nested`);
   const optional = element.repetition_type === 'OPTIONAL';
@@ -60,7 +65,7 @@ export function decodeRawChunk(
   let dictionary = -1;
   let row = 0;
   const reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
-  while (row < rows && reader.offset < bytes.byteLength) {
+  while (row < to && reader.offset < bytes.byteLength) {
     const at = reader.offset;
     const header = parquetHeader(reader);
     const body = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
@@ -73,22 +78,26 @@ export function decodeRawChunk(
       dictionary = sources.length - 1;
       continue;
     }
-    let count: number;
+    // A flat column's page holds one value (or null) per row: its row count is in its header.
+    const count = header.type === 'DATA_PAGE' ? header.data_page_header?.num_values : header.type === 'DATA_PAGE_V2' ? header.data_page_header_v2?.num_rows : undefined;
+    if (count === undefined) continue; // an index page: no values
+    if (row + count > rows) throw new Error(`column '${element.name}' holds more values than its row group's ${rows} rows`);
+    if (row + count <= from) {
+      row += count; // before the rows asked for: not decompressed
+      continue;
+    }
     let encoding: string;
     let decoded: { definitionLevels?: ArrayLike<number> | undefined; dataPage: DecodedArray };
     if (header.type === 'DATA_PAGE' && header.data_page_header !== undefined) {
-      count = header.data_page_header.num_values;
       encoding = header.data_page_header.encoding;
       const page = decompressPage(body, header.uncompressed_page_size, meta.codec, compressors);
       decoded = decodeV1Page(page, header.data_page_header, meta.type, element.type_length, optional, dictionary < 0 ? 0 : (sources[dictionary] as DecodedArray).length) ?? readDataPage(page, header.data_page_header, decoder);
     } else if (header.type === 'DATA_PAGE_V2' && header.data_page_header_v2 !== undefined) {
-      count = header.data_page_header_v2.num_rows;
       encoding = header.data_page_header_v2.encoding;
       decoded = readDataPageV2(body, header, decoder);
     } else {
-      continue; // an index page: no values
+      continue; // unreachable: count was undefined
     }
-    if (row + count > rows) throw new Error(`column '${element.name}' holds more values than its row group's ${rows} rows`);
     const { definitionLevels: levels = [], dataPage } = decoded;
     const dictionaryIds = encoding.endsWith('_DICTIONARY');
     if (dictionaryIds && dictionary < 0) throw new Error(`column '${element.name}' has dictionary ids but no dictionary page`);
@@ -110,7 +119,7 @@ export function decodeRawChunk(
     if (count > 0) pages.push({ start: row, source: sources[source] as DecodedArray, ids: dictionaryIds ? dataPage : undefined, index: nulls });
     row += count;
   }
-  if (row !== rows) throw new Error(`column '${element.name}' holds ${row} values for its row group's ${rows} rows`);
+  if (to === rows ? row !== rows : row < to) throw new Error(`column '${element.name}' holds ${row} values for its row group's ${rows} rows`);
   let last = 0;
   return {
     length: rows,

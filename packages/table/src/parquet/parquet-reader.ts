@@ -16,8 +16,8 @@ import { compressors as extraCodecs } from 'hyparquet-compressors';
 import { errorFrom } from '@tributary/errors';
 import { tableErrors } from '../errors.ts';
 import type { DataField, InternalValue, RowType } from '../spec/types.ts';
-import { allocateColumn, valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
-import { decimalFromBytes, timestampFromInt96, timestampFromMicros, timestampFromNanos } from './parquet-values.ts';
+import { allocateColumn, LITTLE_ENDIAN, valueAt, type Column, type ColumnBatch } from '../format/column-batch.ts';
+import { decimalFromBytes, decimalWordsInto, microsInto, timestampFromInt96, timestampFromNanos } from './parquet-values.ts';
 import { checkChunkPageCrcs } from './parquet-page-crc.ts';
 import { decodeRawChunk, type RawChunk } from './parquet-raw-chunk.ts';
 import type { PageArena } from './page-arena.ts';
@@ -130,15 +130,36 @@ export class ParquetDataFileReader {
     return this.readRows(rowType, start, end);
   }
 
-  /** Rows [start, end) of the file (within one row group is cheapest) as a batch of `rowType`. */
+  /**
+   * Rows [start, end) of the file (within one row group is cheapest) as a batch of `rowType`. Rows
+   * within one row group of flat columns are decoded page by page (parquet-raw-chunk.ts: only the
+   * pages holding them, no JS array of values or levels per page) and converted straight into the
+   * output columns; anything else (a range across row groups, a nested column) through hyparquet's
+   * parquetRead. Both give the same values and refuse the same corrupt data.
+   */
   async readRows(rowType: RowType, start: number, end: number): Promise<ColumnBatch> {
     const length = Math.max(0, end - start);
     const present = rowType.fields.filter((f) => this.#leaves.has(f.name));
-    // Values are converted as hyparquet hands each chunk over, straight into the output columns.
     const filling = new Map(present.map((f) => [f.name, new ColumnFiller(f, this.#leaves.get(f.name) as SchemaElement, length)]));
-    if (present.length > 0 && length > 0) await this.#decode(present, start, end, filling);
+    if (present.length > 0 && length > 0) {
+      const group = this.#groupStarts.findLastIndex((s, g) => g < this.rowGroupCount && s <= start);
+      const [groupStart, groupEnd] = group < 0 ? [0, 0] : this.#groupRange(group);
+      const raw = group >= 0 && end <= groupEnd ? await this.#rawChunks(group, present, groupEnd - groupStart, undefined, [start - groupStart, end - groupStart]) : undefined;
+      if (raw !== undefined) this.#fillFrom(raw, start - groupStart, filling);
+      // Values are converted as hyparquet hands each chunk over, straight into the output columns.
+      else await this.#decode(present, start, end, filling);
+    }
     const columns = rowType.fields.map((field) => filling.get(field.name)?.result() ?? missingColumn(field, length));
     return { rowType, length, columns };
+  }
+
+  /** The output columns from decoded chunks, their rows from `base` of the group on. */
+  #fillFrom(chunks: ReadonlyMap<string, RawChunk>, base: number, filling: ReadonlyMap<string, ColumnFiller>): void {
+    try {
+      for (const [name, chunk] of chunks) filling.get(name)?.fillFrom(chunk, base);
+    } catch (cause) {
+      throw errorFrom(tableErrors, 'PARQUET_FILE_INVALID', `cannot decode Parquet data: ${String(cause)}`, {}, { cause });
+    }
   }
 
   /** Rows [start, end) of row group `index` in the file's numbering. */
@@ -212,7 +233,7 @@ export class ParquetDataFileReader {
    * The chunks of `fields` in row group `index`, decoded without per-row values
    * (parquet-raw-chunk.ts); undefined when one of them is not a flat column (read by parquetRead).
    */
-  async #rawChunks(index: number, fields: readonly DataField[], rows: number, arena: PageArena | undefined): Promise<Map<string, RawChunk> | undefined> {
+  async #rawChunks(index: number, fields: readonly DataField[], rows: number, arena: PageArena | undefined, range?: readonly [number, number]): Promise<Map<string, RawChunk> | undefined> {
     const group = this.#physical.row_groups[index];
     const wanted = fields.map((f) => {
       const path = getSchemaPath(this.#physical.schema, [f.name]);
@@ -227,7 +248,7 @@ export class ParquetDataFileReader {
           const from = Number(m.dictionary_page_offset || m.data_page_offset);
           // The source's bytes as they are (a view of a read-ahead window): decoding only reads them.
           const bytes = await this.#source.read(from, Number(m.total_compressed_size));
-          return [name, decodeRawChunk(bytes, m, path, rows, arena === undefined ? decompressors : arenaDecompressors(arena), from)] as const;
+          return [name, decodeRawChunk(bytes, m, path, rows, arena === undefined ? decompressors : arenaDecompressors(arena), from, range)] as const;
         }),
       );
       return new Map(decoded);
@@ -408,6 +429,19 @@ class ColumnFiller {
     }
   }
 
+  /** Rows base, base + 1, … of a decoded chunk (null for a null, undefined for a value its page lacks, as in `fill`). */
+  fillFrom(chunk: RawChunk, base: number): void {
+    const length = this.#validity.length;
+    for (let row = 0; row < length; row++) {
+      const v = chunk.at(base + row);
+      if (v === undefined) throw new Error(`row ${row} of the slice has no value in its page (a dictionary index past the dictionary, or fewer values than rows)`);
+      if (v === null) {
+        this.#validity[row] = 0;
+        this.#nulls++;
+      } else this.#set(row, v);
+    }
+  }
+
   result(): Column {
     return this.#nulls === 0 ? { ...this.#column, validity: undefined } : this.#column;
   }
@@ -428,7 +462,26 @@ function valueSetter(field: DataField, element: SchemaElement, column: Column): 
     case 'float64':
       if (physical !== 'FLOAT' && physical !== 'DOUBLE') return mismatch(field, element);
       return (r, v) => (column.values[r] = v as number);
-    case 'int64':
+    case 'int64': {
+      const toBig = bigintReader(field, element);
+      const values = column.values;
+      if (!LITTLE_ENDIAN) return (r, v) => (values[r] = toBig(v));
+      // The two 32-bit words of each value written as they are read: no BigInt made per value.
+      const words = new Int32Array(values.buffer, values.byteOffset, values.length * 2);
+      if (physical === 'INT32') {
+        return (r, v) => {
+          words[2 * r] = v as number;
+          words[2 * r + 1] = (v as number) < 0 ? -1 : 0;
+        };
+      }
+      if (physical === 'FIXED_LEN_BYTE_ARRAY' || physical === 'BYTE_ARRAY') {
+        return (r, v) => {
+          if ((v as Uint8Array).length <= 8) decimalWordsInto(v as Uint8Array, words, r);
+          else values[r] = toBig(v);
+        };
+      }
+      return (r, v) => (values[r] = toBig(v));
+    }
     case 'bigint': {
       const toBig = bigintReader(field, element);
       const values = column.values;
@@ -441,11 +494,21 @@ function valueSetter(field: DataField, element: SchemaElement, column: Column): 
       if (physical !== 'BYTE_ARRAY' && physical !== 'FIXED_LEN_BYTE_ARRAY') return mismatch(field, element);
       return (r, v) => (column.values[r] = typeof v === 'string' ? new TextEncoder().encode(v) : (v as Uint8Array));
     case 'timestamp': {
-      const read = timestampReader(field, element);
+      const { millis, nanos } = column;
+      const unit = timestampUnit(field, element);
+      // INT64 millis and micros written as they are read (no Timestamp object per value).
+      if (unit === 'MILLIS') {
+        return (r, v) => {
+          millis[r] = Number(v as bigint);
+          nanos[r] = 0;
+        };
+      }
+      if (unit === 'MICROS') return (r, v) => microsInto(v as bigint, millis, nanos, r);
+      const read = unit === 'INT96' ? (v: unknown) => timestampFromInt96(v as Uint8Array) : (v: unknown) => timestampFromNanos(v as bigint);
       return (r, v) => {
         const ts = read(v);
-        column.millis[r] = ts.epochMillis;
-        column.nanos[r] = ts.nanoOfMillis;
+        millis[r] = ts.epochMillis;
+        nanos[r] = ts.nanoOfMillis;
       };
     }
   }
@@ -468,8 +531,8 @@ function bigintReader(field: DataField, element: SchemaElement): (v: unknown) =>
 }
 
 /** TIMESTAMP: INT64 in the unit its annotation names (Paimon's precision default if none), or INT96. */
-function timestampReader(field: DataField, element: SchemaElement): (v: unknown) => { epochMillis: number; nanoOfMillis: number } {
-  if (element.type === 'INT96') return (v) => timestampFromInt96(v as Uint8Array);
+function timestampUnit(field: DataField, element: SchemaElement): 'MILLIS' | 'MICROS' | 'NANOS' | 'INT96' {
+  if (element.type === 'INT96') return 'INT96';
   if (element.type !== 'INT64') return mismatch(field, element);
   const precision = field.type.root === 'TIMESTAMP' || field.type.root === 'TIMESTAMP_LTZ' ? field.type.precision : 3;
   const unit =
@@ -482,7 +545,5 @@ function timestampReader(field: DataField, element: SchemaElement): (v: unknown)
           : precision <= 3 || precision > 6
             ? 'MILLIS'
             : 'MICROS';
-  if (unit === 'MILLIS') return (v) => ({ epochMillis: Number(v as bigint), nanoOfMillis: 0 });
-  if (unit === 'MICROS') return (v) => timestampFromMicros(v as bigint);
-  return (v) => timestampFromNanos(v as bigint);
+  return unit;
 }

@@ -36,6 +36,52 @@ export function decimalFromBytes(bytes: Uint8Array): bigint {
   return BigInt.asIntN(bytes.length * 8, v);
 }
 
+/**
+ * Big-endian two's-complement bytes (at most 8) → the int64 they sign-extend to, written as its two
+ * 32-bit words (`words[2 * i]` the low one, little-endian hosts): decimalFromBytes without a BigInt.
+ * Empty bytes are 0.
+ */
+export function decimalWordsInto(bytes: Uint8Array, words: Int32Array, i: number): void {
+  const n = bytes.length;
+  if (n > 8) throw new RangeError(`decimalWordsInto takes at most 8 bytes, not ${n}`);
+  const fill = n > 0 && (bytes[0] as number) >= 0x80 ? 0xff : 0;
+  let high = 0;
+  let low = 0;
+  for (let k = 0; k < 8; k++) {
+    const byte = k < 8 - n ? fill : (bytes[k - (8 - n)] as number);
+    if (k < 4) high = (high << 8) | byte;
+    else low = (low << 8) | byte;
+  }
+  words[2 * i] = low;
+  words[2 * i + 1] = high;
+}
+
+/**
+ * Epoch micros into `millis[i]` and `nanos[i]` as timestampFromMicros gives them, without a BigInt
+ * or an object while the micros are a safe integer (within about 285 years of 1970; beyond, by BigInt).
+ */
+export function microsInto(micros: bigint, millis: Float64Array, nanos: Int32Array, i: number): void {
+  const n = Number(micros);
+  if (!Number.isSafeInteger(n)) {
+    const ts = timestampFromMicros(micros);
+    millis[i] = ts.epochMillis;
+    nanos[i] = ts.nanoOfMillis;
+    return;
+  }
+  // |n| < 2^53: every product and difference below is exact; the quotient's rounding is corrected.
+  let ms = Math.trunc(n / 1000);
+  let rest = n - ms * 1000;
+  if (rest < 0) {
+    ms -= 1;
+    rest += 1000;
+  } else if (rest >= 1000) {
+    ms += 1;
+    rest -= 1000;
+  }
+  millis[i] = ms;
+  nanos[i] = rest * 1000;
+}
+
 /** Epoch micros → Timestamp (floor division, so nanoOfMillis is never negative). */
 export function timestampFromMicros(micros: bigint): Timestamp {
   const millis = micros / 1000n - (micros % 1000n < 0n ? 1n : 0n);

@@ -1,7 +1,8 @@
 /**
  * The before-image probe's read path: ParquetDataFileReader.readRowsSparse over whole row groups
  * (column chunks decoded page by page into row references, parquet-raw-chunk.ts) must give exactly
- * what readRows (hyparquet's parquetRead) gives for every row, whatever the pages hold; and
+ * what readRows gives for every row, whatever the pages hold; readRows must give the rows written
+ * for any range, within a row group (the same page decoding) or across groups (hyparquet); and
  * readAheadSource must return exactly the bytes asked for while fetching fewer, larger ranges.
  */
 import assert from 'node:assert/strict';
@@ -89,6 +90,45 @@ test('readRowsSparse over whole row groups gives readRows\' value for every row 
     // And against the rows written (readRows is itself checked elsewhere; this pins both).
     assert.deepEqual(full[0], [...row(start)].slice(1).reverse(), `row group ${g}, first row`);
   }
+});
+
+test('readRows gives the rows written for any range: within a row group (its pages decoded by parquet-raw-chunk, only those holding the range) or across row groups (hyparquet)', async () => {
+  const sink = memorySink();
+  const encoder = new ParquetFileEncoder(rowType, sink);
+  const groups = [12_000, 1, 4_500];
+  let next = 0;
+  for (const size of groups) await encoder.writeRowGroup(batchFromRows(rowType, Array.from({ length: size }, () => row(next++))));
+  await encoder.finish();
+  const reader = await ParquetDataFileReader.open(byteSourceFromBytes(sink.bytes()));
+  const written = Array.from({ length: next }, (_, i) => row(i));
+  const ranges: [number, number][] = [
+    [0, 12_000], // a whole group
+    [0, 1],
+    [11_999, 12_000],
+    [5_000, 9_000], // inside, past the first pages of `note`
+    [12_000, 12_001], // the one-row group
+    [12_001, 16_501],
+    [16_500, 16_501],
+    [3_999, 4_001], // across a run of nulls' edge in `status`
+    [11_000, 13_000], // across groups: the parquetRead path
+    [0, next],
+    [7, 7], // empty
+  ];
+  // And ranges at random inside each group.
+  for (let i = 0; i < 20; i++) {
+    const h = Math.imul(i + 11, 0x9e3779b1) >>> 0;
+    const g = h % 3;
+    const [start, end] = reader.rowGroupRange(g);
+    const a = start + (h % (end - start));
+    ranges.push([a, a + 1 + ((h >>> 8) % (end - a))]);
+  }
+  for (const [a, b] of ranges) assert.deepEqual(rowsFromBatch(await reader.readRows(rowType, a, b)), written.slice(a, b), `rows [${a}, ${b})`);
+  // A projection in another order, within a group.
+  const projected: RowType = { fields: [...rowType.fields].reverse() };
+  assert.deepEqual(
+    rowsFromBatch(await reader.readRows(projected, 6_000, 6_100)),
+    written.slice(6_000, 6_100).map((r) => [...r].reverse()),
+  );
 });
 
 test('readRowsSparse of a part of a row group still reads (the parquetRead path), rows counted from the range start', async () => {
