@@ -61,7 +61,7 @@ export function decodeRawChunk(
    * No per-row work for a page without nulls (the usual case): a row is found by its page.
    */
   const pages: Page[] = [];
-  const sources: DecodedArray[] = [];
+  const sources: (DecodedArray | ByteValues)[] = [];
   let dictionary = -1;
   let row = 0;
   const reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
@@ -74,7 +74,12 @@ export function decodeRawChunk(
     if (header.type === 'DICTIONARY_PAGE') {
       const count = header.dictionary_page_header?.num_values ?? 0;
       const page = decompressPage(body, header.uncompressed_page_size, meta.codec, compressors);
-      sources.push(readPlain({ view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, meta.type, count, element.type_length));
+      const byteValues = meta.type === 'BYTE_ARRAY' || (meta.type === 'FIXED_LEN_BYTE_ARRAY' && element.type_length !== undefined);
+      sources.push(
+        byteValues
+          ? new ByteValues(page, 0, count, meta.type === 'BYTE_ARRAY' ? undefined : element.type_length)
+          : readPlain({ view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, meta.type, count, element.type_length),
+      );
       dictionary = sources.length - 1;
       continue;
     }
@@ -87,11 +92,11 @@ export function decodeRawChunk(
       continue;
     }
     let encoding: string;
-    let decoded: { definitionLevels?: ArrayLike<number> | undefined; dataPage: DecodedArray };
+    let decoded: { definitionLevels?: ArrayLike<number> | undefined; dataPage: DecodedArray | ByteValues };
     if (header.type === 'DATA_PAGE' && header.data_page_header !== undefined) {
       encoding = header.data_page_header.encoding;
       const page = decompressPage(body, header.uncompressed_page_size, meta.codec, compressors);
-      decoded = decodeV1Page(page, header.data_page_header, meta.type, element.type_length, optional, dictionary < 0 ? 0 : (sources[dictionary] as DecodedArray).length) ?? readDataPage(page, header.data_page_header, decoder);
+      decoded = decodeV1Page(page, header.data_page_header, meta.type, element.type_length, optional, dictionary < 0 ? 0 : (sources[dictionary] as DecodedArray | ByteValues).length) ?? readDataPage(page, header.data_page_header, decoder);
     } else if (header.type === 'DATA_PAGE_V2' && header.data_page_header_v2 !== undefined) {
       encoding = header.data_page_header_v2.encoding;
       decoded = readDataPageV2(body, header, decoder);
@@ -116,7 +121,7 @@ export function decodeRawChunk(
       values = v;
     }
     if (values !== dataPage.length) throw new Error(`column '${element.name}': a page's definition levels do not match its ${dataPage.length} values`);
-    if (count > 0) pages.push({ start: row, source: sources[source] as DecodedArray, ids: dictionaryIds ? dataPage : undefined, index: nulls });
+    if (count > 0) pages.push({ start: row, source: sources[source] as DecodedArray | ByteValues, ids: dictionaryIds ? (dataPage as DecodedArray) : undefined, index: nulls });
     row += count;
   }
   if (to === rows ? row !== rows : row < to) throw new Error(`column '${element.name}' holds ${row} values for its row group's ${rows} rows`);
@@ -143,7 +148,8 @@ export function decodeRawChunk(
         i = p.index[i] as number;
         if (i < 0) return null;
       }
-      return p.source[p.ids === undefined ? i : (p.ids[i] as number)];
+      const j = p.ids === undefined ? i : (p.ids[i] as number);
+      return p.source instanceof ByteValues ? p.source.at(j) : p.source[j];
     },
   };
 }
@@ -151,7 +157,7 @@ export function decodeRawChunk(
 /** One data page of a decoded chunk (decodeRawChunk). */
 interface Page {
   readonly start: number;
-  readonly source: DecodedArray;
+  readonly source: DecodedArray | ByteValues;
   readonly ids: DecodedArray | undefined;
   readonly index: Int32Array | undefined;
 }
@@ -173,7 +179,7 @@ export function decodeV1Page(
   typeLength: number | undefined,
   optional: boolean,
   dictionarySize: number,
-): { definitionLevels: Uint8Array | undefined; dataPage: DecodedArray } | undefined {
+): { definitionLevels: Uint8Array | undefined; dataPage: DecodedArray | ByteValues } | undefined {
   const count = header.num_values;
   const dictionaryIds = header.encoding === 'PLAIN_DICTIONARY' || header.encoding === 'RLE_DICTIONARY';
   if ((header.encoding !== 'PLAIN' && !dictionaryIds) || type === 'BOOLEAN') return undefined;
@@ -196,6 +202,7 @@ export function decodeV1Page(
     at = 4 + length;
   }
   if (!dictionaryIds) {
+    if (type === 'BYTE_ARRAY' || (type === 'FIXED_LEN_BYTE_ARRAY' && typeLength !== undefined)) return { definitionLevels: levels, dataPage: new ByteValues(page, at, values, type === 'BYTE_ARRAY' ? undefined : typeLength) };
     const reader = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: at };
     return { definitionLevels: levels, dataPage: readPlain(reader, type, values, typeLength) };
   }
@@ -209,6 +216,47 @@ export function decodeV1Page(
   if (width > 0) readHybrid(page, at + 1, page.length, width, ids, values);
   for (let i = 0; i < values; i++) if ((ids[i] as number) >= dictionarySize) throw new Error(`a dictionary id beyond the dictionary's ${dictionarySize} values`);
   return { definitionLevels: levels, dataPage: ids };
+}
+
+/**
+ * A page's PLAIN byte-array values as where they are in its bytes: a value's view is made when it
+ * is asked for (hyparquet's readPlain makes one per value when the page is decoded, all held as
+ * long as the page is). `width`: FIXED_LEN_BYTE_ARRAY's length; undefined for BYTE_ARRAY, whose
+ * values each follow their 4-byte little-endian length.
+ */
+export class ByteValues {
+  readonly length: number;
+  readonly #bytes: Uint8Array;
+  readonly #starts: Int32Array;
+  readonly #ends: Int32Array;
+
+  /** @throws Error when the values run past the page */
+  constructor(bytes: Uint8Array, at: number, count: number, width: number | undefined) {
+    this.length = count;
+    this.#bytes = bytes;
+    this.#starts = new Int32Array(count);
+    this.#ends = new Int32Array(count);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    let offset = at;
+    for (let i = 0; i < count; i++) {
+      let length: number;
+      if (width === undefined) {
+        if (offset + 4 > bytes.length) throw new Error('a data page ends inside its values');
+        length = view.getUint32(offset, true);
+        offset += 4;
+      } else length = width;
+      if (offset + length > bytes.length) throw new Error('a data page ends inside its values');
+      this.#starts[i] = offset;
+      offset += length;
+      this.#ends[i] = offset;
+    }
+  }
+
+  /** Value `i` (a view of the page), or undefined past the last. */
+  at(i: number): Uint8Array | undefined {
+    if (!(i >= 0 && i < this.length)) return undefined;
+    return this.#bytes.subarray(this.#starts[i], this.#ends[i]);
+  }
 }
 
 /**

@@ -10,7 +10,10 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import type { DataPageHeader, ParquetType } from 'hyparquet';
 import { readDataPage } from 'hyparquet/src/datapage.js';
-import { decodeV1Page } from '../../../src/parquet/parquet-raw-chunk.ts';
+import { ByteValues, decodeV1Page } from '../../../src/parquet/parquet-raw-chunk.ts';
+
+/** A decoded page's values as an array (byte arrays are kept as positions, read here value by value). */
+const valuesOf = (values: unknown): unknown[] => (values instanceof ByteValues ? Array.from({ length: values.length }, (_, i) => values.at(i)) : Array.from(values as ArrayLike<unknown>));
 
 function varint(n: number): number[] {
   const out: number[] = [];
@@ -157,7 +160,7 @@ test('decodeV1Page reads every page as hyparquet does: the same nulls, the same 
         assert.deepEqual(Array.from(ours.definitionLevels ?? []), c.levels);
       }
       if (c.dictionary > 0) dictionaries++;
-      assert.deepEqual(Array.from(ours.dataPage as ArrayLike<unknown>), Array.from(theirs.dataPage as ArrayLike<unknown>));
+      assert.deepEqual(valuesOf(ours.dataPage), Array.from(theirs.dataPage as ArrayLike<unknown>));
       if (c.dictionary > 0 && c.width > 0) assert.deepEqual(Array.from(ours.dataPage as ArrayLike<number>), c.ids);
     }),
     { numRuns: 400 },
@@ -202,6 +205,15 @@ test('decodeV1Page refuses a malformed page (a run past the end, a level beyond 
   refused([200, 0, 0, 0, 20, 1], 8, /ends inside its definition levels/);
   refused([...levels([8, 1]), 3, 20, 5], 8, /past the end|ends inside/); // 4 levels only, then nothing
   refused([...levels([0x80]), 3], 8, /inside a run header/);
+  // PLAIN byte arrays whose values run past the page: a length cut short, a length past the end,
+  // fixed-length values that do not all fit.
+  const plain: DataPageHeader = { num_values: 2, encoding: 'PLAIN', definition_level_encoding: 'RLE', repetition_level_encoding: 'RLE' };
+  const bytesPage = (bytes: number[], type: 'BYTE_ARRAY' | 'FIXED_LEN_BYTE_ARRAY') => decodeV1Page(new Uint8Array(bytes), plain, type, type === 'BYTE_ARRAY' ? undefined : 3, false, 0);
+  assert.deepEqual(valuesOf(bytesPage([1, 0, 0, 0, 97, 2, 0, 0, 0, 98, 99], 'BYTE_ARRAY')?.dataPage), [new Uint8Array([97]), new Uint8Array([98, 99])]);
+  assert.throws(() => bytesPage([1, 0, 0, 0, 97, 2, 0], 'BYTE_ARRAY'), /ends inside its values/);
+  assert.throws(() => bytesPage([1, 0, 0, 0, 97, 9, 0, 0, 0, 98], 'BYTE_ARRAY'), /ends inside its values/);
+  assert.deepEqual(valuesOf(bytesPage([1, 2, 3, 4, 5, 6], 'FIXED_LEN_BYTE_ARRAY')?.dataPage), [new Uint8Array([1, 2, 3]), new Uint8Array([4, 5, 6])]);
+  assert.throws(() => bytesPage([1, 2, 3, 4, 5], 'FIXED_LEN_BYTE_ARRAY'), /ends inside its values/);
   // Not decoded here (hyparquet's path): booleans, DELTA encodings, ids wider than 24 bits.
   assert.equal(decodeV1Page(new Uint8Array(good), { ...header, encoding: 'PLAIN' }, 'BOOLEAN', undefined, true, 0), undefined);
   assert.equal(decodeV1Page(new Uint8Array(good), { ...header, encoding: 'DELTA_BINARY_PACKED' }, 'INT32', undefined, true, 0), undefined);
