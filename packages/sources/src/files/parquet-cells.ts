@@ -34,6 +34,8 @@ export interface ReadColumn {
   readonly plan: ParquetColumnPlan;
 }
 
+/** Strings decoded per batch column before its memo is dropped (parquet-cells' constructor). */
+const MEMO_STRINGS = 256;
 const TWO_21 = 2097152; // a high word within ±2^21: the int64 is a safe integer
 const MAX_EPOCH_DAY = 100_000_000; // the days of MAX_EPOCH_MILLIS's range
 const DAY_MILLIS = 86_400_000;
@@ -68,11 +70,24 @@ export class ParquetCells implements ColumnarCells {
       const column = data[c];
       if (plan.reading.kind !== 'utf8' || column === undefined) return undefined;
       const out = new Array<string | null>(this.length).fill(null);
+      // A dictionary's rows share their bytes' view (parquet-raw-chunk.ts): each is decoded once, its
+      // rows share the string. Given up once it holds MEMO_STRINGS values (a column of distinct values).
+      let memo: Map<unknown, string> | undefined = new Map();
       for (let i = start; i < end; i++) {
         const raw = rawValue(column, i);
         if (raw === undefined) continue;
         try {
-          out[i - start] = parquetValue(plan.reading, raw) as string;
+          const known = memo?.get(raw);
+          if (known !== undefined) {
+            out[i - start] = known;
+            continue;
+          }
+          const text = parquetValue(plan.reading, raw) as string;
+          out[i - start] = text;
+          if (memo !== undefined && typeof raw === 'object') {
+            if (memo.size < MEMO_STRINGS) memo.set(raw, text);
+            else memo = undefined;
+          }
         } catch (cause) {
           const fileRow = where.firstRow + i;
           throw errorFrom(sourceErrors, 'SOURCE_ROW_INVALID', `file ${where.uri} row ${fileRow}, column ${name}: ${plan.describe} value is not valid (${String(cause)})`, {

@@ -77,7 +77,7 @@ export function decodeRawChunk(
       const byteValues = meta.type === 'BYTE_ARRAY' || (meta.type === 'FIXED_LEN_BYTE_ARRAY' && element.type_length !== undefined);
       sources.push(
         byteValues
-          ? new ByteValues(page, 0, count, meta.type === 'BYTE_ARRAY' ? undefined : element.type_length)
+          ? new ByteValues(page, 0, count, meta.type === 'BYTE_ARRAY' ? undefined : element.type_length, true)
           : readPlain({ view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, meta.type, count, element.type_length),
       );
       dictionary = sources.length - 1;
@@ -222,18 +222,21 @@ export function decodeV1Page(
  * A page's PLAIN byte-array values as where they are in its bytes: a value's view is made when it
  * is asked for (hyparquet's readPlain makes one per value when the page is decoded, all held as
  * long as the page is). `width`: FIXED_LEN_BYTE_ARRAY's length; undefined for BYTE_ARRAY, whose
- * values each follow their 4-byte little-endian length.
+ * values each follow their 4-byte little-endian length. `shared` (a dictionary): a value's view is
+ * made once and given to every row that refers to it, as hyparquet's dictionary decoding does.
  */
 export class ByteValues {
   readonly length: number;
   readonly #bytes: Uint8Array;
   readonly #starts: Int32Array;
   readonly #ends: Int32Array;
+  readonly #views: (Uint8Array | undefined)[] | undefined;
 
   /** @throws Error when the values run past the page */
-  constructor(bytes: Uint8Array, at: number, count: number, width: number | undefined) {
+  constructor(bytes: Uint8Array, at: number, count: number, width: number | undefined, shared = false) {
     this.length = count;
     this.#bytes = bytes;
+    this.#views = shared ? new Array<Uint8Array | undefined>(count) : undefined;
     this.#starts = new Int32Array(count);
     this.#ends = new Int32Array(count);
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -255,7 +258,8 @@ export class ByteValues {
   /** Value `i` (a view of the page), or undefined past the last. */
   at(i: number): Uint8Array | undefined {
     if (!(i >= 0 && i < this.length)) return undefined;
-    return this.#bytes.subarray(this.#starts[i], this.#ends[i]);
+    if (this.#views === undefined) return this.#bytes.subarray(this.#starts[i], this.#ends[i]);
+    return (this.#views[i] ??= this.#bytes.subarray(this.#starts[i], this.#ends[i]));
   }
 }
 
