@@ -317,6 +317,24 @@ describe('Parquet cells against the row path', () => {
     assert.ok('error' in rowPath([[null, rows[4] ?? null]], 'FLOAT', 0, FIRST_ROW));
   });
 
+  test('strings shared by many rows (a dictionary\u2019s views) and hundreds of distinct ones read as the row path reads them, a bad one still named by its row', () => {
+    // Three shared views in turn, then 600 distinct values (past the per-batch memo), then the shared ones again.
+    const shared = [utf8('NEW'), utf8('😀 PAID'), utf8('')];
+    const values = [...Array.from({ length: 90 }, (_, i) => shared[i % 3]!), ...Array.from({ length: 600 }, (_, i) => utf8(`note ${i} é`)), ...Array.from({ length: 30 }, (_, i) => shared[i % 3]!)];
+    const file = fileColumn(el('BYTE_ARRAY', logical({ type: 'STRING' })), values);
+    const expected = file.raws.map((v) => (v === null ? null : new TextDecoder().decode(v as Uint8Array)));
+    const type = parseDataTypeString('STRING');
+    const column = allocateColumn(type, file.raws.length) as Column & { kind: 'string' };
+    const handed: unknown[] = [];
+    cellsOf(file, 0, file.raws.length).fill(1, type, column, (r) => handed.push(r));
+    assert.deepEqual(handed, [1], 'only the NULL goes to the converter');
+    assert.deepEqual(column.values.map((v, r) => (r === 1 ? null : v)), expected);
+    // A shared view that is not UTF-8, after the memo knows good ones: its first row is named.
+    const bad = new Uint8Array([0x61, 0xff]);
+    const withBad = fileColumn(el('BYTE_ARRAY', logical({ type: 'STRING' })), [shared[0]!, shared[0]!, bad, shared[0]!, bad]);
+    assert.throws(() => cellsOf(withBad, 0, 6), (e) => isTributaryError(e) && e.code === 'SOURCE_ROW_INVALID' && e.context.fileRow === FIRST_ROW + 3);
+  });
+
   test('a string that is not UTF-8 fails when the batch is made, naming the file row and column', () => {
     const file = fileColumn(el('BYTE_ARRAY', logical({ type: 'STRING' })), [utf8('ok'), new Uint8Array([0x61, 0xff]), new Uint8Array([0xed, 0xa0, 0x80])]);
     assert.throws(
