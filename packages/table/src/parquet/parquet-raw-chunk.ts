@@ -74,7 +74,7 @@ export function decodeRawChunk(
     if (header.type === 'DICTIONARY_PAGE') {
       const count = header.dictionary_page_header?.num_values ?? 0;
       const page = decompressPage(body, header.uncompressed_page_size, meta.codec, compressors);
-      const byteValues = meta.type === 'BYTE_ARRAY' || (meta.type === 'FIXED_LEN_BYTE_ARRAY' && element.type_length !== undefined);
+      const byteValues = meta.type === 'BYTE_ARRAY' || (meta.type === 'FIXED_LEN_BYTE_ARRAY' && (element.type_length ?? 0) > 0);
       sources.push(
         byteValues
           ? new ByteValues(page, 0, count, meta.type === 'BYTE_ARRAY' ? undefined : element.type_length, true)
@@ -202,7 +202,7 @@ export function decodeV1Page(
     at = 4 + length;
   }
   if (!dictionaryIds) {
-    if (type === 'BYTE_ARRAY' || (type === 'FIXED_LEN_BYTE_ARRAY' && typeLength !== undefined)) return { definitionLevels: levels, dataPage: new ByteValues(page, at, values, type === 'BYTE_ARRAY' ? undefined : typeLength) };
+    if (type === 'BYTE_ARRAY' || (type === 'FIXED_LEN_BYTE_ARRAY' && (typeLength ?? 0) > 0)) return { definitionLevels: levels, dataPage: new ByteValues(page, at, values, type === 'BYTE_ARRAY' ? undefined : typeLength) };
     const reader = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: at };
     return { definitionLevels: levels, dataPage: readPlain(reader, type, values, typeLength) };
   }
@@ -234,6 +234,9 @@ export class ByteValues {
 
   /** @throws Error when the values run past the page */
   constructor(bytes: Uint8Array, at: number, count: number, width: number | undefined, shared = false) {
+    // Each value takes at least its 4-byte length or its width: a count the bytes cannot hold is
+    // refused before anything is allocated for it.
+    if (!(count >= 0 && count * (width ?? 4) <= bytes.length - at)) throw new Error('a data page ends inside its values');
     this.length = count;
     this.#bytes = bytes;
     this.#views = shared ? new Array<Uint8Array | undefined>(count) : undefined;

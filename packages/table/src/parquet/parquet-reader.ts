@@ -135,7 +135,8 @@ export class ParquetDataFileReader {
    * within one row group of flat columns are decoded page by page (parquet-raw-chunk.ts: only the
    * pages holding them, no JS array of values or levels per page) and converted straight into the
    * output columns; anything else (a range across row groups, a nested column) through hyparquet's
-   * parquetRead. Both give the same values and refuse the same corrupt data.
+   * parquetRead. Both give the same values and refuse corrupt data (the page decoder checks a whole
+   * page's dictionary ids where parquetRead checked only the rows read).
    */
   async readRows(rowType: RowType, start: number, end: number): Promise<ColumnBatch> {
     const length = Math.max(0, end - start);

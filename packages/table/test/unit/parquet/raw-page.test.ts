@@ -214,6 +214,10 @@ test('decodeV1Page refuses a malformed page (a run past the end, a level beyond 
   assert.throws(() => bytesPage([1, 0, 0, 0, 97, 9, 0, 0, 0, 98], 'BYTE_ARRAY'), /ends inside its values/);
   assert.deepEqual(valuesOf(bytesPage([1, 2, 3, 4, 5, 6], 'FIXED_LEN_BYTE_ARRAY')?.dataPage), [new Uint8Array([1, 2, 3]), new Uint8Array([4, 5, 6])]);
   assert.throws(() => bytesPage([1, 2, 3, 4, 5], 'FIXED_LEN_BYTE_ARRAY'), /ends inside its values/);
+  // A count the page's bytes cannot hold is refused before anything is allocated for it.
+  for (const type of ['BYTE_ARRAY', 'FIXED_LEN_BYTE_ARRAY'] as const) {
+    assert.throws(() => decodeV1Page(new Uint8Array([1, 0, 0, 0, 97]), { ...plain, num_values: 2_000_000_000 }, type, type === 'BYTE_ARRAY' ? undefined : 3, false, 0), /ends inside its values/);
+  }
   // Not decoded here (hyparquet's path): booleans, DELTA encodings, ids wider than 24 bits.
   assert.equal(decodeV1Page(new Uint8Array(good), { ...header, encoding: 'PLAIN' }, 'BOOLEAN', undefined, true, 0), undefined);
   assert.equal(decodeV1Page(new Uint8Array(good), { ...header, encoding: 'DELTA_BINARY_PACKED' }, 'INT32', undefined, true, 0), undefined);
