@@ -1,7 +1,7 @@
 /**
  * A batch of Parquet input rows as cells (pure): the column vectors the table's Parquet reader
- * decoded for one slice of a row group (each column chunk decoded by hyparquet into a typed
- * column, parquet.ts), written straight into the table's column vectors, one tight loop per
+ * decoded for one slice of a row group (the pages of each column chunk holding the slice decoded
+ * into a typed column, parquet.ts), written straight into the table's column vectors, one tight loop per
  * column, without a row of source values being built.
  *
  * For the pairs a load has most (an INT32/INT64 into the integer types, DECIMAL and DOUBLE/FLOAT; a

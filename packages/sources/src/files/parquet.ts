@@ -107,7 +107,8 @@ export async function openParquetFile(file: PinnedFile, columns: readonly string
         const start = Math.max(groupStart, fromRow);
         bytes.forget();
         // A big row group (pyarrow writes up to 1 Mi rows in one) is decoded a slice of rows at a
-        // time: hyparquet skips the pages before the slice undecoded and stops after it.
+        // time: the reader skips the pages before the slice undecompressed and stops after it (each
+        // slice still parses the page headers from the chunk's start, in the bytes kept above).
         for (let sliceStart = start; sliceStart < groupEnd; sliceStart += sliceRows) {
           const batch = await reader.readRows(rowType, sliceStart, Math.min(groupEnd, sliceStart + sliceRows)).catch((error: unknown) => unreadable(uri, sliceStart, error));
           for (let s = 0; s < batch.length; s += maxRows) {
