@@ -144,7 +144,7 @@ export const tableErrors = defineErrorCatalogue({
   RUN_CORRUPT: {
     retryable: false,
     summary:
-      "A load's sorted run does not match the digest (BLAKE3, or SHA-256 for a run of a worker older than 2026-12-05), length or rows the shard's blob gives it, or is not a run of the table's columns (altered, swapped or malformed), or its blob names it by a CRC32C only (a run of a worker older than 2026-12-03). The bucket job refuses it; the sync does not commit.",
+      "A load's sorted run does not match the SHA-256, length or rows the shard's blob gives it, or is not a run of the table's columns (altered, swapped or malformed), or its blob names it by a CRC32C only (a run of a worker older than 2026-12-03). The bucket job refuses it; the sync does not commit.",
   },
   PARQUET_FILE_INVALID: {
     retryable: false,

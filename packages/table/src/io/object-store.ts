@@ -31,7 +31,7 @@ export type ObjectBody = Uint8Array | AsyncIterable<Uint8Array> | Readable;
 export interface PutOptions {
   /**
    * Whoever reads the object checks every byte of it against a hash it holds from elsewhere (a
-   * sorted run's digest in its shard's checksummed blob, write/run-spill.ts), so the store need
+   * sorted run's SHA-256 in its shard's checksummed blob, write/run-spill.ts), so the store need
    * not check the transfer itself: S3 sends the body unsigned and without a checksum (the bytes are
    * then hashed once, by the writer, instead of three times). A body altered on the way is stored,
    * and refused by that reader. Default false: the store checks what it keeps.

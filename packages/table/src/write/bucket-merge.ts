@@ -452,7 +452,7 @@ async function* progressing(input: BucketMergeInput, batches: AsyncIterable<Colu
   }
 }
 
-/** The batches of an intermediate run, read whole when small (as a run), checked against its digest, size and rows. */
+/** The batches of an intermediate run, read whole when small (as a run), checked against its SHA-256, size and rows. */
 async function* intermediateBatches(input: BucketMergeInput, key: string, segment: RunSegment & { checksum: string }, size: number, rows: number, rowType: RowType, budget: RunBudget): AsyncGenerator<ColumnBatch> {
   const whole = budget.take(size);
   try {

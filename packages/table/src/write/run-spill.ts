@@ -8,23 +8,18 @@
  * touches (per-bucket run files cost one PUT and one GET each, which dominated the shard stage of
  * a partitioned load).
  *
- * A segment is named `<object>#<offset>.b3-<blake3>` (RunSegment): the object's name under the runs
- * path, the segment's first byte and the BLAKE3 digest of its bytes (256 bits, 64 hex digits); its
- * length is the DataFileMeta's fileSize and its rows the rowCount. The reader checks all three, so
- * the shard's blob (itself checksummed and voted) pins every byte of every run the bucket job
- * merges: whoever can write the staging area cannot rewrite a run into one that passes (a CRC32C,
- * which the blocks still carry against corruption, can be matched by choosing four bytes; a
- * cryptographic digest cannot). BLAKE3 rather than SHA-256 for its speed: every run is hashed once
- * written and once read, about 2 GB a load of 8 × 1,000,000 rows, and BLAKE3 hashes ~5 GB/s where
- * SHA-256 (with the CPU's SHA extensions) does ~1.1 GB/s. A name `<object>#<offset>.<sha256>` (64 hex
- * digits, no prefix) is a run of a writer from before that change: still read, checked by SHA-256.
- * A name with an 8-digit CRC32C instead is an older writer's run, refused (RUN_CORRUPT). A name
- * `<object>#<offset>` without a checksum is a Parquet segment of an older writer, and a name without
- * `#` a whole Parquet run file in the bucket's directory (runs written one file per bucket); both are
- * read as Parquet (bucket-merge.ts).
+ * A segment is named `<object>#<offset>.<sha256>` (RunSegment): the object's name under the runs
+ * path, the segment's first byte and the SHA-256 of its bytes (64 hex digits); its length is the
+ * DataFileMeta's fileSize and its rows the rowCount. The reader checks all three, so the shard's
+ * blob (itself checksummed and voted) pins every byte of every run the bucket job merges: whoever can
+ * write the staging area cannot rewrite a run into one that passes (a CRC32C, which the blocks still
+ * carry against corruption, can be matched by choosing four bytes; a SHA-256 cannot). A name with an
+ * 8-digit CRC32C instead is an older writer's run, refused (RUN_CORRUPT). A name `<object>#<offset>`
+ * without a checksum is a Parquet segment of an older writer, and a name without `#` a whole Parquet
+ * run file in the bucket's directory (runs written one file per bucket); both are read as Parquet
+ * (bucket-merge.ts).
  */
 import { createHash } from 'node:crypto';
-import { Blake3Hasher } from '@napi-rs/blake-hash';
 import { isTributaryError } from '@tributary/errors';
 import type { ObjectStore } from '../io/object-store.ts';
 import type { FileSink } from '../parquet/parquet-writer.ts';
@@ -50,45 +45,15 @@ export interface RunSegment {
   readonly object: string;
   readonly offset: number;
   /**
-   * The digest of the segment's bytes as its name gives it: `b3-` and the BLAKE3 digest's 64 hex
-   * digits, or an older writer's SHA-256 (64 hex digits) or CRC32C (8, which the reader refuses).
-   * Absent: a Parquet segment (an older writer's).
+   * The SHA-256 of the segment's bytes, 64 hex digits (an older writer's CRC32C: 8 digits, which
+   * the reader refuses). Absent: a Parquet segment (an older writer's).
    */
   readonly checksum?: string | undefined;
 }
 
 const SEPARATOR = '#';
-const SEGMENT = /^([0-9]+)(?:\.(b3-[0-9a-f]{64}|[0-9a-f]{64}|[0-9a-f]{8}))?$/;
-const BLAKE3_PREFIX = 'b3-';
-const HEX_256 = /^[0-9a-f]{64}$/;
-
-/** A digest being computed over a segment's bytes, in order. */
-interface RunDigest {
-  update(bytes: Uint8Array): void;
-  /** The 64 hex digits (once, at the end). */
-  hex(): string;
-}
-
-type RunDigestAlgorithm = 'blake3' | 'sha256';
-
-function runDigest(algorithm: RunDigestAlgorithm): RunDigest {
-  if (algorithm === 'sha256') {
-    const hash = createHash('sha256');
-    return { update: (bytes) => void hash.update(bytes), hex: () => hash.digest('hex') };
-  }
-  const hash = new Blake3Hasher();
-  // The binding takes a Buffer: a view of the same bytes, no copy.
-  return { update: (bytes) => void hash.update(Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)), hex: () => hash.digest('hex') };
-}
-
-/** What a segment name's checksum pins the bytes by, or undefined when it is not a digest this reader takes (a CRC32C). */
-function digestOf(checksum: string): { readonly algorithm: RunDigestAlgorithm; readonly hex: string } | undefined {
-  if (checksum.startsWith(BLAKE3_PREFIX)) {
-    const hex = checksum.slice(BLAKE3_PREFIX.length);
-    return HEX_256.test(hex) ? { algorithm: 'blake3', hex } : undefined;
-  }
-  return HEX_256.test(checksum) ? { algorithm: 'sha256', hex: checksum } : undefined;
-}
+const SEGMENT = /^([0-9]+)(?:\.([0-9a-f]{64}|[0-9a-f]{8}))?$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 export function runSegmentName(segment: RunSegment): string {
   return `${segment.object}${SEPARATOR}${segment.offset}${segment.checksum === undefined ? '' : `.${segment.checksum}`}`;
@@ -127,7 +92,7 @@ export class RunSpill {
   /** `key`: the object's key in the store; `object`: its name under the runs path. */
   constructor(store: ObjectStore, key: string, object: string, blockRows = RUN_BLOCK_ROWS) {
     this.#object = object;
-    // Every byte is checked against the digests in the segments' names when read (readRunSegment).
+    // Every byte is checked against the segments' SHA-256s when read (readRunSegment).
     this.#sink = objectStoreSink(store, key, { readerVerifies: true });
     this.#blockRows = Math.max(1, blockRows);
   }
@@ -143,7 +108,7 @@ export class RunSpill {
    */
   async writeSegmentOf(batches: Iterable<ColumnBatch> | AsyncIterable<ColumnBatch>): Promise<WrittenSegment> {
     const offset = this.#written;
-    const hash = runDigest('blake3');
+    const hash = createHash('sha256');
     const write = async (parts: readonly Uint8Array[]): Promise<void> => {
       for (const part of parts) {
         hash.update(part);
@@ -163,7 +128,7 @@ export class RunSpill {
       rows += batch.length;
     }
     await write([runEnd(rows, blocks)]);
-    return { name: runSegmentName({ object: this.#object, offset, checksum: `${BLAKE3_PREFIX}${hash.hex()}` }), size: this.#written - offset, rows };
+    return { name: runSegmentName({ object: this.#object, offset, checksum: hash.digest('hex') }), size: this.#written - offset, rows };
   }
 
   get bytes(): number {
@@ -195,18 +160,16 @@ export interface RunSegmentRead {
 }
 
 /**
- * The batches of one segment, block by block. Its bytes are checked against its name's digest
- * (BLAKE3, or an older writer's SHA-256), its length and its rows: a whole segment before any batch
- * is returned, a segment read block by block as it goes (each block's own CRC32C before it is
- * decoded, the digest of the whole at its end, so an altered segment fails the merge before the
- * merge ends). Errors: RUN_TRUNCATED, RUN_CORRUPT (also for a name pinning the segment by CRC32C
- * only: an older writer's).
+ * The batches of one segment, block by block. Its bytes are checked against its name's SHA-256, its
+ * length and its rows: a whole segment before any batch is returned, a segment read block by
+ * block as it goes (each block's own CRC32C before it is decoded, the SHA-256 of the whole at its
+ * end, so an altered segment fails the merge before the merge ends). Errors: RUN_TRUNCATED,
+ * RUN_CORRUPT (also for a name pinning the segment by CRC32C only: an older writer's).
  */
 export async function* readRunSegment(read: RunSegmentRead, rowType: RowType): AsyncGenerator<ColumnBatch> {
   const { store, key, segment, size } = read;
   const expected: RunExpectation = { name: runSegmentName(segment), size, rows: read.rows };
-  const digest = digestOf(segment.checksum);
-  if (digest === undefined) runCorrupt(expected, 'its reference pins it by a CRC32C, not a digest (a run of an older worker: let syncs planned before an upgrade finish)');
+  if (!SHA256_HEX.test(segment.checksum)) runCorrupt(expected, 'its reference pins it by a CRC32C, not a SHA-256 (a run of an older worker: let syncs planned before an upgrade finish)');
   if (size < RUN_HEADER_BYTES + RUN_RECORD_BYTES) runTruncated(expected, size);
   const range = async (offset: number, length: number): Promise<Uint8Array> => {
     let bytes: Uint8Array;
@@ -220,8 +183,8 @@ export async function* readRunSegment(read: RunSegmentRead, rowType: RowType): A
     return bytes;
   };
   const whole = read.whole ? await range(0, size) : undefined;
-  if (whole !== undefined && digestHex(digest.algorithm, whole) !== digest.hex) runCorrupt(expected, 'its bytes do not match its checksum');
-  const hash = runDigest(digest.algorithm);
+  if (whole !== undefined && sha256Hex(whole) !== segment.checksum) runCorrupt(expected, 'its bytes do not match its checksum');
+  const hash = createHash('sha256');
   /** Bytes [offset, offset + length) of the segment, counted into the running hash (read in order). */
   const next = async (offset: number, length: number): Promise<Uint8Array> => {
     const bytes = whole === undefined ? await range(offset, length) : whole.subarray(offset, offset + length);
@@ -246,13 +209,11 @@ export async function* readRunSegment(read: RunSegmentRead, rowType: RowType): A
     if (batch.length > 0) yield batch;
   }
   if (at !== size) runCorrupt(expected, `it ends at byte ${at}, its reference says ${size}`);
-  if (whole === undefined && hash.hex() !== digest.hex) runCorrupt(expected, 'its bytes do not match its checksum');
+  if (whole === undefined && hash.digest('hex') !== segment.checksum) runCorrupt(expected, 'its bytes do not match its checksum');
   if (record.rows !== rows || record.blocks !== blocks) runCorrupt(expected, 'its end does not count its blocks');
   if (read.rows !== undefined && read.rows !== rows) runCorrupt(expected, `it holds ${rows} rows, its reference says ${read.rows}`);
 }
 
-function digestHex(algorithm: RunDigestAlgorithm, bytes: Uint8Array): string {
-  const digest = runDigest(algorithm);
-  digest.update(bytes);
-  return digest.hex();
+function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
 }

@@ -152,7 +152,7 @@ test('spill mode: each spill is ONE run object with a segment per (partition, bu
         const key = `${Buffer.from(m.partition).toString('hex')}/${m.bucket}`;
         const entry = byBucket.get(key) ?? { partition: m.partition, bucket: m.bucket, runs: [] };
         for (const f of m.dataIncrement.newFiles) {
-          assert.match(f.fileName, /^data-s[0-2]-runs-[0-9a-f-]+\.run#[0-9]+\.b3-[0-9a-f]{64}$/, 'a segment names its object, offset and BLAKE3 digest');
+          assert.match(f.fileName, /^data-s[0-2]-runs-[0-9a-f-]+\.run#[0-9]+\.[0-9a-f]{64}$/, 'a segment names its object, offset and SHA-256');
           entry.runs.push({ fileName: f.fileName, size: Number(f.fileSize), slot, minSequence: f.minSequenceNumber });
         }
         byBucket.set(key, entry);

@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createHash } from 'node:crypto';
-import { Blake3Hasher } from '@napi-rs/blake-hash';
 import fc from 'fast-check';
 import { crc32c } from '@node-rs/crc32';
 import { isTributaryError } from '@tributary/errors';
@@ -183,7 +182,7 @@ describe('a run that is not what its reference says is refused', () => {
       });
     });
 
-    test(`rewritten to other values of the same length and the same CRC32Cs (${how}): the digest refuses it`, async () => {
+    test(`rewritten to other values of the same length and the same CRC32Cs (${how}): the SHA-256 refuses it`, async () => {
       await withStore(async (store) => {
         const rowType: RowType = { fields: [{ id: 0, name: 'k', type: parseDataType('BIGINT NOT NULL') }, { id: 1, name: 'v', type: parseDataType('BIGINT NOT NULL') }] };
         const [w] = await spill(store, 'f.run', [batchFromRows(rowType, [[1n, 0x0102030405060708n], [2n, 0x1112131415161718n]])], 8);
@@ -232,53 +231,6 @@ describe('a run that is not what its reference says is refused', () => {
       const byCrc = { ...w!, name: runSegmentName({ ...parseRunSegment(w!.name)!, checksum: crc32c(bytes).toString(16).padStart(8, '0') }) };
       assert.equal(parseRunSegment(byCrc.name)?.checksum?.length, 8);
       for (const whole of [true, false]) await refused(readAll(store, byCrc, ROW_TYPE, whole), 'RUN_CORRUPT', 'a CRC32C-named segment');
-    });
-  });
-
-  test('a segment is named by the BLAKE3 digest of exactly its bytes: `b3-` and 64 hex digits', async () => {
-    // The binding is BLAKE3: the published test vectors of the empty input and of "abc".
-    const blake3 = (bytes: Uint8Array): string => new Blake3Hasher().update(Buffer.from(bytes)).digest('hex');
-    assert.equal(blake3(new Uint8Array(0)), 'af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262');
-    assert.equal(blake3(new TextEncoder().encode('abc')), '6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85');
-    await withStore(async (store) => {
-      const written = await spill(store, 'a.run', [batch, batchFromRows(ROW_TYPE, rows.slice(0, 3))], 8);
-      const bytes = await store.get('runs/a.run');
-      for (const w of written) {
-        const segment = parseRunSegment(w.name)!;
-        assert.match(segment.checksum ?? '', /^b3-[0-9a-f]{64}$/);
-        assert.equal(segment.checksum, `b3-${blake3(bytes.subarray(segment.offset, segment.offset + w.size))}`, 'the digest of the segment, not of the object');
-      }
-    });
-  });
-
-  test('a segment named by its SHA-256 (a worker from before BLAKE3) is still read, and checked by SHA-256', async () => {
-    await withStore(async (store) => {
-      const other = batchFromRows(ROW_TYPE, rows.map((r) => r.map((v) => (typeof v === 'string' ? v.replace('v', 'w') : v))));
-      const [a, b] = await spill(store, 'ab.run', [batch, other], 8);
-      assert.equal(a!.size, b!.size, 'two valid runs of the same size and rows');
-      const bytes = await store.get('runs/ab.run');
-      const segmentA = parseRunSegment(a!.name)!;
-      const sha256 = createHash('sha256').update(bytes.subarray(segmentA.offset, segmentA.offset + a!.size)).digest('hex');
-      const bySha = { ...a!, name: runSegmentName({ ...segmentA, checksum: sha256 }) };
-      for (const whole of [true, false]) assert.deepEqual((await readAll(store, bySha, ROW_TYPE, whole)).flatMap((x) => rowsFromBatch(x)), rowsFromBatch(batch), `whole: ${whole}`);
-      // b's bytes under a's SHA-256: only the digest tells them apart.
-      const swapped = { ...b!, name: runSegmentName({ ...parseRunSegment(b!.name)!, checksum: sha256 }) };
-      for (const whole of [true, false]) await refused(readAll(store, swapped, ROW_TYPE, whole), 'RUN_CORRUPT', `another run's bytes under a SHA-256 name (whole: ${whole})`);
-    });
-  });
-
-  test('a digest is bound to its algorithm: the SHA-256 under `b3-`, or the BLAKE3 digest bare, is RUN_CORRUPT', async () => {
-    await withStore(async (store) => {
-      const [w] = await spill(store, 'a.run', [batch], 8);
-      const bytes = await store.get('runs/a.run');
-      const segment = parseRunSegment(w!.name)!;
-      const b3 = (segment.checksum as string).slice('b3-'.length);
-      const sha = createHash('sha256').update(bytes).digest('hex');
-      for (const checksum of [`b3-${sha}`, b3]) {
-        const named = { ...w!, name: runSegmentName({ ...segment, checksum }) };
-        for (const whole of [true, false]) await refused(readAll(store, named, ROW_TYPE, whole), 'RUN_CORRUPT', `${checksum.slice(0, 6)}… (whole: ${whole})`);
-      }
-      for (const name of [`a.run#0.b3-${b3.slice(1)}`, `a.run#0.b3-${b3}0`, `a.run#0.B3-${b3}`, `a.run#0.b3${b3}`]) assert.throws(() => parseRunSegment(name), /not a run segment name/, name);
     });
   });
 
