@@ -68,6 +68,10 @@ export function decodeRawChunk(
   while (row < to && reader.offset < bytes.byteLength) {
     const at = reader.offset;
     const header = parquetHeader(reader);
+    // A size that points backwards (or past the chunk) would walk the pages in a loop: refused.
+    if (!(header.compressed_page_size >= 0 && reader.offset + header.compressed_page_size <= bytes.byteLength)) {
+      throw new Error(`column '${element.name}': the page at byte ${chunkOffset + at} runs past its column chunk`);
+    }
     const body = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
     reader.offset += header.compressed_page_size;
     checkPageCrc(header, body, element.name, chunkOffset + at);
@@ -86,6 +90,7 @@ export function decodeRawChunk(
     // A flat column's page holds one value (or null) per row: its row count is in its header.
     const count = header.type === 'DATA_PAGE' ? header.data_page_header?.num_values : header.type === 'DATA_PAGE_V2' ? header.data_page_header_v2?.num_rows : undefined;
     if (count === undefined) continue; // an index page: no values
+    if (count < 0) throw new Error(`column '${element.name}': a page of ${count} values`);
     if (row + count > rows) throw new Error(`column '${element.name}' holds more values than its row group's ${rows} rows`);
     if (row + count <= from) {
       row += count; // before the rows asked for: not decompressed

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import type { DataPageHeader, ParquetType } from 'hyparquet';
 import { readDataPage } from 'hyparquet/src/datapage.js';
-import { ByteValues, decodeV1Page } from '../../../src/parquet/parquet-raw-chunk.ts';
+import { ByteValues, decodeRawChunk, decodeV1Page } from '../../../src/parquet/parquet-raw-chunk.ts';
 
 /** A decoded page's values as an array (byte arrays are kept as positions, read here value by value). */
 const valuesOf = (values: unknown): unknown[] => (values instanceof ByteValues ? Array.from({ length: values.length }, (_, i) => values.at(i)) : Array.from(values as ArrayLike<unknown>));
@@ -243,4 +243,22 @@ test('decodeV1Page: a page without a null as one run of ones (a two-byte header;
   const split = decodeBoth({ ...oneRun, levels, levelRuns: [{ rle: true, values: levels.slice(0, 200) }, { rle: true, values: levels.slice(200) }], ids: values.slice(0, 200) });
   assert.deepEqual(Array.from(split.ours?.definitionLevels ?? []), levels);
   assert.deepEqual(Array.from(split.ours?.dataPage as ArrayLike<number>), Array.from(split.theirs.dataPage as ArrayLike<number>));
+});
+
+test('decodeRawChunk refuses a page whose size points back into the chunk or past it, instead of walking the pages in a loop', { timeout: 10_000 }, () => {
+  // Page headers in Thrift's compact protocol: type (1), uncompressed size (2), compressed size (3).
+  const zigzag = (n: number) => (n << 1) ^ (n >> 31);
+  const pageHeader = (type: number, compressed: number) => [0x15, zigzag(type), 0x15, 0x00, 0x15, zigzag(compressed), 0x00];
+  const element = { name: 'x', type: 'INT32', repetition_type: 'REQUIRED' };
+  const path = [{ element: { name: 'root' }, children: [], count: 1, path: [] }, { element, children: [], count: 1, path: ['x'] }] as never;
+  const decode = (bytes: number[], range?: [number, number]) => {
+    const meta = { type: 'INT32', encodings: [], path_in_schema: ['x'], codec: 'UNCOMPRESSED', num_values: 2n, total_uncompressed_size: 0n, total_compressed_size: BigInt(bytes.length), data_page_offset: 0n } as never;
+    return decodeRawChunk(new Uint8Array(bytes), meta, path, 2, {}, 0, range);
+  };
+  // An index page (no values) whose size leads back to its own header: decoded, it never ended.
+  assert.throws(() => decode([...pageHeader(2, -7), 1, 0, 0, 0]), /runs past its column chunk/);
+  // A size past the chunk's end.
+  assert.throws(() => decode([...pageHeader(2, 100), 1, 0, 0, 0]), /runs past its column chunk/);
+  // A skipped data page (before the rows asked for) is not decompressed, but its size is checked all the same.
+  assert.throws(() => decode([...pageHeader(0, -7), 1, 0, 0, 0], [1, 2]), /runs past its column chunk/);
 });
