@@ -134,7 +134,8 @@ export class ParquetDataFileReader {
    * Rows [start, end) of the file (within one row group is cheapest) as a batch of `rowType`. Rows
    * within one row group of flat columns are decoded page by page (parquet-raw-chunk.ts: only the
    * pages holding them, no JS array of values or levels per page) and converted straight into the
-   * output columns; anything else (a range across row groups, a nested column) through hyparquet's
+   * output columns; anything else (a range across row groups, a nested column, a part of a row
+   * group that has an offset index) through hyparquet's
    * parquetRead. Both give the same values and refuse corrupt data (the page decoder checks a whole
    * page's dictionary ids where parquetRead checked only the rows read).
    */
@@ -145,7 +146,11 @@ export class ParquetDataFileReader {
     if (present.length > 0 && length > 0) {
       const group = this.#groupStarts.findLastIndex((s, g) => g < this.rowGroupCount && s <= start);
       const [groupStart, groupEnd] = group < 0 ? [0, 0] : this.#groupRange(group);
-      const raw = group >= 0 && end <= groupEnd ? await this.#rawChunks(group, present, groupEnd - groupStart, undefined, [start - groupStart, end - groupStart]) : undefined;
+      // A part of a group with an offset index (parquet-mr writes one) stays with parquetRead, which
+      // fetches only its pages: the page decoder reads each column chunk whole, once per call.
+      const indexed = this.#metadata.row_groups[group]?.columns.every((c) => c.offset_index_offset !== undefined) ?? false;
+      const whole = start === groupStart && end === groupEnd;
+      const raw = group >= 0 && end <= groupEnd && (whole || !indexed) ? await this.#rawChunks(group, present, groupEnd - groupStart, undefined, [start - groupStart, end - groupStart]) : undefined;
       if (raw !== undefined) this.#fillFrom(raw, start - groupStart, filling);
       // Values are converted as hyparquet hands each chunk over, straight into the output columns.
       else await this.#decode(present, start, end, filling);
